@@ -214,15 +214,16 @@ func joinToolResults(msgs []Message, n int) string {
 	}
 	var b strings.Builder
 	b.Grow(size)
+	first := true
 	for i := range msgs {
 		if msgs[i].Role != RoleTool {
 			continue
 		}
-		if b.Len() > 0 || n < 0 {
+		if !first {
 			b.WriteByte('\n')
 		}
 		b.WriteString(msgs[i].Text)
-		n = -1 // after the first, always separate, even after an empty text
+		first = false
 	}
 	return b.String()
 }
