@@ -1,0 +1,212 @@
+// Package transcript is the append-only transcript store behind the transcript-store sidecar:
+// one JSONL file per session (a header line, then one record per message), durable group-committed
+// appends with idempotency keys, O(N) tail reads, the internal socket API with its Go client, and
+// the public history HTTP API (JSON pages and Server-Sent Events).
+package transcript
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Roles a message may carry.
+const (
+	RoleUser       = "user"
+	RoleAssistant  = "assistant"
+	RoleToolResult = "toolResult"
+	RoleSystem     = "system"
+)
+
+// Content block types.
+const (
+	BlockText     = "text"
+	BlockToolCall = "toolCall"
+)
+
+// Provenance kinds the operator writes; other values are kept as given.
+const (
+	ProvenanceInterSession     = "inter_session"
+	ProvenanceExternal         = "external"
+	ProvenanceSubagentAnnounce = "subagent_announce"
+)
+
+// Read limits of the history API.
+const (
+	DefaultLimit = 200
+	MaxLimit     = 1000
+)
+
+// ErrNotFound is returned for an unknown or archived session.
+var ErrNotFound = errors.New("transcript: session not found")
+
+// ErrInvalid is returned for a request the store refuses (bad role, missing ids, ...).
+var ErrInvalid = errors.New("transcript: invalid request")
+
+// ContentBlock is one block of a message: text or a tool call.
+type ContentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Usage is the token and cost accounting of one model turn.
+type Usage struct {
+	Input       int64   `json:"input"`
+	Output      int64   `json:"output"`
+	TotalTokens int64   `json:"totalTokens"`
+	Cost        float64 `json:"cost,omitempty"`
+}
+
+// Provenance says where a message came from when it was not typed by the session's own user.
+type Provenance struct {
+	Kind             string `json:"kind"`
+	SourceSessionKey string `json:"sourceSessionKey,omitempty"`
+	SourceChannel    string `json:"sourceChannel,omitempty"`
+	SourceTool       string `json:"sourceTool,omitempty"`
+}
+
+// Message is one transcript message in the raw transcript format.
+type Message struct {
+	Role       string         `json:"role"`
+	Content    []ContentBlock `json:"content"`
+	ToolCallID string         `json:"toolCallId,omitempty"`
+	ToolName   string         `json:"toolName,omitempty"`
+	IsError    bool           `json:"isError,omitempty"`
+	Model      string         `json:"model,omitempty"`
+	Provider   string         `json:"provider,omitempty"`
+	StopReason string         `json:"stopReason,omitempty"`
+	Usage      *Usage         `json:"usage,omitempty"`
+	Provenance *Provenance    `json:"provenance,omitempty"`
+}
+
+// Record is one line of a transcript after the header.
+type Record struct {
+	Seq            int64     `json:"seq"`
+	ID             string    `json:"id"`
+	TS             time.Time `json:"ts"`
+	IdempotencyKey string    `json:"idempotencyKey,omitempty"`
+	Message        Message   `json:"message"`
+}
+
+// SessionHeader is the first line of a transcript.
+type SessionHeader struct {
+	Namespace        string    `json:"namespace"`
+	SessionID        string    `json:"sessionId"`
+	SessionKey       string    `json:"sessionKey"`
+	ParentSessionKey string    `json:"parentSessionKey,omitempty"`
+	CreatedAt        time.Time `json:"createdAt"`
+}
+
+// AppendRequest is one message to append. A non-empty IdempotencyKey already in the transcript
+// returns the existing record instead of a new one.
+type AppendRequest struct {
+	IdempotencyKey string  `json:"idempotencyKey,omitempty"`
+	Message        Message `json:"message"`
+}
+
+// Stats are the counters the manager mirrors into AgentSession status.
+type Stats struct {
+	MessageCount int64     `json:"messageCount"`
+	InputTokens  int64     `json:"inputTokens"`
+	OutputTokens int64     `json:"outputTokens"`
+	TotalTokens  int64     `json:"totalTokens"`
+	LastPreview  string    `json:"lastPreview,omitempty"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+	Path         string    `json:"path,omitempty"`
+}
+
+// ReadOptions select a page of history. BeforeSeq 0 reads from the end.
+type ReadOptions struct {
+	Limit        int
+	BeforeSeq    int64
+	IncludeTools bool
+}
+
+// Page is a page of history in ascending seq order. NextCursor pages further back.
+type Page struct {
+	Messages   []Record `json:"messages"`
+	NextCursor string   `json:"nextCursor,omitempty"`
+	HasMore    bool     `json:"hasMore"`
+}
+
+// Store is what the manager needs; both the on-disk *FileStore and the socket *Client implement it.
+type Store interface {
+	// CreateSession is idempotent: an existing session returns its stats.
+	CreateSession(ctx context.Context, h SessionHeader) (Stats, error)
+	// Append is durable on return and idempotent per key.
+	Append(ctx context.Context, namespace, sessionID string, reqs ...AppendRequest) ([]Record, error)
+	Read(ctx context.Context, namespace, sessionID string, opts ReadOptions) (Page, error)
+	Stats(ctx context.Context, namespace, sessionID string) (Stats, error)
+	// Archive is idempotent.
+	Archive(ctx context.Context, namespace, sessionID string) error
+}
+
+var (
+	_ Store = (*FileStore)(nil)
+	_ Store = (*Client)(nil)
+	_ Store = (*MemoryStore)(nil)
+)
+
+const previewLen = 120
+
+// preview returns the first ~120 characters of a user/assistant text message, or "" when the
+// message does not qualify for the session preview.
+func preview(m *Message) string {
+	if m.Role != RoleUser && m.Role != RoleAssistant {
+		return ""
+	}
+	for _, b := range m.Content {
+		if b.Type == BlockText && b.Text != "" {
+			return truncateRunes(b.Text, previewLen)
+		}
+	}
+	return ""
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// validate checks what every store enforces before assigning a seq.
+func (r *AppendRequest) validate() error {
+	switch r.Message.Role {
+	case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
+	default:
+		return errors.Join(ErrInvalid, errors.New("unknown role "+quote(r.Message.Role)))
+	}
+	for _, b := range r.Message.Content {
+		if b.Type != BlockText && b.Type != BlockToolCall {
+			return errors.Join(ErrInvalid, errors.New("unknown content block type "+quote(b.Type)))
+		}
+	}
+	return nil
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// add folds one record into the stats.
+func (s *Stats) add(r *Record) {
+	s.MessageCount++
+	if u := r.Message.Usage; u != nil {
+		s.InputTokens += u.Input
+		s.OutputTokens += u.Output
+		s.TotalTokens += u.TotalTokens
+	}
+	if p := preview(&r.Message); p != "" {
+		s.LastPreview = p
+	}
+	if r.TS.After(s.UpdatedAt) {
+		s.UpdatedAt = r.TS
+	}
+}
