@@ -1,0 +1,62 @@
+package sessionkey
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+const (
+	// maxNameLen keeps names valid as DNS-1123 labels, not only subdomains,
+	// so they can also be used as label values and in generated names.
+	maxNameLen = 63
+	// hashLen hex digits (40 bits) of sha256(key) keep keys that sanitize to
+	// the same prefix ("a:b" and "a.b", or long keys cut at the same place)
+	// apart.
+	hashLen      = 10
+	maxPrefixLen = maxNameLen - 1 - hashLen
+	// fallbackPrefix is used when nothing of the key survives sanitizing.
+	fallbackPrefix = "session"
+)
+
+// ObjectName returns the Kubernetes object name for a session key: a
+// readable prefix made of the key's ASCII letters and digits, '-' for every
+// run of anything else, cut to fit, then '-' and the first 10 hex digits of
+// the key's sha256. The result is a valid DNS-1123 label (lower case, at most
+// 63 characters, alphanumeric at both ends) for any input.
+//
+// Pass the resolved key (see Resolve): "main" names a different object for
+// every agent. The format is part of the stored state, since existing
+// objects are found by this name; changing it orphans them.
+func ObjectName(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	hash := hex.EncodeToString(sum[:])[:hashLen]
+
+	var b strings.Builder
+	b.Grow(maxPrefixLen)
+	dash := false
+	for i := 0; i < len(key) && b.Len() < maxPrefixLen; i++ {
+		c := key[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		default:
+			dash = b.Len() > 0 // no leading '-'; collapse runs
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+			if b.Len() >= maxPrefixLen {
+				break
+			}
+		}
+		b.WriteByte(c)
+	}
+	prefix := strings.TrimRight(b.String(), "-")
+	if prefix == "" {
+		prefix = fallbackPrefix
+	}
+	return prefix + "-" + hash
+}
