@@ -129,12 +129,14 @@ func (t *httpTransport) once(ctx context.Context, url string, header http.Header
 			return out, -1, nil
 		}
 		var perr *Error
-		if errors.As(err, &perr) {
-			perr.Provider = t.provider
-			perr.StatusCode = resp.StatusCode
-			return nil, -1, perr
+		if !errors.As(err, &perr) {
+			err = t.transportError(ctx, err) // the body broke off
+			if !errors.As(err, &perr) {
+				return nil, -1, err
+			}
 		}
-		return nil, -1, t.transportError(ctx, err)
+		perr.Provider, perr.StatusCode = t.provider, resp.StatusCode
+		return nil, -1, perr
 	}
 
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAnthropicToolRoundTrip(t *testing.T) {
+	srv := newStub(t, reply(http.StatusOK, `{"id":"msg_1","type":"message","role":"assistant","model":"test-model-2",
+		"content":[{"type":"thinking","thinking":"hm","signature":"x"},{"type":"text","text":"Let me look."},
+			{"type":"tool_use","id":"toolu_c","name":"sessions_list","input":{"limit":5}}],
+		"stop_reason":"tool_use","usage":{"input_tokens":40,"output_tokens":12,"cache_read_input_tokens":10}}`))
+	p := mustNew(t, Anthropic, srv, newTestClock())
+
+	req := toolConversation
+	req.MaxTokens = 0 // the default must be filled in
+	got, err := p.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Response{
+		Text:       "Let me look.",
+		ToolCalls:  []ToolCall{{ID: "toolu_c", Name: "sessions_list", Arguments: json.RawMessage(`{"limit":5}`)}},
+		StopReason: "tool_calls", Model: "test-model-2",
+		Usage: Usage{InputTokens: 50, OutputTokens: 12},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+
+	reqs := srv.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server saw %d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	gotHeaders := map[string]string{"path": r.path, "x-api-key": r.header.Get("x-api-key"), "anthropic-version": r.header.Get("anthropic-version")}
+	wantHeaders := map[string]string{"path": "/v1/messages", "x-api-key": "sk-test", "anthropic-version": "2023-06-01"}
+	if diff := cmp.Diff(wantHeaders, gotHeaders); diff != "" {
+		t.Errorf("request (-want +got):\n%s", diff)
+	}
+	// Tool results ride in user messages, merged with the next user words.
+	wantBody := decodeJSON(t, `{"model":"test-model","max_tokens":4096,"system":"be brief",
+		"messages":[
+			{"role":"user","content":[{"type":"text","text":"list sessions"}]},
+			{"role":"assistant","content":[{"type":"text","text":"checking"},
+				{"type":"tool_use","id":"call_a","name":"sessions_list","input":{"limit":2}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_a","content":"boom","is_error":true}]},
+			{"role":"assistant","content":[{"type":"tool_use","id":"call_b","name":"sessions_list","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_b","content":"[]"},{"type":"text","text":"again"}]}],
+		"tools":[{"name":"sessions_list","description":"List sessions",
+			"input_schema":{"type":"object","properties":{"limit":{"type":"integer"}}}}]}`)
+	if diff := cmp.Diff(wantBody, r.body); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnthropicStream(t *testing.T) {
+	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
+	cases := map[string]struct {
+		events       []string
+		want         *Response
+		wantErr      *Error
+		wantRequests int
+	}{
+		"text and tool use deltas": {
+			events: []string{
+				ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"test-model-2","content":[],"stop_reason":null,"usage":{"input_tokens":25,"output_tokens":1}}}`),
+				ev("ping", `{"type":"ping"}`),
+				ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Let me "}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"look."}}`),
+				ev("content_block_stop", `{"type":"content_block_stop","index":0}`),
+				ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_x","name":"sessions_list","input":{}}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"lim"}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"it\": 3}"}}`),
+				ev("content_block_stop", `{"type":"content_block_stop","index":1}`),
+				ev("content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_y","name":"sessions_list","input":{}}}`),
+				ev("content_block_stop", `{"type":"content_block_stop","index":2}`),
+				ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":30}}`),
+				ev("message_stop", `{"type":"message_stop"}`),
+			},
+			want: &Response{
+				Text: "Let me look.",
+				ToolCalls: []ToolCall{
+					{ID: "toolu_x", Name: "sessions_list", Arguments: json.RawMessage(`{"limit": 3}`)},
+					{ID: "toolu_y", Name: "sessions_list", Arguments: json.RawMessage(`{}`)},
+				},
+				StopReason: "tool_calls", Model: "test-model-2", Usage: Usage{InputTokens: 25, OutputTokens: 30},
+			},
+			wantRequests: 1,
+		},
+		"overloaded error event is retried": {
+			events: []string{
+				ev("message_start", `{"type":"message_start","message":{"type":"message","model":"m","usage":{"input_tokens":1}}}`),
+				ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			},
+			wantErr:      &Error{StatusCode: 200, Type: ErrServer, Message: "Overloaded", Retryable: true},
+			wantRequests: 2,
+		},
+		"invalid request error event is terminal": {
+			events:       []string{ev("error", `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}`)},
+			wantErr:      &Error{StatusCode: 200, Type: ErrBadRequest, Message: "prompt is too long"},
+			wantRequests: 1,
+		},
+		"stream without message_stop is retried": {
+			events:       []string{ev("message_start", `{"type":"message_start","message":{"type":"message","model":"m"}}`)},
+			wantErr:      &Error{StatusCode: 200, Type: ErrConnection, Retryable: true},
+			wantRequests: 2,
+		},
+		"malformed event": {
+			events:       []string{"event: message_start\ndata: {\"type\":\n\n"},
+			wantErr:      &Error{StatusCode: 200, Type: ErrMalformedResponse},
+			wantRequests: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := newStub(t, sse(tc.events...))
+			fc := newTestClock()
+			autoStep(t, fc)
+			p := mustNew(t, Anthropic, srv, fc, func(c *Config) { c.Stream, c.MaxRetries = true, 1 })
+			got, err := p.Complete(context.Background(), Request{Messages: []Message{user("hi")}, MaxTokens: 64})
+			if tc.wantErr != nil {
+				checkError(t, Anthropic, err, tc.wantErr)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+			reqs := srv.requests()
+			if len(reqs) != tc.wantRequests {
+				t.Fatalf("server saw %d requests, want %d", len(reqs), tc.wantRequests)
+			}
+			wantBody := decodeJSON(t, `{"model":"test-model","max_tokens":64,"stream":true,
+				"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`)
+			if diff := cmp.Diff(wantBody, reqs[0].body); diff != "" {
+				t.Errorf("request body (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
