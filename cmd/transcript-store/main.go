@@ -1,0 +1,36 @@
+// Command transcript-store is the sidecar that owns the transcript volume: an internal API for
+// the manager on a unix socket and the public history API (JSON and SSE) over HTTP.
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/go-logr/logr"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+func main() {
+	var cfg transcript.SidecarConfig
+	flag.StringVar(&cfg.DataDir, "data-dir", "/var/lib/agent-sessions", "directory holding <namespace>/<sessionId>.jsonl transcripts")
+	flag.StringVar(&cfg.Socket, "socket", "/run/agent-sessions/transcript.sock", "unix socket of the internal API (or 127.0.0.1:port)")
+	flag.StringVar(&cfg.Listen, "listen", ":8090", "address of the public HTTP API, health and metrics")
+	flag.StringVar(&cfg.DefaultNamespace, "default-namespace", "default", "namespace of history requests without ?namespace=")
+	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig for TokenReview/SubjectAccessReview (in-cluster config when empty)")
+	flag.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", false, "serve history without authentication (local runs only)")
+	flag.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "how long SIGTERM waits for appends and streams to drain (default 20s)")
+	flag.Parse()
+
+	cfg.Log = logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := transcript.RunSidecar(ctx, cfg); err != nil {
+		cfg.Log.Error(err, "transcript-store failed")
+		os.Exit(1)
+	}
+}
