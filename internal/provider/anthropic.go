@@ -36,18 +36,15 @@ const (
 // anthropic speaks the Messages API. Request.Thinking is not sent: extended
 // thinking requires echoing signed thinking blocks back on tool-use turns,
 // which Message does not carry.
-type anthropic struct {
-	cfg Config
-	url string
-	t   *httpTransport
-}
+type anthropic struct{ endpoint }
 
 func newAnthropic(cfg Config) *anthropic {
-	base := cfg.BaseURL
-	if base == "" {
-		base = defaultAnthropicBaseURL
+	h := http.Header{}
+	h.Set("Anthropic-Version", anthropicVersion)
+	if cfg.APIKey != "" {
+		h.Set("X-Api-Key", cfg.APIKey)
 	}
-	return &anthropic{cfg: cfg, url: strings.TrimRight(base, "/") + "/v1/messages", t: newHTTPTransport(cfg)}
+	return &anthropic{newEndpoint(cfg, defaultAnthropicBaseURL, "/v1/messages", h)}
 }
 
 func (p *anthropic) Name() string { return Anthropic }
@@ -108,33 +105,11 @@ type antResponse struct {
 }
 
 func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error) {
-	body, err := json.Marshal(p.wireRequest(req))
-	if err != nil {
-		return nil, &Error{Provider: Anthropic, Type: ErrBadRequest, Message: err.Error(), Err: err}
-	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Anthropic-Version", anthropicVersion)
-	if p.cfg.APIKey != "" {
-		h.Set("X-Api-Key", p.cfg.APIKey)
-	}
-	decode := p.decode
-	if p.cfg.Stream {
-		h.Set("Accept", "text/event-stream")
-		decode = p.decodeStream
-	}
-	resp, err := p.t.call(ctx, p.url, h, body, decode)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Model == "" {
-		resp.Model = modelOf(p.cfg, req)
-	}
-	return resp, nil
+	return p.complete(ctx, req, p.wireRequest(req), p.decode, p.decodeStream)
 }
 
 func (p *anthropic) wireRequest(req Request) antRequest {
-	w := antRequest{Model: modelOf(p.cfg, req), MaxTokens: req.MaxTokens, System: req.System, Stream: p.cfg.Stream}
+	w := antRequest{Model: p.model(req), MaxTokens: req.MaxTokens, System: req.System, Stream: p.cfg.Stream}
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultAnthropicMaxTokens
 	}
@@ -287,11 +262,9 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 				case "text":
 					text.WriteString(b.Text)
 				case "tool_use":
-					c, err := calls.at(e.Index)
-					if err != nil {
+					if err := calls.add(e.Index, b.ID, b.Name, ""); err != nil {
 						return nil, err
 					}
-					c.add(b.ID, b.Name, "")
 				}
 			}
 		case "content_block_delta":
@@ -303,11 +276,9 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 			case "text_delta":
 				text.WriteString(d.Text)
 			case "input_json_delta":
-				c, err := calls.at(e.Index)
-				if err != nil {
+				if err := calls.add(e.Index, "", "", d.PartialJSON); err != nil {
 					return nil, err
 				}
-				c.add("", "", d.PartialJSON)
 			}
 		case "message_delta":
 			var d antDelta

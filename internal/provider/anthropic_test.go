@@ -76,12 +76,7 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 
 func TestAnthropicStream(t *testing.T) {
 	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
-	cases := map[string]struct {
-		events       []string
-		want         *Response
-		wantErr      *Error
-		wantRequests int
-	}{
+	cases := map[string]streamCase{
 		"text and tool use deltas": {
 			events: []string{
 				ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"test-model-2","content":[],"stop_reason":null,"usage":{"input_tokens":25,"output_tokens":1}}}`),
@@ -134,30 +129,6 @@ func TestAnthropicStream(t *testing.T) {
 			wantRequests: 1,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			srv := newStub(t, sse(tc.events...))
-			fc := newTestClock()
-			autoStep(t, fc)
-			p := mustNew(t, Anthropic, srv, fc, func(c *Config) { c.Stream, c.MaxRetries = true, 1 })
-			got, err := p.Complete(context.Background(), Request{Messages: []Message{user("hi")}, MaxTokens: 64})
-			if tc.wantErr != nil {
-				checkError(t, Anthropic, err, tc.wantErr)
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("response (-want +got):\n%s", diff)
-			}
-			reqs := srv.requests()
-			if len(reqs) != tc.wantRequests {
-				t.Fatalf("server saw %d requests, want %d", len(reqs), tc.wantRequests)
-			}
-			wantBody := decodeJSON(t, `{"model":"test-model","max_tokens":64,"stream":true,
-				"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`)
-			if diff := cmp.Diff(wantBody, reqs[0].body); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runStreamCases(t, Anthropic, cases, Request{Messages: []Message{user("hi")}, MaxTokens: 64},
+		`{"model":"test-model","max_tokens":64,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`)
 }

@@ -62,6 +62,55 @@ var defaultHTTPClient = &http.Client{Transport: &http.Transport{
 	ExpectContinueTimeout: time.Second,
 }}
 
+// endpoint is what the HTTP providers share: where to post, the fixed
+// headers (auth, version, content negotiation) and one retrying transport.
+type endpoint struct {
+	cfg    Config
+	url    string
+	header http.Header
+	t      *httpTransport
+}
+
+func newEndpoint(cfg Config, defaultBase, path string, header http.Header) endpoint {
+	base := cfg.BaseURL
+	if base == "" {
+		base = defaultBase
+	}
+	header.Set("Content-Type", "application/json")
+	if cfg.Stream {
+		header.Set("Accept", "text/event-stream")
+	}
+	return endpoint{cfg: cfg, url: strings.TrimRight(base, "/") + path, header: header, t: newHTTPTransport(cfg)}
+}
+
+// complete posts wire, the provider's request body, and decodes the answer
+// in the format Config.Stream selected.
+func (e *endpoint) complete(ctx context.Context, req Request, wire any, decode, decodeStream decodeFunc) (*Response, error) {
+	body, err := json.Marshal(wire)
+	if err != nil {
+		return nil, &Error{Provider: e.cfg.Provider, Type: ErrBadRequest, Message: err.Error(), Err: err}
+	}
+	if e.cfg.Stream {
+		decode = decodeStream
+	}
+	resp, err := e.t.call(ctx, e.url, e.header, body, decode)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Model == "" {
+		resp.Model = e.model(req)
+	}
+	return resp, nil
+}
+
+// model is the model a request asks for: its own, else the configured one.
+func (e *endpoint) model(req Request) string {
+	if req.Model != "" {
+		return req.Model
+	}
+	return e.cfg.Model
+}
+
 // httpTransport posts JSON to a provider and retries what is worth retrying.
 type httpTransport struct {
 	provider   string

@@ -30,18 +30,14 @@ const defaultOpenAIBaseURL = "https://api.openai.com/v1"
 
 // openAI speaks the Chat Completions wire format, using only fields that
 // vLLM, Ollama and LiteLLM accept too.
-type openAI struct {
-	cfg Config
-	url string
-	t   *httpTransport
-}
+type openAI struct{ endpoint }
 
 func newOpenAI(cfg Config) *openAI {
-	base := cfg.BaseURL
-	if base == "" {
-		base = defaultOpenAIBaseURL
+	h := http.Header{}
+	if cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	return &openAI{cfg: cfg, url: strings.TrimRight(base, "/") + "/chat/completions", t: newHTTPTransport(cfg)}
+	return &openAI{newEndpoint(cfg, defaultOpenAIBaseURL, "/chat/completions", h)}
 }
 
 func (p *openAI) Name() string { return OpenAI }
@@ -115,39 +111,11 @@ type oaiResponse struct {
 }
 
 func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
-	body, err := json.Marshal(p.wireRequest(req))
-	if err != nil {
-		return nil, &Error{Provider: OpenAI, Type: ErrBadRequest, Message: err.Error(), Err: err}
-	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	if p.cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
-	}
-	decode := p.decode
-	if p.cfg.Stream {
-		h.Set("Accept", "text/event-stream")
-		decode = p.decodeStream
-	}
-	resp, err := p.t.call(ctx, p.url, h, body, decode)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Model == "" {
-		resp.Model = modelOf(p.cfg, req)
-	}
-	return resp, nil
-}
-
-func modelOf(cfg Config, req Request) string {
-	if req.Model != "" {
-		return req.Model
-	}
-	return cfg.Model
+	return p.complete(ctx, req, p.wireRequest(req), p.decode, p.decodeStream)
 }
 
 func (p *openAI) wireRequest(req Request) oaiRequest {
-	w := oaiRequest{Model: modelOf(p.cfg, req), MaxTokens: req.MaxTokens, ReasoningEffort: reasoningEffort(req.Thinking)}
+	w := oaiRequest{Model: p.model(req), MaxTokens: req.MaxTokens, ReasoningEffort: reasoningEffort(req.Thinking)}
 	if p.cfg.Stream {
 		w.Stream, w.StreamOptions = true, &oaiStreamOpt{IncludeUsage: true}
 	}
@@ -298,11 +266,9 @@ func (p *openAI) decodeStream(body io.Reader) (*Response, error) {
 			case d.ID == "" && i > 0:
 				i-- // no index and no id: more of the last call
 			}
-			tc, err := calls.at(i)
-			if err != nil {
+			if err := calls.add(i, d.ID, d.Function.Name, d.Function.Arguments); err != nil {
 				return nil, err
 			}
-			tc.add(d.ID, d.Function.Name, d.Function.Arguments)
 		}
 		if c.FinishReason != nil && *c.FinishReason != "" {
 			out.StopReason, finished = *c.FinishReason, true

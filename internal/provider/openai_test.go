@@ -102,12 +102,7 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 }
 
 func TestOpenAIStream(t *testing.T) {
-	cases := map[string]struct {
-		events       []string
-		want         *Response
-		wantErr      *Error
-		wantRequests int
-	}{
+	cases := map[string]streamCase{
 		"text and tool call deltas": {
 			events: []string{
 				": keepalive\n\n",
@@ -156,30 +151,6 @@ func TestOpenAIStream(t *testing.T) {
 			wantRequests: 1,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			srv := newStub(t, sse(tc.events...))
-			fc := newTestClock()
-			autoStep(t, fc)
-			p := mustNew(t, OpenAI, srv, fc, func(c *Config) { c.Stream, c.MaxRetries = true, 1 })
-			got, err := p.Complete(context.Background(), Request{Messages: []Message{user("hi")}})
-			if tc.wantErr != nil {
-				checkError(t, OpenAI, err, tc.wantErr)
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("response (-want +got):\n%s", diff)
-			}
-			reqs := srv.requests()
-			if len(reqs) != tc.wantRequests {
-				t.Fatalf("server saw %d requests, want %d", len(reqs), tc.wantRequests)
-			}
-			wantBody := decodeJSON(t, `{"model":"test-model","stream":true,"stream_options":{"include_usage":true},
-				"messages":[{"role":"user","content":"hi"}]}`)
-			if diff := cmp.Diff(wantBody, reqs[0].body); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runStreamCases(t, OpenAI, cases, Request{Messages: []Message{user("hi")}},
+		`{"model":"test-model","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`)
 }

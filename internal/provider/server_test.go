@@ -17,6 +17,7 @@ limitations under the License.
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -143,4 +145,41 @@ func mustNew(t *testing.T, name string, srv *stubServer, fc *clocktesting.FakeCl
 		t.Fatal(err)
 	}
 	return p
+}
+
+// streamCase is one streamed answer and what the client must make of it.
+type streamCase struct {
+	events       []string
+	want         *Response
+	wantErr      *Error
+	wantRequests int
+}
+
+// runStreamCases plays each case's events to a streaming provider allowed
+// one retry, and checks the answer and the request body it sent.
+func runStreamCases(t *testing.T, provider string, cases map[string]streamCase, req Request, wantBody string) {
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := newStub(t, sse(tc.events...))
+			fc := newTestClock()
+			autoStep(t, fc)
+			p := mustNew(t, provider, srv, fc, func(c *Config) { c.Stream, c.MaxRetries = true, 1 })
+			got, err := p.Complete(context.Background(), req)
+			if tc.wantErr != nil {
+				checkError(t, provider, err, tc.wantErr)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+			reqs := srv.requests()
+			if len(reqs) != tc.wantRequests {
+				t.Fatalf("server saw %d requests, want %d", len(reqs), tc.wantRequests)
+			}
+			if diff := cmp.Diff(decodeJSON(t, wantBody), reqs[0].body); diff != "" {
+				t.Errorf("request body (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -133,15 +133,6 @@ type callBuilder struct {
 	args     strings.Builder
 }
 
-func (c *callBuilder) add(id, name, args string) {
-	if id != "" {
-		c.id = id
-	}
-	if name != "" {
-		c.name = name
-	}
-	c.args.WriteString(args)
-}
 
 // callBuilders holds stream tool calls by the index the deltas carry.
 type callBuilders []*callBuilder
@@ -150,17 +141,28 @@ type callBuilders []*callBuilder
 // server cannot make us allocate without limit.
 const maxStreamIndex = 1024
 
-func (b *callBuilders) at(i int) (*callBuilder, error) {
+// add merges one delta into the call at index i; empty parts leave what
+// earlier deltas said.
+func (b *callBuilders) add(i int, id, name, args string) error {
 	if i < 0 || i > maxStreamIndex {
-		return nil, malformed("stream index %d out of range", i)
+		return malformed("stream index %d out of range", i)
 	}
 	for len(*b) <= i {
 		*b = append(*b, nil)
 	}
-	if (*b)[i] == nil {
-		(*b)[i] = &callBuilder{}
+	c := (*b)[i]
+	if c == nil {
+		c = &callBuilder{}
+		(*b)[i] = c
 	}
-	return (*b)[i], nil
+	if id != "" {
+		c.id = id
+	}
+	if name != "" {
+		c.name = name
+	}
+	c.args.WriteString(args)
+	return nil
 }
 
 func (b callBuilders) toolCalls() []ToolCall {
