@@ -133,7 +133,6 @@ type callBuilder struct {
 	args     strings.Builder
 }
 
-
 // callBuilders holds stream tool calls by the index the deltas carry.
 type callBuilders []*callBuilder
 
