@@ -146,7 +146,7 @@ func (p *scripted) Complete(ctx context.Context, req Request) (*Response, error)
 		outBytes := 0
 		for i := range rule.toolCalls {
 			c := &rule.toolCalls[i]
-			args := c.args
+			args := c.args // shared with the rule, not copied: callers only read it
 			if c.tree != nil {
 				var err error
 				if args, err = marshalArgs(substitute(c.tree, input)); err != nil {
