@@ -56,6 +56,11 @@ func (c *Client) CreateSession(ctx context.Context, h SessionHeader) (Stats, err
 // Append implements Store. Retrying is safe: only connection errors are retried, before the
 // request reached the sidecar, and appends carry idempotency keys.
 func (c *Client) Append(ctx context.Context, namespace, sessionID string, reqs ...AppendRequest) ([]Record, error) {
+	for i := range reqs {
+		if err := reqs[i].validateForAppend(); err != nil {
+			return nil, err
+		}
+	}
 	var out AppendBody
 	err := c.do(ctx, http.MethodPost, sessionPath(namespace, sessionID, "/messages"), AppendBody{Messages: reqs}, &out)
 	return out.Records, err
@@ -93,7 +98,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return err
+			return errors.Join(ErrInvalid, err)
 		}
 	}
 	deadline := c.Clock.Now().Add(c.RetryFor)

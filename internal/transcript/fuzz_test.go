@@ -1,0 +1,61 @@
+package transcript
+
+import (
+	"net/url"
+	"testing"
+)
+
+// FuzzDecodeRecord: no input crashes the decoder, and whatever it accepts survives a round trip.
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"id":"a","ts":"2026-01-01T00:00:00Z","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`))
+	f.Add([]byte(`{"seq":2,"id":"b","ts":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"a":1}}],"usage":{"input":1,"output":2,"totalTokens":3}}}` + "\n"))
+	f.Add([]byte(`{"seq":3,"message":{"role":"toolResult","toolCallId":"c","isError":true,"content":[]}`))
+	f.Add([]byte(`{"type":"session","version":1,"sessionId":"s"}`))
+	f.Add([]byte("\x00\x00\x00\n"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		rec, err := DecodeRecord(line)
+		if err != nil {
+			return
+		}
+		if rec.Seq < 1 || rec.Message.Role == "" {
+			t.Fatalf("accepted a record without seq or role: %+v", rec)
+		}
+		enc, err := EncodeRecord(&rec)
+		if err != nil {
+			return // e.g. arguments that were valid JSON only as raw bytes
+		}
+		again, err := DecodeRecord(enc)
+		if err != nil {
+			t.Fatalf("re-decoding our own encoding failed: %v\n%s", err, enc)
+		}
+		if again.Seq != rec.Seq || again.Message.Role != rec.Message.Role {
+			t.Fatalf("round trip changed the record: %+v vs %+v", rec, again)
+		}
+	})
+}
+
+// FuzzParseHistoryQuery: any query string parses or errors, and what parses is in range.
+func FuzzParseHistoryQuery(f *testing.F) {
+	for _, s := range []string{"", "limit=10", "cursor=seq:5&includeTools=1", "follow=1&namespace=x", "limit=-1&cursor=0", "limit=99999999999999999999", "cursor=seq:%zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		hq, err := ParseHistoryQuery(q, "default")
+		if err != nil {
+			return
+		}
+		if hq.Limit < 1 || hq.Limit > MaxLimit {
+			t.Fatalf("limit %d out of range for %q", hq.Limit, raw)
+		}
+		if hq.BeforeSeq < 0 {
+			t.Fatalf("negative cursor for %q", raw)
+		}
+		if hq.Namespace == "" {
+			t.Fatalf("empty namespace for %q", raw)
+		}
+	})
+}
