@@ -162,9 +162,12 @@ func TestStatsAndArchive(t *testing.T) {
 				t.Errorf("second archive: %v", err)
 			}
 			for name, op := range map[string]func() error{
-				"read":   func() error { _, err := s.Read(ctx, testNS, "s1", ReadOptions{}); return err },
-				"stats":  func() error { _, err := s.Stats(ctx, testNS, "s1"); return err },
-				"append": func() error { _, err := s.Append(ctx, testNS, "s1", AppendRequest{Message: textMsg(RoleUser, "x")}); return err },
+				"read":  func() error { _, err := s.Read(ctx, testNS, "s1", ReadOptions{}); return err },
+				"stats": func() error { _, err := s.Stats(ctx, testNS, "s1"); return err },
+				"append": func() error {
+					_, err := s.Append(ctx, testNS, "s1", AppendRequest{Message: textMsg(RoleUser, "x")})
+					return err
+				},
 			} {
 				if err := op(); !errors.Is(err, ErrNotFound) {
 					t.Errorf("%s after archive: %v, want ErrNotFound", name, err)
