@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+func init() {
+	register("transcript", benchTranscript)
+}
+
+const benchNS = "bench"
+
+func benchTranscript() ([]Figure, error) {
+	dir, err := os.MkdirTemp("", "transcript-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+
+	var figs []Figure
+	rate, err := benchAppendRate(filepath.Join(dir, "append"))
+	if err != nil {
+		return nil, fmt.Errorf("append: %w", err)
+	}
+	figs = append(figs, Figure{Name: "transcript_append_per_s", Value: rate, Unit: "appends/s", Target: ">= 20000 (durable, group commit)"})
+
+	hist, err := benchHistory(filepath.Join(dir, "history"))
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	figs = append(figs, hist...)
+
+	p50, p99, err := benchSSE(filepath.Join(dir, "sse"))
+	if err != nil {
+		return nil, fmt.Errorf("sse: %w", err)
+	}
+	figs = append(figs,
+		Figure{Name: "sse_follow_p50_ms", Value: p50, Unit: "ms"},
+		Figure{Name: "sse_follow_p99_ms", Value: p99, Unit: "ms", Target: "< 20 (1,000 followers)"},
+	)
+	return figs, nil
+}
+
+func benchMessage(i int) transcript.Message {
+	return transcript.Message{
+		Role:    transcript.RoleAssistant,
+		Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "reply number " + strconv.Itoa(i) + ": " + strings.Repeat("lorem ipsum ", 12)}},
+		Model:   "scripted", Provider: "scripted",
+		Usage: &transcript.Usage{Input: 40, Output: 30, TotalTokens: 70},
+	}
+}
+
+// benchAppendRate: 128 concurrent appenders on one session for 2 s, every append durable.
+func benchAppendRate(root string) (float64, error) {
+	st, err := transcript.OpenFileStore(root)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: "append", SessionKey: "agent:bench:main"}); err != nil {
+		return 0, err
+	}
+	const appenders = 128
+	var count atomic.Int64
+	var firstErr atomic.Value
+	deadline := time.Now().Add(2 * time.Second)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range appenders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(deadline); i++ {
+				key := fmt.Sprintf("w%d-%d", w, i)
+				if _, err := st.Append(ctx, benchNS, "append", transcript.AppendRequest{IdempotencyKey: key, Message: benchMessage(i)}); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				count.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := firstErr.Load().(error); ok {
+		return 0, err
+	}
+	return float64(count.Load()) / time.Since(start).Seconds(), nil
+}
+
+// writeBenchTranscript writes a transcript directly (header + n records), bypassing fsyncs.
+func writeBenchTranscript(root, id string, n int) (string, error) {
+	path := filepath.Join(root, benchNS, id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return "", err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	hdr, err := transcript.EncodeHeader(transcript.SessionHeader{Namespace: benchNS, SessionID: id, SessionKey: "agent:bench:" + id, CreatedAt: time.Now()})
+	if err != nil {
+		return "", err
+	}
+	_, _ = w.Write(hdr)
+	ts := time.Now().UTC()
+	for i := 1; i <= n; i++ {
+		m := benchMessage(i)
+		if i%4 == 0 {
+			m = transcript.Message{Role: transcript.RoleToolResult, ToolCallID: "c" + strconv.Itoa(i), ToolName: "sessions_list",
+				Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: `{"sessions":[]}`}}}
+		}
+		line, err := transcript.EncodeRecord(&transcript.Record{Seq: int64(i), ID: "r" + strconv.Itoa(i), TS: ts, IdempotencyKey: "k" + strconv.Itoa(i), Message: m})
+		if err != nil {
+			return "", err
+		}
+		_, _ = w.Write(line)
+	}
+	return path, w.Flush()
+}
+
+func benchHistory(root string) ([]Figure, error) {
+	const tail = 50
+	if _, err := writeBenchTranscript(root, "h1k", 1000); err != nil {
+		return nil, err
+	}
+	path100k, err := writeBenchTranscript(root, "h100k", 100000)
+	if err != nil {
+		return nil, err
+	}
+	st, err := transcript.OpenFileStore(root)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	tailUS := func(id string) (float64, error) {
+		read := func() error {
+			p, err := st.Read(context.Background(), benchNS, id, transcript.ReadOptions{Limit: tail})
+			if err == nil && len(p.Messages) != tail {
+				err = fmt.Errorf("got %d messages", len(p.Messages))
+			}
+			return err
+		}
+		if err := read(); err != nil { // the first use builds the in-memory index
+			return 0, err
+		}
+		return medianMicros(300, read)
+	}
+	t1k, err := tailUS("h1k")
+	if err != nil {
+		return nil, err
+	}
+	t100k, err := tailUS("h100k")
+	if err != nil {
+		return nil, err
+	}
+	full, err := medianMicros(5, func() error { return naiveTail(path100k, tail) })
+	if err != nil {
+		return nil, err
+	}
+	return []Figure{
+		{Name: "history_tail_1k_us", Value: t1k, Unit: "us", Target: "independent of length"},
+		{Name: "history_tail_100k_us", Value: t100k, Unit: "us", Target: "independent of length"},
+		{Name: "history_fullread_100k_us", Value: full, Unit: "us", Target: "baseline: read and parse the whole file"},
+		Compare("history_tail_vs_fullread_ratio", t100k, full, "us", "ratio <= 0.01 (tail >= 100x faster)"),
+	}, nil
+}
+
+// naiveTail is the baseline: read the whole file, parse every line, keep the last n.
+func naiveTail(path string, n int) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var recs []transcript.Record
+	for i, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		if i == 0 {
+			continue
+		}
+		r, err := transcript.DecodeRecord(line)
+		if err != nil {
+			return err
+		}
+		if r.Message.Role != transcript.RoleToolResult {
+			recs = append(recs, r)
+		}
+	}
+	if len(recs) < n {
+		return errors.New("short transcript")
+	}
+	_ = recs[len(recs)-n:]
+	return nil
+}
+
+func medianMicros(runs int, f func() error) (float64, error) {
+	d := make([]float64, 0, runs)
+	for range runs {
+		start := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		d = append(d, float64(time.Since(start).Nanoseconds())/1e3)
+	}
+	slices.Sort(d)
+	return d[len(d)/2], nil
+}
+
+// benchSSE: 1,000 followers of one session over loopback HTTP; latency from the start of an
+// Append call to the moment each follower has read the message event.
+func benchSSE(root string) (p50, p99 float64, err error) {
+	const followers, messages = 1000, 150
+	st, err := transcript.OpenFileStore(root)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: "sse", SessionKey: "agent:bench:sse"}); err != nil {
+		return 0, 0, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, 0, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/sessions/", transcript.NewHistoryHandler(transcript.HistoryOptions{Source: st, DefaultNamespace: benchNS}))
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	url := "http://" + ln.Addr().String() + "/sessions/agent%3Abench%3Asse/history?follow=1&limit=1"
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: followers, DisableCompression: true}}
+	sent := make([]atomic.Int64, messages+1) // seq -> unix nanos at Append start
+	lat := make([][]time.Duration, followers)
+	var connected, finished sync.WaitGroup
+	connected.Add(followers)
+	finished.Add(followers)
+	errs := make(chan error, followers)
+	for i := range followers {
+		go func() {
+			defer finished.Done()
+			resp, err := client.Get(url)
+			if err != nil {
+				connected.Done()
+				errs <- err
+				return
+			}
+			defer resp.Body.Close()
+			r := bufio.NewReaderSize(resp.Body, 16<<10)
+			first := true
+			var id int64
+			for {
+				line, err := r.ReadSlice('\n')
+				if err != nil {
+					if first {
+						connected.Done()
+					}
+					errs <- err
+					return
+				}
+				switch {
+				case bytes.HasPrefix(line, []byte("id: ")):
+					id, _ = strconv.ParseInt(string(bytes.TrimSpace(line[4:])), 10, 64)
+				case bytes.HasPrefix(line, []byte("event: history")):
+					if first {
+						first = false
+						connected.Done()
+					}
+				case bytes.HasPrefix(line, []byte("data: ")) && id > 0 && !first:
+					if s := sent[id].Load(); s > 0 {
+						lat[i] = append(lat[i], time.Duration(time.Now().UnixNano()-s))
+					}
+					if id == messages {
+						return
+					}
+				}
+			}
+		}()
+	}
+	connected.Wait()
+	select {
+	case err := <-errs:
+		return 0, 0, fmt.Errorf("follower: %w", err)
+	default:
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for i := 1; i <= messages; i++ {
+		<-tick.C
+		sent[i].Store(time.Now().UnixNano())
+		recs, err := st.Append(ctx, benchNS, "sse", transcript.AppendRequest{IdempotencyKey: "m" + strconv.Itoa(i), Message: benchMessage(i)})
+		if err != nil {
+			return 0, 0, err
+		}
+		if recs[0].Seq != int64(i) {
+			return 0, 0, fmt.Errorf("append %d got seq %d", i, recs[0].Seq)
+		}
+	}
+	finished.Wait()
+	close(errs)
+	for err := range errs {
+		return 0, 0, fmt.Errorf("follower: %w", err)
+	}
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	if len(all) != followers*messages {
+		return 0, 0, fmt.Errorf("received %d events, want %d", len(all), followers*messages)
+	}
+	slices.Sort(all)
+	ms := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))].Microseconds()) / 1e3 }
+	return ms(0.50), ms(0.99), nil
+}
