@@ -1,0 +1,47 @@
+// Package authtest runs the history API's real authentication path (TokenReview and
+// SubjectAccessReview judged by a kube-apiserver from envtest) as a Ginkgo suite.
+package authtest
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Shared timeouts of this suite.
+const (
+	timeout  = 30 * time.Second
+	interval = 100 * time.Millisecond
+)
+
+var (
+	testEnv *envtest.Environment
+	cfg     *rest.Config
+)
+
+func TestAuth(t *testing.T) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Skip("KUBEBUILDER_ASSETS is unset: build the control plane with hack/envtest-binaries.sh and point it at the directory holding kube-apiserver and etcd")
+	}
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "transcript auth suite")
+}
+
+var _ = BeforeSuite(func() {
+	testEnv = &envtest.Environment{}
+	var err error
+	cfg, err = testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(cfg).NotTo(BeNil())
+})
+
+var _ = AfterSuite(func() {
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
