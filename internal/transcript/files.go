@@ -88,30 +88,28 @@ func (p *filePool) report() {
 func (p *filePool) forget(path string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pf, ok := p.byPath[path]
-	if !ok {
-		return
+	if pf, ok := p.byPath[path]; ok {
+		p.dropLocked(pf)
 	}
-	delete(p.byPath, path)
+	p.report()
+}
+
+// dropLocked removes pf from the pool; its descriptor closes now or when its last user is done.
+func (p *filePool) dropLocked(pf *pooledFile) {
+	delete(p.byPath, pf.path)
 	p.lru.Remove(pf.elem)
 	pf.gone = true
 	if pf.refs == 0 {
 		_ = pf.f.Close()
 	}
-	p.report()
 }
 
 // closeAll closes every idle descriptor; used on shutdown after appends drained.
 func (p *filePool) closeAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for path, pf := range p.byPath {
-		delete(p.byPath, path)
-		p.lru.Remove(pf.elem)
-		pf.gone = true
-		if pf.refs == 0 {
-			_ = pf.f.Close()
-		}
+	for _, pf := range p.byPath {
+		p.dropLocked(pf)
 	}
 	p.report()
 }
