@@ -1,0 +1,87 @@
+# agent-session-operator
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+K8S_VERSION ?= 1.37.0
+IMG ?= agent-session-operator:dev
+GO ?= go
+CONTROLLER_GEN ?= $(GO) tool controller-gen
+# The envtest binaries (kube-apiserver, etcd, kubectl) are built once per machine into a
+# cache outside the repo; the script prints their directory as its last line.
+ENVTEST_ASSETS = $(shell K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh | tail -n 1)
+TEST_TIMEOUT ?= 25m
+BENCH_FLAGS ?=
+
+.PHONY: all
+all: build
+
+##@ General
+.PHONY: help
+help: ## Show the targets.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  %-16s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Development
+.PHONY: manifests
+manifests: ## Generate CRDs, RBAC and webhook configuration.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=false webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: ## Generate deepcopy code.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: fmt
+fmt: ## go fmt.
+	$(GO) fmt ./...
+
+.PHONY: vet
+vet: ## go vet.
+	$(GO) vet ./...
+
+.PHONY: verify
+verify: manifests generate ## Regenerate and fail if anything generated is stale.
+	@if [ -n "$$(git status --porcelain -- api config)" ]; then \
+		echo "generated files are stale; run 'make manifests generate' and commit:"; \
+		git status --porcelain -- api config; git diff --stat -- api config; exit 1; fi
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+.PHONY: envtest
+envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints their directory last.
+	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh
+
+##@ Test
+.PHONY: test
+test: vet ## Unit tables, envtest suites and e2e (what CI runs).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -timeout $(TEST_TIMEOUT) ./...
+
+.PHONY: test-unit
+test-unit: ## Only the packages that need no control plane.
+	$(GO) test -short ./...
+
+.PHONY: bench
+bench: ## Benchmarks: one JSON line per figure, then a summary table.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
+
+##@ Build
+.PHONY: build
+build: ## Build the binaries into bin/.
+	$(GO) build -o bin/ ./cmd/...
+
+.PHONY: run-local
+run-local: build ## Local control plane + CRDs + webhook + manager + transcript-store + samples.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" bin/devcluster --repo-root "$(CURDIR)" --bin-dir "$(CURDIR)/bin"
+
+.PHONY: docker-build
+docker-build: ## Build the container image (needs a Docker engine).
+	docker build -t $(IMG) .
+
+##@ Deploy
+KUSTOMIZE = $(KUBECTL) kustomize
+KUBECTL ?= $(ENVTEST_ASSETS)/kubectl
+
+.PHONY: deploy
+deploy: manifests ## Deploy CRDs, RBAC, webhook and the manager Pod to the current cluster.
+	$(KUBECTL) apply -k config/default
+
+.PHONY: undeploy
+undeploy: ## Remove what deploy created.
+	$(KUBECTL) delete --ignore-not-found -k config/default

@@ -1,0 +1,202 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// ProviderName selects the model provider.
+// +kubebuilder:validation:Enum=openai;anthropic;scripted
+type ProviderName string
+
+const (
+	ProviderOpenAI    ProviderName = "openai"
+	ProviderAnthropic ProviderName = "anthropic"
+	ProviderScripted  ProviderName = "scripted"
+)
+
+// ToolsVisibility is what session tools of a sandboxed session may see.
+// +kubebuilder:validation:Enum=spawned;all
+type ToolsVisibility string
+
+const (
+	ToolsVisibilitySpawned ToolsVisibility = "spawned"
+	ToolsVisibilityAll     ToolsVisibility = "all"
+)
+
+// ScriptToolCall is a tool call a scripted rule makes on the turn's first model call.
+type ScriptToolCall struct {
+	// name is the tool to call, e.g. sessions_spawn.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+	// arguments are the tool's JSON arguments; string values may use {{input}}.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Arguments *runtime.RawExtension `json:"arguments,omitempty"`
+}
+
+// ScriptRule is one rule of the scripted provider; the first matching rule answers.
+type ScriptRule struct {
+	// match is an RE2 expression tried against the text of the turn's input message.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Match string `json:"match"`
+	// reply is the final text; {{input}} is the input text, {{toolResults}} the tool results.
+	// +optional
+	// +kubebuilder:validation:MaxLength=65536
+	Reply string `json:"reply,omitempty"`
+	// toolCalls are made on the turn's first model call; their results are fed back.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	ToolCalls []ScriptToolCall `json:"toolCalls,omitempty"`
+	// delay waits before answering (model latency, for timeouts and benchmarks).
+	// +optional
+	Delay *metav1.Duration `json:"delay,omitempty"`
+}
+
+// ModelSpec selects and configures the model provider.
+// +kubebuilder:validation:XValidation:rule="self.provider == 'scripted' || has(self.name)",message="name is required for the openai and anthropic providers"
+type ModelSpec struct {
+	// provider is openai (any OpenAI-compatible chat completions server: vLLM, Ollama,
+	// LiteLLM), anthropic (Messages API) or scripted (deterministic rules, offline).
+	// +required
+	Provider ProviderName `json:"provider"`
+	// name is the model name sent to the provider.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name,omitempty"`
+	// baseURL overrides the provider's endpoint, e.g. http://ollama:11434/v1.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://`
+	BaseURL string `json:"baseURL,omitempty"`
+	// apiKeySecretRef names the Secret key holding the API key, in the Agent's namespace.
+	// +optional
+	APIKeySecretRef *corev1.SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+	// contextTokens is the model's context window used to fit the transcript.
+	// +optional
+	// +kubebuilder:validation:Minimum=256
+	ContextTokens *int64 `json:"contextTokens,omitempty"`
+	// script holds the scripted provider's rules, first match wins; no match echoes.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	Script []ScriptRule `json:"script,omitempty"`
+}
+
+// SubagentsSpec governs the sub-agents an agent may spawn.
+type SubagentsSpec struct {
+	// allowAgents lists agent ids this agent may spawn under; "*" allows any. Empty: only itself.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	AllowAgents []string `json:"allowAgents,omitempty"`
+	// archiveAfterMinutes archives a kept sub-agent session after this long.
+	// +optional
+	// +kubebuilder:default=60
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=525600
+	ArchiveAfterMinutes *int32 `json:"archiveAfterMinutes,omitempty"`
+	// runTimeoutSeconds is the default run timeout of spawns; 0 means none.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	RunTimeoutSeconds *int32 `json:"runTimeoutSeconds,omitempty"`
+	// maxSpawnDepth is how deep spawns may nest; 1 means sub-agents cannot spawn.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	MaxSpawnDepth *int32 `json:"maxSpawnDepth,omitempty"`
+	// maxChildren is how many active children one session may have.
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MaxChildren *int32 `json:"maxChildren,omitempty"`
+}
+
+// SandboxSpec says whether the agent runs sandboxed.
+type SandboxSpec struct {
+	// enabled runs this agent's sessions sandboxed.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+	// sessionToolsVisibility: spawned (default) clamps session tools to the sessions this
+	// session spawned; all lets the SessionPolicy's visibility apply.
+	// +optional
+	// +kubebuilder:default=spawned
+	SessionToolsVisibility ToolsVisibility `json:"sessionToolsVisibility,omitempty"`
+}
+
+// AgentSpec configures one agent id; the object's name is the agent id.
+type AgentSpec struct {
+	// +required
+	Model ModelSpec `json:"model"`
+	// allowedModels are the model overrides a spawn may ask for.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	AllowedModels []string `json:"allowedModels,omitempty"`
+	// systemPrompt is sent as the system message of every turn.
+	// +optional
+	// +kubebuilder:validation:MaxLength=65536
+	SystemPrompt string `json:"systemPrompt,omitempty"`
+	// subagents governs sessions_spawn.
+	// +optional
+	// +kubebuilder:default={}
+	Subagents SubagentsSpec `json:"subagents,omitempty"`
+	// sandbox governs sandboxing of this agent's sessions.
+	// +optional
+	// +kubebuilder:default={}
+	Sandbox SandboxSpec `json:"sandbox,omitempty"`
+}
+
+// AgentStatus reports whether the agent can run turns.
+type AgentStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// conditions: Ready (the provider is configured and its API key Secret exists).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=agents
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9][a-z0-9_-]{0,63}$')",message="metadata.name is the agent id and must match [a-z0-9][a-z0-9_-]{0,63}"
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.model.provider`
+// +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// Agent configures an agent id: its model provider, prompt and spawn limits.
+type Agent struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec AgentSpec `json:"spec"`
+	// +optional
+	Status AgentStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// AgentList is a list of Agents.
+type AgentList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Agent `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Agent{}, &AgentList{})
+}

@@ -1,0 +1,202 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Channel is a messaging surface as the seeds name it.
+// +kubebuilder:validation:Enum=whatsapp;telegram;discord;signal;imessage;webchat;internal;unknown
+type Channel string
+
+// SessionKind is derived from the session key.
+// +kubebuilder:validation:Enum=main;group;cron;hook;node;other
+type SessionKind string
+
+// SessionPhase is the lifecycle of a session.
+// +kubebuilder:validation:Enum=Active;Archived
+type SessionPhase string
+
+const (
+	SessionActive   SessionPhase = "Active"
+	SessionArchived SessionPhase = "Archived"
+)
+
+// AgentSessionSpec describes one conversation.
+// +kubebuilder:validation:XValidation:rule="!has(self.parentSessionKey) || has(self.spawnedBy)",message="parentSessionKey requires spawnedBy"
+type AgentSessionSpec struct {
+	// key is the session key, e.g. agent:main:main, agent:main:discord:group:123,
+	// cron:nightly, hook:<uuid>, node-<id> or agent:<agentId>:subagent:<uuid>. It is unique
+	// in the namespace and cannot change.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.key is immutable"
+	Key string `json:"key"`
+
+	// agentId is the Agent that answers in this session.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
+	AgentID string `json:"agentId"`
+
+	// channel is the messaging surface the session lives on; unset means unknown.
+	// +optional
+	Channel Channel `json:"channel,omitempty"`
+
+	// chatType is direct, group or room.
+	// +optional
+	ChatType ChatType `json:"chatType,omitempty"`
+
+	// displayName is a label for people, e.g. the group's name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	DisplayName string `json:"displayName,omitempty"`
+
+	// label is a short free-form tag used in logs and UIs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Label string `json:"label,omitempty"`
+
+	// model overrides the Agent's model for this session.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model,omitempty"`
+
+	// thinkingLevel is passed to providers that support extended thinking.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	ThinkingLevel string `json:"thinkingLevel,omitempty"`
+
+	// verboseLevel controls how much tool output the session shows.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	VerboseLevel string `json:"verboseLevel,omitempty"`
+
+	// sendPolicy overrides the namespace SessionPolicy for sends into this session:
+	// allow or deny; unset inherits. Changing it needs patch on agentsessions
+	// (the agent-sessions-send-admin ClusterRole).
+	// +optional
+	SendPolicy Action `json:"sendPolicy,omitempty"`
+
+	// deliveryContext is where announces for this session are delivered.
+	// +optional
+	DeliveryContext *DeliveryContext `json:"deliveryContext,omitempty"`
+
+	// lastChannel is the channel of the last inbound message (direct chats).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	LastChannel string `json:"lastChannel,omitempty"`
+
+	// lastTo is the recipient of the last outbound message.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	LastTo string `json:"lastTo,omitempty"`
+
+	// spawnedBy is the key of the session that spawned this one (sub-agents only).
+	// Only the manager sets it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	SpawnedBy string `json:"spawnedBy,omitempty"`
+
+	// parentSessionKey is the requester session of a sub-agent run.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	ParentSessionKey string `json:"parentSessionKey,omitempty"`
+
+	// sandboxed marks a session whose tools run in a sandbox; session tools then default
+	// to spawned-only visibility.
+	// +optional
+	Sandboxed bool `json:"sandboxed,omitempty"`
+}
+
+// AgentSessionStatus is what the manager knows of a session; the transcript itself stays
+// in the transcript store.
+type AgentSessionStatus struct {
+	// observedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// conditions: Ready once the transcript exists.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// sessionId is the transcript's id (a UUID); sessions resolve by it too.
+	// +optional
+	SessionID string `json:"sessionId,omitempty"`
+	// kind is derived from the key: main, group, cron, hook, node or other.
+	// +optional
+	Kind SessionKind `json:"kind,omitempty"`
+	// channel is the effective channel (internal for cron/hook/node, unknown if missing).
+	// +optional
+	Channel string `json:"channel,omitempty"`
+	// phase is Active or Archived.
+	// +optional
+	Phase SessionPhase `json:"phase,omitempty"`
+	// updatedAt is when the transcript last changed.
+	// +optional
+	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
+	// messageCount is the number of transcript messages.
+	// +optional
+	MessageCount int64 `json:"messageCount,omitempty"`
+	// lastMessagePreview is the start of the last user or assistant text.
+	// +optional
+	LastMessagePreview string `json:"lastMessagePreview,omitempty"`
+	// +optional
+	InputTokens int64 `json:"inputTokens,omitempty"`
+	// +optional
+	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// +optional
+	TotalTokens int64 `json:"totalTokens,omitempty"`
+	// contextTokens is the size of the context window used by the last turn.
+	// +optional
+	ContextTokens int64 `json:"contextTokens,omitempty"`
+	// systemSent says the system prompt was sent in this session.
+	// +optional
+	SystemSent bool `json:"systemSent,omitempty"`
+	// abortedLastRun says the last turn was interrupted (deadline or abort).
+	// +optional
+	AbortedLastRun bool `json:"abortedLastRun,omitempty"`
+	// transcriptPath is where the transcript lives on the store's volume.
+	// +optional
+	TranscriptPath string `json:"transcriptPath,omitempty"`
+	// activeRunId is the turn running in the session now, if any.
+	// +optional
+	ActiveRunID string `json:"activeRunId,omitempty"`
+	// archiveAt is when a sub-agent session will be archived.
+	// +optional
+	ArchiveAt *metav1.Time `json:"archiveAt,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=as,categories=agents
+// +kubebuilder:printcolumn:name="Key",type=string,JSONPath=`.spec.key`
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.status.kind`
+// +kubebuilder:printcolumn:name="Channel",type=string,JSONPath=`.status.channel`
+// +kubebuilder:printcolumn:name="Messages",type=integer,JSONPath=`.status.messageCount`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`,priority=1
+// +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentId`,priority=1
+// +kubebuilder:printcolumn:name="Updated",type=date,JSONPath=`.status.updatedAt`
+
+// AgentSession is one conversation of an agent: its key, routing and counters.
+type AgentSession struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec AgentSessionSpec `json:"spec"`
+	// +optional
+	Status AgentSessionStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// AgentSessionList is a list of AgentSessions.
+type AgentSessionList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AgentSession `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&AgentSession{}, &AgentSessionList{})
+}

@@ -1,0 +1,179 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Visibility is which sessions the session tools of a session may see.
+// +kubebuilder:validation:Enum=self;tree;agent;all
+type Visibility string
+
+const (
+	VisibilitySelf  Visibility = "self"
+	VisibilityTree  Visibility = "tree"
+	VisibilityAgent Visibility = "agent"
+	VisibilityAll   Visibility = "all"
+)
+
+// SendRuleMatch selects sessions by what they are; every field given must match.
+// +kubebuilder:validation:XValidation:rule="has(self.channel) || has(self.chatType) || has(self.keyPrefix)",message="a match needs at least one of channel, chatType, keyPrefix"
+type SendRuleMatch struct {
+	// channel matches the target session's channel.
+	// +optional
+	Channel Channel `json:"channel,omitempty"`
+	// chatType matches the target session's chat type.
+	// +optional
+	ChatType ChatType `json:"chatType,omitempty"`
+	// keyPrefix matches the start of the target session's key.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	KeyPrefix string `json:"keyPrefix,omitempty"`
+}
+
+// SendRule allows or denies sends into the sessions it matches.
+type SendRule struct {
+	// +required
+	Match SendRuleMatch `json:"match"`
+	// +required
+	Action Action `json:"action"`
+}
+
+// SendPolicySpec is the seeds' session.sendPolicy: the first matching deny denies, a
+// matching allow allows, else default. A session's own spec.sendPolicy wins over all.
+type SendPolicySpec struct {
+	// rules are tried in order.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	Rules []SendRule `json:"rules,omitempty"`
+	// default applies when no rule matches; unset allows.
+	// +optional
+	Default Action `json:"default,omitempty"`
+}
+
+// AgentToAgentSpec governs sends and visibility across agents.
+type AgentToAgentSpec struct {
+	// enabled allows a session to see and send to other agents' sessions.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+	// allow are globs of agent ids reachable across agents ("*" for any).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	Allow []string `json:"allow,omitempty"`
+	// maxPingPongTurns bounds the reply-back loop of a send, 0 to 5.
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5
+	MaxPingPongTurns *int32 `json:"maxPingPongTurns,omitempty"`
+}
+
+// AttachmentLimits lower the built-in attachment limits of spawns.
+type AttachmentLimits struct {
+	// maxCount is the number of attachments per spawn, at most 50.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=50
+	MaxCount *int32 `json:"maxCount,omitempty"`
+	// maxFileBytes is the decoded size of one attachment, at most 1 MiB.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1048576
+	MaxFileBytes *int64 `json:"maxFileBytes,omitempty"`
+	// maxTotalBytes is the decoded size of all attachments, at most 5 MiB.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5242880
+	MaxTotalBytes *int64 `json:"maxTotalBytes,omitempty"`
+}
+
+// DeliverySink is where announces for one channel are POSTed.
+type DeliverySink struct {
+	// channel whose announces go to this sink.
+	// +required
+	Channel Channel `json:"channel"`
+	// url receives a JSON POST per announce, with an Idempotency-Key header.
+	// +required
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://`
+	URL string `json:"url"`
+	// secretRef names a Secret key whose value is sent as a bearer token.
+	// +optional
+	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`
+}
+
+// SessionPolicySpec is the namespace's policy for sends, visibility and spawns.
+type SessionPolicySpec struct {
+	// sendPolicy decides which sessions may receive sends.
+	// +optional
+	SendPolicy SendPolicySpec `json:"sendPolicy,omitempty"`
+	// agentToAgent governs cross-agent access and the ping-pong bound.
+	// +optional
+	// +kubebuilder:default={}
+	AgentToAgent AgentToAgentSpec `json:"agentToAgent,omitempty"`
+	// visibility is what session tools may see: self, tree (default: the session and the
+	// sessions it spawned), agent (the agent's sessions) or all.
+	// +optional
+	// +kubebuilder:default=tree
+	Visibility Visibility `json:"visibility,omitempty"`
+	// attachments lower the spawn attachment limits.
+	// +optional
+	Attachments *AttachmentLimits `json:"attachments,omitempty"`
+	// archiveAfterMinutes overrides the Agents' sub-agent archive TTL in this namespace.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=525600
+	ArchiveAfterMinutes *int32 `json:"archiveAfterMinutes,omitempty"`
+	// delivery are the announce sinks, one per channel.
+	// +optional
+	// +listType=map
+	// +listMapKey=channel
+	// +kubebuilder:validation:MaxItems=16
+	Delivery []DeliverySink `json:"delivery,omitempty"`
+}
+
+// SessionPolicyStatus reports whether the policy is in force.
+type SessionPolicyStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=spol,categories=agents
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="a namespace has one SessionPolicy and it is named default"
+// +kubebuilder:printcolumn:name="Default",type=string,JSONPath=`.spec.sendPolicy.default`
+// +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// SessionPolicy is a namespace's send policy, visibility, ping-pong bound and delivery sinks.
+type SessionPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Spec SessionPolicySpec `json:"spec,omitempty"`
+	// +optional
+	Status SessionPolicyStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// SessionPolicyList is a list of SessionPolicies.
+type SessionPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SessionPolicy `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SessionPolicy{}, &SessionPolicyList{})
+}

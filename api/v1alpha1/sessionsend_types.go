@@ -1,0 +1,152 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SendStatus is the seeds' result status of sessions_send.
+// +kubebuilder:validation:Enum=accepted;ok;timeout;error
+type SendStatus string
+
+const (
+	SendAccepted SendStatus = "accepted"
+	SendOK       SendStatus = "ok"
+	SendTimeout  SendStatus = "timeout"
+	SendError    SendStatus = "error"
+)
+
+// SendPhase is the step a send is in.
+// +kubebuilder:validation:Enum=Pending;Running;ReplyBack;Announcing;Completed;Failed
+type SendPhase string
+
+const (
+	SendPending    SendPhase = "Pending"
+	SendRunning    SendPhase = "Running"
+	SendReplyBack  SendPhase = "ReplyBack"
+	SendAnnouncing SendPhase = "Announcing"
+	SendCompleted  SendPhase = "Completed"
+	SendFailed     SendPhase = "Failed"
+)
+
+// SessionSendSpec is a sessions_send call. It cannot change once created.
+type SessionSendSpec struct {
+	// sessionKey is the target: a session key, a sessionId, or main (the main session of
+	// the requester's agent).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	SessionKey string `json:"sessionKey"`
+
+	// message is the text delivered into the target session.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=262144
+	Message string `json:"message"`
+
+	// timeoutSeconds is how long the send waits for the target's reply before it reports
+	// timeout (the run goes on). 0 is fire-and-forget: status accepted at once.
+	// +optional
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+
+	// fromSessionKey is the requesting session; empty when a person or a system sends.
+	// When set and different from the target, the reply-back ping-pong runs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	FromSessionKey string `json:"fromSessionKey,omitempty"`
+}
+
+// SendTurn is one turn of a send: round 1 in the target, then the reply-back rounds.
+type SendTurn struct {
+	// round is 1 for the primary run, 2.. for ping-pong turns.
+	Round int32 `json:"round"`
+	// session is the key of the session the turn ran in.
+	Session string `json:"session"`
+	// reply is the turn's final text.
+	// +optional
+	Reply string `json:"reply,omitempty"`
+	// skipped is true when the reply was exactly REPLY_SKIP or empty, ending the ping-pong.
+	// +optional
+	Skipped bool `json:"skipped,omitempty"`
+	// error is set when the turn failed.
+	// +optional
+	Error string `json:"error,omitempty"`
+}
+
+// SessionSendStatus is the seeds' sessions_send result plus the steps after it.
+type SessionSendStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// conditions: Replied (round 1 ended) and Completed (every step ended).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// runId identifies the primary run.
+	// +optional
+	RunID string `json:"runId,omitempty"`
+	// status is accepted, ok, timeout or error, as sessions_send returns it.
+	// +optional
+	Status SendStatus `json:"status,omitempty"`
+	// reply is round 1's reply (status ok, or a late reply after timeout).
+	// +optional
+	Reply string `json:"reply,omitempty"`
+	// error explains timeout and error.
+	// +optional
+	Error string `json:"error,omitempty"`
+	// phase is the step the send is in.
+	// +optional
+	Phase SendPhase `json:"phase,omitempty"`
+	// targetSessionKey is the resolved target key.
+	// +optional
+	TargetSessionKey string `json:"targetSessionKey,omitempty"`
+	// turns are the turns run so far, in order.
+	// +optional
+	// +listType=atomic
+	Turns []SendTurn `json:"turns,omitempty"`
+	// announce is the outcome of the announce step in the target.
+	// +optional
+	Announce *Announce `json:"announce,omitempty"`
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ssend,categories=agents
+// +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.spec.sessionKey`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Reply",type=string,JSONPath=`.status.reply`
+// +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.fromSessionKey`,priority=1
+// +kubebuilder:printcolumn:name="Announce",type=string,JSONPath=`.status.announce.status`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// SessionSend sends a message into a session, as the sessions_send tool does.
+type SessionSend struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable; create a new SessionSend"
+	Spec SessionSendSpec `json:"spec"`
+	// +optional
+	Status SessionSendStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// SessionSendList is a list of SessionSends.
+type SessionSendList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SessionSend `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SessionSend{}, &SessionSendList{})
+}

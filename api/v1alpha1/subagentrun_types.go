@@ -1,0 +1,239 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SpawnMode is run (one task) or session (a thread-bound session that stays).
+// +kubebuilder:validation:Enum=run;session
+type SpawnMode string
+
+const (
+	ModeRun     SpawnMode = "run"
+	ModeSession SpawnMode = "session"
+)
+
+// Cleanup says what happens to the child session after the announce.
+// +kubebuilder:validation:Enum=delete;keep
+type Cleanup string
+
+const (
+	CleanupDelete Cleanup = "delete"
+	CleanupKeep   Cleanup = "keep"
+)
+
+// SandboxMode is inherit or require.
+// +kubebuilder:validation:Enum=inherit;require
+type SandboxMode string
+
+const (
+	SandboxInherit SandboxMode = "inherit"
+	SandboxRequire SandboxMode = "require"
+)
+
+// AttachmentEncoding is how an attachment's content is written.
+// +kubebuilder:validation:Enum=utf8;base64
+type AttachmentEncoding string
+
+const (
+	EncodingUTF8   AttachmentEncoding = "utf8"
+	EncodingBase64 AttachmentEncoding = "base64"
+)
+
+// RunPhase is the lifecycle of a sub-agent run.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed;TimedOut
+type RunPhase string
+
+const (
+	RunPending   RunPhase = "Pending"
+	RunRunning   RunPhase = "Running"
+	RunSucceeded RunPhase = "Succeeded"
+	RunFailed    RunPhase = "Failed"
+	RunTimedOut  RunPhase = "TimedOut"
+)
+
+// Attachment is an inline file for the child's workspace.
+type Attachment struct {
+	// name is the file name; no path separators, not . or ..
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name"`
+	// content is the file's content, encoded as encoding says (1 MiB decoded at most).
+	// +required
+	// +kubebuilder:validation:MaxLength=1398104
+	Content string `json:"content"`
+	// encoding is utf8 (default) or base64.
+	// +optional
+	// +kubebuilder:default=utf8
+	Encoding AttachmentEncoding `json:"encoding,omitempty"`
+	// mimeType is recorded in the manifest.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	MimeType string `json:"mimeType,omitempty"`
+}
+
+// SubagentRunSpec is a sessions_spawn call. It cannot change once created.
+// +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'session' || (has(self.thread) && self.thread)",message="mode session requires thread: true"
+// +kubebuilder:validation:XValidation:rule="has(self.agentId) || has(self.requesterSessionKey)",message="agentId is required when requesterSessionKey is empty"
+type SubagentRunSpec struct {
+	// task is what the sub-agent is asked to do.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=262144
+	Task string `json:"task"`
+	// label is used in logs and UIs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Label string `json:"label,omitempty"`
+	// agentId spawns under another agent, if the requester's agent allows it; default
+	// the requester's agent.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
+	AgentID string `json:"agentId,omitempty"`
+	// model overrides the sub-agent's model; it must be in the Agent's allowedModels.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model,omitempty"`
+	// thinking overrides the thinking level for the run.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Thinking string `json:"thinking,omitempty"`
+	// runTimeoutSeconds aborts the run after N seconds; unset takes the Agent's
+	// subagents.runTimeoutSeconds, 0 means no limit.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	RunTimeoutSeconds *int32 `json:"runTimeoutSeconds,omitempty"`
+	// thread requests thread-bound routing where the channel supports it.
+	// +optional
+	Thread bool `json:"thread,omitempty"`
+	// mode is run or session; it defaults to session when thread is true, else run.
+	// +optional
+	Mode SpawnMode `json:"mode,omitempty"`
+	// cleanup deletes (delete) or archives after a while (keep) the child after the announce.
+	// +optional
+	// +kubebuilder:default=keep
+	Cleanup Cleanup `json:"cleanup,omitempty"`
+	// sandbox require rejects the spawn unless the child runs sandboxed.
+	// +optional
+	// +kubebuilder:default=inherit
+	Sandbox SandboxMode `json:"sandbox,omitempty"`
+	// attachments are files materialized into the child's workspace.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	Attachments []Attachment `json:"attachments,omitempty"`
+	// requesterSessionKey is the session that asked; the announce runs there.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	RequesterSessionKey string `json:"requesterSessionKey,omitempty"`
+}
+
+// RunStats is the stats line of an announce.
+type RunStats struct {
+	// runtime is how long the run took, e.g. 3.2s.
+	// +optional
+	Runtime string `json:"runtime,omitempty"`
+	// +optional
+	InputTokens int64 `json:"inputTokens,omitempty"`
+	// +optional
+	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// +optional
+	SessionKey string `json:"sessionKey,omitempty"`
+	// +optional
+	SessionID string `json:"sessionId,omitempty"`
+	// +optional
+	TranscriptPath string `json:"transcriptPath,omitempty"`
+	// cost is the provider-reported cost, when known.
+	// +optional
+	Cost string `json:"cost,omitempty"`
+}
+
+// AttachmentReceipt proves what landed in the child's workspace.
+type AttachmentReceipt struct {
+	Name   string `json:"name"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// SubagentRunStatus is the seeds' sessions_spawn result and the run's outcome.
+type SubagentRunStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// conditions: Completed when the run and its announce are done.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// status is accepted once the spawn is taken.
+	// +optional
+	Status string `json:"status,omitempty"`
+	// +optional
+	RunID string `json:"runId,omitempty"`
+	// childSessionKey is agent:<agentId>:subagent:<uuid>.
+	// +optional
+	ChildSessionKey string `json:"childSessionKey,omitempty"`
+	// +optional
+	Phase RunPhase `json:"phase,omitempty"`
+	// result is the final reply, or the last tool result when the reply is empty.
+	// +optional
+	Result string `json:"result,omitempty"`
+	// notes explain failures and timeouts.
+	// +optional
+	Notes string `json:"notes,omitempty"`
+	// +optional
+	Stats *RunStats `json:"stats,omitempty"`
+	// announce is the outcome of the announce step in the requester.
+	// +optional
+	Announce *Announce `json:"announce,omitempty"`
+	// attachments are the receipts of the materialized files.
+	// +optional
+	// +listType=atomic
+	Attachments []AttachmentReceipt `json:"attachments,omitempty"`
+	// attachmentsDir is the workspace directory holding the attachments.
+	// +optional
+	AttachmentsDir string `json:"attachmentsDir,omitempty"`
+	// archiveAt is when the kept child session will be archived.
+	// +optional
+	ArchiveAt *metav1.Time `json:"archiveAt,omitempty"`
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=sar,categories=agents
+// +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentId`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Child",type=string,JSONPath=`.status.childSessionKey`
+// +kubebuilder:printcolumn:name="Announce",type=string,JSONPath=`.status.announce.status`,priority=1
+// +kubebuilder:printcolumn:name="Requester",type=string,JSONPath=`.spec.requesterSessionKey`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// SubagentRun spawns a sub-agent run, as the sessions_spawn tool does.
+type SubagentRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable; create a new SubagentRun"
+	Spec SubagentRunSpec `json:"spec"`
+	// +optional
+	Status SubagentRunStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// SubagentRunList is a list of SubagentRuns.
+type SubagentRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SubagentRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SubagentRun{}, &SubagentRunList{})
+}
