@@ -10,7 +10,13 @@ STAGING_VERSION="v0.${K8S_VERSION#1.}"
 CACHE_ROOT="${AGENT_SESSIONS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-session-operator}"
 BIN_DIR="${CACHE_ROOT}/k8s-${K8S_VERSION}"
 
-if [[ -x "${BIN_DIR}/kube-apiserver" && -x "${BIN_DIR}/etcd" && -x "${BIN_DIR}/kubectl" ]]; then
+complete() {
+  local b
+  for b in kube-apiserver etcd kubectl; do
+    [[ -f "${BIN_DIR}/${b}" && -x "${BIN_DIR}/${b}" ]] || return 1
+  done
+}
+if complete; then
   echo "${BIN_DIR}"
   exit 0
 fi
@@ -57,8 +63,9 @@ CGO_ENABLED=0 go build -trimpath -ldflags "${LDFLAGS}" -o "${WORK}/kubectl" k8s.
 
 # etcd: the server module is itself a main package; use the version kubernetes pins.
 ETCD_VERSION="$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2}' "${K8S_MOD}")"
-mkdir -p "${WORK}/etcd"
-cd "${WORK}/etcd"
+# The module lives in etcd-src: "${WORK}/etcd" is where the binary goes.
+mkdir -p "${WORK}/etcd-src"
+cd "${WORK}/etcd-src"
 cat > go.mod <<GOMOD
 module local/envtest-etcd
 

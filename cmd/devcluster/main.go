@@ -1,0 +1,70 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command devcluster is `make run-local`: a local control plane with the CRDs, the manager and
+// the transcript-store, and the samples, until Ctrl-C.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+)
+
+func main() {
+	var o devcluster.Options
+	flag.StringVar(&o.RepoRoot, "repo-root", ".", "repository root (holds config/)")
+	flag.StringVar(&o.BinDir, "bin-dir", "bin", "directory holding the manager and transcript-store binaries")
+	flag.StringVar(&o.StateDir, "state-dir", "", "kubeconfig, transcripts and sockets (default <repo-root>/.local/run-local)")
+	flag.BoolVar(&o.NoManager, "no-manager", false, "start only the control plane with the CRDs")
+	flag.BoolVar(&o.NoSamples, "no-samples", false, "do not apply config/samples")
+	flag.Parse()
+	if o.StateDir == "" {
+		o.StateDir = filepath.Join(o.RepoRoot, ".local", "run-local")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	c, err := devcluster.Start(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "devcluster:", err)
+		os.Exit(1)
+	}
+	kubectl := devcluster.KubectlPath()
+	fmt.Printf(`
+agent-session-operator is running locally.
+
+  kubeconfig:   %[1]s
+  history API:  http://%[3]s/sessions/{sessionKey}/history
+
+Try, in another terminal:
+
+  export KUBECONFIG=%[1]s
+  %[2]s get agentsessions,sessionsends,subagentruns,agents,sessionpolicies
+  %[2]s explain sessionsend.spec.timeoutSeconds
+
+Ctrl-C stops everything.
+`, c.Kubeconfig, kubectl, c.HistoryAddr)
+	<-ctx.Done()
+	fmt.Println("devcluster: stopping")
+	c.Stop()
+}

@@ -1,0 +1,307 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// newNamespace creates a fresh namespace so cases never see each other's objects.
+func newNamespace() string {
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetGenerateName("schema-")
+	Expect(k8s.Create(ctx, ns)).To(Succeed())
+	return ns.GetName()
+}
+
+// readSamples decodes every YAML document of config/samples/*.yaml except the kustomization.
+func readSamples() []*unstructured.Unstructured {
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "config", "samples", "sessions_*.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(files).NotTo(BeEmpty())
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		Expect(err).NotTo(HaveOccurred())
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+				break
+			} else {
+				Expect(err).NotTo(HaveOccurred(), f)
+			}
+			if len(u.Object) > 0 {
+				objs = append(objs, u)
+			}
+		}
+	}
+	return objs
+}
+
+func validSession(ns string) *v1.AgentSession {
+	return &v1.AgentSession{
+		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: ns},
+		Spec:       v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"},
+	}
+}
+
+func validSend(ns string) *v1.SessionSend {
+	return &v1.SessionSend{
+		ObjectMeta: metav1.ObjectMeta{Name: "send", Namespace: ns},
+		Spec:       v1.SessionSendSpec{SessionKey: "main", Message: "hi"},
+	}
+}
+
+func validRun(ns string) *v1.SubagentRun {
+	return &v1.SubagentRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: ns},
+		Spec:       v1.SubagentRunSpec{Task: "t", AgentID: "research"},
+	}
+}
+
+func validAgent(ns string) *v1.Agent {
+	return &v1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: ns},
+		Spec:       v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}},
+	}
+}
+
+func validPolicy(ns string) *v1.SessionPolicy {
+	return &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
+}
+
+var _ = Describe("the samples", func() {
+	It("are all accepted", func() {
+		ns := newNamespace()
+		samples := readSamples()
+		Expect(len(samples)).To(BeNumerically(">=", 7))
+		for _, u := range samples {
+			u.SetNamespace(ns)
+			Expect(k8s.Create(ctx, u)).To(Succeed(), "%s/%s", u.GetKind(), u.GetName())
+		}
+	})
+})
+
+var _ = Describe("defaults", func() {
+	It("are the seeds' defaults", func() {
+		ns := newNamespace()
+		send, run, agent, policy := validSend(ns), validRun(ns), validAgent(ns), validPolicy(ns)
+		for _, o := range []client.Object{send, run, agent, policy} {
+			Expect(k8s.Create(ctx, o)).To(Succeed())
+		}
+		Expect(send.Spec.TimeoutSeconds).To(Equal(ptr.To[int32](30)))
+		Expect(run.Spec.Cleanup).To(Equal(v1.CleanupKeep))
+		Expect(run.Spec.Sandbox).To(Equal(v1.SandboxInherit))
+		Expect(agent.Spec.Subagents.ArchiveAfterMinutes).To(Equal(ptr.To[int32](60)))
+		Expect(agent.Spec.Subagents.MaxSpawnDepth).To(Equal(ptr.To[int32](1)))
+		Expect(agent.Spec.Subagents.MaxChildren).To(Equal(ptr.To[int32](5)))
+		Expect(agent.Spec.Sandbox.SessionToolsVisibility).To(Equal(v1.ToolsVisibilitySpawned))
+		Expect(policy.Spec.AgentToAgent.MaxPingPongTurns).To(Equal(ptr.To[int32](5)))
+		Expect(policy.Spec.Visibility).To(Equal(v1.VisibilityTree))
+	})
+
+	It("keep an explicit fire-and-forget timeout of 0", func() {
+		send := validSend(newNamespace())
+		send.Spec.TimeoutSeconds = ptr.To[int32](0)
+		Expect(k8s.Create(ctx, send)).To(Succeed())
+		Expect(send.Spec.TimeoutSeconds).To(Equal(ptr.To[int32](0)))
+	})
+})
+
+// invalidCreate is an object the API server must refuse, and a piece of the message it gives.
+type invalidCreate struct {
+	obj  func(ns string) client.Object
+	want string
+}
+
+var _ = DescribeTable("invalid objects are rejected on create",
+	func(c invalidCreate) {
+		err := k8s.Create(ctx, c.obj(newNamespace()))
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+		Expect(err.Error()).To(ContainSubstring(c.want))
+	},
+	Entry("session: chatType outside the enum", invalidCreate{func(ns string) client.Object {
+		s := validSession(ns)
+		s.Spec.ChatType = "channel"
+		return s
+	}, `spec.chatType: Unsupported value: "channel"`}),
+	Entry("session: channel outside the enum", invalidCreate{func(ns string) client.Object {
+		s := validSession(ns)
+		s.Spec.Channel = "myspace"
+		return s
+	}, `spec.channel: Unsupported value: "myspace"`}),
+	Entry("session: sendPolicy outside the enum", invalidCreate{func(ns string) client.Object {
+		s := validSession(ns)
+		s.Spec.SendPolicy = "inherit"
+		return s
+	}, `spec.sendPolicy: Unsupported value: "inherit"`}),
+	Entry("session: key missing", invalidCreate{func(ns string) client.Object {
+		s := validSession(ns)
+		s.Spec.Key = ""
+		return s
+	}, "spec.key"}),
+	Entry("session: agentId not an agent id", invalidCreate{func(ns string) client.Object {
+		s := validSession(ns)
+		s.Spec.AgentID = "Main Agent"
+		return s
+	}, "spec.agentId"}),
+	Entry("session: parentSessionKey without spawnedBy", invalidCreate{func(ns string) client.Object {
+		s := validSession(ns)
+		s.Spec.ParentSessionKey = "agent:main:main"
+		return s
+	}, "parentSessionKey requires spawnedBy"}),
+	Entry("send: negative timeoutSeconds", invalidCreate{func(ns string) client.Object {
+		s := validSend(ns)
+		s.Spec.TimeoutSeconds = ptr.To[int32](-1)
+		return s
+	}, "spec.timeoutSeconds: Invalid value: -1"}),
+	Entry("send: message missing", invalidCreate{func(ns string) client.Object {
+		s := validSend(ns)
+		s.Spec.Message = ""
+		return s
+	}, "spec.message"}),
+	Entry("send: sessionKey missing", invalidCreate{func(ns string) client.Object {
+		s := validSend(ns)
+		s.Spec.SessionKey = ""
+		return s
+	}, "spec.sessionKey"}),
+	Entry("spawn: cleanup outside the enum", invalidCreate{func(ns string) client.Object {
+		r := validRun(ns)
+		r.Spec.Cleanup = "archive"
+		return r
+	}, `spec.cleanup: Unsupported value: "archive"`}),
+	Entry("spawn: sandbox outside the enum", invalidCreate{func(ns string) client.Object {
+		r := validRun(ns)
+		r.Spec.Sandbox = "never"
+		return r
+	}, `spec.sandbox: Unsupported value: "never"`}),
+	Entry("spawn: mode session without thread", invalidCreate{func(ns string) client.Object {
+		r := validRun(ns)
+		r.Spec.Mode = v1.ModeSession
+		return r
+	}, "mode session requires thread: true"}),
+	Entry("spawn: negative runTimeoutSeconds", invalidCreate{func(ns string) client.Object {
+		r := validRun(ns)
+		r.Spec.RunTimeoutSeconds = ptr.To[int32](-5)
+		return r
+	}, "spec.runTimeoutSeconds"}),
+	Entry("spawn: attachment encoding outside the enum", invalidCreate{func(ns string) client.Object {
+		r := validRun(ns)
+		r.Spec.Attachments = []v1.Attachment{{Name: "a", Content: "x", Encoding: "hex"}}
+		return r
+	}, `spec.attachments[0].encoding: Unsupported value: "hex"`}),
+	Entry("spawn: task missing", invalidCreate{func(ns string) client.Object {
+		r := validRun(ns)
+		r.Spec.Task = ""
+		return r
+	}, "spec.task"}),
+	Entry("policy: maxPingPongTurns above 5", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.AgentToAgent.MaxPingPongTurns = ptr.To[int32](6)
+		return p
+	}, "spec.agentToAgent.maxPingPongTurns: Invalid value: 6"}),
+	Entry("policy: visibility outside the enum", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.Visibility = "world"
+		return p
+	}, `spec.visibility: Unsupported value: "world"`}),
+	Entry("policy: not named default", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Name = "strict"
+		return p
+	}, "it is named default"}),
+	Entry("policy: rule action outside the enum", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.SendPolicy.Rules = []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord"}, Action: "maybe"}}
+		return p
+	}, `spec.sendPolicy.rules[0].action: Unsupported value: "maybe"`}),
+	Entry("policy: rule matching nothing", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.SendPolicy.Rules = []v1.SendRule{{Action: v1.ActionDeny}}
+		return p
+	}, "a match needs at least one of channel, chatType, keyPrefix"}),
+	Entry("agent: provider outside the enum", invalidCreate{func(ns string) client.Object {
+		a := validAgent(ns)
+		a.Spec.Model.Provider = "gemini"
+		return a
+	}, `spec.model.provider: Unsupported value: "gemini"`}),
+	Entry("agent: openai without a model name", invalidCreate{func(ns string) client.Object {
+		a := validAgent(ns)
+		a.Spec.Model.Provider = v1.ProviderOpenAI
+		return a
+	}, "name is required for the openai and anthropic providers"}),
+	Entry("agent: archiveAfterMinutes of 0", invalidCreate{func(ns string) client.Object {
+		a := validAgent(ns)
+		a.Spec.Subagents.ArchiveAfterMinutes = ptr.To[int32](0)
+		return a
+	}, "spec.subagents.archiveAfterMinutes: Invalid value: 0"}),
+	Entry("agent: name that is not an agent id", invalidCreate{func(ns string) client.Object {
+		a := validAgent(ns)
+		a.Name = "main.v2"
+		return a
+	}, "metadata.name is the agent id"}),
+)
+
+var _ = Describe("immutable fields", func() {
+	It("refuse a change of AgentSession spec.key but allow other fields", func() {
+		s := validSession(newNamespace())
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		s.Spec.DisplayName = "renamed"
+		Expect(k8s.Update(ctx, s)).To(Succeed())
+		s.Spec.Key = "agent:main:other"
+		err := k8s.Update(ctx, s)
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring("spec.key is immutable"))
+	})
+
+	It("refuse any change of a SessionSend spec", func() {
+		s := validSend(newNamespace())
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		s.Spec.Message = "changed"
+		err := k8s.Update(ctx, s)
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring("spec is immutable; create a new SessionSend"))
+	})
+
+	It("refuse any change of a SubagentRun spec", func() {
+		r := validRun(newNamespace())
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		r.Spec.Task = "another task"
+		err := k8s.Update(ctx, r)
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring("spec is immutable; create a new SubagentRun"))
+	})
+})

@@ -1,0 +1,196 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package devcluster runs the operator locally as it runs in a Pod: a control plane from the
+// envtest binaries with the CRDs, then the manager and the transcript-store sidecar as real
+// processes sharing one data directory, and the samples. make run-local and the e2e tests
+// use it.
+package devcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// Options configure a local cluster.
+type Options struct {
+	// RepoRoot holds config/; BinDir holds the built manager and transcript-store.
+	RepoRoot, BinDir string
+	// StateDir receives the kubeconfig, transcripts and logs; emptied on start.
+	StateDir string
+	// NoManager starts only the control plane with the CRDs.
+	NoManager bool
+	// NoSamples skips applying config/samples.
+	NoSamples bool
+	// Log receives progress lines and the processes' prefixed output.
+	Log io.Writer
+}
+
+// Cluster is a running local cluster.
+type Cluster struct {
+	opts       Options
+	env        *envtest.Environment
+	Config     *rest.Config
+	Kubeconfig string
+	// HistoryAddr is the transcript-store's public API address (host:port).
+	HistoryAddr string
+	procs       []*process
+}
+
+// Start brings the cluster up; Stop tears it down.
+func Start(ctx context.Context, o Options) (*Cluster, error) {
+	if o.Log == nil {
+		o.Log = os.Stdout
+	}
+	if testenv.Assets() == "" {
+		return nil, errors.New(testenv.SkipReason)
+	}
+	if err := os.RemoveAll(o.StateDir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+		return nil, err
+	}
+	c := &Cluster{opts: o, env: testenv.New()}
+	fmt.Fprintln(o.Log, "devcluster: starting kube-apiserver and etcd")
+	cfg, err := c.env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start control plane: %w", err)
+	}
+	c.Config = cfg
+	if err := c.writeKubeconfig(); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if !o.NoManager {
+		if err := c.startProcesses(ctx); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
+	if !o.NoSamples {
+		if err := c.Kubectl(ctx, o.Log, "apply", "-k", filepath.Join(o.RepoRoot, "config", "samples")); err != nil {
+			c.Stop()
+			return nil, fmt.Errorf("apply samples: %w", err)
+		}
+	}
+	return c, nil
+}
+
+func (c *Cluster) writeKubeconfig() error {
+	user, err := c.env.AddUser(envtest.User{Name: "dev-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("add admin user: %w", err)
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		return err
+	}
+	c.Kubeconfig = filepath.Join(c.opts.StateDir, "kubeconfig")
+	return os.WriteFile(c.Kubeconfig, data, 0o600)
+}
+
+// startProcesses runs the transcript-store and the manager as the Pod runs them: one data
+// directory, the internal API on a unix socket between them.
+func (c *Cluster) startProcesses(ctx context.Context) error {
+	dataDir := filepath.Join(c.opts.StateDir, "data")
+	socket := filepath.Join(c.opts.StateDir, "transcript.sock")
+	ports, err := freePorts(4)
+	if err != nil {
+		return err
+	}
+	c.HistoryAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	store := &process{name: "transcript-store", path: filepath.Join(c.opts.BinDir, "transcript-store"), args: []string{
+		"--data-dir=" + filepath.Join(dataDir, "transcripts"),
+		"--socket=" + socket,
+		"--listen=" + c.HistoryAddr,
+		"--kubeconfig=" + c.Kubeconfig,
+	}}
+	if err := c.run(ctx, store); err != nil {
+		return err
+	}
+	mgr := &process{name: "manager", path: filepath.Join(c.opts.BinDir, "manager"), args: []string{
+		"--kubeconfig=" + c.Kubeconfig,
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
+		"--webhook-port=" + strconv.Itoa(ports[3]),
+		"--enable-webhooks=false",
+	}}
+	if err := c.run(ctx, mgr); err != nil {
+		return err
+	}
+	return waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(ports[2])+"/readyz", 60*time.Second)
+}
+
+func (c *Cluster) run(ctx context.Context, p *process) error {
+	if err := p.start(ctx, c.opts.Log); err != nil {
+		return err
+	}
+	c.procs = append(c.procs, p)
+	return nil
+}
+
+// Stop ends the processes (SIGTERM, then SIGKILL after a grace period) and the control plane.
+func (c *Cluster) Stop() {
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		c.procs[i].stop(10 * time.Second)
+	}
+	if c.env != nil {
+		if err := c.env.Stop(); err != nil {
+			fmt.Fprintln(c.opts.Log, "devcluster: stop control plane:", err)
+		}
+	}
+}
+
+// KubectlPath is the kubectl hack/envtest-binaries.sh built.
+func KubectlPath() string { return filepath.Join(testenv.Assets(), "kubectl") }
+
+// Kubectl runs the built kubectl against the cluster.
+func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) error {
+	p := &process{name: "kubectl", path: KubectlPath(), args: append([]string{"--kubeconfig=" + c.Kubeconfig}, args...)}
+	return p.runToEnd(ctx, out)
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
