@@ -3,7 +3,6 @@
 package authtest
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -11,6 +10,8 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 // Shared timeouts of this suite.
@@ -25,8 +26,8 @@ var (
 )
 
 func TestAuth(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("KUBEBUILDER_ASSETS is unset: build the control plane with hack/envtest-binaries.sh and point it at the directory holding kube-apiserver and etcd")
+	if testenv.Assets() == "" {
+		t.Skip(testenv.SkipReason)
 	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "transcript auth suite")
