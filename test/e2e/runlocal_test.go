@@ -1,0 +1,44 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("the local cluster", func() {
+	It("answers kubectl get for every kind, with the samples applied", func() {
+		out, err := kubectl("get", "agentsessions,sessionsends,subagentruns,agents,sessionpolicies")
+		Expect(err).NotTo(HaveOccurred(), out)
+		for _, want := range []string{"agent:main:main", "agent:research:main", "ping-research", "research-llamas", "agent.sessions.agents.dev/main", "sessionpolicy.sessions.agents.dev/default"} {
+			Expect(out).To(ContainSubstring(want))
+		}
+	})
+
+	It("teaches the API through kubectl explain", func() {
+		out, err := kubectl("explain", "sessionsend.spec.timeoutSeconds")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("0 is fire-and-forget"))
+	})
+
+	It("prints the short names' columns", func() {
+		out, err := kubectl("get", "as")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(MatchRegexp(`KEY\s+KIND\s+CHANNEL\s+MESSAGES\s+UPDATED`))
+	})
+})

@@ -1,0 +1,79 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package e2e is the black-box suite: the built binaries on a local control plane (what
+// make run-local starts), driven with the real kubectl.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+var (
+	cluster *devcluster.Cluster
+	ctx     = context.Background()
+)
+
+func TestE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e builds the binaries and starts a control plane")
+	}
+	if testenv.Assets() == "" {
+		t.Skip(testenv.SkipReason)
+	}
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "e2e suite")
+}
+
+var _ = BeforeSuite(func() {
+	binDir := GinkgoT().TempDir()
+	build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/manager", "./cmd/transcript-store")
+	build.Dir = testenv.RepoRoot()
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+
+	cluster, err = devcluster.Start(ctx, devcluster.Options{
+		RepoRoot: testenv.RepoRoot(),
+		BinDir:   binDir,
+		StateDir: filepath.Join(GinkgoT().TempDir(), "state"),
+		Log:      GinkgoWriter,
+	})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if cluster != nil {
+		cluster.Stop()
+	}
+})
+
+// kubectl runs the built kubectl against the cluster and returns its combined output.
+func kubectl(args ...string) (string, error) {
+	var out bytes.Buffer
+	err := cluster.Kubectl(ctx, &out, args...)
+	return out.String(), err
+}
+
