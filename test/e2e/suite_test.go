@@ -76,4 +76,3 @@ func kubectl(args ...string) (string, error) {
 	err := cluster.Kubectl(ctx, &out, args...)
 	return out.String(), err
 }
-
