@@ -59,7 +59,18 @@ type Cluster struct {
 	Kubeconfig string
 	// HistoryAddr is the transcript-store's public API address (host:port).
 	HistoryAddr string
+	// MetricsAddr is the manager's metrics endpoint (host:port).
+	MetricsAddr string
 	procs       []*process
+	manager     *process
+}
+
+// ManagerPID is the manager process's id, 0 when none runs.
+func (c *Cluster) ManagerPID() int {
+	if c.manager == nil || c.manager.cmd == nil || c.manager.cmd.Process == nil {
+		return 0
+	}
+	return c.manager.cmd.Process.Pid
 }
 
 // Start brings the cluster up; Stop tears it down.
@@ -134,9 +145,10 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	if err := c.run(ctx, store); err != nil {
 		return err
 	}
+	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
 	mgr := &process{name: "manager", path: filepath.Join(c.opts.BinDir, "manager"), args: []string{
 		"--kubeconfig=" + c.Kubeconfig,
-		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--metrics-bind-address=" + c.MetricsAddr,
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
 		"--webhook-port=" + strconv.Itoa(ports[3]),
 		"--enable-webhooks=false",
@@ -144,6 +156,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	if err := c.run(ctx, mgr); err != nil {
 		return err
 	}
+	c.manager = mgr
 	return waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(ports[2])+"/readyz", 60*time.Second)
 }
 

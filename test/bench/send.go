@@ -1,0 +1,551 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+func init() {
+	register("send", benchSend)
+}
+
+const (
+	sendNS          = "bench"
+	latencySends    = 500
+	sendConcurrency = 20
+	sustainFor      = 60 * time.Second
+	cachedObjects   = 10000
+)
+
+var (
+	sendGVR = v1.GroupVersion.WithResource("sessionsends")
+	nullGVR = schema.GroupVersionResource{Group: "bench.agents.dev", Version: "v1", Resource: "nulls"}
+)
+
+// benchSend measures sends end to end on the local control plane, with the manager as its own
+// process (as in the Pod), next to a null controller on the same API server.
+func benchSend() ([]Figure, error) {
+	ctx := context.Background()
+	binDir, err := os.MkdirTemp("", "bench-bin-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(binDir)
+	build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/manager", "./cmd/transcript-store")
+	build.Dir = testenv.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build: %v\n%s", err, out)
+	}
+	state, err := os.MkdirTemp("", "bench-state-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(state)
+	logf, err := os.Create(filepath.Join(os.TempDir(), "bench-send.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	c, err := devcluster.Start(ctx, devcluster.Options{RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: state, NoSamples: true, Log: logf})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Stop()
+
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = 500, 1000
+	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		return nil, err
+	}
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	if err := setupSendFixtures(ctx, cl); err != nil {
+		return nil, err
+	}
+	if err := installNullCRD(ctx, cfg); err != nil {
+		return nil, err
+	}
+
+	var figs []Figure
+	// Warm both paths (informers, connections, first turn) before measuring.
+	if _, err := measureSends(ctx, dyn, 20, "warm"); err != nil {
+		return nil, fmt.Errorf("warm-up sends: %w", err)
+	}
+	stopNull := runNullController(ctx, dyn)
+	defer stopNull()
+	if _, err := measureNulls(ctx, dyn, 20, "warm"); err != nil {
+		return nil, fmt.Errorf("warm-up null: %w", err)
+	}
+
+	writesBefore, err := apiWrites(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sendLat, err := measureSends(ctx, dyn, latencySends, "lat")
+	if err != nil {
+		return nil, err
+	}
+	writesAfter, err := apiWrites(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	nullLat, err := measureNulls(ctx, dyn, latencySends, "lat")
+	if err != nil {
+		return nil, err
+	}
+	sp50, sp99 := quantileMS(sendLat, 0.5), quantileMS(sendLat, 0.99)
+	np50, np99 := quantileMS(nullLat, 0.5), quantileMS(nullLat, 0.99)
+	figs = append(figs,
+		Compare("send_latency_p50_ms", sp50, np50, "ms", "ratio <= 1.5 (baseline: null controller, create + status update + watch)"),
+		Compare("send_latency_p99_ms", sp99, np99, "ms", "ratio <= 1.5"),
+	)
+	for _, res := range []string{"sessionsends", "agentsessions", "events"} {
+		n := writesAfter[res] - writesBefore[res]
+		f := Figure{Name: "api_writes_per_send_" + res, Value: n / latencySends, Unit: "writes"}
+		if res == "sessionsends" {
+			f.Name, f.Target = "api_writes_per_send", "<= 3 without reply-back (client create included)"
+		}
+		figs = append(figs, f)
+	}
+
+	cpu0 := processCPUSeconds(c.ManagerPID())
+	done, err := sustainSends(ctx, dyn, sustainFor)
+	if err != nil {
+		return nil, err
+	}
+	cpu1 := processCPUSeconds(c.ManagerPID())
+	figs = append(figs,
+		Figure{Name: "sends_per_second", Value: float64(done) / sustainFor.Seconds(), Unit: "sends/s", Target: "sustained 60 s"},
+		Figure{Name: "manager_cpu_s_per_1000_sends", Value: (cpu1 - cpu0) / float64(done) * 1000, Unit: "cpu-s"},
+	)
+
+	if err := fillCache(ctx, cl, dyn); err != nil {
+		return nil, err
+	}
+	// Let the manager settle (caches filled, turns drained) before reading its memory.
+	time.Sleep(10 * time.Second)
+	figs = append(figs, Figure{Name: "manager_rss_mib", Value: processRSSMiB(c.ManagerPID()), Unit: "MiB",
+		Target: "< 150 with 10k sessions + 10k sends cached"})
+	return figs, nil
+}
+
+// setupSendFixtures creates the namespace, an Agent answering at once, and its main session.
+func setupSendFixtures(ctx context.Context, cl client.Client) error {
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(sendNS)
+	if err := cl.Create(ctx, ns); err != nil {
+		return err
+	}
+	agent := &v1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: sendNS},
+		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
+			{Match: "^Agent-to-agent announce step", Reply: v1.AnnounceSkip},
+			{Match: ".", Reply: "ok"},
+		}}},
+	}
+	session := &v1.AgentSession{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench-main", Namespace: sendNS},
+		Spec:       v1.AgentSessionSpec{Key: "agent:bench:main", AgentID: "bench"},
+	}
+	for _, o := range []client.Object{agent, session} {
+		if err := cl.Create(ctx, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waiter turns one namespace-wide watch into per-object completions, so both the send and the
+// null path are observed the same way.
+type waiter struct {
+	mu      sync.Mutex
+	pending map[string]chan struct{}
+	done    func(*unstructured.Unstructured) bool
+}
+
+func startWaiter(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, done func(*unstructured.Unstructured) bool) (*waiter, func(), error) {
+	w := &waiter{pending: map[string]chan struct{}{}, done: done}
+	ctx, cancel := context.WithCancel(ctx)
+	wi, err := dyn.Resource(gvr).Namespace(sendNS).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	go func() {
+		for ev := range wi.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok || (ev.Type != watch.Added && ev.Type != watch.Modified) || !w.done(u) {
+				continue
+			}
+			w.mu.Lock()
+			if ch, ok := w.pending[u.GetName()]; ok {
+				close(ch)
+				delete(w.pending, u.GetName())
+			}
+			w.mu.Unlock()
+		}
+	}()
+	return w, func() { wi.Stop(); cancel() }, nil
+}
+
+func (w *waiter) expect(name string) <-chan struct{} {
+	ch := make(chan struct{})
+	w.mu.Lock()
+	w.pending[name] = ch
+	w.mu.Unlock()
+	return ch
+}
+
+// measure creates n objects at sendConcurrency and returns each create-to-done latency.
+func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, n int, newObj func(name string) *unstructured.Unstructured, done func(*unstructured.Unstructured) bool, prefix string) ([]time.Duration, error) {
+	w, stop, err := startWaiter(ctx, dyn, gvr, done)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	lat := make([]time.Duration, n)
+	var next atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for range sendConcurrency {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				name := fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano(), i)
+				ch := w.expect(name)
+				start := time.Now()
+				if _, err := dyn.Resource(gvr).Namespace(sendNS).Create(ctx, newObj(name), metav1.CreateOptions{}); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				select {
+				case <-ch:
+					lat[i] = time.Since(start)
+				case <-time.After(60 * time.Second):
+					errOnce.Do(func() { firstErr = fmt.Errorf("%s %s not done after 60s", gvr.Resource, name) })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return lat, firstErr
+}
+
+func newSend(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1.GroupVersion.String(), "kind": "SessionSend",
+		"metadata": map[string]any{"name": name, "namespace": sendNS},
+		"spec":     map[string]any{"sessionKey": "agent:bench:main", "message": "hello", "timeoutSeconds": int64(30)},
+	}}
+	return u
+}
+
+func sendOK(u *unstructured.Unstructured) bool {
+	s, _, _ := unstructured.NestedString(u.Object, "status", "status")
+	return s == string(v1.SendOK) || s == string(v1.SendError) || s == string(v1.SendTimeout)
+}
+
+func measureSends(ctx context.Context, dyn dynamic.Interface, n int, prefix string) ([]time.Duration, error) {
+	return measure(ctx, dyn, sendGVR, n, newSend, sendOK, "send-"+prefix)
+}
+
+func measureNulls(ctx context.Context, dyn dynamic.Interface, n int, prefix string) ([]time.Duration, error) {
+	newNull := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "bench.agents.dev/v1", "kind": "Null",
+			"metadata": map[string]any{"name": name, "namespace": sendNS},
+			"spec":     map[string]any{"message": "hello"},
+		}}
+	}
+	done := func(u *unstructured.Unstructured) bool {
+		s, _, _ := unstructured.NestedString(u.Object, "status", "status")
+		return s == "ok"
+	}
+	return measure(ctx, dyn, nullGVR, n, newNull, done, "null-"+prefix)
+}
+
+// sustainSends keeps sendConcurrency sends in flight for d and counts the completed ones.
+func sustainSends(ctx context.Context, dyn dynamic.Interface, d time.Duration) (int, error) {
+	w, stop, err := startWaiter(ctx, dyn, sendGVR, sendOK)
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	deadline := time.Now().Add(d)
+	var count atomic.Int64
+	var seq atomic.Int64
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	for range sendConcurrency {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				name := "sustain-" + strconv.FormatInt(seq.Add(1), 10)
+				ch := w.expect(name)
+				if _, err := dyn.Resource(sendGVR).Namespace(sendNS).Create(ctx, newSend(name), metav1.CreateOptions{}); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				select {
+				case <-ch:
+					if time.Now().Before(deadline) {
+						count.Add(1)
+					}
+				case <-time.After(60 * time.Second):
+					errOnce.Do(func() { firstErr = fmt.Errorf("send %s not done after 60s", name) })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return int(count.Load()), firstErr
+}
+
+// fillCache brings the namespace to cachedObjects AgentSessions and SessionSends, the sends
+// fire-and-forget so the fill does not wait on turns.
+func fillCache(ctx context.Context, cl client.Client, dyn dynamic.Interface) error {
+	var sends unstructured.UnstructuredList
+	sends.SetGroupVersionKind(v1.GroupVersion.WithKind("SessionSendList"))
+	if err := cl.List(ctx, &sends, client.InNamespace(sendNS)); err != nil {
+		return err
+	}
+	var next atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	haveSends := len(sends.Items)
+	for range sendConcurrency {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= cachedObjects {
+					return
+				}
+				s := &v1.AgentSession{
+					ObjectMeta: metav1.ObjectMeta{Name: "fill-" + strconv.Itoa(i), Namespace: sendNS},
+					Spec: v1.AgentSessionSpec{Key: "agent:bench:webchat:group:g" + strconv.Itoa(i), AgentID: "bench",
+						Channel: "webchat", ChatType: v1.ChatTypeGroup, DisplayName: "group " + strconv.Itoa(i)},
+				}
+				if err := cl.Create(ctx, s); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				if i+haveSends < cachedObjects {
+					send := newSend("fill-" + strconv.Itoa(i))
+					_ = unstructured.SetNestedField(send.Object, int64(0), "spec", "timeoutSeconds")
+					if _, err := dyn.Resource(sendGVR).Namespace(sendNS).Create(ctx, send, metav1.CreateOptions{}); err != nil {
+						errOnce.Do(func() { firstErr = err })
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// installNullCRD installs the baseline's trivial kind: a spec, a status subresource, nothing else.
+func installNullCRD(ctx context.Context, cfg *rest.Config) error {
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "nulls.bench.agents.dev"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "bench.agents.dev",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "nulls", Singular: "null", Kind: "Null", ListKind: "NullList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{
+						"spec":   {Type: "object", XPreserveUnknownFields: ptr.To(true)},
+						"status": {Type: "object", XPreserveUnknownFields: ptr.To(true)},
+					},
+				}},
+			}},
+		},
+	}
+	cl, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	if err := apiextensionsv1.AddToScheme(cl.Scheme()); err != nil {
+		return err
+	}
+	if err := cl.Create(ctx, crd); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := cl.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
+			return err
+		}
+		for _, cond := range crd.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return errors.New("null CRD not established after 30s")
+}
+
+// runNullController answers every new Null with one status update: the least a controller
+// can do, and the baseline a send is compared with.
+func runNullController(ctx context.Context, dyn dynamic.Interface) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	work := make(chan *unstructured.Unstructured, 1024)
+	go func() {
+		for {
+			wi, err := dyn.Resource(nullGVR).Namespace(sendNS).Watch(ctx, metav1.ListOptions{})
+			if err != nil {
+				return
+			}
+			for ev := range wi.ResultChan() {
+				if u, ok := ev.Object.(*unstructured.Unstructured); ok && ev.Type == watch.Added {
+					work <- u
+				}
+			}
+			if ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+	for range sendConcurrency {
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case u := <-work:
+					_ = unstructured.SetNestedField(u.Object, "ok", "status", "status")
+					_, _ = dyn.Resource(nullGVR).Namespace(sendNS).UpdateStatus(ctx, u, metav1.UpdateOptions{})
+				}
+			}
+		}()
+	}
+	return cancel
+}
+
+// apiWrites reads the API server's own request counters: writes per resource of this API.
+func apiWrites(ctx context.Context, cfg *rest.Config) (map[string]float64, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	fam, ok := fams["apiserver_request_total"]
+	if !ok {
+		return nil, errors.New("apiserver_request_total not found in /metrics")
+	}
+	for _, m := range fam.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		switch labels["verb"] {
+		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
+		default:
+			continue
+		}
+		if labels["group"] == v1.GroupVersion.Group || labels["resource"] == "events" {
+			out[labels["resource"]] += m.GetCounter().GetValue()
+		}
+	}
+	return out, nil
+}
+
+func quantileMS(d []time.Duration, q float64) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return float64(s[int(q*float64(len(s)-1))].Microseconds()) / 1e3
+}
+
+// processCPUSeconds is utime+stime of pid from /proc (clock ticks of 1/100 s).
+func processCPUSeconds(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	rest := string(data[strings.LastIndexByte(string(data), ')')+2:])
+	f := strings.Fields(rest)
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100
+}
+
+func processRSSMiB(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
