@@ -31,7 +31,15 @@ import (
 	"strconv"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -59,6 +67,8 @@ type Cluster struct {
 	Kubeconfig string
 	// HistoryAddr is the transcript-store's public API address (host:port).
 	HistoryAddr string
+	// Token is the bearer token of the kubeconfig's user (a cluster-admin ServiceAccount).
+	Token string
 	// MetricsAddr is the manager's metrics endpoint (host:port).
 	MetricsAddr string
 	procs       []*process
@@ -88,13 +98,18 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{opts: o, env: testenv.New()}
+	// The webhook configurations are installed with a self-signed CA and pointed at the
+	// manager on loopback (envtest's webhook install does exactly this).
+	if _, err := os.Stat(filepath.Join(o.RepoRoot, "config", "webhook", "manifests.yaml")); err == nil && !o.NoManager {
+		c.env = testenv.New(testenv.WithWebhooks())
+	}
 	fmt.Fprintln(o.Log, "devcluster: starting kube-apiserver and etcd")
 	cfg, err := c.env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start control plane: %w", err)
 	}
 	c.Config = cfg
-	if err := c.writeKubeconfig(); err != nil {
+	if err := c.writeKubeconfig(ctx); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -113,17 +128,41 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-func (c *Cluster) writeKubeconfig() error {
-	user, err := c.env.AddUser(envtest.User{Name: "dev-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return fmt.Errorf("add admin user: %w", err)
-	}
-	data, err := user.KubeConfig()
+// writeKubeconfig gives people a ServiceAccount token bound to cluster-admin rather than a
+// client certificate: the same credential then works for kubectl and for the history API,
+// which authenticates bearer tokens with TokenReview.
+func (c *Cluster) writeKubeconfig(ctx context.Context) error {
+	cs, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return err
 	}
+	const ns, name = "default", "dev-admin"
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create %s service account: %w", name, err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
+	}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("bind %s to cluster-admin: %w", name, err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](7 * 24 * 3600)},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("token for %s: %w", name, err)
+	}
+	c.Token = tr.Status.Token
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: c.Config.Host, CertificateAuthorityData: c.Config.CAData}
+	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: c.Token}
+	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: name, Namespace: ns}
+	kc.CurrentContext = "local"
 	c.Kubeconfig = filepath.Join(c.opts.StateDir, "kubeconfig")
-	return os.WriteFile(c.Kubeconfig, data, 0o600)
+	return clientcmd.WriteToFile(*kc, c.Kubeconfig)
 }
 
 // startProcesses runs the transcript-store and the manager as the Pod runs them: one data
@@ -150,9 +189,12 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		"--kubeconfig=" + c.Kubeconfig,
 		"--metrics-bind-address=" + c.MetricsAddr,
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
-		"--webhook-port=" + strconv.Itoa(ports[3]),
-		"--enable-webhooks=false",
 	}}
+	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {
+		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(wh.LocalServingPort), "--webhook-cert-dir="+wh.LocalServingCertDir)
+	} else {
+		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[3]), "--enable-webhooks=false")
+	}
 	if err := c.run(ctx, mgr); err != nil {
 		return err
 	}
