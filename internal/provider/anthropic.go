@@ -24,6 +24,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/agent-sessions/agent-session-operator/internal/sse"
 )
 
 const (
@@ -237,9 +239,9 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 	var text strings.Builder
 	var calls callBuilders
 	var usage antUsage
-	sse := newSSEReader(body)
+	events := sse.NewReader(body)
 	for {
-		ev, err := sse.Next()
+		ev, err := nextEvent(events)
 		if errors.Is(err, io.EOF) {
 			return nil, errStreamCut
 		}

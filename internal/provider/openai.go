@@ -24,6 +24,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/agent-sessions/agent-session-operator/internal/sse"
 )
 
 const defaultOpenAIBaseURL = "https://api.openai.com/v1"
@@ -221,9 +223,9 @@ func (p *openAI) decodeStream(body io.Reader) (*Response, error) {
 	var text strings.Builder
 	var calls callBuilders
 	done, finished := false, false
-	sse := newSSEReader(body)
+	events := sse.NewReader(body)
 	for !done {
-		ev, err := sse.Next()
+		ev, err := nextEvent(events)
 		if errors.Is(err, io.EOF) {
 			// Tolerate servers that close without [DONE] once the answer is whole.
 			if !finished {

@@ -80,8 +80,8 @@ func reply(status int, body string, header ...string) http.HandlerFunc {
 	}
 }
 
-// sse streams events, flushing after each so the client sees real chunks.
-func sse(events ...string) http.HandlerFunc {
+// sseStream streams events, flushing after each so the client sees real chunks.
+func sseStream(events ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -160,7 +160,7 @@ type streamCase struct {
 func runStreamCases(t *testing.T, provider string, cases map[string]streamCase, req Request, wantBody string) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			srv := newStub(t, sse(tc.events...))
+			srv := newStub(t, sseStream(tc.events...))
 			fc := newTestClock()
 			autoStep(t, fc)
 			p := mustNew(t, provider, srv, fc, func(c *Config) { c.Stream, c.MaxRetries = true, 1 })

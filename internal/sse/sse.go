@@ -14,48 +14,53 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package provider
+// Package sse reads text/event-stream bodies: model providers' streams and the history API's
+// follow stream.
+package sse
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 )
 
-// maxSSELine bounds one SSE line; a tool call's arguments arrive as many
-// small deltas, so real lines are far shorter.
-const maxSSELine = 4 << 20
+// MaxLine bounds one line; model streams send tool call arguments as many small deltas and
+// the history API sends one record per line, so real lines are far shorter.
+const MaxLine = 4 << 20
 
-// sseEvent is one dispatched server-sent event.
-type sseEvent struct {
+// ErrLineTooLong is returned for a line longer than MaxLine.
+var ErrLineTooLong = errors.New("sse: event stream line too long")
+
+// Event is one dispatched server-sent event.
+type Event struct {
 	Event string
 	Data  []byte
 }
 
-// sseReader splits a text/event-stream body into events, following the
-// WHATWG framing rules the two vendors rely on: "field: value" lines, data
+// Reader splits a text/event-stream body into events, following the
+// WHATWG framing rules: "field: value" lines, data
 // lines joined by "\n", comments skipped, an empty line dispatches. It is
 // small enough that a library would add more than it saves.
-type sseReader struct {
+type Reader struct {
 	s     *bufio.Scanner
 	event string
 	data  []byte
 	has   bool
 }
 
-func newSSEReader(r io.Reader) *sseReader {
+// NewReader reads events from r.
+func NewReader(r io.Reader) *Reader {
 	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 0, 4096), maxSSELine)
-	s.Split(scanSSELines)
-	return &sseReader{s: s}
+	s.Buffer(make([]byte, 0, 4096), MaxLine)
+	s.Split(scanLines)
+	return &Reader{s: s}
 }
 
 // Next returns the next event with data, or io.EOF after the last one. An
 // event cut off by the end of the stream is still returned: some
 // OpenAI-compatible servers omit the final blank line.
-func (r *sseReader) Next() (sseEvent, error) {
+func (r *Reader) Next() (Event, error) {
 	for r.s.Scan() {
 		line := r.s.Bytes()
 		if len(line) == 0 {
@@ -84,24 +89,24 @@ func (r *sseReader) Next() (sseEvent, error) {
 	}
 	if err := r.s.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return sseEvent{}, malformed("event stream line longer than %d bytes", maxSSELine)
+			return Event{}, ErrLineTooLong
 		}
-		return sseEvent{}, err
+		return Event{}, err
 	}
 	if ev, ok := r.dispatch(); ok {
 		return ev, nil
 	}
-	return sseEvent{}, io.EOF
+	return Event{}, io.EOF
 }
 
-func (r *sseReader) dispatch() (sseEvent, bool) {
-	ev, ok := sseEvent{Event: r.event, Data: r.data}, r.has
+func (r *Reader) dispatch() (Event, bool) {
+	ev, ok := Event{Event: r.event, Data: r.data}, r.has
 	r.event, r.data, r.has = "", nil, false
 	return ev, ok
 }
 
-// scanSSELines splits on "\r\n", "\n" or a lone "\r", as the SSE spec allows.
-func scanSSELines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+// scanLines splits on "\r\n", "\n" or a lone "\r", as the SSE spec allows.
+func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	if atEOF && len(data) == 0 {
 		return 0, nil, nil
 	}
@@ -125,52 +130,4 @@ func scanSSELines(data []byte, atEOF bool) (advance int, token []byte, err error
 		return len(data), data, nil
 	}
 	return 0, nil, nil
-}
-
-// callBuilder gathers one tool call from stream deltas.
-type callBuilder struct {
-	id, name string
-	args     strings.Builder
-}
-
-// callBuilders holds stream tool calls by the index the deltas carry.
-type callBuilders []*callBuilder
-
-// maxStreamIndex bounds the index a stream may name, so a hostile or broken
-// server cannot make us allocate without limit.
-const maxStreamIndex = 1024
-
-// add merges one delta into the call at index i; empty parts leave what
-// earlier deltas said.
-func (b *callBuilders) add(i int, id, name, args string) error {
-	if i < 0 || i > maxStreamIndex {
-		return malformed("stream index %d out of range", i)
-	}
-	for len(*b) <= i {
-		*b = append(*b, nil)
-	}
-	c := (*b)[i]
-	if c == nil {
-		c = &callBuilder{}
-		(*b)[i] = c
-	}
-	if id != "" {
-		c.id = id
-	}
-	if name != "" {
-		c.name = name
-	}
-	c.args.WriteString(args)
-	return nil
-}
-
-func (b callBuilders) toolCalls() []ToolCall {
-	var out []ToolCall
-	for _, c := range b {
-		if c == nil || (c.id == "" && c.name == "") {
-			continue // an index used by text, or one the server skipped
-		}
-		out = append(out, ToolCall{ID: c.id, Name: c.name, Arguments: toolArgs(c.args.String())})
-	}
-	return out
 }

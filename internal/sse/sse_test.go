@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package provider
+package sse
 
 import (
 	"bytes"
@@ -26,9 +26,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func readAllEvents(r io.Reader) ([]sseEvent, error) {
-	var out []sseEvent
-	sr := newSSEReader(r)
+func readAllEvents(r io.Reader) ([]Event, error) {
+	var out []Event
+	sr := NewReader(r)
 	for {
 		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) {
@@ -41,38 +41,38 @@ func readAllEvents(r io.Reader) ([]sseEvent, error) {
 	}
 }
 
-func TestSSEReader(t *testing.T) {
+func TestReader(t *testing.T) {
 	cases := map[string]struct {
 		in   string
-		want []sseEvent
+		want []Event
 	}{
 		"event and data": {
 			in:   "event: message_start\ndata: {\"a\":1}\n\n",
-			want: []sseEvent{{Event: "message_start", Data: []byte(`{"a":1}`)}},
+			want: []Event{{Event: "message_start", Data: []byte(`{"a":1}`)}},
 		},
 		"multi-line data joined by newline": {
 			in:   "data: one\ndata:two\ndata:  three\n\n",
-			want: []sseEvent{{Data: []byte("one\ntwo\n three")}},
+			want: []Event{{Data: []byte("one\ntwo\n three")}},
 		},
 		"CRLF and lone CR line endings": {
 			in:   "data: a\r\n\r\ndata: b\r\rdata: c\n\n",
-			want: []sseEvent{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}},
+			want: []Event{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}},
 		},
 		"comments, id and retry ignored; events without data skipped": {
 			in:   ": ping\nid: 7\nretry: 100\n\nevent: ping\n\ndata: x\n\n",
-			want: []sseEvent{{Data: []byte("x")}},
+			want: []Event{{Data: []byte("x")}},
 		},
 		"event name does not leak into the next event": {
 			in:   "event: a\ndata: 1\n\ndata: 2\n\n",
-			want: []sseEvent{{Event: "a", Data: []byte("1")}, {Data: []byte("2")}},
+			want: []Event{{Event: "a", Data: []byte("1")}, {Data: []byte("2")}},
 		},
 		"last event without a blank line": {
 			in:   "data: [DONE]",
-			want: []sseEvent{{Data: []byte("[DONE]")}},
+			want: []Event{{Data: []byte("[DONE]")}},
 		},
 		"empty data line": {
 			in:   "data\n\n",
-			want: []sseEvent{{Data: []byte{}}},
+			want: []Event{{Data: []byte{}}},
 		},
 	}
 	for name, tc := range cases {
@@ -88,18 +88,10 @@ func TestSSEReader(t *testing.T) {
 	}
 }
 
-func TestSSEReaderLineTooLong(t *testing.T) {
-	_, err := readAllEvents(strings.NewReader("data: " + strings.Repeat("x", maxSSELine+1) + "\n\n"))
-	var perr *Error
-	if !errors.As(err, &perr) || perr.Type != ErrMalformedResponse {
-		t.Errorf("err = %v, want malformed_response", err)
-	}
-}
-
-// FuzzSSEReader checks the reader never panics and that what it returns
+// FuzzReader checks the reader never panics and that what it returns
 // could only have come from the input: no line breaks inside an event name,
 // and no more events than blank-line-separated blocks.
-func FuzzSSEReader(f *testing.F) {
+func FuzzReader(f *testing.F) {
 	f.Add([]byte("event: message_start\ndata: {\"type\":\"message_start\"}\n\n"))
 	f.Add([]byte("data: {\"choices\":[]}\r\n\r\ndata: [DONE]\r\n\r\n"))
 	f.Add([]byte(": keepalive\n\ndata: a\rdata: b\r\r"))
@@ -119,18 +111,9 @@ func FuzzSSEReader(f *testing.F) {
 	})
 }
 
-// FuzzStreamDecoders feeds arbitrary bodies to both stream decoders: a
-// broken or hostile server must get an error, never a panic.
-func FuzzStreamDecoders(f *testing.F) {
-	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"arguments\":\"{\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n"))
-	f.Add([]byte("data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\"}}\n\ndata: {\"type\":\"message_stop\"}\n\n"))
-	oai, ant := newOpenAI(Config{Provider: OpenAI}), newAnthropic(Config{Provider: Anthropic})
-	f.Fuzz(func(t *testing.T, in []byte) {
-		for _, decode := range []decodeFunc{oai.decodeStream, ant.decodeStream} {
-			resp, err := decode(bytes.NewReader(in))
-			if (resp == nil) == (err == nil) {
-				t.Fatalf("resp %v with err %v", resp, err)
-			}
-		}
-	})
+func TestReaderLineTooLong(t *testing.T) {
+	_, err := readAllEvents(strings.NewReader("data: " + strings.Repeat("x", MaxLine+1) + "\n\n"))
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Errorf("err = %v, want ErrLineTooLong", err)
+	}
 }
