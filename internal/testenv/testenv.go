@@ -26,11 +26,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
 
 // Timeouts shared by every Eventually/Consistently of the envtest suites. They are generous
@@ -105,9 +103,4 @@ func New(opts ...Option) *envtest.Environment {
 }
 
 // Scheme returns a scheme with the built-in kinds and this project's API.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(sessionsv1alpha1.AddToScheme(s))
-	return s
-}
+func Scheme() *runtime.Scheme { return scheme.New() }

@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cli is the kubectl-sessions plugin: the session tools for people, on the same
+// objects and APIs the agents use.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+)
+
+// ExitError carries a process exit code for outcomes that are not failures of the command
+// itself (a send that timed out, a run that failed).
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+// options are shared by every subcommand.
+type options struct {
+	flags      *genericclioptions.ConfigFlags
+	historyURL string
+	token      string
+	streams    genericiooptions.IOStreams
+}
+
+// NewCommand builds the kubectl-sessions command tree.
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &options{flags: genericclioptions.NewConfigFlags(true), streams: streams}
+	root := &cobra.Command{
+		Use:   "kubectl-sessions",
+		Short: "Send to, spawn from and read agent sessions",
+		Long: `kubectl-sessions drives the agent-session-operator the way agents do: it lists
+sessions, reads and follows their history, sends messages into them and spawns
+sub-agent runs, all as objects the admission webhook judges.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	o.flags.AddFlags(root.PersistentFlags())
+	root.PersistentFlags().StringVar(&o.historyURL, "history-url", os.Getenv("AGENT_SESSIONS_HISTORY_URL"),
+		"base URL of the transcript-store history API (env AGENT_SESSIONS_HISTORY_URL)")
+	root.PersistentFlags().StringVar(&o.token, "token-for-history", "",
+		"bearer token for the history API (default: the kubeconfig user's token)")
+	root.AddCommand(newHistoryCommand(o), newSendCommand(o), newSpawnCommand(o))
+	return root
+}
+
+func (o *options) restConfig() (*rest.Config, error) {
+	cfg, err := o.flags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+func (o *options) client() (client.WithWatch, error) {
+	cfg, err := o.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	return client.NewWithWatch(cfg, client.Options{Scheme: scheme.New()})
+}
+
+func (o *options) namespace() (string, error) {
+	ns, _, err := o.flags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("namespace: %w", err)
+	}
+	return ns, nil
+}
+
+// bearerToken is the history API credential: the flag, else the kubeconfig user's token.
+func (o *options) bearerToken() (string, error) {
+	if o.token != "" {
+		return o.token, nil
+	}
+	cfg, err := o.restConfig()
+	if err != nil {
+		return "", err
+	}
+	if cfg.BearerToken != "" {
+		return cfg.BearerToken, nil
+	}
+	if cfg.BearerTokenFile != "" {
+		b, err := os.ReadFile(cfg.BearerTokenFile)
+		return string(b), err
+	}
+	return "", errors.New("the history API takes a bearer token and the kubeconfig user has none: pass --token-for-history (e.g. from `kubectl create token`)")
+}

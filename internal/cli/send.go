@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The agent-session-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+func newSendCommand(o *options) *cobra.Command {
+	var timeout int32
+	var from string
+	cmd := &cobra.Command{
+		Use:   "send KEY MESSAGE",
+		Short: "Send a message into a session and print the reply",
+		Example: `  # ask the research agent and wait up to 30s for its reply
+  kubectl sessions send agent:research:main "ping"
+
+  # fire and forget
+  kubectl sessions send main "nightly digest is ready" --timeout 0`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.send(cmd, args[0], args[1], timeout, from)
+		},
+	}
+	cmd.Flags().Int32Var(&timeout, "timeout", 30, "seconds to wait for the reply; 0 = fire-and-forget")
+	cmd.Flags().StringVar(&from, "from", "", "send as this session (runs the reply-back ping-pong)")
+	return cmd
+}
+
+func (o *options) send(cmd *cobra.Command, key, message string, timeout int32, from string) error {
+	cl, err := o.client()
+	if err != nil {
+		return err
+	}
+	ns, err := o.namespace()
+	if err != nil {
+		return err
+	}
+	s := &v1.SessionSend{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
+		Spec:       v1.SessionSendSpec{SessionKey: key, Message: message, TimeoutSeconds: &timeout, FromSessionKey: from},
+	}
+	if err := cl.Create(cmd.Context(), s); err != nil {
+		return err
+	}
+	// The operator decides the timeout outcome; the extra minute only bounds a stuck watch.
+	ctx, cancel := context.WithTimeout(cmd.Context(), time.Duration(timeout)*time.Second+time.Minute)
+	defer cancel()
+	s, err = waitFor(ctx, cl, s, &v1.SessionSendList{}, func(s *v1.SessionSend) bool { return s.Status.Status != "" })
+	if err != nil {
+		return fmt.Errorf("sessionsend/%s: %w", s.Name, err)
+	}
+	out := o.streams.Out
+	switch s.Status.Status {
+	case v1.SendOK:
+		fmt.Fprintln(out, s.Status.Reply)
+		return nil
+	case v1.SendAccepted:
+		fmt.Fprintf(out, "accepted: sessionsend/%s runId %s\n", s.Name, s.Status.RunID)
+		return nil
+	default:
+		return &ExitError{Code: 2, Msg: fmt.Sprintf("%s: %s (sessionsend/%s)", s.Status.Status, s.Status.Error, s.Name)}
+	}
+}
+
+// waitFor watches obj until done holds for its latest state, and returns that state.
+func waitFor[T client.Object](ctx context.Context, cl client.WithWatch, obj T, list client.ObjectList, done func(T) bool) (T, error) {
+	w, err := cl.Watch(ctx, list, client.InNamespace(obj.GetNamespace()),
+		client.MatchingFields{"metadata.name": obj.GetName()})
+	if err != nil {
+		return obj, err
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return obj, fmt.Errorf("no outcome yet: %w", ctx.Err())
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return obj, fmt.Errorf("watch closed before an outcome")
+			}
+			if got, isT := ev.Object.(T); isT && (ev.Type == watch.Added || ev.Type == watch.Modified) && done(got) {
+				return got, nil
+			}
+		}
+	}
+}
