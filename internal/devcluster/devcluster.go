@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -73,6 +74,34 @@ type Cluster struct {
 	MetricsAddr string
 	procs       []*process
 	manager     *process
+	store       *process
+}
+
+// Kill SIGKILLs the manager (Manager) or the transcript-store (Store), as a node failure
+// or an OOM kill would; Restart starts it again with the same flags.
+const (
+	Manager = "manager"
+	Store   = "transcript-store"
+)
+
+func (c *Cluster) proc(name string) *process {
+	if name == Manager {
+		return c.manager
+	}
+	return c.store
+}
+
+// Kill ends the named process with SIGKILL and waits for it to be gone.
+func (c *Cluster) Kill(name string) {
+	p := c.proc(name)
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// Restart starts the named process again (after Kill) with the same flags.
+func (c *Cluster) Restart(ctx context.Context, name string) error {
+	p := c.proc(name)
+	return p.start(ctx, c.opts.Log)
 }
 
 // ManagerPID is the manager process's id, 0 when none runs.
@@ -184,6 +213,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	if err := c.run(ctx, store); err != nil {
 		return err
 	}
+	c.store = store
 	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
 	mgr := &process{name: "manager", path: filepath.Join(c.opts.BinDir, "manager"), args: []string{
 		"--kubeconfig=" + c.Kubeconfig,
