@@ -1,0 +1,133 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package policy
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+)
+
+// Spawn defaults when the requester's Agent leaves them unset.
+const (
+	DefaultMaxSpawnDepth = 1
+	DefaultMaxChildren   = 5
+)
+
+// SpawnInput is everything the spawn guards look at; the webhook gathers it from the cache.
+type SpawnInput struct {
+	Spec *v1.SubagentRunSpec
+	// Requester is the requesting session; nil when a person or a system spawns.
+	Requester *v1.AgentSession
+	// RequesterAgent is the requester's Agent; nil when missing.
+	RequesterAgent *v1.Agent
+	// TargetID is the agent the child runs under; Target its Agent (nil when missing).
+	TargetID string
+	Target   *v1.Agent
+	// Depth is the requester's spawn depth (SpawnDepth); ActiveChildren the requester's
+	// children that have not finished.
+	Depth          int
+	ActiveChildren int
+	Limits         AttachmentLimits
+}
+
+// TargetAgentID is the agent a spawn runs under: spec.agentId, else the requester's agent.
+func TargetAgentID(spec *v1.SubagentRunSpec, requester *v1.AgentSession) string {
+	if spec.AgentID != "" {
+		return spec.AgentID
+	}
+	if requester != nil {
+		return agentOf(requester)
+	}
+	return ""
+}
+
+// CheckSpawn applies every spawn guard of the seeds and returns what fails, field by field.
+func CheckSpawn(in SpawnInput) field.ErrorList {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	if !sessionkey.ValidAgentID(in.TargetID) {
+		errs = append(errs, field.Invalid(spec.Child("agentId"), in.TargetID, "must match [a-z0-9][a-z0-9_-]{0,63}"))
+		return errs
+	}
+	if in.Target == nil {
+		errs = append(errs, field.NotFound(spec.Child("agentId"), in.TargetID))
+	}
+	if in.Spec.Mode == v1.ModeSession && !in.Spec.Thread {
+		errs = append(errs, field.Invalid(spec.Child("mode"), in.Spec.Mode, "mode session requires thread: true"))
+	}
+	if in.Requester != nil {
+		errs = append(errs, requesterGuards(in, spec)...)
+	}
+	if in.Target != nil {
+		errs = append(errs, targetGuards(in, spec)...)
+	}
+	return append(errs, CheckAttachments(in.Spec.Attachments, in.Limits, spec.Child("attachments"))...)
+}
+
+func requesterGuards(in SpawnInput, spec *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	from := agentOf(in.Requester)
+	sub := v1.SubagentsSpec{}
+	if in.RequesterAgent != nil {
+		sub = in.RequesterAgent.Spec.Subagents
+	}
+	if in.TargetID != from && !slices.Contains(sub.AllowAgents, "*") && !slices.Contains(sub.AllowAgents, in.TargetID) {
+		errs = append(errs, field.Forbidden(spec.Child("agentId"), fmt.Sprintf(
+			"agent %s may not spawn under agent %s: add %q (or \"*\") to Agent %s spec.subagents.allowAgents",
+			from, in.TargetID, in.TargetID, from)))
+	}
+	maxDepth := int(deref(sub.MaxSpawnDepth, DefaultMaxSpawnDepth))
+	if in.Depth+1 > maxDepth {
+		errs = append(errs, field.Forbidden(spec.Child("requesterSessionKey"), fmt.Sprintf(
+			"%s is a sub-agent session (spawn depth %d) and sub-agents may not spawn: Agent %s spec.subagents.maxSpawnDepth is %d",
+			in.Requester.Spec.Key, in.Depth, from, maxDepth)))
+	}
+	maxChildren := int(deref(sub.MaxChildren, DefaultMaxChildren))
+	if in.ActiveChildren >= maxChildren {
+		errs = append(errs, field.Forbidden(spec.Child("requesterSessionKey"), fmt.Sprintf(
+			"%s already has %d active sub-agent runs, the most Agent %s spec.subagents.maxChildren (%d) allows",
+			in.Requester.Spec.Key, in.ActiveChildren, from, maxChildren)))
+	}
+	if Sandboxed(in.Requester, in.RequesterAgent) && in.Target != nil && !in.Target.Spec.Sandbox.Enabled {
+		errs = append(errs, field.Forbidden(spec.Child("agentId"), fmt.Sprintf(
+			"%s is sandboxed and agent %s runs unsandboxed: a sandboxed session may only spawn sandboxed children (set Agent %s spec.sandbox.enabled=true)",
+			in.Requester.Spec.Key, in.TargetID, in.TargetID)))
+	}
+	return errs
+}
+
+func targetGuards(in SpawnInput, spec *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if in.Spec.Sandbox == v1.SandboxRequire && !in.Target.Spec.Sandbox.Enabled {
+		errs = append(errs, field.Forbidden(spec.Child("sandbox"), fmt.Sprintf(
+			"sandbox require, but agent %s runs unsandboxed (Agent %s spec.sandbox.enabled is false)", in.TargetID, in.TargetID)))
+	}
+	if m := in.Spec.Model; m != "" && !slices.Contains(in.Target.Spec.AllowedModels, m) {
+		errs = append(errs, field.NotSupported(spec.Child("model"), m, in.Target.Spec.AllowedModels))
+	}
+	return errs
+}
+
+func deref(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
