@@ -1,0 +1,94 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package runtime
+
+import (
+	"strings"
+
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// messageText joins a transcript message's text blocks.
+func messageText(m *transcript.Message) string {
+	if len(m.Content) == 1 && m.Content[0].Type == transcript.BlockText {
+		return m.Content[0].Text
+	}
+	var b strings.Builder
+	for _, c := range m.Content {
+		if c.Type == transcript.BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// toProvider converts a transcript message to the model's view; system messages and
+// unknown roles are not sent (the system prompt comes from the Agent).
+func toProvider(m *transcript.Message) (provider.Message, bool) {
+	out := provider.Message{Text: messageText(m)}
+	switch m.Role {
+	case transcript.RoleUser:
+		out.Role = provider.RoleUser
+	case transcript.RoleAssistant:
+		out.Role = provider.RoleAssistant
+		for _, c := range m.Content {
+			if c.Type == transcript.BlockToolCall {
+				out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			}
+		}
+	case transcript.RoleToolResult:
+		out.Role = provider.RoleTool
+		out.ToolCallID, out.ToolName, out.IsError = m.ToolCallID, m.ToolName, m.IsError
+	default:
+		return out, false
+	}
+	return out, true
+}
+
+// assistantMessage is the transcript form of a model response.
+func assistantMessage(resp *provider.Response, providerName string) transcript.Message {
+	m := transcript.Message{
+		Role:       transcript.RoleAssistant,
+		Content:    make([]transcript.ContentBlock, 0, 1+len(resp.ToolCalls)),
+		Model:      resp.Model,
+		Provider:   providerName,
+		StopReason: resp.StopReason,
+		Usage: &transcript.Usage{
+			Input:       resp.Usage.InputTokens,
+			Output:      resp.Usage.OutputTokens,
+			TotalTokens: resp.Usage.InputTokens + resp.Usage.OutputTokens,
+			Cost:        resp.Usage.Cost,
+		},
+	}
+	if resp.Text != "" || len(resp.ToolCalls) == 0 {
+		m.Content = append(m.Content, transcript.ContentBlock{Type: transcript.BlockText, Text: resp.Text})
+	}
+	for _, tc := range resp.ToolCalls {
+		m.Content = append(m.Content, transcript.ContentBlock{Type: transcript.BlockToolCall, ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	return m
+}
+
+// toolResultMessage is the transcript form of a tool's result.
+func toolResultMessage(call *provider.ToolCall, text string, isError bool) transcript.Message {
+	return transcript.Message{
+		Role:       transcript.RoleToolResult,
+		Content:    []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}},
+		ToolCallID: call.ID,
+		ToolName:   call.Name,
+		IsError:    isError,
+	}
+}

@@ -1,0 +1,68 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package runtime
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Turn outcomes, the outcome label of turnsTotal.
+const (
+	outcomeOK      = "ok"
+	outcomeError   = "error"
+	outcomeAborted = "aborted"
+	outcomeTimeout = "timeout"
+)
+
+// Tool call outcomes, the outcome label of toolCallsTotal.
+const (
+	toolOK    = "ok"
+	toolError = "error"
+)
+
+// The engine's metrics live in controller-runtime's registry, served on the manager's
+// metrics endpoint. They are package-level because a registry takes each collector once.
+var (
+	turnsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_sessions_turns_total",
+		Help: "Agent turns finished, by agent and outcome (ok, error, aborted, timeout).",
+	}, []string{"agent", "outcome"})
+	turnDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "agent_sessions_turn_duration_seconds",
+		Help:    "Run time of agent turns, from start (after the lane and the global bound) to end.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
+	}, []string{"agent"})
+	tokensTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_sessions_tokens_total",
+		Help: "Model tokens used by turns, by agent and direction (input, output).",
+	}, []string{"agent", "direction"})
+	toolCallsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_sessions_tool_calls_total",
+		Help: "Tool calls executed, by tool and outcome (ok, error).",
+	}, []string{"tool", "outcome"})
+	laneQueueDepth = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "agent_sessions_lane_queue_depth",
+		Help: "Turns waiting in session lanes (not yet started).",
+	})
+	turnsRunning = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "agent_sessions_turns_running",
+		Help: "Turns running now (bounded by --max-concurrent-turns).",
+	})
+)
+
+func init() {
+	metrics.Registry.MustRegister(turnsTotal, turnDuration, tokensTotal, toolCallsTotal, laneQueueDepth, turnsRunning)
+}

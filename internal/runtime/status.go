@@ -1,0 +1,122 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// record reports a finished turn: metrics, an Event when it failed, and one status patch
+// of the session's counters.
+func (e *Engine) record(ctx context.Context, t *turn) {
+	res := &t.res
+	agent := ""
+	if t.session != nil {
+		agent = t.session.Spec.AgentID
+	}
+	outcome := outcomeOK
+	switch {
+	case errors.Is(res.Err, ErrDeadline):
+		outcome = outcomeTimeout
+	case res.Aborted:
+		outcome = outcomeAborted
+	case res.Err != nil:
+		outcome = outcomeError
+	}
+	turnsTotal.WithLabelValues(agent, outcome).Inc()
+	turnDuration.WithLabelValues(agent).Observe(res.Finished.Sub(res.Started).Seconds())
+	tokensTotal.WithLabelValues(agent, "input").Add(float64(res.InputTokens))
+	tokensTotal.WithLabelValues(agent, "output").Add(float64(res.OutputTokens))
+
+	// A turn cut by the manager's shutdown is submitted again after the restart; it has not
+	// failed, so the session is left as it is.
+	if t.session == nil || errors.Is(res.Err, ErrShutdown) {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("turn", t.req.ID, "session", t.req.SessionKey, "namespace", t.req.Namespace)
+	if res.Err != nil {
+		log.V(2).Info("turn failed", "outcome", outcome, "error", res.Err.Error())
+		if r := e.opts.Recorder; r != nil {
+			reason := "TurnFailed"
+			if res.Aborted {
+				reason = "TurnAborted"
+			}
+			r.Eventf(t.session, nil, corev1.EventTypeWarning, reason, "Turn", "turn %s: %s", t.req.ID, truncate(res.Err.Error(), 512))
+		}
+	}
+	if err := e.patchStatus(context.WithoutCancel(ctx), t); err != nil && !apierrors.IsNotFound(err) {
+		log.Error(err, "updating session status after turn")
+	}
+}
+
+// patchStatus writes the session's counters in one merge patch of the status subresource.
+// Token totals come from the transcript's stats, which count each stored message once, so
+// a turn repeated after a crash does not count twice.
+func (e *Engine) patchStatus(ctx context.Context, t *turn) error {
+	st := map[string]any{
+		"abortedLastRun": t.res.Aborted,
+		"activeRunId":    nil,
+	}
+	if t.lastInput > 0 {
+		st["contextTokens"] = t.lastInput
+		st["systemSent"] = true
+	}
+	if id := t.session.Status.SessionID; id != "" {
+		stats, err := e.opts.Store.Stats(ctx, t.req.Namespace, id)
+		if err != nil && !errors.Is(err, transcript.ErrNotFound) {
+			return err
+		}
+		if err == nil {
+			st["inputTokens"] = stats.InputTokens
+			st["outputTokens"] = stats.OutputTokens
+			st["totalTokens"] = stats.TotalTokens
+			st["messageCount"] = stats.MessageCount
+			if stats.LastPreview != "" {
+				st["lastMessagePreview"] = stats.LastPreview
+			}
+			if !stats.UpdatedAt.IsZero() {
+				st["updatedAt"] = metav1.NewTime(stats.UpdatedAt)
+			}
+		}
+	}
+	body, err := json.Marshal(map[string]any{"status": st})
+	if err != nil {
+		return err
+	}
+	obj := t.session.DeepCopy()
+	return e.opts.Client.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, body))
+}
+
+// truncate cuts s to n bytes at most, at a rune boundary, for Events and results.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
