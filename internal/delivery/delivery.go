@@ -1,0 +1,147 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package delivery posts announce messages to the channel sinks a SessionPolicy names: one
+// JSON POST per announce with an Idempotency-Key header, so a sink that sees the same key
+// twice (a retry, a manager restarted mid-delivery) can drop the copy.
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Message is what a sink receives.
+type Message struct {
+	Namespace      string `json:"namespace"`
+	SessionKey     string `json:"sessionKey"`
+	Channel        string `json:"channel"`
+	To             string `json:"to,omitempty"`
+	AccountID      string `json:"accountId,omitempty"`
+	Text           string `json:"message"`
+	IdempotencyKey string `json:"idempotencyKey"`
+}
+
+// Sink is where one channel's announces go.
+type Sink struct {
+	URL string
+	// Token is sent as a bearer token when set.
+	Token string
+}
+
+// Deliverer posts messages with bounded retries.
+type Deliverer struct {
+	HTTP *http.Client
+	// Attempts is how many times a retryable failure is tried in all (default 4).
+	Attempts int
+	// Backoff is the first wait between attempts, doubled each time, with jitter (default
+	// 200ms); a 429's Retry-After overrides it, capped at MaxWait.
+	Backoff, MaxWait time.Duration
+	Clock            clock.Clock
+}
+
+// New returns a Deliverer with the defaults.
+func New() *Deliverer {
+	return &Deliverer{HTTP: &http.Client{Timeout: 10 * time.Second}, Attempts: 4, Backoff: 200 * time.Millisecond, MaxWait: 5 * time.Second, Clock: clock.RealClock{}}
+}
+
+// Error is a delivery that failed for good.
+type Error struct {
+	Status  int
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Status == 0 {
+		return "delivery failed: " + e.Message
+	}
+	return fmt.Sprintf("delivery failed: sink answered %d: %s", e.Status, e.Message)
+}
+
+// Deliver posts m to the sink, retrying 429, 5xx and connection errors.
+func (d *Deliverer) Deliver(ctx context.Context, sink Sink, m Message) error {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	wait := d.Backoff
+	var last error
+	for attempt := 1; ; attempt++ {
+		retryAfter, err := d.post(ctx, sink, m.IdempotencyKey, body)
+		if err == nil {
+			return nil
+		}
+		last = err
+		var perm *permanent
+		if errors.As(err, &perm) || attempt >= d.Attempts {
+			break
+		}
+		pause := wait/2 + rand.N(wait/2+1)
+		if retryAfter > 0 {
+			pause = min(retryAfter, d.MaxWait)
+		}
+		select {
+		case <-ctx.Done():
+			return &Error{Message: fmt.Sprintf("%v (after %d attempts: %v)", ctx.Err(), attempt, last)}
+		case <-d.Clock.After(pause):
+		}
+		wait = min(wait*2, d.MaxWait)
+	}
+	var perm *permanent
+	if errors.As(last, &perm) {
+		return perm.err
+	}
+	return &Error{Message: fmt.Sprintf("%d attempts: %v", d.Attempts, last)}
+}
+
+type permanent struct{ err *Error }
+
+func (p *permanent) Error() string { return p.err.Error() }
+
+func (d *Deliverer) post(ctx context.Context, sink Sink, key string, body []byte) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sink.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, &permanent{&Error{Message: err.Error()}}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	if sink.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+sink.Token)
+	}
+	resp, err := d.HTTP.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	switch {
+	case resp.StatusCode < 300:
+		return 0, nil
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return time.Duration(secs) * time.Second, &Error{Status: resp.StatusCode, Message: string(bytes.TrimSpace(text))}
+	default:
+		return 0, &permanent{&Error{Status: resp.StatusCode, Message: string(bytes.TrimSpace(text))}}
+	}
+}
