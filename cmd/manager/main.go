@@ -2,37 +2,42 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"flag"
+	"fmt"
 	"os"
+	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-var scheme = runtime.NewScheme()
-
-func init() {
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(sessionsv1alpha1.AddToScheme(scheme))
-}
-
 type options struct {
-	metricsAddr    string
-	probeAddr      string
-	leaderElect    bool
-	webhookPort    int
-	webhookCertDir string
-	enableWebhooks bool
-	enableHTTP2    bool
+	metricsAddr      string
+	probeAddr        string
+	leaderElect      bool
+	webhookPort      int
+	webhookCertDir   string
+	enableWebhooks   bool
+	enableHTTP2      bool
+	transcriptSocket string
+	workspaceRoot    string
+	maxTurns         int
+	concurrency      int
+	qps              float64
+	burst            int
 }
 
 func main() {
@@ -44,6 +49,12 @@ func main() {
 	flag.StringVar(&o.webhookCertDir, "webhook-cert-dir", "", "Directory holding tls.crt and tls.key for the webhook server.")
 	flag.BoolVar(&o.enableWebhooks, "enable-webhooks", true, "Serve the admission webhooks.")
 	flag.BoolVar(&o.enableHTTP2, "enable-http2", false, "Serve HTTP/2 on the webhook and metrics servers (off: CVE-2023-44487).")
+	flag.StringVar(&o.transcriptSocket, "transcript-socket", "/run/agent-sessions/transcript.sock", "The transcript-store's internal API: a unix socket path, or http://host:port.")
+	flag.StringVar(&o.workspaceRoot, "workspace-root", "/var/lib/agent-sessions/workspaces", "Directory of the sub-agent workspaces (attachments).")
+	flag.IntVar(&o.maxTurns, "max-concurrent-turns", agentruntime.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
+	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
+	flag.Float64Var(&o.qps, "kube-api-qps", 100, "Client-side rate limit of API requests per second.")
+	flag.IntVar(&o.burst, "kube-api-burst", 200, "Client-side burst of API requests.")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -55,8 +66,12 @@ func main() {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
+	cfg := ctrl.GetConfigOrDie()
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: scheme.New(),
+		// Managed fields are never read here and are a large share of every cached object.
+		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts},
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
@@ -72,11 +87,19 @@ func main() {
 		os.Exit(1)
 	}
 
+	if err := setup(mgr, o); err != nil {
+		log.Error(err, "unable to set up the operator")
+		os.Exit(1)
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "unable to set up health check")
 		os.Exit(1)
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	ready := healthz.Ping
+	if o.enableWebhooks {
+		ready = mgr.GetWebhookServer().StartedChecker()
+	}
+	if err := mgr.AddReadyzCheck("readyz", ready); err != nil {
 		log.Error(err, "unable to set up ready check")
 		os.Exit(1)
 	}
@@ -86,4 +109,38 @@ func main() {
 		log.Error(err, "manager exited with an error")
 		os.Exit(1)
 	}
+}
+
+// setup wires the indexes, the turn engine, the controllers and the webhooks into mgr.
+func setup(mgr ctrl.Manager, o options) error {
+	ctx := context.Background()
+	if err := indexer.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
+		return fmt.Errorf("indexes: %w", err)
+	}
+	store := transcriptClient(o.transcriptSocket)
+	watcher, err := client.NewWithWatch(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return err
+	}
+	engine, err := agentruntime.NewEngine(agentruntime.Options{
+		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
+		Store: store, MaxConcurrentTurns: o.maxTurns, Recorder: mgr.GetEventRecorder("agent-runtime"),
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(engine); err != nil {
+		return err
+	}
+	return controllers.SetupWithManager(mgr, controllers.Options{
+		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency,
+	})
+}
+
+// transcriptClient talks to the sidecar over its unix socket, or loopback HTTP.
+func transcriptClient(addr string) *transcript.Client {
+	if strings.HasPrefix(addr, "http://") {
+		return transcript.NewLoopbackClient(addr)
+	}
+	return transcript.NewClient(addr)
 }

@@ -216,6 +216,8 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	mgr := &process{name: "manager", path: filepath.Join(c.opts.BinDir, "manager"), args: []string{
 		"--kubeconfig=" + c.Kubeconfig,
 		"--metrics-bind-address=" + c.MetricsAddr,
+		"--transcript-socket=" + socket,
+		"--workspace-root=" + filepath.Join(dataDir, "workspaces"),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
 	}}
 	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {

@@ -1,0 +1,113 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
+)
+
+// AgentReconciler reports whether an Agent can run turns: its provider configuration is
+// valid and its API key Secret holds the key. GitOps tools read the Ready condition.
+type AgentReconciler struct {
+	client.Client
+	// APIReader reads Secrets uncached: the manager does not cache every Secret.
+	APIReader client.Reader
+}
+
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agents,verbs=get;list;watch
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agents/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+
+func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	a := &v1.Agent{}
+	if err := r.Get(ctx, req.NamespacedName, a); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "ProviderConfigured",
+		Message: fmt.Sprintf("%s provider configured", a.Spec.Model.Provider), ObservedGeneration: a.Generation}
+	reason, msg, err := r.check(ctx, a)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var res ctrl.Result
+	if reason != "" {
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, truncate(msg, 512)
+		// Secrets are not watched (the manager does not cache them): look again later.
+		res.RequeueAfter = secretRecheck
+	}
+	return res, setReady(ctx, r.Client, a, &a.Status.Conditions, &a.Status.ObservedGeneration, cond)
+}
+
+// check returns a reason and message when the Agent cannot run turns.
+func (r *AgentReconciler) check(ctx context.Context, a *v1.Agent) (string, string, error) {
+	cfg := provider.Config{Provider: string(a.Spec.Model.Provider), Model: a.Spec.Model.Name, BaseURL: a.Spec.Model.BaseURL}
+	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
+		var sec corev1.Secret
+		err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: ref.Name}, &sec)
+		switch {
+		case apierrors.IsNotFound(err):
+			return "SecretNotFound", fmt.Sprintf("API key Secret %q not found", ref.Name), nil
+		case err != nil:
+			return "", "", err
+		case len(sec.Data[ref.Key]) == 0:
+			return "SecretKeyMissing", fmt.Sprintf("Secret %q has no key %q", ref.Name, ref.Key), nil
+		}
+		cfg.APIKey = string(sec.Data[ref.Key])
+	} else if a.Spec.Model.Provider != v1.ProviderScripted {
+		return "SecretNotSet", fmt.Sprintf("the %s provider needs spec.model.apiKeySecretRef", a.Spec.Model.Provider), nil
+	}
+	if _, err := provider.New(cfg); err != nil {
+		return "InvalidProvider", err.Error(), nil
+	}
+	return "", "", nil
+}
+
+// secretRecheck is how often an Agent or SessionPolicy waiting for a Secret looks again.
+const secretRecheck = 30 * time.Second
+
+// setReady writes the Ready condition and observedGeneration when they changed.
+func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) error {
+	changed := meta.SetStatusCondition(conds, cond)
+	if *observed != obj.GetGeneration() {
+		*observed, changed = obj.GetGeneration(), true
+	}
+	if !changed {
+		return nil
+	}
+	return c.Status().Update(ctx, obj)
+}
+
+// SetupWithManager registers the reconciler.
+func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("agent").Complete(r)
+}
+

@@ -1,0 +1,139 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// TranscriptFinalizer archives a session's transcript before the object goes.
+const TranscriptFinalizer = "sessions.agents.dev/transcript"
+
+// AgentSessionReconciler gives each session its transcript (the sessionId is the object's
+// UID), derives kind and channel from the key, and archives the transcript on delete or when
+// the session is archived. Counters are kept by the turn engine after each turn.
+type AgentSessionReconciler struct {
+	client.Client
+	Store    transcript.Store
+	Recorder recorder.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s := &v1.AgentSession{}
+	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !s.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, s)
+	}
+	// Merge patches: the turn engine patches the same status (counters) concurrently.
+	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
+		base := s.DeepCopy()
+		controllerutil.AddFinalizer(s, TranscriptFinalizer)
+		if err := r.Patch(ctx, s, client.MergeFrom(base)); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	base := s.DeepCopy()
+	if err := r.reconcileTranscript(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if equality.Semantic.DeepEqual(base.Status, s.Status) {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{}, r.Status().Patch(ctx, s, client.MergeFrom(base))
+}
+
+// reconcileTranscript creates the transcript once and keeps the derived status fields.
+func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.AgentSession) error {
+	key, err := sessionkey.Parse(s.Spec.Key)
+	if err != nil {
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionFalse,
+			Reason: "InvalidKey", Message: truncate(err.Error(), 256), ObservedGeneration: s.Generation})
+		s.Status.ObservedGeneration = s.Generation
+		return nil
+	}
+	s.Status.Kind = v1.SessionKind(key.Kind)
+	s.Status.Channel = sessionkey.ChannelOf(key, string(s.Spec.Channel), s.Spec.LastChannel)
+	s.Status.ObservedGeneration = s.Generation
+	if s.Status.Phase == "" {
+		s.Status.Phase = v1.SessionActive
+	}
+	if s.Status.Phase == v1.SessionArchived {
+		if s.Status.SessionID != "" {
+			if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil {
+				return fmt.Errorf("archive transcript: %w", err)
+			}
+		}
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionFalse,
+			Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
+		return nil
+	}
+	if s.Status.SessionID == "" {
+		stats, err := r.Store.CreateSession(ctx, transcript.SessionHeader{
+			Namespace: s.Namespace, SessionID: string(s.UID), SessionKey: s.Spec.Key,
+			ParentSessionKey: s.Spec.ParentSessionKey, CreatedAt: s.CreationTimestamp.Time,
+		})
+		if err != nil {
+			return fmt.Errorf("create transcript: %w", err)
+		}
+		s.Status.SessionID = string(s.UID)
+		s.Status.TranscriptPath = stats.Path
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", stats.Path)
+	}
+	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: "TranscriptReady", Message: "the transcript exists", ObservedGeneration: s.Generation})
+	return nil
+}
+
+// finalize archives the transcript (kept on the volume as *.deleted.<unix>) and lets the
+// object go.
+func (r *AgentSessionReconciler) finalize(ctx context.Context, s *v1.AgentSession) error {
+	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
+		return nil
+	}
+	if s.Status.SessionID != "" {
+		if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil {
+			return fmt.Errorf("archive transcript: %w", err)
+		}
+	}
+	base := s.DeepCopy()
+	controllerutil.RemoveFinalizer(s, TranscriptFinalizer)
+	return client.IgnoreNotFound(r.Patch(ctx, s, client.MergeFrom(base)))
+}
+
+// SetupWithManager registers the reconciler.
+func (r *AgentSessionReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&v1.AgentSession{}).Named("agentsession").Complete(r)
+}

@@ -1,0 +1,141 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+)
+
+// maxAnnounceMessage bounds the announce text kept in status.
+const maxAnnounceMessage = 1024
+
+// announcer runs the last part of an announce step: the model's reply is ANNOUNCE_SKIP,
+// empty, blocked by the send policy, without a sink, or delivered.
+type announcer struct {
+	reader    client.Reader
+	apiReader client.Reader
+	deliverer *delivery.Deliverer
+}
+
+// sessionPolicy is the namespace's SessionPolicy, or nil.
+func sessionPolicy(ctx context.Context, r client.Reader, namespace string) (*v1.SessionPolicy, error) {
+	p := &v1.SessionPolicy{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: "default"}, p)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return p, err
+}
+
+func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, reply, key string) *v1.Announce {
+	out := &v1.Announce{Message: truncate(strings.TrimSpace(reply), maxAnnounceMessage)}
+	if IsSkip(reply, v1.AnnounceSkip) {
+		out.Status, out.Reason = v1.AnnounceSkipped, v1.AnnounceSkip
+		return out
+	}
+	if strings.TrimSpace(reply) == "" {
+		out.Status, out.Reason = v1.AnnounceSkipped, "the announce reply was empty"
+		return out
+	}
+	pol, err := sessionPolicy(ctx, a.reader, session.Namespace)
+	if err != nil {
+		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		return out
+	}
+	target := policy.TargetOf(session)
+	var spec *v1.SendPolicySpec
+	if pol != nil {
+		spec = &pol.Spec.SendPolicy
+	}
+	// The policy is checked again here: it may have changed since admission, and nothing
+	// leaves the cluster that it denies.
+	if d := policy.DecideSend(spec, target); !d.Allowed {
+		out.Status, out.Reason = v1.AnnounceSkipped, "blocked at delivery: "+d.Reason
+		return out
+	}
+	dc := v1.DeliveryContext{Channel: target.Channel, To: session.Spec.LastTo}
+	if session.Spec.DeliveryContext != nil {
+		dc = *session.Spec.DeliveryContext
+		if dc.Channel == "" {
+			dc.Channel = target.Channel
+		}
+	}
+	out.Target = dc.Channel
+	if dc.To != "" {
+		out.Target += ":" + dc.To
+	}
+	sink, err := a.sinkFor(ctx, pol, dc.Channel)
+	if err != nil {
+		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		return out
+	}
+	if sink == nil {
+		out.Status, out.Reason = v1.AnnounceSkipped, fmt.Sprintf("no delivery sink for channel %q in SessionPolicy default spec.delivery", dc.Channel)
+		return out
+	}
+	err = a.deliverer.Deliver(ctx, *sink, delivery.Message{
+		Namespace: session.Namespace, SessionKey: session.Spec.Key, Channel: dc.Channel, To: dc.To,
+		AccountID: dc.AccountID, Text: strings.TrimSpace(reply), IdempotencyKey: key,
+	})
+	if err != nil {
+		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		return out
+	}
+	out.Status = v1.AnnounceDelivered
+	return out
+}
+
+func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel string) (*delivery.Sink, error) {
+	if pol == nil {
+		return nil, nil
+	}
+	for _, d := range pol.Spec.Delivery {
+		if !strings.EqualFold(string(d.Channel), channel) {
+			continue
+		}
+		sink := &delivery.Sink{URL: d.URL}
+		if ref := d.SecretRef; ref != nil {
+			var sec corev1.Secret
+			if err := a.apiReader.Get(ctx, types.NamespacedName{Namespace: pol.Namespace, Name: ref.Name}, &sec); err != nil {
+				return nil, fmt.Errorf("delivery token secret %s: %w", ref.Name, err)
+			}
+			sink.Token = strings.TrimSpace(string(sec.Data[ref.Key]))
+		}
+		return sink, nil
+	}
+	return nil, nil
+}
+
+// truncate cuts s to n bytes at most, at a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

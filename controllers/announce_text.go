@@ -1,0 +1,104 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// Fixed openings of the announce steps' input texts: scripted agents and people match them.
+const (
+	AgentAnnounceOpening    = "Agent-to-agent announce step."
+	SubagentAnnounceOpening = "Sub-agent announce step."
+)
+
+// oneLine folds a text onto one labelled line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// AgentAnnounceInput is the announce step's input in the target of a send: the original
+// request, the round-1 reply and the latest ping-pong reply, one per labelled line.
+func AgentAnnounceInput(request, round1, latest string) string {
+	return strings.Join([]string{
+		AgentAnnounceOpening,
+		"Original request: " + oneLine(request),
+		"Round 1 reply: " + oneLine(round1),
+		"Latest reply: " + oneLine(latest),
+		"Reply exactly " + v1.AnnounceSkip + " to stay silent; any other reply is sent to this session's channel.",
+	}, "\n")
+}
+
+// RunOutcome is a finished sub-agent run as its announce reports it.
+type RunOutcome struct {
+	Phase   v1.RunPhase
+	Result  string
+	Notes   string
+	Runtime time.Duration
+	Stats   v1.RunStats
+}
+
+// statusWord is the announce's Status: from the runtime outcome, never from the model.
+func statusWord(p v1.RunPhase) string {
+	switch p {
+	case v1.RunSucceeded:
+		return "succeeded"
+	case v1.RunTimedOut:
+		return "timed out"
+	default:
+		return "failed"
+	}
+}
+
+// StatsLine is the announce's stats: runtime, tokens, session key and id, transcript, cost.
+func StatsLine(s v1.RunStats) string {
+	parts := []string{
+		"runtime " + s.Runtime,
+		fmt.Sprintf("tokens %d in / %d out", s.InputTokens, s.OutputTokens),
+		"sessionKey " + s.SessionKey,
+		"sessionId " + s.SessionID,
+	}
+	if s.TranscriptPath != "" {
+		parts = append(parts, "transcript "+s.TranscriptPath)
+	}
+	if s.Cost != "" {
+		parts = append(parts, "cost "+s.Cost)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SubagentAnnounceInput is the announce step's input in the requester of a spawn.
+func SubagentAnnounceInput(o RunOutcome) string {
+	notes := o.Notes
+	if notes == "" {
+		notes = "none"
+	}
+	return strings.Join([]string{
+		SubagentAnnounceOpening,
+		"Status: " + statusWord(o.Phase),
+		"Result: " + oneLine(o.Result),
+		"Notes: " + oneLine(notes),
+		"Stats: " + StatsLine(o.Stats),
+		"Reply exactly " + v1.AnnounceSkip + " to stay silent; any other reply is sent to this session's channel.",
+	}, "\n")
+}
+
+// IsSkip reports whether a reply is exactly the skip token (surrounding white space aside:
+// models end lines).
+func IsSkip(reply, token string) bool { return strings.TrimSpace(reply) == token }

@@ -1,0 +1,91 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// DefaultMaxPingPongTurns is the seeds' bound when no SessionPolicy sets one.
+const DefaultMaxPingPongTurns = 5
+
+// nextPingPong says which round comes next in the reply-back loop and in which session, or
+// ok=false when the loop is over: no requester (or it is the target), the last reply was
+// REPLY_SKIP or empty, or maxTurns ping-pong turns (rounds after the first) have run.
+// Rounds alternate: even rounds run in the requester, odd rounds in the target.
+func nextPingPong(turns []v1.SendTurn, from, target string, maxTurns int) (round int, session string, ok bool) {
+	if from == "" || from == target || len(turns) == 0 {
+		return 0, "", false
+	}
+	last := turns[len(turns)-1]
+	if last.Skipped || last.Error != "" || len(turns)-1 >= maxTurns {
+		return 0, "", false
+	}
+	round = len(turns) + 1
+	if round%2 == 0 {
+		return round, from, true
+	}
+	return round, target, true
+}
+
+// maxPingPong is the namespace's agentToAgent.maxPingPongTurns, 0..5, default 5.
+func maxPingPong(p *v1.SessionPolicy) int {
+	if p == nil || p.Spec.AgentToAgent.MaxPingPongTurns == nil {
+		return DefaultMaxPingPongTurns
+	}
+	return int(*p.Spec.AgentToAgent.MaxPingPongTurns)
+}
+
+// replyBack runs the ping-pong turns one after the other; each turn's input is the other
+// side's latest reply. It reports done once the loop is over.
+func (r *SessionSendReconciler) replyBack(ctx context.Context, send *v1.SessionSend, target *v1.AgentSession) (bool, error) {
+	st := &send.Status
+	pol, err := sessionPolicy(ctx, r.Client, send.Namespace)
+	if err != nil {
+		return false, err
+	}
+	for {
+		round, session, ok := nextPingPong(st.Turns, send.Spec.FromSessionKey, target.Spec.Key, maxPingPong(pol))
+		if !ok {
+			return true, nil
+		}
+		id := turnID(send, fmt.Sprintf("round-%d", round))
+		res, finished := r.Runner.Result(id)
+		if !finished {
+			st.Phase = v1.SendReplyBack
+			other := st.Turns[len(st.Turns)-1].Session
+			return false, r.Runner.Submit(ctx, runtime.TurnRequest{
+				ID: id, Namespace: send.Namespace, SessionKey: session,
+				Input: textMessage(st.Turns[len(st.Turns)-1].Reply,
+					&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: other, SourceTool: "sessions_send"}),
+				Owner: runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)},
+			})
+		}
+		turn := v1.SendTurn{Round: int32(round), Session: session, Reply: res.Text, Skipped: endsPingPong(res.Text)}
+		if res.Err != nil {
+			turn.Error = truncate(res.Err.Error(), 1024)
+		}
+		st.Turns = append(st.Turns, turn)
+		r.event(send, corev1.EventTypeNormal, "ReplyBack", "round %d in %s replied (skipped=%v)", round, session, turn.Skipped)
+	}
+}

@@ -1,0 +1,74 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// SessionPolicyReconciler reports whether a SessionPolicy is in force: its globs compile and
+// its delivery Secrets exist.
+type SessionPolicyReconciler struct {
+	client.Client
+	APIReader client.Reader
+}
+
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionpolicies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionpolicies/status,verbs=get;update;patch
+
+func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	p := &v1.SessionPolicy{}
+	if err := r.Get(ctx, req.NamespacedName, p); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "InForce",
+		Message: "the policy is in force", ObservedGeneration: p.Generation}
+	var res ctrl.Result
+	for _, d := range p.Spec.Delivery {
+		if d.SecretRef == nil {
+			continue
+		}
+		var sec corev1.Secret
+		err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: d.SecretRef.Name}, &sec)
+		if apierrors.IsNotFound(err) {
+			cond.Status, cond.Reason = metav1.ConditionFalse, "SecretNotFound"
+			cond.Message = fmt.Sprintf("delivery sink for %s: Secret %q not found", d.Channel, d.SecretRef.Name)
+			res.RequeueAfter = secretRecheck
+			break
+		} else if err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return res, setReady(ctx, r.Client, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond)
+}
+
+// SetupWithManager registers the reconciler.
+func (r *SessionPolicyReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("sessionpolicy").Complete(r)
+}

@@ -1,0 +1,72 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package controllers holds one reconciler per kind: AgentSession, SessionSend, SubagentRun,
+// Agent and SessionPolicy. Each behaviour has its own file (replyback.go, announce.go,
+// ttl.go, attachments.go); the rules they apply come from internal/policy.
+package controllers
+
+import (
+	"errors"
+
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// Options wire the reconcilers to the turn engine, the transcript store and the outside.
+type Options struct {
+	Runner runtime.Runner
+	Store  transcript.Store
+	// Clock times timeouts and TTLs; nil is the real clock.
+	Clock clock.Clock
+	// WorkspaceRoot holds the sub-agent workspaces (attachments).
+	WorkspaceRoot string
+	// Deliverer posts announces; nil is delivery.New().
+	Deliverer *delivery.Deliverer
+	// Concurrency is MaxConcurrentReconciles of the send and run controllers (default 16):
+	// a reconcile may wait on an announce delivery.
+	Concurrency int
+}
+
+// SetupWithManager registers every reconciler. The cache's field indexes must be registered
+// first (indexer.Setup).
+func SetupWithManager(mgr ctrl.Manager, o Options) error {
+	if o.Runner == nil || o.Store == nil {
+		return errors.New("controllers: Options.Runner and Store are required")
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.Deliverer == nil {
+		o.Deliverer = delivery.New()
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	ann := &announcer{reader: mgr.GetClient(), apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer}
+	c := mgr.GetClient()
+	return errors.Join(
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: mgr.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
+		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
+		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
+		(&SessionSendReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: mgr.GetEventRecorder("sessionsend-controller"), announcer: ann}).
+			SetupWithManager(mgr, o.Concurrency),
+		(&SubagentRunReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: mgr.GetEventRecorder("subagentrun-controller"),
+			WorkspaceRoot: o.WorkspaceRoot, announcer: ann}).SetupWithManager(mgr, o.Concurrency),
+	)
+}
