@@ -97,8 +97,6 @@ func (r *SessionSendReconciler) reconcile(ctx context.Context, send *v1.SessionS
 		return res, err
 	}
 	st := &send.Status
-	st.TargetSessionKey = target.Spec.Key
-	st.RunID = turnID(send, "round-1")
 	if len(st.Turns) == 0 {
 		done, res, err := r.roundOne(ctx, send, target)
 		if !done || err != nil {
@@ -208,8 +206,9 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, send *v1.SessionSe
 		if err := r.Runner.Submit(ctx, r.roundOneRequest(send, target)); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		return false, r.waitingForRoundOne(send), nil
+		return false, r.waitingForRoundOne(send, target), nil
 	}
+	st.TargetSessionKey, st.RunID = target.Spec.Key, id
 	turn := v1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: res.Text}
 	if res.Err != nil {
 		turn.Error = truncate(res.Err.Error(), 1024)
@@ -236,7 +235,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, send *v1.SessionSe
 
 // waitingForRoundOne reports accepted or timeout while round 1 runs, and when to look again.
 // While a timed send waits, nothing is written: ok arrives with the reply.
-func (r *SessionSendReconciler) waitingForRoundOne(send *v1.SessionSend) ctrl.Result {
+func (r *SessionSendReconciler) waitingForRoundOne(send *v1.SessionSend, target *v1.AgentSession) ctrl.Result {
 	st := &send.Status
 	if st.Status != "" {
 		return ctrl.Result{}
@@ -254,6 +253,7 @@ func (r *SessionSendReconciler) waitingForRoundOne(send *v1.SessionSend) ctrl.Re
 		r.event(send, corev1.EventTypeNormal, "Accepted", "fire-and-forget send accepted")
 	}
 	st.Phase, st.StartedAt = v1.SendRunning, ptrTime(send.CreationTimestamp)
+	st.TargetSessionKey, st.RunID = target.Spec.Key, turnID(send, "round-1")
 	return ctrl.Result{}
 }
 

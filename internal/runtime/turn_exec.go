@@ -61,6 +61,11 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
 	err := t.prepare(ctx)
 	if err == nil {
+		// The input is durable before the model is called: history shows what a running
+		// turn works on, and an interrupted turn keeps its input.
+		err = t.flush(ctx)
+	}
+	if err == nil {
 		err = t.loop(ctx)
 	}
 	if ferr := t.flush(context.WithoutCancel(ctx)); err == nil {

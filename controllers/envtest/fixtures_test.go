@@ -1,0 +1,141 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+func newNamespace() string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ctrl-"}}
+	Expect(k8s.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// rule is a scripted provider rule: a reply to inputs matching an RE2 expression.
+func rule(match, reply string) v1.ScriptRule { return v1.ScriptRule{Match: match, Reply: reply} }
+
+func createAgent(ns, name string, rules ...v1.ScriptRule) *v1.Agent {
+	a := &v1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules}},
+	}
+	Expect(k8s.Create(ctx, a)).To(Succeed())
+	return a
+}
+
+// createSession creates a session named as the operator names them and waits for its
+// transcript.
+func createSession(ns, key, agentID string, mut ...func(*v1.AgentSession)) *v1.AgentSession {
+	s := &v1.AgentSession{
+		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+		Spec:       v1.AgentSessionSpec{Key: key, AgentID: agentID},
+	}
+	for _, m := range mut {
+		m(s)
+	}
+	Expect(k8s.Create(ctx, s)).To(Succeed())
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+		g.Expect(s.Status.SessionID).NotTo(BeEmpty())
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	return s
+}
+
+func createPolicy(ns string, spec v1.SessionPolicySpec) {
+	p := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: spec}
+	Expect(k8s.Create(ctx, p)).To(Succeed())
+}
+
+func createSend(ns, target, message string, timeout int32, from string) *v1.SessionSend {
+	s := &v1.SessionSend{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
+		Spec:       v1.SessionSendSpec{SessionKey: target, Message: message, TimeoutSeconds: ptr.To(timeout), FromSessionKey: from},
+	}
+	Expect(k8s.Create(ctx, s)).To(Succeed())
+	return s
+}
+
+// waitSend waits until cond holds for the send and returns its latest state.
+func waitSend(s *v1.SessionSend, cond func(g Gomega, s *v1.SessionSend)) *v1.SessionSend {
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+		cond(g, s)
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	return s
+}
+
+func completed(g Gomega, s *v1.SessionSend) {
+	g.Expect(s.Status.Phase).To(BeElementOf(v1.SendCompleted, v1.SendFailed))
+}
+
+// messages reads a session's whole transcript, tool results included.
+func messages(ns string, s *v1.AgentSession) []transcript.Record {
+	page, err := store.Read(ctx, ns, s.Status.SessionID, transcript.ReadOptions{Limit: transcript.MaxLimit, IncludeTools: true})
+	Expect(err).NotTo(HaveOccurred())
+	return page.Messages
+}
+
+// texts is each record as "role: text".
+func texts(recs []transcript.Record) []string {
+	out := make([]string, 0, len(recs))
+	for _, r := range recs {
+		var t string
+		for _, b := range r.Message.Content {
+			t += b.Text
+		}
+		out = append(out, r.Message.Role+": "+t)
+	}
+	return out
+}
+
+// expectNoDuplicates checks every idempotency key of a transcript appears once.
+func expectNoDuplicates(recs []transcript.Record) {
+	seen := map[string]bool{}
+	for _, r := range recs {
+		Expect(seen[r.IdempotencyKey]).To(BeFalse(), "duplicate record %s", r.IdempotencyKey)
+		seen[r.IdempotencyKey] = true
+	}
+}
+
+// touch makes the controllers reconcile an object now (after the fake clock moved).
+func touch(o client.Object) {
+	Eventually(func() error {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			return err
+		}
+		a := o.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a["test/touched"] = fakeClock.Now().String()
+		o.SetAnnotations(a)
+		return k8s.Update(ctx, o)
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+}
+
+// keyOf is the object key of the session with a session key, as the operator names it.
+func keyOf(ns, key string) client.ObjectKey {
+	return client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(key)}
+}

@@ -1,0 +1,207 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+var announceSkip = rule("^Agent-to-agent announce step", v1.AnnounceSkip)
+
+var _ = Describe("SessionSend", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	It("replies ok within the timeout, in three API writes with the create, and records every step", func() {
+		createAgent(ns, "bob", announceSkip, rule("^ping", "pong"))
+		bob := createSession(ns, "agent:bob:main", "bob")
+		before := writesTo("sessionsends")
+		send := waitSend(createSend(ns, "agent:bob:main", "ping", 30, ""), completed)
+
+		Expect(send.Status.Status).To(Equal(v1.SendOK))
+		Expect(send.Status.Reply).To(Equal("pong"))
+		Expect(send.Status.Phase).To(Equal(v1.SendCompleted))
+		Expect(send.Status.RunID).To(Equal(string(send.UID) + "/round-1"))
+		Expect(send.Status.Turns).To(Equal([]v1.SendTurn{{Round: 1, Session: "agent:bob:main", Reply: "pong"}}))
+		Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, v1.ConditionReplied)).To(BeTrue())
+		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, v1.ConditionCompleted)).To(BeTrue())
+		// The client's create plus the manager's status writes.
+		Expect(1 + writesTo("sessionsends") - before).To(BeNumerically("<=", 3))
+
+		recs := messages(ns, bob)
+		Expect(texts(recs)).To(Equal([]string{
+			"user: ping", "assistant: pong",
+			"user: " + controllers.AgentAnnounceInput("ping", "pong", "pong"), "assistant: " + v1.AnnounceSkip,
+		}))
+		Expect(recs[0].Message.Provenance).To(Equal(&transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}))
+	})
+
+	It("accepts a fire-and-forget send at once and still records the reply", func() {
+		createAgent(ns, "bob", announceSkip)
+		createSession(ns, "agent:bob:main", "bob")
+		send := waitSend(createSend(ns, "agent:bob:main", "note this", 0, ""), completed)
+		Expect(send.Status.Status).To(Equal(v1.SendAccepted))
+		Expect(send.Status.Turns[0].Reply).To(Equal("echo: note this"))
+	})
+
+	It("reports error when the run fails", func() {
+		createSession(ns, "agent:ghost:main", "ghost")
+		send := waitSend(createSend(ns, "agent:ghost:main", "anyone?", 30, ""), completed)
+		Expect(send.Status.Status).To(Equal(v1.SendError))
+		Expect(send.Status.Phase).To(Equal(v1.SendFailed))
+		Expect(send.Status.Error).To(ContainSubstring(`agent "ghost" not found`))
+	})
+
+	It("fails clearly for a target that does not exist", func() {
+		send := waitSend(createSend(ns, "agent:bob:discord:group:nope", "hi", 30, ""), completed)
+		Expect(send.Status.Status).To(Equal(v1.SendError))
+		Expect(send.Status.Error).To(ContainSubstring(`target session "agent:bob:discord:group:nope" not found`))
+	})
+
+	It("creates an agent's main session on first send", func() {
+		createAgent(ns, "helper", announceSkip)
+		send := waitSend(createSend(ns, "agent:helper:main", "hello", 30, ""), completed)
+		Expect(send.Status.Status).To(Equal(v1.SendOK))
+		Expect(send.Status.TargetSessionKey).To(Equal("agent:helper:main"))
+	})
+
+	It("reports timeout at the deadline and still records the late reply, reply-back and announce", func() {
+		createAgent(ns, "slowpoke", announceSkip, v1.ScriptRule{Match: "^slow", Reply: "finally", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+		slow := createSession(ns, "agent:slowpoke:main", "slowpoke")
+		send := createSend(ns, "agent:slowpoke:main", "slow question", 5, "")
+		Eventually(func() int { return len(messages(ns, slow)) }, "60s", "50ms").Should(Equal(1)) // the input is in; the model waits
+		fakeClock.Step(time.Minute)
+		touch(send)
+		waitSend(send, func(g Gomega, s *v1.SessionSend) { g.Expect(s.Status.Status).To(Equal(v1.SendTimeout)) })
+		Expect(send.Status.Error).To(ContainSubstring("no reply within 5s"))
+		Expect(meta.IsStatusConditionFalse(send.Status.Conditions, v1.ConditionReplied)).To(BeTrue())
+
+		fakeClock.Step(10 * time.Minute)
+		waitSend(send, completed)
+		Expect(send.Status.Status).To(Equal(v1.SendTimeout))
+		Expect(send.Status.Turns[0].Reply).To(Equal("finally"))
+		Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+	})
+
+	Context("with a requester", func() {
+		BeforeEach(func() {
+			createAgent(ns, "alice", announceSkip, rule("^hi alice", v1.ReplySkip))
+			createAgent(ns, "bob", announceSkip, rule("^hello", "hi alice"))
+			createSession(ns, "agent:alice:main", "alice")
+			createSession(ns, "agent:bob:main", "bob")
+		})
+
+		It("runs the reply-back until REPLY_SKIP, with inter-session provenance", func() {
+			send := waitSend(createSend(ns, "agent:bob:main", "hello bob", 30, "agent:alice:main"), completed)
+			Expect(send.Status.Turns).To(Equal([]v1.SendTurn{
+				{Round: 1, Session: "agent:bob:main", Reply: "hi alice"},
+				{Round: 2, Session: "agent:alice:main", Reply: v1.ReplySkip, Skipped: true},
+			}))
+			var alice v1.AgentSession
+			Expect(k8s.Get(ctx, keyOf(ns, "agent:alice:main"), &alice)).To(Succeed())
+			recs := messages(ns, &alice)
+			Expect(recs[0].Message.Provenance).To(Equal(&transcript.Provenance{
+				Kind: transcript.ProvenanceInterSession, SourceSessionKey: "agent:bob:main", SourceTool: "sessions_send"}))
+		})
+
+		It("stops at maxPingPongTurns", func() {
+			createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](2)}})
+			send := waitSend(createSend(ns, "agent:bob:main", "chat", 30, "agent:alice:main"), completed)
+			Expect(send.Status.Turns).To(HaveLen(3))
+			Expect(send.Status.Turns[1].Session).To(Equal("agent:alice:main"))
+			Expect(send.Status.Turns[2].Session).To(Equal("agent:bob:main"))
+			Expect(send.Status.Turns[2].Reply).To(Equal("echo: echo: echo: chat"))
+		})
+
+		It("runs no reply-back with maxPingPongTurns 0", func() {
+			createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](0)}})
+			send := waitSend(createSend(ns, "agent:bob:main", "chat", 30, "agent:alice:main"), completed)
+			Expect(send.Status.Turns).To(HaveLen(1))
+		})
+	})
+
+	Context("announce", func() {
+		BeforeEach(func() {
+			createAgent(ns, "bob", rule("^Agent-to-agent announce step", "bob says: all done"))
+			createSession(ns, "agent:bob:main", "bob", func(s *v1.AgentSession) {
+				s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "webchat", To: "room-1"}
+			})
+		})
+
+		It("delivers to the channel's sink once, with the idempotency key", func() {
+			createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}}})
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			Expect(send.Status.Announce).To(Equal(&v1.Announce{Status: v1.AnnounceDelivered, Message: "bob says: all done", Target: "webchat:room-1"}))
+			got := sink.received(ns, "agent:bob:main")
+			Expect(got).To(HaveLen(1))
+			Expect(got[0].Text).To(Equal("bob says: all done"))
+			Expect(got[0].IdempotencyKey).To(Equal(string(send.UID) + "/announce"))
+		})
+
+		It("skips for want of a sink", func() {
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+			Expect(send.Status.Announce.Reason).To(ContainSubstring(`no delivery sink for channel "webchat"`))
+		})
+
+		It("is blocked at delivery by a deny rule", func() {
+			createPolicy(ns, v1.SessionPolicySpec{
+				SendPolicy: v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{KeyPrefix: "agent:bob:"}, Action: v1.ActionDeny}}},
+				Delivery:   []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}},
+			})
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+			Expect(send.Status.Announce.Reason).To(ContainSubstring("blocked at delivery: send denied by sessionPolicy default rule 1"))
+			Expect(sink.received(ns, "agent:bob:main")).To(BeEmpty())
+		})
+	})
+
+	It("leaves one copy of each message and one delivery when the manager restarts mid-send", func() {
+		createAgent(ns, "bob", rule("^Agent-to-agent announce step", "announced"),
+			v1.ScriptRule{Match: "^restart", Reply: "survived", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+		bob := createSession(ns, "agent:bob:main", "bob")
+		createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "unknown", URL: sink.URL}}})
+		send := createSend(ns, "agent:bob:main", "restart please", 30, "")
+		Eventually(func() int { return len(messages(ns, bob)) }, testenv.Timeout, testenv.Interval).Should(Equal(1))
+
+		stopManager()
+		startManager()
+		// The new engine submits round 1 again: the input is already there, the model waits.
+		Eventually(func() bool { return fakeClock.HasWaiters() }, testenv.Timeout, testenv.Interval).Should(BeTrue())
+		fakeClock.Step(11 * time.Minute)
+		waitSend(send, completed)
+		Expect(send.Status.Reply).To(Equal("survived"))
+
+		recs := messages(ns, bob)
+		expectNoDuplicates(recs)
+		Expect(texts(recs)).To(Equal([]string{
+			"user: restart please", "assistant: survived",
+			"user: " + controllers.AgentAnnounceInput("restart please", "survived", "survived"), "assistant: announced",
+		}))
+		Expect(sink.received(ns, "agent:bob:main")).To(HaveLen(1))
+	})
+})

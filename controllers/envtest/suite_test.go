@@ -1,0 +1,202 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package envtest runs the controllers against a real API server: a manager with the real
+// turn engine on the scripted provider, transcripts in a FileStore on disk, and an
+// in-test HTTP sink for announce deliveries.
+package envtest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+var (
+	env       *envtest.Environment
+	cfg       *rest.Config
+	k8s       client.Client
+	ctx       = context.Background()
+	fakeClock *clocktesting.FakeClock
+	dataDir   string
+	store     *transcript.FileStore
+	sink      *sinkServer
+	mgrStop   context.CancelFunc
+	mgrDone   chan struct{}
+	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
+	writes sync.Map
+)
+
+func TestControllers(t *testing.T) {
+	if testenv.Assets() == "" {
+		t.Skip(testenv.SkipReason)
+	}
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "controllers suite")
+}
+
+var _ = BeforeSuite(func() {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	env = testenv.New()
+	var err error
+	cfg, err = env.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	fakeClock = clocktesting.NewFakeClock(time.Now())
+	dataDir = GinkgoT().TempDir()
+	sink = newSink()
+	startManager()
+})
+
+var _ = AfterSuite(func() {
+	stopManager()
+	if sink != nil {
+		sink.Close()
+	}
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+// startManager runs a manager like cmd/manager does, with the fake clock and the suite's
+// store; stopManager ends it as a SIGTERM would.
+func startManager() {
+	var err error
+	store, err = transcript.OpenFileStore(dataDir + "/transcripts")
+	Expect(err).NotTo(HaveOccurred())
+	mcfg := rest.CopyConfig(cfg)
+	mcfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countWrites{rt} })
+	mgr, err := ctrl.NewManager(mcfg, ctrl.Options{
+		Scheme:  testenv.Scheme(),
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		// The suite starts a second manager in one process to test a restart.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(indexer.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
+	engine, err := runtime.NewEngine(runtime.Options{
+		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(),
+		Store: store, Clock: fakeClock, Recorder: mgr.GetEventRecorder("agent-runtime"),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(mgr.Add(engine)).To(Succeed())
+	d := delivery.New()
+	d.Backoff, d.MaxWait = time.Millisecond, time.Millisecond
+	Expect(controllers.SetupWithManager(mgr, controllers.Options{
+		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d,
+	})).To(Succeed())
+	mctx, cancel := context.WithCancel(ctx)
+	mgrStop, mgrDone = cancel, make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(mgrDone)
+		Expect(mgr.Start(mctx)).To(Succeed())
+	}()
+}
+
+func stopManager() {
+	if mgrStop == nil {
+		return
+	}
+	mgrStop()
+	<-mgrDone
+	Expect(store.Close()).To(Succeed())
+	mgrStop = nil
+}
+
+type countWrites struct{ rt http.RoundTripper }
+
+func (c countWrites) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet {
+		parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		// .../namespaces/<ns>/<resource>[/<name>[/<subresource>]]
+		for i := 0; i+2 < len(parts); i++ {
+			if parts[i] == "namespaces" {
+				n, _ := writes.LoadOrStore(parts[i+2], new(atomic.Int64))
+				n.(*atomic.Int64).Add(1)
+				break
+			}
+		}
+	}
+	return c.rt.RoundTrip(req)
+}
+
+func writesTo(resource string) int64 {
+	n, ok := writes.Load(resource)
+	if !ok {
+		return 0
+	}
+	return n.(*atomic.Int64).Load()
+}
+
+// sinkServer is the announce sink: it records every POST by idempotency key.
+type sinkServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	posts map[string][]delivery.Message
+}
+
+func newSink() *sinkServer {
+	s := &sinkServer{posts: map[string][]delivery.Message{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m delivery.Message
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		s.posts[r.Header.Get("Idempotency-Key")] = append(s.posts[r.Header.Get("Idempotency-Key")], m)
+		s.mu.Unlock()
+	}))
+	return s
+}
+
+// received returns the messages posted for a session, once per idempotency key.
+func (s *sinkServer) received(namespace, sessionKey string) []delivery.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []delivery.Message
+	for _, ms := range s.posts {
+		if ms[0].Namespace == namespace && ms[0].SessionKey == sessionKey {
+			out = append(out, ms[0])
+		}
+	}
+	return out
+}
