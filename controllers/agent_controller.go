@@ -110,4 +110,3 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&v1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("agent").Complete(r)
 }
-

@@ -371,4 +371,3 @@ func eventType(a *v1.Announce) string {
 	}
 	return corev1.EventTypeNormal
 }
-

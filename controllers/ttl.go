@@ -63,4 +63,3 @@ func (r *SubagentRunReconciler) archiveWhenDue(ctx context.Context, run *v1.Suba
 	r.event(run, "Normal", "Archived", "child session %s archived after its TTL", child.Spec.Key)
 	return ctrl.Result{}, nil
 }
-
