@@ -162,7 +162,7 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, run *v1.Subagen
 			SpawnedBy: parent, ParentSessionKey: parent, Sandboxed: agent.Spec.Sandbox.Enabled,
 		},
 	}
-	if err := controllerutil.SetOwnerReference(run, child, r.Scheme()); err != nil {
+	if err := controllerutil.SetControllerReference(run, child, r.Scheme()); err != nil {
 		return nil, err
 	}
 	if err := r.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -15,6 +15,9 @@
 package envtest
 
 import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +29,10 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
+
+// The controllers measure deadlines from creationTimestamps (wall time) on the fake clock:
+// every spec starts with the clock at wall time again, whatever the last one stepped.
+var _ = BeforeEach(func() { fakeClock.SetTime(time.Now()) })
 
 func newNamespace() string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ctrl-"}}

@@ -1,0 +1,173 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+func createRun(ns string, spec v1.SubagentRunSpec) *v1.SubagentRun {
+	r := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: ns}, Spec: spec}
+	Expect(k8s.Create(ctx, r)).To(Succeed())
+	return r
+}
+
+func waitRun(r *v1.SubagentRun, cond func(g Gomega, r *v1.SubagentRun)) *v1.SubagentRun {
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+		cond(g, r)
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	return r
+}
+
+func runCompleted(g Gomega, r *v1.SubagentRun) {
+	g.Expect(meta.IsStatusConditionTrue(r.Status.Conditions, v1.ConditionCompleted)).To(BeTrue())
+}
+
+func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+var _ = Describe("SubagentRun", func() {
+	var ns string
+	var main *v1.AgentSession
+	BeforeEach(func() {
+		ns = newNamespace()
+		createAgent(ns, "main", rule("^Sub-agent announce step", v1.AnnounceSkip))
+		createAgent(ns, "research", rule("^look", "found it"),
+			v1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+		main = createSession(ns, "agent:main:main", "main")
+	})
+
+	It("runs the task in a child session, with attachments and receipts, and announces in the requester", func() {
+		bin := []byte{0, 1, 2, 250}
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{
+			Task: "look up llamas", AgentID: "research", RequesterSessionKey: "agent:main:main",
+			Attachments: []v1.Attachment{
+				{Name: "notes.txt", Content: "llamas hum"},
+				{Name: "data.bin", Content: base64.StdEncoding.EncodeToString(bin), Encoding: v1.EncodingBase64, MimeType: "application/octet-stream"},
+			},
+		}), runCompleted)
+
+		st := run.Status
+		Expect(st.Status).To(Equal("accepted"))
+		Expect(st.Phase).To(Equal(v1.RunSucceeded))
+		Expect(st.Result).To(Equal("found it"))
+		Expect(st.ChildSessionKey).To(Equal("agent:research:subagent:" + string(run.UID)))
+		Expect(st.Attachments).To(Equal([]v1.AttachmentReceipt{
+			{Name: "notes.txt", Bytes: 10, SHA256: sha([]byte("llamas hum"))},
+			{Name: "data.bin", Bytes: 4, SHA256: sha(bin)},
+		}))
+		Expect(st.AttachmentsDir).To(HaveSuffix(filepath.Join(".agents", "attachments", string(run.UID))))
+		got, err := os.ReadFile(filepath.Join(st.AttachmentsDir, "data.bin"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(bin))
+		Expect(filepath.Join(st.AttachmentsDir, "manifest.json")).To(BeAnExistingFile())
+		Expect(st.Stats.SessionKey).To(Equal(st.ChildSessionKey))
+		Expect(st.Stats.OutputTokens).To(BeNumerically(">", 0))
+		Expect(st.Announce.Status).To(Equal(v1.AnnounceSkipped))
+		Expect(st.ArchiveAt).NotTo(BeNil())
+
+		var child v1.AgentSession
+		Expect(k8s.Get(ctx, keyOf(ns, st.ChildSessionKey), &child)).To(Succeed())
+		Expect(child.Spec.SpawnedBy).To(Equal("agent:main:main"))
+		Expect(metav1.IsControlledBy(&child, run)).To(BeTrue())
+
+		recs := messages(ns, main)
+		Expect(recs).To(HaveLen(2))
+		Expect(recs[0].Message.Provenance.Kind).To(Equal(transcript.ProvenanceSubagentAnnounce))
+		announce := recs[0].Message.Content[0].Text
+		Expect(announce).To(HavePrefix(controllers.SubagentAnnounceOpening + "\nStatus: succeeded\nResult: found it\nNotes: none\nStats: runtime "))
+	})
+
+	It("fails clearly for an agent that does not exist", func() {
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "t", AgentID: "ghost", RequesterSessionKey: "agent:main:main"}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(v1.RunFailed))
+		Expect(run.Status.Notes).To(ContainSubstring(`agent "ghost" not found`))
+	})
+
+	It("aborts the run at its timeout and announces Status from the runtime, not the model", func() {
+		run := createRun(ns, v1.SubagentRunSpec{Task: "slow task", AgentID: "research", RequesterSessionKey: "agent:main:main", RunTimeoutSeconds: ptr.To[int32](2)})
+		waitRun(run, func(g Gomega, r *v1.SubagentRun) { g.Expect(r.Status.Phase).To(Equal(v1.RunRunning)) })
+		Eventually(func() bool { return fakeClock.HasWaiters() }, testenv.Timeout, testenv.Interval).Should(BeTrue())
+		fakeClock.Step(time.Minute)
+		waitRun(run, runCompleted)
+		Expect(run.Status.Phase).To(Equal(v1.RunTimedOut))
+		Expect(run.Status.Notes).To(ContainSubstring("aborted after the run timeout of 2s"))
+		Expect(messages(ns, main)[0].Message.Content[0].Text).To(ContainSubstring("\nStatus: timed out\n"))
+		var child v1.AgentSession
+		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
+		Eventually(func() bool {
+			_ = k8s.Get(ctx, client.ObjectKeyFromObject(&child), &child)
+			return child.Status.AbortedLastRun
+		}, testenv.Timeout, testenv.Interval).Should(BeTrue())
+	})
+
+	It("deletes the child after the announce with cleanup delete, archiving its transcript", func() {
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main", Cleanup: v1.CleanupDelete}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		sessionID := run.Status.Stats.SessionID
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &v1.AgentSession{}))
+		}, testenv.Timeout, testenv.Interval).Should(BeTrue())
+		_, err := store.Stats(ctx, ns, sessionID)
+		Expect(errors.Is(err, transcript.ErrNotFound)).To(BeTrue(), "transcript still live: %v", err)
+		archived, _ := filepath.Glob(filepath.Join(dataDir, "transcripts", ns, sessionID+".jsonl.deleted.*"))
+		Expect(archived).To(HaveLen(1))
+	})
+
+	It("keeps the child until archiveAfterMinutes, then archives it", func() {
+		createPolicy(ns, v1.SessionPolicySpec{ArchiveAfterMinutes: ptr.To[int32](30)})
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main"}), runCompleted)
+		Expect(run.Status.ArchiveAt.Sub(run.Status.CompletedAt.Time)).To(Equal(30 * time.Minute))
+		var child v1.AgentSession
+		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
+		Expect(child.Status.Phase).To(Equal(v1.SessionActive))
+
+		fakeClock.Step(31 * time.Minute)
+		touch(run)
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(&child), &child)).To(Succeed())
+			g.Expect(child.Status.Phase).To(Equal(v1.SessionArchived))
+			_, err := store.Stats(ctx, ns, child.Status.SessionID)
+			g.Expect(errors.Is(err, transcript.ErrNotFound)).To(BeTrue())
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	})
+
+	It("gives the child the full tool set minus the session tools", func() {
+		createAgent(ns, "spawner", v1.ScriptRule{Match: "^try", ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn"}}, Reply: "tools: {{toolResults}}"})
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "try to spawn", AgentID: "spawner"}), runCompleted)
+		Expect(run.Status.Result).To(ContainSubstring(`unknown tool \"sessions_spawn\"`))
+		Expect(strings.Contains(run.Status.Announce.Reason, "no requester")).To(BeTrue())
+	})
+})
