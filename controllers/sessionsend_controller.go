@@ -80,6 +80,10 @@ func (r *SessionSendReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if !equality.Semantic.DeepEqual(old, &send.Status) {
 		send.Status.ObservedGeneration = send.Generation
 		if err := r.Status().Update(ctx, send); err != nil {
+			// A stale cache read: the next reconcile sees the newer object.
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
+			}
 			return ctrl.Result{}, err
 		}
 		if send.Status.Phase == v1.SendCompleted || send.Status.Phase == v1.SendFailed {

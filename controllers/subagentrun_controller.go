@@ -80,6 +80,10 @@ func (r *SubagentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if !equality.Semantic.DeepEqual(old, &run.Status) {
 		run.Status.ObservedGeneration = run.Generation
 		if err := r.Status().Update(ctx, run); err != nil {
+			// A stale cache read: the next reconcile sees the newer object.
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
+			}
 			return ctrl.Result{}, err
 		}
 	}

@@ -9,19 +9,24 @@ import (
 	"os"
 	"strings"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
 type options struct {
@@ -76,7 +81,7 @@ func main() {
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "agent-session-operator.sessions.agents.dev",
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
 			Port:    o.webhookPort,
 			CertDir: o.webhookCertDir,
 			TLSOpts: tlsOpts,
@@ -132,9 +137,32 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(engine); err != nil {
 		return err
 	}
-	return controllers.SetupWithManager(mgr, controllers.Options{
+	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency,
-	})
+	}); err != nil {
+		return err
+	}
+	if !o.enableWebhooks {
+		return nil
+	}
+	user, err := whoAmI(ctx, mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("learning the manager's own user (for spec.spawnedBy): %w", err)
+	}
+	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user})
+}
+
+// whoAmI asks the API server who the manager is: the one user allowed to set spawnedBy.
+func whoAmI(ctx context.Context, cfg *rest.Config) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return "", err
+	}
+	return r.Status.UserInfo.Username, nil
 }
 
 // transcriptClient talks to the sidecar over its unix socket, or loopback HTTP.

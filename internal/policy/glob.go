@@ -17,6 +17,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"regexp"
 )
 
 // MatchAny reports whether id matches one of the globs (shell patterns: *, ?, [..]).
@@ -39,4 +40,10 @@ func ValidateGlob(g string) error {
 		return fmt.Errorf("pattern %q: %w", g, err)
 	}
 	return nil
+}
+
+// ValidateRegexp reports an RE2 expression that does not compile (scripted provider rules).
+func ValidateRegexp(expr string) error {
+	_, err := regexp.Compile(expr)
+	return err
 }

@@ -1,0 +1,158 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package webhook
+
+import (
+	"context"
+	"errors"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+)
+
+// +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-sessionsend,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=sessionsends,verbs=create,versions=v1alpha1,name=vsessionsend.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
+
+// SessionSendValidator judges a send on create: the target exists, the requester may see it,
+// and the send policy allows it.
+type SessionSendValidator struct {
+	Reader client.Reader
+}
+
+var _ admission.Validator[*v1.SessionSend] = &SessionSendValidator{}
+
+// ValidateCreate implements admission.Validator.
+func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.SessionSend) (admission.Warnings, error) {
+	spec := field.NewPath("spec")
+	ns := send.Namespace
+	var requester *v1.AgentSession
+	agentID := ""
+	if from := send.Spec.FromSessionKey; from != "" {
+		s, err := indexer.SessionByKey(ctx, v.Reader, ns, from)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if s == nil {
+			return nil, invalid("SessionSend", send.Name, field.NotFound(spec.Child("fromSessionKey"), from))
+		}
+		requester, agentID = s, s.Spec.AgentID
+	}
+	ref := send.Spec.SessionKey
+	if (ref == sessionkey.Main || ref == sessionkey.Global) && agentID == "" {
+		return nil, invalid("SessionSend", send.Name, field.Invalid(spec.Child("sessionKey"), ref,
+			"main names the requester's main session and this send has no fromSessionKey; use the full key, e.g. agent:<agentId>:main"))
+	}
+	key := sessionkey.Resolve(ref, agentID)
+	target, err := indexer.SessionByKey(ctx, v.Reader, ns, key)
+	if err == nil && target == nil {
+		target, err = indexer.SessionByID(ctx, v.Reader, ns, ref)
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if target == nil {
+		if ok, err := v.mainOfExistingAgent(ctx, ns, key); err != nil || ok {
+			// The controller creates an Agent's main session on first send.
+			return nil, err
+		}
+		return nil, invalid("SessionSend", send.Name, field.NotFound(spec.Child("sessionKey"), ref))
+	}
+	pol, err := sessionPolicy(ctx, v.Reader, ns)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if requester != nil {
+		agent, err := getAgent(ctx, v.Reader, ns, requester.Spec.AgentID)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		var pspec *v1.SessionPolicySpec
+		a2a := v1.AgentToAgentSpec{}
+		if pol != nil {
+			pspec, a2a = &pol.Spec, pol.Spec.AgentToAgent
+		}
+		level := policy.EffectiveVisibility(pspec, requester, agent)
+		if ok, why := policy.Visible(level, a2a, requester, target, indexer.ParentOf(ctx, v.Reader, ns)); !ok {
+			return nil, forbidden("sessionsends", send.Name, "send denied: "+why)
+		}
+	}
+	var sp *v1.SendPolicySpec
+	if pol != nil {
+		sp = &pol.Spec.SendPolicy
+	}
+	if d := policy.DecideSend(sp, policy.TargetOf(target)); !d.Allowed {
+		return nil, forbidden("sessionsends", send.Name, d.Reason)
+	}
+	return nil, nil
+}
+
+// mainOfExistingAgent reports whether key is agent:<id>:main of an Agent that exists.
+func (v *SessionSendValidator) mainOfExistingAgent(ctx context.Context, ns, key string) (bool, error) {
+	id := sessionkey.AgentOf(key)
+	if id == "" || key != sessionkey.MainKey(id) {
+		return false, nil
+	}
+	a, err := getAgent(ctx, v.Reader, ns, id)
+	return a != nil, err
+}
+
+// ValidateUpdate implements admission.Validator; the spec is immutable (CRD rule).
+func (v *SessionSendValidator) ValidateUpdate(context.Context, *v1.SessionSend, *v1.SessionSend) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// ValidateDelete implements admission.Validator.
+func (v *SessionSendValidator) ValidateDelete(context.Context, *v1.SessionSend) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func sessionPolicy(ctx context.Context, r client.Reader, ns string) (*v1.SessionPolicy, error) {
+	p := &v1.SessionPolicy{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: "default"}, p)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return p, err
+}
+
+// getAgent returns the Agent named id, or nil.
+func getAgent(ctx context.Context, r client.Reader, ns, id string) (*v1.Agent, error) {
+	if id == "" {
+		return nil, nil
+	}
+	a := &v1.Agent{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: id}, a)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return a, err
+}
+
+// invalid is a 422 that names the fields.
+func invalid(kind, name string, errs ...*field.Error) error {
+	return apierrors.NewInvalid(v1.GroupVersion.WithKind(kind).GroupKind(), name, errs)
+}
+
+// forbidden is a 403 carrying the policy's reason.
+func forbidden(resource, name, reason string) error {
+	return apierrors.NewForbidden(v1.GroupVersion.WithResource(resource).GroupResource(), name, errors.New(reason))
+}

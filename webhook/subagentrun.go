@@ -1,0 +1,121 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package webhook
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+)
+
+// +kubebuilder:webhook:path=/mutate-sessions-agents-dev-v1alpha1-subagentrun,mutating=true,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=subagentruns,verbs=create,versions=v1alpha1,name=msubagentrun.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-subagentrun,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=subagentruns,verbs=create,versions=v1alpha1,name=vsubagentrun.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
+
+// SubagentRunDefaulter sets mode, whose default depends on thread (session when thread is
+// true, else run): a CRD schema default cannot depend on another field.
+type SubagentRunDefaulter struct{}
+
+var _ admission.Defaulter[*v1.SubagentRun] = &SubagentRunDefaulter{}
+
+// Default implements admission.Defaulter.
+func (d *SubagentRunDefaulter) Default(_ context.Context, run *v1.SubagentRun) error {
+	if run.Spec.Mode == "" {
+		run.Spec.Mode = v1.ModeRun
+		if run.Spec.Thread {
+			run.Spec.Mode = v1.ModeSession
+		}
+	}
+	return nil
+}
+
+// SubagentRunValidator applies the spawn guards on create.
+type SubagentRunValidator struct {
+	Reader client.Reader
+}
+
+var _ admission.Validator[*v1.SubagentRun] = &SubagentRunValidator{}
+
+// ValidateCreate implements admission.Validator.
+func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.SubagentRun) (admission.Warnings, error) {
+	ns := run.Namespace
+	in := policy.SpawnInput{Spec: &run.Spec}
+	if key := run.Spec.RequesterSessionKey; key != "" {
+		s, err := indexer.SessionByKey(ctx, v.Reader, ns, key)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if s == nil {
+			return nil, invalid("SubagentRun", run.Name, field.NotFound(field.NewPath("spec", "requesterSessionKey"), key))
+		}
+		in.Requester = s
+		if in.RequesterAgent, err = getAgent(ctx, v.Reader, ns, s.Spec.AgentID); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		in.Depth = policy.SpawnDepth(s, indexer.ParentOf(ctx, v.Reader, ns))
+		if in.ActiveChildren, err = activeChildren(ctx, v.Reader, ns, key); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	in.TargetID = policy.TargetAgentID(&run.Spec, in.Requester)
+	var err error
+	if in.Target, err = getAgent(ctx, v.Reader, ns, in.TargetID); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	pol, err := sessionPolicy(ctx, v.Reader, ns)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if pol != nil {
+		in.Limits = policy.LimitsFor(&pol.Spec)
+	} else {
+		in.Limits = policy.LimitsFor(nil)
+	}
+	if errs := policy.CheckSpawn(in); len(errs) > 0 {
+		return nil, invalid("SubagentRun", run.Name, errs...)
+	}
+	return nil, nil
+}
+
+// activeChildren counts the requester's runs that have not completed.
+func activeChildren(ctx context.Context, r client.Reader, ns, requester string) (int, error) {
+	var runs v1.SubagentRunList
+	if err := r.List(ctx, &runs, client.InNamespace(ns), client.MatchingFields{indexer.RunRequester: requester}); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, run := range runs.Items {
+		if !isCompleted(run.Status.Conditions) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ValidateUpdate implements admission.Validator; the spec is immutable (CRD rule).
+func (v *SubagentRunValidator) ValidateUpdate(context.Context, *v1.SubagentRun, *v1.SubagentRun) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// ValidateDelete implements admission.Validator.
+func (v *SubagentRunValidator) ValidateDelete(context.Context, *v1.SubagentRun) (admission.Warnings, error) {
+	return nil, nil
+}
