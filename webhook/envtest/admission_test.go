@@ -1,0 +1,329 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	"encoding/base64"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// Namespaces of the table: "all" has visibility all with agentToAgent allowing research;
+// "tree" keeps the default visibility tree.
+var nsAll, nsTree string
+
+const researchSessionID = "0b6f9a3e-research-main"
+
+func agentObj(ns, name string, mut ...func(*v1.Agent)) *v1.Agent {
+	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}
+	for _, m := range mut {
+		m(a)
+	}
+	return a
+}
+
+func sessionObj(ns, key, agentID string, mut ...func(*v1.AgentSession)) *v1.AgentSession {
+	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+		Spec: v1.AgentSessionSpec{Key: key, AgentID: agentID}}
+	for _, m := range mut {
+		m(s)
+	}
+	return s
+}
+
+func sendObj(ns, target, from string) *v1.SessionSend {
+	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
+		Spec: v1.SessionSendSpec{SessionKey: target, Message: "hello", FromSessionKey: from}}
+}
+
+func runObj(ns, requester, agentID string, mut ...func(*v1.SubagentRun)) *v1.SubagentRun {
+	r := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: ns},
+		Spec: v1.SubagentRunSpec{Task: "look it up", AgentID: agentID, RequesterSessionKey: requester}}
+	for _, m := range mut {
+		m(r)
+	}
+	return r
+}
+
+func spawnedBy(parent string) func(*v1.AgentSession) {
+	return func(s *v1.AgentSession) { s.Spec.SpawnedBy = parent }
+}
+
+// fixtures creates the agents, sessions and policies the table judges against, and waits
+// until the webhooks' cache holds them.
+func fixtures() {
+	for _, ns := range []*string{&nsAll, &nsTree} {
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "wh-"}}
+		Expect(k8s.Create(ctx, n)).To(Succeed())
+		*ns = n.Name
+		objs := []client.Object{
+			agentObj(n.Name, "main", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"research"} }),
+			agentObj(n.Name, "research", func(a *v1.Agent) { a.Spec.AllowedModels = []string{"small"} }),
+			agentObj(n.Name, "ops"),
+			agentObj(n.Name, "box", func(a *v1.Agent) { a.Spec.Sandbox.Enabled = true }),
+			sessionObj(n.Name, "agent:main:main", "main"),
+			sessionObj(n.Name, "agent:main:discord:group:g1", "main"),
+			sessionObj(n.Name, "agent:main:discord:group:vip", "main", func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionAllow }),
+			sessionObj(n.Name, "agent:main:webchat:group:optout", "main", func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionDeny }),
+			sessionObj(n.Name, "agent:main:webchat:group:busy", "main"),
+			sessionObj(n.Name, "agent:research:main", "research"),
+			sessionObj(n.Name, "agent:box:main", "box", func(s *v1.AgentSession) { s.Spec.Sandboxed = true }),
+		}
+		for _, o := range objs {
+			Expect(k8s.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
+		}
+		child := sessionObj(n.Name, "agent:main:subagent:c1", "main", spawnedBy("agent:main:main"))
+		Expect(manager.Create(ctx, child)).To(Succeed())
+		research := &v1.AgentSession{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: n.Name, Name: sessionkey.ObjectName("agent:research:main")}, research)).To(Succeed())
+		research.Status.SessionID = researchSessionID
+		Expect(k8s.Status().Update(ctx, research)).To(Succeed())
+	}
+	Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsAll}, Spec: v1.SessionPolicySpec{
+		SendPolicy:   v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+		AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"research"}},
+		Visibility:   v1.VisibilityAll,
+		Attachments:  &v1.AttachmentLimits{MaxCount: ptr.To[int32](3)},
+	}})).To(Succeed())
+	// Five active runs of the busy session: the next one is over maxChildren.
+	for range 5 {
+		Expect(k8s.Create(ctx, runObj(nsAll, "agent:main:webchat:group:busy", ""))).To(Succeed())
+	}
+	Eventually(func(g Gomega) {
+		var runs v1.SubagentRunList
+		g.Expect(cached.List(ctx, &runs, client.InNamespace(nsAll))).To(Succeed())
+		g.Expect(runs.Items).To(HaveLen(5))
+		var ss v1.AgentSessionList
+		g.Expect(cached.List(ctx, &ss, client.InNamespace(nsTree))).To(Succeed())
+		g.Expect(ss.Items).To(HaveLen(8))
+		var p v1.SessionPolicy
+		g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: "default"}, &p)).To(Succeed())
+		var research v1.AgentSession
+		g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: sessionkey.ObjectName("agent:research:main")}, &research)).To(Succeed())
+		g.Expect(research.Status.SessionID).To(Equal(researchSessionID))
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+}
+
+// verdict is one admission case: the call, and "" when it must be allowed or a piece of the
+// denial's text.
+type verdict struct {
+	call func() error
+	deny string
+}
+
+func allowed(call func() error) verdict             { return verdict{call: call} }
+func denied(deny string, call func() error) verdict { return verdict{call: call, deny: deny} }
+
+func create(o client.Object) func() error { return func() error { return k8s.Create(ctx, o) } }
+
+var _ = Describe("admission", Ordered, func() {
+	BeforeAll(fixtures)
+
+	b64 := base64.StdEncoding.EncodeToString
+	att := func(names ...string) func(*v1.SubagentRun) {
+		return func(r *v1.SubagentRun) {
+			for _, n := range names {
+				r.Spec.Attachments = append(r.Spec.Attachments, v1.Attachment{Name: n, Content: "x"})
+			}
+		}
+	}
+
+	DescribeTable("judges each object",
+		func(v func() verdict) {
+			c := v()
+			err := c.call()
+			if c.deny == "" {
+				Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			Expect(err).To(HaveOccurred())
+			Expect(err.Error()).To(ContainSubstring(c.deny))
+		},
+		// SessionSend: target, visibility, send policy.
+		Entry("send across agents allowed by agentToAgent", func() verdict { return allowed(create(sendObj(nsAll, "agent:research:main", "agent:main:main"))) }),
+		Entry("send into a Discord group denied by rule 1", func() verdict {
+			return denied("send denied by sessionPolicy default rule 1 (channel=discord, chatType=group -> deny); set spec.sendPolicy=allow on the session or change the rule",
+				create(sendObj(nsAll, "agent:main:discord:group:g1", "agent:main:main")))
+		}),
+		Entry("a session's allow overrides the deny rule", func() verdict {
+			return allowed(create(sendObj(nsAll, "agent:main:discord:group:vip", "agent:main:main")))
+		}),
+		Entry("a person's send into the vip group", func() verdict { return allowed(create(sendObj(nsAll, "agent:main:discord:group:vip", ""))) }),
+		Entry("a session's deny overrides everything", func() verdict {
+			return denied("session's spec.sendPolicy=deny", create(sendObj(nsAll, "agent:main:webchat:group:optout", "agent:main:main")))
+		}),
+		Entry("a person's send", func() verdict { return allowed(create(sendObj(nsAll, "agent:research:main", ""))) }),
+		Entry("a target that does not exist", func() verdict {
+			return denied(`spec.sessionKey: Not found: "agent:main:telegram:group:none"`, create(sendObj(nsAll, "agent:main:telegram:group:none", "agent:main:main")))
+		}),
+		Entry("main resolves to the requester's main session", func() verdict { return allowed(create(sendObj(nsAll, "main", "agent:research:main"))) }),
+		Entry("main without a requester", func() verdict { return denied("has no fromSessionKey", create(sendObj(nsAll, "main", ""))) }),
+		Entry("the main session of an existing Agent, not created yet", func() verdict { return allowed(create(sendObj(nsAll, "agent:ops:main", ""))) }),
+		Entry("a requester that does not exist", func() verdict {
+			return denied("spec.fromSessionKey: Not found", create(sendObj(nsAll, "agent:research:main", "agent:ghost:main")))
+		}),
+		Entry("another agent not in agentToAgent.allow", func() verdict {
+			return denied("no spec.agentToAgent.allow glob", create(sendObj(nsAll, "agent:main:main", "agent:research:main")))
+		}),
+		Entry("a target named by its sessionId", func() verdict { return allowed(create(sendObj(nsAll, researchSessionID, "agent:main:main"))) }),
+		Entry("into the requester's own sub-agent", func() verdict { return allowed(create(sendObj(nsAll, "agent:main:subagent:c1", "agent:main:main"))) }),
+		Entry("a sub-agent to its own agent's main session", func() verdict { return allowed(create(sendObj(nsAll, "agent:main:main", "agent:main:subagent:c1"))) }),
+		Entry("a sandboxed session is clamped to tree", func() verdict {
+			return denied("visibility tree", create(sendObj(nsAll, "agent:main:main", "agent:box:main")))
+		}),
+		Entry("visibility tree hides another agent", func() verdict {
+			return denied("visibility tree", create(sendObj(nsTree, "agent:research:main", "agent:main:main")))
+		}),
+		Entry("visibility tree shows the spawned session", func() verdict { return allowed(create(sendObj(nsTree, "agent:main:subagent:c1", "agent:main:main"))) }),
+		// SubagentRun: spawn guards and defaults.
+		Entry("spawn under an allowed agent", func() verdict { return allowed(create(runObj(nsAll, "agent:main:main", "research"))) }),
+		Entry("spawn under an agent not in allowAgents", func() verdict {
+			return denied(`add "ops" (or "*") to Agent main spec.subagents.allowAgents`, create(runObj(nsAll, "agent:main:main", "ops")))
+		}),
+		Entry("spawn under the requester's own agent", func() verdict { return allowed(create(runObj(nsAll, "agent:main:main", ""))) }),
+		Entry("a sub-agent may not spawn", func() verdict {
+			return denied("sub-agents may not spawn", create(runObj(nsAll, "agent:main:subagent:c1", "")))
+		}),
+		Entry("a model the target does not allow", func() verdict {
+			return denied("spec.model: Unsupported value", create(runObj(nsAll, "agent:main:main", "research", func(r *v1.SubagentRun) { r.Spec.Model = "huge" })))
+		}),
+		Entry("an allowed model", func() verdict {
+			return allowed(create(runObj(nsAll, "agent:main:main", "research", func(r *v1.SubagentRun) { r.Spec.Model = "small" })))
+		}),
+		Entry("sandbox require with an unsandboxed target", func() verdict {
+			return denied("sandbox require", create(runObj(nsAll, "agent:main:main", "research", func(r *v1.SubagentRun) { r.Spec.Sandbox = v1.SandboxRequire })))
+		}),
+		Entry("a sandboxed requester and an unsandboxed child", func() verdict {
+			return denied("may only spawn sandboxed children", create(runObj(nsAll, "agent:box:main", "research")))
+		}),
+		Entry("more attachments than the policy allows", func() verdict {
+			return denied("spec.attachments: Too many: 4: must have at most 3 items", create(runObj(nsAll, "agent:main:main", "", att("a", "b", "c", "d"))))
+		}),
+		Entry("three attachments", func() verdict { return allowed(create(runObj(nsAll, "agent:main:main", "", att("a", "b", "c")))) }),
+		Entry("an attachment name with a path", func() verdict {
+			return denied("spec.attachments[0].name", create(runObj(nsAll, "agent:main:main", "", att("../escape"))))
+		}),
+		Entry("an attachment that is not base64", func() verdict {
+			return denied("not valid base64", create(runObj(nsAll, "agent:main:main", "", func(r *v1.SubagentRun) {
+				r.Spec.Attachments = []v1.Attachment{{Name: "a", Content: b64([]byte("hi")) + "!", Encoding: v1.EncodingBase64}}
+			})))
+		}),
+		Entry("an agent that does not exist", func() verdict {
+			return denied(`spec.agentId: Not found: "ghost"`, create(runObj(nsAll, "", "ghost")))
+		}),
+		Entry("a requester that does not exist", func() verdict {
+			return denied("spec.requesterSessionKey: Not found", create(runObj(nsAll, "agent:main:nowhere", "research")))
+		}),
+		Entry("a sixth active child", func() verdict {
+			return denied("maxChildren (5)", create(runObj(nsAll, "agent:main:webchat:group:busy", "")))
+		}),
+		Entry("thread defaults mode to session", func() verdict {
+			r := runObj(nsAll, "", "research", func(r *v1.SubagentRun) { r.Spec.Thread = true })
+			return allowed(func() error {
+				if err := k8s.Create(ctx, r); err != nil {
+					return err
+				}
+				if r.Spec.Mode != v1.ModeSession {
+					return fmt.Errorf("mode %q, want session", r.Spec.Mode)
+				}
+				return nil
+			})
+		}),
+		Entry("mode defaults to run", func() verdict {
+			r := runObj(nsAll, "", "research")
+			return allowed(func() error {
+				if err := k8s.Create(ctx, r); err != nil {
+					return err
+				}
+				if r.Spec.Mode != v1.ModeRun {
+					return fmt.Errorf("mode %q, want run", r.Spec.Mode)
+				}
+				return nil
+			})
+		}),
+		// AgentSession: grammar, reserved keys, uniqueness, spawnedBy.
+		Entry("the reserved key global", func() verdict {
+			return denied("global and unknown are reserved", create(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: nsAll}, Spec: v1.AgentSessionSpec{Key: "global", AgentID: "main"}}))
+		}),
+		Entry("the reserved key unknown", func() verdict {
+			return denied("global and unknown are reserved", create(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "u", Namespace: nsAll}, Spec: v1.AgentSessionSpec{Key: "unknown", AgentID: "main"}}))
+		}),
+		Entry("a key outside the grammar", func() verdict { return denied("spec.key", create(sessionObj(nsAll, "agent::main", "main"))) }),
+		Entry("a key another session has", func() verdict {
+			return denied("spec.key: Duplicate value", create(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "copy", Namespace: nsAll}, Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}))
+		}),
+		Entry("spawnedBy set by a person", func() verdict {
+			return denied("only the operator sets spawnedBy", create(sessionObj(nsAll, "agent:main:subagent:c2", "main", spawnedBy("agent:main:main"))))
+		}),
+		Entry("spawnedBy set by the manager", func() verdict {
+			return allowed(func() error {
+				return manager.Create(ctx, sessionObj(nsAll, "agent:main:subagent:c3", "main", spawnedBy("agent:main:main")))
+			})
+		}),
+		Entry("an agentId the key does not name", func() verdict {
+			return denied("the key belongs to agent ops", create(sessionObj(nsAll, "agent:ops:telegram:group:x", "main")))
+		}),
+		Entry("a new group session", func() verdict { return allowed(create(sessionObj(nsAll, "agent:main:telegram:group:new", "main"))) }),
+		Entry("a person changing spawnedBy", func() verdict {
+			return denied("only the operator sets spawnedBy", func() error {
+				s := &v1.AgentSession{}
+				if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: sessionkey.ObjectName("agent:main:subagent:c1")}, s); err != nil {
+					return err
+				}
+				s.Spec.SpawnedBy = "agent:research:main"
+				return k8s.Update(ctx, s)
+			})
+		}),
+		Entry("a person changing the display name", func() verdict {
+			return allowed(func() error {
+				s := &v1.AgentSession{}
+				if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: sessionkey.ObjectName("agent:main:subagent:c1")}, s); err != nil {
+					return err
+				}
+				s.Spec.DisplayName = "child"
+				return k8s.Update(ctx, s)
+			})
+		}),
+		// SessionPolicy and Agent.
+		Entry("a glob that does not compile", func() verdict {
+			return denied("spec.agentToAgent.allow[0]", create(&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsTree},
+				Spec: v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-["}}}}))
+		}),
+		Entry("a valid policy", func() verdict {
+			return allowed(create(&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsTree},
+				Spec: v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-*"}}}}))
+		}),
+		Entry("allowAgents naming no agent id", func() verdict {
+			return denied("spec.subagents.allowAgents[0]", create(agentObj(nsAll, "badallow", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"Bad Agent"} })))
+		}),
+		Entry("a script rule that does not compile", func() verdict {
+			return denied("spec.model.script[0].match", create(agentObj(nsAll, "badscript", func(a *v1.Agent) { a.Spec.Model.Script = []v1.ScriptRule{{Match: "(["}} })))
+		}),
+		Entry("a valid agent", func() verdict {
+			return allowed(create(agentObj(nsAll, "good", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"*"} })))
+		}),
+	)
+})
