@@ -43,10 +43,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// ChildSessionKeyAnnotation, set by the runtime's sessions_spawn, fixes the child's key so
-// the tool can return it before the run is reconciled.
-const ChildSessionKeyAnnotation = "sessions.agents.dev/child-session-key"
-
 // SubagentRunReconciler runs sessions_spawn as an object: the child session, its
 // attachments, the task under the run timeout, the announce in the requester, then the
 // child's cleanup or archive.
@@ -141,7 +137,7 @@ func (r *SubagentRunReconciler) requester(ctx context.Context, run *v1.SubagentR
 // childKey is agent:<agentId>:subagent:<uuid>, the uuid being the run's UID unless the
 // spawning tool fixed the key up front.
 func childKey(run *v1.SubagentRun, agentID string) string {
-	if k := run.Annotations[ChildSessionKeyAnnotation]; k != "" {
+	if k := run.Annotations[v1.ChildSessionKeyAnnotation]; k != "" {
 		return k
 	}
 	return sessionkey.SubagentKey(agentID, string(run.UID))

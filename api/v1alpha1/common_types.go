@@ -78,3 +78,7 @@ type DeliveryContext struct {
 	// +kubebuilder:validation:MaxLength=256
 	AccountID string `json:"accountId,omitempty"`
 }
+
+// ChildSessionKeyAnnotation on a SubagentRun fixes its child's session key: the
+// sessions_spawn tool sets it so it can return the key before the run is reconciled.
+const ChildSessionKeyAnnotation = "sessions.agents.dev/child-session-key"

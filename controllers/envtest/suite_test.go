@@ -111,8 +111,10 @@ func startManager() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(indexer.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
+	watcher, err := client.NewWithWatch(mcfg, client.Options{Scheme: testenv.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
 	engine, err := runtime.NewEngine(runtime.Options{
-		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(),
+		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, Clock: fakeClock, Recorder: mgr.GetEventRecorder("agent-runtime"),
 	})
 	Expect(err).NotTo(HaveOccurred())

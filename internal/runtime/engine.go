@@ -75,8 +75,6 @@ type Options struct {
 	WakeBuffer int
 	// Recorder, when set, records an Event on the session for failed and aborted turns.
 	Recorder events.EventRecorder
-	// Visibility decides what session tools may see; nil means DefaultVisibility.
-	Visibility VisibilityFunc
 	// NewProvider builds a provider from an Agent's config; nil means provider.New. Tests
 	// and benchmarks wrap it to observe model calls.
 	NewProvider func(provider.Config) (provider.Provider, error)
@@ -130,9 +128,6 @@ func NewEngine(o Options) (*Engine, error) {
 	}
 	if o.WakeBuffer <= 0 {
 		o.WakeBuffer = DefaultWakeBuffer
-	}
-	if o.Visibility == nil {
-		o.Visibility = DefaultVisibility
 	}
 	if o.NewProvider == nil {
 		o.NewProvider = provider.New

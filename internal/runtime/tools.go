@@ -181,3 +181,8 @@ func schema(props map[string]any, required ...string) json.RawMessage {
 	}
 	return b
 }
+
+// toolDef is a tool's definition as offered to the model.
+func toolDef(name, description string, props map[string]any, required ...string) provider.Tool {
+	return provider.Tool{Name: name, Description: description, Parameters: schema(props, required...)}
+}

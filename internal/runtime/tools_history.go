@@ -1,0 +1,77 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// sessions_history bounds.
+const (
+	DefaultHistoryLimit = 50
+	MaxHistoryLimit     = transcript.MaxLimit
+)
+
+type historyArgs struct {
+	SessionKey   string `json:"sessionKey"`
+	Limit        number `json:"limit"`
+	IncludeTools bool   `json:"includeTools"`
+}
+
+func historyTool() *tool {
+	return &tool{session: true, def: toolDef("sessions_history",
+		"Fetch the transcript of one session (a session key or a sessionId from sessions_list).",
+		map[string]any{
+			"sessionKey":   map[string]any{"type": "string", "description": "session key, sessionId, or main"},
+			"limit":        map[string]any{"type": "number", "description": "max messages (default 50, at most 1000)"},
+			"includeTools": map[string]any{"type": "boolean", "description": "include tool results (default false)"},
+		}, "sessionKey"),
+		run: func(ctx context.Context, c *toolCall) (any, error) {
+			var a historyArgs
+			if err := decodeArgs(c.args, &a); err != nil {
+				return nil, err
+			}
+			if a.SessionKey == "" {
+				return nil, errors.New("sessionKey is required")
+			}
+			return c.history(ctx, a.SessionKey, int(clamp(a.Limit.or(DefaultHistoryLimit), 1, MaxHistoryLimit)), a.IncludeTools)
+		}}
+}
+
+func (c *toolCall) history(ctx context.Context, ref string, limit int, includeTools bool) (any, error) {
+	target, err := c.e.resolveSession(ctx, c.req.Namespace, ref, c.session.Spec.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := c.e.sessionPolicy(ctx, c.req.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if ok, why := c.sees(ctx, pol, target); !ok {
+		return nil, errors.New(why)
+	}
+	if target.Status.SessionID == "" {
+		return nil, fmt.Errorf("session %q has no transcript yet", target.Spec.Key)
+	}
+	page, err := c.e.opts.Store.Read(ctx, c.req.Namespace, target.Status.SessionID, transcript.ReadOptions{Limit: limit, IncludeTools: includeTools})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"sessionKey": target.Spec.Key, "sessionId": target.Status.SessionID, "messages": page.Messages, "hasMore": page.HasMore}, nil
+}

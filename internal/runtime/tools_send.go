@@ -1,0 +1,162 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// sessions_send bounds: the seeds' default wait is > 0; a turn should not wait for hours.
+const (
+	DefaultSendTimeoutSeconds = 30
+	MaxSendTimeoutSeconds     = 600
+)
+
+type sendArgs struct {
+	SessionKey     string `json:"sessionKey"`
+	Message        string `json:"message"`
+	TimeoutSeconds number `json:"timeoutSeconds"`
+}
+
+func sendTool() *tool {
+	return &tool{session: true, def: toolDef("sessions_send",
+		"Send a message into another session. timeoutSeconds > 0 waits for the reply (default 30); 0 is fire-and-forget.",
+		map[string]any{
+			"sessionKey":     map[string]any{"type": "string", "description": "session key, sessionId, or main"},
+			"message":        map[string]any{"type": "string"},
+			"timeoutSeconds": map[string]any{"type": "number"},
+		}, "sessionKey", "message"),
+		run: func(ctx context.Context, c *toolCall) (any, error) {
+			var a sendArgs
+			if err := decodeArgs(c.args, &a); err != nil {
+				return nil, err
+			}
+			if a.SessionKey == "" || a.Message == "" {
+				return nil, errors.New("sessionKey and message are required")
+			}
+			return c.send(ctx, a.SessionKey, a.Message, int32(clamp(a.TimeoutSeconds.or(DefaultSendTimeoutSeconds), 0, MaxSendTimeoutSeconds)))
+		}}
+}
+
+// objectName names an object a tool call creates: the same on every run of the turn, so a
+// repeated turn finds it instead of creating a second one.
+func (c *toolCall) objectName(prefix string) string {
+	sum := sha256.Sum256([]byte(c.req.ID + "/" + c.callID()))
+	return prefix + hex.EncodeToString(sum[:])[:20]
+}
+
+// callUUID is a UUID-shaped id derived from the call, for keys that must be known up front.
+func (c *toolCall) callUUID() string {
+	sum := sha256.Sum256([]byte("uuid/" + c.req.ID + "/" + c.callID()))
+	h := hex.EncodeToString(sum[:16])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// createOnce creates obj, or reads the one an earlier run of the turn created. A denial by
+// admission comes back as a forbidden result, with the webhook's message.
+func (c *toolCall) createOnce(ctx context.Context, obj client.Object) (*statusResult, error) {
+	err := c.e.opts.Client.Create(ctx, obj)
+	switch {
+	case err == nil:
+		return nil, nil
+	case apierrors.IsAlreadyExists(err):
+		return nil, c.e.opts.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+	case apierrors.IsForbidden(err), apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+		return &statusResult{Status: statusForbidden, Error: err.Error()}, nil
+	}
+	return nil, err
+}
+
+func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32) (any, error) {
+	if ref == c.session.Spec.Key || ref == c.session.Status.SessionID {
+		return nil, errors.New("a session cannot send to itself; reply instead")
+	}
+	s := &sessionsv1alpha1.SessionSend{
+		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("send-"), Namespace: c.req.Namespace},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: ref, Message: message,
+			TimeoutSeconds: ptr.To(timeout), FromSessionKey: c.session.Spec.Key},
+	}
+	if denied, err := c.createOnce(ctx, s); denied != nil || err != nil {
+		return denied, err
+	}
+	runID := string(s.UID) + "/round-1"
+	if timeout == 0 {
+		return statusResult{RunID: runID, Status: statusAccepted}, nil
+	}
+	st, err := c.waitSend(ctx, s, time.Duration(timeout)*time.Second+5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	switch st.Status {
+	case sessionsv1alpha1.SendOK:
+		return statusResult{RunID: runID, Status: statusOK, Reply: st.Reply}, nil
+	case sessionsv1alpha1.SendTimeout:
+		return statusResult{RunID: runID, Status: statusTimeout, Error: st.Error}, nil
+	default:
+		return statusResult{RunID: runID, Status: statusError, Error: st.Error}, nil
+	}
+}
+
+// waitSend watches the send until the controller reports ok, timeout or error. The
+// controller owns the deadline; grace only bounds a watch that sees nothing.
+func (c *toolCall) waitSend(ctx context.Context, s *sessionsv1alpha1.SessionSend, grace time.Duration) (*sessionsv1alpha1.SessionSendStatus, error) {
+	if c.e.opts.Watcher == nil {
+		return nil, errors.New("this manager cannot watch sends; use timeoutSeconds 0")
+	}
+	done := func(st *sessionsv1alpha1.SessionSendStatus) bool {
+		return st.Status == sessionsv1alpha1.SendOK || st.Status == sessionsv1alpha1.SendTimeout || st.Status == sessionsv1alpha1.SendError
+	}
+	if done(&s.Status) {
+		return &s.Status, nil
+	}
+	w, err := c.e.opts.Watcher.Watch(ctx, &sessionsv1alpha1.SessionSendList{}, client.InNamespace(s.Namespace),
+		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", s.Name)})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	limit := c.e.clock.NewTimer(grace)
+	defer limit.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-limit.C():
+			return &sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendTimeout,
+				Error: fmt.Sprintf("no outcome reported within %s", grace)}, nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return nil, errors.New("watch of the send ended early")
+			}
+			if got, isSend := ev.Object.(*sessionsv1alpha1.SessionSend); isSend && ev.Type != watch.Deleted && done(&got.Status) {
+				return &got.Status, nil
+			}
+		}
+	}
+}

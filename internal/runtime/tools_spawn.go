@@ -1,0 +1,132 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package runtime
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+)
+
+type spawnArgs struct {
+	Task              string                        `json:"task"`
+	Label             string                        `json:"label"`
+	AgentID           string                        `json:"agentId"`
+	Model             string                        `json:"model"`
+	Thinking          string                        `json:"thinking"`
+	RunTimeoutSeconds number                        `json:"runTimeoutSeconds"`
+	Thread            bool                          `json:"thread"`
+	Mode              string                        `json:"mode"`
+	Cleanup           string                        `json:"cleanup"`
+	Sandbox           string                        `json:"sandbox"`
+	Attachments       []sessionsv1alpha1.Attachment `json:"attachments"`
+}
+
+type spawnResult struct {
+	Status          string `json:"status"`
+	RunID           string `json:"runId"`
+	ChildSessionKey string `json:"childSessionKey"`
+}
+
+func spawnTool() *tool {
+	str := map[string]any{"type": "string"}
+	return &tool{session: true, def: toolDef("sessions_spawn",
+		"Spawn a sub-agent run in a new session; it announces its result back here. Never blocks.",
+		map[string]any{
+			"task": str, "label": str, "agentId": str, "model": str, "thinking": str,
+			"runTimeoutSeconds": map[string]any{"type": "number"},
+			"thread":            map[string]any{"type": "boolean"},
+			"mode":              map[string]any{"type": "string", "enum": []string{"run", "session"}},
+			"cleanup":           map[string]any{"type": "string", "enum": []string{"delete", "keep"}},
+			"sandbox":           map[string]any{"type": "string", "enum": []string{"inherit", "require"}},
+			"attachments": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
+				"name": str, "content": str, "mimeType": str, "encoding": map[string]any{"type": "string", "enum": []string{"utf8", "base64"}}}}},
+		}, "task"),
+		run: func(ctx context.Context, c *toolCall) (any, error) {
+			var a spawnArgs
+			if err := decodeArgs(c.args, &a); err != nil {
+				return nil, err
+			}
+			if a.Task == "" {
+				return nil, errors.New("task is required")
+			}
+			return c.spawn(ctx, a)
+		}}
+}
+
+func (c *toolCall) spawn(ctx context.Context, a spawnArgs) (any, error) {
+	agentID := a.AgentID
+	if agentID == "" {
+		agentID = c.session.Spec.AgentID
+	}
+	child := sessionkey.SubagentKey(agentID, c.callUUID())
+	run := &sessionsv1alpha1.SubagentRun{
+		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("spawn-"), Namespace: c.req.Namespace,
+			Annotations: map[string]string{sessionsv1alpha1.ChildSessionKeyAnnotation: child}},
+		Spec: sessionsv1alpha1.SubagentRunSpec{
+			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
+			Thread: a.Thread, Mode: sessionsv1alpha1.SpawnMode(a.Mode), Cleanup: sessionsv1alpha1.Cleanup(a.Cleanup),
+			Sandbox: sessionsv1alpha1.SandboxMode(a.Sandbox), Attachments: a.Attachments,
+			RequesterSessionKey: c.session.Spec.Key,
+		},
+	}
+	if a.RunTimeoutSeconds.set {
+		t := int32(max(a.RunTimeoutSeconds.v, 0))
+		run.Spec.RunTimeoutSeconds = &t
+	}
+	if denied, err := c.createOnce(ctx, run); denied != nil || err != nil {
+		return denied, err
+	}
+	return spawnResult{Status: statusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation]}, nil
+}
+
+func agentsListTool() *tool {
+	return &tool{session: true, def: toolDef("agents_list",
+		"List the agent ids this agent may spawn sub-agents under (sessions_spawn agentId).", map[string]any{}),
+		run: func(ctx context.Context, c *toolCall) (any, error) { return c.agentsList(ctx) }}
+}
+
+// AllowedAgents is the agent ids an agent may spawn under: itself, its allowAgents, and
+// with "*" every Agent of the namespace (all, sorted).
+func AllowedAgents(self string, allow []string, all []string) []string {
+	ids := []string{self}
+	if slices.Contains(allow, "*") {
+		ids = append(ids, all...)
+	} else {
+		ids = append(ids, allow...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+func (c *toolCall) agentsList(ctx context.Context) (any, error) {
+	var all []string
+	if slices.Contains(c.agent.Spec.Subagents.AllowAgents, "*") {
+		var list sessionsv1alpha1.AgentList
+		if err := c.e.opts.Reader.List(ctx, &list, client.InNamespace(c.req.Namespace)); err != nil {
+			return nil, err
+		}
+		for _, a := range list.Items {
+			all = append(all, a.Name)
+		}
+	}
+	return map[string]any{"agents": AllowedAgents(c.agent.Name, c.agent.Spec.Subagents.AllowAgents, all)}, nil
+}
