@@ -1,0 +1,54 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"testing"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+func TestNextPingPong(t *testing.T) {
+	turn := func(session, reply string) v1.SendTurn { return v1.SendTurn{Session: session, Reply: reply, Skipped: endsPingPong(reply)} }
+	const a, b = "agent:a:main", "agent:b:main"
+	cases := map[string]struct {
+		turns       []v1.SendTurn
+		from        string
+		max         int
+		wantRound   int
+		wantSession string
+		wantOK      bool
+	}{
+		"no requester: no reply-back":      {turns: []v1.SendTurn{turn(b, "hi")}, max: 5},
+		"requester is the target":          {turns: []v1.SendTurn{turn(b, "hi")}, from: b, max: 5},
+		"round 2 runs in the requester":    {turns: []v1.SendTurn{turn(b, "hi")}, from: a, max: 5, wantRound: 2, wantSession: a, wantOK: true},
+		"round 3 runs in the target":       {turns: []v1.SendTurn{turn(b, "hi"), turn(a, "yo")}, from: a, max: 5, wantRound: 3, wantSession: b, wantOK: true},
+		"REPLY_SKIP stops":                 {turns: []v1.SendTurn{turn(b, "hi"), turn(a, v1.ReplySkip)}, from: a, max: 5},
+		"REPLY_SKIP with a newline stops":  {turns: []v1.SendTurn{turn(b, v1.ReplySkip + "\n")}, from: a, max: 5},
+		"empty reply stops":                {turns: []v1.SendTurn{turn(b, "  ")}, from: a, max: 5},
+		"REPLY_SKIP inside a text goes on": {turns: []v1.SendTurn{turn(b, "say REPLY_SKIP")}, from: a, max: 5, wantRound: 2, wantSession: a, wantOK: true},
+		"maxPingPongTurns 0":               {turns: []v1.SendTurn{turn(b, "hi")}, from: a, max: 0},
+		"maxPingPongTurns reached":         {turns: []v1.SendTurn{turn(b, "1"), turn(a, "2"), turn(b, "3")}, from: a, max: 2},
+		"a failed turn stops":              {turns: []v1.SendTurn{{Session: b, Reply: "x", Error: "boom"}}, from: a, max: 5},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			round, session, ok := nextPingPong(tc.turns, tc.from, b, tc.max)
+			if round != tc.wantRound || session != tc.wantSession || ok != tc.wantOK {
+				t.Errorf("got (%d, %q, %v), want (%d, %q, %v)", round, session, ok, tc.wantRound, tc.wantSession, tc.wantOK)
+			}
+		})
+	}
+}
