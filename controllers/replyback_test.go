@@ -21,7 +21,9 @@ import (
 )
 
 func TestNextPingPong(t *testing.T) {
-	turn := func(session, reply string) v1.SendTurn { return v1.SendTurn{Session: session, Reply: reply, Skipped: endsPingPong(reply)} }
+	turn := func(session, reply string) v1.SendTurn {
+		return v1.SendTurn{Session: session, Reply: reply, Skipped: endsPingPong(reply)}
+	}
 	const a, b = "agent:a:main", "agent:b:main"
 	cases := map[string]struct {
 		turns       []v1.SendTurn
@@ -36,7 +38,7 @@ func TestNextPingPong(t *testing.T) {
 		"round 2 runs in the requester":    {turns: []v1.SendTurn{turn(b, "hi")}, from: a, max: 5, wantRound: 2, wantSession: a, wantOK: true},
 		"round 3 runs in the target":       {turns: []v1.SendTurn{turn(b, "hi"), turn(a, "yo")}, from: a, max: 5, wantRound: 3, wantSession: b, wantOK: true},
 		"REPLY_SKIP stops":                 {turns: []v1.SendTurn{turn(b, "hi"), turn(a, v1.ReplySkip)}, from: a, max: 5},
-		"REPLY_SKIP with a newline stops":  {turns: []v1.SendTurn{turn(b, v1.ReplySkip + "\n")}, from: a, max: 5},
+		"REPLY_SKIP with a newline stops":  {turns: []v1.SendTurn{turn(b, v1.ReplySkip+"\n")}, from: a, max: 5},
 		"empty reply stops":                {turns: []v1.SendTurn{turn(b, "  ")}, from: a, max: 5},
 		"REPLY_SKIP inside a text goes on": {turns: []v1.SendTurn{turn(b, "say REPLY_SKIP")}, from: a, max: 5, wantRound: 2, wantSession: a, wantOK: true},
 		"maxPingPongTurns 0":               {turns: []v1.SendTurn{turn(b, "hi")}, from: a, max: 0},
