@@ -53,38 +53,22 @@ func newHistoryCommand(o *options) *cobra.Command {
 }
 
 func (o *options) history(cmd *cobra.Command, key string, limit int, includeTools, follow bool) error {
-	if o.historyURL == "" {
-		return errors.New("no history API address: pass --history-url or set AGENT_SESSIONS_HISTORY_URL (make run-local prints it)")
-	}
 	ns, err := o.namespace()
 	if err != nil {
 		return err
 	}
-	token, err := o.bearerToken()
-	if err != nil {
-		return err
-	}
-	q := url.Values{"namespace": {ns}, "limit": {strconv.Itoa(limit)}}
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	if includeTools {
 		q.Set("includeTools", "1")
 	}
 	if follow {
 		q.Set("follow", "1")
 	}
-	u := strings.TrimSuffix(o.historyURL, "/") + "/sessions/" + url.PathEscape(key) + "/history?" + q.Encode()
-	req, err := http.NewRequestWithContext(cmd.Context(), http.MethodGet, u, nil)
+	resp, err := o.historyRequest(cmd.Context(), ns, key, q)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("history API: %w", err)
-	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return apiError(resp)
-	}
 	out := o.streams.Out
 	if !follow {
 		var page transcript.HistoryResponse

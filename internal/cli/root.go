@@ -64,7 +64,7 @@ sub-agent runs, all as objects the admission webhook judges.`,
 		"base URL of the transcript-store history API (env AGENT_SESSIONS_HISTORY_URL)")
 	root.PersistentFlags().StringVar(&o.token, "token-for-history", "",
 		"bearer token for the history API (default: the kubeconfig user's token)")
-	root.AddCommand(newHistoryCommand(o), newSendCommand(o), newSpawnCommand(o))
+	root.AddCommand(newListCommand(o), newHistoryCommand(o), newSendCommand(o), newSpawnCommand(o), newPolicyCommand(o))
 	return root
 }
 

@@ -31,6 +31,7 @@ import (
 )
 
 var (
+	binDir  string
 	cluster *devcluster.Cluster
 	ctx     = context.Background()
 )
@@ -47,8 +48,8 @@ func TestE2E(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	binDir := GinkgoT().TempDir()
-	build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/manager", "./cmd/transcript-store")
+	binDir = GinkgoT().TempDir()
+	build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/manager", "./cmd/transcript-store", "./cmd/kubectl-sessions")
 	build.Dir = testenv.RepoRoot()
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), string(out))
@@ -73,4 +74,17 @@ func kubectl(args ...string) (string, error) {
 	var out bytes.Buffer
 	err := cluster.Kubectl(ctx, &out, args...)
 	return out.String(), err
+}
+
+// plugin runs the built kubectl-sessions against the cluster; it returns the output and the
+// exit code.
+func plugin(args ...string) (string, int) {
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl-sessions"),
+		append([]string{"--kubeconfig", cluster.Kubeconfig, "--history-url", "http://" + cluster.HistoryAddr}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return string(out), exit.ExitCode()
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return string(out), 0
 }

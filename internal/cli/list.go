@@ -1,0 +1,163 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+func newListCommand(o *options) *cobra.Command {
+	var kinds []string
+	var limit, active, messages int64
+	var output string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions as sessions_list does",
+		Example: `  # the ten most recently active group and main sessions
+  kubectl sessions list --kinds group,main --limit 10
+
+  # rows as JSON, with each session's last 3 messages
+  kubectl sessions list -o json --messages 3 --history-url http://127.0.0.1:8090`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.list(cmd.Context(), runtime.NewListParams(kinds, limit, active, messages), output)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&kinds, "kinds", nil, "only these kinds: main, group, cron, hook, node, other")
+	f.Int64Var(&limit, "limit", runtime.DefaultListLimit, "max rows (at most 200)")
+	f.Int64Var(&active, "active-minutes", 0, "only sessions updated within N minutes")
+	f.Int64Var(&messages, "messages", 0, "include the last N messages of each session (needs --history-url)")
+	f.StringVarP(&output, "output", "o", "", "json or yaml (default: a table)")
+	return cmd
+}
+
+func (o *options) list(ctx context.Context, p runtime.ListParams, output string) error {
+	cl, err := o.client()
+	if err != nil {
+		return err
+	}
+	ns, err := o.namespace()
+	if err != nil {
+		return err
+	}
+	var all v1.AgentSessionList
+	if err := cl.List(ctx, &all, client.InNamespace(ns)); err != nil {
+		return err
+	}
+	rows := runtime.ListRows(all.Items, p, time.Now(), nil)
+	if p.MessageLimit > 0 {
+		for i := range rows {
+			if rows[i].Messages, err = o.fetchHistory(ctx, ns, rows[i].Key, p.MessageLimit); err != nil {
+				return err
+			}
+		}
+	}
+	out := o.streams.Out
+	switch output {
+	case "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case "yaml":
+		b, err := yaml.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	case "":
+	default:
+		return fmt.Errorf("unknown output %q: want json or yaml", output)
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tKIND\tCHANNEL\tUPDATED\tTOKENS\tSEND")
+	for _, r := range rows {
+		updated := time.UnixMilli(r.UpdatedAt).Format(time.RFC3339)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Key, r.Kind, r.Channel, updated, r.TotalTokens, orDash(r.SendPolicy))
+		for _, m := range r.Messages {
+			var text []string
+			for _, b := range m.Message.Content {
+				text = append(text, b.Text)
+			}
+			fmt.Fprintf(tw, "  %d %s:\t%s\t\t\t\t\n", m.Seq, m.Message.Role, strings.Join(text, " "))
+		}
+	}
+	return tw.Flush()
+}
+
+// fetchHistory reads a session's last messages from the history API, without tool results.
+func (o *options) fetchHistory(ctx context.Context, ns, key string, limit int) ([]transcript.Record, error) {
+	resp, err := o.historyRequest(ctx, ns, key, url.Values{"limit": {strconv.Itoa(limit)}})
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var page transcript.HistoryResponse
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		return nil, fmt.Errorf("history API: %w", err)
+	}
+	return page.Messages, nil
+}
+
+// historyRequest GETs a session's history with the bearer token; a non-200 is an error.
+func (o *options) historyRequest(ctx context.Context, ns, key string, q url.Values) (*http.Response, error) {
+	if o.historyURL == "" {
+		return nil, fmt.Errorf("no history API address: pass --history-url or set AGENT_SESSIONS_HISTORY_URL (make run-local prints it)")
+	}
+	token, err := o.bearerToken()
+	if err != nil {
+		return nil, err
+	}
+	q.Set("namespace", ns)
+	u := strings.TrimSuffix(o.historyURL, "/") + "/sessions/" + url.PathEscape(key) + "/history?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("history API: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, apiError(resp)
+	}
+	return resp, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
