@@ -76,7 +76,6 @@ func NewListParams(kinds []string, limit, activeMinutes, messageLimit int64) Lis
 
 // RowOf is a session's row (without messages).
 func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
-	k, _ := sessionkey.Parse(s.Spec.Key)
 	r := SessionRow{
 		Key: s.Spec.Key, Kind: string(s.Status.Kind), Channel: s.Status.Channel,
 		DisplayName: s.Spec.DisplayName, SessionID: s.Status.SessionID, Model: s.Spec.Model,
@@ -85,43 +84,61 @@ func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
 		SystemSent: s.Status.SystemSent, AbortedLastRun: s.Status.AbortedLastRun,
 		SendPolicy: string(s.Spec.SendPolicy), LastChannel: s.Spec.LastChannel, LastTo: s.Spec.LastTo,
 		DeliveryContext: s.Spec.DeliveryContext, TranscriptPath: s.Status.TranscriptPath,
+		UpdatedAt: updatedAt(s),
 	}
-	if r.Kind == "" {
-		r.Kind = string(k.Kind)
-	}
-	if r.Channel == "" {
-		r.Channel = sessionkey.ChannelOf(k, string(s.Spec.Channel), s.Spec.LastChannel)
-	}
-	if t := s.Status.UpdatedAt; t != nil {
-		r.UpdatedAt = t.UnixMilli()
-	} else {
-		r.UpdatedAt = s.CreationTimestamp.UnixMilli()
+	// The controller records kind and channel in status; parse the key only before it has.
+	if r.Kind == "" || r.Channel == "" {
+		k, _ := sessionkey.Parse(s.Spec.Key)
+		if r.Kind == "" {
+			r.Kind = string(k.Kind)
+		}
+		if r.Channel == "" {
+			r.Channel = sessionkey.ChannelOf(k, string(s.Spec.Channel), s.Spec.LastChannel)
+		}
 	}
 	return r
+}
+
+// updatedAt is when the session last changed, in ms: its transcript's last append, else its
+// creation.
+func updatedAt(s *sessionsv1alpha1.AgentSession) int64 {
+	if t := s.Status.UpdatedAt; t != nil {
+		return t.UnixMilli()
+	}
+	return s.CreationTimestamp.UnixMilli()
+}
+
+// kindOf is a session's kind without building its row.
+func kindOf(s *sessionsv1alpha1.AgentSession) string {
+	if s.Status.Kind != "" {
+		return string(s.Status.Kind)
+	}
+	k, _ := sessionkey.Parse(s.Spec.Key)
+	return string(k.Kind)
 }
 
 // ListRows selects, orders (most recently updated first) and limits the rows of
 // sessions_list: reserved and archived sessions never show, kinds and activeMinutes filter,
 // visible decides the rest.
 func ListRows(sessions []sessionsv1alpha1.AgentSession, p ListParams, now time.Time, visible func(*sessionsv1alpha1.AgentSession) bool) []SessionRow {
-	rows := make([]SessionRow, 0, min(len(sessions), p.Limit))
+	var rows []SessionRow
 	cutoff := now.Add(-time.Duration(p.ActiveMinutes) * time.Minute).UnixMilli()
 	for i := range sessions {
 		s := &sessions[i]
 		if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == sessionsv1alpha1.SessionArchived {
 			continue
 		}
-		r := RowOf(s)
-		if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, r.Kind) {
+		// Cheap filters first: rows are built only for the sessions that pass them.
+		if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, kindOf(s)) {
 			continue
 		}
-		if p.ActiveMinutes > 0 && r.UpdatedAt < cutoff {
+		if p.ActiveMinutes > 0 && updatedAt(s) < cutoff {
 			continue
 		}
 		if visible != nil && !visible(s) {
 			continue
 		}
-		rows = append(rows, r)
+		rows = append(rows, RowOf(s))
 	}
 	slices.SortStableFunc(rows, func(a, b SessionRow) int {
 		if a.UpdatedAt != b.UpdatedAt {
@@ -165,7 +182,8 @@ func listTool() *tool {
 
 func (c *toolCall) list(ctx context.Context, p ListParams) (any, error) {
 	var all sessionsv1alpha1.AgentSessionList
-	if err := c.e.opts.Reader.List(ctx, &all, client.InNamespace(c.req.Namespace)); err != nil {
+	// Read-only use: the cache's objects are not copied (10k sessions would be 10k deep copies).
+	if err := c.e.opts.Reader.List(ctx, &all, client.InNamespace(c.req.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	pol, err := c.e.sessionPolicy(ctx, c.req.Namespace)

@@ -1,0 +1,122 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/webhook"
+)
+
+func init() {
+	register("webhook", benchWebhook)
+	register("list", benchList)
+}
+
+// benchWebhook measures the SessionSend validating handler per request: decode the
+// AdmissionReview, gather inputs from an in-memory reader that copies like the manager's
+// cache, decide, encode the answer.
+func benchWebhook() ([]Figure, error) {
+	s := scheme.New()
+	objs := []client.Object{
+		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: "b"}},
+		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: "b"}},
+		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "b"}, Spec: v1.SessionPolicySpec{
+			Visibility:   v1.VisibilityAll,
+			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}},
+			SendPolicy:   v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+		}},
+	}
+	for _, key := range []string{"agent:main:main", "agent:research:main"} {
+		objs = append(objs, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: "b"},
+			Spec: v1.AgentSessionSpec{Key: key, AgentID: sessionkey.AgentOf(key)}})
+	}
+	reader := newCacheReader(objs...)
+	handler := admission.WithValidator[*v1.SessionSend](s, &webhook.SessionSendValidator{Reader: reader})
+	send, _ := json.Marshal(&v1.SessionSend{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1.GroupVersion.String(), Kind: "SessionSend"},
+		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "b"},
+		Spec:       v1.SessionSendSpec{SessionKey: "agent:research:main", Message: "ping", FromSessionKey: "agent:main:main"},
+	})
+	review, _ := json.Marshal(&admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Create, Namespace: "b", Name: "s",
+			Kind:   metav1.GroupVersionKind{Group: v1.GroupVersion.Group, Version: "v1alpha1", Kind: "SessionSend"},
+			Object: runtime.RawExtension{Raw: send}},
+	})
+	var failed bool
+	res := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(review))
+			r.Header.Set("Content-Type", "application/json")
+			handler.ServeHTTP(w, r)
+			if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte(`"allowed":true`)) {
+				failed = true
+			}
+		}
+	})
+	if failed {
+		return nil, errors.New("the validating handler did not allow the benchmark's send")
+	}
+	return []Figure{
+		{Name: "webhook_validate_us", Value: float64(res.NsPerOp()) / 1e3, Unit: "us", Target: "< 100"},
+		{Name: "webhook_validate_allocs", Value: float64(res.AllocsPerOp()), Unit: "allocs/op"},
+	}, nil
+}
+
+// benchList measures the sessions_list rows over 10,000 sessions with a kinds filter, as
+// the tool computes them from the cache.
+func benchList() ([]Figure, error) {
+	const n = 10000
+	sessions := make([]v1.AgentSession, n)
+	now := time.Now()
+	for i := range sessions {
+		kind, key := v1.SessionKind("group"), "agent:main:webchat:group:g"+strconv.Itoa(i)
+		if i%10 == 0 {
+			kind, key = "main", "agent:a"+strconv.Itoa(i)+":main"
+		}
+		t := metav1.NewTime(now.Add(-time.Duration(i) * time.Second))
+		sessions[i] = v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"},
+			Status: v1.AgentSessionStatus{Kind: kind, UpdatedAt: &t, Channel: "webchat", SessionID: strconv.Itoa(i)}}
+	}
+	p := agentruntime.NewListParams([]string{"main"}, agentruntime.DefaultListLimit, 0, 0)
+	res := testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			if rows := agentruntime.ListRows(sessions, p, now, nil); len(rows) != agentruntime.DefaultListLimit {
+				b.Fatalf("%d rows", len(rows))
+			}
+		}
+	})
+	return []Figure{{Name: "sessions_list_ms", Value: float64(res.NsPerOp()) / 1e6, Unit: "ms", Target: "10,000 sessions, kinds filter"}}, nil
+}
