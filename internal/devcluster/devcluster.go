@@ -151,6 +151,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			c.Stop()
 			return nil, fmt.Errorf("apply samples: %w", err)
 		}
+		if err := c.useRealProvider(ctx); err != nil {
+			c.Stop()
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -278,4 +282,36 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// useRealProvider points the sample research Agent at OpenAI or Anthropic when the
+// environment holds an API key, so a local run can talk to a real model.
+func (c *Cluster) useRealProvider(ctx context.Context) error {
+	provider, model, key := "", "", ""
+	switch {
+	case os.Getenv("OPENAI_API_KEY") != "":
+		provider, model, key = "openai", envOr("OPENAI_MODEL", "gpt-4o-mini"), os.Getenv("OPENAI_API_KEY")
+	case os.Getenv("ANTHROPIC_API_KEY") != "":
+		provider, model, key = "anthropic", envOr("ANTHROPIC_MODEL", "claude-3-5-haiku-latest"), os.Getenv("ANTHROPIC_API_KEY")
+	default:
+		return nil
+	}
+	cs, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "model-api-key", Namespace: "default"}, StringData: map[string]string{"apiKey": key}}
+	if _, err := cs.CoreV1().Secrets("default").Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("api key secret: %w", err)
+	}
+	patch := fmt.Sprintf(`{"spec":{"model":{"provider":%q,"name":%q,"script":null,"apiKeySecretRef":{"name":"model-api-key","key":"apiKey"}}}}`, provider, model)
+	fmt.Fprintf(c.opts.Log, "devcluster: Agent research uses %s model %s\n", provider, model)
+	return c.Kubectl(ctx, c.opts.Log, "patch", "agent", "research", "--type=merge", "-p", patch)
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
