@@ -269,7 +269,9 @@ func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 				case <-ch:
 					lat[i] = time.Since(start)
 				case <-time.After(60 * time.Second):
-					errOnce.Do(func() { firstErr = fmt.Errorf("%s %s not done after 60s", gvr.Resource, name) })
+					errOnce.Do(func() {
+						firstErr = fmt.Errorf("%s %s not done after 60s: %s", gvr.Resource, name, describe(ctx, dyn, gvr, name))
+					})
 					return
 				}
 			}
@@ -340,7 +342,9 @@ func sustainSends(ctx context.Context, dyn dynamic.Interface, d time.Duration) (
 						count.Add(1)
 					}
 				case <-time.After(60 * time.Second):
-					errOnce.Do(func() { firstErr = fmt.Errorf("send %s not done after 60s", name) })
+					errOnce.Do(func() {
+						firstErr = fmt.Errorf("send %s not done after 60s: %s", name, describe(ctx, dyn, sendGVR, name))
+					})
 					return
 				}
 			}
@@ -546,4 +550,14 @@ func processRSSMiB(pid int) float64 {
 		}
 	}
 	return 0
+}
+
+// describe is an object's status, for a failure message.
+func describe(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, name string) string {
+	u, err := dyn.Resource(gvr).Namespace(sendNS).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	st, _, _ := unstructured.NestedMap(u.Object, "status")
+	return fmt.Sprintf("status %v", st)
 }
