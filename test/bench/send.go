@@ -43,6 +43,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -186,11 +187,15 @@ func setupSendFixtures(ctx context.Context, cl client.Client) error {
 			{Match: ".", Reply: "ok"},
 		}}},
 	}
-	session := &v1.AgentSession{
-		ObjectMeta: metav1.ObjectMeta{Name: "bench-main", Namespace: sendNS},
-		Spec:       v1.AgentSessionSpec{Key: "agent:bench:main", AgentID: "bench"},
+	objs := []client.Object{agent}
+	for i := range sendConcurrency {
+		key := targetKey(i)
+		objs = append(objs, &v1.AgentSession{
+			ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: sendNS},
+			Spec:       v1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: v1.ChatTypeGroup},
+		})
 	}
-	for _, o := range []client.Object{agent, session} {
+	for _, o := range objs {
 		if err := cl.Create(ctx, o); err != nil {
 			return err
 		}
@@ -240,7 +245,7 @@ func (w *waiter) expect(name string) <-chan struct{} {
 }
 
 // measure creates n objects at sendConcurrency and returns each create-to-done latency.
-func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, n int, newObj func(name string) *unstructured.Unstructured, done func(*unstructured.Unstructured) bool, prefix string) ([]time.Duration, error) {
+func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, n int, newObj func(name string, worker int) *unstructured.Unstructured, done func(*unstructured.Unstructured) bool, prefix string) ([]time.Duration, error) {
 	w, stop, err := startWaiter(ctx, dyn, gvr, done)
 	if err != nil {
 		return nil, err
@@ -251,7 +256,7 @@ func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 	var firstErr error
 	var errOnce sync.Once
 	var wg sync.WaitGroup
-	for range sendConcurrency {
+	for worker := range sendConcurrency {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
@@ -261,7 +266,7 @@ func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 				name := fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano(), i)
 				ch := w.expect(name)
 				start := time.Now()
-				if _, err := dyn.Resource(gvr).Namespace(sendNS).Create(ctx, newObj(name), metav1.CreateOptions{}); err != nil {
+				if _, err := dyn.Resource(gvr).Namespace(sendNS).Create(ctx, newObj(name, worker), metav1.CreateOptions{}); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}
@@ -281,13 +286,18 @@ func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 	return lat, firstErr
 }
 
-func newSend(name string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{
+// targetKey is the session a worker sends into. Each worker has its own: a session runs one
+// turn at a time by design, and the figure is the operator's overhead, not a queue.
+func targetKey(worker int) string {
+	return "agent:bench:webchat:group:w" + strconv.Itoa(worker%sendConcurrency)
+}
+
+func newSend(name string, worker int) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": v1.GroupVersion.String(), "kind": "SessionSend",
 		"metadata": map[string]any{"name": name, "namespace": sendNS},
-		"spec":     map[string]any{"sessionKey": "agent:bench:main", "message": "hello", "timeoutSeconds": int64(30)},
+		"spec":     map[string]any{"sessionKey": targetKey(worker), "message": "hello", "timeoutSeconds": int64(30)},
 	}}
-	return u
 }
 
 func sendOK(u *unstructured.Unstructured) bool {
@@ -300,7 +310,7 @@ func measureSends(ctx context.Context, dyn dynamic.Interface, n int, prefix stri
 }
 
 func measureNulls(ctx context.Context, dyn dynamic.Interface, n int, prefix string) ([]time.Duration, error) {
-	newNull := func(name string) *unstructured.Unstructured {
+	newNull := func(name string, _ int) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "bench.agents.dev/v1", "kind": "Null",
 			"metadata": map[string]any{"name": name, "namespace": sendNS},
@@ -327,12 +337,12 @@ func sustainSends(ctx context.Context, dyn dynamic.Interface, d time.Duration) (
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
-	for range sendConcurrency {
+	for worker := range sendConcurrency {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
 				name := "sustain-" + strconv.FormatInt(seq.Add(1), 10)
 				ch := w.expect(name)
-				if _, err := dyn.Resource(sendGVR).Namespace(sendNS).Create(ctx, newSend(name), metav1.CreateOptions{}); err != nil {
+				if _, err := dyn.Resource(sendGVR).Namespace(sendNS).Create(ctx, newSend(name, worker), metav1.CreateOptions{}); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}
@@ -384,7 +394,7 @@ func fillCache(ctx context.Context, cl client.Client, dyn dynamic.Interface) err
 					return
 				}
 				if i+haveSends < cachedObjects {
-					send := newSend("fill-" + strconv.Itoa(i))
+					send := newSend("fill-"+strconv.Itoa(i), i)
 					_ = unstructured.SetNestedField(send.Object, int64(0), "spec", "timeoutSeconds")
 					if _, err := dyn.Resource(sendGVR).Namespace(sendNS).Create(ctx, send, metav1.CreateOptions{}); err != nil {
 						errOnce.Do(func() { firstErr = err })
