@@ -29,6 +29,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
+// blockedAtDelivery starts the reason of an announce the send policy stopped.
+const blockedAtDelivery = "blocked at delivery: "
+
 // maxAnnounceMessage bounds the announce text kept in status.
 const maxAnnounceMessage = 1024
 
@@ -73,7 +76,7 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, repl
 	// The policy is checked again here: it may have changed since admission, and nothing
 	// leaves the cluster that it denies.
 	if d := policy.DecideSend(spec, target); !d.Allowed {
-		out.Status, out.Reason = v1.AnnounceSkipped, "blocked at delivery: "+d.Reason
+		out.Status, out.Reason = v1.AnnounceSkipped, blockedAtDelivery+d.Reason
 		return out
 	}
 	dc := v1.DeliveryContext{Channel: target.Channel, To: session.Spec.LastTo}

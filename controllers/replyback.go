@@ -18,7 +18,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -86,6 +85,5 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, send *v1.SessionS
 			turn.Error = truncate(res.Err.Error(), 1024)
 		}
 		st.Turns = append(st.Turns, turn)
-		r.event(send, corev1.EventTypeNormal, "ReplyBack", "round %d in %s replied (skipped=%v)", round, session, turn.Skipped)
 	}
 }

@@ -233,7 +233,6 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, send *v1.SessionSe
 		st.Status = v1.SendOK
 	}
 	r.setReplied(send, metav1.ConditionTrue, "Replied", "round 1 replied")
-	r.event(send, corev1.EventTypeNormal, "Replied", "round 1 in %s replied", target.Spec.Key)
 	return true, ctrl.Result{}, nil
 }
 
@@ -297,7 +296,9 @@ func (r *SessionSendReconciler) announce(ctx context.Context, send *v1.SessionSe
 	} else {
 		st.Announce = r.announcer.announce(ctx, target, res.Text, turnID(send, "announce"))
 	}
-	r.event(send, eventType(st.Announce), "Announce", "announce %s: %s", st.Announce.Status, st.Announce.Reason)
+	if typ, ok := announceEventType(st.Announce); ok {
+		r.event(send, typ, "Announce", "announce %s: %s", st.Announce.Status, st.Announce.Reason)
+	}
 	return true, nil
 }
 
@@ -369,9 +370,15 @@ func textMessage(text string, prov *transcript.Provenance) transcript.Message {
 
 func ptrTime(t metav1.Time) *metav1.Time { return &t }
 
-func eventType(a *v1.Announce) string {
-	if a.Status == v1.AnnounceFailed {
-		return corev1.EventTypeWarning
+// announceEventType says whether an announce deserves an Event, and of which type. A skip
+// (ANNOUNCE_SKIP, empty, no sink) is the common case and stays in status only: each Event
+// is an API write.
+func announceEventType(a *v1.Announce) (string, bool) {
+	switch {
+	case a.Status == v1.AnnounceDelivered:
+		return corev1.EventTypeNormal, true
+	case a.Status == v1.AnnounceFailed, strings.HasPrefix(a.Reason, blockedAtDelivery):
+		return corev1.EventTypeWarning, true
 	}
-	return corev1.EventTypeNormal
+	return "", false
 }

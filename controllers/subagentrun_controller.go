@@ -276,7 +276,9 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, run *v1.SubagentRu
 	} else {
 		st.Announce = r.announcer.announce(ctx, requester, res.Text, id)
 	}
-	r.event(run, eventType(st.Announce), "Announce", "announce %s: %s", st.Announce.Status, st.Announce.Reason)
+	if typ, ok := announceEventType(st.Announce); ok {
+		r.event(run, typ, "Announce", "announce %s: %s", st.Announce.Status, st.Announce.Reason)
+	}
 	return true, nil
 }
 
