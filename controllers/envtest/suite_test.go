@@ -116,6 +116,8 @@ func startManager() {
 	engine, err := runtime.NewEngine(runtime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, Clock: fakeClock, Recorder: mgr.GetEventRecorder("agent-runtime"),
+		// The throttle is unit-tested; here a session's counters are checked after each turn.
+		StatusInterval: -1,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(engine)).To(Succeed())

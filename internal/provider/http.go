@@ -42,6 +42,9 @@ const (
 	// retryAfterCap bounds how long a server may ask us to stay away.
 	retryAfterCap = 2 * time.Minute
 
+	// DefaultAttemptTimeout is long enough for a slow, large completion.
+	DefaultAttemptTimeout = 5 * time.Minute
+
 	maxErrorBody    = 64 << 10
 	maxResponseBody = 32 << 20
 )
@@ -115,10 +118,17 @@ type httpTransport struct {
 	client     *http.Client
 	clock      clock.WithTicker
 	maxRetries int
+	attempt    time.Duration // bound of one attempt; <= 0 none
 }
 
+// errAttemptTimeout is the cause an attempt is cancelled with when it ran out of time.
+var errAttemptTimeout = errors.New("attempt timeout")
+
 func newHTTPTransport(cfg Config) *httpTransport {
-	t := &httpTransport{provider: cfg.Provider, client: cfg.HTTPClient, clock: cfg.Clock, maxRetries: cfg.MaxRetries}
+	t := &httpTransport{provider: cfg.Provider, client: cfg.HTTPClient, clock: cfg.Clock, maxRetries: cfg.MaxRetries, attempt: cfg.AttemptTimeout}
+	if t.attempt == 0 {
+		t.attempt = DefaultAttemptTimeout
+	}
 	if t.client == nil {
 		t.client = defaultHTTPClient
 	}
@@ -156,9 +166,37 @@ func (t *httpTransport) call(ctx context.Context, url string, header http.Header
 	}
 }
 
-// once makes one attempt. wait is what the server asked us to wait before
-// the next one, or -1 when it did not say.
+// once makes one attempt, cut off (retryably) when it outlives the attempt timeout on the
+// injected clock. wait is what the server asked us to wait before the next one, or -1.
 func (t *httpTransport) once(ctx context.Context, url string, header http.Header, body []byte, decode decodeFunc) (*Response, time.Duration, error) {
+	if t.attempt <= 0 {
+		return t.try(ctx, url, header, body, decode)
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	timer := t.clock.NewTimer(t.attempt)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-timer.C():
+			cancel(errAttemptTimeout)
+		case <-done:
+		}
+	}()
+	defer func() {
+		close(done)
+		timer.Stop()
+		cancel(nil)
+	}()
+	resp, wait, err := t.try(actx, url, header, body, decode)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
+		return nil, -1, &Error{Provider: t.provider, Type: ErrTimeout, Retryable: true, Err: err,
+			Message: fmt.Sprintf("no complete answer within the attempt timeout of %s", t.attempt)}
+	}
+	return resp, wait, err
+}
+
+// try makes one attempt without a bound of its own.
+func (t *httpTransport) try(ctx context.Context, url string, header http.Header, body []byte, decode decodeFunc) (*Response, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, -1, &Error{Provider: t.provider, Type: ErrBadRequest, Message: err.Error(), Err: err}

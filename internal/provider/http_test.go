@@ -221,15 +221,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 				srv := newStub(t, reply(429, wf.errBody("rate_limit_error", "slow down"), tc.header...), reply(200, wf.ok))
 				fc := clocktesting.NewFakeClock(now)
 				p := mustNew(t, name, srv, fc)
-				type result struct {
-					resp *Response
-					err  error
-				}
-				done := make(chan result, 1)
-				go func() {
-					resp, err := p.Complete(context.Background(), Request{Messages: []Message{user("hello")}})
-					done <- result{resp, err}
-				}()
+				done := completeAsync(p)
 				waitForWaiter(t, fc)
 				fc.Step(tc.wait - time.Millisecond)
 				if !fc.HasWaiters() {
@@ -304,4 +296,70 @@ func TestErrorMessage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A response that hangs past the attempt timeout is cut off and retried, on the injected
+// clock, and the retry's answer is returned.
+func TestHungAttemptIsRetried(t *testing.T) {
+	const attempt = time.Hour
+	for _, name := range []string{OpenAI, Anthropic} {
+		t.Run(name, func(t *testing.T) {
+			srv := newStub(t, stall, reply(200, wireFormats[name].ok))
+			fc := newTestClock()
+			p := mustNew(t, name, srv, fc, func(c *Config) { c.AttemptTimeout = attempt })
+			done := completeAsync(p)
+			for len(srv.requests()) == 0 {
+				time.Sleep(100 * time.Microsecond)
+			}
+			waitForWaiter(t, fc)
+			fc.Step(attempt)
+			// Step the backoff away, in steps far below the second attempt's bound.
+			for len(srv.requests()) < 2 {
+				if fc.HasWaiters() {
+					fc.Step(backoffBase)
+				}
+				time.Sleep(100 * time.Microsecond)
+			}
+			r := <-done
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if diff := cmp.Diff(okResponse, r.resp); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// With no retries left, a hung attempt ends in a retryable timeout that says so.
+func TestHungAttemptTimesOut(t *testing.T) {
+	srv := newStub(t, stall)
+	fc := newTestClock()
+	p := mustNew(t, OpenAI, srv, fc, func(c *Config) { c.AttemptTimeout, c.MaxRetries = time.Minute, -1 })
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Complete(context.Background(), Request{Messages: []Message{user("hello")}})
+		errc <- err
+	}()
+	for len(srv.requests()) == 0 {
+		time.Sleep(100 * time.Microsecond)
+	}
+	waitForWaiter(t, fc)
+	fc.Step(time.Minute)
+	checkError(t, OpenAI, <-errc, &Error{Type: ErrTimeout, Retryable: true, Message: "no complete answer within the attempt timeout of 1m0s"})
+}
+
+type result struct {
+	resp *Response
+	err  error
+}
+
+// completeAsync sends "hello" to p and delivers the outcome on the returned channel.
+func completeAsync(p Provider) <-chan result {
+	done := make(chan result, 1)
+	go func() {
+		resp, err := p.Complete(context.Background(), Request{Messages: []Message{user("hello")}})
+		done <- result{resp, err}
+	}()
+	return done
 }

@@ -145,6 +145,9 @@ type Config struct {
 	MaxRetries int
 	// Stream selects the SSE wire format for openai and anthropic.
 	Stream bool
+	// AttemptTimeout bounds one HTTP attempt, headers and body, so a hung response is cut
+	// off and retried; 0 means DefaultAttemptTimeout, negative means no bound.
+	AttemptTimeout time.Duration
 	// Clock times script delays and retry waits; nil means the real clock.
 	Clock clock.WithTicker
 }

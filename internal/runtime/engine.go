@@ -37,6 +37,10 @@ import (
 const (
 	DefaultMaxConcurrentTurns = 64
 	DefaultWakeBuffer         = 1024
+	DefaultStatusInterval     = time.Second
+
+	// statusWriteTimeout bounds one session status write.
+	statusWriteTimeout = 10 * time.Second
 )
 
 // Errors a TurnResult may carry; match them with errors.Is.
@@ -50,6 +54,13 @@ var (
 	// ErrToolLoop: the model still asked for tools after MaxToolIterations model calls.
 	ErrToolLoop = errors.New("tool loop bound reached")
 )
+
+// Clock is what the engine needs of a clock: deadlines, waits, tickers and delayed
+// status writes. clock.RealClock and the testing FakeClock are one.
+type Clock interface {
+	clock.WithTicker
+	AfterFunc(d time.Duration, f func()) clock.Timer
+}
 
 // Options configure an Engine. Client, Reader and Store are required.
 type Options struct {
@@ -68,13 +79,20 @@ type Options struct {
 	// Store holds the transcripts.
 	Store transcript.Store
 	// Clock times deadlines, waits and durations; nil means the real clock.
-	Clock clock.WithTicker
+	Clock Clock
 	// MaxConcurrentTurns bounds the turns running at once across all sessions (default 64).
 	MaxConcurrentTurns int
 	// WakeBuffer is the size of each Wake channel (default 1024).
 	WakeBuffer int
 	// Recorder, when set, records an Event on the session for failed and aborted turns.
 	Recorder events.EventRecorder
+	// StatusInterval is how often at most a busy session's status is written after turns
+	// (the first turn after a quiet interval is written at once, the last one always);
+	// 0 means DefaultStatusInterval, a negative value writes after every turn.
+	StatusInterval time.Duration
+	// ModelAttemptTimeout bounds one HTTP attempt of a model call (a hung one is retried);
+	// 0 means provider.DefaultAttemptTimeout, negative means no bound.
+	ModelAttemptTimeout time.Duration
 	// NewProvider builds a provider from an Agent's config; nil means provider.New. Tests
 	// and benchmarks wrap it to observe model calls.
 	NewProvider func(provider.Config) (provider.Provider, error)
@@ -86,7 +104,7 @@ type Options struct {
 // running turns are cancelled with ErrShutdown and Start returns once they have ended.
 type Engine struct {
 	opts  Options
-	clock clock.WithTicker
+	clock Clock
 	sem   chan struct{}
 
 	base context.Context
@@ -101,6 +119,7 @@ type Engine struct {
 
 	providers providerCache
 	tools     toolset
+	status    *throttle[statusUpdate]
 }
 
 var (
@@ -142,6 +161,10 @@ func NewEngine(o Options) (*Engine, error) {
 		wake:    map[string]chan event.GenericEvent{},
 		tools:   sessionTools(),
 	}
+	if o.StatusInterval == 0 {
+		o.StatusInterval = DefaultStatusInterval
+	}
+	e.status = newThrottle(o.Clock, o.StatusInterval, e.writeStatus)
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil
 }
@@ -158,6 +181,7 @@ func (e *Engine) Start(ctx context.Context) error {
 func (e *Engine) Stop() {
 	e.stop(ErrShutdown)
 	e.wg.Wait()
+	e.status.flush()
 }
 
 // NeedLeaderElection implements manager.LeaderElectionRunnable: turns are submitted by the

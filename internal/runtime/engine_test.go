@@ -301,3 +301,23 @@ func TestAbort(t *testing.T) {
 		t.Error("Abort of a finished turn = true")
 	}
 }
+
+// A busy session's counters are written at once after its first turn, then at most once
+// per interval, and the coalesced write carries the transcript's newest counts.
+func TestStatusWritesAreThrottled(t *testing.T) {
+	f := mainFixture(t, func(o *Options) { o.StatusInterval = time.Second })
+	f.submit(turnReq("a", keyA, "ping"))
+	f.await("a")
+	if got := f.session(keyA).Status.MessageCount; got != 2 {
+		t.Fatalf("messageCount after the first turn = %d, want 2 (written at once)", got)
+	}
+	f.submit(turnReq("b", keyA, "ping"))
+	f.await("b")
+	if got := f.session(keyA).Status.MessageCount; got != 2 {
+		t.Fatalf("messageCount within the interval = %d, want 2 (the write is held)", got)
+	}
+	f.clock.Step(time.Second)
+	if got := f.session(keyA).Status.MessageCount; got != 4 {
+		t.Errorf("messageCount at the interval's end = %d, want 4", got)
+	}
+}

@@ -134,7 +134,8 @@ func (f *fixture) createTranscript(s *sessionsv1alpha1.AgentSession) {
 }
 
 func (f *fixture) newEngine(opts ...fixtureOption) *Engine {
-	o := Options{Client: f.client, Reader: f.client, Store: f.store, Clock: f.clock, NewProvider: f.calls.wrap}
+	// Status after every turn unless a test sets an interval: most check it after one.
+	o := Options{Client: f.client, Reader: f.client, Store: f.store, Clock: f.clock, NewProvider: f.calls.wrap, StatusInterval: -1}
 	for _, fn := range opts {
 		fn(&o)
 	}

@@ -63,7 +63,7 @@ func (e *Engine) provider(ctx context.Context, agent *sessionsv1alpha1.Agent) (p
 	if err != nil {
 		return nil, err
 	}
-	cfg.Clock = e.clock
+	cfg.Clock, cfg.AttemptTimeout = e.clock, e.opts.ModelAttemptTimeout
 	p, err := e.opts.NewProvider(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", agent.Name, err)

@@ -26,11 +26,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// record reports a finished turn: metrics, an Event when it failed, and one status patch
-// of the session's counters.
+// record reports a finished turn: metrics, an Event when it failed, and the session's
+// counters to the status throttle.
 func (e *Engine) record(ctx context.Context, t *turn) {
 	res := &t.res
 	agent := ""
@@ -67,25 +68,39 @@ func (e *Engine) record(ctx context.Context, t *turn) {
 			r.Eventf(t.session, nil, corev1.EventTypeWarning, reason, "Turn", "turn %s: %s", t.req.ID, truncate(res.Err.Error(), 512))
 		}
 	}
-	if err := e.patchStatus(context.WithoutCancel(ctx), t); err != nil && !apierrors.IsNotFound(err) {
-		log.Error(err, "updating session status after turn")
+	e.status.offer(client.ObjectKeyFromObject(t.session), statusUpdate{session: t.session, aborted: t.res.Aborted, lastInput: t.lastInput})
+}
+
+// statusUpdate is what a finished turn tells its session's status; the transcript's
+// counters are read when it is written, so a coalesced write carries the newest.
+type statusUpdate struct {
+	session   *v1.AgentSession
+	aborted   bool
+	lastInput int64
+}
+
+// writeStatus is the throttle's write: a failure is logged, the next turn writes again.
+func (e *Engine) writeStatus(u statusUpdate) {
+	ctx, cancel := context.WithTimeout(context.Background(), statusWriteTimeout)
+	defer cancel()
+	if err := e.patchStatus(ctx, u); err != nil && !apierrors.IsNotFound(err) {
+		ctrl.Log.WithName("agent-runtime").Error(err, "updating session status after turn",
+			"session", u.session.Spec.Key, "namespace", u.session.Namespace)
 	}
 }
 
 // patchStatus writes the session's counters in one merge patch of the status subresource.
-// Token totals come from the transcript's stats, which count each stored message once, so
-// a turn repeated after a crash does not count twice.
-func (e *Engine) patchStatus(ctx context.Context, t *turn) error {
+func (e *Engine) patchStatus(ctx context.Context, u statusUpdate) error {
 	st := map[string]any{
-		"abortedLastRun": t.res.Aborted,
+		"abortedLastRun": u.aborted,
 		"activeRunId":    nil,
 	}
-	if t.lastInput > 0 {
-		st["contextTokens"] = t.lastInput
+	if u.lastInput > 0 {
+		st["contextTokens"] = u.lastInput
 		st["systemSent"] = true
 	}
-	if id := t.session.Status.SessionID; id != "" {
-		stats, err := e.opts.Store.Stats(ctx, t.req.Namespace, id)
+	if id := u.session.Status.SessionID; id != "" {
+		stats, err := e.opts.Store.Stats(ctx, u.session.Namespace, id)
 		if err != nil && !errors.Is(err, transcript.ErrNotFound) {
 			return err
 		}
@@ -106,7 +121,7 @@ func (e *Engine) patchStatus(ctx context.Context, t *turn) error {
 	if err != nil {
 		return err
 	}
-	obj := t.session.DeepCopy()
+	obj := u.session.DeepCopy()
 	return e.opts.Client.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, body))
 }
 

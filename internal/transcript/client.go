@@ -53,8 +53,8 @@ func (c *Client) CreateSession(ctx context.Context, h SessionHeader) (Stats, err
 	return st, c.do(ctx, http.MethodPost, apiSessions, h, &st)
 }
 
-// Append implements Store. Retrying is safe: only connection errors are retried, before the
-// request reached the sidecar, and appends carry idempotency keys.
+// Append implements Store. Retrying after a broken connection is safe: appends carry
+// idempotency keys, so a batch the sidecar stored before it died is not stored twice.
 func (c *Client) Append(ctx context.Context, namespace, sessionID string, reqs ...AppendRequest) ([]Record, error) {
 	for i := range reqs {
 		if err := reqs[i].validateForAppend(); err != nil {
@@ -109,7 +109,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 			defer resp.Body.Close()
 			return decodeResponse(resp, out)
 		}
-		if !isDialError(err) || !c.Clock.Now().Add(backoff).Before(deadline) {
+		if ctx.Err() != nil || !c.Clock.Now().Add(backoff).Before(deadline) {
 			return fmt.Errorf("transcript-store %s %s: %w", method, path, err)
 		}
 		t := c.Clock.NewTimer(backoff)
@@ -136,12 +136,6 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte) (*h
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return c.hc.Do(req)
-}
-
-// isDialError is true when the connection was never made, so the request never ran.
-func isDialError(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }
 
 func decodeResponse(resp *http.Response, out any) error {
