@@ -53,6 +53,10 @@ envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints th
 test: vet ## Unit tables, envtest suites and e2e (what CI runs).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: test-chaos
+test-chaos: ## Only the chaos suite (part of make test): process kills, API server restart, provider faults.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -timeout $(TEST_TIMEOUT) -count=1 -v ./test/chaos/
+
 .PHONY: test-unit
 test-unit: ## Only the packages that need no control plane.
 	$(GO) test -short ./...

@@ -56,6 +56,8 @@ type Options struct {
 	NoSamples bool
 	// Log receives progress lines and the processes' prefixed output.
 	Log io.Writer
+	// ManagerArgs are appended to the manager's flags (tuning, timeouts).
+	ManagerArgs []string
 }
 
 // Cluster is a running local cluster.
@@ -102,6 +104,21 @@ func (c *Cluster) Restart(ctx context.Context, name string) error {
 	return p.start(ctx, c.opts.Log)
 }
 
+// RestartAPIServer stops kube-apiserver and starts it again on the same port with the same
+// certificates; etcd and the data in it stay.
+func (c *Cluster) RestartAPIServer() error {
+	api := c.env.ControlPlane.GetAPIServer()
+	// Stop sends SIGTERM and, when the server is slow to drain its watches, SIGKILL with an
+	// error: either way it is gone.
+	if err := api.Stop(); err != nil {
+		fmt.Fprintln(c.opts.Log, "devcluster: kube-apiserver killed:", err)
+	}
+	if err := api.Start(); err != nil {
+		return fmt.Errorf("start kube-apiserver: %w", err)
+	}
+	return nil
+}
+
 // ManagerPID is the manager process's id, 0 when none runs.
 func (c *Cluster) ManagerPID() int {
 	if c.manager == nil || c.manager.cmd == nil || c.manager.cmd.Process == nil {
@@ -130,6 +147,13 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if _, err := os.Stat(filepath.Join(o.RepoRoot, "config", "webhook", "manifests.yaml")); err == nil && !o.NoManager {
 		c.env = testenv.New(testenv.WithWebhooks())
 	}
+	// Certificates and the service-account signing key live in the state directory, not in
+	// a temporary one, so RestartAPIServer brings back a server every client still trusts.
+	certDir := filepath.Join(o.StateDir, "apiserver")
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return nil, err
+	}
+	c.env.ControlPlane.GetAPIServer().CertDir = certDir
 	fmt.Fprintln(o.Log, "devcluster: starting kube-apiserver and etcd")
 	cfg, err := c.env.Start()
 	if err != nil {
@@ -229,6 +253,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	} else {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[3]), "--enable-webhooks=false")
 	}
+	mgr.args = append(mgr.args, c.opts.ManagerArgs...)
 	if err := c.run(ctx, mgr); err != nil {
 		return err
 	}

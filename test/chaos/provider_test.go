@@ -1,0 +1,188 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package chaos
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+)
+
+// providerFaults points an Agent at an OpenAI-compatible server that misbehaves the way
+// providers do, one fault per send. A fault that goes away ends ok after retries; one that
+// stays ends in error with a message that names it; none hangs.
+func (e *env) providerFaults(t *testing.T) {
+	ns := e.namespace(t, "provider-faults")
+	srv := newFaultyProvider(t)
+	e.mustCreate(t,
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm"}, StringData: map[string]string{"key": "sk-test"}},
+		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "carol"}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
+			Provider: v1.ProviderOpenAI, Name: "fake-model", BaseURL: srv.URL + "/v1",
+			APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "llm"}, Key: "key"},
+		}}},
+	)
+	cases := map[string]struct {
+		wantStatus v1.SendStatus
+		wantError  string
+	}{
+		"ok":             {wantStatus: v1.SendOK},
+		"rate-limited":   {wantStatus: v1.SendOK},
+		"server-errors":  {wantStatus: v1.SendOK},
+		"reset":          {wantStatus: v1.SendOK},
+		"hang-once":      {wantStatus: v1.SendOK},
+		"malformed":      {wantStatus: v1.SendError, wantError: "malformed"},
+		"hang":           {wantStatus: v1.SendError, wantError: "no complete answer within the attempt timeout of " + attemptTimeout},
+		"unauthorized":   {wantStatus: v1.SendError, wantError: "invalid api key"},
+		"bad-request":    {wantStatus: v1.SendError, wantError: "context too long"},
+		"always-failing": {wantStatus: v1.SendError, wantError: "upstream exploded"},
+	}
+	// One session per fault: a hung provider holds only its own session's lane.
+	var sessions []*v1.AgentSession
+	var sends []client.Object
+	for fault := range cases {
+		key := "agent:carol:webchat:group:" + fault
+		sessions = append(sessions, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
+			Spec: v1.AgentSessionSpec{Key: key, AgentID: "carol", ChatType: v1.ChatTypeGroup}})
+		sends = append(sends, &v1.SessionSend{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fault},
+			Spec:       v1.SessionSendSpec{SessionKey: key, Message: "fault=" + fault, TimeoutSeconds: ptr.To[int32](120)},
+		})
+	}
+	e.createSessions(t, sessions...)
+	e.mustCreate(t, sends...)
+	ended, _ := e.waitTerminal(t, ns, len(cases), 0)
+	for _, s := range ended {
+		tc := cases[s.Name]
+		st := s.Status
+		if st.Status != tc.wantStatus {
+			t.Errorf("send %s: status %s (error %q), want %s", s.Name, st.Status, st.Error, tc.wantStatus)
+			continue
+		}
+		if tc.wantStatus == v1.SendOK && st.Reply != "reply to fault="+s.Name {
+			t.Errorf("send %s: reply %q", s.Name, st.Reply)
+		}
+		if tc.wantError != "" && !strings.Contains(st.Error, tc.wantError) {
+			t.Errorf("send %s: error %q does not say %q", s.Name, st.Error, tc.wantError)
+		}
+	}
+	t.Logf("provider saw %d requests for %d sends", srv.total(), len(cases))
+}
+
+// faultyProvider answers chat completions; the fault is named in the user's message and
+// counted per message, so "once" faults heal on the retry.
+type faultyProvider struct {
+	*httptest.Server
+	mu       sync.Mutex
+	attempts map[string]int
+}
+
+func newFaultyProvider(t *testing.T) *faultyProvider {
+	p := &faultyProvider{attempts: map[string]int{}}
+	p.Server = httptest.NewServer(http.HandlerFunc(p.serve))
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *faultyProvider) total() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, a := range p.attempts {
+		n += a
+	}
+	return n
+}
+
+func (p *faultyProvider) serve(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+		http.Error(w, `{"error":{"message":"bad body"}}`, http.StatusBadRequest)
+		return
+	}
+	input := req.Messages[len(req.Messages)-1].Content
+	if strings.HasPrefix(input, "Agent-to-agent announce step") {
+		answer(w, v1.AnnounceSkip)
+		return
+	}
+	_, fault, _ := strings.Cut(input, "fault=")
+	if f := strings.Fields(fault); len(f) > 0 {
+		fault = f[0]
+	}
+	p.mu.Lock()
+	p.attempts[input]++
+	attempt := p.attempts[input]
+	p.mu.Unlock()
+
+	switch {
+	case fault == "rate-limited" && attempt == 1:
+		w.Header().Set("Retry-After", "1")
+		apiError(w, http.StatusTooManyRequests, "rate limit reached")
+	case fault == "server-errors" && attempt <= 2:
+		apiError(w, http.StatusInternalServerError, "internal error")
+	case fault == "reset" && attempt == 1, fault == "hang-once" && attempt == 1, fault == "hang":
+		if fault == "reset" {
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			_ = conn.Close()
+			return
+		}
+		<-r.Context().Done() // until the client gives up
+	case fault == "malformed":
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"choices": [`)
+	case fault == "unauthorized":
+		apiError(w, http.StatusUnauthorized, "invalid api key")
+	case fault == "bad-request":
+		apiError(w, http.StatusBadRequest, "context too long")
+	case fault == "always-failing":
+		apiError(w, http.StatusBadGateway, "upstream exploded")
+	default:
+		answer(w, "reply to fault="+fault)
+	}
+}
+
+func answer(w http.ResponseWriter, text string) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "model": "fake-model",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": text}}},
+		"usage": map[string]any{"prompt_tokens": 5, "completion_tokens": 3},
+	})
+}
+
+func apiError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = fmt.Fprintf(w, `{"error":{"message":%q,"type":"test"}}`, msg)
+}
