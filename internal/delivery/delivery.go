@@ -59,6 +59,10 @@ type Deliverer struct {
 	// 200ms); a 429's Retry-After overrides it, capped at MaxWait.
 	Backoff, MaxWait time.Duration
 	Clock            clock.Clock
+
+	// sent remembers the keys this process delivered: a reconcile that repeats an announce
+	// because its status write failed (the API server is away) does not post it again.
+	sent recentKeys
 }
 
 // New returns a Deliverer with the defaults.
@@ -81,6 +85,9 @@ func (e *Error) Error() string {
 
 // Deliver posts m to the sink, retrying 429, 5xx and connection errors.
 func (d *Deliverer) Deliver(ctx context.Context, sink Sink, m Message) error {
+	if d.sent.has(m.IdempotencyKey) {
+		return nil
+	}
 	body, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -90,6 +97,7 @@ func (d *Deliverer) Deliver(ctx context.Context, sink Sink, m Message) error {
 	for attempt := 1; ; attempt++ {
 		retryAfter, err := d.post(ctx, sink, m.IdempotencyKey, body)
 		if err == nil {
+			d.sent.add(m.IdempotencyKey)
 			return nil
 		}
 		last = err

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -113,3 +114,32 @@ func TestDeliverConnectionRefused(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// A key this process delivered is not posted again (an announce repeated after a failed
+// status write); a failed key is, and the memory is bounded.
+func TestDeliverRemembersDeliveredKeys(t *testing.T) {
+	s := &sink{statuses: []int{400}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	d := &Deliverer{HTTP: srv.Client(), Attempts: 1, Backoff: time.Millisecond, MaxWait: time.Millisecond, Clock: clock.RealClock{}}
+	deliver := func(key string) error {
+		return d.Deliver(context.Background(), Sink{URL: srv.URL}, Message{Namespace: "ns", Text: "hi", IdempotencyKey: key})
+	}
+	if err := deliver("a"); err == nil {
+		t.Fatal("the sink's 400 was not reported")
+	}
+	for range 2 {
+		if err := deliver("a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.got) != 2 {
+		t.Errorf("posts = %d, want 2 (the failed one and one delivery)", len(s.got))
+	}
+	for i := range recentCapacity {
+		d.sent.add(fmt.Sprint(i))
+	}
+	if d.sent.has("a") || !d.sent.has(fmt.Sprint(recentCapacity-1)) || len(d.sent.set) != recentCapacity {
+		t.Errorf("the oldest key is not forgotten first: has(a)=%v, size %d", d.sent.has("a"), len(d.sent.set))
+	}
+}
