@@ -141,14 +141,27 @@ func benchSend() ([]Figure, error) {
 		Compare("send_latency_p50_ms", sp50, np50, "ms", "ratio <= 1.5 (baseline: null controller, create + status update + watch)"),
 		Compare("send_latency_p99_ms", sp99, np99, "ms", "ratio <= 1.5"),
 	)
-	for _, res := range []string{"sessionsends", "agentsessions", "events"} {
+	for _, res := range res3 {
 		n := writesAfter[res] - writesBefore[res]
 		f := Figure{Name: "api_writes_per_send_" + res, Value: n / latencySends, Unit: "writes"}
 		if res == "sessionsends" {
 			f.Name, f.Target = "api_writes_per_send", "<= 3 without reply-back (client create included)"
 		}
 		figs = append(figs, f)
+		if c := writesAfter[res+"/conflicts"] - writesBefore[res+"/conflicts"]; res == "sessionsends" {
+			figs = append(figs, Figure{Name: "api_conflicts_per_send", Value: c / latencySends, Unit: "writes", Target: "409s, included in api_writes_per_send"})
+		}
 	}
+
+	var plainWrites float64
+	for _, res := range res3 {
+		plainWrites += writesAfter[res] - writesBefore[res]
+	}
+	rbFigs, err := measureReplyBack(ctx, cfg, dyn, plainWrites)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, rbFigs...)
 
 	cpu0 := processCPUSeconds(c.ManagerPID())
 	done, err := sustainSends(ctx, dyn, sustainFor)
@@ -171,6 +184,57 @@ func benchSend() ([]Figure, error) {
 	return figs, nil
 }
 
+// res3 are the resources whose writes a send causes.
+var res3 = []string{"sessionsends", "agentsessions", "events"}
+
+// replyBackSends is the batch that measures what a ping-pong turn costs.
+const replyBackSends = 100
+
+// measureReplyBack runs sends with reply-back (two ping-pong turns: the policy's bound) to
+// their Completed condition and reports the API writes one ping-pong turn adds, from the
+// plain sends' writes (plainWrites over latencySends).
+func measureReplyBack(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, plainWrites float64) ([]Figure, error) {
+	before, err := apiWrites(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	newRB := func(name string, worker int) *unstructured.Unstructured {
+		u := newSend(name, worker)
+		_ = unstructured.SetNestedField(u.Object, requesterKey(worker), "spec", "fromSessionKey")
+		return u
+	}
+	if _, err := measure(ctx, dyn, sendGVR, replyBackSends, newRB, sendCompleted, "send-rb"); err != nil {
+		return nil, fmt.Errorf("reply-back sends: %w", err)
+	}
+	after, err := apiWrites(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var rb float64
+	for _, res := range res3 {
+		rb += after[res] - before[res]
+	}
+	perTurn := (rb/replyBackSends - plainWrites/latencySends) / replyBackTurns
+	return []Figure{
+		{Name: "api_writes_per_send_replyback", Value: rb / replyBackSends, Unit: "writes", Target: "2 ping-pong turns, all resources, client create included"},
+		{Name: "api_writes_per_pingpong_turn", Value: perTurn, Unit: "writes", Target: "all resources, over a send without reply-back"},
+	}, nil
+}
+
+// replyBackTurns is the bench SessionPolicy's maxPingPongTurns.
+const replyBackTurns = 2
+
+func sendCompleted(u *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == v1.ConditionCompleted && m["status"] == string(metav1.ConditionTrue) {
+			return true
+		}
+	}
+	return false
+}
+
 // setupSendFixtures creates the namespace, an Agent answering at once, and its main session.
 func setupSendFixtures(ctx context.Context, cl client.Client) error {
 	ns := &unstructured.Unstructured{}
@@ -187,13 +251,21 @@ func setupSendFixtures(ctx context.Context, cl client.Client) error {
 			{Match: ".", Reply: "ok"},
 		}}},
 	}
-	objs := []client.Object{agent}
+	// Reply-back sends come from a requester session of the same agent, which must see the
+	// target (visibility all) and stops after two ping-pong turns.
+	policy := &v1.SessionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: sendNS},
+		Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityAll,
+			AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](replyBackTurns)}},
+	}
+	objs := []client.Object{agent, policy}
 	for i := range sendConcurrency {
-		key := targetKey(i)
-		objs = append(objs, &v1.AgentSession{
-			ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: sendNS},
-			Spec:       v1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: v1.ChatTypeGroup},
-		})
+		for _, key := range []string{targetKey(i), requesterKey(i)} {
+			objs = append(objs, &v1.AgentSession{
+				ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: sendNS},
+				Spec:       v1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: v1.ChatTypeGroup},
+			})
+		}
 	}
 	for _, o := range objs {
 		if err := cl.Create(ctx, o); err != nil {
@@ -290,6 +362,11 @@ func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 // turn at a time by design, and the figure is the operator's overhead, not a queue.
 func targetKey(worker int) string {
 	return "agent:bench:webchat:group:w" + strconv.Itoa(worker%sendConcurrency)
+}
+
+// requesterKey is the session a worker's reply-back sends come from.
+func requesterKey(worker int) string {
+	return "agent:bench:webchat:group:r" + strconv.Itoa(worker%sendConcurrency)
 }
 
 func newSend(name string, worker int) *unstructured.Unstructured {
@@ -523,6 +600,9 @@ func apiWrites(ctx context.Context, cfg *rest.Config) (map[string]float64, error
 		}
 		if labels["group"] == v1.GroupVersion.Group || labels["resource"] == "events" {
 			out[labels["resource"]] += m.GetCounter().GetValue()
+			if labels["code"] == "409" { // counted above too: a refused write is still a request
+				out[labels["resource"]+"/conflicts"] += m.GetCounter().GetValue()
+			}
 		}
 	}
 	return out, nil
