@@ -57,6 +57,20 @@ test: vet ## Unit tables, envtest suites and e2e (what CI runs).
 test-chaos: ## Only the chaos suite (part of make test): process kills, API server restart, provider faults.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -timeout $(TEST_TIMEOUT) -count=1 -v ./test/chaos/
 
+# Each fuzz target runs for FUZZTIME from its committed corpus (testdata/fuzz); the seeds
+# alone already run in make test.
+FUZZTIME ?= 10s
+FUZZ_TARGETS = internal/sessionkey:FuzzParse internal/sessionkey:FuzzObjectName \
+	internal/transcript:FuzzDecodeRecord internal/transcript:FuzzParseHistoryQuery \
+	internal/sse:FuzzReader internal/provider:FuzzStreamDecoders
+
+.PHONY: test-fuzz
+test-fuzz: ## Run every fuzz target for FUZZTIME (CI: 10s each).
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; \
+	done
+
 .PHONY: test-unit
 test-unit: ## Only the packages that need no control plane.
 	$(GO) test -short ./...

@@ -62,6 +62,7 @@ func TestChaos(t *testing.T) {
 	}
 	e := startEnv(t)
 	t.Run("provider faults", e.providerFaults)
+	t.Run("hostile input", e.hostileInput)
 	t.Run("crashes and restarts", e.crashes)
 }
 
