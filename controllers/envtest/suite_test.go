@@ -106,6 +106,7 @@ func startManager() {
 	mgr, err := ctrl.NewManager(mcfg, ctrl.Options{
 		Scheme:  testenv.Scheme(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
+		Cache:   indexer.CacheOptions(), // the manager's, so specs run against what it caches
 		// The suite starts a second manager in one process to test a restart.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})

@@ -1,0 +1,66 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package indexer
+
+import (
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// CacheOptions keep the manager's cache small: managed fields go from every object, and a
+// finished SessionSend keeps only what identifies it and says that it finished. Nothing in
+// the manager reads more of a finished send from the cache (the reconciler stops at the
+// phase; the send tool and kubectl read through the API server), and with thousands of
+// them cached the messages, replies and conditions would dominate its memory.
+func CacheOptions() cache.Options {
+	strip := cache.TransformStripManagedFields()
+	return cache.Options{
+		DefaultTransform: strip,
+		ByObject: map[client.Object]cache.ByObject{
+			&v1.SessionSend{}: {Transform: chain(strip, TrimFinishedSend)},
+		},
+	}
+}
+
+func chain(fs ...toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		var err error
+		for _, f := range fs {
+			if obj, err = f(obj); err != nil {
+				return nil, err
+			}
+		}
+		return obj, nil
+	}
+}
+
+// TrimFinishedSend drops the payload of a Completed or Failed SessionSend: its message,
+// replies, turns, announce text and conditions. Phase and status stay.
+func TrimFinishedSend(obj any) (any, error) {
+	s, ok := obj.(*v1.SessionSend)
+	if !ok || (s.Status.Phase != v1.SendCompleted && s.Status.Phase != v1.SendFailed) {
+		return obj, nil
+	}
+	s.Spec.Message = ""
+	s.Status.Reply, s.Status.Error, s.Status.Turns, s.Status.Conditions = "", "", nil, nil
+	if s.Status.Announce != nil {
+		s.Status.Announce = &v1.Announce{Status: s.Status.Announce.Status}
+	}
+	s.Annotations = nil
+	return s, nil
+}

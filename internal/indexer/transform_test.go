@@ -1,0 +1,65 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package indexer
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+func TestTrimFinishedSend(t *testing.T) {
+	send := func(phase v1.SendPhase) *v1.SessionSend {
+		return &v1.SessionSend{
+			ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"}},
+			Spec:       v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "a long message"},
+			Status: v1.SessionSendStatus{Phase: phase, Status: v1.SendOK, Reply: "a long reply", RunID: "uid/round-1",
+				Turns:      []v1.SendTurn{{Round: 1, Session: "agent:bob:main", Reply: "a long reply"}},
+				Announce:   &v1.Announce{Status: v1.AnnounceDelivered, Message: "the announce", Target: "webchat:room"},
+				Conditions: []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}}},
+		}
+	}
+	trimmed := func(phase v1.SendPhase) *v1.SessionSend {
+		return &v1.SessionSend{
+			ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"},
+			Spec:       v1.SessionSendSpec{SessionKey: "agent:bob:main"},
+			Status: v1.SessionSendStatus{Phase: phase, Status: v1.SendOK, RunID: "uid/round-1",
+				Announce: &v1.Announce{Status: v1.AnnounceDelivered}},
+		}
+	}
+	cases := map[string]struct {
+		in, want any
+	}{
+		"a running send is kept whole":       {in: send(v1.SendRunning), want: send(v1.SendRunning)},
+		"a send in reply-back is kept":       {in: send(v1.SendReplyBack), want: send(v1.SendReplyBack)},
+		"a completed send keeps its outcome": {in: send(v1.SendCompleted), want: trimmed(v1.SendCompleted)},
+		"a failed send keeps its outcome":    {in: send(v1.SendFailed), want: trimmed(v1.SendFailed)},
+		"other kinds pass through":           {in: &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, want: &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := TrimFinishedSend(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
