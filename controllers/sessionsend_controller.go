@@ -56,6 +56,7 @@ type SessionSendReconciler struct {
 	Clock     clock.Clock
 	Recorder  recorder.EventRecorder
 	announcer *announcer
+	stale     staleReads
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionsends,verbs=get;list;watch;create
@@ -72,6 +73,9 @@ func (r *SessionSendReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		r.forget(send)
 		return ctrl.Result{}, nil
 	}
+	if r.stale.stale(send) {
+		return ctrl.Result{}, nil
+	}
 	old := send.Status.DeepCopy()
 	res, err := r.reconcile(ctx, send)
 	if err != nil {
@@ -79,6 +83,7 @@ func (r *SessionSendReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	if !equality.Semantic.DeepEqual(old, &send.Status) {
 		send.Status.ObservedGeneration = send.Generation
+		replaced := send.ResourceVersion
 		if err := r.Status().Update(ctx, send); err != nil {
 			// A stale cache read: the next reconcile sees the newer object.
 			if apierrors.IsConflict(err) {
@@ -86,6 +91,7 @@ func (r *SessionSendReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			}
 			return ctrl.Result{}, err
 		}
+		r.stale.wrote(send, replaced)
 		if send.Status.Phase == v1.SendCompleted || send.Status.Phase == v1.SendFailed {
 			r.forget(send)
 		}
@@ -333,11 +339,14 @@ func (r *SessionSendReconciler) event(send *v1.SessionSend, typ, reason, format 
 }
 
 // forget drops the engine's outcomes of a finished send's turns.
+// forget drops the send's turn results and stale-read mark. Every possible round is
+// forgotten: a finished send in the cache no longer lists its turns.
 func (r *SessionSendReconciler) forget(send *v1.SessionSend) {
 	r.Runner.Forget(turnID(send, "announce"))
-	for i := range len(send.Status.Turns) {
+	for i := range 1 + DefaultMaxPingPongTurns {
 		r.Runner.Forget(turnID(send, fmt.Sprintf("round-%d", i+1)))
 	}
+	r.stale.forget(client.ObjectKeyFromObject(send))
 }
 
 // SetupWithManager registers the reconciler, woken by the engine when its turns end.

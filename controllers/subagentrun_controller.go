@@ -53,6 +53,7 @@ type SubagentRunReconciler struct {
 	Recorder      recorder.EventRecorder
 	WorkspaceRoot string
 	announcer     *announcer
+	stale         staleReads
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=subagentruns,verbs=get;list;watch;create
@@ -66,7 +67,11 @@ func (r *SubagentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if meta.IsStatusConditionTrue(run.Status.Conditions, v1.ConditionCompleted) {
 		r.Runner.Forget(turnID(run, "task"))
 		r.Runner.Forget(turnID(run, "announce"))
+		r.stale.forget(req.NamespacedName)
 		return r.archiveWhenDue(ctx, run)
+	}
+	if r.stale.stale(run) {
+		return ctrl.Result{}, nil
 	}
 	old := run.Status.DeepCopy()
 	res, err := r.reconcile(ctx, run)
@@ -75,6 +80,7 @@ func (r *SubagentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	if !equality.Semantic.DeepEqual(old, &run.Status) {
 		run.Status.ObservedGeneration = run.Generation
+		replaced := run.ResourceVersion
 		if err := r.Status().Update(ctx, run); err != nil {
 			// A stale cache read: the next reconcile sees the newer object.
 			if apierrors.IsConflict(err) {
@@ -82,6 +88,7 @@ func (r *SubagentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			}
 			return ctrl.Result{}, err
 		}
+		r.stale.wrote(run, replaced)
 	}
 	return res, nil
 }
