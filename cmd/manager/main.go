@@ -33,6 +33,7 @@ import (
 type options struct {
 	metricsAddr      string
 	probeAddr        string
+	pprofAddr        string
 	leaderElect      bool
 	webhookPort      int
 	webhookCertDir   string
@@ -52,6 +53,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
+	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0", "Address of the Go profiler's HTTP endpoints (/debug/pprof); 0 disables it.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so only one manager is active.")
 	flag.IntVar(&o.webhookPort, "webhook-port", 9443, "Port of the admission webhook server.")
 	flag.StringVar(&o.webhookCertDir, "webhook-cert-dir", "", "Directory holding tls.crt and tls.key for the webhook server.")
@@ -63,8 +65,8 @@ func main() {
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
-	flag.Float64Var(&o.qps, "kube-api-qps", 100, "Client-side rate limit of API requests per second.")
-	flag.IntVar(&o.burst, "kube-api-burst", 200, "Client-side burst of API requests.")
+	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
+	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -79,10 +81,11 @@ func main() {
 	cfg := ctrl.GetConfigOrDie()
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: scheme.New(),
+		Scheme:                 scheme.New(),
 		Cache:                  indexer.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts},
 		HealthProbeBindAddress: o.probeAddr,
+		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "agent-session-operator.sessions.agents.dev",
 		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{

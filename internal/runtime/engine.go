@@ -119,6 +119,7 @@ type Engine struct {
 
 	providers providerCache
 	tools     toolset
+	history   *historyCache
 	status    *throttle[statusUpdate]
 }
 
@@ -160,6 +161,7 @@ func NewEngine(o Options) (*Engine, error) {
 		results: map[string]TurnResult{},
 		wake:    map[string]chan event.GenericEvent{},
 		tools:   sessionTools(),
+		history: newHistoryCache(DefaultHistoryCacheBytes),
 	}
 	if o.StatusInterval == 0 {
 		o.StatusInterval = DefaultStatusInterval

@@ -120,14 +120,14 @@ func (t *turn) prepare(ctx context.Context) error {
 	}
 	t.tools = e.tools.offer(isSubagent(s))
 
-	page, err := e.opts.Store.Read(ctx, req.Namespace, s.Status.SessionID, transcript.ReadOptions{Limit: historyMessages, IncludeTools: true})
+	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, s.Status.SessionID, historyMessages)
 	if err != nil {
 		return fmt.Errorf("reading transcript: %w", err)
 	}
 	prefix := req.ID + "/"
-	history := make([]provider.Message, 0, len(page.Messages)+4)
-	for i := range page.Messages {
-		r := &page.Messages[i]
+	history := make([]provider.Message, 0, len(recs)+4)
+	for i := range recs {
+		r := &recs[i]
 		if strings.HasPrefix(r.IdempotencyKey, prefix) {
 			if t.done == nil {
 				t.done = map[string]transcript.Record{}

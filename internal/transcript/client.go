@@ -75,6 +75,9 @@ func (c *Client) Read(ctx context.Context, namespace, sessionID string, opts Rea
 	if opts.BeforeSeq > 0 {
 		q.Set("cursor", FormatCursor(opts.BeforeSeq))
 	}
+	if opts.AfterSeq > 0 {
+		q.Set("after", FormatCursor(opts.AfterSeq))
+	}
 	if opts.IncludeTools {
 		q.Set("includeTools", "1")
 	}

@@ -69,7 +69,7 @@ func parseFlag(name, s string) (bool, error) {
 	return b, nil
 }
 
-// ParseHistoryQuery parses limit, cursor, includeTools, follow and namespace.
+// ParseHistoryQuery parses limit, cursor, after, includeTools, follow and namespace.
 func ParseHistoryQuery(q url.Values, defaultNamespace string) (HistoryQuery, error) {
 	var hq HistoryQuery
 	var err error
@@ -78,6 +78,9 @@ func ParseHistoryQuery(q url.Values, defaultNamespace string) (HistoryQuery, err
 	}
 	if hq.BeforeSeq, err = ParseCursor(q.Get("cursor")); err != nil {
 		return hq, err
+	}
+	if hq.AfterSeq, err = ParseCursor(q.Get("after")); err != nil {
+		return hq, fmt.Errorf("after: %w", err)
 	}
 	if hq.IncludeTools, err = parseFlag("includeTools", q.Get("includeTools")); err != nil {
 		return hq, err

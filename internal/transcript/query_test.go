@@ -82,6 +82,8 @@ func TestParseHistoryQuery(t *testing.T) {
 		"bad tools":     {query: "includeTools=yes", wantErr: true},
 		"bad follow":    {query: "follow=2", wantErr: true},
 		"bad cursor":    {query: "cursor=x", wantErr: true},
+		"after":         {query: "after=seq:7", want: HistoryQuery{Namespace: "dflt", ReadOptions: ReadOptions{Limit: DefaultLimit, AfterSeq: 7}}},
+		"bad after":     {query: "after=0", wantErr: true},
 		"bad limit":     {query: "limit=1e3", wantErr: true},
 		"clamped limit": {query: "limit=100000", want: HistoryQuery{Namespace: "dflt", ReadOptions: ReadOptions{Limit: MaxLimit}}},
 	}

@@ -80,8 +80,12 @@ func selectPage(entries []indexEntry, limit int, opts ReadOptions) ([]int, Page)
 	if opts.BeforeSeq > 0 {
 		end = searchSeq(entries, opts.BeforeSeq)
 	}
-	picked := make([]int, 0, min(limit, end))
-	for i := end - 1; i >= 0 && len(picked) < limit; i-- {
+	floor := 0
+	if opts.AfterSeq > 0 {
+		floor = min(searchSeq(entries, opts.AfterSeq+1), end)
+	}
+	picked := make([]int, 0, min(limit, end-floor))
+	for i := end - 1; i >= floor && len(picked) < limit; i-- {
 		if opts.IncludeTools || isNonTool(entries, i) {
 			picked = append(picked, i)
 		}
@@ -90,15 +94,23 @@ func selectPage(entries []indexEntry, limit int, opts ReadOptions) ([]int, Page)
 	if n := len(picked); n > 0 {
 		lowest := picked[n-1]
 		if opts.IncludeTools {
-			page.HasMore = lowest > 0
+			page.HasMore = lowest > floor
 		} else {
-			page.HasMore = lowest > 0 && entries[lowest-1].nonTool > 0
+			page.HasMore = lowest > floor && nonToolBefore(entries, lowest) > nonToolBefore(entries, floor)
 		}
 		if page.HasMore {
 			page.NextCursor = FormatCursor(entries[lowest].seq)
 		}
 	}
 	return picked, page
+}
+
+// nonToolBefore counts the non-tool records before index i.
+func nonToolBefore(entries []indexEntry, i int) int64 {
+	if i == 0 {
+		return 0
+	}
+	return entries[i-1].nonTool
 }
 
 func isNonTool(entries []indexEntry, i int) bool {

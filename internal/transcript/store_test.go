@@ -98,6 +98,15 @@ func TestReadPaging(t *testing.T) {
 		"cursor beyond end":  {opts: ReadOptions{Limit: 2, BeforeSeq: 1000, IncludeTools: true}, want: []int64{29, 30}, wantMore: true, wantNext: "seq:29"},
 		"all":                {opts: ReadOptions{Limit: 1000, IncludeTools: true}, want: seqRange(1, 30)},
 		"default limit":      {opts: ReadOptions{}, want: []int64{1, 2, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17, 19, 20, 22, 23, 25, 26, 28, 29}},
+		"after, all fit":     {opts: ReadOptions{Limit: 10, AfterSeq: 26, IncludeTools: true}, want: []int64{27, 28, 29, 30}},
+		"after, more than the limit": {opts: ReadOptions{Limit: 2, AfterSeq: 25, IncludeTools: true},
+			want: []int64{29, 30}, wantMore: true, wantNext: "seq:29"},
+		"after without tools": {opts: ReadOptions{Limit: 10, AfterSeq: 24}, want: []int64{25, 26, 28, 29}},
+		// Seq 24, between the floor and the page, is a tool result: nothing was left out.
+		"after without tools, exactly the limit": {opts: ReadOptions{Limit: 4, AfterSeq: 23}, want: []int64{25, 26, 28, 29}},
+		"after without tools, one left out":      {opts: ReadOptions{Limit: 3, AfterSeq: 23}, want: []int64{26, 28, 29}, wantMore: true, wantNext: "seq:26"},
+		"after the end":                          {opts: ReadOptions{Limit: 10, AfterSeq: 30, IncludeTools: true}, want: []int64{}},
+		"after and before":                       {opts: ReadOptions{Limit: 10, AfterSeq: 20, BeforeSeq: 25, IncludeTools: true}, want: []int64{21, 22, 23, 24}},
 	}
 	for sname, mk := range stores {
 		s := mk(t)

@@ -119,10 +119,13 @@ type Stats struct {
 	Path         string    `json:"path,omitempty"`
 }
 
-// ReadOptions select a page of history. BeforeSeq 0 reads from the end.
+// ReadOptions select a page of history. BeforeSeq 0 reads from the end; AfterSeq > 0 leaves
+// out the records up to and including it (HasMore then says whether the page had to leave
+// out newer ones than AfterSeq too).
 type ReadOptions struct {
 	Limit        int
 	BeforeSeq    int64
+	AfterSeq     int64
 	IncludeTools bool
 }
 

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,11 @@ func benchSend() ([]Figure, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	c, err := devcluster.Start(ctx, devcluster.Options{RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: state, NoSamples: true, Log: logf})
+	var mgrArgs []string
+	if *profileDir != "" {
+		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr)
+	}
+	c, err := devcluster.Start(ctx, devcluster.Options{RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: state, NoSamples: true, Log: logf, ManagerArgs: mgrArgs})
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +169,16 @@ func benchSend() ([]Figure, error) {
 	figs = append(figs, rbFigs...)
 
 	cpu0 := processCPUSeconds(c.ManagerPID())
+	apiHTTP, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cpuProfile := "/debug/pprof/profile?seconds=" + strconv.Itoa(int(sustainFor.Seconds())-5)
+	mgrProfiled := profile(http.DefaultClient, managerProfiler, "manager-cpu-sustain.pprof", cpuProfile)
+	apiProfiled := profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), "apiserver-cpu-sustain.pprof", cpuProfile)
 	done, err := sustainSends(ctx, dyn, sustainFor)
+	<-mgrProfiled
+	<-apiProfiled
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +193,7 @@ func benchSend() ([]Figure, error) {
 	}
 	// Let the manager settle (caches filled, turns drained) before reading its memory.
 	time.Sleep(10 * time.Second)
+	<-profile(http.DefaultClient, managerProfiler, "manager-heap-10k.pprof", "/debug/pprof/heap")
 	figs = append(figs, Figure{Name: "manager_rss_mib", Value: processRSSMiB(c.ManagerPID()), Unit: "MiB",
 		Target: "< 150 with 10k sessions + 10k sends cached"})
 	return figs, nil
@@ -286,26 +301,57 @@ type waiter struct {
 func startWaiter(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, done func(*unstructured.Unstructured) bool) (*waiter, func(), error) {
 	w := &waiter{pending: map[string]chan struct{}{}, done: done}
 	ctx, cancel := context.WithCancel(ctx)
-	wi, err := dyn.Resource(gvr).Namespace(sendNS).Watch(ctx, metav1.ListOptions{})
+	res := dyn.Resource(gvr).Namespace(sendNS)
+	wi, err := res.Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		cancel()
 		return nil, nil, err
 	}
 	go func() {
-		for ev := range wi.ResultChan() {
-			u, ok := ev.Object.(*unstructured.Unstructured)
-			if !ok || (ev.Type != watch.Added && ev.Type != watch.Modified) || !w.done(u) {
-				continue
+		for {
+			for ev := range wi.ResultChan() {
+				if u, ok := ev.Object.(*unstructured.Unstructured); ok && (ev.Type == watch.Added || ev.Type == watch.Modified) {
+					w.observe(u)
+				}
 			}
-			w.mu.Lock()
-			if ch, ok := w.pending[u.GetName()]; ok {
-				close(ch)
-				delete(w.pending, u.GetName())
+			// The API server closes a watch it finds too slow or too old: list what was
+			// missed, then watch again from there.
+			for ctx.Err() == nil {
+				if wi, err = w.resume(ctx, res); err == nil {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
 			}
-			w.mu.Unlock()
+			if ctx.Err() != nil {
+				return
+			}
 		}
 	}()
-	return w, func() { wi.Stop(); cancel() }, nil
+	// The watch ends with ctx.
+	return w, cancel, nil
+}
+
+func (w *waiter) resume(ctx context.Context, res dynamic.ResourceInterface) (watch.Interface, error) {
+	list, err := res.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		w.observe(&list.Items[i])
+	}
+	return res.Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+}
+
+func (w *waiter) observe(u *unstructured.Unstructured) {
+	if !w.done(u) {
+		return
+	}
+	w.mu.Lock()
+	if ch, ok := w.pending[u.GetName()]; ok {
+		close(ch)
+		delete(w.pending, u.GetName())
+	}
+	w.mu.Unlock()
 }
 
 func (w *waiter) expect(name string) <-chan struct{} {
