@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime/pprof"
 	"sort"
 	"text/tabwriter"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Figure is one measured number. Baseline and Ratio are set for comparisons.
@@ -48,7 +52,22 @@ func register(name string, run func() ([]Figure, error)) {
 
 func main() {
 	only := flag.String("run", "", "regexp selecting suites by name")
+	cpuProfile := flag.String("cpuprofile", "", "write the bench process's CPU profile (the in-process suites) to this file")
 	flag.Parse()
+	// The webhook suite calls controller-runtime directly; its logs are not figures.
+	ctrllog.SetLogger(logr.Discard())
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	re := regexp.MustCompile(*only)
 	sort.Slice(suites, func(i, j int) bool { return suites[i].name < suites[j].name })
 
@@ -87,6 +106,7 @@ func main() {
 	}
 	_ = tw.Flush()
 	if failed {
+		pprof.StopCPUProfile() // os.Exit skips the deferred stop
 		os.Exit(1)
 	}
 }
