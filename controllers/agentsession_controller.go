@@ -47,7 +47,7 @@ type AgentSessionReconciler struct {
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/finalizers,verbs=update
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
 
 func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	s := &v1.AgentSession{}

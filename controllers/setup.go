@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
@@ -41,6 +42,14 @@ type Options struct {
 	// Concurrency is MaxConcurrentReconciles of the send and run controllers (default 16):
 	// a reconcile may wait on an announce delivery.
 	Concurrency int
+	// Events hands out the controllers' event recorders; nil is the manager's.
+	Events EventRecorders
+}
+
+// EventRecorders hands out an event recorder per reporting controller (a manager, or an
+// *eventrec.Provider).
+type EventRecorders interface {
+	GetEventRecorder(name string) recorder.EventRecorder
 }
 
 // SetupWithManager registers every reconciler. The cache's field indexes must be registered
@@ -58,15 +67,18 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 16
 	}
+	if o.Events == nil {
+		o.Events = mgr
+	}
 	ann := &announcer{reader: mgr.GetClient(), apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer}
 	c := mgr.GetClient()
 	return errors.Join(
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: mgr.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
-		(&SessionSendReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: mgr.GetEventRecorder("sessionsend-controller"), announcer: ann}).
+		(&SessionSendReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("sessionsend-controller"), announcer: ann}).
 			SetupWithManager(mgr, o.Concurrency),
-		(&SubagentRunReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: mgr.GetEventRecorder("subagentrun-controller"),
+		(&SubagentRunReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("subagentrun-controller"),
 			WorkspaceRoot: o.WorkspaceRoot, announcer: ann}).SetupWithManager(mgr, o.Concurrency),
 	)
 }

@@ -22,6 +22,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
@@ -134,9 +135,13 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err != nil {
 		return err
 	}
+	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
+	if err := mgr.Add(events); err != nil {
+		return err
+	}
 	engine, err := agentruntime.NewEngine(agentruntime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, MaxConcurrentTurns: o.maxTurns, Recorder: mgr.GetEventRecorder("agent-runtime"),
+		Store: store, MaxConcurrentTurns: o.maxTurns, Recorder: events.GetEventRecorder("agent-runtime"),
 		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout,
 	})
 	if err != nil {
@@ -146,7 +151,7 @@ func setup(mgr ctrl.Manager, o options) error {
 		return err
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency,
+		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events,
 	}); err != nil {
 		return err
 	}

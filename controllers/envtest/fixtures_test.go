@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,6 +92,19 @@ func waitSend(s *v1.SessionSend, cond func(g Gomega, s *v1.SessionSend)) *v1.Ses
 		cond(g, s)
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	return s
+}
+
+// eventsOf returns "<reportingController> <type>/<reason>" of the events.k8s.io Events about o.
+func eventsOf(g Gomega, o client.Object) []string {
+	var list eventsv1.EventList
+	g.Expect(k8s.List(ctx, &list, client.InNamespace(o.GetNamespace()))).To(Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.UID == o.GetUID() {
+			out = append(out, e.ReportingController+" "+e.Type+"/"+e.Reason)
+		}
+	}
+	return out
 }
 
 func completed(g Gomega, s *v1.SessionSend) {

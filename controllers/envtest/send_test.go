@@ -66,6 +66,8 @@ var _ = Describe("SessionSend", func() {
 		send := waitSend(createSend(ns, "agent:bob:main", "note this", 0, ""), completed)
 		Expect(send.Status.Status).To(Equal(v1.SendAccepted))
 		Expect(send.Status.Turns[0].Reply).To(Equal("echo: note this"))
+		Eventually(func(g Gomega) []string { return eventsOf(g, send) }, testenv.Timeout, testenv.Interval).Should(ConsistOf(
+			"sessionsend-controller Normal/Accepted", "sessionsend-controller Normal/Completed"))
 	})
 
 	It("reports error when the run fails", func() {
@@ -74,6 +76,8 @@ var _ = Describe("SessionSend", func() {
 		Expect(send.Status.Status).To(Equal(v1.SendError))
 		Expect(send.Status.Phase).To(Equal(v1.SendFailed))
 		Expect(send.Status.Error).To(ContainSubstring(`agent "ghost" not found`))
+		Eventually(func(g Gomega) []string { return eventsOf(g, send) }, testenv.Timeout, testenv.Interval).Should(
+			ContainElement("sessionsend-controller Warning/RunFailed"))
 	})
 
 	It("fails clearly for a target that does not exist", func() {

@@ -42,6 +42,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -114,9 +115,12 @@ func startManager() {
 	Expect(indexer.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
 	watcher, err := client.NewWithWatch(mcfg, client.Options{Scheme: testenv.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
+	// The manager's event recorder, on the real clock: no spec times events.
+	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
+	Expect(mgr.Add(events)).To(Succeed())
 	engine, err := runtime.NewEngine(runtime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, Clock: fakeClock, Recorder: mgr.GetEventRecorder("agent-runtime"),
+		Store: store, Clock: fakeClock, Recorder: events.GetEventRecorder("agent-runtime"),
 		// The throttle is unit-tested; here a session's counters are checked after each turn.
 		StatusInterval: -1,
 	})
@@ -125,7 +129,7 @@ func startManager() {
 	d := delivery.New()
 	d.Backoff, d.MaxWait = time.Millisecond, time.Millisecond
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d,
+		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events,
 	})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	mgrStop, mgrDone = cancel, make(chan struct{})
