@@ -741,7 +741,6 @@ func quantileMS(d []time.Duration, q float64) float64 {
 	return float64(s[int(q*float64(len(s)-1))].Microseconds()) / 1e3
 }
 
-
 // describe is an object's status, for a failure message.
 func describe(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, name string) string {
 	u, err := dyn.Resource(gvr).Namespace(sendNS).Get(ctx, name, metav1.GetOptions{})
