@@ -67,6 +67,9 @@ type SessionSendReconciler struct {
 func (r *SessionSendReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	send := &v1.SessionSend{}
 	if err := r.Get(ctx, req.NamespacedName, send); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.stale.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if send.Status.Phase == v1.SendCompleted || send.Status.Phase == v1.SendFailed {
@@ -91,10 +94,9 @@ func (r *SessionSendReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			}
 			return ctrl.Result{}, err
 		}
+		// A finished send is forgotten when the cache shows it finished: until then the stale
+		// mark keeps a reconcile queued meanwhile from redoing the announce from the old read.
 		r.stale.wrote(send, replaced)
-		if send.Status.Phase == v1.SendCompleted || send.Status.Phase == v1.SendFailed {
-			r.forget(send)
-		}
 	}
 	return res, nil
 }
@@ -338,7 +340,6 @@ func (r *SessionSendReconciler) event(send *v1.SessionSend, typ, reason, format 
 	}
 }
 
-// forget drops the engine's outcomes of a finished send's turns.
 // forget drops the send's turn results and stale-read mark. Every possible round is
 // forgotten: a finished send in the cache no longer lists its turns.
 func (r *SessionSendReconciler) forget(send *v1.SessionSend) {
