@@ -154,6 +154,7 @@ func (p *Provider) write(ctx context.Context, ev *eventsv1.Event) {
 		// namespace that is going away.
 		if i == attempts || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || ctx.Err() != nil {
 			logf.FromContext(ctx).WithName("events").Error(err, "dropping Event", "namespace", ev.Namespace, "regarding", ev.Regarding.Name, "reason", ev.Reason)
+			eventsDropped.WithLabelValues(dropWrite).Inc()
 			return
 		}
 		select {
@@ -203,17 +204,20 @@ func (r *eventRecorder) AnnotatedEventf(regarding, related runtime.Object, annot
 	ev, err := r.makeEvent(regarding, related, annotations, eventtype, reason, action, fmt.Sprintf(note, args...))
 	if err != nil {
 		logf.Log.WithName("events").Error(err, "cannot record Event", "reason", reason)
+		eventsDropped.WithLabelValues(dropInvalid).Inc()
 		return
 	}
 	key := string(ev.Regarding.UID) + "\x00" + ev.Regarding.Namespace + "/" + ev.Regarding.Name + "\x00" +
 		r.controller + "\x00" + eventtype + "\x00" + reason + "\x00" + action + "\x00" + ev.Note
 	if !r.p.admit(key) {
+		eventsDropped.WithLabelValues(dropRepeat).Inc()
 		return
 	}
 	select {
 	case r.p.queue <- ev:
 	default:
 		logf.Log.WithName("events").V(1).Info("Event queue full, dropping Event", "regarding", ev.Regarding.Name, "reason", reason)
+		eventsDropped.WithLabelValues(dropQueueFull).Inc()
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,11 +100,15 @@ func TestRecentKeysAreBounded(t *testing.T) {
 func TestAFullQueueDropsInsteadOfBlocking(t *testing.T) {
 	p, _, _ := newProvider(t, Options{Queue: 2})
 	r := p.GetEventRecorder("c")
+	before := testutil.ToFloat64(eventsDropped.WithLabelValues(dropQueueFull))
 	for _, reason := range []string{"A", "B", "C"} {
 		r.Eventf(send("s"), nil, corev1.EventTypeNormal, reason, reason, "n")
 	}
 	if n := len(queued(p)); n != 2 {
 		t.Errorf("queued %d Events, want 2", n)
+	}
+	if d := testutil.ToFloat64(eventsDropped.WithLabelValues(dropQueueFull)) - before; d != 1 {
+		t.Errorf("queue_full drops counted %v, want 1", d)
 	}
 }
 
