@@ -139,7 +139,7 @@ func TestDeliverRemembersDeliveredKeys(t *testing.T) {
 	for i := range recentCapacity {
 		d.sent.add(fmt.Sprint(i))
 	}
-	if d.sent.has("a") || !d.sent.has(fmt.Sprint(recentCapacity-1)) || len(d.sent.set) != recentCapacity {
-		t.Errorf("the oldest key is not forgotten first: has(a)=%v, size %d", d.sent.has("a"), len(d.sent.set))
+	if d.sent.has("a") || !d.sent.has(fmt.Sprint(recentCapacity-1)) || d.sent.lru().Len() != recentCapacity {
+		t.Errorf("the oldest key is not forgotten first: has(a)=%v, size %d", d.sent.has("a"), d.sent.lru().Len())
 	}
 }

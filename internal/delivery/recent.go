@@ -14,45 +14,38 @@
 
 package delivery
 
-import "sync"
+import (
+	"sync"
+
+	"k8s.io/utils/lru"
+)
 
 // recentCapacity bounds the remembered keys; an announce is repeated within seconds of its
 // delivery, so the newest few thousand are enough.
 const recentCapacity = 4096
 
-// recentKeys is a bounded set that forgets its oldest key first. The zero value is empty.
+// recentKeys is a bounded set of keys (least recently used forgotten first). The zero
+// value is empty, so a Deliverer literal needs no constructor.
 type recentKeys struct {
-	mu   sync.Mutex
-	set  map[string]struct{}
-	ring []string
-	next int
+	once  sync.Once
+	cache *lru.Cache
+}
+
+func (r *recentKeys) lru() *lru.Cache {
+	r.once.Do(func() { r.cache = lru.New(recentCapacity) })
+	return r.cache
 }
 
 func (r *recentKeys) has(key string) bool {
 	if key == "" {
 		return false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, ok := r.set[key]
+	_, ok := r.lru().Get(key)
 	return ok
 }
 
 func (r *recentKeys) add(key string) {
-	if key == "" {
-		return
+	if key != "" {
+		r.lru().Add(key, struct{}{})
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.set == nil {
-		r.set = make(map[string]struct{}, recentCapacity)
-		r.ring = make([]string, recentCapacity)
-	}
-	if _, ok := r.set[key]; ok {
-		return
-	}
-	delete(r.set, r.ring[r.next])
-	r.ring[r.next] = key
-	r.set[key] = struct{}{}
-	r.next = (r.next + 1) % recentCapacity
 }

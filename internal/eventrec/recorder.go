@@ -24,7 +24,6 @@
 package eventrec
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"os"
@@ -41,6 +40,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/reference"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
@@ -68,7 +68,7 @@ type Options struct {
 	Queue        int
 	Recent       int
 	RepeatWindow time.Duration
-	Clock        clock.WithTicker
+	Clock        clock.Clock
 }
 
 // Provider hands out one recorder per reporting controller; all share its queue and its
@@ -82,14 +82,8 @@ type Provider struct {
 	queue  chan *eventsv1.Event
 	seq    atomic.Uint64
 
-	mu     sync.Mutex
-	recent *list.List // of *seen, most recent first
-	byKey  map[string]*list.Element
-}
-
-type seen struct {
-	key string
-	at  time.Time
+	mu     sync.Mutex // makes admit's look-up and update one step
+	recent *lru.Cache // event key -> time.Time it was last recorded
 }
 
 // New returns a Provider that creates Events with c.
@@ -108,7 +102,7 @@ func New(c client.Client, scheme *runtime.Scheme, o Options) *Provider {
 	}
 	host, _ := os.Hostname()
 	return &Provider{client: c, scheme: scheme, opts: o, host: host, queue: make(chan *eventsv1.Event, o.Queue),
-		recent: list.New(), byKey: map[string]*list.Element{}}
+		recent: lru.New(o.Recent)}
 }
 
 // GetEventRecorder returns the recorder of the reporting controller name.
@@ -172,20 +166,10 @@ func (p *Provider) admit(key string) bool {
 	now := p.opts.Clock.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if el, ok := p.byKey[key]; ok {
-		s := el.Value.(*seen)
-		if now.Sub(s.at) < p.opts.RepeatWindow {
-			return false
-		}
-		s.at = now
-		p.recent.MoveToFront(el)
-		return true
+	if at, ok := p.recent.Get(key); ok && now.Sub(at.(time.Time)) < p.opts.RepeatWindow {
+		return false
 	}
-	p.byKey[key] = p.recent.PushFront(&seen{key: key, at: now})
-	if p.recent.Len() > p.opts.Recent {
-		oldest := p.recent.Remove(p.recent.Back()).(*seen)
-		delete(p.byKey, oldest.key)
-	}
+	p.recent.Add(key, now)
 	return true
 }
 

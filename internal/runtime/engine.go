@@ -55,13 +55,6 @@ var (
 	ErrToolLoop = errors.New("tool loop bound reached")
 )
 
-// Clock is what the engine needs of a clock: deadlines, waits, tickers and delayed
-// status writes. clock.RealClock and the testing FakeClock are one.
-type Clock interface {
-	clock.WithTicker
-	AfterFunc(d time.Duration, f func()) clock.Timer
-}
-
 // Options configure an Engine. Client, Reader and Store are required.
 type Options struct {
 	// Client writes: session status patches, SessionSend and SubagentRun creates.
@@ -79,7 +72,7 @@ type Options struct {
 	// Store holds the transcripts.
 	Store transcript.Store
 	// Clock times deadlines, waits and durations; nil means the real clock.
-	Clock Clock
+	Clock clock.WithTickerAndDelayedExecution
 	// MaxConcurrentTurns bounds the turns running at once across all sessions (default 64).
 	MaxConcurrentTurns int
 	// WakeBuffer is the size of each Wake channel (default 1024).
@@ -104,7 +97,7 @@ type Options struct {
 // running turns are cancelled with ErrShutdown and Start returns once they have ended.
 type Engine struct {
 	opts  Options
-	clock Clock
+	clock clock.WithTickerAndDelayedExecution
 	sem   chan struct{}
 
 	base context.Context
