@@ -25,7 +25,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,9 +51,11 @@ const notReadyRequeue = 250 * time.Millisecond
 // completion): a send without reply-back costs three API writes with its create.
 type SessionSendReconciler struct {
 	client.Client
-	Runner    runtime.Runner
-	Clock     clock.Clock
-	Recorder  recorder.EventRecorder
+	Runner   runtime.Runner
+	Clock    clock.Clock
+	Recorder recorder.EventRecorder
+	// APIReader confirms a cache miss of an Agent before a send to its main session fails.
+	APIReader client.Reader
 	announcer *announcer
 	stale     staleReads
 }
@@ -193,9 +194,8 @@ func (r *SessionSendReconciler) createMainSession(ctx context.Context, namespace
 	if err != nil || k.Kind != sessionkey.KindMain || k.AgentID == "" || key != sessionkey.MainKey(k.AgentID) {
 		return false, nil
 	}
-	var agent v1.Agent
-	if err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: k.AgentID}, &agent); err != nil {
-		return false, client.IgnoreNotFound(err)
+	if agent, err := indexer.Agent(ctx, r.Client, r.APIReader, namespace, k.AgentID); agent == nil || err != nil {
+		return false, err
 	}
 	s := &v1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
@@ -238,7 +238,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, send *v1.SessionSe
 	}
 	st.Reply = res.Text
 	if st.Status == "" {
-		st.Status = v1.SendOK
+		st.Status = repliedStatus(send)
 	}
 	r.setReplied(send, metav1.ConditionTrue, "Replied", "round 1 replied")
 	return true, ctrl.Result{}, nil
@@ -361,6 +361,16 @@ func (r *SessionSendReconciler) SetupWithManager(mgr ctrl.Manager, concurrency i
 
 // turnID names a turn of an owner: its UID and the step.
 func turnID(o client.Object, step string) string { return string(o.GetUID()) + "/" + step }
+
+// repliedStatus is the status of a send whose round 1 replied before any status was
+// recorded: ok for a timed send, and accepted for a fire-and-forget one, which is what it
+// reports whenever its accepted write did not land first (the API server was away).
+func repliedStatus(send *v1.SessionSend) v1.SendStatus {
+	if timeoutOf(send) == 0 {
+		return v1.SendAccepted
+	}
+	return v1.SendOK
+}
 
 func timeoutOf(send *v1.SessionSend) time.Duration {
 	if send.Spec.TimeoutSeconds == nil {

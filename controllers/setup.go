@@ -76,9 +76,11 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
-		(&SessionSendReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("sessionsend-controller"), announcer: ann}).
+		(&SessionSendReconciler{Client: c, APIReader: mgr.GetAPIReader(), Runner: o.Runner, Clock: o.Clock,
+			Recorder: o.Events.GetEventRecorder("sessionsend-controller"), announcer: ann}).
 			SetupWithManager(mgr, o.Concurrency),
-		(&SubagentRunReconciler{Client: c, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("subagentrun-controller"),
+		(&SubagentRunReconciler{Client: c, APIReader: mgr.GetAPIReader(), Runner: o.Runner, Clock: o.Clock,
+			Recorder:      o.Events.GetEventRecorder("subagentrun-controller"),
 			WorkspaceRoot: o.WorkspaceRoot, announcer: ann}).SetupWithManager(mgr, o.Concurrency),
 	)
 }

@@ -25,7 +25,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,9 +47,11 @@ import (
 // child's cleanup or archive.
 type SubagentRunReconciler struct {
 	client.Client
-	Runner        runtime.Runner
-	Clock         clock.Clock
-	Recorder      recorder.EventRecorder
+	Runner   runtime.Runner
+	Clock    clock.Clock
+	Recorder recorder.EventRecorder
+	// APIReader confirms a cache miss of an Agent before a run fails for want of it.
+	APIReader     client.Reader
 	WorkspaceRoot string
 	announcer     *announcer
 	stale         staleReads
@@ -103,15 +104,15 @@ func (r *SubagentRunReconciler) reconcile(ctx context.Context, run *v1.SubagentR
 		return ctrl.Result{}, err
 	}
 	agentID := policy.TargetAgentID(&run.Spec, requester)
-	var agent v1.Agent
-	if err := r.Get(ctx, types.NamespacedName{Namespace: run.Namespace, Name: agentID}, &agent); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.finish(run, v1.RunFailed, fmt.Sprintf("agent %q not found", agentID))
-			return ctrl.Result{}, nil
-		}
+	agent, err := indexer.Agent(ctx, r.Client, r.APIReader, run.Namespace, agentID)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	child, err := r.ensureChild(ctx, run, agentID, &agent)
+	if agent == nil {
+		r.finish(run, v1.RunFailed, fmt.Sprintf("agent %q not found", agentID))
+		return ctrl.Result{}, nil
+	}
+	child, err := r.ensureChild(ctx, run, agentID, agent)
 	if err != nil || child == nil || child.Status.SessionID == "" {
 		return ctrl.Result{RequeueAfter: notReadyRequeue}, err
 	}
@@ -122,7 +123,7 @@ func (r *SubagentRunReconciler) reconcile(ctx context.Context, run *v1.SubagentR
 		}
 	}
 	if st.Phase == v1.RunRunning {
-		done, err := r.task(ctx, run, child, &agent)
+		done, err := r.task(ctx, run, child, agent)
 		if !done || err != nil {
 			return ctrl.Result{}, err
 		}
@@ -133,7 +134,7 @@ func (r *SubagentRunReconciler) reconcile(ctx context.Context, run *v1.SubagentR
 			return ctrl.Result{}, err
 		}
 	}
-	return r.complete(ctx, run, child, &agent)
+	return r.complete(ctx, run, child, agent)
 }
 
 // requester is the requesting session, nil when a person or a system spawned.

@@ -167,7 +167,7 @@ var _ = Describe("SubagentRun", func() {
 	It("gives the child the full tool set minus the session tools", func() {
 		createAgent(ns, "spawner", v1.ScriptRule{Match: "^try", ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn"}}, Reply: "tools: {{toolResults}}"})
 		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "try to spawn", AgentID: "spawner"}), runCompleted)
-		Expect(run.Status.Result).To(ContainSubstring(`unknown tool \"sessions_spawn\"`))
+		Expect(run.Status.Result).To(ContainSubstring(`unknown tool \"sessions_spawn\"`), "run status: %+v", run.Status)
 		Expect(strings.Contains(run.Status.Announce.Reason, "no requester")).To(BeTrue())
 	})
 })

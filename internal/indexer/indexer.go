@@ -20,6 +20,8 @@ package indexer
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -91,4 +93,23 @@ func ParentOf(ctx context.Context, r client.Reader, namespace string) func(strin
 		}
 		return s.Spec.SpawnedBy, true
 	}
+}
+
+// Agent reads the Agent name (an agent id) from the cache and, on a miss, from the API
+// server: an Agent applied together with the send or run that names it may not have reached
+// the cache yet, and a miss must not fail them for good. Nil when neither has it.
+func Agent(ctx context.Context, cached, live client.Reader, namespace, name string) (*v1.Agent, error) {
+	a := &v1.Agent{}
+	key := types.NamespacedName{Namespace: namespace, Name: name}
+	err := cached.Get(ctx, key, a)
+	if apierrors.IsNotFound(err) {
+		err = live.Get(ctx, key, a)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -69,16 +70,13 @@ func (e *Engine) findSession(ctx context.Context, namespace, ref string, match f
 	return nil, errSessionNotFound{ref}
 }
 
-// agent reads an Agent (its name is the agent id) from the cache.
+// agent reads an Agent (its name is the agent id), from the cache or, on a miss, the API.
 func (e *Engine) agent(ctx context.Context, namespace, id string) (*sessionsv1alpha1.Agent, error) {
-	a := &sessionsv1alpha1.Agent{}
-	if err := e.opts.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: id}, a); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("agent %q not found", id)
-		}
-		return nil, err
+	a, err := indexer.Agent(ctx, e.opts.Reader, e.opts.APIReader, namespace, id)
+	if err == nil && a == nil {
+		err = fmt.Errorf("agent %q not found", id)
 	}
-	return a, nil
+	return a, err
 }
 
 // sessionPolicy reads the namespace's SessionPolicy "default"; none is the zero policy.
