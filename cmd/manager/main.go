@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -27,7 +29,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
@@ -179,9 +180,9 @@ func whoAmI(ctx context.Context, cfg *rest.Config) (string, error) {
 }
 
 // transcriptClient talks to the sidecar over its unix socket, or loopback HTTP.
-func transcriptClient(addr string) *transcript.Client {
+func transcriptClient(addr string) *transcriptclient.Client {
 	if strings.HasPrefix(addr, "http://") {
-		return transcript.NewLoopbackClient(addr)
+		return transcriptclient.NewLoopbackClient(addr)
 	}
-	return transcript.NewClient(addr)
+	return transcriptclient.NewClient(addr)
 }
