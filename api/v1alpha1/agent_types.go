@@ -170,7 +170,7 @@ type AgentStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=agents
+// +kubebuilder:resource:categories=agent-sessions
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9][a-z0-9_-]{0,63}$')",message="metadata.name is the agent id and must match [a-z0-9][a-z0-9_-]{0,63}"
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.model.provider`
 // +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`

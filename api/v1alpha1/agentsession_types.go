@@ -168,7 +168,7 @@ type AgentSessionStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=as,categories=agents
+// +kubebuilder:resource:shortName=as,categories=agent-sessions
 // +kubebuilder:printcolumn:name="Key",type=string,JSONPath=`.spec.key`
 // +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.status.kind`
 // +kubebuilder:printcolumn:name="Channel",type=string,JSONPath=`.status.channel`

@@ -147,7 +147,7 @@ type SessionPolicyStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=spol,categories=agents
+// +kubebuilder:resource:shortName=spol,categories=agent-sessions
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="a namespace has one SessionPolicy and it is named default"
 // +kubebuilder:printcolumn:name="Default",type=string,JSONPath=`.spec.sendPolicy.default`
 // +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`

@@ -205,7 +205,7 @@ type SubagentRunStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=sar,categories=agents
+// +kubebuilder:resource:shortName=sar,categories=agent-sessions
 // +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentId`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Child",type=string,JSONPath=`.status.childSessionKey`
