@@ -30,8 +30,7 @@ const (
 
 // SessionSendSpec is a sessions_send call. It cannot change once created.
 type SessionSendSpec struct {
-	// sessionKey is the target: a session key, a sessionId, or main (the main session of
-	// the requester's agent).
+	// sessionKey is the target: a session key, a sessionId, or main (the main session of the requester's agent).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
@@ -43,8 +42,8 @@ type SessionSendSpec struct {
 	// +kubebuilder:validation:MaxLength=262144
 	Message string `json:"message"`
 
-	// timeoutSeconds is how long the send waits for the target's reply before it reports
-	// timeout (the run goes on). 0 is fire-and-forget: status accepted at once.
+	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on); default 30.
+	// 0 is fire-and-forget: status accepted at once.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=0

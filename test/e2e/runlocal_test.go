@@ -50,6 +50,9 @@ var _ = Describe("the local cluster", func() {
 		out, err := kubectl("explain", "sessionsend.spec.timeoutSeconds")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("0 is fire-and-forget"))
+		Expect(out).To(ContainSubstring("default 30"))
+		// The description's line breaks fall between sentences, never inside one.
+		Expect(out).To(ContainSubstring("before it reports timeout (the run goes on); default 30."))
 	})
 
 	It("prints the short names' columns", func() {
