@@ -62,7 +62,7 @@ Exit codes:
   1  the command failed (bad arguments, unknown session, API error, denied at admission)
   2  the send or run ended without success (status timeout or error, phase Failed)`,
 		// kubectl runs the binary as a plugin: help and usage name it as people type it.
-		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl sessions"},
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl sessions"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
