@@ -127,11 +127,12 @@ type AgentSessionStatus struct {
 	// phase is Active or Archived.
 	// +optional
 	Phase SessionPhase `json:"phase,omitempty"`
-	// updatedAt is when the transcript last changed.
+	// updatedAt is when the transcript last changed; its creation time until the first message.
 	// +optional
 	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
-	// messageCount is the number of transcript messages.
+	// messageCount is the number of transcript messages; default 0, so a new session's column reads 0.
 	// +optional
+	// +kubebuilder:default=0
 	MessageCount int64 `json:"messageCount,omitempty"`
 	// lastMessagePreview is the start of the last user or assistant text.
 	// +optional

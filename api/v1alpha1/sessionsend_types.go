@@ -123,6 +123,7 @@ type SessionSendStatus struct {
 // +kubebuilder:printcolumn:name="Reply",type=string,JSONPath=`.status.reply`
 // +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.fromSessionKey`,priority=1
 // +kubebuilder:printcolumn:name="Announce",type=string,JSONPath=`.status.announce.status`,priority=1
+// +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.error`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SessionSend sends a message into a session, as the sessions_send tool does.

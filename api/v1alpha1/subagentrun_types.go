@@ -209,6 +209,7 @@ type SubagentRunStatus struct {
 // +kubebuilder:printcolumn:name="Child",type=string,JSONPath=`.status.childSessionKey`
 // +kubebuilder:printcolumn:name="Announce",type=string,JSONPath=`.status.announce.status`,priority=1
 // +kubebuilder:printcolumn:name="Requester",type=string,JSONPath=`.spec.requesterSessionKey`,priority=1
+// +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.notes`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SubagentRun spawns a sub-agent run, as the sessions_spawn tool does.
