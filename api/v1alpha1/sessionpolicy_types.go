@@ -147,7 +147,7 @@ type SessionPolicyStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=spol,categories=agent-sessions
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="a namespace has one SessionPolicy and it is named default"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",messageExpression="'metadata.name is \\'' + self.metadata.name + '\\': a namespace has one SessionPolicy and it is named default'",fieldPath=".metadata",reason=FieldValueInvalid
 // +kubebuilder:printcolumn:name="Default",type=string,JSONPath=`.spec.sendPolicy.default`
 // +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
