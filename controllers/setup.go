@@ -70,7 +70,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Events == nil {
 		o.Events = mgr
 	}
-	ann := &announcer{reader: mgr.GetClient(), apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer}
+	ann := &announcer{reader: mgr.GetClient(), apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
+		events: o.Events.GetEventRecorder("announce-delivery")}
 	c := mgr.GetClient()
 	return errors.Join(
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),

@@ -90,16 +90,33 @@ type AttachmentLimits struct {
 	MaxTotalBytes *int64 `json:"maxTotalBytes,omitempty"`
 }
 
-// DeliverySink is where announces for one channel are POSTed.
+// DeliveryKind is how a sink delivers an announce.
+// +kubebuilder:validation:Enum=webhook;events
+type DeliveryKind string
+
+const (
+	// DeliveryWebhook POSTs each announce to the sink's url.
+	DeliveryWebhook DeliveryKind = "webhook"
+	// DeliveryEvents records each announce as an AnnounceDelivered Event on its session:
+	// nothing leaves the cluster, kubectl events shows it (local runs, demos).
+	DeliveryEvents DeliveryKind = "events"
+)
+
+// DeliverySink is where announces for one channel go.
+// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'events') != has(self.url)",message="a webhook sink needs url; an events sink takes none"
 type DeliverySink struct {
 	// channel whose announces go to this sink.
 	// +required
 	Channel Channel `json:"channel"`
-	// url receives a JSON POST per announce, with an Idempotency-Key header.
-	// +required
+	// kind is webhook (the default: a JSON POST to url) or events (an AnnounceDelivered Event on the session, no url).
+	// +optional
+	// +kubebuilder:default=webhook
+	Kind DeliveryKind `json:"kind,omitempty"`
+	// url receives a JSON POST per announce, with an Idempotency-Key header (kind webhook).
+	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^https?://`
-	URL string `json:"url"`
+	URL string `json:"url,omitempty"`
 	// secretRef names a Secret key whose value is sent as a bearer token.
 	// +optional
 	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`

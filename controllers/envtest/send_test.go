@@ -168,7 +168,7 @@ var _ = Describe("SessionSend", func() {
 
 		It("skips for want of a sink", func() {
 			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
-			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceNoSink))
 			Expect(send.Status.Announce.Reason).To(ContainSubstring(`no delivery sink for channel "webchat"`))
 		})
 
