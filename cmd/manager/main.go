@@ -44,6 +44,7 @@ type options struct {
 	transcriptSocket string
 	workspaceRoot    string
 	maxTurns         int
+	maxTurnsPerNS    int
 	statusInterval   time.Duration
 	attemptTimeout   time.Duration
 	concurrency      int
@@ -64,6 +65,7 @@ func main() {
 	flag.StringVar(&o.transcriptSocket, "transcript-socket", "/run/agent-sessions/transcript.sock", "The transcript-store's internal API: a unix socket path, or http://host:port.")
 	flag.StringVar(&o.workspaceRoot, "workspace-root", "/var/lib/agent-sessions/workspaces", "Directory of the sub-agent workspaces (attachments).")
 	flag.IntVar(&o.maxTurns, "max-concurrent-turns", agentruntime.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
+	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
@@ -142,7 +144,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	engine, err := agentruntime.NewEngine(agentruntime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, MaxConcurrentTurns: o.maxTurns, Recorder: events.GetEventRecorder("agent-runtime"),
+		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout,
 	})
 	if err != nil {
