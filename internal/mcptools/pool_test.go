@@ -141,7 +141,7 @@ func TestServerRestartsOrDiesAfterListing(t *testing.T) {
 	}
 	// A restarted server no longer knows the session: at most one call fails (with an error
 	// result), then the client connects again.
-	ts.restart()
+	ts.Restart()
 	got := set.Call(t.Context(), "mcp__s__echo", []byte(`{"text":"x"}`))
 	if got.IsError {
 		got = set.Call(t.Context(), "mcp__s__echo", []byte(`{"text":"x"}`))
@@ -150,8 +150,7 @@ func TestServerRestartsOrDiesAfterListing(t *testing.T) {
 		t.Errorf("call after the server restarted: %+v", got)
 	}
 	// A server that is gone: an error result, the tool list stays cached.
-	ts.srv.CloseClientConnections()
-	ts.srv.Close()
+	ts.Close()
 	if got := set.Call(t.Context(), "mcp__s__echo", []byte(`{"text":"x"}`)); !got.IsError || got.Text == "" {
 		t.Errorf("call to a closed server: %+v, want an error result", got)
 	}
@@ -214,20 +213,20 @@ func TestHeadersFromSecrets(t *testing.T) {
 			LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "header"}}}
 	}
 	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL, Headers: []v1.MCPHeader{hdr("tok")}}))
-	if !set.Has("mcp__s__echo") || !ts.sawHeader("Authorization", "Bearer s3cret") {
-		t.Errorf("tools %v; server saw the header: %v", toolNames(set), ts.sawHeader("Authorization", "Bearer s3cret"))
+	if !set.Has("mcp__s__echo") || !ts.SawHeader("Authorization", "Bearer s3cret") {
+		t.Errorf("tools %v; server saw the header: %v", toolNames(set), ts.SawHeader("Authorization", "Bearer s3cret"))
 	}
 	if d := cmp.Diff([]string{"ns/tok"}, asked); d != "" {
 		t.Errorf("secrets read (-want +got):\n%s", d)
 	}
 
 	// A Secret the reader refuses: the server is not dialled and the status says why.
-	before := len(ts.headers)
+	before := ts.Requests()
 	set = p.Resolve(t.Context(), testAgent(2, v1.MCPServer{Name: "s", URL: ts.URL, Headers: []v1.MCPHeader{hdr("other")}}))
 	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "not allowed") {
 		t.Errorf("refused secret: tools %v status %+v", toolNames(set), st)
 	}
-	if len(ts.headers) != before {
+	if ts.Requests() != before {
 		t.Errorf("the server was dialled without its header")
 	}
 }
@@ -244,8 +243,8 @@ func TestURLCheck(t *testing.T) {
 	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "egress allow list") {
 		t.Errorf("refused URL: tools %v status %+v", toolNames(set), st)
 	}
-	if len(ts.headers) != 0 {
-		t.Errorf("a refused URL was dialled %d times", len(ts.headers))
+	if n := ts.Requests(); n != 0 {
+		t.Errorf("a refused URL was dialled %d times", n)
 	}
 }
 
