@@ -32,7 +32,7 @@ type tool struct {
 	session bool
 	// mcp marks a tool of an Agent's MCP server.
 	mcp bool
-	run     func(ctx context.Context, c *toolCall) (any, error)
+	run func(ctx context.Context, c *toolCall) (any, error)
 }
 
 // toolCall is one call of a tool within a turn.
