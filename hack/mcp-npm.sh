@@ -21,6 +21,13 @@ fi
 
 command -v npm >/dev/null || { echo "mcp-npm: npm is required (the machine's Node.js)" >&2; exit 1; }
 mkdir -p "${CACHE_ROOT}"
+# Test packages run in parallel and may all ask at once: one installs, the others wait.
+exec 9>"${CACHE_ROOT}/npm-mcp.lock"
+flock 9
+if [[ -f "${DIR}/.complete" ]]; then
+  echo "${DIR}"
+  exit 0
+fi
 WORK="$(mktemp -d "${CACHE_ROOT}/npm-build.XXXXXX")"
 trap 'rm -rf "${WORK}"' EXIT
 echo "mcp-npm: installing ${NODE_PKG} ${CONFORMANCE_PKG} ${EVERYTHING_PKG} into ${DIR}" >&2

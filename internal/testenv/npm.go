@@ -1,0 +1,70 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package testenv
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// MCPPackages are the npm packages the MCP tests run: Node 22, the official conformance
+// suite and the reference "everything" server, installed by hack/mcp-npm.sh into a cache
+// outside the repo (once per machine).
+type MCPPackages struct {
+	Dir string
+}
+
+// Node is the Node 22 binary.
+func (p MCPPackages) Node() string { return filepath.Join(p.Dir, "bin", "node") }
+
+// Conformance is the conformance suite's entry script (run it with Node).
+func (p MCPPackages) Conformance() string {
+	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+}
+
+// Everything is the everything server's entry script (run it with Node).
+func (p MCPPackages) Everything() string {
+	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+}
+
+var (
+	mcpOnce sync.Once
+	mcpPkgs MCPPackages
+	mcpErr  error
+)
+
+// MCPNPM installs the MCP test packages when they are missing and says where they are.
+func MCPNPM() (MCPPackages, error) {
+	mcpOnce.Do(func() {
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(filepath.Join(RepoRoot(), "hack", "mcp-npm.sh"))
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			mcpErr = fmt.Errorf("hack/mcp-npm.sh: %w\n%s", err, errOut.String())
+			return
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		mcpPkgs = MCPPackages{Dir: lines[len(lines)-1]}
+		if _, err := os.Stat(mcpPkgs.Node()); err != nil {
+			mcpErr = fmt.Errorf("hack/mcp-npm.sh left no Node binary: %w", err)
+		}
+	})
+	return mcpPkgs, mcpErr
+}
