@@ -15,9 +15,9 @@
 package mcptools
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -84,16 +84,16 @@ func contentText(c mcp.Content) string {
 	}
 }
 
-// containsJSON says whether one of the text parts already is the JSON b (servers usually
-// repeat structured content as text for older clients).
+// containsJSON says whether one of the text parts already is the JSON value b (servers
+// usually repeat structured content as text for older clients, in any key order).
 func containsJSON(parts []string, b []byte) bool {
-	var want bytes.Buffer
-	if json.Compact(&want, b) != nil {
+	var want any
+	if json.Unmarshal(b, &want) != nil {
 		return false
 	}
 	for _, p := range parts {
-		var got bytes.Buffer
-		if json.Compact(&got, []byte(p)) == nil && bytes.Equal(got.Bytes(), want.Bytes()) {
+		var got any
+		if json.Unmarshal([]byte(p), &got) == nil && reflect.DeepEqual(got, want) {
 			return true
 		}
 	}

@@ -39,6 +39,10 @@ func TestToResult(t *testing.T) {
 			mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{ "sum": 5 }`}}, StructuredContent: map[string]any{"sum": 5}},
 			Result{Text: `{ "sum": 5 }`},
 		},
+		"structured repeated in another key order": {
+			mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"b":1,"a":2}`}}, StructuredContent: map[string]any{"a": 2, "b": 1}},
+			Result{Text: `{"b":1,"a":2}`},
+		},
 		"structured beside other text": {
 			mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}, StructuredContent: []any{1, 2}},
 			Result{Text: "done\n[1,2]"},

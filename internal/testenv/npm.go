@@ -17,11 +17,14 @@ package testenv
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MCPPackages are the npm packages the MCP tests run: Node 22, the official conformance
@@ -67,4 +70,43 @@ func MCPNPM() (MCPPackages, error) {
 		}
 	})
 	return mcpPkgs, mcpErr
+}
+
+// StartEverything runs the reference everything MCP server over streamable HTTP on a free
+// loopback port (PORT in its environment, as it reads it) and waits until it listens. It
+// returns the server's URL and a stop function.
+func StartEverything(log io.Writer) (string, func(), error) {
+	pkgs, err := MCPNPM()
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	cmd := exec.Command(pkgs.Node(), pkgs.Everything(), "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strings.TrimPrefix(addr, "127.0.0.1:"))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	deadline := time.Now().Add(Timeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return "http://" + addr + "/mcp", stop, nil
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", nil, fmt.Errorf("the everything server did not listen on %s: %w", addr, err)
+		}
+		time.Sleep(Interval)
+	}
 }
