@@ -26,6 +26,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -153,8 +154,12 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(engine); err != nil {
 		return err
 	}
+	// One MCP pool for the turns and the Agent reconciler. Header Secrets are read uncached;
+	// no egress rule is applied to server URLs yet (mcptools.Options.CheckURL).
+	mcp := mcptools.NewPool(mcptools.Options{ReadSecret: mcptools.SecretsFrom(mgr.GetAPIReader())})
+	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events,
+		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
 	}); err != nil {
 		return err
 	}

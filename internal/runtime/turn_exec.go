@@ -40,6 +40,8 @@ type turn struct {
 
 	system string
 	tools  []provider.Tool
+	// offered are the tools of this turn by name: a call of any other is an error result.
+	offered map[string]*tool
 	// msgs is what the model sees: the fitted history, then this turn's messages.
 	msgs []provider.Message
 	// done holds this turn's records already in the transcript (a repeated turn): their
@@ -121,7 +123,7 @@ func (t *turn) prepare(ctx context.Context) error {
 		}
 		t.system += req.SystemContext
 	}
-	t.tools = e.tools.offer(isSubagent(s))
+	t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
 
 	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, s.Status.SessionID, historyMessages)
 	if err != nil {
