@@ -119,10 +119,9 @@ type SubagentsSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	MaxChildren *int32 `json:"maxChildren,omitempty"`
-	// tools narrows what this agent's sessions get when they run as sub-agents: the names
-	// of non-session tools, e.g. mcp__everything__echo. Empty means every non-session tool.
-	// Session tools are never offered to sub-agents; workspace_list and workspace_read
-	// always are.
+	// tools narrows what this agent's sessions get when they run as sub-agents: the names of non-session tools, e.g. mcp__everything__echo.
+	// Empty means every non-session tool.
+	// Session tools are never offered to sub-agents; workspace_list and workspace_read always are.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
@@ -170,15 +169,13 @@ type MCPServer struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
 	Headers []MCPHeader `json:"headers,omitempty"`
-	// allowedTools are the server's tool names offered to the model; empty means every
-	// tool the server lists.
+	// allowedTools are the server's tool names offered to the model; empty means every tool the server lists.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:items:MaxLength=128
 	AllowedTools []string `json:"allowedTools,omitempty"`
-	// timeoutSeconds bounds one tool call (and connecting); a call that takes longer ends
-	// with an error result, not the turn.
+	// timeoutSeconds bounds one tool call (and connecting), default 30; a call that takes longer ends with an error result, not the turn.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=1
@@ -216,8 +213,8 @@ type AgentSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	AllowedModels []string `json:"allowedModels,omitempty"`
-	// turnTimeoutSeconds bounds one turn of this agent, its model and tool calls included; a
-	// turn still running then ends aborted and its send or run fails. Default 600.
+	// turnTimeoutSeconds bounds one turn of this agent, its model and tool calls included, default 600.
+	// A turn still running then ends aborted and its send or run fails.
 	// +optional
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=1
@@ -264,8 +261,7 @@ type AgentStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// mcpServers reports, per configured MCP server, whether it answered initialize and
-	// how many tools it offers.
+	// mcpServers reports, per configured MCP server, whether it answered initialize and how many tools it offers.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
