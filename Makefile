@@ -54,8 +54,12 @@ envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints th
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh
 
 ##@ Test
+.PHONY: mcp-npm
+mcp-npm: ## Install Node 22, the MCP conformance suite and the everything server (once per machine).
+	@hack/mcp-npm.sh >/dev/null
+
 .PHONY: test
-test: vet ## Unit tables, envtest suites, e2e and chaos (what CI runs).
+test: vet mcp-npm ## Unit tables, envtest suites, e2e and chaos (what CI runs).
 	# -count=1: e2e and chaos build the binaries themselves, which the test cache cannot see.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
