@@ -77,7 +77,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME (CI: 10s each).
 	done
 
 .PHONY: test-unit
-test-unit: ## Only the packages that need no control plane.
+test-unit: ## Unit tables only: -short skips every suite that starts a control plane.
 	$(GO) test -short ./...
 
 .PHONY: bench

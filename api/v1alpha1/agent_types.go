@@ -218,6 +218,13 @@ type AgentSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	AllowedModels []string `json:"allowedModels,omitempty"`
+	// turnTimeoutSeconds bounds one turn of this agent, its model and tool calls included; a
+	// turn still running then ends aborted and its send or run fails. Default 600.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	TurnTimeoutSeconds *int32 `json:"turnTimeoutSeconds,omitempty"`
 	// systemPrompt is sent as the system message of every turn.
 	// +optional
 	// +kubebuilder:validation:MaxLength=65536

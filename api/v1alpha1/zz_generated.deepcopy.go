@@ -201,6 +201,11 @@ func (in *AgentSpec) DeepCopyInto(out *AgentSpec) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.TurnTimeoutSeconds != nil {
+		in, out := &in.TurnTimeoutSeconds, &out.TurnTimeoutSeconds
+		*out = new(int32)
+		**out = **in
+	}
 	in.Subagents.DeepCopyInto(&out.Subagents)
 	out.Sandbox = in.Sandbox
 	in.Tools.DeepCopyInto(&out.Tools)

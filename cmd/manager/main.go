@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -28,7 +30,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
@@ -44,6 +45,7 @@ type options struct {
 	transcriptSocket string
 	workspaceRoot    string
 	maxTurns         int
+	maxTurnsPerNS    int
 	statusInterval   time.Duration
 	attemptTimeout   time.Duration
 	concurrency      int
@@ -64,6 +66,7 @@ func main() {
 	flag.StringVar(&o.transcriptSocket, "transcript-socket", "/run/agent-sessions/transcript.sock", "The transcript-store's internal API: a unix socket path, or http://host:port.")
 	flag.StringVar(&o.workspaceRoot, "workspace-root", "/var/lib/agent-sessions/workspaces", "Directory of the sub-agent workspaces (attachments).")
 	flag.IntVar(&o.maxTurns, "max-concurrent-turns", agentruntime.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
+	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
@@ -142,7 +145,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	engine, err := agentruntime.NewEngine(agentruntime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, MaxConcurrentTurns: o.maxTurns, Recorder: events.GetEventRecorder("agent-runtime"),
+		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout,
 	})
 	if err != nil {
@@ -184,9 +187,9 @@ func whoAmI(ctx context.Context, cfg *rest.Config) (string, error) {
 }
 
 // transcriptClient talks to the sidecar over its unix socket, or loopback HTTP.
-func transcriptClient(addr string) *transcript.Client {
+func transcriptClient(addr string) *transcriptclient.Client {
 	if strings.HasPrefix(addr, "http://") {
-		return transcript.NewLoopbackClient(addr)
+		return transcriptclient.NewLoopbackClient(addr)
 	}
-	return transcript.NewClient(addr)
+	return transcriptclient.NewClient(addr)
 }

@@ -63,6 +63,9 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
 	err := t.prepare(ctx)
 	if err == nil {
+		var stop func()
+		ctx, stop = e.withTurnDeadline(ctx, t.agent)
+		defer stop()
 		// The input is durable before the model is called: history shows what a running
 		// turn works on, and an interrupted turn keeps its input.
 		err = t.flush(ctx)

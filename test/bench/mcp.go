@@ -33,6 +33,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
 
 func init() {
@@ -73,7 +74,7 @@ func benchMCP() ([]Figure, error) {
 	}
 	cl := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(agent, session).
 		WithStatusSubresource(&v1.AgentSession{}).Build()
-	store := transcript.NewMemoryStore()
+	store := transcripttest.NewMemoryStore()
 	ctx := context.Background()
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: mcpSessionID, SessionKey: mcpKey}); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package transcript
+package store
 
 import "github.com/prometheus/client_golang/prometheus"
 

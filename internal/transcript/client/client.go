@@ -1,4 +1,4 @@
-package transcript
+package client
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"k8s.io/utils/clock"
 )
 
@@ -44,50 +45,50 @@ func NewLoopbackClient(baseURL string) *Client {
 }
 
 func sessionPath(ns, id, rest string) string {
-	return apiSessions + "/" + url.PathEscape(ns) + "/" + url.PathEscape(id) + rest
+	return transcript.APISessionsPath + "/" + url.PathEscape(ns) + "/" + url.PathEscape(id) + rest
 }
 
 // CreateSession implements Store.
-func (c *Client) CreateSession(ctx context.Context, h SessionHeader) (Stats, error) {
-	var st Stats
-	return st, c.do(ctx, http.MethodPost, apiSessions, h, &st)
+func (c *Client) CreateSession(ctx context.Context, h transcript.SessionHeader) (transcript.Stats, error) {
+	var st transcript.Stats
+	return st, c.do(ctx, http.MethodPost, transcript.APISessionsPath, h, &st)
 }
 
 // Append implements Store. Retrying after a broken connection is safe: appends carry
 // idempotency keys, so a batch the sidecar stored before it died is not stored twice.
-func (c *Client) Append(ctx context.Context, namespace, sessionID string, reqs ...AppendRequest) ([]Record, error) {
+func (c *Client) Append(ctx context.Context, namespace, sessionID string, reqs ...transcript.AppendRequest) ([]transcript.Record, error) {
 	for i := range reqs {
-		if err := reqs[i].validateForAppend(); err != nil {
+		if err := reqs[i].ValidateForAppend(); err != nil {
 			return nil, err
 		}
 	}
-	var out AppendBody
-	err := c.do(ctx, http.MethodPost, sessionPath(namespace, sessionID, "/messages"), AppendBody{Messages: reqs}, &out)
+	var out transcript.AppendBody
+	err := c.do(ctx, http.MethodPost, sessionPath(namespace, sessionID, "/messages"), transcript.AppendBody{Messages: reqs}, &out)
 	return out.Records, err
 }
 
 // Read implements Store.
-func (c *Client) Read(ctx context.Context, namespace, sessionID string, opts ReadOptions) (Page, error) {
+func (c *Client) Read(ctx context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error) {
 	q := url.Values{}
 	if opts.Limit > 0 {
 		q.Set("limit", strconv.Itoa(opts.Limit))
 	}
 	if opts.BeforeSeq > 0 {
-		q.Set("cursor", FormatCursor(opts.BeforeSeq))
+		q.Set("cursor", transcript.FormatCursor(opts.BeforeSeq))
 	}
 	if opts.AfterSeq > 0 {
-		q.Set("after", FormatCursor(opts.AfterSeq))
+		q.Set("after", transcript.FormatCursor(opts.AfterSeq))
 	}
 	if opts.IncludeTools {
 		q.Set("includeTools", "1")
 	}
-	var p Page
+	var p transcript.Page
 	return p, c.do(ctx, http.MethodGet, sessionPath(namespace, sessionID, "/messages")+"?"+q.Encode(), nil, &p)
 }
 
 // Stats implements Store.
-func (c *Client) Stats(ctx context.Context, namespace, sessionID string) (Stats, error) {
-	var st Stats
+func (c *Client) Stats(ctx context.Context, namespace, sessionID string) (transcript.Stats, error) {
+	var st transcript.Stats
 	return st, c.do(ctx, http.MethodGet, sessionPath(namespace, sessionID, "/stats"), nil, &st)
 }
 
@@ -101,7 +102,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return errors.Join(ErrInvalid, err)
+			return errors.Join(transcript.ErrInvalid, err)
 		}
 	}
 	deadline := c.Clock.Now().Add(c.RetryFor)
@@ -143,18 +144,18 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte) (*h
 
 func decodeResponse(resp *http.Response, out any) error {
 	if resp.StatusCode >= 300 {
-		var eb ErrorBody
+		var eb transcript.ErrorBody
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if json.Unmarshal(b, &eb) != nil || eb.Error.Message == "" {
 			eb.Error.Message = resp.Status
 		}
 		switch eb.Error.Type {
-		case ErrTypeNotFound:
-			return fmt.Errorf("%w (%s)", ErrNotFound, eb.Error.Message)
-		case ErrTypeInvalidRequest:
-			return fmt.Errorf("%w (%s)", ErrInvalid, eb.Error.Message)
-		case ErrTypeUnavailable:
-			return fmt.Errorf("%w (%s)", ErrClosed, eb.Error.Message)
+		case transcript.ErrTypeNotFound:
+			return fmt.Errorf("%w (%s)", transcript.ErrNotFound, eb.Error.Message)
+		case transcript.ErrTypeInvalidRequest:
+			return fmt.Errorf("%w (%s)", transcript.ErrInvalid, eb.Error.Message)
+		case transcript.ErrTypeUnavailable:
+			return fmt.Errorf("%w (%s)", transcript.ErrClosed, eb.Error.Message)
 		}
 		return fmt.Errorf("transcript-store: %s: %s", resp.Status, eb.Error.Message)
 	}

@@ -1,4 +1,4 @@
-package transcript
+package server
 
 import (
 	"bytes"
@@ -10,18 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 )
 
 // HistorySource is what the public history API reads; *FileStore implements it.
 type HistorySource interface {
-	Resolve(namespace, keyOrID string) (SessionHeader, error)
-	Read(ctx context.Context, namespace, sessionID string, opts ReadOptions) (Page, error)
-	Subscribe(ctx context.Context, namespace, sessionID string) (*Subscription, int64, error)
+	Resolve(namespace, keyOrID string) (transcript.SessionHeader, error)
+	Read(ctx context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error)
+	Subscribe(ctx context.Context, namespace, sessionID string) (*store.Subscription, int64, error)
 }
 
-var _ HistorySource = (*FileStore)(nil)
+var _ HistorySource = (*store.FileStore)(nil)
 
 // HistoryOptions configure the public history handler.
 type HistoryOptions struct {
@@ -35,14 +37,6 @@ type HistoryOptions struct {
 	Retry     time.Duration
 	Clock     clock.WithTicker
 	Log       logr.Logger
-}
-
-// HistoryResponse is the JSON of GET /sessions/{sessionKey}/history and of the SSE history event.
-type HistoryResponse struct {
-	SessionKey string `json:"sessionKey"`
-	SessionID  string `json:"sessionId"`
-	Namespace  string `json:"namespace"`
-	Page
 }
 
 // HistoryPattern is where NewHistoryHandler expects to be mounted.
@@ -65,7 +59,7 @@ func NewHistoryHandler(o HistoryOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(HistoryPattern, h)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, ErrTypeNotFound, "no such endpoint; use GET "+HistoryPattern)
+		writeError(w, http.StatusNotFound, transcript.ErrTypeNotFound, "no such endpoint; use GET "+HistoryPattern)
 	})
 	return mux
 }
@@ -77,13 +71,13 @@ func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		methodNotAllowed(w, "GET, HEAD")
 		return
 	}
-	q, err := ParseHistoryQuery(r.URL.Query(), h.o.DefaultNamespace)
+	q, err := transcript.ParseHistoryQuery(r.URL.Query(), h.o.DefaultNamespace)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, ErrTypeInvalidRequest, err.Error())
+		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, err.Error())
 		return
 	}
 	if q.Namespace == "" {
-		writeError(w, http.StatusBadRequest, ErrTypeInvalidRequest, "namespace is required")
+		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "namespace is required")
 		return
 	}
 	if !h.authorize(w, r, q.Namespace) {
@@ -104,7 +98,7 @@ func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStoreError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, HistoryResponse{SessionKey: hdr.SessionKey, SessionID: hdr.SessionID, Namespace: hdr.Namespace, Page: page})
+	writeJSON(w, http.StatusOK, transcript.HistoryResponse{SessionKey: hdr.SessionKey, SessionID: hdr.SessionID, Namespace: hdr.Namespace, Page: page})
 }
 
 func acceptsEventStream(r *http.Request) bool {
@@ -123,7 +117,7 @@ func (h *historyHandler) authorize(w http.ResponseWriter, r *http.Request, names
 	token, ok := bearerToken(r)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="transcript-store"`)
-		writeError(w, http.StatusUnauthorized, ErrTypeUnauthorized, "a bearer token is required")
+		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, "a bearer token is required")
 		return false
 	}
 	err := h.o.Authorizer.Authorize(r.Context(), token, namespace)
@@ -132,12 +126,12 @@ func (h *historyHandler) authorize(w http.ResponseWriter, r *http.Request, names
 		return true
 	case errors.Is(err, ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="transcript-store"`)
-		writeError(w, http.StatusUnauthorized, ErrTypeUnauthorized, err.Error())
+		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, err.Error())
 	case errors.Is(err, ErrForbidden):
-		writeError(w, http.StatusForbidden, ErrTypeForbidden, err.Error())
+		writeError(w, http.StatusForbidden, transcript.ErrTypeForbidden, err.Error())
 	default:
 		h.o.Log.Error(err, "authorization check failed")
-		writeError(w, http.StatusServiceUnavailable, ErrTypeUnavailable, "authorization check failed")
+		writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, "authorization check failed")
 	}
 	return false
 }
@@ -155,7 +149,7 @@ func bearerToken(r *http.Request) (string, bool) {
 // follow streams the history snapshot and then every appended record. Subscribing before
 // reading the snapshot, bounded by the seq the subscription started at, means no record is
 // missed or sent twice between the two.
-func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr SessionHeader, q HistoryQuery) {
+func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr transcript.SessionHeader, q transcript.HistoryQuery) {
 	ctx := r.Context()
 	sub, lastSeq, err := h.o.Source.Subscribe(ctx, hdr.Namespace, hdr.SessionID)
 	if err != nil {
@@ -172,7 +166,7 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr Sess
 		writeStoreError(w, err)
 		return
 	}
-	snapshot, err := json.Marshal(HistoryResponse{SessionKey: hdr.SessionKey, SessionID: hdr.SessionID, Namespace: hdr.Namespace, Page: page})
+	snapshot, err := json.Marshal(transcript.HistoryResponse{SessionKey: hdr.SessionKey, SessionID: hdr.SessionID, Namespace: hdr.Namespace, Page: page})
 	if err != nil {
 		writeStoreError(w, err)
 		return

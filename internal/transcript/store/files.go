@@ -1,4 +1,4 @@
-package transcript
+package store
 
 import (
 	"container/list"

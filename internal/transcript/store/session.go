@@ -1,4 +1,4 @@
-package transcript
+package store
 
 import (
 	"bufio"
@@ -8,20 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"sync"
-)
 
-// indexEntry locates one valid record line. nonTool counts the non-toolResult records up to and
-// including this one, which makes "N messages without tool results" and hasMore O(1) per step.
-type indexEntry struct {
-	seq     int64
-	off     int64
-	nonTool int64
-}
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
 
 // session is the in-memory state of one live transcript, loaded on first use.
 type session struct {
 	st     *FileStore
-	header SessionHeader
+	header transcript.SessionHeader
 	path   string
 
 	// flushMu is held by the one appender that writes and fsyncs a batch (the group-commit
@@ -35,10 +29,10 @@ type session struct {
 	broken   error // set when a write failed or the session was archived; the state is stale
 
 	size    int64 // durable end of file
-	entries []indexEntry
+	entries []transcript.IndexEntry
 	keys    map[string]int64 // idempotency key -> seq
 	nextSeq int64
-	stats   Stats
+	stats   transcript.Stats
 	corrupt int64
 
 	// The open batch: records with a seq but not yet written. gen numbers batches; a record of
@@ -53,12 +47,12 @@ type session struct {
 }
 
 type pendingRecord struct {
-	rec  Record
+	rec  transcript.Record
 	line []byte // encoded, without newline
 	gen  int64
 }
 
-func newSession(st *FileStore, h SessionHeader, path string) *session {
+func newSession(st *FileStore, h transcript.SessionHeader, path string) *session {
 	return &session{
 		st: st, header: h, path: path, keys: map[string]int64{}, nextSeq: 1,
 		inflight: map[int64]pendingRecord{}, gen: 1, subs: map[*Subscription]struct{}{},
@@ -83,7 +77,7 @@ func (s *session) load() error {
 	f, release, err := s.st.files.acquire(s.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%w: %s", ErrNotFound, s.path)
+			return fmt.Errorf("%w: %s", transcript.ErrNotFound, s.path)
 		}
 		return err
 	}
@@ -114,7 +108,7 @@ func (s *session) load() error {
 			// A torn tail appeared after open (another writer?): leave it for the next repair.
 			break
 		}
-		m, derr := decodeMeta(line[:n-1])
+		m, derr := transcript.DecodeMeta(line[:n-1])
 		if derr != nil || m.Seq < s.nextSeq {
 			s.corrupt++
 			s.st.opts.metrics.CorruptLines.Inc()
@@ -122,10 +116,10 @@ func (s *session) load() error {
 			off += n
 			continue
 		}
-		if m.Message.Role == RoleUser || m.Message.Role == RoleAssistant {
+		if m.Message.Role == transcript.RoleUser || m.Message.Role == transcript.RoleAssistant {
 			lastPreviewSeq = int64(len(s.entries))
 		}
-		s.entries = appendEntry(s.entries, m.Seq, off, m.Message.Role)
+		s.entries = transcript.AppendEntry(s.entries, m.Seq, off, m.Message.Role)
 		if m.IdempotencyKey != "" {
 			s.keys[m.IdempotencyKey] = m.Seq
 		}
@@ -149,7 +143,7 @@ func (s *session) load() error {
 		if err != nil {
 			continue
 		}
-		if p := preview(&rec.Message); p != "" {
+		if p := transcript.Preview(&rec.Message); p != "" {
 			s.stats.LastPreview = p
 			break
 		}
@@ -174,61 +168,36 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // lineEnd is where the entry's line ends at the latest: the next entry or the durable end.
 func (s *session) lineEnd(i int) int64 {
 	if i+1 < len(s.entries) {
-		return s.entries[i+1].off
+		return s.entries[i+1].Off
 	}
 	return s.size
 }
 
 // readEntry decodes the record of entries[i] from f. Callers hold s.mu.
-func (s *session) readEntry(f io.ReaderAt, i int) (Record, error) {
+func (s *session) readEntry(f io.ReaderAt, i int) (transcript.Record, error) {
 	e := s.entries[i]
-	buf := make([]byte, s.lineEnd(i)-e.off)
-	if _, err := f.ReadAt(buf, e.off); err != nil {
-		return Record{}, err
+	buf := make([]byte, s.lineEnd(i)-e.Off)
+	if _, err := f.ReadAt(buf, e.Off); err != nil {
+		return transcript.Record{}, err
 	}
 	if j := bytes.IndexByte(buf, '\n'); j >= 0 {
 		buf = buf[:j]
 	}
-	return DecodeRecord(buf)
+	return transcript.DecodeRecord(buf)
 }
 
 // entryIndex returns the index of the entry with seq, or -1.
 func (s *session) entryIndex(seq int64) int {
-	i := searchSeq(s.entries, seq)
-	if i < len(s.entries) && s.entries[i].seq == seq {
+	i := transcript.SearchSeq(s.entries, seq)
+	if i < len(s.entries) && s.entries[i].Seq == seq {
 		return i
 	}
 	return -1
-}
-
-// searchSeq returns the first index whose seq is >= seq. Seqs are dense unless lines were
-// corrupt, so the direct guess almost always hits.
-func searchSeq(entries []indexEntry, seq int64) int {
-	n := len(entries)
-	if n == 0 || seq <= entries[0].seq {
-		return 0
-	}
-	if seq > entries[n-1].seq {
-		return n
-	}
-	if g := int(seq - entries[0].seq); g < n && entries[g].seq == seq {
-		return g
-	}
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if entries[m].seq < seq {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
 
 func (s *session) notFound() error {
 	if s.broken != nil {
 		return s.broken
 	}
-	return fmt.Errorf("%w: %s/%s", ErrNotFound, s.header.Namespace, s.header.SessionID)
+	return fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, s.header.Namespace, s.header.SessionID)
 }

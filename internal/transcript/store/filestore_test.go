@@ -1,4 +1,4 @@
-package transcript
+package store_test
 
 import (
 	"bytes"
@@ -9,6 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -18,16 +23,16 @@ import (
 func writeTranscript(t *testing.T, n int) (string, string) {
 	t.Helper()
 	root := t.TempDir()
-	st, err := OpenFileStore(root)
+	st, err := store.OpenFileStore(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	createSession(t, st, "s1", "agent:a:main")
-	appendN(t, st, "s1", n, false)
+	transcripttest.CreateSession(t, st, "s1", "agent:a:main")
+	transcripttest.AppendN(t, st, "s1", n, false)
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return root, filepath.Join(root, testNS, "s1.jsonl")
+	return root, filepath.Join(root, transcripttest.Namespace, "s1.jsonl")
 }
 
 func appendBytes(t *testing.T, path string, b []byte) {
@@ -60,7 +65,7 @@ func TestTornTailRepair(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root, path := writeTranscript(t, 3)
 			appendBytes(t, path, []byte(tc.tail))
-			st := openStore(t, root)
+			st := transcripttest.OpenStore(t, root)
 			var got int64
 			for _, r := range st.Repairs() {
 				got += r.TruncatedBytes
@@ -68,7 +73,7 @@ func TestTornTailRepair(t *testing.T) {
 			if got != tc.wantRepaired {
 				t.Errorf("truncated %d bytes, want %d", got, tc.wantRepaired)
 			}
-			recs, err := st.Append(context.Background(), testNS, "s1", AppendRequest{IdempotencyKey: "after", Message: textMsg(RoleUser, "after")})
+			recs, err := st.Append(context.Background(), transcripttest.Namespace, "s1", transcript.AppendRequest{IdempotencyKey: "after", Message: transcripttest.TextMessage(transcript.RoleUser, "after")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,18 +96,18 @@ func assertCleanFile(t *testing.T, path string, n int64) {
 		t.Fatalf("file does not end with a newline")
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if _, err := DecodeHeader([]byte(lines[0])); err != nil {
+	if _, err := transcript.DecodeHeader([]byte(lines[0])); err != nil {
 		t.Fatalf("header: %v", err)
 	}
 	var got []int64
 	for i, l := range lines[1:] {
-		r, err := DecodeRecord([]byte(l))
+		r, err := transcript.DecodeRecord([]byte(l))
 		if err != nil {
 			t.Fatalf("line %d: %v", i+2, err)
 		}
 		got = append(got, r.Seq)
 	}
-	if diff := cmp.Diff(seqRange(1, n), got); diff != "" {
+	if diff := cmp.Diff(transcripttest.SeqRange(1, n), got); diff != "" {
 		t.Errorf("seqs in file (-want +got):\n%s", diff)
 	}
 }
@@ -127,21 +132,21 @@ func TestCorruptMiddleLineSkipped(t *testing.T) {
 			if err := os.WriteFile(path, []byte(mixed), 0o640); err != nil {
 				t.Fatal(err)
 			}
-			st := openStore(t, root)
-			page, err := st.Read(context.Background(), testNS, "s1", ReadOptions{Limit: 10, IncludeTools: true})
+			st := transcripttest.OpenStore(t, root)
+			page, err := st.Read(context.Background(), transcripttest.Namespace, "s1", transcript.ReadOptions{Limit: 10, IncludeTools: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]int64{1, 2, 3}, seqs(page.Messages)); diff != "" {
+			if diff := cmp.Diff([]int64{1, 2, 3}, transcripttest.Seqs(page.Messages)); diff != "" {
 				t.Errorf("seqs (-want +got):\n%s", diff)
 			}
-			if n, _ := st.Corrupt(testNS, "s1"); n != 1 {
+			if n, _ := st.Corrupt(transcripttest.Namespace, "s1"); n != 1 {
 				t.Errorf("corrupt count %d, want 1", n)
 			}
 			if len(st.Repairs()) != 0 {
 				t.Errorf("a middle line must not trigger a tail repair: %+v", st.Repairs())
 			}
-			recs, err := st.Append(context.Background(), testNS, "s1", AppendRequest{IdempotencyKey: "k2", Message: textMsg(RoleUser, "dup of 2")})
+			recs, err := st.Append(context.Background(), transcripttest.Namespace, "s1", transcript.AppendRequest{IdempotencyKey: "k2", Message: transcripttest.TextMessage(transcript.RoleUser, "dup of 2")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,28 +160,28 @@ func TestCorruptMiddleLineSkipped(t *testing.T) {
 func TestKeyIndexRebuiltFromHeaders(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	st := openStore(t, root)
-	createSession(t, st, "old", "agent:a:main")
-	createSession(t, st, "other", "agent:a:telegram:group:1")
-	if err := st.Archive(ctx, testNS, "old"); err != nil {
+	st := transcripttest.OpenStore(t, root)
+	transcripttest.CreateSession(t, st, "old", "agent:a:main")
+	transcripttest.CreateSession(t, st, "other", "agent:a:telegram:group:1")
+	if err := st.Archive(ctx, transcripttest.Namespace, "old"); err != nil {
 		t.Fatal(err)
 	}
-	createSession(t, st, "new", "agent:a:main")
+	transcripttest.CreateSession(t, st, "new", "agent:a:main")
 	_ = st.Close()
 
-	re := openStore(t, root)
+	re := transcripttest.OpenStore(t, root)
 	cases := map[string]struct {
 		ns, key string
 		wantID  string
 		wantErr error
 	}{
-		"key":                  {ns: testNS, key: "agent:a:main", wantID: "new"},
-		"group key":            {ns: testNS, key: "agent:a:telegram:group:1", wantID: "other"},
-		"session id":           {ns: testNS, key: "other", wantID: "other"},
-		"archived id":          {ns: testNS, key: "old", wantErr: ErrNotFound},
-		"other namespace":      {ns: "team-b", key: "agent:a:main", wantErr: ErrNotFound},
-		"unknown key":          {ns: testNS, key: "agent:zzz:main", wantErr: ErrNotFound},
-		"path traversal probe": {ns: "..", key: "x", wantErr: ErrNotFound},
+		"key":                  {ns: transcripttest.Namespace, key: "agent:a:main", wantID: "new"},
+		"group key":            {ns: transcripttest.Namespace, key: "agent:a:telegram:group:1", wantID: "other"},
+		"session id":           {ns: transcripttest.Namespace, key: "other", wantID: "other"},
+		"archived id":          {ns: transcripttest.Namespace, key: "old", wantErr: transcript.ErrNotFound},
+		"other namespace":      {ns: "team-b", key: "agent:a:main", wantErr: transcript.ErrNotFound},
+		"unknown key":          {ns: transcripttest.Namespace, key: "agent:zzz:main", wantErr: transcript.ErrNotFound},
+		"path traversal probe": {ns: "..", key: "x", wantErr: transcript.ErrNotFound},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -192,47 +197,47 @@ func TestKeyIndexRebuiltFromHeaders(t *testing.T) {
 }
 
 func TestArchiveRenames(t *testing.T) {
-	clk := clocktesting.NewFakePassiveClock(mustTime("2026-03-04T05:06:07Z"))
+	clk := clocktesting.NewFakePassiveClock(transcripttest.MustTime("2026-03-04T05:06:07Z"))
 	root := t.TempDir()
-	st := openStore(t, root, WithClock(clk))
-	createSession(t, st, "s1", "k")
-	appendN(t, st, "s1", 2, false)
-	if err := st.Archive(context.Background(), testNS, "s1"); err != nil {
+	st := transcripttest.OpenStore(t, root, store.WithClock(clk))
+	transcripttest.CreateSession(t, st, "s1", "k")
+	transcripttest.AppendN(t, st, "s1", 2, false)
+	if err := st.Archive(context.Background(), transcripttest.Namespace, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	want := filepath.Join(root, testNS, "s1.jsonl.deleted."+"1772600767")
+	want := filepath.Join(root, transcripttest.Namespace, "s1.jsonl.deleted."+"1772600767")
 	if _, err := os.Stat(want); err != nil {
 		t.Errorf("archived file: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, testNS, "s1.jsonl")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(root, transcripttest.Namespace, "s1.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("live file still there: %v", err)
 	}
-	if err := st.Archive(context.Background(), testNS, "never"); !errors.Is(err, ErrNotFound) {
+	if err := st.Archive(context.Background(), transcripttest.Namespace, "never"); !errors.Is(err, transcript.ErrNotFound) {
 		t.Errorf("archive of a never-created session: %v, want ErrNotFound", err)
 	}
-	if _, err := openStore(t, root).Resolve(testNS, "k"); !errors.Is(err, ErrNotFound) {
+	if _, err := transcripttest.OpenStore(t, root).Resolve(transcripttest.Namespace, "k"); !errors.Is(err, transcript.ErrNotFound) {
 		t.Errorf("archived session served after reopen: %v", err)
 	}
 }
 
 func TestOpenFileLRUBounded(t *testing.T) {
 	ctx := context.Background()
-	m := NewMetrics(nil)
-	st := openStore(t, t.TempDir(), WithMaxOpenFiles(2), WithMetrics(m))
+	m := store.NewMetrics(nil)
+	st := transcripttest.OpenStore(t, t.TempDir(), store.WithMaxOpenFiles(2), store.WithMetrics(m))
 	ids := []string{"a", "b", "c", "d", "e"}
 	for _, id := range ids {
-		createSession(t, st, id, "key-"+id)
+		transcripttest.CreateSession(t, st, id, "key-"+id)
 	}
 	for round := range 3 {
 		for _, id := range ids {
-			appendN(t, st, id, 1+round, false)
-			if n := st.files.lru.Len(); n > 2 {
-				t.Fatalf("%d files open, bound is 2", n)
+			transcripttest.AppendN(t, st, id, 1+round, false)
+			if n := testutil.ToFloat64(m.OpenFiles); n > 2 {
+				t.Fatalf("%v files open, bound is 2", n)
 			}
 		}
 	}
 	for _, id := range ids {
-		page, err := st.Read(ctx, testNS, id, ReadOptions{Limit: 100})
+		page, err := st.Read(ctx, transcripttest.Namespace, id, transcript.ReadOptions{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,15 +249,15 @@ func TestOpenFileLRUBounded(t *testing.T) {
 }
 
 func TestInvalidNames(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	for name, h := range map[string]SessionHeader{
-		"dotdot id":    {Namespace: testNS, SessionID: ".."},
-		"slash id":     {Namespace: testNS, SessionID: "a/b"},
+	st := transcripttest.OpenStore(t, t.TempDir())
+	for name, h := range map[string]transcript.SessionHeader{
+		"dotdot id":    {Namespace: transcripttest.Namespace, SessionID: ".."},
+		"slash id":     {Namespace: transcripttest.Namespace, SessionID: "a/b"},
 		"empty ns":     {Namespace: "", SessionID: "x"},
-		"hidden id":    {Namespace: testNS, SessionID: ".x"},
+		"hidden id":    {Namespace: transcripttest.Namespace, SessionID: ".x"},
 		"dotdot in ns": {Namespace: "a..b", SessionID: "x"},
 	} {
-		if _, err := st.CreateSession(context.Background(), h); !errors.Is(err, ErrInvalid) {
+		if _, err := st.CreateSession(context.Background(), h); !errors.Is(err, transcript.ErrInvalid) {
 			t.Errorf("%s: CreateSession = %v, want ErrInvalid", name, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package transcript
+package store
 
 import "context"
 
@@ -40,7 +40,7 @@ func (st *FileStore) Subscribe(_ context.Context, namespace, sessionID string) (
 	st.opts.metrics.SSESubscribers.Inc()
 	var last int64
 	if n := len(s.entries); n > 0 {
-		last = s.entries[n-1].seq
+		last = s.entries[n-1].Seq
 	}
 	return sub, last, nil
 }

@@ -1,4 +1,4 @@
-package transcript
+package store_test
 
 import (
 	"bufio"
@@ -7,12 +7,17 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
 
 const (
@@ -28,13 +33,13 @@ func TestCrashChild(t *testing.T) {
 		t.Skip("only runs as the child of TestCrashRecovery")
 	}
 	start, _ := strconv.Atoi(os.Getenv(crashStartEnv))
-	st, err := OpenFileStore(root)
+	st, err := store.OpenFileStore(root)
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	if _, err := st.CreateSession(ctx, SessionHeader{Namespace: testNS, SessionID: "crash", SessionKey: "agent:c:main"}); err != nil {
+	if _, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: transcripttest.Namespace, SessionID: "crash", SessionKey: "agent:c:main"}); err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
 	}
@@ -47,7 +52,7 @@ func TestCrashChild(t *testing.T) {
 			for {
 				n := next.Add(1) - 1
 				key := "k-" + strconv.FormatInt(n, 10)
-				recs, err := st.Append(ctx, testNS, "crash", AppendRequest{IdempotencyKey: key, Message: textMsg(RoleUser, strings.Repeat("x", int(n%300)))})
+				recs, err := st.Append(ctx, transcripttest.Namespace, "crash", transcript.AppendRequest{IdempotencyKey: key, Message: transcripttest.TextMessage(transcript.RoleUser, strings.Repeat("x", int(n%300)))})
 				if err != nil {
 					fmt.Println("error", err)
 					os.Exit(2)
@@ -129,17 +134,17 @@ func runAndKill(t *testing.T, root string, start int, after time.Duration) []str
 
 func verifyCrashState(t *testing.T, root string, kill int, acked map[string]int64) {
 	t.Helper()
-	st, err := OpenFileStore(root)
+	st, err := store.OpenFileStore(root)
 	if err != nil {
 		t.Fatalf("kill %d: reopen: %v", kill, err)
 	}
 	defer st.Close()
-	if n, err := st.Corrupt(testNS, "crash"); err != nil || n != 0 {
+	if n, err := st.Corrupt(transcripttest.Namespace, "crash"); err != nil || n != 0 {
 		t.Fatalf("kill %d: corrupt lines %d (%v)", kill, n, err)
 	}
 	onDisk := map[string]int64{}
 	for before := int64(0); ; {
-		page, err := st.Read(context.Background(), testNS, "crash", ReadOptions{Limit: MaxLimit, BeforeSeq: before, IncludeTools: true})
+		page, err := st.Read(context.Background(), transcripttest.Namespace, "crash", transcript.ReadOptions{Limit: transcript.MaxLimit, BeforeSeq: before, IncludeTools: true})
 		if err != nil {
 			t.Fatalf("kill %d: read: %v", kill, err)
 		}
@@ -154,7 +159,7 @@ func verifyCrashState(t *testing.T, root string, kill int, acked map[string]int6
 		}
 		before = page.Messages[0].Seq
 	}
-	stats, _ := st.Stats(context.Background(), testNS, "crash")
+	stats, _ := st.Stats(context.Background(), transcripttest.Namespace, "crash")
 	if stats.MessageCount != int64(len(onDisk)) {
 		t.Fatalf("kill %d: stats count %d, read %d", kill, stats.MessageCount, len(onDisk))
 	}
@@ -171,5 +176,5 @@ func verifyCrashState(t *testing.T, root string, kill int, acked map[string]int6
 		}
 		seen[seq] = true
 	}
-	assertCleanFile(t, st.pathOf(testNS, "crash"), int64(len(onDisk)))
+	assertCleanFile(t, filepath.Join(root, transcripttest.Namespace, "crash.jsonl"), int64(len(onDisk)))
 }

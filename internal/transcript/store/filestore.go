@@ -1,4 +1,4 @@
-package transcript
+package store
 
 import (
 	"bufio"
@@ -8,18 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 )
-
-// ErrClosed is returned by a FileStore that is shutting down.
-var ErrClosed = errors.New("transcript: store closed")
 
 const (
 	fileSuffix    = ".jsonl"
@@ -62,9 +59,9 @@ type FileStore struct {
 	files *filePool
 
 	mu       sync.Mutex
-	headers  map[string]map[string]SessionHeader // namespace -> sessionId -> header (live only)
-	keys     map[string]map[string]string        // namespace -> session key -> sessionId
-	sessions map[string]*session                 // namespace/sessionId -> loaded state
+	headers  map[string]map[string]transcript.SessionHeader // namespace -> sessionId -> header (live only)
+	keys     map[string]map[string]string                   // namespace -> session key -> sessionId
+	sessions map[string]*session                            // namespace/sessionId -> loaded state
 	repairs  []Repair
 	closing  bool
 	active   sync.WaitGroup
@@ -86,7 +83,7 @@ func OpenFileStore(root string, opts ...Option) (*FileStore, error) {
 	}
 	st := &FileStore{
 		root: root, opts: o,
-		headers: map[string]map[string]SessionHeader{}, keys: map[string]map[string]string{},
+		headers: map[string]map[string]transcript.SessionHeader{}, keys: map[string]map[string]string{},
 		sessions: map[string]*session{},
 	}
 	st.files = newFilePool(o.maxOpenFiles, func(n int) { o.metrics.OpenFiles.Set(float64(n)) })
@@ -112,7 +109,7 @@ func (st *FileStore) scan() error {
 		return err
 	}
 	for _, d := range nsDirs {
-		if !d.IsDir() || validName(d.Name()) != nil {
+		if !d.IsDir() || transcript.ValidName(d.Name()) != nil {
 			continue
 		}
 		ns := d.Name()
@@ -143,38 +140,38 @@ func (st *FileStore) scan() error {
 }
 
 // openExisting reads the header and repairs the tail of one transcript.
-func (st *FileStore) openExisting(ns, id, path string) (SessionHeader, error) {
+func (st *FileStore) openExisting(ns, id, path string) (transcript.SessionHeader, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return SessionHeader{}, err
+		return transcript.SessionHeader{}, err
 	}
 	defer f.Close()
 	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
 	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-		return SessionHeader{}, fmt.Errorf("header: %w", err)
+		return transcript.SessionHeader{}, fmt.Errorf("header: %w", err)
 	}
 	if errors.Is(err, bufio.ErrBufferFull) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return SessionHeader{}, err
+			return transcript.SessionHeader{}, err
 		}
 		if line, err = bufio.NewReaderSize(f, 1<<20).ReadSlice('\n'); err != nil {
-			return SessionHeader{}, fmt.Errorf("header: %w", err)
+			return transcript.SessionHeader{}, fmt.Errorf("header: %w", err)
 		}
 	}
-	h, err := DecodeHeader(line)
+	h, err := transcript.DecodeHeader(line)
 	if err != nil {
-		return SessionHeader{}, err
+		return transcript.SessionHeader{}, err
 	}
 	// The file name is authoritative: the index must agree with the path we open.
 	h.Namespace, h.SessionID = ns, id
 	if err := st.repairTail(f, h, path, int64(len(line))); err != nil {
-		return SessionHeader{}, err
+		return transcript.SessionHeader{}, err
 	}
 	return h, nil
 }
 
 // repairTail truncates a torn (newline-less) or unparsable last line.
-func (st *FileStore) repairTail(f *os.File, h SessionHeader, path string, headerEnd int64) error {
+func (st *FileStore) repairTail(f *os.File, h transcript.SessionHeader, path string, headerEnd int64) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -203,7 +200,7 @@ func (st *FileStore) repairTail(f *os.File, h SessionHeader, path string, header
 		if _, err := f.ReadAt(buf, start); err != nil {
 			return err
 		}
-		if _, err := DecodeRecord(buf); err != nil {
+		if _, err := transcript.DecodeRecord(buf); err != nil {
 			end = start
 		}
 	}
@@ -246,9 +243,9 @@ func lineStart(r io.ReaderAt, end, floor int64) (int64, error) {
 	return floor, nil
 }
 
-func (st *FileStore) indexHeaderLocked(h SessionHeader) {
+func (st *FileStore) indexHeaderLocked(h transcript.SessionHeader) {
 	if st.headers[h.Namespace] == nil {
-		st.headers[h.Namespace] = map[string]SessionHeader{}
+		st.headers[h.Namespace] = map[string]transcript.SessionHeader{}
 		st.keys[h.Namespace] = map[string]string{}
 	}
 	st.headers[h.Namespace][h.SessionID] = h
@@ -264,14 +261,14 @@ func (st *FileStore) indexHeaderLocked(h SessionHeader) {
 	st.keys[h.Namespace][h.SessionKey] = h.SessionID
 }
 
-func (st *FileStore) unindexLocked(h SessionHeader) {
+func (st *FileStore) unindexLocked(h transcript.SessionHeader) {
 	delete(st.headers[h.Namespace], h.SessionID)
 	if st.keys[h.Namespace][h.SessionKey] != h.SessionID {
 		return
 	}
 	delete(st.keys[h.Namespace], h.SessionKey)
 	// Fall back to another live session with the same key, newest first.
-	var best *SessionHeader
+	var best *transcript.SessionHeader
 	for _, o := range st.headers[h.Namespace] {
 		if o.SessionKey == h.SessionKey && (best == nil || o.CreatedAt.After(best.CreatedAt)) {
 			o := o
@@ -284,7 +281,7 @@ func (st *FileStore) unindexLocked(h SessionHeader) {
 }
 
 // Resolve maps a session key or a sessionId in namespace to the live session's header.
-func (st *FileStore) Resolve(namespace, keyOrID string) (SessionHeader, error) {
+func (st *FileStore) Resolve(namespace, keyOrID string) (transcript.SessionHeader, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if id, ok := st.keys[namespace][keyOrID]; ok {
@@ -293,17 +290,7 @@ func (st *FileStore) Resolve(namespace, keyOrID string) (SessionHeader, error) {
 	if h, ok := st.headers[namespace][keyOrID]; ok {
 		return h, nil
 	}
-	return SessionHeader{}, fmt.Errorf("%w: %s/%s", ErrNotFound, namespace, keyOrID)
-}
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
-
-// validName keeps namespaces and session ids safe to use as path elements.
-func validName(s string) error {
-	if !nameRE.MatchString(s) || strings.Contains(s, "..") {
-		return fmt.Errorf("%w: %q is not a valid namespace or session id", ErrInvalid, s)
-	}
-	return nil
+	return transcript.SessionHeader{}, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, keyOrID)
 }
 
 func (st *FileStore) pathOf(ns, id string) string {
@@ -312,15 +299,15 @@ func (st *FileStore) pathOf(ns, id string) string {
 
 // CreateSession writes the header durably (temp file, fsync, rename, fsync dir). An existing
 // live session returns its stats.
-func (st *FileStore) CreateSession(ctx context.Context, h SessionHeader) (Stats, error) {
-	if err := validName(h.Namespace); err != nil {
-		return Stats{}, err
+func (st *FileStore) CreateSession(ctx context.Context, h transcript.SessionHeader) (transcript.Stats, error) {
+	if err := transcript.ValidName(h.Namespace); err != nil {
+		return transcript.Stats{}, err
 	}
-	if err := validName(h.SessionID); err != nil {
-		return Stats{}, err
+	if err := transcript.ValidName(h.SessionID); err != nil {
+		return transcript.Stats{}, err
 	}
 	if !st.enter() {
-		return Stats{}, ErrClosed
+		return transcript.Stats{}, transcript.ErrClosed
 	}
 	defer st.active.Done()
 	st.mu.Lock()
@@ -333,24 +320,24 @@ func (st *FileStore) CreateSession(ctx context.Context, h SessionHeader) (Stats,
 		h.CreatedAt = st.opts.clock.Now()
 	}
 	h.CreatedAt = h.CreatedAt.UTC()
-	line, err := EncodeHeader(h)
+	line, err := transcript.EncodeHeader(h)
 	if err != nil {
-		return Stats{}, err
+		return transcript.Stats{}, err
 	}
 	dir := filepath.Join(st.root, h.Namespace)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return Stats{}, err
+		return transcript.Stats{}, err
 	}
 	path := st.pathOf(h.Namespace, h.SessionID)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if _, ok := st.headers[h.Namespace][h.SessionID]; !ok {
 		if err := writeFileDurable(dir, path, line); err != nil {
-			return Stats{}, err
+			return transcript.Stats{}, err
 		}
 		st.indexHeaderLocked(h)
 	}
-	return Stats{UpdatedAt: h.CreatedAt, Path: path}, nil
+	return transcript.Stats{UpdatedAt: h.CreatedAt, Path: path}, nil
 }
 
 // writeFileDurable creates path with data so that it either exists complete or not at all.
@@ -398,7 +385,7 @@ func (st *FileStore) session(ns, id string) (*session, error) {
 		h, live := st.headers[ns][id]
 		if !live {
 			st.mu.Unlock()
-			return nil, fmt.Errorf("%w: %s/%s", ErrNotFound, ns, id)
+			return nil, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, ns, id)
 		}
 		s = newSession(st, h, st.pathOf(ns, id))
 		st.sessions[k] = s
@@ -420,15 +407,15 @@ func (st *FileStore) drop(s *session) {
 }
 
 // Stats returns the counters of a live session.
-func (st *FileStore) Stats(_ context.Context, namespace, sessionID string) (Stats, error) {
+func (st *FileStore) Stats(_ context.Context, namespace, sessionID string) (transcript.Stats, error) {
 	s, err := st.session(namespace, sessionID)
 	if err != nil {
-		return Stats{}, err
+		return transcript.Stats{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.archived {
-		return Stats{}, fmt.Errorf("%w: %s/%s", ErrNotFound, namespace, sessionID)
+		return transcript.Stats{}, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, sessionID)
 	}
 	stats := s.stats
 	stats.Path = s.path
@@ -449,14 +436,14 @@ func (st *FileStore) Corrupt(namespace, sessionID string) (int64, error) {
 // Archive renames the transcript to <sessionId>.jsonl.deleted.<unix>. Archiving an archived
 // session is a no-op; a session that never existed is ErrNotFound.
 func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) error {
-	if err := validName(namespace); err != nil {
+	if err := transcript.ValidName(namespace); err != nil {
 		return err
 	}
-	if err := validName(sessionID); err != nil {
+	if err := transcript.ValidName(sessionID); err != nil {
 		return err
 	}
 	s, err := st.session(namespace, sessionID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, transcript.ErrNotFound) {
 		old, _ := filepath.Glob(filepath.Join(st.root, namespace, sessionID+fileSuffix+deletedSuffix+"*"))
 		if len(old) > 0 {
 			return nil
@@ -482,7 +469,7 @@ func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) err
 		return err
 	}
 	s.archived = true
-	s.broken = fmt.Errorf("%w: %s/%s archived", ErrNotFound, namespace, sessionID)
+	s.broken = fmt.Errorf("%w: %s/%s archived", transcript.ErrNotFound, namespace, sessionID)
 	s.closeSubsLocked()
 	st.files.forget(s.path)
 	st.mu.Lock()

@@ -1,4 +1,4 @@
-package transcript
+package client_test
 
 import (
 	"context"
@@ -8,14 +8,19 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
 
 // The sidecar dies after it stored an append but before it answered: the client retries on
 // the broken connection and the idempotency key returns the stored record, not a second one.
 func TestClientRetriesABrokenConnection(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	createSession(t, st, "s1", "agent:a:main")
-	api := NewAPIHandler(st)
+	st := transcripttest.OpenStore(t, t.TempDir())
+	transcripttest.CreateSession(t, st, "s1", "agent:a:main")
+	api := server.NewAPIHandler(st)
 	var broken atomic.Int32
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") && broken.Add(1) == 1 {
@@ -39,7 +44,7 @@ func TestClientRetriesABrokenConnection(t *testing.T) {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 
-	recs, err := NewClient(sock).Append(context.Background(), testNS, "s1", AppendRequest{IdempotencyKey: "turn-1/0", Message: textMsg(RoleUser, "hello")})
+	recs, err := client.NewClient(sock).Append(context.Background(), transcripttest.Namespace, "s1", transcript.AppendRequest{IdempotencyKey: "turn-1/0", Message: transcripttest.TextMessage(transcript.RoleUser, "hello")})
 	if err != nil {
 		t.Fatalf("Append: %v", err)
 	}
@@ -49,7 +54,7 @@ func TestClientRetriesABrokenConnection(t *testing.T) {
 	if n := broken.Load(); n != 2 {
 		t.Errorf("append requests = %d, want 2 (one broken, one retried)", n)
 	}
-	page, err := st.Read(context.Background(), testNS, "s1", ReadOptions{Limit: 10})
+	page, err := st.Read(context.Background(), transcripttest.Namespace, "s1", transcript.ReadOptions{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,23 +1,16 @@
-package transcript
+package server
 
 import (
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// Internal API paths, served on the unix socket shared with the manager.
-const (
-	apiSessions = "/v1/sessions"
-	maxBodySize = 32 << 20
-)
-
-// AppendBody is the internal API's append request and response.
-type AppendBody struct {
-	Messages []AppendRequest `json:"messages,omitempty"`
-	Records  []Record        `json:"records,omitempty"`
-}
+// maxBodySize bounds one internal API request body.
+const maxBodySize = 32 << 20
 
 // NewAPIHandler serves the internal API over store:
 //
@@ -26,10 +19,10 @@ type AppendBody struct {
 //	GET  /v1/sessions/{ns}/{id}/messages      read (?limit=&cursor=&includeTools=1 -> Page)
 //	GET  /v1/sessions/{ns}/{id}/stats         stats
 //	POST /v1/sessions/{ns}/{id}/archive       archive (204)
-func NewAPIHandler(store Store) http.Handler {
+func NewAPIHandler(store transcript.Store) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+apiSessions, func(w http.ResponseWriter, r *http.Request) {
-		var h SessionHeader
+	mux.HandleFunc("POST "+transcript.APISessionsPath, func(w http.ResponseWriter, r *http.Request) {
+		var h transcript.SessionHeader
 		if !decodeBody(w, r, &h) {
 			return
 		}
@@ -40,8 +33,8 @@ func NewAPIHandler(store Store) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, stats)
 	})
-	mux.HandleFunc("POST "+apiSessions+"/{ns}/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
-		var body AppendBody
+	mux.HandleFunc("POST "+transcript.APISessionsPath+"/{ns}/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
+		var body transcript.AppendBody
 		if !decodeBody(w, r, &body) {
 			return
 		}
@@ -50,12 +43,12 @@ func NewAPIHandler(store Store) http.Handler {
 			writeStoreError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, AppendBody{Records: recs})
+		writeJSON(w, http.StatusOK, transcript.AppendBody{Records: recs})
 	})
-	mux.HandleFunc("GET "+apiSessions+"/{ns}/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
-		q, err := ParseHistoryQuery(r.URL.Query(), "")
+	mux.HandleFunc("GET "+transcript.APISessionsPath+"/{ns}/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
+		q, err := transcript.ParseHistoryQuery(r.URL.Query(), "")
 		if err != nil {
-			writeError(w, http.StatusBadRequest, ErrTypeInvalidRequest, err.Error())
+			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, err.Error())
 			return
 		}
 		page, err := store.Read(r.Context(), r.PathValue("ns"), r.PathValue("id"), q.ReadOptions)
@@ -65,7 +58,7 @@ func NewAPIHandler(store Store) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, page)
 	})
-	mux.HandleFunc("GET "+apiSessions+"/{ns}/{id}/stats", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+transcript.APISessionsPath+"/{ns}/{id}/stats", func(w http.ResponseWriter, r *http.Request) {
 		stats, err := store.Stats(r.Context(), r.PathValue("ns"), r.PathValue("id"))
 		if err != nil {
 			writeStoreError(w, err)
@@ -73,7 +66,7 @@ func NewAPIHandler(store Store) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, stats)
 	})
-	mux.HandleFunc("POST "+apiSessions+"/{ns}/{id}/archive", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+transcript.APISessionsPath+"/{ns}/{id}/archive", func(w http.ResponseWriter, r *http.Request) {
 		if err := store.Archive(r.Context(), r.PathValue("ns"), r.PathValue("id")); err != nil {
 			writeStoreError(w, err)
 			return
@@ -86,14 +79,14 @@ func NewAPIHandler(store Store) http.Handler {
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodySize+1))
 	if err == nil && len(b) > maxBodySize {
-		writeError(w, http.StatusRequestEntityTooLarge, ErrTypeInvalidRequest, "body larger than "+strconv.Itoa(maxBodySize)+" bytes")
+		writeError(w, http.StatusRequestEntityTooLarge, transcript.ErrTypeInvalidRequest, "body larger than "+strconv.Itoa(maxBodySize)+" bytes")
 		return false
 	}
 	if err == nil {
 		err = json.Unmarshal(b, v)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, ErrTypeInvalidRequest, "invalid JSON body: "+err.Error())
+		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "invalid JSON body: "+err.Error())
 		return false
 	}
 	return true

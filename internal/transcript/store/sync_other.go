@@ -1,6 +1,6 @@
 //go:build !linux
 
-package transcript
+package store
 
 import "os"
 

@@ -1,4 +1,4 @@
-package transcript
+package transcripttest
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/google/uuid"
 )
 
@@ -18,11 +19,11 @@ type MemoryStore struct {
 }
 
 type memSession struct {
-	header   SessionHeader
-	records  []Record
-	entries  []indexEntry
+	header   transcript.SessionHeader
+	records  []transcript.Record
+	entries  []transcript.IndexEntry
 	keys     map[string]int // idempotency key -> index in records
-	stats    Stats
+	stats    transcript.Stats
 	archived bool
 }
 
@@ -34,18 +35,18 @@ func NewMemoryStore() *MemoryStore {
 func (m *MemoryStore) live(ns, id string) (*memSession, error) {
 	s, ok := m.sessions[ns+"/"+id]
 	if !ok || s.archived {
-		return nil, fmt.Errorf("%w: %s/%s", ErrNotFound, ns, id)
+		return nil, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, ns, id)
 	}
 	return s, nil
 }
 
 // CreateSession implements Store.
-func (m *MemoryStore) CreateSession(_ context.Context, h SessionHeader) (Stats, error) {
-	if err := validName(h.Namespace); err != nil {
-		return Stats{}, err
+func (m *MemoryStore) CreateSession(_ context.Context, h transcript.SessionHeader) (transcript.Stats, error) {
+	if err := transcript.ValidName(h.Namespace); err != nil {
+		return transcript.Stats{}, err
 	}
-	if err := validName(h.SessionID); err != nil {
-		return Stats{}, err
+	if err := transcript.ValidName(h.SessionID); err != nil {
+		return transcript.Stats{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -55,15 +56,15 @@ func (m *MemoryStore) CreateSession(_ context.Context, h SessionHeader) (Stats, 
 	if h.CreatedAt.IsZero() {
 		h.CreatedAt = m.now()
 	}
-	s := &memSession{header: h, keys: map[string]int{}, stats: Stats{UpdatedAt: h.CreatedAt}}
+	s := &memSession{header: h, keys: map[string]int{}, stats: transcript.Stats{UpdatedAt: h.CreatedAt}}
 	m.sessions[h.Namespace+"/"+h.SessionID] = s
 	return s.stats, nil
 }
 
 // Append implements Store.
-func (m *MemoryStore) Append(ctx context.Context, namespace, sessionID string, reqs ...AppendRequest) ([]Record, error) {
+func (m *MemoryStore) Append(ctx context.Context, namespace, sessionID string, reqs ...transcript.AppendRequest) ([]transcript.Record, error) {
 	for i := range reqs {
-		if err := reqs[i].validateForAppend(); err != nil {
+		if err := reqs[i].ValidateForAppend(); err != nil {
 			return nil, err
 		}
 	}
@@ -76,34 +77,34 @@ func (m *MemoryStore) Append(ctx context.Context, namespace, sessionID string, r
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Record, len(reqs))
+	out := make([]transcript.Record, len(reqs))
 	for i, r := range reqs {
 		if j, ok := s.keys[r.IdempotencyKey]; ok && r.IdempotencyKey != "" {
 			out[i] = s.records[j]
 			continue
 		}
-		rec := Record{Seq: int64(len(s.records)) + 1, ID: uuid.NewString(), TS: m.now(), IdempotencyKey: r.IdempotencyKey, Message: r.Message}
+		rec := transcript.Record{Seq: int64(len(s.records)) + 1, ID: uuid.NewString(), TS: m.now(), IdempotencyKey: r.IdempotencyKey, Message: r.Message}
 		if r.IdempotencyKey != "" {
 			s.keys[r.IdempotencyKey] = len(s.records)
 		}
 		s.records = append(s.records, rec)
-		s.entries = appendEntry(s.entries, rec.Seq, 0, rec.Message.Role)
-		s.stats.add(&rec)
+		s.entries = transcript.AppendEntry(s.entries, rec.Seq, 0, rec.Message.Role)
+		s.stats.Add(&rec)
 		out[i] = rec
 	}
 	return out, nil
 }
 
 // Read implements Store.
-func (m *MemoryStore) Read(_ context.Context, namespace, sessionID string, opts ReadOptions) (Page, error) {
+func (m *MemoryStore) Read(_ context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, err := m.live(namespace, sessionID)
 	if err != nil {
-		return Page{}, err
+		return transcript.Page{}, err
 	}
-	picked, page := selectPage(s.entries, ClampLimit(opts.Limit), opts)
-	page.Messages = make([]Record, 0, len(picked))
+	picked, page := transcript.SelectPage(s.entries, transcript.ClampLimit(opts.Limit), opts)
+	page.Messages = make([]transcript.Record, 0, len(picked))
 	for j := len(picked) - 1; j >= 0; j-- {
 		page.Messages = append(page.Messages, s.records[picked[j]])
 	}
@@ -111,12 +112,12 @@ func (m *MemoryStore) Read(_ context.Context, namespace, sessionID string, opts 
 }
 
 // Stats implements Store.
-func (m *MemoryStore) Stats(_ context.Context, namespace, sessionID string) (Stats, error) {
+func (m *MemoryStore) Stats(_ context.Context, namespace, sessionID string) (transcript.Stats, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, err := m.live(namespace, sessionID)
 	if err != nil {
-		return Stats{}, err
+		return transcript.Stats{}, err
 	}
 	return s.stats, nil
 }
@@ -127,7 +128,7 @@ func (m *MemoryStore) Archive(_ context.Context, namespace, sessionID string) er
 	defer m.mu.Unlock()
 	s, ok := m.sessions[namespace+"/"+sessionID]
 	if !ok {
-		return fmt.Errorf("%w: %s/%s", ErrNotFound, namespace, sessionID)
+		return fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, sessionID)
 	}
 	s.archived = true
 	return nil

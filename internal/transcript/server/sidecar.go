@@ -1,4 +1,4 @@
-package transcript
+package server
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -43,7 +44,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := NewMetrics(reg)
+	metrics := store.NewMetrics(reg)
 
 	var authz Authorizer
 	if cfg.InsecureNoAuth {
@@ -60,7 +61,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		}
 	}
 
-	store, err := OpenFileStore(cfg.DataDir, WithMetrics(metrics), WithLogger(log.WithName("store")))
+	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")))
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
 	}

@@ -1,4 +1,4 @@
-package transcript
+package server_test
 
 import (
 	"bufio"
@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -24,26 +28,26 @@ func (fakeAuthorizer) Authorize(_ context.Context, token, namespace string) erro
 	case "allowed":
 		return nil
 	case "denied":
-		return fmt.Errorf("%w: no access to %s", ErrForbidden, namespace)
+		return fmt.Errorf("%w: no access to %s", server.ErrForbidden, namespace)
 	case "anonymous":
-		return fmt.Errorf("%w: anonymous user", ErrUnauthenticated)
+		return fmt.Errorf("%w: anonymous user", server.ErrUnauthenticated)
 	}
-	return fmt.Errorf("%w: unknown token", ErrUnauthenticated)
+	return fmt.Errorf("%w: unknown token", server.ErrUnauthenticated)
 }
 
 type historyFixture struct {
-	store *FileStore
+	store *store.FileStore
 	srv   *httptest.Server
 	clock *clocktesting.FakeClock
 }
 
 func newHistoryFixture(t *testing.T) *historyFixture {
 	t.Helper()
-	f := &historyFixture{store: openStore(t, t.TempDir()), clock: clocktesting.NewFakeClock(time.Now())}
-	createSession(t, f.store, "s1", "agent:a:main")
-	appendN(t, f.store, "s1", 30, true) // every third is a tool result
-	f.srv = httptest.NewServer(NewHistoryHandler(HistoryOptions{
-		Source: f.store, Authorizer: fakeAuthorizer{}, DefaultNamespace: testNS,
+	f := &historyFixture{store: transcripttest.OpenStore(t, t.TempDir()), clock: clocktesting.NewFakeClock(time.Now())}
+	transcripttest.CreateSession(t, f.store, "s1", "agent:a:main")
+	transcripttest.AppendN(t, f.store, "s1", 30, true) // every third is a tool result
+	f.srv = httptest.NewServer(server.NewHistoryHandler(server.HistoryOptions{
+		Source: f.store, Authorizer: fakeAuthorizer{}, DefaultNamespace: transcripttest.Namespace,
 		KeepAlive: time.Minute, Clock: f.clock,
 	}))
 	t.Cleanup(f.srv.Close)
@@ -91,16 +95,16 @@ func TestHistoryStatusAndErrors(t *testing.T) {
 		"allowed by key":         {method: "GET", path: mainPath, token: "allowed", wantStatus: 200},
 		"allowed by session id":  {method: "GET", path: "/sessions/s1/history", token: "allowed", wantStatus: 200},
 		"escaped colons":         {method: "GET", path: "/sessions/agent%3Aa%3Amain/history", token: "allowed", wantStatus: 200},
-		"unknown session":        {method: "GET", path: "/sessions/agent%3Ax%3Amain/history", token: "allowed", wantStatus: 404, wantType: ErrTypeNotFound},
-		"other namespace":        {method: "GET", path: mainPath + "?namespace=team-b", token: "allowed", wantStatus: 404, wantType: ErrTypeNotFound},
-		"no token":               {method: "GET", path: mainPath, wantStatus: 401, wantType: ErrTypeUnauthorized},
-		"anonymous":              {method: "GET", path: mainPath, token: "anonymous", wantStatus: 401, wantType: ErrTypeUnauthorized},
-		"denied":                 {method: "GET", path: mainPath, token: "denied", wantStatus: 403, wantType: ErrTypeForbidden},
-		"denied unknown session": {method: "GET", path: "/sessions/nope/history", token: "denied", wantStatus: 403, wantType: ErrTypeForbidden},
-		"POST":                   {method: "POST", path: mainPath, token: "allowed", wantStatus: 405, wantType: ErrTypeMethodNotAllowed},
-		"DELETE":                 {method: "DELETE", path: mainPath, token: "allowed", wantStatus: 405, wantType: ErrTypeMethodNotAllowed},
-		"bad cursor":             {method: "GET", path: mainPath + "?cursor=zz", token: "allowed", wantStatus: 400, wantType: ErrTypeInvalidRequest},
-		"other path":             {method: "GET", path: "/sessions/s1", token: "allowed", wantStatus: 404, wantType: ErrTypeNotFound},
+		"unknown session":        {method: "GET", path: "/sessions/agent%3Ax%3Amain/history", token: "allowed", wantStatus: 404, wantType: transcript.ErrTypeNotFound},
+		"other namespace":        {method: "GET", path: mainPath + "?namespace=team-b", token: "allowed", wantStatus: 404, wantType: transcript.ErrTypeNotFound},
+		"no token":               {method: "GET", path: mainPath, wantStatus: 401, wantType: transcript.ErrTypeUnauthorized},
+		"anonymous":              {method: "GET", path: mainPath, token: "anonymous", wantStatus: 401, wantType: transcript.ErrTypeUnauthorized},
+		"denied":                 {method: "GET", path: mainPath, token: "denied", wantStatus: 403, wantType: transcript.ErrTypeForbidden},
+		"denied unknown session": {method: "GET", path: "/sessions/nope/history", token: "denied", wantStatus: 403, wantType: transcript.ErrTypeForbidden},
+		"POST":                   {method: "POST", path: mainPath, token: "allowed", wantStatus: 405, wantType: transcript.ErrTypeMethodNotAllowed},
+		"DELETE":                 {method: "DELETE", path: mainPath, token: "allowed", wantStatus: 405, wantType: transcript.ErrTypeMethodNotAllowed},
+		"bad cursor":             {method: "GET", path: mainPath + "?cursor=zz", token: "allowed", wantStatus: 400, wantType: transcript.ErrTypeInvalidRequest},
+		"other path":             {method: "GET", path: "/sessions/s1", token: "allowed", wantStatus: 404, wantType: transcript.ErrTypeNotFound},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -112,7 +116,7 @@ func TestHistoryStatusAndErrors(t *testing.T) {
 				resp.Body.Close()
 				return
 			}
-			body := decodeJSON[ErrorBody](t, resp)
+			body := decodeJSON[transcript.ErrorBody](t, resp)
 			if body.Error.Type != tc.wantType || body.Error.Message == "" {
 				t.Errorf("error body %+v, want type %q with a message", body, tc.wantType)
 			}
@@ -130,7 +134,7 @@ func TestHistoryPagingAndTools(t *testing.T) {
 		want  []int64
 	}{
 		"without tools": {query: "limit=7", want: []int64{1, 2, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17, 19, 20, 22, 23, 25, 26, 28, 29}},
-		"with tools":    {query: "limit=7&includeTools=1", want: seqRange(1, 30)},
+		"with tools":    {query: "limit=7&includeTools=1", want: transcripttest.SeqRange(1, 30)},
 		"from a cursor": {query: "limit=4&cursor=10", want: []int64{1, 2, 4, 5, 7, 8}},
 	}
 	for name, tc := range cases {
@@ -142,11 +146,11 @@ func TestHistoryPagingAndTools(t *testing.T) {
 					t.Fatal("paging does not terminate")
 				}
 				resp := f.get(t, "GET", mainPath+"?"+query, "allowed")
-				page := decodeJSON[HistoryResponse](t, resp)
-				if page.SessionKey != "agent:a:main" || page.SessionID != "s1" || page.Namespace != testNS {
+				page := decodeJSON[transcript.HistoryResponse](t, resp)
+				if page.SessionKey != "agent:a:main" || page.SessionID != "s1" || page.Namespace != transcripttest.Namespace {
 					t.Fatalf("identity fields: %+v", page)
 				}
-				got = append(seqs(page.Messages), got...)
+				got = append(transcripttest.Seqs(page.Messages), got...)
 				if !page.HasMore {
 					if page.NextCursor != "" {
 						t.Errorf("nextCursor %q without hasMore", page.NextCursor)
@@ -241,21 +245,20 @@ func TestHistorySSE(t *testing.T) {
 			if first.event != "history" || first.id != "30" {
 				t.Fatalf("want history event with id 30, got %+v", first)
 			}
-			var snap HistoryResponse
+			var snap transcript.HistoryResponse
 			if err := json.Unmarshal([]byte(first.data), &snap); err != nil {
 				t.Fatal(err)
 			}
 			if len(snap.Messages) != 5 || snap.Messages[4].Seq < 29 {
-				t.Errorf("snapshot seqs %v", seqs(snap.Messages))
+				t.Errorf("snapshot seqs %v", transcripttest.Seqs(snap.Messages))
 			}
-			_, err := f.store.Append(context.Background(), testNS, "s1",
-				AppendRequest{Message: toolResult("live tool")}, AppendRequest{Message: textMsg(RoleAssistant, "live")})
+			_, err := f.store.Append(context.Background(), transcripttest.Namespace, "s1", transcript.AppendRequest{Message: transcripttest.ToolResult("live tool")}, transcript.AppendRequest{Message: transcripttest.TextMessage(transcript.RoleAssistant, "live")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, want := range tc.wantSeqs {
 				ev := s.next(t)
-				var rec Record
+				var rec transcript.Record
 				if err := json.Unmarshal([]byte(ev.data), &rec); err != nil {
 					t.Fatal(err)
 				}
@@ -278,7 +281,7 @@ func TestHistorySSEKeepaliveAndEnd(t *testing.T) {
 	if ev := s.next(t); ev.comment != "keepalive" {
 		t.Errorf("want keepalive comment, got %+v", ev)
 	}
-	if err := f.store.Archive(context.Background(), testNS, "s1"); err != nil {
+	if err := f.store.Archive(context.Background(), transcripttest.Namespace, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	if ev := s.next(t); ev.event != "end" {

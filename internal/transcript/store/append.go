@@ -1,23 +1,23 @@
-package transcript
+package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/google/uuid"
 )
 
 // Append assigns seqs, writes the records and returns once they are durable. Concurrent
 // appends to one session share a write and an fsync (group commit). A request whose
 // idempotency key is already in the transcript returns the existing record.
-func (st *FileStore) Append(ctx context.Context, namespace, sessionID string, reqs ...AppendRequest) ([]Record, error) {
+func (st *FileStore) Append(ctx context.Context, namespace, sessionID string, reqs ...transcript.AppendRequest) ([]transcript.Record, error) {
 	if len(reqs) == 0 {
 		return nil, nil
 	}
 	for i := range reqs {
-		if err := reqs[i].validateForAppend(); err != nil {
+		if err := reqs[i].ValidateForAppend(); err != nil {
 			return nil, err
 		}
 	}
@@ -25,7 +25,7 @@ func (st *FileStore) Append(ctx context.Context, namespace, sessionID string, re
 		return nil, err
 	}
 	if !st.enter() {
-		return nil, ErrClosed
+		return nil, transcript.ErrClosed
 	}
 	defer st.active.Done()
 	start := st.opts.clock.Now()
@@ -47,29 +47,17 @@ func (st *FileStore) Append(ctx context.Context, namespace, sessionID string, re
 	return out, nil
 }
 
-func (r *AppendRequest) validateForAppend() error {
-	if err := r.validate(); err != nil {
-		return err
-	}
-	for _, b := range r.Message.Content {
-		if len(b.Arguments) > 0 && !json.Valid(b.Arguments) {
-			return errors.Join(ErrInvalid, fmt.Errorf("toolCall %q: arguments are not valid JSON", b.ID))
-		}
-	}
-	return nil
-}
-
 // assign gives each new request a seq and puts it into the open batch. It returns the batch
 // generation the caller must wait for (0 when every record was already durable) and how many
 // records are new.
-func (s *session) assign(reqs []AppendRequest) ([]Record, int64, int, error) {
+func (s *session) assign(reqs []transcript.AppendRequest) ([]transcript.Record, int64, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.archived || s.broken != nil {
 		return nil, 0, 0, s.notFound()
 	}
 	now := s.st.now()
-	out := make([]Record, len(reqs))
+	out := make([]transcript.Record, len(reqs))
 	var wait int64
 	// Encode first, commit second: a request that fails to encode must leave no trace.
 	fresh := make([]pendingRecord, 0, len(reqs))
@@ -91,10 +79,10 @@ func (s *session) assign(reqs []AppendRequest) ([]Record, int64, int, error) {
 				continue
 			}
 		}
-		rec := Record{Seq: next, ID: uuid.NewString(), TS: now, IdempotencyKey: key, Message: reqs[i].Message}
-		line, err := EncodeRecord(&rec)
+		rec := transcript.Record{Seq: next, ID: uuid.NewString(), TS: now, IdempotencyKey: key, Message: reqs[i].Message}
+		line, err := transcript.EncodeRecord(&rec)
 		if err != nil {
-			return nil, 0, 0, errors.Join(ErrInvalid, err)
+			return nil, 0, 0, errors.Join(transcript.ErrInvalid, err)
 		}
 		next++
 		if key != "" {
@@ -120,17 +108,17 @@ func (s *session) assign(reqs []AppendRequest) ([]Record, int64, int, error) {
 }
 
 // recordOf returns the record with seq and the batch it must be durable with (0 = already).
-func (s *session) recordOf(seq int64) (Record, int64, error) {
+func (s *session) recordOf(seq int64) (transcript.Record, int64, error) {
 	if p, ok := s.inflight[seq]; ok {
 		return p.rec, p.gen, nil
 	}
 	i := s.entryIndex(seq)
 	if i < 0 {
-		return Record{}, 0, fmt.Errorf("transcript %s: idempotency index points at missing seq %d", s.path, seq)
+		return transcript.Record{}, 0, fmt.Errorf("transcript %s: idempotency index points at missing seq %d", s.path, seq)
 	}
 	f, release, err := s.st.files.acquire(s.path)
 	if err != nil {
-		return Record{}, 0, err
+		return transcript.Record{}, 0, err
 	}
 	defer release()
 	rec, err := s.readEntry(f, i)
@@ -173,11 +161,11 @@ func (s *session) waitDurable(gen int64) error {
 	events := make([]Event, len(batch))
 	off := base
 	for i, p := range batch {
-		s.entries = appendEntry(s.entries, p.rec.Seq, off, p.rec.Message.Role)
-		s.stats.add(&p.rec)
+		s.entries = transcript.AppendEntry(s.entries, p.rec.Seq, off, p.rec.Message.Role)
+		s.stats.Add(&p.rec)
 		delete(s.inflight, p.rec.Seq)
 		off += int64(len(p.line)) + 1
-		events[i] = Event{Seq: p.rec.Seq, Tool: p.rec.Message.Role == RoleToolResult, Data: p.line}
+		events[i] = Event{Seq: p.rec.Seq, Tool: p.rec.Message.Role == transcript.RoleToolResult, Data: p.line}
 	}
 	s.size = off
 	s.durableGen = flushGen
