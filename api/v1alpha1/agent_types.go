@@ -63,8 +63,7 @@ type ScriptRule struct {
 // ModelSpec selects and configures the model provider.
 // +kubebuilder:validation:XValidation:rule="self.provider == 'scripted' || has(self.name)",message="name is required for the openai and anthropic providers"
 type ModelSpec struct {
-	// provider is openai (any OpenAI-compatible chat completions server: vLLM, Ollama,
-	// LiteLLM), anthropic (Messages API) or scripted (deterministic rules, offline).
+	// provider is openai (any OpenAI-compatible chat completions server: vLLM, Ollama, LiteLLM), anthropic (Messages API) or scripted (deterministic rules, offline).
 	// +required
 	Provider ProviderName `json:"provider"`
 	// name is the model name sent to the provider.
@@ -97,7 +96,7 @@ type SubagentsSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
 	AllowAgents []string `json:"allowAgents,omitempty"`
-	// archiveAfterMinutes archives a kept sub-agent session after this long.
+	// archiveAfterMinutes archives a kept sub-agent session after this many minutes; default 60.
 	// +optional
 	// +kubebuilder:default=60
 	// +kubebuilder:validation:Minimum=1
@@ -108,22 +107,21 @@ type SubagentsSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=86400
 	RunTimeoutSeconds *int32 `json:"runTimeoutSeconds,omitempty"`
-	// maxSpawnDepth is how deep spawns may nest; 1 means sub-agents cannot spawn.
+	// maxSpawnDepth is how deep spawns may nest; 1 (the default) means sub-agents cannot spawn.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=5
 	MaxSpawnDepth *int32 `json:"maxSpawnDepth,omitempty"`
-	// maxChildren is how many active children one session may have.
+	// maxChildren is how many active children one session may have; default 5.
 	// +optional
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	MaxChildren *int32 `json:"maxChildren,omitempty"`
-	// tools narrows what this agent's sessions get when they run as sub-agents: the names
-	// of non-session tools, e.g. mcp__everything__echo. Empty means every non-session tool.
-	// Session tools are never offered to sub-agents; workspace_list and workspace_read
-	// always are.
+	// tools narrows what this agent's sessions get when they run as sub-agents: the names of non-session tools, e.g. mcp__everything__echo.
+	// Empty means every non-session tool.
+	// Session tools are never offered to sub-agents; workspace_list and workspace_read always are.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
@@ -171,15 +169,13 @@ type MCPServer struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
 	Headers []MCPHeader `json:"headers,omitempty"`
-	// allowedTools are the server's tool names offered to the model; empty means every
-	// tool the server lists.
+	// allowedTools are the server's tool names offered to the model; empty means every tool the server lists.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:items:MaxLength=128
 	AllowedTools []string `json:"allowedTools,omitempty"`
-	// timeoutSeconds bounds one tool call (and connecting); a call that takes longer ends
-	// with an error result, not the turn.
+	// timeoutSeconds bounds one tool call (and connecting), default 30; a call that takes longer ends with an error result, not the turn.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=1
@@ -202,8 +198,7 @@ type SandboxSpec struct {
 	// enabled runs this agent's sessions sandboxed.
 	// +optional
 	Enabled bool `json:"enabled,omitempty"`
-	// sessionToolsVisibility: spawned (default) clamps session tools to the sessions this
-	// session spawned; all lets the SessionPolicy's visibility apply.
+	// sessionToolsVisibility: spawned (the default) clamps session tools to the sessions this session spawned; all lets the SessionPolicy's visibility apply.
 	// +optional
 	// +kubebuilder:default=spawned
 	SessionToolsVisibility ToolsVisibility `json:"sessionToolsVisibility,omitempty"`
@@ -218,8 +213,8 @@ type AgentSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	AllowedModels []string `json:"allowedModels,omitempty"`
-	// turnTimeoutSeconds bounds one turn of this agent, its model and tool calls included; a
-	// turn still running then ends aborted and its send or run fails. Default 600.
+	// turnTimeoutSeconds bounds one turn of this agent, its model and tool calls included, default 600.
+	// A turn still running then ends aborted and its send or run fails.
 	// +optional
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=1
@@ -266,8 +261,7 @@ type AgentStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// mcpServers reports, per configured MCP server, whether it answered initialize and
-	// how many tools it offers.
+	// mcpServers reports, per configured MCP server, whether it answered initialize and how many tools it offers.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -276,7 +270,7 @@ type AgentStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=agents
+// +kubebuilder:resource:categories=agent-sessions
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9][a-z0-9_-]{0,63}$')",message="metadata.name is the agent id and must match [a-z0-9][a-z0-9_-]{0,63}"
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.model.provider`
 // +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`
