@@ -53,9 +53,10 @@ const (
 	MaxDescriptionBytes = 2 << 10
 	// maxListed bounds how many tools (over all pages) are read from one listing.
 	maxListed = 1024
-	// RetryAfter is how long a server that failed to connect is not dialled again, so a down
-	// server costs a busy agent one dial per interval, not one per turn.
-	RetryAfter = 10 * time.Second
+	// RetryAfter is how long a server that failed to connect is not dialled again; it
+	// doubles with each failure in a row up to MaxRetryAfter.
+	RetryAfter    = 10 * time.Second
+	MaxRetryAfter = 5 * time.Minute
 )
 
 // SecretReader returns the value of a Secret key in the Agent's namespace. The rule of who

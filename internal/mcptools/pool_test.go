@@ -18,8 +18,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,7 +112,8 @@ func TestServerDown(t *testing.T) {
 	ln.Close()
 	ts := newTestServer(t, false)
 	clk := clocktesting.NewFakePassiveClock(time.Now())
-	p := newTestPool(t, Options{Clock: clk})
+	dials := &countingTransport{base: http.DefaultTransport, host: ln.Addr().String()}
+	p := newTestPool(t, Options{Clock: clk, Transport: dials})
 	agent := testAgent(1, v1.MCPServer{Name: "down", URL: down, TimeoutSeconds: seconds(2)}, v1.MCPServer{Name: "up", URL: ts.URL, AllowedTools: []string{"echo"}})
 
 	set := p.Resolve(t.Context(), agent)
@@ -121,14 +124,49 @@ func TestServerDown(t *testing.T) {
 	if len(st) != 2 || st[0].Connected || st[0].Message == "" || !st[1].Connected || st[1].Tools != 1 {
 		t.Errorf("status %+v: want down not connected with a message, up connected with 1 tool", st)
 	}
-	// Within RetryAfter the down server is not dialled again: the same error comes back.
-	if again := p.Resolve(t.Context(), agent).Status()[0].Message; again != st[0].Message {
-		t.Errorf("second resolve message %q, want the cached %q", again, st[0].Message)
+	// The back-off starts at RetryAfter and doubles with each failure in a row.
+	for i, step := range []struct {
+		advance time.Duration
+		redial  bool
+	}{
+		{0, false}, {RetryAfter - time.Second, false}, {time.Second, true},
+		{RetryAfter, false}, {RetryAfter, true}, {3 * RetryAfter, false}, {RetryAfter, true},
+	} {
+		clk.SetTime(clk.Now().Add(step.advance))
+		before := dials.count()
+		if got := p.Resolve(t.Context(), agent).Status()[0]; got.Connected || got.Message == "" {
+			t.Errorf("step %d: down server %+v", i, got)
+		}
+		if redialled := dials.count() > before; redialled != step.redial {
+			t.Errorf("step %d: redialled %v, want %v", i, redialled, step.redial)
+		}
 	}
-	clk.SetTime(clk.Now().Add(RetryAfter))
-	if got := p.Resolve(t.Context(), agent).Status()[0]; got.Connected {
-		t.Errorf("down server connected: %+v", got)
+	if got := redialAfter(100); got != MaxRetryAfter {
+		t.Errorf("back-off after 100 failures %s, want the bound %s", got, MaxRetryAfter)
 	}
+}
+
+// countingTransport counts the requests to one host.
+type countingTransport struct {
+	base http.RoundTripper
+	host string
+	mu   sync.Mutex
+	n    int
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host == c.host {
+		c.mu.Lock()
+		c.n++
+		c.mu.Unlock()
+	}
+	return c.base.RoundTrip(r)
+}
+
+func (c *countingTransport) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 func TestServerRestartsOrDiesAfterListing(t *testing.T) {

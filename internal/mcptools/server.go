@@ -43,6 +43,7 @@ type server struct {
 	tools    []Tool             // nil: not listed yet
 	err      error              // the last connect failure
 	failedAt time.Time
+	failures int // connect failures in a row: the redial back-off grows with them
 	closed   bool
 
 	// stale is set by a tools/list_changed notification: the next Resolve lists again.
@@ -159,7 +160,9 @@ func (s *server) call(ctx context.Context, tool string, args []byte) Result {
 }
 
 // session returns the open client session, connecting if there is none. A server that
-// failed is not dialled again for RetryAfter. s.mu is held.
+// failed is not dialled again for a back-off that starts at RetryAfter and doubles with
+// each failure in a row, up to MaxRetryAfter: a down or black-holed server costs turns one
+// bounded wait now and then, not one per turn. s.mu is held.
 func (s *server) session(ctx context.Context) (*mcp.ClientSession, error) {
 	if s.closed {
 		return nil, errors.New("the agent changed; retry")
@@ -167,20 +170,30 @@ func (s *server) session(ctx context.Context) (*mcp.ClientSession, error) {
 	if s.cs != nil {
 		return s.cs, nil
 	}
-	if s.err != nil && s.opts.Clock.Since(s.failedAt) < RetryAfter {
+	if s.err != nil && s.opts.Clock.Since(s.failedAt) < redialAfter(s.failures) {
 		return nil, s.err
 	}
 	cs, cancel, err := s.connect(ctx)
 	if err != nil {
 		s.err, s.failedAt = err, s.opts.Clock.Now()
+		s.failures++
 		return nil, err
 	}
-	s.cs, s.cancel, s.err = cs, cancel, nil
+	s.cs, s.cancel, s.err, s.failures = cs, cancel, nil, 0
 	go func() {
 		_ = cs.Wait()
 		s.drop(cs)
 	}()
 	return cs, nil
+}
+
+// redialAfter is the back-off after n connect failures in a row.
+func redialAfter(n int) time.Duration {
+	d := RetryAfter
+	for i := 1; i < n && d < MaxRetryAfter; i++ {
+		d *= 2
+	}
+	return min(d, MaxRetryAfter)
 }
 
 // connect opens a client session: streamable HTTP first, then the older HTTP+SSE transport

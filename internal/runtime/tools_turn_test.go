@@ -16,6 +16,8 @@ package runtime
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -82,6 +84,7 @@ func mcpFixture(t *testing.T, subagentTools ...string) (*fixture, *toolRecorder)
 		toolRule("^echo", "mcp__everything__echo", map[string]any{"text": "hi"}),
 		toolRule("^slow", "mcp__everything__slow", map[string]any{}),
 		toolRule("^spawn", "sessions_spawn", map[string]any{"task": "x"}),
+		toolRule("^read", "workspace_read", map[string]any{"path": ".agents/attachments/u1/notes.txt"}),
 	)
 	agent.Spec.Tools.MCPServers = []sessionsv1alpha1.MCPServer{{Name: "everything", URL: srv.URL, TimeoutSeconds: &timeout,
 		AllowedTools: []string{"echo", "add", "slow"}}}
@@ -92,7 +95,15 @@ func mcpFixture(t *testing.T, subagentTools ...string) (*fixture, *toolRecorder)
 	f := newFixture(t, []client.Object{agent, session(keyT, "tooled", sidT), sub}, rec.option)
 	pool := mcptools.NewPool(mcptools.Options{})
 	t.Cleanup(pool.Close)
-	f.engine.UseTools(ToolSources{MCP: pool, WorkspaceRoot: t.TempDir()})
+	root := t.TempDir()
+	att := filepath.Join(WorkspaceDir(root, ns, sidSub), ".agents", "attachments", "u1")
+	if err := os.MkdirAll(att, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(att, "notes.txt"), []byte("Llamas hum."), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	f.engine.UseTools(ToolSources{MCP: pool, WorkspaceRoot: root})
 	return f, rec
 }
 
@@ -164,5 +175,25 @@ func TestSubagentCannotCallSessionTools(t *testing.T) {
 	}
 	if got := f.records(sidSub)[2]; got.Role != "toolResult" || got.Text != `{"status":"error","error":"unknown tool \"sessions_spawn\""}` {
 		t.Errorf("sub-agent's sessions_spawn: %+v, want an unknown tool error", got)
+	}
+}
+
+func TestSubagentReadsItsAttachment(t *testing.T) {
+	f, _ := mcpFixture(t)
+	f.submit(turnReq("r1", keySub, "read my notes"))
+	if res := f.await("r1"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	want := `{"path":".agents/attachments/u1/notes.txt","bytes":11,"offset":0,"content":"Llamas hum.","encoding":"utf8"}`
+	if got := f.records(sidSub)[2]; got.Role != "toolResult" || got.Text != want {
+		t.Errorf("workspace_read result %+v, want %s", got, want)
+	}
+	// The main session has no workspace tools.
+	f.submit(turnReq("r2", keyT, "read my notes"))
+	if res := f.await("r2"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got := f.records(sidT)[2]; got.Text != `{"status":"error","error":"unknown tool \"workspace_read\""}` {
+		t.Errorf("main session's workspace_read: %+v", got)
 	}
 }
