@@ -77,6 +77,9 @@ type ModelSpec struct {
 	// +kubebuilder:validation:Pattern=`^https?://`
 	BaseURL string `json:"baseURL,omitempty"`
 	// apiKeySecretRef names the Secret key holding the API key, in the Agent's namespace.
+	// Required by anthropic; optional for openai (servers such as Ollama or vLLM need no
+	// key). The Agent's creator must be allowed to get the Secret, or the Secret must carry
+	// the label sessions.agents.dev/agent-usable=true.
 	// +optional
 	APIKeySecretRef *corev1.SecretKeySelector `json:"apiKeySecretRef,omitempty"`
 	// contextTokens is the model's context window used to fit the transcript.
