@@ -137,6 +137,18 @@ type verdict struct {
 func allowed(call func() error) verdict             { return verdict{call: call} }
 func denied(deny string, call func() error) verdict { return verdict{call: call, deny: deny} }
 
+// judge runs one case and checks its verdict.
+func judge(v func() verdict) {
+	c := v()
+	err := c.call()
+	if c.deny == "" {
+		Expect(err).NotTo(HaveOccurred())
+		return
+	}
+	Expect(err).To(HaveOccurred())
+	Expect(err.Error()).To(ContainSubstring(c.deny))
+}
+
 func create(o client.Object) func() error { return func() error { return k8s.Create(ctx, o) } }
 
 var _ = Describe("admission", Ordered, func() {
@@ -152,16 +164,7 @@ var _ = Describe("admission", Ordered, func() {
 	}
 
 	DescribeTable("judges each object",
-		func(v func() verdict) {
-			c := v()
-			err := c.call()
-			if c.deny == "" {
-				Expect(err).NotTo(HaveOccurred())
-				return
-			}
-			Expect(err).To(HaveOccurred())
-			Expect(err.Error()).To(ContainSubstring(c.deny))
-		},
+		judge,
 		// SessionSend: target, visibility, send policy.
 		Entry("send across agents allowed by agentToAgent", func() verdict { return allowed(create(sendObj(nsAll, "agent:research:main", "agent:main:main"))) }),
 		Entry("send into a Discord group denied by rule 1", func() verdict {
