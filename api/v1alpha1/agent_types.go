@@ -62,6 +62,7 @@ type ScriptRule struct {
 
 // ModelSpec selects and configures the model provider.
 // +kubebuilder:validation:XValidation:rule="self.provider == 'scripted' || has(self.name)",message="name is required for the openai and anthropic providers"
+// +kubebuilder:validation:XValidation:rule="self.provider != 'anthropic' || has(self.apiKeySecretRef)",message="apiKeySecretRef is required for the anthropic provider (openai-compatible servers such as Ollama or vLLM may go without)"
 type ModelSpec struct {
 	// provider is openai (any OpenAI-compatible chat completions server: vLLM, Ollama,
 	// LiteLLM), anthropic (Messages API) or scripted (deterministic rules, offline).

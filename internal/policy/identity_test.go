@@ -18,9 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -76,95 +74,5 @@ func TestImpliedSessionIsJudgedAsIfItExisted(t *testing.T) {
 	ok, why := Visible(v1.VisibilityAll, v1.AgentToAgentSpec{Enabled: true, Allow: []string{"research"}}, research, implied, func(string) (string, bool) { return "", false })
 	if ok || !strings.Contains(why, "agentToAgent.allow") {
 		t.Errorf("agent-to-agent allow must judge the implied session: %v %q", ok, why)
-	}
-}
-
-func TestHops(t *testing.T) {
-	limit3 := &v1.SessionPolicySpec{Limits: &v1.ChainLimits{MaxHops: ptr.To[int32](3)}}
-	cases := map[string]struct {
-		ann      map[string]string
-		p        *v1.SessionPolicySpec
-		wantNext int
-		wantDeny bool
-	}{
-		"a person's object starts a chain": {ann: nil, wantNext: 1},
-		"hop 7 makes hop 8, the default":   {ann: map[string]string{v1.HopsAnnotation: "7"}, wantNext: 8},
-		"hop 8 makes hop 9, over":          {ann: map[string]string{v1.HopsAnnotation: "8"}, wantNext: 9, wantDeny: true},
-		"the policy's limit":               {ann: map[string]string{v1.HopsAnnotation: "3"}, p: limit3, wantNext: 4, wantDeny: true},
-		"a malformed count is over":        {ann: map[string]string{v1.HopsAnnotation: "-1"}, wantNext: DefaultMaxHops + 1, wantDeny: true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			next := NextHops(tc.ann)
-			if next != tc.wantNext {
-				t.Errorf("NextHops = %d, want %d", next, tc.wantNext)
-			}
-			deny := CheckHops(next, tc.p)
-			if (deny != "") != tc.wantDeny || tc.wantDeny && !strings.Contains(deny, "spec.limits.maxHops") {
-				t.Errorf("CheckHops(%d) = %q, want denial %v", next, deny, tc.wantDeny)
-			}
-		})
-	}
-	if _, err := HopsOf(map[string]string{v1.HopsAnnotation: "x"}); err == nil {
-		t.Error("HopsOf accepted a non-number")
-	}
-	if got := ToolCreatesPerMinute(&v1.SessionPolicySpec{Limits: &v1.ChainLimits{ToolCreatesPerMinute: ptr.To[int32](7)}}, 60); got != 7 {
-		t.Errorf("the policy's rate wins: %d", got)
-	}
-	if got := ToolCreatesPerMinute(nil, 60); got != 60 {
-		t.Errorf("the operator's default applies: %d", got)
-	}
-}
-
-func TestSecretRules(t *testing.T) {
-	vouched := map[string]string{v1.VouchedSecretsAnnotation: FormatVouched([]string{"b", "a", "b"})}
-	if diff := cmp.Diff([]string{"a", "b"}, Vouched(vouched)); diff != "" {
-		t.Errorf("Vouched (-want +got):\n%s", diff)
-	}
-	optIn := map[string]string{v1.AgentUsableLabel: "true"}
-	cases := map[string]struct {
-		name         string
-		owner, label map[string]string
-		want         bool
-	}{
-		"vouched by the writer":             {name: "a", owner: vouched, want: true},
-		"opted in":                          {name: "c", label: optIn, want: true},
-		"neither":                           {name: "c", owner: vouched},
-		"a prefix of a vouched name":        {name: "", owner: vouched},
-		"the label with another value":      {name: "c", label: map[string]string{v1.AgentUsableLabel: "yes"}},
-		"no annotation and no metadata":     {name: "a"},
-		"vouched list names another Secret": {name: "ab", owner: vouched},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := SecretUsable(tc.name, tc.owner, tc.label); got != tc.want {
-				t.Errorf("SecretUsable(%q) = %v, want %v", tc.name, got, tc.want)
-			}
-		})
-	}
-	a := &v1.Agent{Spec: v1.AgentSpec{Model: v1.ModelSpec{APIKeySecretRef: nil}}}
-	if refs := AgentSecretRefs(a); len(refs) != 0 {
-		t.Errorf("no key, no refs: %v", refs)
-	}
-	if NeedsAPIKey(v1.ProviderOpenAI) || !NeedsAPIKey(v1.ProviderAnthropic) || NeedsAPIKey(v1.ProviderScripted) {
-		t.Error("only anthropic needs a key")
-	}
-	if msg := UnusableSecret("k"); strings.Contains(msg, "not found") || strings.Contains(msg, "no key") {
-		t.Errorf("the unusable message must not tell whether the Secret or key exists: %q", msg)
-	}
-}
-
-func TestAgentUnready(t *testing.T) {
-	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a", Generation: 2}}
-	if got := AgentUnready(a); got != "" {
-		t.Errorf("an Agent not judged yet is not refused: %q", got)
-	}
-	a.Status.Conditions = []metav1.Condition{{Type: v1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SecretNotUsable", Message: "m", ObservedGeneration: 1}}
-	if got := AgentUnready(a); got != "" {
-		t.Errorf("a verdict on an older generation does not count: %q", got)
-	}
-	a.Status.Conditions[0].ObservedGeneration = 2
-	if got := AgentUnready(a); got != "Agent a is not Ready (SecretNotUsable): m" {
-		t.Errorf("AgentUnready = %q", got)
 	}
 }

@@ -325,6 +325,16 @@ var _ = Describe("admission", Ordered, func() {
 		Entry("a script rule that does not compile", func() verdict {
 			return denied("spec.model.script[0].match", create(agentObj(nsAll, "badscript", func(a *v1.Agent) { a.Spec.Model.Script = []v1.ScriptRule{{Match: "(["}} })))
 		}),
+		Entry("an anthropic agent without a key", func() verdict {
+			return denied("apiKeySecretRef is required for the anthropic provider", create(agentObj(nsAll, "claude", func(a *v1.Agent) {
+				a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderAnthropic, Name: "m"}
+			})))
+		}),
+		Entry("an openai-compatible agent without a key (Ollama, vLLM)", func() verdict {
+			return allowed(create(agentObj(nsAll, "ollama", func(a *v1.Agent) {
+				a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "llama3", BaseURL: "http://ollama:11434/v1"}
+			})))
+		}),
 		Entry("a valid agent", func() verdict {
 			return allowed(create(agentObj(nsAll, "good", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"*"} })))
 		}),
