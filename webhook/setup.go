@@ -21,6 +21,7 @@ import (
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -45,11 +46,7 @@ type Options struct {
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	r := mgr.GetClient()
 	az := authz{Client: r, Manager: o.ManagerUsername}
-	perMinute := o.ToolCreatesPerMinute
-	if perMinute <= 0 {
-		perMinute = policy.DefaultToolCreatesPerMinute
-	}
-	ch := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute}
+	ch := newChains(o)
 	gate := secretGate{authz: az, Secrets: mgr.GetAPIReader()}
 	return errors.Join(
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(&SessionSendValidator{Reader: r, authz: az, chains: ch}).Complete(),
@@ -61,4 +58,19 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(&AgentValidator{}).
 			WithDefaulter(&AgentSecrets{gate}).Complete(),
 	)
+}
+
+func newChains(o Options) chains {
+	perMinute := o.ToolCreatesPerMinute
+	if perMinute <= 0 {
+		perMinute = policy.DefaultToolCreatesPerMinute
+	}
+	return chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute}
+}
+
+// NewSessionSendValidator is the SessionSend validator SetupWithManager registers, for
+// callers that serve it themselves (the benchmark): r reads the cache, c creates
+// SubjectAccessReviews for users other than o.ManagerUsername.
+func NewSessionSendValidator(r client.Reader, c client.Client, o Options) *SessionSendValidator {
+	return &SessionSendValidator{Reader: r, authz: authz{Client: c, Manager: o.ManagerUsername}, chains: newChains(o)}
 }
