@@ -55,8 +55,14 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentS
 		errs = append(errs, field.Invalid(spec.Child("key"), s.Spec.Key, "global and unknown are reserved keys and never name a session"))
 	} else if k, err := sessionkey.Parse(s.Spec.Key); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("key"), s.Spec.Key, err.Error()))
-	} else if k.AgentID != "" && k.AgentID != s.Spec.AgentID {
-		errs = append(errs, field.Invalid(spec.Child("agentId"), s.Spec.AgentID, fmt.Sprintf("the key belongs to agent %s", k.AgentID)))
+	} else {
+		if k.AgentID != "" && k.AgentID != s.Spec.AgentID {
+			errs = append(errs, field.Invalid(spec.Child("agentId"), s.Spec.AgentID, fmt.Sprintf("the key belongs to agent %s", k.AgentID)))
+		}
+		if k.Subagent && !v.isManager(ctx) {
+			// A session made ahead under a pending run's child key would receive its task.
+			errs = append(errs, field.Forbidden(spec.Child("key"), "sub-agent sessions are created only by the operator, for a SubagentRun; create a SubagentRun instead"))
+		}
 	}
 	if s.Spec.SpawnedBy != "" && !v.isManager(ctx) {
 		errs = append(errs, field.Forbidden(spec.Child("spawnedBy"), "only the operator sets spawnedBy (sub-agent sessions come from SubagentRuns)"))

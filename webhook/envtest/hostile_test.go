@@ -225,6 +225,10 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 			return denied("the child session key must be agent:research:subagent:<uuid>",
 				by(manager, withChildKey("agent:main:main", runObj(nsH, "agent:main:main", "research"))))
 		}),
+		Entry("a session made ahead under a child key", func() verdict {
+			return denied("sub-agent sessions are created only by the operator", by(alice,
+				sessionObj(nsH, "agent:research:subagent:0b6f9a3e-8888-4222-8333-444455556666", "research")))
+		}),
 		Entry("a fresh child-key hint from the manager", func() verdict {
 			return allowed(by(manager, withChildKey("agent:research:subagent:0b6f9a3e-7777-4222-8333-444455556666", runObj(nsH, "agent:main:main", "research"))))
 		}),
