@@ -279,6 +279,18 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 				return nil
 			})
 		}),
+		Entry("the manager's write never vouches", func() verdict {
+			return allowed(func() error {
+				a := agentObj(nsH, "by-manager", apiKey("team-key"))
+				if err := manager.Create(ctx, a); err != nil {
+					return err
+				}
+				if got, ok := a.Annotations[v1.VouchedSecretsAnnotation]; ok {
+					return errors.New("the manager, which may get every Secret, vouched: " + got)
+				}
+				return nil
+			})
+		}),
 		Entry("a sink with a Secret its creator may not get", func() verdict {
 			return denied(secretDenied("bob", "team-key"), by(bob, sinkPolicy(nsRate, "team-key")))
 		}),
