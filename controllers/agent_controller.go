@@ -19,11 +19,9 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,7 +29,9 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
 // AgentReconciler reports whether an Agent can run turns: its provider configuration is
@@ -78,14 +78,18 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	return res, setReady(ctx, r.Client, a, &a.Status.Conditions, &a.Status.ObservedGeneration, cond)
 }
 
-// check returns a reason and message when the Agent cannot run turns.
+// check returns a reason and message when the Agent cannot run turns. The Secret is read
+// only when its use is allowed (secretaccess); for any other, the condition says it is not
+// usable and nothing about whether it or its key exists.
 func (r *AgentReconciler) check(ctx context.Context, a *v1.Agent) (string, string, error) {
 	cfg := provider.Config{Provider: string(a.Spec.Model.Provider), Model: a.Spec.Model.Name, BaseURL: a.Spec.Model.BaseURL}
 	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
-		var sec corev1.Secret
-		err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: ref.Name}, &sec)
+		sec, err := secretaccess.Get(ctx, r.APIReader, a, ref.Name)
 		switch {
+		case secretaccess.IsUnusable(err):
+			return "SecretNotUsable", err.Error(), nil
 		case apierrors.IsNotFound(err):
+			// Only a Secret the Agent's writer may get gets here: telling them is no leak.
 			return "SecretNotFound", fmt.Sprintf("API key Secret %q not found", ref.Name), nil
 		case err != nil:
 			return "", "", err
@@ -93,7 +97,7 @@ func (r *AgentReconciler) check(ctx context.Context, a *v1.Agent) (string, strin
 			return "SecretKeyMissing", fmt.Sprintf("Secret %q has no key %q", ref.Name, ref.Key), nil
 		}
 		cfg.APIKey = string(sec.Data[ref.Key])
-	} else if a.Spec.Model.Provider != v1.ProviderScripted {
+	} else if policy.NeedsAPIKey(a.Spec.Model.Provider) {
 		return "SecretNotSet", fmt.Sprintf("the %s provider needs spec.model.apiKeySecretRef", a.Spec.Model.Provider), nil
 	}
 	if _, err := provider.New(cfg); err != nil {

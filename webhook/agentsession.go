@@ -32,10 +32,11 @@ import (
 
 // +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-agentsession,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=agentsessions,verbs=create;update,versions=v1alpha1,name=vagentsession.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
 
-// AgentSessionValidator keeps keys well-formed and unique and spawnedBy the manager's.
+// AgentSessionValidator keeps keys well-formed and unique, agentId the key's agent,
+// spawnedBy and un-sandboxing the manager's, and sendPolicy its owners'.
 type AgentSessionValidator struct {
-	Reader          client.Reader
-	ManagerUsername string
+	Reader client.Reader
+	authz
 }
 
 var _ admission.Validator[*v1.AgentSession] = &AgentSessionValidator{}
@@ -44,12 +45,24 @@ var _ admission.Validator[*v1.AgentSession] = &AgentSessionValidator{}
 func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentSession) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
+	if denial, err := v.judgeSendPolicy(ctx, "", s); err != nil || denial != "" {
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		return nil, forbidden("agentsessions", s.Name, denial)
+	}
 	if sessionkey.IsReserved(s.Spec.Key) {
 		errs = append(errs, field.Invalid(spec.Child("key"), s.Spec.Key, "global and unknown are reserved keys and never name a session"))
 	} else if k, err := sessionkey.Parse(s.Spec.Key); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("key"), s.Spec.Key, err.Error()))
-	} else if k.AgentID != "" && k.AgentID != s.Spec.AgentID {
-		errs = append(errs, field.Invalid(spec.Child("agentId"), s.Spec.AgentID, fmt.Sprintf("the key belongs to agent %s", k.AgentID)))
+	} else {
+		if k.AgentID != "" && k.AgentID != s.Spec.AgentID {
+			errs = append(errs, field.Invalid(spec.Child("agentId"), s.Spec.AgentID, fmt.Sprintf("the key belongs to agent %s", k.AgentID)))
+		}
+		if k.Subagent && !v.isManager(ctx) {
+			// A session made ahead under a pending run's child key would receive its task.
+			errs = append(errs, field.Forbidden(spec.Child("key"), "sub-agent sessions are created only by the operator, for a SubagentRun; create a SubagentRun instead"))
+		}
 	}
 	if s.Spec.SpawnedBy != "" && !v.isManager(ctx) {
 		errs = append(errs, field.Forbidden(spec.Child("spawnedBy"), "only the operator sets spawnedBy (sub-agent sessions come from SubagentRuns)"))
@@ -69,23 +82,52 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentS
 	return nil, nil
 }
 
-// ValidateUpdate implements admission.Validator: the key is immutable (CRD rule) and
-// spawnedBy changes only by the manager.
+// ValidateUpdate implements admission.Validator: the key is immutable (CRD rule), agentId
+// stays the key's agent, spawnedBy changes and un-sandboxing only by the manager, and a
+// sendPolicy change needs its own permission whatever the verb (update, patch, apply all
+// arrive here as an update).
 func (v *AgentSessionValidator) ValidateUpdate(ctx context.Context, old, s *v1.AgentSession) (admission.Warnings, error) {
+	spec := field.NewPath("spec")
+	if denial, err := v.judgeSendPolicy(ctx, old.Spec.SendPolicy, s); err != nil || denial != "" {
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		return nil, forbidden("agentsessions", s.Name, denial)
+	}
+	var errs field.ErrorList
+	if old.Spec.AgentID != s.Spec.AgentID {
+		errs = append(errs, field.Forbidden(spec.Child("agentId"), fmt.Sprintf(
+			"agentId is immutable (it decides the session's sandbox and visibility); it stays %s: create a new session for another agent", old.Spec.AgentID)))
+	}
 	if old.Spec.SpawnedBy != s.Spec.SpawnedBy && !v.isManager(ctx) {
-		return nil, invalid("AgentSession", s.Name, field.Forbidden(field.NewPath("spec", "spawnedBy"), "only the operator sets spawnedBy"))
+		errs = append(errs, field.Forbidden(spec.Child("spawnedBy"), "only the operator sets spawnedBy"))
+	}
+	if old.Spec.Sandboxed && !s.Spec.Sandboxed && !v.isManager(ctx) {
+		errs = append(errs, field.Forbidden(spec.Child("sandboxed"), "only the operator un-sandboxes a session; create a new session of an unsandboxed agent instead"))
+	}
+	if len(errs) > 0 {
+		return nil, invalid("AgentSession", s.Name, errs...)
 	}
 	return nil, nil
+}
+
+// judgeSendPolicy requires the verb set-send-policy on the session when the request sets or
+// changes spec.sendPolicy (from old, "" on create).
+func (v *AgentSessionValidator) judgeSendPolicy(ctx context.Context, old v1.Action, s *v1.AgentSession) (string, error) {
+	if s.Spec.SendPolicy == old || v.isManager(ctx) {
+		return "", nil
+	}
+	ok, err := v.allowed(ctx, v1.GroupVersion.Group, "agentsessions", v1.VerbSetSendPolicy, s.Namespace, s.Name)
+	if err != nil || ok {
+		return "", err
+	}
+	return fmt.Sprintf("user %q may not change spec.sendPolicy of session %s (%q to %q): it overrides the SessionPolicy, so it needs the verb %s on agentsessions/%s (the agent-sessions-send-admin ClusterRole)",
+		requestUser(ctx).Username, s.Spec.Key, old, s.Spec.SendPolicy, v1.VerbSetSendPolicy, s.Name), nil
 }
 
 // ValidateDelete implements admission.Validator.
 func (v *AgentSessionValidator) ValidateDelete(context.Context, *v1.AgentSession) (admission.Warnings, error) {
 	return nil, nil
-}
-
-func (v *AgentSessionValidator) isManager(ctx context.Context) bool {
-	req, err := admission.RequestFromContext(ctx)
-	return err == nil && v.ManagerUsername != "" && req.UserInfo.Username == v.ManagerUsername
 }
 
 func isCompleted(conds []metav1.Condition) bool {

@@ -30,12 +30,15 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
-// +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-sessionsend,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=sessionsends,verbs=create,versions=v1alpha1,name=vsessionsend.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-sessionsend,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=sessionsends,verbs=create;update,versions=v1alpha1,name=vsessionsend.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
 
-// SessionSendValidator judges a send on create: the target exists, the requester may see it,
-// and the send policy allows it.
+// SessionSendValidator judges a send on create: the user may speak for the requester, the
+// target exists (or is an Agent's main session judged as if it existed), the requester may
+// see it, the send policy allows it, and a tool-made send is within the chain limits.
 type SessionSendValidator struct {
 	Reader client.Reader
+	authz
+	chains
 }
 
 var _ admission.Validator[*v1.SessionSend] = &SessionSendValidator{}
@@ -44,9 +47,19 @@ var _ admission.Validator[*v1.SessionSend] = &SessionSendValidator{}
 func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.SessionSend) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	ns := send.Namespace
+	if k := v.forgedAnnotation(ctx, nil, send.Annotations, managerOnlyAnnotations...); k != "" {
+		return nil, forbidden("sessionsends", send.Name, managerOnly(k))
+	}
 	var requester *v1.AgentSession
 	agentID := ""
 	if from := send.Spec.FromSessionKey; from != "" {
+		ok, err := v.mayActAs(ctx, ns, from)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if !ok {
+			return nil, forbidden("sessionsends", send.Name, actAsDenial(ctx, from, "spec.fromSessionKey"))
+		}
 		s, err := indexer.SessionByKey(ctx, v.Reader, ns, from)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -66,29 +79,35 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	if err == nil && target == nil {
 		target, err = indexer.SessionByID(ctx, v.Reader, ns, ref)
 	}
+	if err == nil && target == nil {
+		// The controller creates an Agent's main session on first send: judge that session.
+		var agent *v1.Agent
+		if agent, err = getAgent(ctx, v.Reader, ns, sessionkey.AgentOf(key)); err == nil {
+			target = policy.ImpliedSession(key, agent)
+		}
+	}
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	if target == nil {
-		if ok, err := v.mainOfExistingAgent(ctx, ns, key); err != nil || ok {
-			// The controller creates an Agent's main session on first send.
-			return nil, err
-		}
 		return nil, v.unknown(ctx, send, spec.Child("sessionKey"), ref, key)
 	}
 	pol, err := sessionPolicy(ctx, v.Reader, ns)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	var pspec *v1.SessionPolicySpec
+	if pol != nil {
+		pspec = &pol.Spec
+	}
 	if requester != nil {
 		agent, err := getAgent(ctx, v.Reader, ns, requester.Spec.AgentID)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		var pspec *v1.SessionPolicySpec
 		a2a := v1.AgentToAgentSpec{}
-		if pol != nil {
-			pspec, a2a = &pol.Spec, pol.Spec.AgentToAgent
+		if pspec != nil {
+			a2a = pspec.AgentToAgent
 		}
 		level := policy.EffectiveVisibility(pspec, requester, agent)
 		if ok, why := policy.Visible(level, a2a, requester, target, indexer.ParentOf(ctx, v.Reader, ns)); !ok {
@@ -96,11 +115,14 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		}
 	}
 	var sp *v1.SendPolicySpec
-	if pol != nil {
-		sp = &pol.Spec.SendPolicy
+	if pspec != nil {
+		sp = &pspec.SendPolicy
 	}
 	if d := policy.DecideSend(sp, policy.TargetOf(target)); !d.Allowed {
 		return nil, forbidden("sessionsends", send.Name, d.Reason)
+	}
+	if why := v.judgeChain(ctx, send.Annotations, ns, pspec); why != "" {
+		return nil, forbidden("sessionsends", send.Name, why)
 	}
 	return nil, nil
 }
@@ -114,18 +136,12 @@ func (v *SessionSendValidator) unknown(ctx context.Context, send *v1.SessionSend
 	return invalid("SessionSend", send.Name, fe)
 }
 
-// mainOfExistingAgent reports whether key is agent:<id>:main of an Agent that exists.
-func (v *SessionSendValidator) mainOfExistingAgent(ctx context.Context, ns, key string) (bool, error) {
-	id := sessionkey.AgentOf(key)
-	if id == "" || key != sessionkey.MainKey(id) {
-		return false, nil
+// ValidateUpdate implements admission.Validator: the spec is immutable (CRD rule) and the
+// operator's annotations change only by the operator.
+func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *v1.SessionSend) (admission.Warnings, error) {
+	if k := v.forgedAnnotation(ctx, old.Annotations, send.Annotations, managerOnlyAnnotations...); k != "" {
+		return nil, forbidden("sessionsends", send.Name, managerOnly(k))
 	}
-	a, err := getAgent(ctx, v.Reader, ns, id)
-	return a != nil, err
-}
-
-// ValidateUpdate implements admission.Validator; the spec is immutable (CRD rule).
-func (v *SessionSendValidator) ValidateUpdate(context.Context, *v1.SessionSend, *v1.SessionSend) (admission.Warnings, error) {
 	return nil, nil
 }
 

@@ -19,28 +19,58 @@ package webhook
 import (
 	"errors"
 
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // Options configure the webhooks.
 type Options struct {
-	// ManagerUsername is the manager's own user (its ServiceAccount), the only one that may
-	// set or change an AgentSession's spec.spawnedBy; empty lets nobody.
+	// ManagerUsername is the manager's own user (its ServiceAccount): the one user that
+	// speaks for any session, sets the operator's annotations and spawnedBy; empty lets
+	// nobody.
 	ManagerUsername string
+	// ToolCreatesPerMinute is the default rate of tool-made sends and spawns per namespace
+	// (SessionPolicy spec.limits.toolCreatesPerMinute overrides it); 0 uses
+	// policy.DefaultToolCreatesPerMinute.
+	ToolCreatesPerMinute int
+	// Clock drives the rate buckets; nil is the real clock.
+	Clock clock.PassiveClock
 }
 
 // SetupWithManager registers every webhook with the manager's webhook server. The cache's
 // field indexes must be registered first (indexer.Setup).
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	r := mgr.GetClient()
+	az := authz{Client: r, Manager: o.ManagerUsername}
+	ch := newChains(o)
+	gate := secretGate{authz: az, Secrets: mgr.GetAPIReader()}
 	return errors.Join(
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(&SessionSendValidator{Reader: r}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(&SubagentRunValidator{Reader: r}).
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(&SessionSendValidator{Reader: r, authz: az, chains: ch}).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(&SubagentRunValidator{Reader: r, authz: az, chains: ch}).
 			WithDefaulter(&SubagentRunDefaulter{}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(&AgentSessionValidator{Reader: r, ManagerUsername: o.ManagerUsername}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(&SessionPolicyValidator{}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(&AgentValidator{}).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(&AgentSessionValidator{Reader: r, authz: az}).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(&SessionPolicyValidator{}).
+			WithDefaulter(&PolicySecrets{gate}).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(&AgentValidator{}).
+			WithDefaulter(&AgentSecrets{gate}).Complete(),
 	)
+}
+
+func newChains(o Options) chains {
+	perMinute := o.ToolCreatesPerMinute
+	if perMinute <= 0 {
+		perMinute = policy.DefaultToolCreatesPerMinute
+	}
+	return chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute}
+}
+
+// NewSessionSendValidator is the SessionSend validator SetupWithManager registers, for
+// callers that serve it themselves (the benchmark): r reads the cache, c creates
+// SubjectAccessReviews for users other than o.ManagerUsername.
+func NewSessionSendValidator(r client.Reader, c client.Client, o Options) *SessionSendValidator {
+	return &SessionSendValidator{Reader: r, authz: authz{Client: c, Manager: o.ManagerUsername}, chains: newChains(o)}
 }

@@ -28,7 +28,7 @@ import (
 )
 
 // +kubebuilder:webhook:path=/mutate-sessions-agents-dev-v1alpha1-subagentrun,mutating=true,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=subagentruns,verbs=create,versions=v1alpha1,name=msubagentrun.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
-// +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-subagentrun,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=subagentruns,verbs=create,versions=v1alpha1,name=vsubagentrun.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-subagentrun,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=subagentruns,verbs=create;update,versions=v1alpha1,name=vsubagentrun.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
 
 // SubagentRunDefaulter sets mode, whose default depends on thread (session when thread is
 // true, else run): a CRD schema default cannot depend on another field.
@@ -47,9 +47,13 @@ func (d *SubagentRunDefaulter) Default(_ context.Context, run *v1.SubagentRun) e
 	return nil
 }
 
-// SubagentRunValidator applies the spawn guards on create.
+// SubagentRunValidator applies the spawn guards on create: the user may speak for the
+// requester, a child-key hint names a new session of the run's agent, the spawn guards, and
+// a tool-made run is within the chain limits.
 type SubagentRunValidator struct {
 	Reader client.Reader
+	authz
+	chains
 }
 
 var _ admission.Validator[*v1.SubagentRun] = &SubagentRunValidator{}
@@ -57,8 +61,18 @@ var _ admission.Validator[*v1.SubagentRun] = &SubagentRunValidator{}
 // ValidateCreate implements admission.Validator.
 func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.SubagentRun) (admission.Warnings, error) {
 	ns := run.Namespace
+	if k := v.forgedAnnotation(ctx, nil, run.Annotations, managerOnlyAnnotations...); k != "" {
+		return nil, forbidden("subagentruns", run.Name, managerOnly(k))
+	}
 	in := policy.SpawnInput{Spec: &run.Spec}
 	if key := run.Spec.RequesterSessionKey; key != "" {
+		ok, err := v.mayActAs(ctx, ns, key)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if !ok {
+			return nil, forbidden("subagentruns", run.Name, actAsDenial(ctx, key, "spec.requesterSessionKey"))
+		}
 		s, err := indexer.SessionByKey(ctx, v.Reader, ns, key)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -96,7 +110,36 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 	if errs := policy.CheckSpawn(in); len(errs) > 0 {
 		return nil, invalid("SubagentRun", run.Name, errs...)
 	}
+	if hint, ok := run.Annotations[v1.ChildSessionKeyAnnotation]; ok {
+		if denial, err := v.judgeChildKey(ctx, ns, hint, in.TargetID); err != nil || denial != "" {
+			if err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+			return nil, forbidden("subagentruns", run.Name, denial)
+		}
+	}
+	var pspec *v1.SessionPolicySpec
+	if pol != nil {
+		pspec = &pol.Spec
+	}
+	if why := v.judgeChain(ctx, run.Annotations, ns, pspec); why != "" {
+		return nil, forbidden("subagentruns", run.Name, why)
+	}
 	return nil, nil
+}
+
+// judgeChildKey accepts a child-session-key hint only from a user who may act as that
+// session and only when it names a new session of the run's agent.
+func (v *SubagentRunValidator) judgeChildKey(ctx context.Context, ns, hint, agentID string) (string, error) {
+	ok, err := v.mayActAs(ctx, ns, hint)
+	if err != nil || !ok {
+		return actAsDenial(ctx, hint, "annotation "+v1.ChildSessionKeyAnnotation), err
+	}
+	existing, err := indexer.SessionByKey(ctx, v.Reader, ns, hint)
+	if err != nil {
+		return "", err
+	}
+	return policy.CheckChildKey(hint, agentID, existing != nil), nil
 }
 
 // activeChildren counts the requester's runs that have not completed.
@@ -114,8 +157,12 @@ func activeChildren(ctx context.Context, r client.Reader, ns, requester string) 
 	return n, nil
 }
 
-// ValidateUpdate implements admission.Validator; the spec is immutable (CRD rule).
-func (v *SubagentRunValidator) ValidateUpdate(context.Context, *v1.SubagentRun, *v1.SubagentRun) (admission.Warnings, error) {
+// ValidateUpdate implements admission.Validator: the spec is immutable (CRD rule) and the
+// hop count and child key, which the controller trusts, change only by the operator.
+func (v *SubagentRunValidator) ValidateUpdate(ctx context.Context, old, run *v1.SubagentRun) (admission.Warnings, error) {
+	if k := v.forgedAnnotation(ctx, old.Annotations, run.Annotations, v1.HopsAnnotation, v1.ChildSessionKeyAnnotation); k != "" {
+		return nil, forbidden("subagentruns", run.Name, managerOnly(k))
+	}
 	return nil, nil
 }
 

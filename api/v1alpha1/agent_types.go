@@ -62,6 +62,7 @@ type ScriptRule struct {
 
 // ModelSpec selects and configures the model provider.
 // +kubebuilder:validation:XValidation:rule="self.provider == 'scripted' || has(self.name)",message="name is required for the openai and anthropic providers"
+// +kubebuilder:validation:XValidation:rule="self.provider != 'anthropic' || has(self.apiKeySecretRef)",message="apiKeySecretRef is required for the anthropic provider (openai-compatible servers such as Ollama or vLLM may go without)"
 type ModelSpec struct {
 	// provider is openai (any OpenAI-compatible chat completions server: vLLM, Ollama, LiteLLM), anthropic (Messages API) or scripted (deterministic rules, offline).
 	// +required
@@ -76,6 +77,9 @@ type ModelSpec struct {
 	// +kubebuilder:validation:Pattern=`^https?://`
 	BaseURL string `json:"baseURL,omitempty"`
 	// apiKeySecretRef names the Secret key holding the API key, in the Agent's namespace.
+	// Required by anthropic; optional for openai (servers such as Ollama or vLLM need no
+	// key). The Agent's creator must be allowed to get the Secret, or the Secret must carry
+	// the label sessions.agents.dev/agent-usable=true.
 	// +optional
 	APIKeySecretRef *corev1.SecretKeySelector `json:"apiKeySecretRef,omitempty"`
 	// contextTokens is the model's context window used to fit the transcript.

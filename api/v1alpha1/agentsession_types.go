@@ -71,7 +71,7 @@ type AgentSessionSpec struct {
 	VerboseLevel string `json:"verboseLevel,omitempty"`
 
 	// sendPolicy overrides the namespace SessionPolicy for sends into this session: allow or deny; unset inherits.
-	// Changing it needs patch on agentsessions (the agent-sessions-send-admin ClusterRole).
+	// Setting or changing it needs the verb set-send-policy on this session (the agent-sessions-send-admin ClusterRole), whatever the write verb.
 	// +optional
 	SendPolicy Action `json:"sendPolicy,omitempty"`
 

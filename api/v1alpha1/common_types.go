@@ -85,3 +85,31 @@ type DeliveryContext struct {
 // ChildSessionKeyAnnotation on a SubagentRun fixes its child's session key: the
 // sessions_spawn tool sets it so it can return the key before the run is reconciled.
 const ChildSessionKeyAnnotation = "sessions.agents.dev/child-session-key"
+
+// HopsAnnotation on a SessionSend or SubagentRun counts the sends and spawns that led to it:
+// the session tools set it to the hops of the object whose turn called them, plus one. The
+// webhook accepts it only from the manager, and denies an object over the SessionPolicy's
+// spec.limits.maxHops. Objects a person creates carry none (hop 0).
+const HopsAnnotation = "sessions.agents.dev/hops"
+
+// AgentUsableLabel, set to "true" on a Secret, lets any Agent or SessionPolicy sink of its
+// namespace use the Secret, whoever created them. Without it, only a creator who may get the
+// Secret can reference it.
+const AgentUsableLabel = "sessions.agents.dev/agent-usable"
+
+// VouchedSecretsAnnotation lists (comma-separated, sorted) the Secrets that the user who
+// last created or updated an Agent or SessionPolicy may get. The mutating webhook writes it
+// on every create and update, overwriting what the request carried, so nobody can vouch for
+// a Secret they cannot read; the controllers read only Secrets it names or that carry
+// AgentUsableLabel.
+const VouchedSecretsAnnotation = "sessions.agents.dev/vouched-secrets"
+
+// Verbs on agentsessions that RBAC grants per session (resourceNames = the object name).
+const (
+	// VerbActAs lets a user create SessionSends and SubagentRuns that speak for a session
+	// (spec.fromSessionKey, spec.requesterSessionKey) or name a child session key.
+	VerbActAs = "act-as"
+	// VerbSetSendPolicy lets a user set or change a session's spec.sendPolicy, whatever the
+	// write verb (create, update, patch, apply).
+	VerbSetSendPolicy = "set-send-policy"
+)

@@ -118,6 +118,7 @@ type DeliverySink struct {
 	// +kubebuilder:validation:Pattern=`^https?://`
 	URL string `json:"url,omitempty"`
 	// secretRef names a Secret key whose value is sent as a bearer token.
+	// The policy's creator must be allowed to get the Secret, or the Secret must carry the label sessions.agents.dev/agent-usable=true.
 	// +optional
 	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`
 }
@@ -149,6 +150,25 @@ type SessionPolicySpec struct {
 	// +listMapKey=channel
 	// +kubebuilder:validation:MaxItems=16
 	Delivery []DeliverySink `json:"delivery,omitempty"`
+	// limits bound the chains and the rate of sends and spawns that agents' tools make.
+	// +optional
+	Limits *ChainLimits `json:"limits,omitempty"`
+}
+
+// ChainLimits bound what agents start on their own: how long a chain of tool-made sends and
+// spawns may grow, and how fast a namespace's tools may create them.
+type ChainLimits struct {
+	// maxHops is the longest chain of tool-made sends and spawns from one person's send or spawn (hop 1 is the first tool call); default 8.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	MaxHops *int32 `json:"maxHops,omitempty"`
+	// toolCreatesPerMinute is how many SessionSends and SubagentRuns the namespace's agent tools may create per minute (a token bucket with this burst).
+	// Unset uses the operator's --tool-creates-per-minute.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	ToolCreatesPerMinute *int32 `json:"toolCreatesPerMinute,omitempty"`
 }
 
 // SessionPolicyStatus reports whether the policy is in force.

@@ -27,6 +27,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -51,6 +52,7 @@ type options struct {
 	concurrency      int
 	qps              float64
 	burst            int
+	toolRate         int
 }
 
 func main() {
@@ -72,6 +74,7 @@ func main() {
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
+	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -168,12 +171,13 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	user, err := whoAmI(ctx, mgr.GetConfig())
 	if err != nil {
-		return fmt.Errorf("learning the manager's own user (for spec.spawnedBy): %w", err)
+		return fmt.Errorf("learning the manager's own user (the one user that speaks for any session): %w", err)
 	}
-	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user})
+	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user, ToolCreatesPerMinute: o.toolRate})
 }
 
-// whoAmI asks the API server who the manager is: the one user allowed to set spawnedBy.
+// whoAmI asks the API server who the manager is: the one user whose sends and spawns may
+// speak for any session and carry the operator's annotations.
 func whoAmI(ctx context.Context, cfg *rest.Config) (string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

@@ -86,7 +86,7 @@ func DecideSend(p *v1.SendPolicySpec, t SendTarget) SendDecision {
 		return SendDecision{Allowed: true, By: DecidedBySession, Reason: "allowed by the session's spec.sendPolicy=allow"}
 	case v1.ActionDeny:
 		return SendDecision{By: DecidedBySession,
-			Reason: "send denied by the session's spec.sendPolicy=deny; set spec.sendPolicy=allow or unset it to inherit the SessionPolicy (needs patch on agentsessions: agent-sessions-send-admin)"}
+			Reason: "send denied by the session's spec.sendPolicy=deny; set spec.sendPolicy=allow or unset it to inherit the SessionPolicy (needs the verb set-send-policy on the session: agent-sessions-send-admin)"}
 	}
 	if p == nil {
 		return SendDecision{Allowed: true, By: DecidedByBuiltin, Reason: "allowed: no SessionPolicy in the namespace"}

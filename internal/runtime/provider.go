@@ -25,6 +25,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
 // providerCache keeps one provider per Agent, rebuilt when the Agent or its API key Secret
@@ -46,8 +47,8 @@ func (e *Engine) provider(ctx context.Context, agent *sessionsv1alpha1.Agent) (p
 	var secret *corev1.Secret
 	version := agent.ResourceVersion
 	if ref := m.APIKeySecretRef; ref != nil {
-		secret = &corev1.Secret{}
-		if err := e.opts.APIReader.Get(ctx, types.NamespacedName{Namespace: agent.Namespace, Name: ref.Name}, secret); err != nil {
+		var err error
+		if secret, err = secretaccess.Get(ctx, e.opts.APIReader, agent, ref.Name); err != nil {
 			return nil, fmt.Errorf("agent %s: API key secret %s: %w", agent.Name, ref.Name, err)
 		}
 		version += "/" + secret.ResourceVersion

@@ -97,8 +97,12 @@ func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32)
 	if ref == c.session.Spec.Key || ref == c.session.Status.SessionID {
 		return nil, errors.New("a session cannot send to itself; reply instead")
 	}
+	hops, err := c.hopsAnnotation(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s := &sessionsv1alpha1.SessionSend{
-		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("send-"), Namespace: c.req.Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("send-"), Namespace: c.req.Namespace, Annotations: hops},
 		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: ref, Message: message,
 			TimeoutSeconds: ptr.To(timeout), FromSessionKey: c.session.Spec.Key},
 	}

@@ -78,9 +78,13 @@ func (c *toolCall) spawn(ctx context.Context, a spawnArgs) (any, error) {
 		agentID = c.session.Spec.AgentID
 	}
 	child := sessionkey.SubagentKey(agentID, c.callUUID())
+	annotations, err := c.hopsAnnotation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	annotations[sessionsv1alpha1.ChildSessionKeyAnnotation] = child
 	run := &sessionsv1alpha1.SubagentRun{
-		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("spawn-"), Namespace: c.req.Namespace,
-			Annotations: map[string]string{sessionsv1alpha1.ChildSessionKeyAnnotation: child}},
+		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("spawn-"), Namespace: c.req.Namespace, Annotations: annotations},
 		Spec: sessionsv1alpha1.SubagentRunSpec{
 			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
 			Thread: a.Thread, Mode: sessionsv1alpha1.SpawnMode(a.Mode), Cleanup: sessionsv1alpha1.Cleanup(a.Cleanup),

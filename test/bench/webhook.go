@@ -27,6 +27,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,7 +63,9 @@ func benchWebhook() ([]Figure, error) {
 			Spec: v1.AgentSessionSpec{Key: key, AgentID: sessionkey.AgentOf(key)}})
 	}
 	reader := newCacheReader(objs...)
-	handler := admission.WithValidator[*v1.SessionSend](s, &webhook.SessionSendValidator{Reader: reader})
+	// The manager's own send (a session tool's): the path every agent-made send takes.
+	const manager = "system:serviceaccount:agent-sessions:manager"
+	handler := admission.WithValidator[*v1.SessionSend](s, webhook.NewSessionSendValidator(reader, nil, webhook.Options{ManagerUsername: manager}))
 	send, _ := json.Marshal(&v1.SessionSend{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1.GroupVersion.String(), Kind: "SessionSend"},
 		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "b"},
@@ -72,7 +75,7 @@ func benchWebhook() ([]Figure, error) {
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Create, Namespace: "b", Name: "s",
 			Kind:   metav1.GroupVersionKind{Group: v1.GroupVersion.Group, Version: "v1alpha1", Kind: "SessionSend"},
-			Object: runtime.RawExtension{Raw: send}},
+			Object: runtime.RawExtension{Raw: send}, UserInfo: authenticationv1.UserInfo{Username: manager}},
 	})
 	var failed bool
 	res := testing.Benchmark(func(b *testing.B) {

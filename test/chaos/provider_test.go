@@ -40,7 +40,9 @@ func (e *env) providerFaults(t *testing.T) {
 	ns := e.namespace(t, "provider-faults")
 	srv := newFaultyProvider(t)
 	e.mustCreate(t,
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm"}, StringData: map[string]string{"key": "sk-test"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm",
+			// No webhook in this suite vouches for it: it opts in.
+			Labels: map[string]string{v1.AgentUsableLabel: "true"}}, StringData: map[string]string{"key": "sk-test"}},
 		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "carol"}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
 			Provider: v1.ProviderOpenAI, Name: "fake-model", BaseURL: srv.URL + "/v1",
 			APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "llm"}, Key: "key"},

@@ -137,6 +137,18 @@ type verdict struct {
 func allowed(call func() error) verdict             { return verdict{call: call} }
 func denied(deny string, call func() error) verdict { return verdict{call: call, deny: deny} }
 
+// judge runs one case and checks its verdict.
+func judge(v func() verdict) {
+	c := v()
+	err := c.call()
+	if c.deny == "" {
+		Expect(err).NotTo(HaveOccurred())
+		return
+	}
+	Expect(err).To(HaveOccurred())
+	Expect(err.Error()).To(ContainSubstring(c.deny))
+}
+
 func create(o client.Object) func() error { return func() error { return k8s.Create(ctx, o) } }
 
 var _ = Describe("admission", Ordered, func() {
@@ -152,16 +164,7 @@ var _ = Describe("admission", Ordered, func() {
 	}
 
 	DescribeTable("judges each object",
-		func(v func() verdict) {
-			c := v()
-			err := c.call()
-			if c.deny == "" {
-				Expect(err).NotTo(HaveOccurred())
-				return
-			}
-			Expect(err).To(HaveOccurred())
-			Expect(err.Error()).To(ContainSubstring(c.deny))
-		},
+		judge,
 		// SessionSend: target, visibility, send policy.
 		Entry("send across agents allowed by agentToAgent", func() verdict { return allowed(create(sendObj(nsAll, "agent:research:main", "agent:main:main"))) }),
 		Entry("send into a Discord group denied by rule 1", func() verdict {
@@ -321,6 +324,16 @@ var _ = Describe("admission", Ordered, func() {
 		}),
 		Entry("a script rule that does not compile", func() verdict {
 			return denied("spec.model.script[0].match", create(agentObj(nsAll, "badscript", func(a *v1.Agent) { a.Spec.Model.Script = []v1.ScriptRule{{Match: "(["}} })))
+		}),
+		Entry("an anthropic agent without a key", func() verdict {
+			return denied("apiKeySecretRef is required for the anthropic provider", create(agentObj(nsAll, "claude", func(a *v1.Agent) {
+				a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderAnthropic, Name: "m"}
+			})))
+		}),
+		Entry("an openai-compatible agent without a key (Ollama, vLLM)", func() verdict {
+			return allowed(create(agentObj(nsAll, "ollama", func(a *v1.Agent) {
+				a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "llama3", BaseURL: "http://ollama:11434/v1"}
+			})))
 		}),
 		Entry("a valid agent", func() verdict {
 			return allowed(create(agentObj(nsAll, "good", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"*"} })))

@@ -20,10 +20,12 @@ package envtest
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,7 +82,9 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(indexer.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser})).To(Succeed())
+	// The rate buckets never refill during the suite: its rate case counts tokens, not time.
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser,
+		Clock: clocktesting.NewFakePassiveClock(time.Now())})).To(Succeed())
 	cached = mgr.GetClient()
 	var mctx context.Context
 	mctx, cancel = context.WithCancel(ctx)

@@ -1,0 +1,81 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// The Agent controller holds the Secret rule at use time, without the webhook (this suite
+// runs none): a Secret is used only when the Agent's writer vouched for it or it opted in,
+// and the Ready condition says nothing about a Secret that is neither.
+var _ = Describe("Agent API key Secrets", func() {
+	ready := func(ns, name string) func(g Gomega) *metav1.Condition {
+		return func(g Gomega) *metav1.Condition {
+			a := &v1.Agent{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, a)).To(Succeed())
+			c := meta.FindStatusCondition(a.Status.Conditions, v1.ConditionReady)
+			g.Expect(c).NotTo(BeNil())
+			return c
+		}
+	}
+	agent := func(ns, name, secret, vouched string) *v1.Agent {
+		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "m", BaseURL: "http://127.0.0.1:9/v1"}}}
+		if secret != "" {
+			a.Spec.Model.APIKeySecretRef = &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "apiKey"}
+		}
+		if vouched != "" {
+			a.Annotations = map[string]string{v1.VouchedSecretsAnnotation: vouched}
+		}
+		return a
+	}
+
+	It("uses only vouched or opted-in Secrets and tells nothing about others", func() {
+		ns := newNamespace()
+		for _, o := range []client.Object{
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team-key"}, StringData: map[string]string{"apiKey": "s3cret"}},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shared-key", Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+				StringData: map[string]string{"apiKey": "shared"}},
+			agent(ns, "unvouched", "team-key", ""),
+			agent(ns, "ghost", "no-such-key", ""),
+			agent(ns, "wrongkey", "team-key", "other-key"),
+			agent(ns, "vouched", "team-key", "team-key"),
+			agent(ns, "shared", "shared-key", ""),
+			agent(ns, "keyless", "", ""),
+		} {
+			Expect(k8s.Create(ctx, o)).To(Succeed())
+		}
+		for name, secret := range map[string]string{"unvouched": "team-key", "ghost": "no-such-key", "wrongkey": "team-key"} {
+			Eventually(ready(ns, name), testenv.Timeout, testenv.Interval).Should(And(
+				HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", "SecretNotUsable"),
+				HaveField("Message", policy.UnusableSecret(secret)),
+			), name)
+		}
+		for _, name := range []string{"vouched", "shared", "keyless"} {
+			Eventually(ready(ns, name), testenv.Timeout, testenv.Interval).Should(HaveField("Status", metav1.ConditionTrue), name)
+		}
+	})
+})

@@ -1,0 +1,51 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package runtime
+
+import (
+	"context"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+)
+
+// hopsAnnotation is the annotation a session tool puts on the SessionSend or SubagentRun it
+// creates: the hop count of the object that owns the calling turn, plus one. The webhook
+// accepts it only from the manager and holds it to the SessionPolicy's maxHops, so a chain
+// of agents calling each other ends however the models answer.
+func (c *toolCall) hopsAnnotation(ctx context.Context) (map[string]string, error) {
+	var owner client.Object
+	switch c.req.Owner.Kind {
+	case OwnerSessionSend:
+		owner = &sessionsv1alpha1.SessionSend{}
+	case OwnerSubagentRun:
+		owner = &sessionsv1alpha1.SubagentRun{}
+	}
+	var parent map[string]string
+	if owner != nil {
+		err := c.e.opts.Reader.Get(ctx, c.req.Owner.NamespacedName, owner)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		// An owner deleted mid-turn starts a chain again; the namespace's rate still
+		// bounds how often.
+		parent = owner.GetAnnotations()
+	}
+	return map[string]string{sessionsv1alpha1.HopsAnnotation: strconv.Itoa(policy.NextHops(parent))}, nil
+}
