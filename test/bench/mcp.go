@@ -21,8 +21,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
