@@ -179,7 +179,8 @@ type MCPServer struct {
 	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:items:MaxLength=128
 	AllowedTools []string `json:"allowedTools,omitempty"`
-	// timeoutSeconds bounds one tool call (and connecting), default 30; a call that takes longer ends with an error result, not the turn.
+	// timeoutSeconds bounds one tool call, default 30; a call that takes longer ends with an error result, not the turn.
+	// Connecting and listing the tools get at least 10 seconds.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=1

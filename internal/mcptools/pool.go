@@ -47,7 +47,10 @@ const ProtocolVersion = "2025-11-25"
 // Bounds on what one server may hand a turn; a hostile or broken server cannot flood the
 // model's context or the manager's memory.
 const (
-	DefaultTimeout      = 30 * time.Second
+	DefaultTimeout = 30 * time.Second
+	// MinListTimeout is the least time connecting and listing get, whatever the (per call)
+	// timeout: a short call bound must not make a busy server's handshake fail.
+	MinListTimeout      = 10 * time.Second
 	MaxToolsPerServer   = 128
 	MaxSchemaBytes      = 32 << 10
 	MaxDescriptionBytes = 2 << 10

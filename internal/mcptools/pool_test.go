@@ -93,9 +93,9 @@ func TestAllowedTools(t *testing.T) {
 func TestCallTimeoutEndsTheCallNotTheSession(t *testing.T) {
 	ts := newTestServer(t, false)
 	p := newTestPool(t, Options{})
-	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL, TimeoutSeconds: seconds(1)}))
+	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL, TimeoutSeconds: seconds(2)}))
 	got := set.Call(t.Context(), "mcp__s__slow", nil)
-	if !got.IsError || !strings.Contains(got.Text, "did not answer slow within 1s") {
+	if !got.IsError || !strings.Contains(got.Text, "did not answer slow within 2s") {
 		t.Fatalf("slow call: %+v, want a timeout error result", got)
 	}
 	if got := set.Call(t.Context(), "mcp__s__echo", []byte(`{"text":"still here"}`)); got != (Result{Text: "Echo: still here"}) {

@@ -71,7 +71,7 @@ func (s *server) list(ctx context.Context) ([]Tool, error) {
 	if s.tools != nil && !s.stale.Load() {
 		return s.tools, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	ctx, cancel := context.WithTimeout(ctx, max(s.cfg.timeout, MinListTimeout))
 	defer cancel()
 	cs, err := s.session(ctx)
 	if err != nil {

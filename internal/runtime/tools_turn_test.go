@@ -79,7 +79,7 @@ func (p recordingProvider) Complete(ctx context.Context, req provider.Request) (
 func mcpFixture(t *testing.T, subagentTools ...string) (*fixture, *toolRecorder) {
 	srv := mcptest.New(false)
 	t.Cleanup(srv.Close)
-	timeout := int32(1)
+	timeout := int32(2)
 	agent := scriptedAgent("tooled",
 		toolRule("^echo", "mcp__everything__echo", map[string]any{"text": "hi"}),
 		toolRule("^slow", "mcp__everything__slow", map[string]any{}),
@@ -133,7 +133,7 @@ func TestSlowMCPServerEndsTheCallNotTheTurn(t *testing.T) {
 		t.Fatalf("turn failed: %v", res.Err)
 	}
 	recs := f.records(sidT)
-	if got := recs[2]; got.Role != "toolResult" || got.Text != `MCP server "everything" did not answer slow within 1s` {
+	if got := recs[2]; got.Role != "toolResult" || got.Text != `MCP server "everything" did not answer slow within 2s` {
 		t.Errorf("tool result %+v, want the timeout error", got)
 	}
 }
