@@ -118,7 +118,7 @@ type DeliverySink struct {
 	// +kubebuilder:validation:Pattern=`^https?://`
 	URL string `json:"url,omitempty"`
 	// secretRef names a Secret key whose value is sent as a bearer token.
-	// The policy's creator must be allowed to get the Secret, or the Secret must carry the label sessions.agents.dev/agent-usable=true.
+	// The policy's writer must be allowed to get the Secret, or the Secret must carry the label sessions.agents.dev/agent-usable=true.
 	// +optional
 	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`
 }
@@ -155,8 +155,7 @@ type SessionPolicySpec struct {
 	Limits *ChainLimits `json:"limits,omitempty"`
 }
 
-// ChainLimits bound what agents start on their own: how long a chain of tool-made sends and
-// spawns may grow, and how fast a namespace's tools may create them.
+// ChainLimits bound what agents start on their own: how long a chain of tool-made sends and spawns may grow, and how fast a namespace's tools may create them.
 type ChainLimits struct {
 	// maxHops is the longest chain of tool-made sends and spawns from one person's send or spawn (hop 1 is the first tool call); default 8.
 	// +optional

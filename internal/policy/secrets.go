@@ -42,7 +42,15 @@ func secretRef(path *field.Path, s *corev1.SecretKeySelector) []SecretRef {
 // AgentSecretRefs lists every Secret an Agent references. Each new field that names a
 // Secret (e.g. MCP server headers) is added here, and the webhook and controllers cover it.
 func AgentSecretRefs(a *v1.Agent) []SecretRef {
-	return secretRef(field.NewPath("spec", "model", "apiKeySecretRef"), a.Spec.Model.APIKeySecretRef)
+	refs := secretRef(field.NewPath("spec", "model", "apiKeySecretRef"), a.Spec.Model.APIKeySecretRef)
+	servers := field.NewPath("spec", "tools", "mcpServers")
+	for i, srv := range a.Spec.Tools.MCPServers {
+		for j := range srv.Headers {
+			path := servers.Index(i).Child("headers").Index(j).Child("valueFrom", "secretKeyRef")
+			refs = append(refs, secretRef(path, &srv.Headers[j].ValueFrom.SecretKeyRef)...)
+		}
+	}
+	return refs
 }
 
 // PolicySecretRefs lists every Secret a SessionPolicy's delivery sinks reference.

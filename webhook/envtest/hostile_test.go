@@ -246,6 +246,13 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 		Entry("an Agent with a Secret that does not exist, the same answer", func() verdict {
 			return denied(secretDenied("alice", "no-such-key"), by(alice, agentObj(nsH, "exfil2", apiKey("no-such-key"))))
 		}),
+		Entry("an MCP server header from a Secret its creator may not get", func() verdict {
+			return denied("spec.tools.mcpServers[0].headers[0].valueFrom.secretKeyRef: Forbidden: "+secretDenied("alice", "team-key"),
+				by(alice, agentObj(nsH, "mcp-exfil", func(a *v1.Agent) {
+					a.Spec.Tools.MCPServers = []v1.MCPServer{{Name: "files", URL: "http://127.0.0.1:9/mcp", Headers: []v1.MCPHeader{{Name: "Authorization",
+						ValueFrom: v1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "team-key"}, Key: "apiKey"}}}}}}
+				})))
+		}),
 		Entry("an Agent with an opted-in Secret", func() verdict {
 			return allowed(by(alice, agentObj(nsH, "shared", apiKey("shared-key"))))
 		}),
