@@ -22,6 +22,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/certs"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
@@ -68,6 +69,7 @@ func main() {
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
+	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -89,17 +91,21 @@ func main() {
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "agent-session-operator.sessions.agents.dev",
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
+		WebhookServer: webhookCerts.Gate(ctrlwebhook.NewServer(ctrlwebhook.Options{
 			Port:    o.webhookPort,
 			CertDir: o.webhookCertDir,
 			TLSOpts: tlsOpts,
-		}),
+		}), o.webhookCertDir),
 	})
 	if err != nil {
 		log.Error(err, "unable to create manager")
 		os.Exit(1)
 	}
 
+	if err := webhookCerts.Setup(mgr); err != nil {
+		log.Error(err, "unable to set up the webhook certificates")
+		os.Exit(1)
+	}
 	if err := setup(mgr, o); err != nil {
 		log.Error(err, "unable to set up the operator")
 		os.Exit(1)
