@@ -2,7 +2,8 @@
 # Builds the node and control-plane binaries the cluster test needs beside the envtest ones
 # (kubelet, kube-scheduler, kube-controller-manager, kube-proxy) and helm, from the Go module
 # proxy into the same cache, once per machine, the way hack/envtest-binaries.sh builds
-# kube-apiserver. The last line printed is the directory that holds them.
+# kube-apiserver. The last line printed is the directory that holds them. With the argument
+# "helm", only helm.
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.37.0}"
@@ -11,10 +12,13 @@ STAGING_VERSION="v0.${K8S_VERSION#1.}"
 CACHE_ROOT="${AGENT_SESSIONS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-session-operator}"
 BIN_DIR="${CACHE_ROOT}/k8s-${K8S_VERSION}"
 K8S_CMDS=(kubelet kube-scheduler kube-controller-manager kube-proxy)
+if [[ "${1:-}" == helm ]]; then
+  K8S_CMDS=()
+fi
 
 complete() {
   local b
-  for b in "${K8S_CMDS[@]}" helm; do
+  for b in ${K8S_CMDS[@]+"${K8S_CMDS[@]}"} helm; do
     [[ -f "${BIN_DIR}/${b}" && -x "${BIN_DIR}/${b}" ]] || return 1
   done
 }
@@ -29,7 +33,7 @@ trap 'rm -rf "${WORK}"' EXIT
 log() { echo "cluster-binaries: $*" >&2; }
 
 missing=()
-for b in "${K8S_CMDS[@]}"; do [[ -x "${BIN_DIR}/${b}" ]] || missing+=("${b}"); done
+for b in ${K8S_CMDS[@]+"${K8S_CMDS[@]}"}; do [[ -x "${BIN_DIR}/${b}" ]] || missing+=("${b}"); done
 if ((${#missing[@]})); then
   log "building ${missing[*]} v${K8S_VERSION} into ${BIN_DIR} (once per machine)"
   mkdir -p "${WORK}/k8s"

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -34,6 +35,7 @@ import (
 
 type options struct {
 	metricsAddr      string
+	metricsSecure    bool
 	probeAddr        string
 	pprofAddr        string
 	leaderElect      bool
@@ -54,6 +56,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
+	flag.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers whose token may get /metrics (TokenReview + SubjectAccessReview); false serves plain HTTP.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
 	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0", "Address of the Go profiler's HTTP endpoints (/debug/pprof); 0 disables it.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so only one manager is active.")
@@ -86,7 +89,7 @@ func main() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
 		Cache:                  indexer.CacheOptions(),
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts},
+		Metrics:                metricsOptions(o, tlsOpts),
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
@@ -128,6 +131,17 @@ func main() {
 		log.Error(err, "manager exited with an error")
 		os.Exit(1)
 	}
+}
+
+// metricsOptions serves metrics as kubebuilder scaffolds them: HTTPS, authenticated and
+// authorized against the API server unless --metrics-secure=false.
+func metricsOptions(o options, tlsOpts []func(*tls.Config)) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts}
+	if o.metricsSecure {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return m
 }
 
 // setup wires the indexes, the turn engine, the controllers and the webhooks into mgr.
