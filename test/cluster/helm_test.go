@@ -113,8 +113,8 @@ func helmInstall(ctx context.Context, t *testing.T) {
 	applySamples(ctx, t)
 	apply(ctx, t, sample(t, "sessions_v1alpha1_sessionsend.yaml"))
 	kubectl(ctx, t, "wait", "--for=condition=Completed", "sessionsend/ping-research", "--timeout="+objectTimeout.String())
-	if got := kubectl(ctx, t, "get", "sessionsend/ping-research", "-o", "jsonpath={.status.status} {.status.reply}"); got != "ok pong" {
-		t.Errorf("send after the Helm install: %q, want ok pong", got)
+	if got := kubectl(ctx, t, "get", "sessionsend/ping-research", "-o", "jsonpath={.status.status} {.status.reply}"); got != "ok echo: ping" {
+		t.Errorf("send after the Helm install: %q, want ok echo: ping", got)
 	}
 	if _, err := cl.Apply(ctx, `apiVersion: sessions.agents.dev/v1alpha1
 kind: SessionSend
