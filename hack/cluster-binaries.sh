@@ -18,9 +18,7 @@ if have_all ${K8S_CMDS[@]+"${K8S_CMDS[@]}"} helm; then
   exit 0
 fi
 
-mkdir -p "${BIN_DIR}"
-WORK="$(mktemp -d "${CACHE_ROOT}/build.XXXXXX")"
-trap 'rm -rf "${WORK}"' EXIT
+work_dir
 log() { echo "cluster-binaries: $*" >&2; }
 
 missing=()

@@ -10,9 +10,7 @@ if have_all kube-apiserver etcd kubectl; then
   exit 0
 fi
 
-mkdir -p "${BIN_DIR}"
-WORK="$(mktemp -d "${CACHE_ROOT}/build.XXXXXX")"
-trap 'rm -rf "${WORK}"' EXIT
+work_dir
 
 log() { echo "envtest-binaries: $*" >&2; }
 log "building kube-apiserver, etcd and kubectl v${K8S_VERSION} into ${BIN_DIR} (once per machine, ~15 min on 2 cores)"

@@ -44,3 +44,10 @@ k8s_build() {
   ldflags="${ldflags} -X k8s.io/client-go/pkg/version.gitVersion=v${K8S_VERSION}"
   (cd "$1" && CGO_ENABLED=0 go build -trimpath -ldflags "${ldflags}" -o "$2" "k8s.io/kubernetes/cmd/$3")
 }
+
+# work_dir: a scratch directory under the cache, removed when the script exits; sets WORK.
+work_dir() {
+  mkdir -p "${BIN_DIR}"
+  WORK="$(mktemp -d "${CACHE_ROOT}/build.XXXXXX")"
+  trap 'rm -rf "${WORK}"' EXIT
+}
