@@ -52,8 +52,12 @@ envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints th
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh
 
 ##@ Test
+.PHONY: mcp-npm
+mcp-npm: ## Install Node 22, the MCP conformance suite and the everything server (once per machine).
+	@hack/mcp-npm.sh >/dev/null
+
 .PHONY: test
-test: vet ## Unit tables, envtest suites, e2e and chaos (what CI runs).
+test: vet mcp-npm ## Unit tables, envtest suites, e2e and chaos (what CI runs).
 	# -count=1: e2e and chaos build the binaries themselves, which the test cache cannot see.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
@@ -76,7 +80,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME (CI: 10s each).
 	done
 
 .PHONY: test-unit
-test-unit: ## Only the packages that need no control plane.
+test-unit: ## Unit tables only: -short skips every suite that starts a control plane.
 	$(GO) test -short ./...
 
 # The cluster test: root, Linux; apt-installs containerd, runc and the CNI plugins when missing

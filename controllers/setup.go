@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	Concurrency int
 	// Events hands out the controllers' event recorders; nil is the manager's.
 	Events EventRecorders
+	// MCP is the MCP tool server pool the engine uses; the Agent reconciler reports on
+	// the servers through it. Nil skips that report.
+	MCP *mcptools.Pool
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -74,7 +78,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	c := mgr.GetClient()
 	return errors.Join(
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
-		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
+		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).SetupWithManager(mgr),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
 		(&SessionSendReconciler{Client: c, APIReader: mgr.GetAPIReader(), Runner: o.Runner, Clock: o.Clock,
 			Recorder: o.Events.GetEventRecorder("sessionsend-controller"), announcer: ann}).

@@ -63,7 +63,7 @@ type AgentToAgentSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
 	Allow []string `json:"allow,omitempty"`
-	// maxPingPongTurns bounds the reply-back loop of a send, 0 to 5.
+	// maxPingPongTurns bounds the reply-back loop of a send, 0 to 5; default 5.
 	// +optional
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=0
@@ -114,8 +114,7 @@ type SessionPolicySpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	AgentToAgent AgentToAgentSpec `json:"agentToAgent,omitempty"`
-	// visibility is what session tools may see: self, tree (default: the session and the
-	// sessions it spawned), agent (the agent's sessions) or all.
+	// visibility is what session tools may see: self, tree (the default: the session and the sessions it spawned), agent (the agent's sessions) or all.
 	// +optional
 	// +kubebuilder:default=tree
 	Visibility Visibility `json:"visibility,omitempty"`
@@ -147,8 +146,8 @@ type SessionPolicyStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=spol,categories=agents
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="a namespace has one SessionPolicy and it is named default"
+// +kubebuilder:resource:shortName=spol,categories=agent-sessions
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",messageExpression="'metadata.name is \\'' + self.metadata.name + '\\': a namespace has one SessionPolicy and it is named default'",fieldPath=".metadata",reason=FieldValueInvalid
 // +kubebuilder:printcolumn:name="Default",type=string,JSONPath=`.spec.sendPolicy.default`
 // +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

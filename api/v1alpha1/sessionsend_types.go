@@ -30,8 +30,7 @@ const (
 
 // SessionSendSpec is a sessions_send call. It cannot change once created.
 type SessionSendSpec struct {
-	// sessionKey is the target: a session key, a sessionId, or main (the main session of
-	// the requester's agent).
+	// sessionKey is the target: a session key, a sessionId, or main (the main session of the requester's agent).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
@@ -43,8 +42,8 @@ type SessionSendSpec struct {
 	// +kubebuilder:validation:MaxLength=262144
 	Message string `json:"message"`
 
-	// timeoutSeconds is how long the send waits for the target's reply before it reports
-	// timeout (the run goes on). 0 is fire-and-forget: status accepted at once.
+	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on); default 30.
+	// 0 is fire-and-forget: status accepted at once.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=0
@@ -117,13 +116,14 @@ type SessionSendStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=ssend,categories=agents
+// +kubebuilder:resource:shortName=ssend,categories=agent-sessions
 // +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.spec.sessionKey`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Reply",type=string,JSONPath=`.status.reply`
 // +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.fromSessionKey`,priority=1
 // +kubebuilder:printcolumn:name="Announce",type=string,JSONPath=`.status.announce.status`,priority=1
+// +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.error`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SessionSend sends a message into a session, as the sessions_send tool does.

@@ -10,13 +10,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/go-logr/logr"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/go-logr/logr"
 )
 
 func main() {
-	var cfg transcript.SidecarConfig
+	var cfg server.SidecarConfig
 	flag.StringVar(&cfg.DataDir, "data-dir", "/var/lib/agent-sessions", "directory holding <namespace>/<sessionId>.jsonl transcripts")
 	flag.StringVar(&cfg.Socket, "socket", "/run/agent-sessions/transcript.sock", "unix socket of the internal API (or 127.0.0.1:port)")
 	flag.StringVar(&cfg.Listen, "listen", ":8090", "address of the public HTTP API, health and metrics")
@@ -29,7 +29,7 @@ func main() {
 	cfg.Log = logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := transcript.RunSidecar(ctx, cfg); err != nil {
+	if err := server.RunSidecar(ctx, cfg); err != nil {
 		cfg.Log.Error(err, "transcript-store failed")
 		os.Exit(1)
 	}

@@ -20,6 +20,7 @@ package envtest
 import (
 	"context"
 	"encoding/json"
+	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -46,7 +47,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 var (
@@ -56,7 +56,7 @@ var (
 	ctx       = context.Background()
 	fakeClock *clocktesting.FakeClock
 	dataDir   string
-	store     *transcript.FileStore
+	store     *transcriptstore.FileStore
 	sink      *sinkServer
 	mgrStop   context.CancelFunc
 	mgrDone   chan struct{}
@@ -65,9 +65,7 @@ var (
 )
 
 func TestControllers(t *testing.T) {
-	if testenv.Assets() == "" {
-		t.Skip(testenv.SkipReason)
-	}
+	testenv.RequireControlPlane(t)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "controllers suite")
 }
@@ -100,7 +98,7 @@ var _ = AfterSuite(func() {
 // store; stopManager ends it as a SIGTERM would.
 func startManager() {
 	var err error
-	store, err = transcript.OpenFileStore(dataDir + "/transcripts")
+	store, err = transcriptstore.OpenFileStore(dataDir + "/transcripts")
 	Expect(err).NotTo(HaveOccurred())
 	mcfg := rest.CopyConfig(cfg)
 	mcfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countWrites{rt} })

@@ -38,9 +38,7 @@ var (
 )
 
 func TestSchema(t *testing.T) {
-	if testenv.Assets() == "" {
-		t.Skip(testenv.SkipReason)
-	}
+	testenv.RequireControlPlane(t)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "CRD schema suite")
 }

@@ -25,12 +25,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
+
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -48,19 +49,19 @@ func newListCommand(o *options) *cobra.Command {
   kubectl sessions list -o json --messages 3 --history-url http://127.0.0.1:8090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.list(cmd.Context(), runtime.NewListParams(kinds, limit, active, messages), output)
+			return o.list(cmd.Context(), sessionrows.NewListParams(kinds, limit, active, messages), output)
 		},
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&kinds, "kinds", nil, "only these kinds: main, group, cron, hook, node, other")
-	f.Int64Var(&limit, "limit", runtime.DefaultListLimit, "max rows (at most 200)")
+	f.Int64Var(&limit, "limit", sessionrows.DefaultListLimit, "max rows (at most 200)")
 	f.Int64Var(&active, "active-minutes", 0, "only sessions updated within N minutes")
 	f.Int64Var(&messages, "messages", 0, "include the last N messages of each session (needs --history-url)")
 	f.StringVarP(&output, "output", "o", "", "json or yaml (default: a table)")
 	return cmd
 }
 
-func (o *options) list(ctx context.Context, p runtime.ListParams, output string) error {
+func (o *options) list(ctx context.Context, p sessionrows.ListParams, output string) error {
 	cl, err := o.client()
 	if err != nil {
 		return err
@@ -73,7 +74,7 @@ func (o *options) list(ctx context.Context, p runtime.ListParams, output string)
 	if err := cl.List(ctx, &all, client.InNamespace(ns)); err != nil {
 		return err
 	}
-	rows := runtime.ListRows(all.Items, p, time.Now(), nil)
+	rows := sessionrows.ListRows(all.Items, p, time.Now(), nil)
 	if p.MessageLimit > 0 {
 		for i := range rows {
 			if rows[i].Messages, err = o.fetchHistory(ctx, ns, rows[i].Key, p.MessageLimit); err != nil {

@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,6 +75,9 @@ type Options struct {
 	Clock clock.WithTickerAndDelayedExecution
 	// MaxConcurrentTurns bounds the turns running at once across all sessions (default 64).
 	MaxConcurrentTurns int
+	// MaxTurnsPerNamespace bounds the turns of one namespace running at once, so that no
+	// namespace can hold every slot (default half of MaxConcurrentTurns, at least 1).
+	MaxTurnsPerNamespace int
 	// WakeBuffer is the size of each Wake channel (default 1024).
 	WakeBuffer int
 	// Recorder, when set, records an Event on the session for failed and aborted turns.
@@ -98,7 +101,7 @@ type Options struct {
 type Engine struct {
 	opts  Options
 	clock clock.WithTickerAndDelayedExecution
-	sem   chan struct{}
+	slots *fairShare
 
 	base context.Context
 	stop context.CancelCauseFunc
@@ -139,6 +142,9 @@ func NewEngine(o Options) (*Engine, error) {
 	if o.MaxConcurrentTurns <= 0 {
 		o.MaxConcurrentTurns = DefaultMaxConcurrentTurns
 	}
+	if o.MaxTurnsPerNamespace <= 0 {
+		o.MaxTurnsPerNamespace = max(1, o.MaxConcurrentTurns/2)
+	}
 	if o.WakeBuffer <= 0 {
 		o.WakeBuffer = DefaultWakeBuffer
 	}
@@ -148,7 +154,7 @@ func NewEngine(o Options) (*Engine, error) {
 	e := &Engine{
 		opts:    o,
 		clock:   o.Clock,
-		sem:     make(chan struct{}, o.MaxConcurrentTurns),
+		slots:   newFairShare(o.MaxConcurrentTurns, o.MaxTurnsPerNamespace),
 		lanes:   map[laneKey]*lane{},
 		jobs:    map[string]*job{},
 		results: map[string]TurnResult{},

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -93,7 +95,7 @@ type fixture struct {
 	t      *testing.T
 	clock  *clocktesting.FakeClock
 	client client.WithWatch
-	store  *transcript.FileStore
+	store  *store.FileStore
 	dir    string
 	engine *Engine
 	calls  *callCounter
@@ -117,7 +119,7 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 }
 
 func (f *fixture) openStore() {
-	st, err := transcript.OpenFileStore(f.dir, transcript.WithClock(f.clock))
+	st, err := store.OpenFileStore(f.dir, store.WithClock(f.clock))
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -183,7 +185,8 @@ func (f *fixture) await(id string) TurnResult {
 	panic("unreachable")
 }
 
-// waitTimers blocks until n timers wait on the fake clock (e.g. a scripted delay started).
+// waitTimers blocks until n timers wait on the fake clock. A running turn holds one (its
+// agent's turn timeout), a scripted delay another, a request Deadline a third.
 func (f *fixture) waitTimers(n int) {
 	for f.clock.Waiters() < n {
 		time.Sleep(time.Millisecond)

@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -45,7 +47,7 @@ func (s *readLog) Read(ctx context.Context, ns, id string, o transcript.ReadOpti
 
 func newHistoryStore(t *testing.T, sessions ...string) *readLog {
 	t.Helper()
-	st := &readLog{Store: transcript.NewMemoryStore()}
+	st := &readLog{Store: transcripttest.NewMemoryStore()}
 	for _, id := range sessions {
 		if _, err := st.CreateSession(context.Background(), transcript.SessionHeader{Namespace: "ns", SessionID: id, SessionKey: "agent:a:" + id}); err != nil {
 			t.Fatal(err)

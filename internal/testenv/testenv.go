@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -73,6 +74,22 @@ func Assets() string {
 
 // SkipReason is the message suites skip with when no control plane binaries exist.
 const SkipReason = "no control plane binaries: run `make envtest` (or set KUBEBUILDER_ASSETS)"
+
+// RequireControlPlane skips a suite that needs kube-apiserver and etcd under -short (make
+// test-unit) or when the binaries are missing; in CI (CI=true) missing binaries fail the
+// suite instead, so a broken build step never passes as skipped tests.
+func RequireControlPlane(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this suite starts a control plane")
+	}
+	if Assets() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(SkipReason)
+		}
+		t.Skip(SkipReason)
+	}
+}
 
 // Option changes the environment New builds.
 type Option func(*envtest.Environment)

@@ -89,9 +89,9 @@ func (r *Record) check() error {
 	return nil
 }
 
-// recordMeta is the part of a record the index needs; decoding only this keeps opening a long
+// RecordMeta is the part of a record the index needs; decoding only this keeps opening a long
 // transcript cheaper than a full decode.
-type recordMeta struct {
+type RecordMeta struct {
 	Seq            int64     `json:"seq"`
 	TS             time.Time `json:"ts"`
 	IdempotencyKey string    `json:"idempotencyKey"`
@@ -101,8 +101,8 @@ type recordMeta struct {
 	} `json:"message"`
 }
 
-func decodeMeta(line []byte) (recordMeta, error) {
-	var m recordMeta
+func DecodeMeta(line []byte) (RecordMeta, error) {
+	var m RecordMeta
 	if err := json.Unmarshal(line, &m); err != nil {
 		return m, err
 	}

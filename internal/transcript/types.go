@@ -8,6 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
+	"strings"
 	"time"
 )
 
@@ -42,6 +45,9 @@ const (
 var ErrNotFound = errors.New("transcript: session not found")
 
 // ErrInvalid is returned for a request the store refuses (bad role, missing ids, ...).
+// ErrClosed is returned by a FileStore that is shutting down.
+var ErrClosed = errors.New("transcript: store closed")
+
 var ErrInvalid = errors.New("transcript: invalid request")
 
 // ContentBlock is one block of a message: text or a tool call.
@@ -148,23 +154,17 @@ type Store interface {
 	Archive(ctx context.Context, namespace, sessionID string) error
 }
 
-var (
-	_ Store = (*FileStore)(nil)
-	_ Store = (*Client)(nil)
-	_ Store = (*MemoryStore)(nil)
-)
-
-const previewLen = 120
+const PreviewLen = 120
 
 // preview returns the first ~120 characters of a user/assistant text message, or "" when the
 // message does not qualify for the session preview.
-func preview(m *Message) string {
+func Preview(m *Message) string {
 	if m.Role != RoleUser && m.Role != RoleAssistant {
 		return ""
 	}
 	for _, b := range m.Content {
 		if b.Type == BlockText && b.Text != "" {
-			return truncateRunes(b.Text, previewLen)
+			return truncateRunes(b.Text, PreviewLen)
 		}
 	}
 	return ""
@@ -199,17 +199,39 @@ func (r *AppendRequest) validate() error {
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // add folds one record into the stats.
-func (s *Stats) add(r *Record) {
+func (s *Stats) Add(r *Record) {
 	s.MessageCount++
 	if u := r.Message.Usage; u != nil {
 		s.InputTokens += u.Input
 		s.OutputTokens += u.Output
 		s.TotalTokens += u.TotalTokens
 	}
-	if p := preview(&r.Message); p != "" {
+	if p := Preview(&r.Message); p != "" {
 		s.LastPreview = p
 	}
 	if r.TS.After(s.UpdatedAt) {
 		s.UpdatedAt = r.TS
 	}
+}
+
+func (r *AppendRequest) ValidateForAppend() error {
+	if err := r.validate(); err != nil {
+		return err
+	}
+	for _, b := range r.Message.Content {
+		if len(b.Arguments) > 0 && !json.Valid(b.Arguments) {
+			return errors.Join(ErrInvalid, fmt.Errorf("toolCall %q: arguments are not valid JSON", b.ID))
+		}
+	}
+	return nil
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
+
+// ValidName keeps namespaces and session ids safe to use as path elements.
+func ValidName(s string) error {
+	if !nameRE.MatchString(s) || strings.Contains(s, "..") {
+		return fmt.Errorf("%w: %q is not a valid namespace or session id", ErrInvalid, s)
+	}
+	return nil
 }

@@ -17,6 +17,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -68,7 +71,7 @@ func benchMessage(i int) transcript.Message {
 
 // benchAppendRate: 128 concurrent appenders on one session for 2 s, every append durable.
 func benchAppendRate(root string) (float64, error) {
-	st, err := transcript.OpenFileStore(root)
+	st, err := store.OpenFileStore(root)
 	if err != nil {
 		return 0, err
 	}
@@ -146,7 +149,7 @@ func benchHistory(root string) ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := transcript.OpenFileStore(root)
+	st, err := store.OpenFileStore(root)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +230,7 @@ func medianMicros(runs int, f func() error) (float64, error) {
 // Append call to the moment each follower has read the message event.
 func benchSSE(root string) (p50, p99 float64, err error) {
 	const followers, messages = 1000, 150
-	st, err := transcript.OpenFileStore(root)
+	st, err := store.OpenFileStore(root)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -241,7 +244,7 @@ func benchSSE(root string) (p50, p99 float64, err error) {
 		return 0, 0, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/sessions/", transcript.NewHistoryHandler(transcript.HistoryOptions{Source: st, DefaultNamespace: benchNS}))
+	mux.Handle("/sessions/", server.NewHistoryHandler(server.HistoryOptions{Source: st, DefaultNamespace: benchNS}))
 	srv := &http.Server{Handler: mux}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()

@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/webhook"
@@ -110,10 +111,10 @@ func benchList() ([]Figure, error) {
 		sessions[i] = v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"},
 			Status: v1.AgentSessionStatus{Kind: kind, UpdatedAt: &t, Channel: "webchat", SessionID: strconv.Itoa(i)}}
 	}
-	p := agentruntime.NewListParams([]string{"main"}, agentruntime.DefaultListLimit, 0, 0)
+	p := sessionrows.NewListParams([]string{"main"}, sessionrows.DefaultListLimit, 0, 0)
 	res := testing.Benchmark(func(b *testing.B) {
 		for b.Loop() {
-			if rows := agentruntime.ListRows(sessions, p, now, nil); len(rows) != agentruntime.DefaultListLimit {
+			if rows := sessionrows.ListRows(sessions, p, now, nil); len(rows) != sessionrows.DefaultListLimit {
 				b.Fatalf("%d rows", len(rows))
 			}
 		}

@@ -31,6 +31,8 @@ import (
 	"sync"
 	"testing"
 
+	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,16 +52,14 @@ const attemptTimeout = "3s"
 type env struct {
 	cluster *devcluster.Cluster
 	k8s     client.Client
-	store   *transcript.Client
+	store   *transcriptclient.Client
 }
 
 func TestChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos builds the binaries and starts a control plane")
 	}
-	if testenv.Assets() == "" {
-		t.Skip(testenv.SkipReason)
-	}
+	testenv.RequireControlPlane(t)
 	e := startEnv(t)
 	t.Run("provider faults", e.providerFaults)
 	t.Run("hostile input", e.hostileInput)
@@ -98,7 +98,7 @@ func startEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{cluster: cluster, k8s: k8s, store: transcript.NewClient(filepath.Join(stateDir, "transcript.sock"))}
+	return &env{cluster: cluster, k8s: k8s, store: transcriptclient.NewClient(filepath.Join(stateDir, "transcript.sock"))}
 }
 
 // tailLog prints the end of the processes' log, where a failure's cause usually is.

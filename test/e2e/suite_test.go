@@ -40,9 +40,7 @@ func TestE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e builds the binaries and starts a control plane")
 	}
-	if testenv.Assets() == "" {
-		t.Skip(testenv.SkipReason)
-	}
+	testenv.RequireControlPlane(t)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "e2e suite")
 }

@@ -52,9 +52,7 @@ var (
 )
 
 func TestWebhooks(t *testing.T) {
-	if testenv.Assets() == "" {
-		t.Skip(testenv.SkipReason)
-	}
+	testenv.RequireControlPlane(t)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "webhook suite")
 }

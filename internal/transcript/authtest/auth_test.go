@@ -15,6 +15,8 @@ import (
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
 const ns = "team-a"
@@ -43,8 +45,8 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 		_, err = rbac.Roles(ns).Create(ctx, &rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Name: "transcript-reader"},
 			Rules: []rbacv1.PolicyRule{{
-				APIGroups: []string{transcript.AuthGroup}, Verbs: []string{transcript.AuthVerb},
-				Resources: []string{transcript.AuthResource + "/" + transcript.AuthSubresource},
+				APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
+				Resources: []string{server.AuthResource + "/" + server.AuthSubresource},
 			}},
 		}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -58,7 +60,7 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 		readerToken = requestToken(ctx, core, "reader")
 		strangerToken = requestToken(ctx, core, "stranger")
 
-		store, err := transcript.OpenFileStore(GinkgoT().TempDir())
+		store, err := store.OpenFileStore(GinkgoT().TempDir())
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(store.Close)
 		_, err = store.CreateSession(ctx, transcript.SessionHeader{Namespace: ns, SessionID: "s1", SessionKey: "agent:a:main"})
@@ -68,10 +70,10 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 		}})
 		Expect(err).NotTo(HaveOccurred())
 
-		authz, err := transcript.NewKubeAuthorizer(cfg)
+		authz, err := server.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		authz.TTL = 0 // every request asks the API server
-		srv = httptest.NewServer(transcript.NewHistoryHandler(transcript.HistoryOptions{
+		srv = httptest.NewServer(server.NewHistoryHandler(server.HistoryOptions{
 			Source: store, Authorizer: authz, DefaultNamespace: ns,
 		}))
 		DeferCleanup(srv.Close)

@@ -26,9 +26,7 @@ var (
 )
 
 func TestAuth(t *testing.T) {
-	if testenv.Assets() == "" {
-		t.Skip(testenv.SkipReason)
-	}
+	testenv.RequireControlPlane(t)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "transcript auth suite")
 }

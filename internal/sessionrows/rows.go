@@ -1,0 +1,156 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package sessionrows shapes AgentSessions into the rows of sessions_list, as the seeds give
+// them. The turn engine, the kubectl plugin and the MCP endpoint share it; it links no engine.
+package sessionrows
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// sessions_list bounds, as the seeds leave them to the server.
+const (
+	DefaultListLimit    = 50
+	MaxListLimit        = 200
+	MaxListMessageLimit = 20
+)
+
+// SessionRow is one row of sessions_list, in the seeds' row shape.
+type SessionRow struct {
+	Key             string                            `json:"key"`
+	Kind            string                            `json:"kind"`
+	Channel         string                            `json:"channel"`
+	DisplayName     string                            `json:"displayName,omitempty"`
+	UpdatedAt       int64                             `json:"updatedAt"`
+	SessionID       string                            `json:"sessionId"`
+	Model           string                            `json:"model,omitempty"`
+	ContextTokens   int64                             `json:"contextTokens"`
+	TotalTokens     int64                             `json:"totalTokens"`
+	ThinkingLevel   string                            `json:"thinkingLevel,omitempty"`
+	VerboseLevel    string                            `json:"verboseLevel,omitempty"`
+	SystemSent      bool                              `json:"systemSent"`
+	AbortedLastRun  bool                              `json:"abortedLastRun"`
+	SendPolicy      string                            `json:"sendPolicy,omitempty"`
+	LastChannel     string                            `json:"lastChannel,omitempty"`
+	LastTo          string                            `json:"lastTo,omitempty"`
+	DeliveryContext *sessionsv1alpha1.DeliveryContext `json:"deliveryContext,omitempty"`
+	TranscriptPath  string                            `json:"transcriptPath,omitempty"`
+	Messages        []transcript.Record               `json:"messages,omitempty"`
+}
+
+// ListParams are sessions_list's parameters, already defaulted and clamped.
+type ListParams struct {
+	Kinds         []string
+	Limit         int
+	ActiveMinutes int
+	MessageLimit  int
+}
+
+// NewListParams applies the defaults and clamps to raw parameters.
+func NewListParams(kinds []string, limit, activeMinutes, messageLimit int64) ListParams {
+	return ListParams{
+		Kinds:         kinds,
+		Limit:         int(max(1, min(limit, MaxListLimit))),
+		ActiveMinutes: int(max(activeMinutes, 0)),
+		MessageLimit:  int(max(0, min(messageLimit, MaxListMessageLimit))),
+	}
+}
+
+// RowOf is a session's row (without messages).
+func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
+	r := SessionRow{
+		Key: s.Spec.Key, Kind: string(s.Status.Kind), Channel: s.Status.Channel,
+		DisplayName: s.Spec.DisplayName, SessionID: s.Status.SessionID, Model: s.Spec.Model,
+		ContextTokens: s.Status.ContextTokens, TotalTokens: s.Status.TotalTokens,
+		ThinkingLevel: s.Spec.ThinkingLevel, VerboseLevel: s.Spec.VerboseLevel,
+		SystemSent: s.Status.SystemSent, AbortedLastRun: s.Status.AbortedLastRun,
+		SendPolicy: string(s.Spec.SendPolicy), LastChannel: s.Spec.LastChannel, LastTo: s.Spec.LastTo,
+		DeliveryContext: s.Spec.DeliveryContext, TranscriptPath: s.Status.TranscriptPath,
+		UpdatedAt: updatedAt(s),
+	}
+	// The controller records kind and channel in status; parse the key only before it has.
+	if r.Kind == "" || r.Channel == "" {
+		k, _ := sessionkey.Parse(s.Spec.Key)
+		if r.Kind == "" {
+			r.Kind = string(k.Kind)
+		}
+		if r.Channel == "" {
+			r.Channel = sessionkey.ChannelOf(k, string(s.Spec.Channel), s.Spec.LastChannel)
+		}
+	}
+	return r
+}
+
+// updatedAt is when the session last changed, in ms: its transcript's last append, else its
+// creation.
+func updatedAt(s *sessionsv1alpha1.AgentSession) int64 {
+	if t := s.Status.UpdatedAt; t != nil {
+		return t.UnixMilli()
+	}
+	return s.CreationTimestamp.UnixMilli()
+}
+
+// kindOf is a session's kind without building its row.
+func kindOf(s *sessionsv1alpha1.AgentSession) string {
+	if s.Status.Kind != "" {
+		return string(s.Status.Kind)
+	}
+	k, _ := sessionkey.Parse(s.Spec.Key)
+	return string(k.Kind)
+}
+
+// ListRows selects, orders (most recently updated first) and limits the rows of
+// sessions_list: reserved and archived sessions never show, kinds and activeMinutes filter,
+// visible decides the rest.
+func ListRows(sessions []sessionsv1alpha1.AgentSession, p ListParams, now time.Time, visible func(*sessionsv1alpha1.AgentSession) bool) []SessionRow {
+	var rows []SessionRow
+	cutoff := now.Add(-time.Duration(p.ActiveMinutes) * time.Minute).UnixMilli()
+	for i := range sessions {
+		s := &sessions[i]
+		if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == sessionsv1alpha1.SessionArchived {
+			continue
+		}
+		// Cheap filters first: rows are built only for the sessions that pass them.
+		if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, kindOf(s)) {
+			continue
+		}
+		if p.ActiveMinutes > 0 && updatedAt(s) < cutoff {
+			continue
+		}
+		if visible != nil && !visible(s) {
+			continue
+		}
+		rows = append(rows, RowOf(s))
+	}
+	slices.SortStableFunc(rows, func(a, b SessionRow) int {
+		if a.UpdatedAt != b.UpdatedAt {
+			if a.UpdatedAt > b.UpdatedAt {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	if len(rows) > p.Limit {
+		rows = rows[:p.Limit]
+	}
+	return rows
+}

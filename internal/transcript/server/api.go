@@ -1,0 +1,93 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// maxBodySize bounds one internal API request body.
+const maxBodySize = 32 << 20
+
+// NewAPIHandler serves the internal API over store:
+//
+//	POST /v1/sessions                         create (SessionHeader -> Stats)
+//	POST /v1/sessions/{ns}/{id}/messages      append ({"messages":[...]} -> {"records":[...]})
+//	GET  /v1/sessions/{ns}/{id}/messages      read (?limit=&cursor=&includeTools=1 -> Page)
+//	GET  /v1/sessions/{ns}/{id}/stats         stats
+//	POST /v1/sessions/{ns}/{id}/archive       archive (204)
+func NewAPIHandler(store transcript.Store) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+transcript.APISessionsPath, func(w http.ResponseWriter, r *http.Request) {
+		var h transcript.SessionHeader
+		if !decodeBody(w, r, &h) {
+			return
+		}
+		stats, err := store.CreateSession(r.Context(), h)
+		if err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, stats)
+	})
+	mux.HandleFunc("POST "+transcript.APISessionsPath+"/{ns}/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
+		var body transcript.AppendBody
+		if !decodeBody(w, r, &body) {
+			return
+		}
+		recs, err := store.Append(r.Context(), r.PathValue("ns"), r.PathValue("id"), body.Messages...)
+		if err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, transcript.AppendBody{Records: recs})
+	})
+	mux.HandleFunc("GET "+transcript.APISessionsPath+"/{ns}/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
+		q, err := transcript.ParseHistoryQuery(r.URL.Query(), "")
+		if err != nil {
+			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, err.Error())
+			return
+		}
+		page, err := store.Read(r.Context(), r.PathValue("ns"), r.PathValue("id"), q.ReadOptions)
+		if err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, page)
+	})
+	mux.HandleFunc("GET "+transcript.APISessionsPath+"/{ns}/{id}/stats", func(w http.ResponseWriter, r *http.Request) {
+		stats, err := store.Stats(r.Context(), r.PathValue("ns"), r.PathValue("id"))
+		if err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, stats)
+	})
+	mux.HandleFunc("POST "+transcript.APISessionsPath+"/{ns}/{id}/archive", func(w http.ResponseWriter, r *http.Request) {
+		if err := store.Archive(r.Context(), r.PathValue("ns"), r.PathValue("id")); err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	return mux
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodySize+1))
+	if err == nil && len(b) > maxBodySize {
+		writeError(w, http.StatusRequestEntityTooLarge, transcript.ErrTypeInvalidRequest, "body larger than "+strconv.Itoa(maxBodySize)+" bytes")
+		return false
+	}
+	if err == nil {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "invalid JSON body: "+err.Error())
+		return false
+	}
+	return true
+}

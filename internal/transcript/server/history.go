@@ -1,0 +1,258 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+)
+
+// HistorySource is what the public history API reads; *FileStore implements it.
+type HistorySource interface {
+	Resolve(namespace, keyOrID string) (transcript.SessionHeader, error)
+	Read(ctx context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error)
+	Subscribe(ctx context.Context, namespace, sessionID string) (*store.Subscription, int64, error)
+}
+
+var _ HistorySource = (*store.FileStore)(nil)
+
+// HistoryOptions configure the public history handler.
+type HistoryOptions struct {
+	Source HistorySource
+	// Authorizer judges every request; nil turns authentication off (--insecure-no-auth).
+	Authorizer       Authorizer
+	DefaultNamespace string
+	// KeepAlive is the SSE comment interval (default 15s); Retry the reconnect delay sent to
+	// clients (default 3s).
+	KeepAlive time.Duration
+	Retry     time.Duration
+	Clock     clock.WithTicker
+	Log       logr.Logger
+}
+
+// HistoryPattern is where NewHistoryHandler expects to be mounted.
+const HistoryPattern = "/sessions/{sessionKey}/history"
+
+// NewHistoryHandler serves GET /sessions/{sessionKey}/history as JSON pages or, with follow=1 or
+// Accept: text/event-stream, as Server-Sent Events: one history event, then a message event per
+// appended record, with keepalive comments in between.
+func NewHistoryHandler(o HistoryOptions) http.Handler {
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = 15 * time.Second
+	}
+	if o.Retry <= 0 {
+		o.Retry = 3 * time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	h := &historyHandler{o: o}
+	mux := http.NewServeMux()
+	mux.Handle(HistoryPattern, h)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, transcript.ErrTypeNotFound, "no such endpoint; use GET "+HistoryPattern)
+	})
+	return mux
+}
+
+type historyHandler struct{ o HistoryOptions }
+
+func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, "GET, HEAD")
+		return
+	}
+	q, err := transcript.ParseHistoryQuery(r.URL.Query(), h.o.DefaultNamespace)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, err.Error())
+		return
+	}
+	if q.Namespace == "" {
+		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "namespace is required")
+		return
+	}
+	if !h.authorize(w, r, q.Namespace) {
+		return
+	}
+	// Authorization comes first so that a caller without access cannot probe which keys exist.
+	ref := r.PathValue("sessionKey")
+	hdr, err := h.o.Source.Resolve(q.Namespace, ref)
+	if errors.Is(err, transcript.ErrNotFound) {
+		if _, perr := sessionkey.Parse(ref); perr != nil {
+			// Neither a known sessionId nor a key: the request is malformed, not a miss.
+			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, perr.Error()+", and no session has it as sessionId")
+			return
+		}
+	}
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	if q.Follow || acceptsEventStream(r) {
+		h.follow(w, r, hdr, q)
+		return
+	}
+	page, err := h.o.Source.Read(r.Context(), hdr.Namespace, hdr.SessionID, q.ReadOptions)
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, transcript.HistoryResponse{SessionKey: hdr.SessionKey, SessionID: hdr.SessionID, Namespace: hdr.Namespace, Page: page})
+}
+
+func acceptsEventStream(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(v, "text/event-stream") {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *historyHandler) authorize(w http.ResponseWriter, r *http.Request, namespace string) bool {
+	if h.o.Authorizer == nil {
+		return true
+	}
+	token, ok := bearerToken(r)
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="transcript-store"`)
+		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, "a bearer token is required")
+		return false
+	}
+	err := h.o.Authorizer.Authorize(r.Context(), token, namespace)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, ErrUnauthenticated):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="transcript-store"`)
+		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, err.Error())
+	case errors.Is(err, ErrForbidden):
+		writeError(w, http.StatusForbidden, transcript.ErrTypeForbidden, err.Error())
+	default:
+		h.o.Log.Error(err, "authorization check failed")
+		writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, "authorization check failed")
+	}
+	return false
+}
+
+func bearerToken(r *http.Request) (string, bool) {
+	auth := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// follow streams the history snapshot and then every appended record. Subscribing before
+// reading the snapshot, bounded by the seq the subscription started at, means no record is
+// missed or sent twice between the two.
+func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr transcript.SessionHeader, q transcript.HistoryQuery) {
+	ctx := r.Context()
+	sub, lastSeq, err := h.o.Source.Subscribe(ctx, hdr.Namespace, hdr.SessionID)
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	defer sub.Close()
+	opts := q.ReadOptions
+	if opts.BeforeSeq == 0 || opts.BeforeSeq > lastSeq+1 {
+		opts.BeforeSeq = lastSeq + 1
+	}
+	page, err := h.o.Source.Read(ctx, hdr.Namespace, hdr.SessionID, opts)
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	snapshot, err := json.Marshal(transcript.HistoryResponse{SessionKey: hdr.SessionKey, SessionID: hdr.SessionID, Namespace: hdr.Namespace, Page: page})
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	// The keepalive ticker exists before the first byte goes out (tests with a fake clock rely
+	// on that).
+	ticker := h.o.Clock.NewTicker(h.o.KeepAlive)
+	defer ticker.Stop()
+
+	rc := http.NewResponseController(w)
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+
+	var buf bytes.Buffer
+	buf.WriteString("retry: " + strconv.FormatInt(h.o.Retry.Milliseconds(), 10) + "\n\n")
+	writeEvent(&buf, "history", lastSeq, snapshot)
+	if !h.flush(w, rc, &buf) {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C():
+			buf.WriteString(": keepalive\n\n")
+		case events, ok := <-sub.C:
+			if !ok {
+				reason := "closed"
+				if sub.Lagged() {
+					reason = "lagged"
+				}
+				writeEvent(&buf, "end", 0, []byte(`{"reason":"`+reason+`"}`))
+				h.flush(w, rc, &buf)
+				return
+			}
+			for _, ev := range events {
+				if ev.Tool && !q.IncludeTools {
+					continue
+				}
+				writeEvent(&buf, "message", ev.Seq, ev.Data)
+			}
+			if buf.Len() == 0 {
+				continue
+			}
+		}
+		if !h.flush(w, rc, &buf) {
+			return
+		}
+	}
+}
+
+const sseWriteTimeout = 30 * time.Second
+
+func (h *historyHandler) flush(w http.ResponseWriter, rc *http.ResponseController, buf *bytes.Buffer) bool {
+	// A stuck client must not pin the handler forever; the deadline is per write.
+	_ = rc.SetWriteDeadline(h.o.Clock.Now().Add(sseWriteTimeout))
+	_, err := w.Write(buf.Bytes())
+	buf.Reset()
+	if err == nil {
+		err = rc.Flush()
+	}
+	return err == nil
+}
+
+// writeEvent frames one SSE event. data is single-line JSON, so one data: field suffices.
+func writeEvent(buf *bytes.Buffer, event string, id int64, data []byte) {
+	if id > 0 {
+		buf.WriteString("id: ")
+		buf.WriteString(strconv.FormatInt(id, 10))
+		buf.WriteByte('\n')
+	}
+	buf.WriteString("event: ")
+	buf.WriteString(event)
+	buf.WriteString("\ndata: ")
+	buf.Write(data)
+	buf.WriteString("\n\n")
+}

@@ -1,0 +1,165 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// SidecarConfig is the transcript-store process configuration (its flags).
+type SidecarConfig struct {
+	DataDir          string
+	Socket           string // unix socket path, or host:port on loopback
+	Listen           string
+	DefaultNamespace string
+	Kubeconfig       string
+	InsecureNoAuth   bool
+	ShutdownTimeout  time.Duration
+	Log              logr.Logger
+	// Ready, when set, receives the bound addresses once both listeners are up.
+	Ready func(socketAddr, listenAddr string)
+}
+
+// RunSidecar serves the internal API and the public HTTP API until ctx is done, then drains:
+// the internal API stops accepting and finishes in-flight appends, the store waits for the
+// last fsync and ends follower streams, and the public server closes.
+func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
+	log := cfg.Log
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 20 * time.Second
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := store.NewMetrics(reg)
+
+	var authz Authorizer
+	if cfg.InsecureNoAuth {
+		log.Info("WARNING: --insecure-no-auth is set: the history API serves every transcript to anyone who can reach " +
+			cfg.Listen + ". Use this for local runs only, never in a cluster.")
+	} else {
+		// An empty kubeconfig path means in-cluster configuration.
+		rc, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
+		if err != nil {
+			return fmt.Errorf("kubernetes client config: %w", err)
+		}
+		if authz, err = NewKubeAuthorizer(rc); err != nil {
+			return err
+		}
+	}
+
+	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")))
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
+	}
+	for _, r := range store.Repairs() {
+		log.Info("transcript tail repaired on open", "path", r.Path, "truncatedBytes", r.TruncatedBytes)
+	}
+
+	internalLn, err := listenInternal(cfg.Socket)
+	if err != nil {
+		_ = store.Close()
+		return err
+	}
+	publicLn, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		_ = internalLn.Close()
+		_ = store.Close()
+		return err
+	}
+
+	var ready atomic.Bool
+	mux := http.NewServeMux()
+	history := NewHistoryHandler(HistoryOptions{
+		Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
+	})
+	mux.Handle("/sessions/", history)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+
+	internalSrv := &http.Server{Handler: NewAPIHandler(store), ReadHeaderTimeout: 10 * time.Second}
+	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
+	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	errc := make(chan error, 2)
+	go func() { errc <- serve(internalSrv, internalLn) }()
+	go func() { errc <- serve(publicSrv, publicLn) }()
+	ready.Store(true)
+	log.Info("transcript-store serving", "dataDir", cfg.DataDir, "socket", internalLn.Addr().String(), "listen", publicLn.Addr().String())
+	if cfg.Ready != nil {
+		cfg.Ready(internalLn.Addr().String(), publicLn.Addr().String())
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	ready.Store(false)
+	log.Info("shutting down: draining appends")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := internalSrv.Shutdown(sctx); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("internal API shutdown: %w", err))
+	}
+	_ = store.Close() // waits for pending appends, ends SSE streams
+	if err := publicSrv.Shutdown(sctx); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("public API shutdown: %w", err))
+	}
+	if strings.HasPrefix(internalLn.Addr().Network(), "unix") {
+		_ = os.Remove(cfg.Socket)
+	}
+	log.Info("transcript-store stopped")
+	return runErr
+}
+
+func serve(srv *http.Server, ln net.Listener) error {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// listenInternal listens on a unix socket (removing a stale one left by a killed process), or
+// on TCP when addr is host:port.
+func listenInternal(addr string) (net.Listener, error) {
+	if !strings.Contains(addr, "/") && strings.Contains(addr, ":") {
+		return net.Listen("tcp", addr)
+	}
+	if err := os.MkdirAll(filepath.Dir(addr), 0o770); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(addr); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	ln, err := net.Listen("unix", addr)
+	if err != nil {
+		return nil, err
+	}
+	// The manager container shares the directory; group access is enough.
+	if err := os.Chmod(addr, 0o660); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
