@@ -47,6 +47,9 @@ verify: manifests generate docs ## Regenerate and fail if anything generated is 
 	@if [ -n "$$(git status --porcelain -- api config docs)" ]; then \
 		echo "generated files are stale; run 'make manifests generate docs' and commit:"; \
 		git status --porcelain -- api config docs; git diff --stat -- api config docs; exit 1; fi
+	@diff -r config/crd/bases dist/chart/crds >/dev/null && diff -q config/rbac/role.yaml dist/chart/files/manager-role.yaml >/dev/null \
+		&& diff -q config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml >/dev/null \
+		|| { echo "dist/chart is stale; run 'make helm-chart-sync' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 .PHONY: envtest
@@ -85,6 +88,22 @@ test-fuzz: ## Run every fuzz target for FUZZTIME (CI: 10s each).
 test-unit: ## Unit tables only: -short skips every suite that starts a control plane.
 	$(GO) test -short ./...
 
+# The cluster test: root, Linux; apt-installs containerd, runc and the CNI plugins when missing
+# and builds kubelet, kube-scheduler, kube-controller-manager, kube-proxy and helm once per
+# machine (hack/cluster-binaries.sh) next to the envtest binaries.
+CLUSTER_TIMEOUT ?= 60m
+
+.PHONY: cluster-binaries
+cluster-binaries: ## Build kubelet, kube-scheduler, kube-controller-manager, kube-proxy and helm (once per machine).
+	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh
+
+.PHONY: test-cluster
+test-cluster: ## The operator as real Pods under a real kubelet in a network namespace: install, webhook, sends, restart, upgrade, Helm.
+	hack/cluster-packages.sh
+	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
+	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null
+	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/cluster/
+
 .PHONY: bench
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
@@ -103,13 +122,41 @@ docker-build: ## Build the container image (needs a Docker engine).
 	docker build -t $(IMG) .
 
 ##@ Deploy
-KUSTOMIZE = $(KUBECTL) kustomize
 KUBECTL ?= $(ENVTEST_ASSETS)/kubectl
+HELM ?= $(shell hack/cluster-binaries.sh helm | tail -n 1)/helm
+NAMESPACE ?= agent-session-operator-system
+# The install manifest: config/default (or INSTALL_DIR) with only the image set to IMG.
+INSTALL_DIR ?= config/default
+INSTALL_YAML = KUBECTL=$(KUBECTL) hack/install-yaml.sh $(IMG) $(INSTALL_DIR)
+
+.PHONY: build-installer
+build-installer: manifests helm-chart-sync ## Write dist/install.yaml: everything config/default installs, image IMG.
+	mkdir -p dist
+	$(INSTALL_YAML) > dist/install.yaml
 
 .PHONY: deploy
-deploy: manifests ## Deploy CRDs, RBAC, webhook and the manager Pod to the current cluster.
-	$(KUBECTL) apply -k config/default
+deploy: manifests ## Install into the current cluster with image IMG (INSTALL_DIR=config/overlays/cert-manager for cert-manager).
+	$(INSTALL_YAML) | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
-undeploy: ## Remove what deploy created.
-	$(KUBECTL) delete --ignore-not-found -k config/default
+undeploy: ## Remove what deploy created (CRDs, and with them every session).
+	$(INSTALL_YAML) | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: helm-chart-sync
+helm-chart-sync: manifests ## Copy the generated CRDs, manager role and webhooks into dist/chart.
+	cp config/crd/bases/*.yaml dist/chart/crds/
+	cp config/rbac/role.yaml dist/chart/files/manager-role.yaml
+	cp config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml
+
+.PHONY: helm-lint
+helm-lint: ## Lint the Helm chart.
+	$(HELM) lint dist/chart
+
+.PHONY: helm-install
+helm-install: ## helm upgrade --install the chart into NAMESPACE with image IMG.
+	$(HELM) upgrade --install agent-session-operator dist/chart --namespace $(NAMESPACE) --create-namespace \
+		--set image.repository=$(firstword $(subst :, ,$(IMG))) --set image.tag=$(or $(word 2,$(subst :, ,$(IMG))),latest) --wait
+
+.PHONY: helm-uninstall
+helm-uninstall: ## helm uninstall the chart (its CRDs stay, as Helm keeps them).
+	$(HELM) uninstall agent-session-operator --namespace $(NAMESPACE)

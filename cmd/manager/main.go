@@ -20,10 +20,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/certs"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
@@ -36,6 +38,7 @@ import (
 
 type options struct {
 	metricsAddr      string
+	metricsSecure    bool
 	probeAddr        string
 	pprofAddr        string
 	leaderElect      bool
@@ -58,6 +61,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
+	flag.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers whose token may get /metrics (TokenReview + SubjectAccessReview); false serves plain HTTP.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
 	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0", "Address of the Go profiler's HTTP endpoints (/debug/pprof); 0 disables it.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so only one manager is active.")
@@ -75,6 +79,7 @@ func main() {
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
+	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -91,22 +96,26 @@ func main() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
 		Cache:                  indexer.CacheOptions(),
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts},
+		Metrics:                metricsOptions(o, tlsOpts),
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "agent-session-operator.sessions.agents.dev",
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
+		WebhookServer: webhookCerts.Gate(ctrlwebhook.NewServer(ctrlwebhook.Options{
 			Port:    o.webhookPort,
 			CertDir: o.webhookCertDir,
 			TLSOpts: tlsOpts,
-		}),
+		}), o.webhookCertDir),
 	})
 	if err != nil {
 		log.Error(err, "unable to create manager")
 		os.Exit(1)
 	}
 
+	if err := webhookCerts.Setup(mgr); err != nil {
+		log.Error(err, "unable to set up the webhook certificates")
+		os.Exit(1)
+	}
 	if err := setup(mgr, o); err != nil {
 		log.Error(err, "unable to set up the operator")
 		os.Exit(1)
@@ -129,6 +138,17 @@ func main() {
 		log.Error(err, "manager exited with an error")
 		os.Exit(1)
 	}
+}
+
+// metricsOptions serves metrics as kubebuilder scaffolds them: HTTPS, authenticated and
+// authorized against the API server unless --metrics-secure=false.
+func metricsOptions(o options, tlsOpts []func(*tls.Config)) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts}
+	if o.metricsSecure {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return m
 }
 
 // setup wires the indexes, the turn engine, the controllers and the webhooks into mgr.
