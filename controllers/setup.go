@@ -19,15 +19,21 @@ package controllers
 
 import (
 	"errors"
+	"time"
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
+
+// DefaultTTLAfterFinished is the manager's default for --ttl-after-finished: finished sends
+// and runs are garbage, and a runaway chain of them must not fill etcd.
+const DefaultTTLAfterFinished = 24 * time.Hour
 
 // Options wire the reconcilers to the turn engine, the transcript store and the outside.
 type Options struct {
@@ -44,6 +50,9 @@ type Options struct {
 	Concurrency int
 	// Events hands out the controllers' event recorders; nil is the manager's.
 	Events EventRecorders
+	// TTLAfterFinished deletes finished SessionSends and SubagentRuns whose
+	// spec.ttlSecondsAfterFinished is unset that long after they finished; 0 keeps them.
+	TTLAfterFinished time.Duration
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -53,7 +62,7 @@ type EventRecorders interface {
 }
 
 // SetupWithManager registers every reconciler. The cache's field indexes must be registered
-// first (indexer.Setup).
+// first (cacheindex.Setup).
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Runner == nil || o.Store == nil {
 		return errors.New("controllers: Options.Runner and Store are required")
@@ -70,17 +79,16 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Events == nil {
 		o.Events = mgr
 	}
-	ann := &announcer{reader: mgr.GetClient(), apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer}
 	c := mgr.GetClient()
+	l := lookup.New(c, mgr.GetAPIReader())
+	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer}
 	return errors.Join(
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
-		(&SessionSendReconciler{Client: c, APIReader: mgr.GetAPIReader(), Runner: o.Runner, Clock: o.Clock,
-			Recorder: o.Events.GetEventRecorder("sessionsend-controller"), announcer: ann}).
+		NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished).
 			SetupWithManager(mgr, o.Concurrency),
-		(&SubagentRunReconciler{Client: c, APIReader: mgr.GetAPIReader(), Runner: o.Runner, Clock: o.Clock,
-			Recorder:      o.Events.GetEventRecorder("subagentrun-controller"),
-			WorkspaceRoot: o.WorkspaceRoot, announcer: ann}).SetupWithManager(mgr, o.Concurrency),
+		NewSubagentRunReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
+			o.WorkspaceRoot, o.TTLAfterFinished).SetupWithManager(mgr, o.Concurrency),
 	)
 }

@@ -19,13 +19,12 @@ import (
 	"errors"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -36,6 +35,8 @@ import (
 // and the send policy allows it.
 type SessionSendValidator struct {
 	Reader client.Reader
+	// APIReader confirms cache misses (nil: none).
+	APIReader client.Reader
 }
 
 var _ admission.Validator[*v1.SessionSend] = &SessionSendValidator{}
@@ -47,7 +48,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	var requester *v1.AgentSession
 	agentID := ""
 	if from := send.Spec.FromSessionKey; from != "" {
-		s, err := indexer.SessionByKey(ctx, v.Reader, ns, from)
+		s, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, from)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -62,10 +63,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 			"main names the requester's main session and this send has no fromSessionKey; use the full key, e.g. agent:<agentId>:main"))
 	}
 	key := sessionkey.Resolve(ref, agentID)
-	target, err := indexer.SessionByKey(ctx, v.Reader, ns, key)
-	if err == nil && target == nil {
-		target, err = indexer.SessionByID(ctx, v.Reader, ns, ref)
-	}
+	target, err := lookup.New(v.Reader, v.APIReader).ResolveSession(ctx, ns, ref, agentID)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -76,12 +74,12 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		}
 		return nil, invalid("SessionSend", send.Name, field.NotFound(spec.Child("sessionKey"), ref))
 	}
-	pol, err := sessionPolicy(ctx, v.Reader, ns)
+	pol, err := sessionPolicy(ctx, v.Reader, v.APIReader, ns)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	if requester != nil {
-		agent, err := getAgent(ctx, v.Reader, ns, requester.Spec.AgentID)
+		agent, err := getAgent(ctx, v.Reader, v.APIReader, ns, requester.Spec.AgentID)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -91,7 +89,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 			pspec, a2a = &pol.Spec, pol.Spec.AgentToAgent
 		}
 		level := policy.EffectiveVisibility(pspec, requester, agent)
-		if ok, why := policy.Visible(level, a2a, requester, target, indexer.ParentOf(ctx, v.Reader, ns)); !ok {
+		if ok, why := policy.Visible(level, a2a, requester, target, lookup.ParentOf(ctx, v.Reader, ns)); !ok {
 			return nil, forbidden("sessionsends", send.Name, "send denied: "+why)
 		}
 	}
@@ -111,7 +109,7 @@ func (v *SessionSendValidator) mainOfExistingAgent(ctx context.Context, ns, key 
 	if id == "" || key != sessionkey.MainKey(id) {
 		return false, nil
 	}
-	a, err := getAgent(ctx, v.Reader, ns, id)
+	a, err := getAgent(ctx, v.Reader, v.APIReader, ns, id)
 	return a != nil, err
 }
 
@@ -125,26 +123,17 @@ func (v *SessionSendValidator) ValidateDelete(context.Context, *v1.SessionSend) 
 	return nil, nil
 }
 
-func sessionPolicy(ctx context.Context, r client.Reader, ns string) (*v1.SessionPolicy, error) {
-	p := &v1.SessionPolicy{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: "default"}, p)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return p, err
+func sessionPolicy(ctx context.Context, cache, api client.Reader, ns string) (*v1.SessionPolicy, error) {
+	return lookup.New(cache, api).SessionPolicy(ctx, ns)
 }
 
-// getAgent returns the Agent named id, or nil.
-func getAgent(ctx context.Context, r client.Reader, ns, id string) (*v1.Agent, error) {
+// getAgent returns the Agent named id, or nil. A cache miss is confirmed with the API
+// server: an Agent applied together with the run or send that names it may not be cached.
+func getAgent(ctx context.Context, cache, api client.Reader, ns, id string) (*v1.Agent, error) {
 	if id == "" {
 		return nil, nil
 	}
-	a := &v1.Agent{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: id}, a)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return a, err
+	return lookup.New(cache, api).Agent(ctx, ns, id)
 }
 
 // invalid is a 422 that names the fields.

@@ -32,15 +32,15 @@ type Options struct {
 }
 
 // SetupWithManager registers every webhook with the manager's webhook server. The cache's
-// field indexes must be registered first (indexer.Setup).
+// field indexes must be registered first (cacheindex.Setup).
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
-	r := mgr.GetClient()
+	r, api := mgr.GetClient(), mgr.GetAPIReader()
 	return errors.Join(
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(&SessionSendValidator{Reader: r}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(&SubagentRunValidator{Reader: r}).
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api})).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api})).
 			WithDefaulter(&SubagentRunDefaulter{}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(&AgentSessionValidator{Reader: r, ManagerUsername: o.ManagerUsername}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(&SessionPolicyValidator{}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(&AgentValidator{}).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, ManagerUsername: o.ManagerUsername})).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(withLog[*v1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(withLog[*v1.Agent]("agent", &AgentValidator{})).Complete(),
 	)
 }

@@ -23,7 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -50,6 +51,8 @@ func (d *SubagentRunDefaulter) Default(_ context.Context, run *v1.SubagentRun) e
 // SubagentRunValidator applies the spawn guards on create.
 type SubagentRunValidator struct {
 	Reader client.Reader
+	// APIReader confirms cache misses (nil: none).
+	APIReader client.Reader
 }
 
 var _ admission.Validator[*v1.SubagentRun] = &SubagentRunValidator{}
@@ -59,7 +62,7 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 	ns := run.Namespace
 	in := policy.SpawnInput{Spec: &run.Spec}
 	if key := run.Spec.RequesterSessionKey; key != "" {
-		s, err := indexer.SessionByKey(ctx, v.Reader, ns, key)
+		s, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, key)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -67,20 +70,20 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 			return nil, invalid("SubagentRun", run.Name, field.NotFound(field.NewPath("spec", "requesterSessionKey"), key))
 		}
 		in.Requester = s
-		if in.RequesterAgent, err = getAgent(ctx, v.Reader, ns, s.Spec.AgentID); err != nil {
+		if in.RequesterAgent, err = getAgent(ctx, v.Reader, v.APIReader, ns, s.Spec.AgentID); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		in.Depth = policy.SpawnDepth(s, indexer.ParentOf(ctx, v.Reader, ns))
+		in.Depth = policy.SpawnDepth(s, lookup.ParentOf(ctx, v.Reader, ns))
 		if in.ActiveChildren, err = activeChildren(ctx, v.Reader, ns, key); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
 	in.TargetID = policy.TargetAgentID(&run.Spec, in.Requester)
 	var err error
-	if in.Target, err = getAgent(ctx, v.Reader, ns, in.TargetID); err != nil {
+	if in.Target, err = getAgent(ctx, v.Reader, v.APIReader, ns, in.TargetID); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	pol, err := sessionPolicy(ctx, v.Reader, ns)
+	pol, err := sessionPolicy(ctx, v.Reader, v.APIReader, ns)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -98,12 +101,12 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 // activeChildren counts the requester's runs that have not completed.
 func activeChildren(ctx context.Context, r client.Reader, ns, requester string) (int, error) {
 	var runs v1.SubagentRunList
-	if err := r.List(ctx, &runs, client.InNamespace(ns), client.MatchingFields{indexer.RunRequester: requester}); err != nil {
+	if err := r.List(ctx, &runs, client.InNamespace(ns), client.MatchingFields{cacheindex.RunRequester: requester}); err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, run := range runs.Items {
-		if !isCompleted(run.Status.Conditions) {
+		if !v1.Finished(run.Status.Conditions) {
 			n++
 		}
 	}

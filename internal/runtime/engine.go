@@ -104,11 +104,13 @@ type Engine struct {
 	stop context.CancelCauseFunc
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	lanes   map[laneKey]*lane
-	jobs    map[string]*job // queued or running, by turn id
-	results map[string]TurnResult
-	wake    map[string]chan event.GenericEvent
+	mu    sync.Mutex
+	lanes map[laneKey]*lane
+	jobs  map[string]*job // queued or running, by turn id
+	// owners holds, per owner, its queued and running turns and its finished outcomes not
+	// yet released (see owners.go); the engine's memory is bounded by its live owners.
+	owners owners
+	wake   map[string]chan event.GenericEvent
 
 	providers providerCache
 	tools     toolset
@@ -151,7 +153,7 @@ func NewEngine(o Options) (*Engine, error) {
 		sem:     make(chan struct{}, o.MaxConcurrentTurns),
 		lanes:   map[laneKey]*lane{},
 		jobs:    map[string]*job{},
-		results: map[string]TurnResult{},
+		owners:  owners{},
 		wake:    map[string]chan event.GenericEvent{},
 		tools:   sessionTools(),
 		history: newHistoryCache(DefaultHistoryCacheBytes),
@@ -198,39 +200,50 @@ func (e *Engine) Submit(_ context.Context, req TurnRequest) error {
 	if _, ok := e.jobs[req.ID]; ok {
 		return nil
 	}
-	if _, ok := e.results[req.ID]; ok {
+	if _, ok := e.owners.result(req.Owner, req.ID); ok {
 		return nil
 	}
-	e.enqueueLocked(e.newJob(req))
+	j := e.newJob(req)
+	e.owners.add(j)
+	e.enqueueLocked(j)
 	return nil
 }
 
 // Result implements Runner.
-func (e *Engine) Result(id string) (TurnResult, bool) {
+func (e *Engine) Result(owner Owner, id string) (TurnResult, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	r, ok := e.results[id]
-	return r, ok
+	return e.owners.result(owner, id)
 }
 
-// Forget implements Runner.
-func (e *Engine) Forget(id string) {
+// Abort implements Runner: the owner's running turns are cancelled (their model calls see
+// the context end) and end with ErrAborted, marking their sessions abortedLastRun; queued
+// ones are dropped; finished outcomes are forgotten, and so are those of the cancelled turns
+// when they end. It reports how many turns were queued or running.
+func (e *Engine) Abort(owner Owner) int {
 	e.mu.Lock()
-	delete(e.results, id)
+	live := e.owners.release(owner)
 	e.mu.Unlock()
-}
-
-// Abort cancels a queued or running turn; it ends with ErrAborted and marks the session
-// abortedLastRun. It reports whether the turn was queued or running. (Not part of Runner:
-// a reconciler that needs it, e.g. on deletion of its owner, type-asserts to *Engine.)
-func (e *Engine) Abort(id string) bool {
-	e.mu.Lock()
-	j, ok := e.jobs[id]
-	e.mu.Unlock()
-	if ok {
+	for _, j := range live {
 		j.cancel(ErrAborted)
 	}
+	return len(live)
+}
+
+// Holds reports whether the engine holds a turn or an outcome of owner.
+func (e *Engine) Holds(owner Owner) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.owners[owner]
 	return ok
+}
+
+// Owners reports how many owners the engine holds turns or outcomes for: those with a turn
+// queued or running, or a finished one not yet released with Abort.
+func (e *Engine) Owners() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.owners)
 }
 
 // Wake implements Runner.
@@ -253,7 +266,7 @@ func (e *Engine) wakeLocked(kind string) chan event.GenericEvent {
 func (e *Engine) finish(j *job, res TurnResult) {
 	e.mu.Lock()
 	delete(e.jobs, j.req.ID)
-	e.results[j.req.ID] = res
+	e.owners.finish(j, res)
 	ch := e.wakeLocked(j.req.Owner.Kind)
 	e.mu.Unlock()
 

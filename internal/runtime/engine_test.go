@@ -131,14 +131,14 @@ func TestLaneFIFO(t *testing.T) {
 		t.Fatalf("other session's turn = %+v", res)
 	}
 	f.waitTimers(1) // turn a is in its scripted delay
-	if _, ok := f.engine.Result("b"); ok {
+	if _, ok := f.engine.Result(ownerOf("b"), "b"); ok {
 		t.Fatal("turn b finished while turn a, ahead of it in the lane, was still running")
 	}
 	f.clock.Step(10 * time.Second)
 	if res := f.await("b"); res.Text != "pong" {
 		t.Fatalf("turn b = %+v", res)
 	}
-	if res, _ := f.engine.Result("a"); res.Text != "done" {
+	if res, _ := f.engine.Result(ownerOf("a"), "a"); res.Text != "done" {
 		t.Fatalf("turn a = %+v", res)
 	}
 	want := []rec{
@@ -158,7 +158,7 @@ func TestGlobalBound(t *testing.T) {
 	f.submit(turnReq("a", keyA, "slow"))
 	f.waitTimers(1)
 	f.submit(turnReq("b", keyB, "ping"))
-	if _, ok := f.engine.Result("b"); ok {
+	if _, ok := f.engine.Result(ownerOf("b"), "b"); ok {
 		t.Fatal("turn b ran beyond the global bound")
 	}
 	f.clock.Step(10 * time.Second)
@@ -171,7 +171,7 @@ func TestGlobalBound(t *testing.T) {
 }
 
 // The same turn id submitted again while queued, running or finished runs once; after
-// Forget it runs again but appends nothing twice and has the same outcome.
+// its owner releases it, it runs again but appends nothing twice and has the same outcome.
 func TestSameTurnIDRunsOnce(t *testing.T) {
 	f := mainFixture(t)
 	f.submit(turnReq("a", keyA, "slow"))
@@ -183,9 +183,9 @@ func TestSameTurnIDRunsOnce(t *testing.T) {
 	if calls, _ := f.calls.snapshot(); calls != 1 {
 		t.Fatalf("model calls = %d, want 1", calls)
 	}
-	f.engine.Forget("a")
-	if _, ok := f.engine.Result("a"); ok {
-		t.Fatal("Result after Forget")
+	f.engine.Abort(ownerOf("a"))
+	if _, ok := f.engine.Result(ownerOf("a"), "a"); ok {
+		t.Fatal("Result after Abort")
 	}
 	f.submit(turnReq("a", keyA, "slow"))
 	again := f.await("a")
@@ -290,15 +290,52 @@ func TestAbort(t *testing.T) {
 	f := mainFixture(t)
 	f.submit(turnReq("a", keyA, "slow"))
 	f.waitTimers(1)
-	if !f.engine.Abort("a") {
-		t.Fatal("Abort of a running turn = false")
+	if n := f.engine.Abort(ownerOf("a")); n != 1 {
+		t.Fatalf("Abort of an owner with a running turn = %d, want 1", n)
 	}
-	res := f.await("a")
-	if !res.Aborted || !errors.Is(res.Err, ErrAborted) {
-		t.Fatalf("result = %+v, want aborted", res)
+	f.awaitWake("a")
+	if _, ok := f.engine.Result(ownerOf("a"), "a"); ok {
+		t.Error("an aborted owner's turn left an outcome")
 	}
-	if f.engine.Abort("a") {
-		t.Error("Abort of a finished turn = true")
+	if n := f.engine.Abort(ownerOf("a")); n != 0 {
+		t.Errorf("Abort of a released owner = %d, want 0", n)
+	}
+	if !f.session(keyA).Status.AbortedLastRun {
+		t.Error("session not marked abortedLastRun")
+	}
+}
+
+// Abort of an owner cancels its running turn's model call, drops its queued turn without
+// running it, and leaves the engine holding nothing for it: memory follows live owners.
+func TestAbortOwnerReleasesEverything(t *testing.T) {
+	f := mainFixture(t)
+	running, queued := turnReq("a", keyA, "slow"), turnReq("b", keyA, "ping")
+	queued.Owner = running.Owner
+	f.submit(running)
+	f.submit(queued)
+	f.submit(turnReq("done", keyB, "ping"))
+	f.await("done")
+	f.waitTimers(1) // a is in its model call
+	if got := f.engine.Owners(); got != 2 {
+		t.Fatalf("owners held = %d, want 2", got)
+	}
+	if n := f.engine.Abort(running.Owner); n != 2 {
+		t.Fatalf("Abort = %d, want 2 (one running, one queued)", n)
+	}
+	f.engine.Abort(ownerOf("done"))
+	f.awaitWake("a")
+	if calls, _ := f.calls.snapshot(); calls != 2 {
+		t.Errorf("model calls = %d, want 2 (a and done; b never ran)", calls)
+	}
+	f.engine.Stop() // every lane drained
+	if got := f.engine.Owners(); got != 0 {
+		t.Errorf("owners held after all were released = %d, want 0", got)
+	}
+	f.engine.mu.Lock()
+	jobs := len(f.engine.jobs)
+	f.engine.mu.Unlock()
+	if jobs != 0 {
+		t.Errorf("jobs held = %d, want 0", jobs)
 	}
 }
 

@@ -156,8 +156,13 @@ func turnReq(id, key, text string) TurnRequest {
 	return TurnRequest{
 		ID: id, Namespace: ns, SessionKey: key,
 		Input: transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}}},
-		Owner: Owner{Kind: OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: ns, Name: "send-" + id}},
+		Owner: ownerOf(id),
 	}
+}
+
+// ownerOf is the owner turnReq gives turn id.
+func ownerOf(id string) Owner {
+	return Owner{Kind: OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: ns, Name: "send-" + id}}
 }
 
 func (f *fixture) submit(req TurnRequest) {
@@ -176,13 +181,23 @@ func (f *fixture) await(id string) TurnResult {
 		if ev.Object.GetName() != want {
 			continue
 		}
-		r, ok := f.engine.Result(id)
+		r, ok := f.engine.Result(ownerOf(id), id)
 		if !ok {
 			f.t.Fatalf("woken for %s without a result", id)
 		}
 		return r
 	}
 	panic("unreachable")
+}
+
+// awaitWake blocks until the engine wakes the owner of id.
+func (f *fixture) awaitWake(id string) {
+	want := "send-" + id
+	for ev := range f.engine.Wake(OwnerSessionSend) {
+		if ev.Object.GetName() == want {
+			return
+		}
+	}
 }
 
 // waitTimers blocks until n timers wait on the fake clock (e.g. a scripted delay started).

@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -72,7 +72,7 @@ func (e *Engine) findSession(ctx context.Context, namespace, ref string, match f
 
 // agent reads an Agent (its name is the agent id), from the cache or, on a miss, the API.
 func (e *Engine) agent(ctx context.Context, namespace, id string) (*sessionsv1alpha1.Agent, error) {
-	a, err := indexer.Agent(ctx, e.opts.Reader, e.opts.APIReader, namespace, id)
+	a, err := lookup.Agent(ctx, e.opts.Reader, e.opts.APIReader, namespace, id)
 	if err == nil && a == nil {
 		err = fmt.Errorf("agent %q not found", id)
 	}

@@ -34,7 +34,7 @@ import (
 
 // sessions_send bounds: the seeds' default wait is > 0; a turn should not wait for hours.
 const (
-	DefaultSendTimeoutSeconds = 30
+	DefaultSendTimeoutSeconds = sessionsv1alpha1.DefaultSendTimeoutSeconds
 	MaxSendTimeoutSeconds     = 600
 )
 
@@ -81,6 +81,13 @@ func (c *toolCall) callUUID() string {
 // createOnce creates obj, or reads the one an earlier run of the turn created. A denial by
 // admission comes back as a forbidden result, with the webhook's message.
 func (c *toolCall) createOnce(ctx context.Context, obj client.Object) (*statusResult, error) {
+	// The turn's owner is recorded so that cancelling it cancels what its turns started.
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[sessionsv1alpha1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
+	obj.SetLabels(labels)
 	err := c.e.opts.Client.Create(ctx, obj)
 	switch {
 	case err == nil:

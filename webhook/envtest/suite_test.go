@@ -32,7 +32,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
@@ -79,7 +79,7 @@ var _ = BeforeSuite(func() {
 		}),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(indexer.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
+	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser})).To(Succeed())
 	cached = mgr.GetClient()
 	var mctx context.Context
