@@ -33,7 +33,7 @@ const (
 )
 
 // SessionSendSpec is a sessions_send call. It cannot change once created, but for cancel.
-// +kubebuilder:validation:XValidation:rule="self.sessionKey == oldSelf.sessionKey && self.message == oldSelf.message && (has(self.timeoutSeconds) ? self.timeoutSeconds : -1) == (has(oldSelf.timeoutSeconds) ? oldSelf.timeoutSeconds : -1) && (has(self.fromSessionKey) ? self.fromSessionKey : ”) == (has(oldSelf.fromSessionKey) ? oldSelf.fromSessionKey : ”) && (has(self.ttlSecondsAfterFinished) ? self.ttlSecondsAfterFinished : -1) == (has(oldSelf.ttlSecondsAfterFinished) ? oldSelf.ttlSecondsAfterFinished : -1)",message="spec is immutable but for cancel; create a new SessionSend"
+// +kubebuilder:validation:XValidation:rule="self.sessionKey == oldSelf.sessionKey && self.message == oldSelf.message && has(self.timeoutSeconds) == has(oldSelf.timeoutSeconds) && (!has(self.timeoutSeconds) || self.timeoutSeconds == oldSelf.timeoutSeconds) && has(self.fromSessionKey) == has(oldSelf.fromSessionKey) && (!has(self.fromSessionKey) || self.fromSessionKey == oldSelf.fromSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SessionSend"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
 type SessionSendSpec struct {
 	// sessionKey is the target: a session key, a sessionId, or main (the main session of

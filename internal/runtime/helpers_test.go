@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -103,11 +104,24 @@ type fixture struct {
 
 type fixtureOption func(*Options)
 
+// builderIndexes registers the manager's field indexes with a fake client builder, so the
+// engine's lookups read the fake client as they read the manager's cache.
+type builderIndexes struct{ b *fake.ClientBuilder }
+
+func (i builderIndexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
+	i.b.WithIndex(obj, field, fn)
+	return nil
+}
+
 func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: clocktesting.NewFakeClock(epoch), dir: t.TempDir(), calls: &callCounter{}}
-	f.client = fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
-		WithStatusSubresource(&sessionsv1alpha1.AgentSession{}, &sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{}).Build()
+	b := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
+		WithStatusSubresource(&sessionsv1alpha1.AgentSession{}, &sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{})
+	if err := cacheindex.Setup(context.Background(), builderIndexes{b}); err != nil {
+		t.Fatal(err)
+	}
+	f.client = b.Build()
 	f.openStore()
 	for _, o := range objs {
 		if s, ok := o.(*sessionsv1alpha1.AgentSession); ok && s.Status.SessionID != "" {

@@ -112,7 +112,7 @@ func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32)
 	if denied, err := c.createOnce(ctx, s); denied != nil || err != nil {
 		return denied, err
 	}
-	runID := string(s.UID) + "/round-1"
+	runID := TurnID(s.UID, "round-1")
 	if timeout == 0 {
 		return statusResult{RunID: runID, Status: statusAccepted}, nil
 	}
