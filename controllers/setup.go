@@ -15,6 +15,13 @@
 // Package controllers holds one reconciler per kind: AgentSession, SessionSend, SubagentRun,
 // Agent and SessionPolicy. Each behaviour has its own file (replyback.go, announce.go,
 // ttl.go, attachments.go); the rules they apply come from internal/policy.
+//
+// SessionSend and SubagentRun own agent turns. Both run through the step runner in
+// steps.go, the one place that speaks to the turn engine (runTurn), writes status (once per
+// reconcile, Events after it), guards against stale reads (stale.go) and releases an
+// object's turns when it finishes, is cancelled (outcome.go) or is deleted. Their steps
+// are listed at the top of each controller: read steps.go first, then a controller's
+// steps() to see what happens to a send or a run, and in which order.
 package controllers
 
 import (
