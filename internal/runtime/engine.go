@@ -21,14 +21,14 @@ import (
 	"sync"
 	"time"
 
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -291,14 +291,14 @@ func (e *Engine) finish(j *job, res TurnResult) {
 // ownerObject is the object of a wake event; only its namespace and name matter to
 // handler.EnqueueRequestForObject.
 func ownerObject(o Owner) client.Object {
-	meta := v1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
+	meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
 	switch o.Kind {
 	case OwnerSessionSend:
-		return &sessionsv1alpha1.SessionSend{ObjectMeta: meta}
+		return &v1.SessionSend{ObjectMeta: meta}
 	case OwnerSubagentRun:
-		return &sessionsv1alpha1.SubagentRun{ObjectMeta: meta}
+		return &v1.SubagentRun{ObjectMeta: meta}
 	}
-	return &v1.PartialObjectMetadata{ObjectMeta: meta}
+	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
 }
 
 // now is the engine clock's time.

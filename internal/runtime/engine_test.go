@@ -25,7 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -101,12 +101,12 @@ func TestTurnAppendsAndCounts(t *testing.T) {
 	}
 
 	st := f.session(keyA).Status
-	wantStatus := sessionsv1alpha1.AgentSessionStatus{
-		SessionID: sidA, Phase: sessionsv1alpha1.SessionActive,
+	wantStatus := v1.AgentSessionStatus{
+		SessionID: sidA, Phase: v1.SessionActive,
 		InputTokens: res.InputTokens, OutputTokens: 1, TotalTokens: res.InputTokens + 1, ContextTokens: res.InputTokens,
 		SystemSent: true, MessageCount: 2, LastMessagePreview: "pong",
 	}
-	if diff := cmp.Diff(wantStatus, st, cmpopts.IgnoreFields(sessionsv1alpha1.AgentSessionStatus{}, "UpdatedAt")); diff != "" {
+	if diff := cmp.Diff(wantStatus, st, cmpopts.IgnoreFields(v1.AgentSessionStatus{}, "UpdatedAt")); diff != "" {
 		t.Errorf("session status (-want +got):\n%s", diff)
 	}
 }

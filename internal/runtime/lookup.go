@@ -18,7 +18,7 @@ import (
 	"context"
 	"fmt"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -29,7 +29,7 @@ import (
 func (e *Engine) lookup() lookup.Lookup { return lookup.New(e.opts.Reader, e.opts.APIReader) }
 
 // sessionByKey is the session with key; a missing one is an error for a turn.
-func (e *Engine) sessionByKey(ctx context.Context, namespace, key string) (*sessionsv1alpha1.AgentSession, error) {
+func (e *Engine) sessionByKey(ctx context.Context, namespace, key string) (*v1.AgentSession, error) {
 	s, err := e.lookup().SessionByKey(ctx, namespace, key)
 	if err == nil && s == nil {
 		err = fmt.Errorf("session %q not found", key)
@@ -38,7 +38,7 @@ func (e *Engine) sessionByKey(ctx context.Context, namespace, key string) (*sess
 }
 
 // resolveSession finds a session by key, sessionId, or the alias main/global (of agentID).
-func (e *Engine) resolveSession(ctx context.Context, namespace, ref, agentID string) (*sessionsv1alpha1.AgentSession, error) {
+func (e *Engine) resolveSession(ctx context.Context, namespace, ref, agentID string) (*v1.AgentSession, error) {
 	s, err := e.lookup().ResolveSession(ctx, namespace, ref, agentID)
 	if err == nil && s == nil {
 		err = fmt.Errorf("session %q not found", ref)
@@ -47,7 +47,7 @@ func (e *Engine) resolveSession(ctx context.Context, namespace, ref, agentID str
 }
 
 // agent reads an Agent (its name is the agent id).
-func (e *Engine) agent(ctx context.Context, namespace, id string) (*sessionsv1alpha1.Agent, error) {
+func (e *Engine) agent(ctx context.Context, namespace, id string) (*v1.Agent, error) {
 	a, err := e.lookup().Agent(ctx, namespace, id)
 	if err == nil && a == nil {
 		err = fmt.Errorf("agent %q not found", id)
@@ -56,16 +56,16 @@ func (e *Engine) agent(ctx context.Context, namespace, id string) (*sessionsv1al
 }
 
 // sessionPolicy reads the namespace's SessionPolicy; none is the zero policy.
-func (e *Engine) sessionPolicy(ctx context.Context, namespace string) (*sessionsv1alpha1.SessionPolicy, error) {
+func (e *Engine) sessionPolicy(ctx context.Context, namespace string) (*v1.SessionPolicy, error) {
 	p, err := e.lookup().SessionPolicy(ctx, namespace)
 	if err == nil && p == nil {
-		p = &sessionsv1alpha1.SessionPolicy{}
+		p = &v1.SessionPolicy{}
 	}
 	return p, err
 }
 
 // isSubagent says whether s is a sub-agent session, which gets no session tools.
-func isSubagent(s *sessionsv1alpha1.AgentSession) bool {
+func isSubagent(s *v1.AgentSession) bool {
 	if s.Spec.SpawnedBy != "" {
 		return true
 	}
