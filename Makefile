@@ -29,6 +29,11 @@ manifests: ## Generate CRDs, RBAC and webhook configuration.
 generate: ## Generate deepcopy code.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
+.PHONY: docs
+docs: ## Generate the API reference (docs/api-reference.md) from the types with crd-ref-docs.
+	$(GO) tool crd-ref-docs --source-path=./api/v1alpha1 --config=hack/crd-ref-docs.yaml \
+		--renderer=markdown --output-path=docs/api-reference.md
+
 .PHONY: fmt
 fmt: ## go fmt.
 	$(GO) fmt ./...
@@ -38,10 +43,10 @@ vet: ## go vet.
 	$(GO) vet ./...
 
 .PHONY: verify
-verify: manifests generate ## Regenerate and fail if anything generated is stale.
-	@if [ -n "$$(git status --porcelain -- api config)" ]; then \
-		echo "generated files are stale; run 'make manifests generate' and commit:"; \
-		git status --porcelain -- api config; git diff --stat -- api config; exit 1; fi
+verify: manifests generate docs ## Regenerate and fail if anything generated is stale.
+	@if [ -n "$$(git status --porcelain -- api config docs)" ]; then \
+		echo "generated files are stale; run 'make manifests generate docs' and commit:"; \
+		git status --porcelain -- api config docs; git diff --stat -- api config docs; exit 1; fi
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 .PHONY: envtest
@@ -49,8 +54,12 @@ envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints th
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh
 
 ##@ Test
+.PHONY: mcp-npm
+mcp-npm: ## Install Node 22, the MCP conformance suite and the everything server (once per machine).
+	@hack/mcp-npm.sh >/dev/null
+
 .PHONY: test
-test: vet ## Unit tables, envtest suites, e2e and chaos (what CI runs).
+test: vet mcp-npm ## Unit tables, envtest suites, e2e and chaos (what CI runs).
 	# -count=1: e2e and chaos build the binaries themselves, which the test cache cannot see.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 

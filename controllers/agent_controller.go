@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 )
 
@@ -40,6 +41,9 @@ type AgentReconciler struct {
 	client.Client
 	// APIReader reads Secrets uncached: the manager does not cache every Secret.
 	APIReader client.Reader
+	// MCP probes the Agent's MCP tool servers for status.mcpServers and the Ready message;
+	// nil skips them.
+	MCP *mcptools.Pool
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agents,verbs=get;list;watch
@@ -49,6 +53,9 @@ type AgentReconciler struct {
 func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	a := &v1.Agent{}
 	if err := r.Get(ctx, req.NamespacedName, a); err != nil {
+		if apierrors.IsNotFound(err) && r.MCP != nil {
+			r.MCP.Forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "ProviderConfigured",
@@ -58,6 +65,12 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	var res ctrl.Result
+	if summary, retry := r.mcpStatus(ctx, a); summary != "" {
+		cond.Message += "; " + summary
+		if retry {
+			res.RequeueAfter = secretRecheck
+		}
+	}
 	if reason != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, truncate(msg, 512)
 		// Secrets are not watched (the manager does not cache them): look again later.

@@ -134,6 +134,9 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 		}
 		s.Status.SessionID = string(s.UID)
 		s.Status.TranscriptPath = stats.Path
+		if s.Status.UpdatedAt == nil { // the UPDATED column of a session with no message yet
+			s.Status.UpdatedAt = &metav1.Time{Time: stats.UpdatedAt}
+		}
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", stats.Path)
 	}
 	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue,

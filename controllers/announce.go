@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
@@ -42,6 +43,8 @@ type announcer struct {
 	lookup    lookup.Lookup
 	apiReader client.Reader
 	deliverer *delivery.Deliverer
+	// events records announces for sinks of kind events.
+	events recorder.EventRecorder
 }
 
 // outcome is the announce of a finished announce turn: delivered, skipped or failed.
@@ -109,13 +112,13 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, repl
 	if dc.To != "" {
 		out.Target += ":" + dc.To
 	}
-	sink, err := a.sinkFor(ctx, pol, dc.Channel)
+	sink, err := a.sinkFor(ctx, pol, dc.Channel, a.recordOn(session, out.Target))
 	if err != nil {
 		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
 		return out
 	}
 	if sink == nil {
-		out.Status, out.Reason = v1.AnnounceSkipped, fmt.Sprintf("no delivery sink for channel %q in SessionPolicy default spec.delivery", dc.Channel)
+		out.Status, out.Reason = v1.AnnounceNoSink, fmt.Sprintf("no delivery sink for channel %q in SessionPolicy default spec.delivery", dc.Channel)
 		return out
 	}
 	err = a.deliverer.Deliver(ctx, *sink, delivery.Message{
@@ -130,13 +133,17 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, repl
 	return out
 }
 
-func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel string) (*delivery.Sink, error) {
+// sinkFor is the channel's sink; record takes the announces of an events sink.
+func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel string, record func(delivery.Message)) (*delivery.Sink, error) {
 	if pol == nil {
 		return nil, nil
 	}
 	for _, d := range pol.Spec.Delivery {
 		if !strings.EqualFold(string(d.Channel), channel) {
 			continue
+		}
+		if d.Kind == v1.DeliveryEvents {
+			return &delivery.Sink{Record: record}, nil
 		}
 		sink := &delivery.Sink{URL: d.URL}
 		if ref := d.SecretRef; ref != nil {
@@ -150,6 +157,19 @@ func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel 
 	}
 	return nil, nil
 }
+
+// recordOn delivers to the events sink kind: an AnnounceDelivered Event on the session.
+func (a *announcer) recordOn(session *v1.AgentSession, target string) func(delivery.Message) {
+	return func(m delivery.Message) {
+		if a.events != nil {
+			a.events.Eventf(session, nil, corev1.EventTypeNormal, "AnnounceDelivered", "Deliver",
+				"announce to %s: %s", target, truncate(m.Text, maxAnnounceEventText))
+		}
+	}
+}
+
+// maxAnnounceEventText keeps an announce Event's note under the API's 1 KiB.
+const maxAnnounceEventText = 900
 
 // truncate cuts s to n bytes at most, at a rune boundary.
 func truncate(s string, n int) string {

@@ -34,6 +34,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -60,6 +61,9 @@ type Options struct {
 	// TTLAfterFinished deletes finished SessionSends and SubagentRuns whose
 	// spec.ttlSecondsAfterFinished is unset that long after they finished; 0 keeps them.
 	TTLAfterFinished time.Duration
+	// MCP is the MCP tool server pool the engine uses; the Agent reconciler reports on
+	// the servers through it. Nil skips that report.
+	MCP *mcptools.Pool
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -88,10 +92,11 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	}
 	c := mgr.GetClient()
 	l := lookup.New(c, mgr.GetAPIReader())
-	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer}
+	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
+		events: o.Events.GetEventRecorder("announce-delivery")}
 	return errors.Join(
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
-		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
+		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).SetupWithManager(mgr),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
 		NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished).
 			SetupWithManager(mgr, o.Concurrency),

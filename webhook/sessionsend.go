@@ -53,7 +53,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 			return nil, apierrors.NewInternalError(err)
 		}
 		if s == nil {
-			return nil, invalid("SessionSend", send.Name, field.NotFound(spec.Child("fromSessionKey"), from))
+			return nil, v.unknown(ctx, send, spec.Child("fromSessionKey"), from, from)
 		}
 		requester, agentID = s, s.Spec.AgentID
 	}
@@ -72,7 +72,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 			// The controller creates an Agent's main session on first send.
 			return nil, err
 		}
-		return nil, invalid("SessionSend", send.Name, field.NotFound(spec.Child("sessionKey"), ref))
+		return nil, v.unknown(ctx, send, spec.Child("sessionKey"), ref, key)
 	}
 	pol, err := sessionPolicy(ctx, v.Reader, v.APIReader, ns)
 	if err != nil {
@@ -101,6 +101,15 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		return nil, forbidden("sessionsends", send.Name, d.Reason)
 	}
 	return nil, nil
+}
+
+// unknown is the 422 for a key that names no session, saying why.
+func (v *SessionSendValidator) unknown(ctx context.Context, send *v1.SessionSend, path *field.Path, ref, key string) error {
+	fe, err := unknownSession(ctx, v.Reader, path, send.Namespace, ref, key)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	return invalid("SessionSend", send.Name, fe)
 }
 
 // mainOfExistingAgent reports whether key is agent:<id>:main of an Agent that exists.

@@ -67,7 +67,11 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 			return nil, apierrors.NewInternalError(err)
 		}
 		if s == nil {
-			return nil, invalid("SubagentRun", run.Name, field.NotFound(field.NewPath("spec", "requesterSessionKey"), key))
+			fe, err := unknownSession(ctx, v.Reader, field.NewPath("spec", "requesterSessionKey"), ns, key, key)
+			if err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+			return nil, invalid("SubagentRun", run.Name, fe)
 		}
 		in.Requester = s
 		if in.RequesterAgent, err = getAgent(ctx, v.Reader, v.APIReader, ns, s.Spec.AgentID); err != nil {

@@ -63,8 +63,7 @@ type ScriptRule struct {
 // ModelSpec selects and configures the model provider.
 // +kubebuilder:validation:XValidation:rule="self.provider == 'scripted' || has(self.name)",message="name is required for the openai and anthropic providers"
 type ModelSpec struct {
-	// provider is openai (any OpenAI-compatible chat completions server: vLLM, Ollama,
-	// LiteLLM), anthropic (Messages API) or scripted (deterministic rules, offline).
+	// provider is openai (any OpenAI-compatible chat completions server: vLLM, Ollama, LiteLLM), anthropic (Messages API) or scripted (deterministic rules, offline).
 	// +required
 	Provider ProviderName `json:"provider"`
 	// name is the model name sent to the provider.
@@ -97,7 +96,7 @@ type SubagentsSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
 	AllowAgents []string `json:"allowAgents,omitempty"`
-	// archiveAfterMinutes archives a kept sub-agent session after this long.
+	// archiveAfterMinutes archives a kept sub-agent session after this many minutes; default 60.
 	// +optional
 	// +kubebuilder:default=60
 	// +kubebuilder:validation:Minimum=1
@@ -108,18 +107,90 @@ type SubagentsSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=86400
 	RunTimeoutSeconds *int32 `json:"runTimeoutSeconds,omitempty"`
-	// maxSpawnDepth is how deep spawns may nest; 1 means sub-agents cannot spawn.
+	// maxSpawnDepth is how deep spawns may nest; 1 (the default) means sub-agents cannot spawn.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=5
 	MaxSpawnDepth *int32 `json:"maxSpawnDepth,omitempty"`
-	// maxChildren is how many active children one session may have.
+	// maxChildren is how many active children one session may have; default 5.
 	// +optional
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	MaxChildren *int32 `json:"maxChildren,omitempty"`
+	// tools narrows what this agent's sessions get when they run as sub-agents: the names of non-session tools, e.g. mcp__everything__echo.
+	// Empty means every non-session tool.
+	// Session tools are never offered to sub-agents; workspace_list and workspace_read always are.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=128
+	Tools []string `json:"tools,omitempty"`
+}
+
+// MCPHeader is an HTTP header sent to an MCP server, its value read from a Secret.
+type MCPHeader struct {
+	// name is the header name, e.g. Authorization.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9!#$%&'*+.^_|~-]+$`
+	Name string `json:"name"`
+	// valueFrom names the Secret key holding the value, in the Agent's namespace.
+	// +required
+	ValueFrom MCPHeaderSource `json:"valueFrom"`
+}
+
+// MCPHeaderSource is where a header value comes from.
+type MCPHeaderSource struct {
+	// secretKeyRef selects a key of a Secret in the Agent's namespace.
+	// +required
+	SecretKeyRef corev1.SecretKeySelector `json:"secretKeyRef"`
+}
+
+// MCPServer is a remote MCP tool server whose tools the agent's turns may call.
+type MCPServer struct {
+	// name is a DNS label; the model sees the server's tools as mcp__<name>__<tool>.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+	// url is the server's endpoint: streamable HTTP, or the older HTTP+SSE transport.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://`
+	URL string `json:"url"`
+	// headers are sent with every request to the server.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Headers []MCPHeader `json:"headers,omitempty"`
+	// allowedTools are the server's tool names offered to the model; empty means every tool the server lists.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=128
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	// timeoutSeconds bounds one tool call (and connecting), default 30; a call that takes longer ends with an error result, not the turn.
+	// +optional
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=600
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+}
+
+// ToolsSpec gives the agent tools beyond the session tools.
+type ToolsSpec struct {
+	// mcpServers are the MCP tool servers the agent's turns may call.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	MCPServers []MCPServer `json:"mcpServers,omitempty"`
 }
 
 // SandboxSpec says whether the agent runs sandboxed.
@@ -127,8 +198,7 @@ type SandboxSpec struct {
 	// enabled runs this agent's sessions sandboxed.
 	// +optional
 	Enabled bool `json:"enabled,omitempty"`
-	// sessionToolsVisibility: spawned (default) clamps session tools to the sessions this
-	// session spawned; all lets the SessionPolicy's visibility apply.
+	// sessionToolsVisibility: spawned (the default) clamps session tools to the sessions this session spawned; all lets the SessionPolicy's visibility apply.
 	// +optional
 	// +kubebuilder:default=spawned
 	SessionToolsVisibility ToolsVisibility `json:"sessionToolsVisibility,omitempty"`
@@ -143,6 +213,13 @@ type AgentSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	AllowedModels []string `json:"allowedModels,omitempty"`
+	// turnTimeoutSeconds bounds one turn of this agent, its model and tool calls included, default 600.
+	// A turn still running then ends aborted and its send or run fails.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	TurnTimeoutSeconds *int32 `json:"turnTimeoutSeconds,omitempty"`
 	// systemPrompt is sent as the system message of every turn.
 	// +optional
 	// +kubebuilder:validation:MaxLength=65536
@@ -155,6 +232,24 @@ type AgentSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Sandbox SandboxSpec `json:"sandbox,omitempty"`
+	// tools gives the agent's turns tools beyond the session tools.
+	// +optional
+	Tools ToolsSpec `json:"tools,omitempty"`
+}
+
+// MCPServerStatus is what the last check of one MCP server found.
+type MCPServerStatus struct {
+	// name is the server's name in spec.tools.mcpServers.
+	Name string `json:"name"`
+	// connected says the server answered initialize.
+	Connected bool `json:"connected"`
+	// tools is how many tools the server offers the agent (after allowedTools).
+	// +optional
+	Tools int32 `json:"tools,omitempty"`
+	// message says why the server is not connected.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message,omitempty"`
 }
 
 // AgentStatus reports whether the agent can run turns.
@@ -166,15 +261,21 @@ type AgentStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// mcpServers reports, per configured MCP server, whether it answered initialize and how many tools it offers.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	MCPServers []MCPServerStatus `json:"mcpServers,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=agents
+// +kubebuilder:resource:categories=agent-sessions
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9][a-z0-9_-]{0,63}$')",message="metadata.name is the agent id and must match [a-z0-9][a-z0-9_-]{0,63}"
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.model.provider`
 // +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="MCP",type=string,JSONPath=`.status.mcpServers[*].name`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // Agent configures an agent id: its model provider, prompt and spawn limits.

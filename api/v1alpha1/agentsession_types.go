@@ -24,9 +24,8 @@ const (
 // AgentSessionSpec describes one conversation.
 // +kubebuilder:validation:XValidation:rule="!has(self.parentSessionKey) || has(self.spawnedBy)",message="parentSessionKey requires spawnedBy"
 type AgentSessionSpec struct {
-	// key is the session key, e.g. agent:main:main, agent:main:discord:group:123,
-	// cron:nightly, hook:<uuid>, node-<id> or agent:<agentId>:subagent:<uuid>. It is unique
-	// in the namespace and cannot change.
+	// key is the session key, e.g. agent:main:main, agent:main:discord:group:123, cron:nightly, hook:<uuid>, node-<id> or agent:<agentId>:subagent:<uuid>.
+	// It is unique in the namespace and cannot change.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
@@ -71,9 +70,8 @@ type AgentSessionSpec struct {
 	// +kubebuilder:validation:MaxLength=32
 	VerboseLevel string `json:"verboseLevel,omitempty"`
 
-	// sendPolicy overrides the namespace SessionPolicy for sends into this session:
-	// allow or deny; unset inherits. Changing it needs patch on agentsessions
-	// (the agent-sessions-send-admin ClusterRole).
+	// sendPolicy overrides the namespace SessionPolicy for sends into this session: allow or deny; unset inherits.
+	// Changing it needs patch on agentsessions (the agent-sessions-send-admin ClusterRole).
 	// +optional
 	SendPolicy Action `json:"sendPolicy,omitempty"`
 
@@ -102,14 +100,12 @@ type AgentSessionSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	ParentSessionKey string `json:"parentSessionKey,omitempty"`
 
-	// sandboxed marks a session whose tools run in a sandbox; session tools then default
-	// to spawned-only visibility.
+	// sandboxed marks a session whose tools run in a sandbox; session tools then default to spawned-only visibility.
 	// +optional
 	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
-// AgentSessionStatus is what the manager knows of a session; the transcript itself stays
-// in the transcript store.
+// AgentSessionStatus is what the manager knows of a session; the transcript itself stays in the transcript store.
 type AgentSessionStatus struct {
 	// observedGeneration is the generation the status reflects.
 	// +optional
@@ -131,11 +127,12 @@ type AgentSessionStatus struct {
 	// phase is Active or Archived.
 	// +optional
 	Phase SessionPhase `json:"phase,omitempty"`
-	// updatedAt is when the transcript last changed.
+	// updatedAt is when the transcript last changed; its creation time until the first message.
 	// +optional
 	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
-	// messageCount is the number of transcript messages.
+	// messageCount is the number of transcript messages; default 0, so a new session's column reads 0.
 	// +optional
+	// +kubebuilder:default=0
 	MessageCount int64 `json:"messageCount,omitempty"`
 	// lastMessagePreview is the start of the last user or assistant text.
 	// +optional
@@ -168,7 +165,7 @@ type AgentSessionStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=as,categories=agents
+// +kubebuilder:resource:shortName=as,categories=agent-sessions
 // +kubebuilder:printcolumn:name="Key",type=string,JSONPath=`.spec.key`
 // +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.status.kind`
 // +kubebuilder:printcolumn:name="Channel",type=string,JSONPath=`.status.channel`

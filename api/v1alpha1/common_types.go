@@ -45,18 +45,21 @@ const (
 )
 
 // AnnounceStatus is the outcome of an announce step.
-// +kubebuilder:validation:Enum=delivered;skipped;failed
+// +kubebuilder:validation:Enum=delivered;skipped;noSink;failed
 type AnnounceStatus string
 
 const (
 	AnnounceDelivered AnnounceStatus = "delivered"
-	AnnounceSkipped   AnnounceStatus = "skipped"
-	AnnounceFailed    AnnounceStatus = "failed"
+	// AnnounceSkipped: the model said ANNOUNCE_SKIP or nothing, or the send policy blocked it.
+	AnnounceSkipped AnnounceStatus = "skipped"
+	// AnnounceNoSink: there was something to say, but no SessionPolicy delivery sink for the channel.
+	AnnounceNoSink AnnounceStatus = "noSink"
+	AnnounceFailed AnnounceStatus = "failed"
 )
 
 // Announce records the announce step of a send or a spawn.
 type Announce struct {
-	// status is delivered, skipped (ANNOUNCE_SKIP, no sink, or nothing to say) or failed.
+	// status is delivered, skipped (ANNOUNCE_SKIP, nothing to say, or blocked by the send policy), noSink (something to say but no delivery sink for the channel in the SessionPolicy) or failed.
 	// +optional
 	Status AnnounceStatus `json:"status,omitempty"`
 	// message is the announce text that was (or would have been) delivered, truncated.
@@ -65,7 +68,7 @@ type Announce struct {
 	// target is the channel (and recipient) the announce went to.
 	// +optional
 	Target string `json:"target,omitempty"`
-	// reason explains a skip or a failure.
+	// reason explains a skip, a missing sink or a failure.
 	// +optional
 	Reason string `json:"reason,omitempty"`
 }

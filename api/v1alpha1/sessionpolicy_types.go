@@ -63,7 +63,7 @@ type AgentToAgentSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
 	Allow []string `json:"allow,omitempty"`
-	// maxPingPongTurns bounds the reply-back loop of a send, 0 to 5.
+	// maxPingPongTurns bounds the reply-back loop of a send, 0 to 5; default 5.
 	// +optional
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=0
@@ -90,16 +90,33 @@ type AttachmentLimits struct {
 	MaxTotalBytes *int64 `json:"maxTotalBytes,omitempty"`
 }
 
-// DeliverySink is where announces for one channel are POSTed.
+// DeliveryKind is how a sink delivers an announce.
+// +kubebuilder:validation:Enum=webhook;events
+type DeliveryKind string
+
+const (
+	// DeliveryWebhook POSTs each announce to the sink's url.
+	DeliveryWebhook DeliveryKind = "webhook"
+	// DeliveryEvents records each announce as an AnnounceDelivered Event on its session:
+	// nothing leaves the cluster, kubectl events shows it (local runs, demos).
+	DeliveryEvents DeliveryKind = "events"
+)
+
+// DeliverySink is where announces for one channel go.
+// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'events') != has(self.url)",message="a webhook sink needs url; an events sink takes none"
 type DeliverySink struct {
 	// channel whose announces go to this sink.
 	// +required
 	Channel Channel `json:"channel"`
-	// url receives a JSON POST per announce, with an Idempotency-Key header.
-	// +required
+	// kind is webhook (the default: a JSON POST to url) or events (an AnnounceDelivered Event on the session, no url).
+	// +optional
+	// +kubebuilder:default=webhook
+	Kind DeliveryKind `json:"kind,omitempty"`
+	// url receives a JSON POST per announce, with an Idempotency-Key header (kind webhook).
+	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^https?://`
-	URL string `json:"url"`
+	URL string `json:"url,omitempty"`
 	// secretRef names a Secret key whose value is sent as a bearer token.
 	// +optional
 	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`
@@ -114,8 +131,7 @@ type SessionPolicySpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	AgentToAgent AgentToAgentSpec `json:"agentToAgent,omitempty"`
-	// visibility is what session tools may see: self, tree (default: the session and the
-	// sessions it spawned), agent (the agent's sessions) or all.
+	// visibility is what session tools may see: self, tree (the default: the session and the sessions it spawned), agent (the agent's sessions) or all.
 	// +optional
 	// +kubebuilder:default=tree
 	Visibility Visibility `json:"visibility,omitempty"`
@@ -147,8 +163,8 @@ type SessionPolicyStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=spol,categories=agents
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="a namespace has one SessionPolicy and it is named default"
+// +kubebuilder:resource:shortName=spol,categories=agent-sessions
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",messageExpression="'metadata.name is \\'' + self.metadata.name + '\\': a namespace has one SessionPolicy and it is named default'",fieldPath=".metadata",reason=FieldValueInvalid
 // +kubebuilder:printcolumn:name="Default",type=string,JSONPath=`.spec.sendPolicy.default`
 // +kubebuilder:printcolumn:name="Visibility",type=string,JSONPath=`.spec.visibility`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

@@ -36,8 +36,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.sessionKey == oldSelf.sessionKey && self.message == oldSelf.message && has(self.timeoutSeconds) == has(oldSelf.timeoutSeconds) && (!has(self.timeoutSeconds) || self.timeoutSeconds == oldSelf.timeoutSeconds) && has(self.fromSessionKey) == has(oldSelf.fromSessionKey) && (!has(self.fromSessionKey) || self.fromSessionKey == oldSelf.fromSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SessionSend"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
 type SessionSendSpec struct {
-	// sessionKey is the target: a session key, a sessionId, or main (the main session of
-	// the requester's agent).
+	// sessionKey is the target: a session key, a sessionId, or main (the main session of the requester's agent).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
@@ -49,8 +48,8 @@ type SessionSendSpec struct {
 	// +kubebuilder:validation:MaxLength=262144
 	Message string `json:"message"`
 
-	// timeoutSeconds is how long the send waits for the target's reply before it reports
-	// timeout (the run goes on). 0 is fire-and-forget: status accepted at once.
+	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on); default 30.
+	// 0 is fire-and-forget: status accepted at once.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=0
@@ -136,13 +135,14 @@ type SessionSendStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=ssend,categories=agents
+// +kubebuilder:resource:shortName=ssend,categories=agent-sessions
 // +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.spec.sessionKey`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Reply",type=string,JSONPath=`.status.reply`
 // +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.fromSessionKey`,priority=1
 // +kubebuilder:printcolumn:name="Announce",type=string,JSONPath=`.status.announce.status`,priority=1
+// +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.error`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SessionSend sends a message into a session, as the sessions_send tool does.

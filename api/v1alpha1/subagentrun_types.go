@@ -89,8 +89,7 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Label string `json:"label,omitempty"`
-	// agentId spawns under another agent, if the requester's agent allows it; default
-	// the requester's agent.
+	// agentId spawns under another agent, if the requester's agent allows it; default the requester's agent.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
 	AgentID string `json:"agentId,omitempty"`
@@ -102,8 +101,7 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=32
 	Thinking string `json:"thinking,omitempty"`
-	// runTimeoutSeconds aborts the run after N seconds; unset takes the Agent's
-	// subagents.runTimeoutSeconds, 0 means no limit.
+	// runTimeoutSeconds aborts the run after N seconds; unset takes the Agent's subagents.runTimeoutSeconds, 0 means no limit.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=86400
@@ -114,11 +112,11 @@ type SubagentRunSpec struct {
 	// mode is run or session; it defaults to session when thread is true, else run.
 	// +optional
 	Mode SpawnMode `json:"mode,omitempty"`
-	// cleanup deletes (delete) or archives after a while (keep) the child after the announce.
+	// cleanup deletes (delete) or archives after a while (keep, the default) the child after the announce.
 	// +optional
 	// +kubebuilder:default=keep
 	Cleanup Cleanup `json:"cleanup,omitempty"`
-	// sandbox require rejects the spawn unless the child runs sandboxed.
+	// sandbox: inherit (the default) runs the child as the requester's sandbox setting says; require rejects the spawn unless the child runs sandboxed.
 	// +optional
 	// +kubebuilder:default=inherit
 	Sandbox SandboxMode `json:"sandbox,omitempty"`
@@ -221,12 +219,13 @@ type SubagentRunStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=sar,categories=agents
+// +kubebuilder:resource:shortName=sar,categories=agent-sessions
 // +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentId`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Child",type=string,JSONPath=`.status.childSessionKey`
 // +kubebuilder:printcolumn:name="Announce",type=string,JSONPath=`.status.announce.status`,priority=1
 // +kubebuilder:printcolumn:name="Requester",type=string,JSONPath=`.spec.requesterSessionKey`,priority=1
+// +kubebuilder:printcolumn:name="Error",type=string,JSONPath=`.status.notes`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SubagentRun spawns a sub-agent run, as the sessions_spawn tool does.

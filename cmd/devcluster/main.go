@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
@@ -47,22 +48,35 @@ func main() {
 		fmt.Fprintln(os.Stderr, "devcluster:", err)
 		os.Exit(1)
 	}
-	kubectl := devcluster.KubectlPath()
 	fmt.Printf(`
 agent-session-operator is running locally.
 
-  kubeconfig:   %[1]s
-  history API:  http://%[3]s/sessions/{sessionKey}/history
+  kubeconfig:   %s
+  history API:  http://%s/sessions/{sessionKey}/history
+  metrics:      http://%s/metrics
+  environment:  %s
 
-Try, in another terminal:
+In another terminal, from the repository root:
 
-  export KUBECONFIG=%[1]s
-  %[2]s get agentsessions,sessionsends,subagentruns,agents,sessionpolicies
-  %[2]s explain sessionsend.spec.timeoutSeconds
+  source %s
+  kubectl get agent-sessions
+  kubectl sessions list
 
 Ctrl-C stops everything.
-`, c.Kubeconfig, kubectl, c.HistoryAddr)
+`, c.Kubeconfig, c.HistoryAddr, c.MetricsAddr, c.EnvPath(), relToCwd(c.EnvPath()))
 	<-ctx.Done()
 	fmt.Println("devcluster: stopping")
 	c.Stop()
+}
+
+// relToCwd shortens path to one relative to the working directory when it lies below it.
+func relToCwd(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -44,6 +45,7 @@ type options struct {
 	transcriptSocket string
 	workspaceRoot    string
 	maxTurns         int
+	maxTurnsPerNS    int
 	statusInterval   time.Duration
 	attemptTimeout   time.Duration
 	concurrency      int
@@ -65,6 +67,7 @@ func main() {
 	flag.StringVar(&o.transcriptSocket, "transcript-socket", "/run/agent-sessions/transcript.sock", "The transcript-store's internal API: a unix socket path, or http://host:port.")
 	flag.StringVar(&o.workspaceRoot, "workspace-root", "/var/lib/agent-sessions/workspaces", "Directory of the sub-agent workspaces (attachments).")
 	flag.IntVar(&o.maxTurns, "max-concurrent-turns", agentruntime.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
+	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
@@ -144,7 +147,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	engine, err := agentruntime.NewEngine(agentruntime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, MaxConcurrentTurns: o.maxTurns, Recorder: events.GetEventRecorder("agent-runtime"),
+		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout,
 	})
 	if err != nil {
@@ -153,8 +156,12 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(engine); err != nil {
 		return err
 	}
+	// One MCP pool for the turns and the Agent reconciler. Header Secrets are read uncached;
+	// no egress rule is applied to server URLs yet (mcptools.Options.CheckURL).
+	mcp := mcptools.NewPool(mcptools.Options{ReadSecret: mcptools.SecretsFrom(mgr.GetAPIReader())})
+	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events,
+		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
 		TTLAfterFinished: o.ttlAfterFinished,
 	}); err != nil {
 		return err

@@ -97,7 +97,8 @@ var _ = Describe("SessionSend", func() {
 	})
 
 	It("reports timeout at the deadline and still records the late reply, reply-back and announce", func() {
-		createAgent(ns, "slowpoke", announceSkip, v1.ScriptRule{Match: "^slow", Reply: "finally", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+		// The delay stays under the agent's default turn timeout (10 minutes).
+		createAgent(ns, "slowpoke", announceSkip, v1.ScriptRule{Match: "^slow", Reply: "finally", Delay: &metav1.Duration{Duration: 5 * time.Minute}})
 		slow := createSession(ns, "agent:slowpoke:main", "slowpoke")
 		send := createSend(ns, "agent:slowpoke:main", "slow question", 5, "")
 		Eventually(func() int { return len(messages(ns, slow)) }, "60s", "50ms").Should(Equal(1)) // the input is in; the model waits
@@ -107,7 +108,7 @@ var _ = Describe("SessionSend", func() {
 		Expect(send.Status.Error).To(ContainSubstring("no reply within 5s"))
 		Expect(meta.IsStatusConditionFalse(send.Status.Conditions, v1.ConditionReplied)).To(BeTrue())
 
-		fakeClock.Step(10 * time.Minute)
+		fakeClock.Step(5 * time.Minute)
 		waitSend(send, completed)
 		Expect(send.Status.Status).To(Equal(v1.SendTimeout))
 		Expect(send.Status.Turns[0].Reply).To(Equal("finally"))
@@ -171,7 +172,7 @@ var _ = Describe("SessionSend", func() {
 
 		It("skips for want of a sink", func() {
 			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
-			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceNoSink))
 			Expect(send.Status.Announce.Reason).To(ContainSubstring(`no delivery sink for channel "webchat"`))
 		})
 
@@ -189,7 +190,7 @@ var _ = Describe("SessionSend", func() {
 
 	It("leaves one copy of each message and one delivery when the manager restarts mid-send", func() {
 		createAgent(ns, "bob", rule("^Agent-to-agent announce step", "announced"),
-			v1.ScriptRule{Match: "^restart", Reply: "survived", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+			v1.ScriptRule{Match: "^restart", Reply: "survived", Delay: &metav1.Duration{Duration: 5 * time.Minute}})
 		bob := createSession(ns, "agent:bob:main", "bob")
 		createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "unknown", URL: sink.URL}}})
 		send := createSend(ns, "agent:bob:main", "restart please", 30, "")
@@ -197,9 +198,10 @@ var _ = Describe("SessionSend", func() {
 
 		stopManager()
 		startManager()
-		// The new engine submits round 1 again: the input is already there, the model waits.
-		Eventually(func() bool { return fakeClock.HasWaiters() }, testenv.Timeout, testenv.Interval).Should(BeTrue())
-		fakeClock.Step(11 * time.Minute)
+		// The new engine submits round 1 again: the input is already there, the model waits
+		// (two timers: the turn's timeout and the scripted delay).
+		Eventually(fakeClock.Waiters, testenv.Timeout, testenv.Interval).Should(BeNumerically(">=", 2))
+		fakeClock.Step(6 * time.Minute)
 		waitSend(send, completed)
 		Expect(send.Status.Reply).To(Equal("survived"))
 

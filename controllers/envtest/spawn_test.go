@@ -122,7 +122,8 @@ var _ = Describe("SubagentRun", func() {
 	It("aborts the run at its timeout and announces Status from the runtime, not the model", func() {
 		run := createRun(ns, v1.SubagentRunSpec{Task: "slow task", AgentID: "research", RequesterSessionKey: "agent:main:main", RunTimeoutSeconds: ptr.To[int32](2)})
 		waitRun(run, func(g Gomega, r *v1.SubagentRun) { g.Expect(r.Status.Phase).To(Equal(v1.RunRunning)) })
-		Eventually(func() bool { return fakeClock.HasWaiters() }, testenv.Timeout, testenv.Interval).Should(BeTrue())
+		// Three timers: the run timeout, the turn's timeout and the scripted delay.
+		Eventually(fakeClock.Waiters, testenv.Timeout, testenv.Interval).Should(BeNumerically(">=", 3))
 		fakeClock.Step(time.Minute)
 		waitRun(run, runCompleted)
 		Expect(run.Status.Phase).To(Equal(v1.RunTimedOut))

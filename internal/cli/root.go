@@ -53,9 +53,16 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-sessions",
 		Short: "Send to, spawn from and read agent sessions",
-		Long: `kubectl-sessions drives the agent-session-operator the way agents do: it lists
+		Long: `kubectl sessions drives the agent-session-operator the way agents do: it lists
 sessions, reads and follows their history, sends messages into them and spawns
-sub-agent runs, all as objects the admission webhook judges.`,
+sub-agent runs, all as objects the admission webhook judges.
+
+Exit codes:
+  0  done; for "policy explain", the decision was printed, allowed or denied
+  1  the command failed (bad arguments, unknown session, API error, denied at admission)
+  2  the send or run ended without success (status timeout or error, phase Failed)`,
+		// kubectl runs the binary as a plugin: help and usage name it as people type it.
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl sessions"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -67,16 +67,24 @@ func (o *options) send(cmd *cobra.Command, key, message string, timeout int32, f
 	if err != nil {
 		return fmt.Errorf("sessionsend/%s: %w", s.Name, err)
 	}
-	out := o.streams.Out
+	line, err := sendOutcome(s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.streams.Out, line)
+	return nil
+}
+
+// sendOutcome is what a finished wait prints: the reply, the receipt of a fire-and-forget
+// send, or an exit-code-2 error that names the status without repeating "error:".
+func sendOutcome(s *v1.SessionSend) (string, error) {
 	switch s.Status.Status {
 	case v1.SendOK:
-		fmt.Fprintln(out, s.Status.Reply)
-		return nil
+		return s.Status.Reply, nil
 	case v1.SendAccepted:
-		fmt.Fprintf(out, "accepted: sessionsend/%s runId %s\n", s.Name, s.Status.RunID)
-		return nil
+		return fmt.Sprintf("accepted: sessionsend/%s runId %s", s.Name, s.Status.RunID), nil
 	default:
-		return &ExitError{Code: 2, Msg: fmt.Sprintf("%s: %s (sessionsend/%s)", s.Status.Status, s.Status.Error, s.Name)}
+		return "", &ExitError{Code: 2, Msg: fmt.Sprintf("sessionsend/%s ended with status %s: %s", s.Name, s.Status.Status, s.Status.Error)}
 	}
 }
 

@@ -72,7 +72,7 @@ func (o *options) spawn(cmd *cobra.Command, spec v1.SubagentRunSpec, wait bool) 
 		fmt.Fprintf(out, "announce: %s %s\n", a.Status, a.Reason)
 	}
 	if run.Status.Phase != v1.RunSucceeded {
-		return &ExitError{Code: 2, Msg: fmt.Sprintf("run %s: %s", run.Status.Phase, run.Status.Notes)}
+		return &ExitError{Code: 2, Msg: fmt.Sprintf("subagentrun/%s ended in phase %s: %s", run.Name, run.Status.Phase, run.Status.Notes)}
 	}
 	return nil
 }

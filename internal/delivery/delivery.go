@@ -48,6 +48,9 @@ type Sink struct {
 	URL string
 	// Token is sent as a bearer token when set.
 	Token string
+	// Record, when set, takes each announce in place of a POST: the events sink kind, which
+	// shows announces where kubectl does (an Event) and sends nothing out.
+	Record func(Message)
 }
 
 // Deliverer posts messages with bounded retries.
@@ -86,6 +89,11 @@ func (e *Error) Error() string {
 // Deliver posts m to the sink, retrying 429, 5xx and connection errors.
 func (d *Deliverer) Deliver(ctx context.Context, sink Sink, m Message) error {
 	if d.sent.has(m.IdempotencyKey) {
+		return nil
+	}
+	if sink.Record != nil {
+		sink.Record(m)
+		d.sent.add(m.IdempotencyKey)
 		return nil
 	}
 	body, err := json.Marshal(m)

@@ -170,6 +170,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if err := c.writeEnv(); err != nil {
+		c.Stop()
+		return nil, err
+	}
 	if !o.NoSamples {
 		if err := c.Kubectl(ctx, o.Log, "apply", "-k", filepath.Join(o.RepoRoot, "config", "samples")); err != nil {
 			c.Stop()

@@ -67,7 +67,9 @@ func CheckSpawn(in SpawnInput) field.ErrorList {
 		return errs
 	}
 	if in.Target == nil {
-		errs = append(errs, field.NotFound(spec.Child("agentId"), in.TargetID))
+		nf := field.NotFound(spec.Child("agentId"), in.TargetID)
+		nf.Detail = fmt.Sprintf("Agent %s does not exist in this namespace", in.TargetID)
+		errs = append(errs, nf)
 	}
 	if in.Spec.Mode == v1.ModeSession && !in.Spec.Thread {
 		errs = append(errs, field.Invalid(spec.Child("mode"), in.Spec.Mode, "mode session requires thread: true"))
@@ -88,7 +90,8 @@ func requesterGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 	if in.RequesterAgent != nil {
 		sub = in.RequesterAgent.Spec.Subagents
 	}
-	if in.TargetID != from && !slices.Contains(sub.AllowAgents, "*") && !slices.Contains(sub.AllowAgents, in.TargetID) {
+	// allowAgents cannot help with an Agent that does not exist: CheckSpawn says so instead.
+	if in.Target != nil && in.TargetID != from && !slices.Contains(sub.AllowAgents, "*") && !slices.Contains(sub.AllowAgents, in.TargetID) {
 		errs = append(errs, field.Forbidden(spec.Child("agentId"), fmt.Sprintf(
 			"agent %s may not spawn under agent %s: add %q (or \"*\") to Agent %s spec.subagents.allowAgents",
 			from, in.TargetID, in.TargetID, from)))

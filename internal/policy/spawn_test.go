@@ -73,6 +73,11 @@ func TestCheckSpawn(t *testing.T) {
 			in:   spawnInput(func(in *SpawnInput) { in.Target = nil }),
 			want: []string{"FieldValueNotFound spec.agentId"},
 		},
+		"unknown other agent: no allowAgents hint": {
+			in:         spawnInput(func(in *SpawnInput) { in.TargetID, in.Target = "ghost", nil }),
+			want:       []string{"FieldValueNotFound spec.agentId"},
+			wantDetail: "Agent ghost does not exist in this namespace",
+		},
 		"other agent not in allowAgents": {
 			in:         spawnInput(func(in *SpawnInput) { in.TargetID = "research" }),
 			want:       []string{"FieldValueForbidden spec.agentId"},

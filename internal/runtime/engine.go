@@ -75,6 +75,9 @@ type Options struct {
 	Clock clock.WithTickerAndDelayedExecution
 	// MaxConcurrentTurns bounds the turns running at once across all sessions (default 64).
 	MaxConcurrentTurns int
+	// MaxTurnsPerNamespace bounds the turns of one namespace running at once, so that no
+	// namespace can hold every slot (default half of MaxConcurrentTurns, at least 1).
+	MaxTurnsPerNamespace int
 	// WakeBuffer is the size of each Wake channel (default 1024).
 	WakeBuffer int
 	// Recorder, when set, records an Event on the session for failed and aborted turns.
@@ -98,7 +101,7 @@ type Options struct {
 type Engine struct {
 	opts  Options
 	clock clock.WithTickerAndDelayedExecution
-	sem   chan struct{}
+	slots *fairShare
 
 	base context.Context
 	stop context.CancelCauseFunc
@@ -141,6 +144,9 @@ func NewEngine(o Options) (*Engine, error) {
 	if o.MaxConcurrentTurns <= 0 {
 		o.MaxConcurrentTurns = DefaultMaxConcurrentTurns
 	}
+	if o.MaxTurnsPerNamespace <= 0 {
+		o.MaxTurnsPerNamespace = max(1, o.MaxConcurrentTurns/2)
+	}
 	if o.WakeBuffer <= 0 {
 		o.WakeBuffer = DefaultWakeBuffer
 	}
@@ -150,7 +156,7 @@ func NewEngine(o Options) (*Engine, error) {
 	e := &Engine{
 		opts:    o,
 		clock:   o.Clock,
-		sem:     make(chan struct{}, o.MaxConcurrentTurns),
+		slots:   newFairShare(o.MaxConcurrentTurns, o.MaxTurnsPerNamespace),
 		lanes:   map[laneKey]*lane{},
 		jobs:    map[string]*job{},
 		owners:  owners{},

@@ -130,7 +130,7 @@ func TestLaneFIFO(t *testing.T) {
 	if res := f.await("other"); res.Text != "pong" {
 		t.Fatalf("other session's turn = %+v", res)
 	}
-	f.waitTimers(1) // turn a is in its scripted delay
+	f.waitTimers(2) // turn a is in its scripted delay (and under its turn timeout)
 	if _, ok := f.engine.Result(ownerOf("b"), "b"); ok {
 		t.Fatal("turn b finished while turn a, ahead of it in the lane, was still running")
 	}
@@ -152,21 +152,30 @@ func TestLaneFIFO(t *testing.T) {
 	}
 }
 
-// With MaxConcurrentTurns 1, a turn in another session waits for the running one.
-func TestGlobalBound(t *testing.T) {
-	f := mainFixture(t, maxConcurrent(1))
-	f.submit(turnReq("a", keyA, "slow"))
-	f.waitTimers(1)
-	f.submit(turnReq("b", keyB, "ping"))
-	if _, ok := f.engine.Result(ownerOf("b"), "b"); ok {
-		t.Fatal("turn b ran beyond the global bound")
+// A turn in another session waits for the running one when the global bound or the
+// namespace bound is reached, and runs when it ends.
+func TestConcurrencyBounds(t *testing.T) {
+	cases := map[string][]fixtureOption{
+		"global bound 1":         {maxConcurrent(1)},
+		"namespace bound 1 of 4": {maxConcurrent(4), func(o *Options) { o.MaxTurnsPerNamespace = 1 }},
 	}
-	f.clock.Step(10 * time.Second)
-	if res := f.await("b"); res.Text != "pong" {
-		t.Fatalf("turn b = %+v", res)
-	}
-	if _, most := f.calls.snapshot(); most != 1 {
-		t.Errorf("model calls at once = %d, want 1", most)
+	for name, opts := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := mainFixture(t, opts...)
+			f.submit(turnReq("a", keyA, "slow"))
+			f.waitTimers(2)
+			f.submit(turnReq("b", keyB, "ping"))
+			if _, ok := f.engine.Result(ownerOf("b"), "b"); ok {
+				t.Fatal("turn b ran beyond the bound")
+			}
+			f.clock.Step(10 * time.Second)
+			if res := f.await("b"); res.Text != "pong" {
+				t.Fatalf("turn b = %+v", res)
+			}
+			if _, most := f.calls.snapshot(); most != 1 {
+				t.Errorf("model calls at once = %d, want 1", most)
+			}
+		})
 	}
 }
 
@@ -175,7 +184,7 @@ func TestGlobalBound(t *testing.T) {
 func TestSameTurnIDRunsOnce(t *testing.T) {
 	f := mainFixture(t)
 	f.submit(turnReq("a", keyA, "slow"))
-	f.waitTimers(1)
+	f.waitTimers(2)
 	f.submit(turnReq("a", keyA, "slow"))
 	f.clock.Step(10 * time.Second)
 	first := f.await("a")
@@ -247,7 +256,7 @@ func TestDeadlineAborts(t *testing.T) {
 	req := turnReq("d", keyA, "slow")
 	req.Deadline = epoch.Add(5 * time.Second)
 	f.submit(req)
-	f.waitTimers(2) // the deadline and the scripted delay
+	f.waitTimers(3) // the request deadline, the turn timeout and the scripted delay
 	f.clock.Step(5 * time.Second)
 	res := f.await("d")
 	if !res.Aborted || !errors.Is(res.Err, ErrDeadline) {
@@ -272,7 +281,7 @@ func TestDeadlineAborts(t *testing.T) {
 func TestDeadlineWhileQueued(t *testing.T) {
 	f := mainFixture(t)
 	f.submit(turnReq("a", keyA, "slow"))
-	f.waitTimers(1)
+	f.waitTimers(2)
 	req := turnReq("b", keyA, "ping")
 	req.Deadline = epoch.Add(time.Second)
 	f.submit(req)
@@ -289,7 +298,7 @@ func TestDeadlineWhileQueued(t *testing.T) {
 func TestAbort(t *testing.T) {
 	f := mainFixture(t)
 	f.submit(turnReq("a", keyA, "slow"))
-	f.waitTimers(1)
+	f.waitTimers(2)
 	if n := f.engine.Abort(ownerOf("a")); n != 1 {
 		t.Fatalf("Abort of an owner with a running turn = %d, want 1", n)
 	}
@@ -315,7 +324,7 @@ func TestAbortOwnerReleasesEverything(t *testing.T) {
 	f.submit(queued)
 	f.submit(turnReq("done", keyB, "ping"))
 	f.await("done")
-	f.waitTimers(1) // a is in its model call
+	f.waitTimers(2) // a is in its model call (and under its turn timeout)
 	if got := f.engine.Owners(); got != 2 {
 		t.Fatalf("owners held = %d, want 2", got)
 	}

@@ -214,7 +214,8 @@ func (f *fixture) awaitWake(id string) {
 	}
 }
 
-// waitTimers blocks until n timers wait on the fake clock (e.g. a scripted delay started).
+// waitTimers blocks until n timers wait on the fake clock. A running turn holds one (its
+// agent's turn timeout), a scripted delay another, a request Deadline a third.
 func (f *fixture) waitTimers(n int) {
 	for f.clock.Waiters() < n {
 		time.Sleep(time.Millisecond)

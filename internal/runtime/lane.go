@@ -45,20 +45,7 @@ func (e *Engine) newJob(req TurnRequest) *job {
 	ctx, cancel := context.WithCancelCause(e.base)
 	j := &job{req: req, ctx: ctx, cancel: cancel}
 	if !req.Deadline.IsZero() {
-		d := req.Deadline.Sub(e.clock.Now())
-		if d <= 0 {
-			cancel(ErrDeadline)
-		} else {
-			t := e.clock.NewTimer(d)
-			go func() {
-				defer t.Stop()
-				select {
-				case <-t.C():
-					cancel(ErrDeadline)
-				case <-ctx.Done():
-				}
-			}()
-		}
+		e.cancelAfter(ctx, cancel, req.Deadline.Sub(e.clock.Now()))
 	}
 	return j
 }
@@ -84,7 +71,7 @@ func (e *Engine) enqueueLocked(j *job) {
 	}
 }
 
-// drain runs a lane's turns in order, each under the global bound.
+// drain runs a lane's turns in order, each under the global and the namespace bound.
 func (e *Engine) drain(k laneKey, l *lane) {
 	defer e.wg.Done()
 	for {
@@ -105,11 +92,10 @@ func (e *Engine) drain(k laneKey, l *lane) {
 		}
 
 		var res TurnResult
-		select {
-		case e.sem <- struct{}{}:
+		if release, err := e.slots.acquire(j.ctx, j.req.Namespace); err == nil {
 			res = e.runTurn(j.ctx, &j.req)
-			<-e.sem
-		case <-j.ctx.Done():
+			release()
+		} else {
 			// Never started: still an interrupted turn for the session.
 			res = e.abortedBeforeStart(&j.req, context.Cause(j.ctx))
 		}

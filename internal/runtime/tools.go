@@ -30,7 +30,9 @@ type tool struct {
 	def provider.Tool
 	// session marks the session tools, which sub-agent sessions do not get.
 	session bool
-	run     func(ctx context.Context, c *toolCall) (any, error)
+	// mcp marks a tool of an Agent's MCP server.
+	mcp bool
+	run func(ctx context.Context, c *toolCall) (any, error)
 }
 
 // toolCall is one call of a tool within a turn.
@@ -43,60 +45,62 @@ type toolCall struct {
 // tool creates are named from it and a repeated turn finds them instead of creating twice.
 func (c *toolCall) callID() string { return c.key() }
 
-// toolset is the engine's tools and the two lists offered to models.
+// toolset is the engine's built-in tools and the sources of the others (MCP servers,
+// workspaces); forTurn assembles what one turn is offered.
 type toolset struct {
-	byName    map[string]*tool
-	all       []provider.Tool
-	subagents []provider.Tool
+	builtin []*tool
+	src     ToolSources
 }
 
-func newToolset(tools ...*tool) toolset {
-	ts := toolset{byName: map[string]*tool{}}
-	for _, t := range tools {
-		ts.byName[t.def.Name] = t
-		ts.all = append(ts.all, t.def)
-		if !t.session {
-			ts.subagents = append(ts.subagents, t.def)
-		}
-	}
-	return ts
-}
+func newToolset(tools ...*tool) toolset { return toolset{builtin: tools} }
 
 // sessionTools are the seeds' session tools.
 func sessionTools() toolset {
 	return newToolset(listTool(), historyTool(), sendTool(), spawnTool(), agentsListTool())
 }
 
-// offer returns the tools a session may use: sub-agents get the full set minus the
-// session tools.
-func (ts *toolset) offer(subagent bool) []provider.Tool {
-	if subagent {
-		return ts.subagents
-	}
-	return ts.all
+// toolText is a tool's result that is already the text the model reads (MCP results),
+// with its error flag; run passes it through instead of encoding it as JSON.
+type toolText struct {
+	text  string
+	isErr bool
 }
 
-// run executes a call and returns its result text (JSON) and whether it is an error. A
-// tool the session was not offered is an error result, not a turn failure: the model may
-// recover.
+// run executes a call and returns its result text and whether it is an error. A tool the
+// turn was not offered is an error result, not a turn failure: the model may recover.
 func (ts *toolset) run(ctx context.Context, t *turn, call *provider.ToolCall) (string, bool) {
-	tl, ok := ts.byName[call.Name]
-	if !ok || (tl.session && isSubagent(t.session)) {
+	tl, ok := t.offered[call.Name]
+	if !ok {
 		toolCallsTotal.WithLabelValues("unknown", toolError).Inc()
 		return errorResult(fmt.Errorf("unknown tool %q", call.Name)), true
 	}
+	label := call.Name
+	if tl.mcp {
+		label = "mcp" // one series for every MCP tool: their names are the servers' to choose
+	}
 	out, err := tl.run(ctx, &toolCall{turn: t, args: call.Arguments})
 	if err != nil {
-		toolCallsTotal.WithLabelValues(call.Name, toolError).Inc()
+		toolCallsTotal.WithLabelValues(label, toolError).Inc()
 		return errorResult(err), true
+	}
+	if r, ok := out.(toolText); ok {
+		toolCallsTotal.WithLabelValues(label, outcome(r.isErr)).Inc()
+		return r.text, r.isErr
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		toolCallsTotal.WithLabelValues(call.Name, toolError).Inc()
+		toolCallsTotal.WithLabelValues(label, toolError).Inc()
 		return errorResult(err), true
 	}
-	toolCallsTotal.WithLabelValues(call.Name, toolOK).Inc()
+	toolCallsTotal.WithLabelValues(label, toolOK).Inc()
 	return string(b), false
+}
+
+func outcome(isErr bool) string {
+	if isErr {
+		return toolError
+	}
+	return toolOK
 }
 
 // errorResult is the JSON result of a failed call, in the seeds' {status, error} shape.

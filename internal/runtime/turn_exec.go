@@ -40,6 +40,8 @@ type turn struct {
 
 	system string
 	tools  []provider.Tool
+	// offered are the tools of this turn by name: a call of any other is an error result.
+	offered map[string]*tool
 	// msgs is what the model sees: the fitted history, then this turn's messages.
 	msgs []provider.Message
 	// done holds this turn's records already in the transcript (a repeated turn): their
@@ -61,6 +63,9 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
 	err := t.prepare(ctx)
 	if err == nil {
+		var stop func()
+		ctx, stop = e.withTurnDeadline(ctx, t.agent)
+		defer stop()
 		// The input is durable before the model is called: history shows what a running
 		// turn works on, and an interrupted turn keeps its input.
 		err = t.flush(ctx)
@@ -118,7 +123,7 @@ func (t *turn) prepare(ctx context.Context) error {
 		}
 		t.system += req.SystemContext
 	}
-	t.tools = e.tools.offer(isSubagent(s))
+	t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
 
 	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, s.Status.SessionID, historyMessages)
 	if err != nil {

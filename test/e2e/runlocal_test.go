@@ -15,6 +15,8 @@
 package e2e
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -28,10 +30,28 @@ var _ = Describe("the local cluster", func() {
 		}
 	})
 
+	It("lists only Agents for kubectl get agents; the category agent-sessions lists every kind", func() {
+		out, err := kubectl("get", "agents", "-o", "name")
+		Expect(err).NotTo(HaveOccurred(), out)
+		for _, line := range strings.Fields(out) {
+			Expect(line).To(HavePrefix("agent.sessions.agents.dev/"))
+		}
+		Expect(out).To(ContainSubstring("agent.sessions.agents.dev/main"))
+		out, err = kubectl("get", "agents", "main")
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, err = kubectl("get", "agent-sessions", "-o", "name")
+		Expect(err).NotTo(HaveOccurred(), out)
+		for _, want := range []string{"agent.sessions.agents.dev/main", "agentsession.sessions.agents.dev/main-main", "sessionpolicy.sessions.agents.dev/default", "subagentrun.sessions.agents.dev/research-llamas"} {
+			Expect(out).To(ContainSubstring(want))
+		}
+	})
+
 	It("teaches the API through kubectl explain", func() {
 		out, err := kubectl("explain", "sessionsend.spec.timeoutSeconds")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("0 is fire-and-forget"))
+		Expect(out).To(ContainSubstring("default 30"))
+		Expect(out).To(ContainSubstring("(the run goes on); default 30."))
 	})
 
 	It("prints the short names' columns", func() {

@@ -31,7 +31,10 @@ import (
 )
 
 var (
-	binDir  string
+	binDir string
+	// workDir stands for the repository root of a make run-local: its .local/run-local is
+	// the cluster's state directory.
+	workDir string
 	cluster *devcluster.Cluster
 	ctx     = context.Background()
 )
@@ -52,10 +55,11 @@ var _ = BeforeSuite(func() {
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), string(out))
 
+	workDir = GinkgoT().TempDir()
 	cluster, err = devcluster.Start(ctx, devcluster.Options{
 		RepoRoot: testenv.RepoRoot(),
 		BinDir:   binDir,
-		StateDir: filepath.Join(GinkgoT().TempDir(), "state"),
+		StateDir: filepath.Join(workDir, ".local", "run-local"),
 		Log:      GinkgoWriter,
 	})
 	Expect(err).NotTo(HaveOccurred())

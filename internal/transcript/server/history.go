@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
@@ -84,7 +85,15 @@ func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Authorization comes first so that a caller without access cannot probe which keys exist.
-	hdr, err := h.o.Source.Resolve(q.Namespace, r.PathValue("sessionKey"))
+	ref := r.PathValue("sessionKey")
+	hdr, err := h.o.Source.Resolve(q.Namespace, ref)
+	if errors.Is(err, transcript.ErrNotFound) {
+		if _, perr := sessionkey.Parse(ref); perr != nil {
+			// Neither a known sessionId nor a key: the request is malformed, not a miss.
+			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, perr.Error()+", and no session has it as sessionId")
+			return
+		}
+	}
 	if err != nil {
 		writeStoreError(w, err)
 		return

@@ -1,0 +1,156 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package mcptest serves an in-process MCP server, built with the same SDK the manager's
+// client uses, for tests and benchmarks: echo, add (structured output), fail (isError),
+// slow (blocks until released or cancelled) and a tool whose name providers refuse.
+package mcptest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Server is a running test MCP server.
+type Server struct {
+	*mcp.Server
+	// URL is the endpoint to configure on an Agent.
+	URL string
+
+	sse     bool
+	srv     *httptest.Server
+	release chan struct{}
+	once    sync.Once
+	// handlerNanos is the time spent inside tool handlers: a benchmark subtracts it.
+	handlerNanos atomic.Int64
+
+	mu       sync.Mutex
+	handler  http.Handler
+	requests []http.Header
+}
+
+// EchoIn is the echo tool's input.
+type EchoIn struct {
+	Text string `json:"text"`
+}
+
+// AddIn is the add tool's input.
+type AddIn struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// AddOut is the add tool's structured output.
+type AddOut struct {
+	Sum int `json:"sum"`
+}
+
+// New starts a server over streamable HTTP or, with sse, over the older HTTP+SSE transport.
+func New(sse bool) *Server {
+	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "v0"}, nil), sse: sse, release: make(chan struct{})}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "echo", Description: "Echoes text."},
+		timed(s, func(_ context.Context, in EchoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + in.Text}}}, nil, nil
+		}))
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "add", Description: "Adds two integers."},
+		timed(s, func(_ context.Context, in AddIn) (*mcp.CallToolResult, AddOut, error) {
+			return nil, AddOut{Sum: in.A + in.B}, nil
+		}))
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "fail"},
+		timed(s, func(context.Context, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "disk on fire"}}}, nil, nil
+		}))
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "slow"},
+		timed(s, func(ctx context.Context, _ struct{}) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-s.release:
+			case <-ctx.Done():
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "finally"}}}, nil, nil
+		}))
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "files.read/v2"},
+		timed(s, func(context.Context, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "read"}}}, nil, nil
+		}))
+	s.Restart()
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests = append(s.requests, r.Header.Clone())
+		h := s.handler
+		s.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	s.URL = s.srv.URL
+	return s
+}
+
+// timed wraps a handler to add its run time to the server's handler time.
+func timed[In, Out any](s *Server, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		start := time.Now()
+		defer func() { s.handlerNanos.Add(int64(time.Since(start))) }()
+		return h(ctx, in)
+	}
+}
+
+// HandlerTime is the total time spent inside tool handlers so far.
+func (s *Server) HandlerTime() time.Duration { return time.Duration(s.handlerNanos.Load()) }
+
+// Restart replaces the HTTP handler with a fresh one that knows no session: what a server
+// restart looks like to a client.
+func (s *Server) Restart() {
+	var h http.Handler
+	if s.sse {
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.Server }, nil)
+	} else {
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, nil)
+	}
+	s.mu.Lock()
+	s.handler = h
+	s.mu.Unlock()
+}
+
+// Requests is how many HTTP requests the server received.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+// SawHeader says whether any request carried the header with value.
+func (s *Server) SawHeader(name, value string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.requests {
+		if h.Get(name) == value {
+			return true
+		}
+	}
+	return false
+}
+
+// Close releases the slow tool and stops the server; it may be called more than once.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.release)
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+}

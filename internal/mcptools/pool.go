@@ -1,0 +1,352 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package mcptools gives an Agent's turns the tools of its remote MCP servers, through the
+// official MCP Go SDK: it connects (streamable HTTP, falling back to the older HTTP+SSE
+// transport), lists the tools once per Agent generation (again after the server notifies
+// tools/list_changed), offers them as mcp__<server>__<tool>, and calls them with a
+// per-call timeout. A server that is down, slow or refused ends that one call with an error
+// result; it never fails a turn.
+package mcptools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// ProtocolVersion is the MCP revision the client offers in initialize: the newest one with
+// the initialize handshake, which the Ready condition reports on.
+const ProtocolVersion = "2025-11-25"
+
+// Bounds on what one server may hand a turn; a hostile or broken server cannot flood the
+// model's context or the manager's memory.
+const (
+	DefaultTimeout      = 30 * time.Second
+	MaxToolsPerServer   = 128
+	MaxSchemaBytes      = 32 << 10
+	MaxDescriptionBytes = 2 << 10
+	// maxListed bounds how many tools (over all pages) are read from one listing.
+	maxListed = 1024
+	// RetryAfter is how long a server that failed to connect is not dialled again; it
+	// doubles with each failure in a row up to MaxRetryAfter.
+	RetryAfter    = 10 * time.Second
+	MaxRetryAfter = 5 * time.Minute
+)
+
+// SecretReader returns the value of a Secret key in the Agent's namespace. The rule of who
+// may reference which Secret belongs here: a reader may refuse.
+type SecretReader func(ctx context.Context, namespace string, ref *corev1.SecretKeySelector) ([]byte, error)
+
+// URLChecker decides whether the manager may dial an MCP server URL for an Agent in
+// namespace (the egress allow list); nil allows every http(s) URL.
+type URLChecker func(ctx context.Context, namespace string, u *url.URL) error
+
+// Options configure a Pool.
+type Options struct {
+	// ReadSecret reads header values; nil refuses every header that names a Secret.
+	ReadSecret SecretReader
+	// CheckURL is asked before a server URL is dialled; nil allows every http(s) URL.
+	CheckURL URLChecker
+	// Transport carries the HTTP requests (a dialer that checks addresses plugs in here);
+	// nil means a clone of http.DefaultTransport.
+	Transport http.RoundTripper
+	// Clock times the redial back-off; nil means the real clock.
+	Clock clock.PassiveClock
+}
+
+// Pool keeps, per Agent, one client session per MCP server and the tools each listed.
+// It is safe for concurrent use; the engine and the Agent reconciler share one.
+type Pool struct {
+	opts Options
+	mu   sync.Mutex
+	m    map[types.NamespacedName]*agentEntry
+}
+
+type agentEntry struct {
+	version string
+	servers []*server
+}
+
+// NewPool returns an empty pool.
+func NewPool(o Options) *Pool {
+	if o.Transport == nil {
+		o.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	return &Pool{opts: o, m: map[types.NamespacedName]*agentEntry{}}
+}
+
+// Tool is one MCP tool as offered to the model.
+type Tool struct {
+	// Name is what the model calls: mcp__<server>__<tool>.
+	Name string
+	// Server and Remote are the server's name and its own name for the tool.
+	Server, Remote string
+	Description    string
+	// Schema is the server's JSON schema of the arguments.
+	Schema []byte
+}
+
+// Set is an Agent's MCP tools for one turn, and what each server answered.
+type Set struct {
+	tools  []Tool
+	byName map[string]binding
+	status []v1.MCPServerStatus
+}
+
+type binding struct {
+	s      *server
+	remote string
+}
+
+// Tools are the tools to offer, servers in spec order, each server's tools in its order.
+func (s *Set) Tools() []Tool {
+	if s == nil {
+		return nil
+	}
+	return s.tools
+}
+
+// Status says per server whether it answered initialize and how many tools it offers.
+func (s *Set) Status() []v1.MCPServerStatus {
+	if s == nil {
+		return nil
+	}
+	return s.status
+}
+
+// Has says whether name is one of the set's tools.
+func (s *Set) Has(name string) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.byName[name]
+	return ok
+}
+
+// Call calls a tool of the set. Every failure is an error Result for the model.
+func (s *Set) Call(ctx context.Context, name string, args []byte) Result {
+	if !s.Has(name) {
+		return errorResult("unknown tool %q", name)
+	}
+	b := s.byName[name]
+	return b.s.call(ctx, b.remote, args)
+}
+
+// Resolve returns the Agent's MCP tools, connecting and listing where nothing is cached.
+// Servers are asked in parallel, each bounded by its timeout; one that fails contributes no
+// tools and says why in Status.
+func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
+	key := types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name}
+	specs := agent.Spec.Tools.MCPServers
+	if len(specs) == 0 {
+		p.Forget(key)
+		return &Set{}
+	}
+	cfgs := make([]serverConfig, len(specs))
+	for i := range specs {
+		cfgs[i] = p.config(ctx, agent.Namespace, &specs[i])
+	}
+	servers := p.entry(key, version(agent, cfgs), cfgs)
+
+	type listing struct {
+		tools []Tool
+		err   error
+	}
+	out := make([]listing, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Go(func() { out[i].tools, out[i].err = s.list(ctx) })
+	}
+	wg.Wait()
+
+	set := &Set{byName: map[string]binding{}}
+	for i, s := range servers {
+		st := v1.MCPServerStatus{Name: s.cfg.name}
+		if err := out[i].err; err != nil {
+			st.Message = truncate(err.Error(), 480)
+		} else {
+			st.Connected = true
+			for _, t := range out[i].tools {
+				if _, dup := set.byName[t.Name]; dup {
+					continue
+				}
+				set.byName[t.Name] = binding{s: s, remote: t.Remote}
+				set.tools = append(set.tools, t)
+				st.Tools++
+			}
+		}
+		set.status = append(set.status, st)
+	}
+	return set
+}
+
+// Forget closes the sessions of a deleted Agent.
+func (p *Pool) Forget(key types.NamespacedName) {
+	p.mu.Lock()
+	e := p.m[key]
+	delete(p.m, key)
+	p.mu.Unlock()
+	if e != nil {
+		closeAll(e.servers)
+	}
+}
+
+// Close closes every session; the pool stays usable.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	m := p.m
+	p.m = map[types.NamespacedName]*agentEntry{}
+	p.mu.Unlock()
+	for _, e := range m {
+		closeAll(e.servers)
+	}
+}
+
+// entry returns the servers of an Agent at version, replacing (and closing) those of an
+// older generation or older header values.
+func (p *Pool) entry(key types.NamespacedName, version string, cfgs []serverConfig) []*server {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.m[key]; ok && e.version == version {
+		return e.servers
+	} else if ok {
+		go closeAll(e.servers)
+	}
+	e := &agentEntry{version: version}
+	for _, c := range cfgs {
+		e.servers = append(e.servers, newServer(c, &p.opts))
+	}
+	p.m[key] = e
+	return e.servers
+}
+
+func closeAll(servers []*server) {
+	for _, s := range servers {
+		s.close()
+	}
+}
+
+// serverConfig is one server of an Agent with its header values read.
+type serverConfig struct {
+	name, url string
+	headers   http.Header
+	allowed   []string
+	timeout   time.Duration
+	// err is a configuration failure (a Secret not readable, a URL refused): the server is
+	// not dialled.
+	err error
+}
+
+func (p *Pool) config(ctx context.Context, namespace string, spec *v1.MCPServer) serverConfig {
+	c := serverConfig{name: spec.Name, url: spec.URL, allowed: spec.AllowedTools, timeout: DefaultTimeout, headers: http.Header{}}
+	if spec.TimeoutSeconds != nil && *spec.TimeoutSeconds > 0 {
+		c.timeout = time.Duration(*spec.TimeoutSeconds) * time.Second
+	}
+	u, err := url.Parse(spec.URL)
+	switch {
+	case err != nil:
+		c.err = fmt.Errorf("invalid url: %w", err)
+		return c
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		c.err = errors.New("url must be http(s)://host/...")
+		return c
+	}
+	if p.opts.CheckURL != nil {
+		if err := p.opts.CheckURL(ctx, namespace, u); err != nil {
+			c.err = fmt.Errorf("url refused: %w", err)
+			return c
+		}
+	}
+	for _, h := range spec.Headers {
+		ref := &h.ValueFrom.SecretKeyRef
+		if p.opts.ReadSecret == nil {
+			c.err = fmt.Errorf("header %s: secrets cannot be read", h.Name)
+			return c
+		}
+		v, err := p.opts.ReadSecret(ctx, namespace, ref)
+		if err != nil {
+			c.err = fmt.Errorf("header %s: %w", h.Name, err)
+			return c
+		}
+		c.headers.Set(h.Name, string(v))
+	}
+	return c
+}
+
+// version identifies an Agent's generation and the header values it resolved to: a new
+// generation, a rotated Secret or a Secret that appeared reconnects the servers.
+func version(agent *v1.Agent, cfgs []serverConfig) string {
+	h := sha256.New()
+	for _, c := range cfgs {
+		fmt.Fprintf(h, "%s\x00", c.name)
+		keys := make([]string, 0, len(c.headers))
+		for k := range c.headers {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(h, "%s=%s\x00", k, c.headers.Get(k))
+		}
+		if c.err != nil {
+			fmt.Fprintf(h, "err=%s\x00", c.err)
+		}
+	}
+	return fmt.Sprintf("%s/%d/%s", agent.UID, agent.Generation, hex.EncodeToString(h.Sum(nil)[:8]))
+}
+
+// headerTransport adds the configured headers to every request to one server.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers http.Header
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range t.headers {
+			r.Header[k] = v
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
+// httpClient is the client of one server. Redirects are not followed: they would carry the
+// headers (credentials) to a host nobody configured and step around the URL check.
+func httpClient(base http.RoundTripper, headers http.Header) *http.Client {
+	return &http.Client{
+		Transport:     headerTransport{base: base, headers: headers},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// implementation is how the manager introduces itself to servers.
+var implementation = &mcp.Implementation{Name: "agent-session-operator", Version: "v1alpha1"}

@@ -1,0 +1,112 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package testenv
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MCPPackages are the npm packages the MCP tests run: Node 22, the official conformance
+// suite and the reference "everything" server, installed by hack/mcp-npm.sh into a cache
+// outside the repo (once per machine).
+type MCPPackages struct {
+	Dir string
+}
+
+// Node is the Node 22 binary.
+func (p MCPPackages) Node() string { return filepath.Join(p.Dir, "bin", "node") }
+
+// Conformance is the conformance suite's entry script (run it with Node).
+func (p MCPPackages) Conformance() string {
+	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+}
+
+// Everything is the everything server's entry script (run it with Node).
+func (p MCPPackages) Everything() string {
+	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+}
+
+var (
+	mcpOnce sync.Once
+	mcpPkgs MCPPackages
+	mcpErr  error
+)
+
+// MCPNPM installs the MCP test packages when they are missing and says where they are.
+func MCPNPM() (MCPPackages, error) {
+	mcpOnce.Do(func() {
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(filepath.Join(RepoRoot(), "hack", "mcp-npm.sh"))
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			mcpErr = fmt.Errorf("hack/mcp-npm.sh: %w\n%s", err, errOut.String())
+			return
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		mcpPkgs = MCPPackages{Dir: lines[len(lines)-1]}
+		if _, err := os.Stat(mcpPkgs.Node()); err != nil {
+			mcpErr = fmt.Errorf("hack/mcp-npm.sh left no Node binary: %w", err)
+		}
+	})
+	return mcpPkgs, mcpErr
+}
+
+// StartEverything runs the reference everything MCP server over streamable HTTP on a free
+// loopback port (PORT in its environment, as it reads it) and waits until it listens. It
+// returns the server's URL and a stop function.
+func StartEverything(log io.Writer) (string, func(), error) {
+	pkgs, err := MCPNPM()
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	cmd := exec.Command(pkgs.Node(), pkgs.Everything(), "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strings.TrimPrefix(addr, "127.0.0.1:"))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	deadline := time.Now().Add(Timeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return "http://" + addr + "/mcp", stop, nil
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", nil, fmt.Errorf("the everything server did not listen on %s: %w", addr, err)
+		}
+		time.Sleep(Interval)
+	}
+}
