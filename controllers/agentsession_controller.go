@@ -22,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -40,7 +42,9 @@ const TranscriptFinalizer = "sessions.agents.dev/transcript"
 // the session is archived. Counters are kept by the turn engine after each turn.
 type AgentSessionReconciler struct {
 	client.Client
-	Store    transcript.Store
+	Store transcript.Store
+	// Clock decides when an archive-at annotation is due; nil is the real clock.
+	Clock    clock.Clock
 	Recorder recorder.EventRecorder
 }
 
@@ -66,13 +70,33 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	base := s.DeepCopy()
+	res := r.archiveWhenAsked(ctx, s)
 	if err := r.reconcileTranscript(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
 	if equality.Semantic.DeepEqual(base.Status, s.Status) {
-		return ctrl.Result{}, nil
+		return res, nil
 	}
-	return ctrl.Result{}, r.Status().Patch(ctx, s, client.MergeFrom(base))
+	return res, r.Status().Patch(ctx, s, client.MergeFrom(base))
+}
+
+// archiveWhenAsked archives the session once its archive-at annotation (set by the run that
+// keeps it) is due, and asks to be woken then otherwise.
+func (r *AgentSessionReconciler) archiveWhenAsked(ctx context.Context, s *v1.AgentSession) ctrl.Result {
+	if s.Status.Phase == v1.SessionArchived {
+		return ctrl.Result{}
+	}
+	clk := r.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	due, left := archiveDue(s, clk.Now())
+	if !due {
+		return ctrl.Result{RequeueAfter: left}
+	}
+	s.Status.Phase = v1.SessionArchived
+	ctrl.LoggerFrom(ctx).V(2).Info("archiving session as its archive-at annotation asks", "agentSession", klog.KObj(s))
+	return ctrl.Result{}
 }
 
 // reconcileTranscript creates the transcript once and keeps the derived status fields.

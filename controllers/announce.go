@@ -20,14 +20,15 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 )
 
 // blockedAtDelivery starts the reason of an announce the send policy stopped.
@@ -39,21 +40,39 @@ const maxAnnounceMessage = 1024
 // announcer runs the last part of an announce step: the model's reply is ANNOUNCE_SKIP,
 // empty, blocked by the send policy, without a sink, or delivered.
 type announcer struct {
-	reader    client.Reader
+	lookup    lookup.Lookup
 	apiReader client.Reader
 	deliverer *delivery.Deliverer
 	// events records announces for sinks of kind events.
 	events recorder.EventRecorder
 }
 
-// sessionPolicy is the namespace's SessionPolicy, or nil.
-func sessionPolicy(ctx context.Context, r client.Reader, namespace string) (*v1.SessionPolicy, error) {
-	p := &v1.SessionPolicy{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: "default"}, p)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
+// outcome is the announce of a finished announce turn: delivered, skipped or failed.
+func (a *announcer) outcome(ctx context.Context, session *v1.AgentSession, res runtime.TurnResult, key string) *v1.Announce {
+	if res.Err != nil {
+		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + truncate(res.Err.Error(), 512)}
 	}
-	return p, err
+	return a.announce(ctx, session, res.Text, key)
+}
+
+// announceEvent queues the Event an announce deserves, if any.
+func announceEvent[T client.Object](f *flow[T], a *v1.Announce) {
+	if typ, ok := announceEventType(a); ok {
+		f.event(typ, "Announce", "announce %s: %s", a.Status, a.Reason)
+	}
+}
+
+// announceEventType says whether an announce deserves an Event, and of which type. A skip
+// (ANNOUNCE_SKIP, empty, no sink) is the common case and stays in status only: each Event
+// is an API write.
+func announceEventType(a *v1.Announce) (string, bool) {
+	switch {
+	case a.Status == v1.AnnounceDelivered:
+		return corev1.EventTypeNormal, true
+	case a.Status == v1.AnnounceFailed, strings.HasPrefix(a.Reason, blockedAtDelivery):
+		return corev1.EventTypeWarning, true
+	}
+	return "", false
 }
 
 func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, reply, key string) *v1.Announce {
@@ -66,7 +85,7 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, repl
 		out.Status, out.Reason = v1.AnnounceSkipped, "the announce reply was empty"
 		return out
 	}
-	pol, err := sessionPolicy(ctx, a.reader, session.Namespace)
+	pol, err := a.lookup.SessionPolicy(ctx, session.Namespace)
 	if err != nil {
 		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
 		return out

@@ -61,6 +61,8 @@ func statusWord(p v1.RunPhase) string {
 		return "succeeded"
 	case v1.RunTimedOut:
 		return "timed out"
+	case v1.RunCancelled:
+		return "cancelled"
 	default:
 		return "failed"
 	}

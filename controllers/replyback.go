@@ -18,8 +18,6 @@ import (
 	"context"
 	"fmt"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -57,30 +55,27 @@ func maxPingPong(p *v1.SessionPolicy) int {
 
 // replyBack runs the ping-pong turns one after the other; each turn's input is the other
 // side's latest reply. It reports done once the loop is over.
-func (r *SessionSendReconciler) replyBack(ctx context.Context, send *v1.SessionSend, target *v1.AgentSession) (bool, error) {
-	st := &send.Status
-	pol, err := sessionPolicy(ctx, r.Client, send.Namespace)
+func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+	send, st := f.obj, &f.obj.Status
+	pol, err := r.lookup.SessionPolicy(ctx, send.Namespace)
 	if err != nil {
 		return false, err
 	}
 	for {
-		round, session, ok := nextPingPong(st.Turns, send.Spec.FromSessionKey, target.Spec.Key, maxPingPong(pol))
+		round, session, ok := nextPingPong(st.Turns, send.Spec.FromSessionKey, f.session.Spec.Key, maxPingPong(pol))
 		if !ok {
 			return true, nil
 		}
-		id := turnID(send, fmt.Sprintf("round-%d", round))
-		res, finished := r.Runner.Result(id)
-		if !finished {
+		last := st.Turns[len(st.Turns)-1]
+		res, finished, err := r.runTurn(ctx, f, fmt.Sprintf("round-%d", round), func() runtime.TurnRequest {
+			return runtime.TurnRequest{SessionKey: session, Input: textMessage(last.Reply,
+				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: last.Session, SourceTool: "sessions_send"})}
+		})
+		if !finished || err != nil {
 			st.Phase = v1.SendReplyBack
-			other := st.Turns[len(st.Turns)-1].Session
-			return false, r.Runner.Submit(ctx, runtime.TurnRequest{
-				ID: id, Namespace: send.Namespace, SessionKey: session,
-				Input: textMessage(st.Turns[len(st.Turns)-1].Reply,
-					&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: other, SourceTool: "sessions_send"}),
-				Owner: runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)},
-			})
+			return false, err
 		}
-		turn := v1.SendTurn{Round: int32(round), Session: session, Reply: res.Text, Skipped: endsPingPong(res.Text)}
+		turn := v1.SendTurn{Round: int32(round), Session: session, Reply: truncate(res.Text, maxStatusText), Skipped: endsPingPong(res.Text)}
 		if res.Err != nil {
 			turn.Error = truncate(res.Err.Error(), 1024)
 		}

@@ -15,20 +15,33 @@
 // Package controllers holds one reconciler per kind: AgentSession, SessionSend, SubagentRun,
 // Agent and SessionPolicy. Each behaviour has its own file (replyback.go, announce.go,
 // ttl.go, attachments.go); the rules they apply come from internal/policy.
+//
+// SessionSend and SubagentRun own agent turns. Both run through the step runner in
+// steps.go, the one place that speaks to the turn engine (runTurn), writes status (once per
+// reconcile, Events after it), guards against stale reads (stale.go) and releases an
+// object's turns when it finishes, is cancelled (outcome.go) or is deleted. Their steps
+// are listed at the top of each controller: read steps.go first, then a controller's
+// steps() to see what happens to a send or a run, and in which order.
 package controllers
 
 import (
 	"errors"
+	"time"
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
+
+// DefaultTTLAfterFinished is the manager's default for --ttl-after-finished: finished sends
+// and runs are garbage, and a runaway chain of them must not fill etcd.
+const DefaultTTLAfterFinished = 24 * time.Hour
 
 // Options wire the reconcilers to the turn engine, the transcript store and the outside.
 type Options struct {
@@ -45,6 +58,9 @@ type Options struct {
 	Concurrency int
 	// Events hands out the controllers' event recorders; nil is the manager's.
 	Events EventRecorders
+	// TTLAfterFinished deletes finished SessionSends and SubagentRuns whose
+	// spec.ttlSecondsAfterFinished is unset that long after they finished; 0 keeps them.
+	TTLAfterFinished time.Duration
 	// MCP is the MCP tool server pool the engine uses; the Agent reconciler reports on
 	// the servers through it. Nil skips that report.
 	MCP *mcptools.Pool
@@ -57,7 +73,7 @@ type EventRecorders interface {
 }
 
 // SetupWithManager registers every reconciler. The cache's field indexes must be registered
-// first (indexer.Setup).
+// first (cacheindex.Setup).
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Runner == nil || o.Store == nil {
 		return errors.New("controllers: Options.Runner and Store are required")
@@ -74,18 +90,17 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Events == nil {
 		o.Events = mgr
 	}
-	ann := &announcer{reader: mgr.GetClient(), apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
-		events: o.Events.GetEventRecorder("announce-delivery")}
 	c := mgr.GetClient()
+	l := lookup.New(c, mgr.GetAPIReader())
+	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
+		events: o.Events.GetEventRecorder("announce-delivery")}
 	return errors.Join(
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).SetupWithManager(mgr),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
-		(&SessionSendReconciler{Client: c, APIReader: mgr.GetAPIReader(), Runner: o.Runner, Clock: o.Clock,
-			Recorder: o.Events.GetEventRecorder("sessionsend-controller"), announcer: ann}).
+		NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished).
 			SetupWithManager(mgr, o.Concurrency),
-		(&SubagentRunReconciler{Client: c, APIReader: mgr.GetAPIReader(), Runner: o.Runner, Clock: o.Clock,
-			Recorder:      o.Events.GetEventRecorder("subagentrun-controller"),
-			WorkspaceRoot: o.WorkspaceRoot, announcer: ann}).SetupWithManager(mgr, o.Concurrency),
+		NewSubagentRunReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
+			o.WorkspaceRoot, o.TTLAfterFinished).SetupWithManager(mgr, o.Concurrency),
 	)
 }

@@ -21,9 +21,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,114 +33,101 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// SubagentRunReconciler runs sessions_spawn as an object: the child session, its
-// attachments, the task under the run timeout, the announce in the requester, then the
-// child's cleanup or archive.
+// SubagentRunReconciler runs sessions_spawn as an object through its steps: resolveAgent,
+// ensureChild (the child session), accept (its attachments), task under the run timeout,
+// announce in the requester, cleanup (delete the child, or ask it to archive itself later).
 type SubagentRunReconciler struct {
-	client.Client
-	Runner   runtime.Runner
-	Clock    clock.Clock
-	Recorder recorder.EventRecorder
-	// APIReader confirms a cache miss of an Agent before a run fails for want of it.
-	APIReader     client.Reader
-	WorkspaceRoot string
+	stepRunner[*v1.SubagentRun]
+	lookup        lookup.Lookup
 	announcer     *announcer
-	stale         staleReads
+	workspaceRoot string
+	// ttl deletes a finished run whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
+	ttl time.Duration
 }
 
-// +kubebuilder:rbac:groups=sessions.agents.dev,resources=subagentruns,verbs=get;list;watch;create
+// NewSubagentRunReconciler wires a SubagentRunReconciler; SetupWithManager registers it.
+func NewSubagentRunReconciler(c client.Client, l lookup.Lookup, runner runtime.Runner, clk clock.Clock,
+	rec recorder.EventRecorder, ann *announcer, workspaceRoot string, ttl time.Duration) *SubagentRunReconciler {
+	r := &SubagentRunReconciler{lookup: l, announcer: ann, workspaceRoot: workspaceRoot, ttl: ttl}
+	r.stepRunner = stepRunner[*v1.SubagentRun]{client: c, runner: runner, clock: clk, recorder: rec,
+		ownerKind: runtime.OwnerSubagentRun, of: r}
+	return r
+}
+
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=subagentruns,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=subagentruns/status,verbs=get;update;patch
 
-func (r *SubagentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	run := &v1.SubagentRun{}
-	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.stale.forget(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+func (r *SubagentRunReconciler) steps() []step[*v1.SubagentRun] {
+	return []step[*v1.SubagentRun]{
+		{"resolveAgent", r.resolveAgent},
+		{"ensureChild", r.ensureChild},
+		{"accept", r.accept},
+		{"task", r.task},
+		{"announce", r.announce},
+		{"cleanup", r.cleanup},
 	}
-	if meta.IsStatusConditionTrue(run.Status.Conditions, v1.ConditionCompleted) {
-		r.Runner.Forget(turnID(run, "task"))
-		r.Runner.Forget(turnID(run, "announce"))
-		r.stale.forget(req.NamespacedName)
-		return r.archiveWhenDue(ctx, run)
-	}
-	if r.stale.stale(run) {
-		return ctrl.Result{}, nil
-	}
-	old := run.Status.DeepCopy()
-	res, err := r.reconcile(ctx, run)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !equality.Semantic.DeepEqual(old, &run.Status) {
-		run.Status.ObservedGeneration = run.Generation
-		replaced := run.ResourceVersion
-		if err := r.Status().Update(ctx, run); err != nil {
-			// A stale cache read: the next reconcile sees the newer object.
-			if apierrors.IsConflict(err) {
-				return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
-			}
-			return ctrl.Result{}, err
-		}
-		r.stale.wrote(run, replaced)
-	}
-	return res, nil
 }
 
-func (r *SubagentRunReconciler) reconcile(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {
-	st := &run.Status
-	requester, err := r.requester(ctx, run)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	agentID := policy.TargetAgentID(&run.Spec, requester)
-	agent, err := indexer.Agent(ctx, r.Client, r.APIReader, run.Namespace, agentID)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if agent == nil {
-		r.finish(run, v1.RunFailed, fmt.Sprintf("agent %q not found", agentID))
-		return ctrl.Result{}, nil
-	}
-	child, err := r.ensureChild(ctx, run, agentID, agent)
-	if err != nil || child == nil || child.Status.SessionID == "" {
-		return ctrl.Result{RequeueAfter: notReadyRequeue}, err
-	}
-	if st.Status == "" {
-		if err := r.accept(run, child); err != nil {
-			r.finish(run, v1.RunFailed, err.Error())
-			return ctrl.Result{}, nil
-		}
-	}
-	if st.Phase == v1.RunRunning {
-		done, err := r.task(ctx, run, child, agent)
-		if !done || err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	if st.Announce == nil {
-		done, err := r.announce(ctx, run, requester)
-		if !done || err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	return r.complete(ctx, run, child, agent)
+func (r *SubagentRunReconciler) newObject() *v1.SubagentRun     { return &v1.SubagentRun{} }
+func (r *SubagentRunReconciler) status(run *v1.SubagentRun) any { return &run.Status }
+func (r *SubagentRunReconciler) observe(run *v1.SubagentRun) {
+	run.Status.ObservedGeneration = run.Generation
+}
+func (r *SubagentRunReconciler) finished(run *v1.SubagentRun) bool { return runFinished(run) }
+func (r *SubagentRunReconciler) cancelRequested(run *v1.SubagentRun) bool {
+	return run.Spec.Cancel && run.Status.Phase != v1.RunCancelled
 }
 
-// requester is the requesting session, nil when a person or a system spawned.
-func (r *SubagentRunReconciler) requester(ctx context.Context, run *v1.SubagentRun) (*v1.AgentSession, error) {
-	if run.Spec.RequesterSessionKey == "" {
-		return nil, nil
+// runFinished: finish set completedAt, which the cache's trim keeps.
+func runFinished(run *v1.SubagentRun) bool { return run.Status.CompletedAt != nil }
+
+// cancel marks the run Cancelled and cancels what its child session started; the announce
+// (Status: cancelled) and the cleanup still run.
+func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.SubagentRun]) error {
+	run, st := f.obj, &f.obj.Status
+	if err := cancelStarted(ctx, r.client, run, st.ChildSessionKey); err != nil {
+		return err
 	}
-	return indexer.SessionByKey(ctx, r.Client, run.Namespace, run.Spec.RequesterSessionKey)
+	st.Phase, st.Notes = v1.RunCancelled, "cancelled by spec.cancel"
+	f.event(corev1.EventTypeNormal, "Cancelled", "run cancelled by spec.cancel; its task was aborted")
+	return nil
+}
+
+// afterFinish deletes the finished run once its TTL has passed, never before its kept child
+// was archived.
+func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {
+	return deleteAfterTTL(ctx, r.client, r.clock, run, run.Spec.TTLSecondsAfterFinished, r.ttl, run.Status.CompletedAt, run.Status.ArchiveAt)
+}
+
+// resolveAgent finds the requesting session (nil when a person or a system spawned) and
+// the Agent the child runs under.
+func (r *SubagentRunReconciler) resolveAgent(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+	run := f.obj
+	if key := run.Spec.RequesterSessionKey; key != "" {
+		s, err := r.lookup.SessionByKey(ctx, run.Namespace, key)
+		if err != nil {
+			return false, err
+		}
+		f.requester = s
+	}
+	agentID := policy.TargetAgentID(&run.Spec, f.requester)
+	agent, err := r.lookup.Agent(ctx, run.Namespace, agentID)
+	if err != nil {
+		return false, err
+	}
+	if agent == nil && run.Status.Phase != v1.RunCancelled {
+		r.fail(f, fmt.Sprintf("agent %q not found", agentID))
+		return false, nil
+	}
+	f.agent = agent
+	return true, nil
 }
 
 // childKey is agent:<agentId>:subagent:<uuid>, the uuid being the run's UID unless the
@@ -154,50 +139,73 @@ func childKey(run *v1.SubagentRun, agentID string) string {
 	return sessionkey.SubagentKey(agentID, string(run.UID))
 }
 
-// ensureChild creates the child session, owned by the run.
-func (r *SubagentRunReconciler) ensureChild(ctx context.Context, run *v1.SubagentRun, agentID string, agent *v1.Agent) (*v1.AgentSession, error) {
-	key := childKey(run, agentID)
-	child, err := indexer.SessionByKey(ctx, r.Client, run.Namespace, key)
-	if err != nil || child != nil {
-		return child, err
+// ensureChild finds the child session, or creates it owned by the run. A child that was
+// made and is gone fails the run: there is nothing to run in.
+func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+	run, st := f.obj, &f.obj.Status
+	key := st.ChildSessionKey
+	if key == "" && f.agent != nil {
+		key = childKey(run, f.agent.Name)
 	}
-	if run.Status.ChildSessionKey != "" {
-		// The child was made and is gone (deleted by cleanup, or by hand): nothing to run in.
-		return nil, nil
+	var child *v1.AgentSession
+	if key != "" {
+		var err error
+		if child, err = r.lookup.SessionByKey(ctx, run.Namespace, key); err != nil {
+			return false, err
+		}
+	}
+	switch {
+	case st.Phase == v1.RunCancelled:
+		f.session = child
+		return true, nil
+	case child != nil && child.Status.SessionID == "":
+		f.requeueAfter(notReadyRequeue) // the child's status change wakes the run too
+		return false, nil
+	case child != nil:
+		f.session = child
+		return true, nil
+	case st.ChildSessionKey != "":
+		r.fail(f, fmt.Sprintf("child session %s was deleted before the run finished; there is nothing to run in", key))
+		return false, nil
 	}
 	parent := run.Spec.RequesterSessionKey
 	child = &v1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: run.Namespace},
 		Spec: v1.AgentSessionSpec{
-			Key: key, AgentID: agentID, Label: run.Spec.Label, Model: run.Spec.Model, ThinkingLevel: run.Spec.Thinking,
-			SpawnedBy: parent, ParentSessionKey: parent, Sandboxed: agent.Spec.Sandbox.Enabled,
+			Key: key, AgentID: f.agent.Name, Label: run.Spec.Label, Model: run.Spec.Model, ThinkingLevel: run.Spec.Thinking,
+			SpawnedBy: parent, ParentSessionKey: parent, Sandboxed: f.agent.Spec.Sandbox.Enabled,
 		},
 	}
-	if err := controllerutil.SetControllerReference(run, child, r.Scheme()); err != nil {
-		return nil, err
+	if err := controllerutil.SetControllerReference(run, child, r.client.Scheme()); err != nil {
+		return false, err
 	}
-	if err := r.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, err
+	if err := r.client.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
+		return false, err
 	}
-	r.event(run, corev1.EventTypeNormal, "ChildCreated", "child session %s created", key)
-	return nil, nil
+	f.event(corev1.EventTypeNormal, "ChildCreated", "child session %s created", key)
+	f.requeueAfter(notReadyRequeue)
+	return false, nil
 }
 
 // accept records the spawn's acceptance with its attachments materialized.
-func (r *SubagentRunReconciler) accept(run *v1.SubagentRun, child *v1.AgentSession) error {
-	st := &run.Status
+func (r *SubagentRunReconciler) accept(_ context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+	run, st, child := f.obj, &f.obj.Status, f.session
+	if st.Status != "" || st.Phase == v1.RunCancelled {
+		return true, nil
+	}
 	if len(run.Spec.Attachments) > 0 {
-		dir := AttachmentsDir(r.WorkspaceRoot, run.Namespace, child.Status.SessionID, string(run.UID))
+		dir := AttachmentsDir(r.workspaceRoot, run.Namespace, child.Status.SessionID, string(run.UID))
 		receipts, err := MaterializeAttachments(dir, run.Spec.Attachments)
 		if err != nil {
-			return fmt.Errorf("attachments: %w", err)
+			r.fail(f, fmt.Sprintf("attachments: %v", err))
+			return false, nil
 		}
 		st.Attachments, st.AttachmentsDir = receipts, dir
 	}
-	now := metav1.NewTime(r.Clock.Now())
+	now := metav1.NewTime(r.clock.Now())
 	st.Status, st.RunID, st.ChildSessionKey, st.Phase, st.StartedAt = "accepted", string(run.UID), child.Spec.Key, v1.RunRunning, &now
-	r.event(run, corev1.EventTypeNormal, "Accepted", "running in %s", child.Spec.Key)
-	return nil
+	f.event(corev1.EventTypeNormal, "Accepted", "running in %s", child.Spec.Key)
+	return true, nil
 }
 
 // runTimeout is spec.runTimeoutSeconds, else the Agent's subagents.runTimeoutSeconds; 0 is none.
@@ -212,26 +220,28 @@ func runTimeout(run *v1.SubagentRun, agent *v1.Agent) time.Duration {
 }
 
 // task runs the task in the child under the run timeout and records the outcome.
-func (r *SubagentRunReconciler) task(ctx context.Context, run *v1.SubagentRun, child *v1.AgentSession, agent *v1.Agent) (bool, error) {
-	st := &run.Status
-	id := turnID(run, "task")
-	res, ok := r.Runner.Result(id)
-	if !ok {
-		req := runtime.TurnRequest{
-			ID: id, Namespace: run.Namespace, SessionKey: child.Spec.Key,
+func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+	run, st, child := f.obj, &f.obj.Status, f.session
+	if st.Phase != v1.RunRunning {
+		return true, nil
+	}
+	res, ok, err := r.runTurn(ctx, f, "task", func() runtime.TurnRequest {
+		req := runtime.TurnRequest{SessionKey: child.Spec.Key,
 			Input: textMessage(taskInput(run), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
-				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"}),
-			Owner: runtime.Owner{Kind: runtime.OwnerSubagentRun, NamespacedName: client.ObjectKeyFromObject(run)},
-		}
-		if t := runTimeout(run, agent); t > 0 {
+				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"})}
+		if t := runTimeout(run, f.agent); t > 0 {
 			req.Deadline = st.StartedAt.Add(t)
 		}
-		return false, r.Runner.Submit(ctx, req)
+		return req
+	})
+	if !ok || err != nil {
+		return false, err
 	}
 	st.Result = res.Text
 	if st.Result == "" {
 		st.Result = res.LastToolResult
 	}
+	st.Result = truncate(st.Result, maxStatusText)
 	elapsed := res.Finished.Sub(res.Started)
 	st.Stats = &v1.RunStats{
 		Runtime: elapsed.Round(time.Millisecond).String(), InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
@@ -244,11 +254,11 @@ func (r *SubagentRunReconciler) task(ctx context.Context, run *v1.SubagentRun, c
 	case res.Err == nil:
 		st.Phase = v1.RunSucceeded
 	case errors.Is(res.Err, runtime.ErrDeadline):
-		st.Phase, st.Notes = v1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, agent))
+		st.Phase, st.Notes = v1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, f.agent))
 	default:
 		st.Phase, st.Notes = v1.RunFailed, truncate(res.Err.Error(), 1024)
 	}
-	r.event(run, corev1.EventTypeNormal, string(st.Phase), "task %s in %s", st.Phase, elapsed.Round(time.Millisecond))
+	f.event(corev1.EventTypeNormal, string(st.Phase), "task %s in %s", st.Phase, elapsed.Round(time.Millisecond))
 	return true, nil
 }
 
@@ -261,79 +271,89 @@ func taskInput(run *v1.SubagentRun) string {
 		policy.AttachmentManifestName, run.Status.AttachmentsDir)
 }
 
-// announce runs the announce step in the requester.
-func (r *SubagentRunReconciler) announce(ctx context.Context, run *v1.SubagentRun, requester *v1.AgentSession) (bool, error) {
-	st := &run.Status
+// announce runs the announce step in the requester. A cancelled run announces under its
+// own step name, so an announce aborted by the cancel is not reused.
+func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+	run, st, requester := f.obj, &f.obj.Status, f.requester
+	if st.Announce != nil {
+		return true, nil
+	}
 	if requester == nil || requester.Status.SessionID == "" {
 		st.Announce = &v1.Announce{Status: v1.AnnounceSkipped, Reason: "no requester session to announce to"}
 		return true, nil
 	}
-	id := turnID(run, "announce")
-	res, ok := r.Runner.Result(id)
-	if !ok {
+	step := "announce"
+	if st.Phase == v1.RunCancelled {
+		step = "announce-cancelled"
+	}
+	res, ok, err := r.runTurn(ctx, f, step, func() runtime.TurnRequest {
 		outcome := RunOutcome{Phase: st.Phase, Result: st.Result, Notes: st.Notes}
 		if st.Stats != nil {
 			outcome.Stats = *st.Stats
 		}
-		return false, r.Runner.Submit(ctx, runtime.TurnRequest{
-			ID: id, Namespace: run.Namespace, SessionKey: requester.Spec.Key,
+		return runtime.TurnRequest{SessionKey: requester.Spec.Key,
 			Input: textMessage(SubagentAnnounceInput(outcome), &transcript.Provenance{Kind: transcript.ProvenanceSubagentAnnounce,
-				SourceSessionKey: st.ChildSessionKey, SourceTool: "sessions_spawn"}),
-			Owner: runtime.Owner{Kind: runtime.OwnerSubagentRun, NamespacedName: client.ObjectKeyFromObject(run)},
-		})
+				SourceSessionKey: st.ChildSessionKey, SourceTool: "sessions_spawn"})}
+	})
+	if !ok || err != nil {
+		return false, err
 	}
-	if res.Err != nil {
-		st.Announce = &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + truncate(res.Err.Error(), 512)}
-	} else {
-		st.Announce = r.announcer.announce(ctx, requester, res.Text, id)
-	}
-	if typ, ok := announceEventType(st.Announce); ok {
-		r.event(run, typ, "Announce", "announce %s: %s", st.Announce.Status, st.Announce.Reason)
+	st.Announce = r.announcer.outcome(ctx, requester, res, runtime.TurnID(run.UID, step))
+	announceEvent(f, st.Announce)
+	return true, nil
+}
+
+// cleanup ends the run: the child is deleted (cleanup delete) or asked to archive itself
+// after the TTL.
+func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+	run, st, child := f.obj, &f.obj.Status, f.session
+	switch {
+	case child == nil:
+		r.finish(f, st.Phase, "no child session to clean up")
+	case run.Spec.Cleanup == v1.CleanupDelete:
+		if err := r.client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
+			return false, err
+		}
+		r.finish(f, st.Phase, "child session deleted after the announce")
+	default:
+		pol, err := r.lookup.SessionPolicy(ctx, run.Namespace)
+		if err != nil {
+			return false, err
+		}
+		at := metav1.NewTime(r.clock.Now().Add(archiveAfter(pol, f.agent)))
+		if err := askToArchive(ctx, r.client, child, at.Time); err != nil {
+			return false, err
+		}
+		st.ArchiveAt = &at
+		r.finish(f, st.Phase, "child session kept until "+at.UTC().Format(time.RFC3339))
 	}
 	return true, nil
 }
 
-// complete ends the run: the child is deleted (cleanup delete) or archived after the TTL.
-func (r *SubagentRunReconciler) complete(ctx context.Context, run *v1.SubagentRun, child *v1.AgentSession, agent *v1.Agent) (ctrl.Result, error) {
-	st := &run.Status
-	if run.Spec.Cleanup == v1.CleanupDelete {
-		if err := r.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
-			return ctrl.Result{}, err
-		}
-		r.finish(run, st.Phase, "child session deleted after the announce")
-		return ctrl.Result{}, nil
-	}
-	pol, err := sessionPolicy(ctx, r.Client, run.Namespace)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	at := metav1.NewTime(r.Clock.Now().Add(archiveAfter(pol, agent)))
-	st.ArchiveAt = &at
-	r.finish(run, st.Phase, "child session kept until "+at.UTC().Format(time.RFC3339))
-	return ctrl.Result{RequeueAfter: at.Sub(r.Clock.Now())}, nil
+func (r *SubagentRunReconciler) fail(f *flow[*v1.SubagentRun], msg string) {
+	f.obj.Status.Notes = truncate(msg, 1024)
+	r.finish(f, v1.RunFailed, msg)
 }
 
-func (r *SubagentRunReconciler) finish(run *v1.SubagentRun, phase v1.RunPhase, msg string) {
-	st := &run.Status
+// finish ends the run in phase with its one terminal condition.
+func (r *SubagentRunReconciler) finish(f *flow[*v1.SubagentRun], phase v1.RunPhase, msg string) {
+	run, st := f.obj, &f.obj.Status
 	st.Phase = phase
 	if st.Status == "" {
-		st.Status = "accepted"
-		st.RunID = string(run.UID)
+		st.Status, st.RunID = "accepted", string(run.UID)
 	}
-	now := metav1.NewTime(r.Clock.Now())
+	now := metav1.NewTime(r.clock.Now())
 	st.CompletedAt = &now
-	if phase == v1.RunFailed && st.Notes == "" {
-		st.Notes = msg
+	o := failed
+	switch phase {
+	case v1.RunSucceeded:
+		o = succeeded
+	case v1.RunCancelled:
+		o = cancelled
 	}
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue,
-		Reason: string(phase), Message: truncate(msg, 512), ObservedGeneration: run.Generation})
-	r.event(run, corev1.EventTypeNormal, "Completed", "%s: %s", phase, msg)
-}
-
-func (r *SubagentRunReconciler) event(run *v1.SubagentRun, typ, reason, format string, args ...any) {
-	if r.Recorder != nil {
-		r.Recorder.Eventf(run, nil, typ, reason, reason, format, args...)
-	}
+	setOutcome(&st.Conditions, run.Generation, o, string(phase), msg)
+	f.event(corev1.EventTypeNormal, "Completed", "%s: %s", phase, msg)
+	f.log.V(2).Info("run finished", "phase", phase)
 }
 
 // SetupWithManager registers the reconciler, woken by the engine when its turns end and by
@@ -342,7 +362,7 @@ func (r *SubagentRunReconciler) SetupWithManager(mgr ctrl.Manager, concurrency i
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1.SubagentRun{}).
 		Owns(&v1.AgentSession{}).
-		WatchesRawSource(source.Channel(r.Runner.Wake(runtime.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.runner.Wake(runtime.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("subagentrun").Complete(r)
 }

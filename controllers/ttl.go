@@ -19,12 +19,13 @@ import (
 	"encoding/json"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 )
 
 // DefaultArchiveAfter is the seeds' sub-agent archive TTL.
@@ -41,25 +42,66 @@ func archiveAfter(p *v1.SessionPolicy, agent *v1.Agent) time.Duration {
 	return DefaultArchiveAfter
 }
 
-// archiveWhenDue archives a completed run's kept child once status.archiveAt has passed,
-// and asks to be woken then otherwise.
-func (r *SubagentRunReconciler) archiveWhenDue(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {
-	at := run.Status.ArchiveAt
-	if at == nil || run.Status.ChildSessionKey == "" {
-		return ctrl.Result{}, nil
+// askToArchive puts the archive time on a kept child session; the AgentSession controller
+// archives it then. The run does not write another kind's status.
+func askToArchive(ctx context.Context, c client.Client, child *v1.AgentSession, at time.Time) error {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+		v1.ArchiveAtAnnotation: at.UTC().Format(time.RFC3339)}}})
+	return client.IgnoreNotFound(c.Patch(ctx, child, client.RawPatch(types.MergePatchType, patch)))
+}
+
+// archiveDue reads a session's archive-at annotation: whether it is due at now, and if not,
+// how long is left (0 when none is set or it does not parse).
+func archiveDue(s *v1.AgentSession, now time.Time) (due bool, left time.Duration) {
+	v, ok := s.Annotations[v1.ArchiveAtAnnotation]
+	if !ok {
+		return false, 0
 	}
-	if left := at.Sub(r.Clock.Now()); left > 0 {
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return false, 0
+	}
+	if left = at.Sub(now); left > 0 {
+		return false, left
+	}
+	return true, 0
+}
+
+// ttlLeft is how long a finished object has to live: its ttlSecondsAfterFinished (else the
+// operator default; 0 there keeps it) from when it finished, and never before notBefore (a
+// kept child's archive). keep is true when the object is never deleted.
+func ttlLeft(spec *int32, def time.Duration, finishedAt, notBefore *metav1.Time, now time.Time) (left time.Duration, keep bool) {
+	ttl := def
+	if spec != nil {
+		ttl = time.Duration(*spec) * time.Second
+	} else if def <= 0 {
+		return 0, true
+	}
+	if finishedAt == nil {
+		return 0, true
+	}
+	end := finishedAt.Add(ttl)
+	if notBefore != nil && notBefore.After(end) {
+		end = notBefore.Time
+	}
+	return max(end.Sub(now), 0), false
+}
+
+// deleteAfterTTL deletes a finished object once its TTL has passed and asks to be woken then
+// otherwise. Dependents are orphaned: a run's kept (archived) child session stays.
+func deleteAfterTTL(ctx context.Context, c client.Client, clk clock.Clock, obj client.Object, spec *int32, def time.Duration,
+	finishedAt, notBefore *metav1.Time) (ctrl.Result, error) {
+	left, keep := ttlLeft(spec, def, finishedAt, notBefore, clk.Now())
+	switch {
+	case keep:
+		return ctrl.Result{}, nil
+	case left > 0:
 		return ctrl.Result{RequeueAfter: left}, nil
 	}
-	child, err := indexer.SessionByKey(ctx, r.Client, run.Namespace, run.Status.ChildSessionKey)
-	if err != nil || child == nil || child.Status.Phase == v1.SessionArchived {
-		return ctrl.Result{}, err
+	uid := obj.GetUID()
+	err := c.Delete(ctx, obj, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationOrphan))
+	if client.IgnoreNotFound(err) == nil {
+		ctrl.LoggerFrom(ctx).V(2).Info("deleted after its TTL")
 	}
-	// The AgentSession controller archives the transcript when it sees the phase.
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"phase": v1.SessionArchived, "archiveAt": at}})
-	if err := r.Status().Patch(ctx, child, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	r.event(run, "Normal", "Archived", "child session %s archived after its TTL", child.Spec.Key)
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, client.IgnoreNotFound(err)
 }

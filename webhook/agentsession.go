@@ -19,14 +19,12 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -68,7 +66,7 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentS
 		errs = append(errs, field.Forbidden(spec.Child("spawnedBy"), "only the operator sets spawnedBy (sub-agent sessions come from SubagentRuns)"))
 	}
 	if len(errs) == 0 {
-		other, err := indexer.SessionByKey(ctx, v.Reader, s.Namespace, s.Spec.Key)
+		other, err := lookup.SessionByKey(ctx, v.Reader, s.Namespace, s.Spec.Key)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -128,8 +126,4 @@ func (v *AgentSessionValidator) judgeSendPolicy(ctx context.Context, old v1.Acti
 // ValidateDelete implements admission.Validator.
 func (v *AgentSessionValidator) ValidateDelete(context.Context, *v1.AgentSession) (admission.Warnings, error) {
 	return nil, nil
-}
-
-func isCompleted(conds []metav1.Condition) bool {
-	return meta.IsStatusConditionTrue(conds, v1.ConditionCompleted)
 }

@@ -19,13 +19,12 @@ import (
 	"errors"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -37,6 +36,8 @@ import (
 // see it, the send policy allows it, and a tool-made send is within the chain limits.
 type SessionSendValidator struct {
 	Reader client.Reader
+	// APIReader confirms cache misses (nil: none).
+	APIReader client.Reader
 	authz
 	chains
 }
@@ -60,7 +61,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		if !ok {
 			return nil, forbidden("sessionsends", send.Name, actAsDenial(ctx, from, "spec.fromSessionKey"))
 		}
-		s, err := indexer.SessionByKey(ctx, v.Reader, ns, from)
+		s, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, from)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -75,14 +76,11 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 			"main names the requester's main session and this send has no fromSessionKey; use the full key, e.g. agent:<agentId>:main"))
 	}
 	key := sessionkey.Resolve(ref, agentID)
-	target, err := indexer.SessionByKey(ctx, v.Reader, ns, key)
-	if err == nil && target == nil {
-		target, err = indexer.SessionByID(ctx, v.Reader, ns, ref)
-	}
+	target, err := lookup.New(v.Reader, v.APIReader).ResolveSession(ctx, ns, ref, agentID)
 	if err == nil && target == nil {
 		// The controller creates an Agent's main session on first send: judge that session.
 		var agent *v1.Agent
-		if agent, err = getAgent(ctx, v.Reader, ns, sessionkey.AgentOf(key)); err == nil {
+		if agent, err = getAgent(ctx, v.Reader, v.APIReader, ns, sessionkey.AgentOf(key)); err == nil {
 			target = policy.ImpliedSession(key, agent)
 		}
 	}
@@ -92,7 +90,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	if target == nil {
 		return nil, v.unknown(ctx, send, spec.Child("sessionKey"), ref, key)
 	}
-	pol, err := sessionPolicy(ctx, v.Reader, ns)
+	pol, err := sessionPolicy(ctx, v.Reader, v.APIReader, ns)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -101,7 +99,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		pspec = &pol.Spec
 	}
 	if requester != nil {
-		agent, err := getAgent(ctx, v.Reader, ns, requester.Spec.AgentID)
+		agent, err := getAgent(ctx, v.Reader, v.APIReader, ns, requester.Spec.AgentID)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -110,7 +108,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 			a2a = pspec.AgentToAgent
 		}
 		level := policy.EffectiveVisibility(pspec, requester, agent)
-		if ok, why := policy.Visible(level, a2a, requester, target, indexer.ParentOf(ctx, v.Reader, ns)); !ok {
+		if ok, why := policy.Visible(level, a2a, requester, target, lookup.ParentOf(ctx, v.Reader, ns)); !ok {
 			return nil, forbidden("sessionsends", send.Name, "send denied: "+why)
 		}
 	}
@@ -150,26 +148,17 @@ func (v *SessionSendValidator) ValidateDelete(context.Context, *v1.SessionSend) 
 	return nil, nil
 }
 
-func sessionPolicy(ctx context.Context, r client.Reader, ns string) (*v1.SessionPolicy, error) {
-	p := &v1.SessionPolicy{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: "default"}, p)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return p, err
+func sessionPolicy(ctx context.Context, cache, api client.Reader, ns string) (*v1.SessionPolicy, error) {
+	return lookup.New(cache, api).SessionPolicy(ctx, ns)
 }
 
-// getAgent returns the Agent named id, or nil.
-func getAgent(ctx context.Context, r client.Reader, ns, id string) (*v1.Agent, error) {
+// getAgent returns the Agent named id, or nil. A cache miss is confirmed with the API
+// server: an Agent applied together with the run or send that names it may not be cached.
+func getAgent(ctx context.Context, cache, api client.Reader, ns, id string) (*v1.Agent, error) {
 	if id == "" {
 		return nil, nil
 	}
-	a := &v1.Agent{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: id}, a)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return a, err
+	return lookup.New(cache, api).Agent(ctx, ns, id)
 }
 
 // invalid is a 422 that names the fields.

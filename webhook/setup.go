@@ -42,20 +42,20 @@ type Options struct {
 }
 
 // SetupWithManager registers every webhook with the manager's webhook server. The cache's
-// field indexes must be registered first (indexer.Setup).
+// field indexes must be registered first (cacheindex.Setup).
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
-	r := mgr.GetClient()
+	r, api := mgr.GetClient(), mgr.GetAPIReader()
 	az := authz{Client: r, Manager: o.ManagerUsername}
 	ch := newChains(o)
-	gate := secretGate{authz: az, Secrets: mgr.GetAPIReader()}
+	gate := secretGate{authz: az, Secrets: api}
 	return errors.Join(
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(&SessionSendValidator{Reader: r, authz: az, chains: ch}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(&SubagentRunValidator{Reader: r, authz: az, chains: ch}).
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch})).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch})).
 			WithDefaulter(&SubagentRunDefaulter{}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(&AgentSessionValidator{Reader: r, authz: az}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(&SessionPolicyValidator{}).
+		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(withLog[*v1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).
 			WithDefaulter(&PolicySecrets{gate}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(&AgentValidator{}).
+		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(withLog[*v1.Agent]("agent", &AgentValidator{})).
 			WithDefaulter(&AgentSecrets{gate}).Complete(),
 	)
 }

@@ -23,7 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -52,6 +53,8 @@ func (d *SubagentRunDefaulter) Default(_ context.Context, run *v1.SubagentRun) e
 // a tool-made run is within the chain limits.
 type SubagentRunValidator struct {
 	Reader client.Reader
+	// APIReader confirms cache misses (nil: none).
+	APIReader client.Reader
 	authz
 	chains
 }
@@ -73,7 +76,7 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 		if !ok {
 			return nil, forbidden("subagentruns", run.Name, actAsDenial(ctx, key, "spec.requesterSessionKey"))
 		}
-		s, err := indexer.SessionByKey(ctx, v.Reader, ns, key)
+		s, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, key)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -85,20 +88,20 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 			return nil, invalid("SubagentRun", run.Name, fe)
 		}
 		in.Requester = s
-		if in.RequesterAgent, err = getAgent(ctx, v.Reader, ns, s.Spec.AgentID); err != nil {
+		if in.RequesterAgent, err = getAgent(ctx, v.Reader, v.APIReader, ns, s.Spec.AgentID); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		in.Depth = policy.SpawnDepth(s, indexer.ParentOf(ctx, v.Reader, ns))
+		in.Depth = policy.SpawnDepth(s, lookup.ParentOf(ctx, v.Reader, ns))
 		if in.ActiveChildren, err = activeChildren(ctx, v.Reader, ns, key); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
 	in.TargetID = policy.TargetAgentID(&run.Spec, in.Requester)
 	var err error
-	if in.Target, err = getAgent(ctx, v.Reader, ns, in.TargetID); err != nil {
+	if in.Target, err = getAgent(ctx, v.Reader, v.APIReader, ns, in.TargetID); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	pol, err := sessionPolicy(ctx, v.Reader, ns)
+	pol, err := sessionPolicy(ctx, v.Reader, v.APIReader, ns)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -135,7 +138,7 @@ func (v *SubagentRunValidator) judgeChildKey(ctx context.Context, ns, hint, agen
 	if err != nil || !ok {
 		return actAsDenial(ctx, hint, "annotation "+v1.ChildSessionKeyAnnotation), err
 	}
-	existing, err := indexer.SessionByKey(ctx, v.Reader, ns, hint)
+	existing, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, hint)
 	if err != nil {
 		return "", err
 	}
@@ -145,12 +148,12 @@ func (v *SubagentRunValidator) judgeChildKey(ctx context.Context, ns, hint, agen
 // activeChildren counts the requester's runs that have not completed.
 func activeChildren(ctx context.Context, r client.Reader, ns, requester string) (int, error) {
 	var runs v1.SubagentRunList
-	if err := r.List(ctx, &runs, client.InNamespace(ns), client.MatchingFields{indexer.RunRequester: requester}); err != nil {
+	if err := r.List(ctx, &runs, client.InNamespace(ns), client.MatchingFields{cacheindex.RunRequester: requester}); err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, run := range runs.Items {
-		if !isCompleted(run.Status.Conditions) {
+		if !v1.Finished(run.Status.Conditions) {
 			n++
 		}
 	}

@@ -37,7 +37,7 @@ func unknownSession(ctx context.Context, r client.Reader, path *field.Path, ns, 
 		return field.Invalid(path, ref, fmt.Sprintf("not a valid session key (%s) and no session in namespace %s has it as sessionId", why, ns)), nil
 	}
 	if id := sessionkey.AgentOf(key); id != "" {
-		a, err := getAgent(ctx, r, ns, id)
+		a, err := getAgent(ctx, r, nil, ns, id)
 		if err != nil {
 			return nil, err
 		}

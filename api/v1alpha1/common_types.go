@@ -1,14 +1,40 @@
 package v1alpha1
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // Condition types shared by the kinds of this API.
 const (
 	// ConditionReady says an Agent or SessionPolicy is usable.
 	ConditionReady = "Ready"
 	// ConditionReplied says a SessionSend's round 1 produced a reply (or failed for good).
 	ConditionReplied = "Replied"
-	// ConditionCompleted says a SessionSend or SubagentRun reached a terminal phase.
+	// ConditionCompleted says a SessionSend or SubagentRun finished with success, as Job's
+	// Complete does: `kubectl wait --for=condition=Completed` does not return on a failure.
 	ConditionCompleted = "Completed"
+	// ConditionFailed says a SessionSend or SubagentRun finished without success.
+	ConditionFailed = "Failed"
+	// ConditionCancelled says a SessionSend or SubagentRun was stopped by spec.cancel.
+	ConditionCancelled = "Cancelled"
 )
+
+// Finished reports whether conditions mark a SessionSend or SubagentRun as finished:
+// Completed, Failed or Cancelled.
+func Finished(conditions []metav1.Condition) bool {
+	for _, c := range conditions {
+		switch c.Type {
+		case ConditionCompleted, ConditionFailed, ConditionCancelled:
+			if c.Status == metav1.ConditionTrue {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ArchiveAtAnnotation on an AgentSession asks its controller to archive it at that time
+// (RFC 3339): a SubagentRun puts it on the child it keeps. Only the AgentSession controller
+// writes a session's status.phase.
+const ArchiveAtAnnotation = "sessions.agents.dev/archive-at"
 
 // Tokens of the seeds that a model replies with, exactly.
 const (
@@ -113,3 +139,7 @@ const (
 	// write verb (create, update, patch, apply).
 	VerbSetSendPolicy = "set-send-policy"
 )
+
+// StartedByLabel on a SessionSend or SubagentRun that an agent's tool call created holds
+// the UID of the send or run whose turn made it: cancelling that one cancels this one.
+const StartedByLabel = "sessions.agents.dev/started-by"

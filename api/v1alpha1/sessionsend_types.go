@@ -15,8 +15,11 @@ const (
 	SendError    SendStatus = "error"
 )
 
+// DefaultSendTimeoutSeconds is spec.timeoutSeconds when unset (the CRD default says the same).
+const DefaultSendTimeoutSeconds = 30
+
 // SendPhase is the step a send is in.
-// +kubebuilder:validation:Enum=Pending;Running;ReplyBack;Announcing;Completed;Failed
+// +kubebuilder:validation:Enum=Pending;Running;ReplyBack;Announcing;Completed;Failed;Cancelled
 type SendPhase string
 
 const (
@@ -26,9 +29,12 @@ const (
 	SendAnnouncing SendPhase = "Announcing"
 	SendCompleted  SendPhase = "Completed"
 	SendFailed     SendPhase = "Failed"
+	SendCancelled  SendPhase = "Cancelled"
 )
 
-// SessionSendSpec is a sessions_send call. It cannot change once created.
+// SessionSendSpec is a sessions_send call. It cannot change once created, but for cancel.
+// +kubebuilder:validation:XValidation:rule="self.sessionKey == oldSelf.sessionKey && self.message == oldSelf.message && has(self.timeoutSeconds) == has(oldSelf.timeoutSeconds) && (!has(self.timeoutSeconds) || self.timeoutSeconds == oldSelf.timeoutSeconds) && has(self.fromSessionKey) == has(oldSelf.fromSessionKey) && (!has(self.fromSessionKey) || self.fromSessionKey == oldSelf.fromSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SessionSend"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
 type SessionSendSpec struct {
 	// sessionKey is the target: a session key, a sessionId, or main (the main session of the requester's agent).
 	// +required
@@ -55,6 +61,18 @@ type SessionSendSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	FromSessionKey string `json:"fromSessionKey,omitempty"`
+
+	// cancel stops the send: its running turns are aborted, it ends in phase Cancelled, and
+	// the runs and sends its target session started are cancelled too. It may go from false
+	// to true only; it is the one field that changes after create.
+	// +optional
+	Cancel bool `json:"cancel,omitempty"`
+
+	// ttlSecondsAfterFinished deletes the send that long after it finished, as a Job's
+	// does; unset takes the operator's default (the manager's --ttl-after-finished).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 }
 
 // SendTurn is one turn of a send: round 1 in the target, then the reply-back rounds.
@@ -78,7 +96,8 @@ type SendTurn struct {
 type SessionSendStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Replied (round 1 ended) and Completed (every step ended).
+	// conditions: Replied (round 1 ended); at the end one of Completed (every step ended
+	// well), Failed or Cancelled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -132,7 +151,6 @@ type SessionSend struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable; create a new SessionSend"
 	Spec SessionSendSpec `json:"spec"`
 	// +optional
 	Status SessionSendStatus `json:"status,omitempty"`

@@ -41,7 +41,7 @@ const (
 )
 
 // RunPhase is the lifecycle of a sub-agent run.
-// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed;TimedOut
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed;TimedOut;Cancelled
 type RunPhase string
 
 const (
@@ -50,6 +50,7 @@ const (
 	RunSucceeded RunPhase = "Succeeded"
 	RunFailed    RunPhase = "Failed"
 	RunTimedOut  RunPhase = "TimedOut"
+	RunCancelled RunPhase = "Cancelled"
 )
 
 // Attachment is an inline file for the child's workspace.
@@ -73,7 +74,9 @@ type Attachment struct {
 	MimeType string `json:"mimeType,omitempty"`
 }
 
-// SubagentRunSpec is a sessions_spawn call. It cannot change once created.
+// SubagentRunSpec is a sessions_spawn call. It cannot change once created, but for cancel.
+// +kubebuilder:validation:XValidation:rule="self.task == oldSelf.task && has(self.label) == has(oldSelf.label) && (!has(self.label) || self.label == oldSelf.label) && has(self.agentId) == has(oldSelf.agentId) && (!has(self.agentId) || self.agentId == oldSelf.agentId) && has(self.model) == has(oldSelf.model) && (!has(self.model) || self.model == oldSelf.model) && has(self.thinking) == has(oldSelf.thinking) && (!has(self.thinking) || self.thinking == oldSelf.thinking) && has(self.runTimeoutSeconds) == has(oldSelf.runTimeoutSeconds) && (!has(self.runTimeoutSeconds) || self.runTimeoutSeconds == oldSelf.runTimeoutSeconds) && has(self.thread) == has(oldSelf.thread) && (!has(self.thread) || self.thread == oldSelf.thread) && has(self.mode) == has(oldSelf.mode) && (!has(self.mode) || self.mode == oldSelf.mode) && has(self.cleanup) == has(oldSelf.cleanup) && (!has(self.cleanup) || self.cleanup == oldSelf.cleanup) && has(self.sandbox) == has(oldSelf.sandbox) && (!has(self.sandbox) || self.sandbox == oldSelf.sandbox) && has(self.requesterSessionKey) == has(oldSelf.requesterSessionKey) && (!has(self.requesterSessionKey) || self.requesterSessionKey == oldSelf.requesterSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished) && has(self.attachments) == has(oldSelf.attachments) && (!has(self.attachments) || self.attachments == oldSelf.attachments)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'session' || (has(self.thread) && self.thread)",message="mode session requires thread: true"
 // +kubebuilder:validation:XValidation:rule="has(self.agentId) || has(self.requesterSessionKey)",message="agentId is required when requesterSessionKey is empty"
 type SubagentRunSpec struct {
@@ -126,6 +129,18 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	RequesterSessionKey string `json:"requesterSessionKey,omitempty"`
+	// cancel stops the run: its task is aborted, it ends in phase Cancelled and still
+	// announces (Status: cancelled), and the runs and sends its child session started are
+	// cancelled too. It may go from false to true only; it is the one field that changes
+	// after create.
+	// +optional
+	Cancel bool `json:"cancel,omitempty"`
+	// ttlSecondsAfterFinished deletes the run that long after it finished (and after its kept
+	// child was archived), as a Job's does; unset takes the operator's default (the
+	// manager's --ttl-after-finished). The kept child session stays.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 }
 
 // RunStats is the stats line of an announce.
@@ -159,7 +174,8 @@ type AttachmentReceipt struct {
 type SubagentRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Completed when the run and its announce are done.
+	// conditions, when the run and its announce are done: Completed (the task succeeded),
+	// Failed (it failed or timed out) or Cancelled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -218,7 +234,6 @@ type SubagentRun struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable; create a new SubagentRun"
 	Spec SubagentRunSpec `json:"spec"`
 	// +optional
 	Status SubagentRunStatus `json:"status,omitempty"`

@@ -26,8 +26,8 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/certs"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
@@ -53,6 +53,7 @@ type options struct {
 	statusInterval   time.Duration
 	attemptTimeout   time.Duration
 	concurrency      int
+	ttlAfterFinished time.Duration
 	qps              float64
 	burst            int
 	toolRate         int
@@ -76,6 +77,7 @@ func main() {
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
+	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
@@ -95,7 +97,7 @@ func main() {
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
-		Cache:                  indexer.CacheOptions(),
+		Cache:                  cacheindex.CacheOptions(),
 		Metrics:                metricsOptions(o, tlsOpts),
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
@@ -154,7 +156,7 @@ func metricsOptions(o options, tlsOpts []func(*tls.Config)) metricsserver.Option
 // setup wires the indexes, the turn engine, the controllers and the webhooks into mgr.
 func setup(mgr ctrl.Manager, o options) error {
 	ctx := context.Background()
-	if err := indexer.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := cacheindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return fmt.Errorf("indexes: %w", err)
 	}
 	store := transcriptClient(o.transcriptSocket)
@@ -183,6 +185,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
+		TTLAfterFinished: o.ttlAfterFinished,
 	}); err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ func eventsOf(g Gomega, o client.Object) []string {
 }
 
 func completed(g Gomega, s *v1.SessionSend) {
-	g.Expect(s.Status.Phase).To(BeElementOf(v1.SendCompleted, v1.SendFailed))
+	g.Expect(v1.Finished(s.Status.Conditions)).To(BeTrue())
 }
 
 // messages reads a session's whole transcript, tool results included.

@@ -75,6 +75,9 @@ var _ = Describe("SessionSend", func() {
 		send := waitSend(createSend(ns, "agent:ghost:main", "anyone?", 30, ""), completed)
 		Expect(send.Status.Status).To(Equal(v1.SendError))
 		Expect(send.Status.Phase).To(Equal(v1.SendFailed))
+		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, v1.ConditionFailed)).To(BeTrue())
+		Expect(meta.FindStatusCondition(send.Status.Conditions, v1.ConditionCompleted)).To(BeNil(),
+			"kubectl wait --for=condition=Completed must not return on a failure")
 		Expect(send.Status.Error).To(ContainSubstring(`agent "ghost" not found`))
 		Eventually(func(g Gomega) []string { return eventsOf(g, send) }, testenv.Timeout, testenv.Interval).Should(
 			ContainElement("sessionsend-controller Warning/RunFailed"))

@@ -52,8 +52,9 @@ func waitRun(r *v1.SubagentRun, cond func(g Gomega, r *v1.SubagentRun)) *v1.Suba
 	return r
 }
 
+// runCompleted waits for a run to finish: Completed, Failed or Cancelled.
 func runCompleted(g Gomega, r *v1.SubagentRun) {
-	g.Expect(meta.IsStatusConditionTrue(r.Status.Conditions, v1.ConditionCompleted)).To(BeTrue())
+	g.Expect(v1.Finished(r.Status.Conditions)).To(BeTrue())
 }
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
@@ -113,6 +114,8 @@ var _ = Describe("SubagentRun", func() {
 	It("fails clearly for an agent that does not exist", func() {
 		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "t", AgentID: "ghost", RequesterSessionKey: "agent:main:main"}), runCompleted)
 		Expect(run.Status.Phase).To(Equal(v1.RunFailed))
+		Expect(meta.IsStatusConditionTrue(run.Status.Conditions, v1.ConditionFailed)).To(BeTrue())
+		Expect(meta.FindStatusCondition(run.Status.Conditions, v1.ConditionCompleted)).To(BeNil(), "Completed is for success only")
 		Expect(run.Status.Notes).To(ContainSubstring(`agent "ghost" not found`))
 	})
 
@@ -155,8 +158,9 @@ var _ = Describe("SubagentRun", func() {
 		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
 		Expect(child.Status.Phase).To(Equal(v1.SessionActive))
 
+		Expect(child.Annotations).To(HaveKey(v1.ArchiveAtAnnotation), "the run asks the child to archive itself")
 		fakeClock.Step(31 * time.Minute)
-		touch(run)
+		touch(&child)
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(&child), &child)).To(Succeed())
 			g.Expect(child.Status.Phase).To(Equal(v1.SessionArchived))

@@ -42,9 +42,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -62,6 +62,9 @@ var (
 	mgrDone   chan struct{}
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
 	writes sync.Map
+	// engine is the running manager's turn engine; calls sees every model call it makes.
+	engine *runtime.Engine
+	calls  = &modelCalls{}
 )
 
 func TestControllers(t *testing.T) {
@@ -105,22 +108,23 @@ func startManager() {
 	mgr, err := ctrl.NewManager(mcfg, ctrl.Options{
 		Scheme:  testenv.Scheme(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   indexer.CacheOptions(), // the manager's, so specs run against what it caches
+		Cache:   cacheindex.CacheOptions(), // the manager's, so specs run against what it caches
 		// The suite starts a second manager in one process to test a restart.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(indexer.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
+	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
 	watcher, err := client.NewWithWatch(mcfg, client.Options{Scheme: testenv.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	// The manager's event recorder, on the real clock: no spec times events.
 	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
 	Expect(mgr.Add(events)).To(Succeed())
-	engine, err := runtime.NewEngine(runtime.Options{
+	engine, err = runtime.NewEngine(runtime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, Clock: fakeClock, Recorder: events.GetEventRecorder("agent-runtime"),
 		// The throttle is unit-tested; here a session's counters are checked after each turn.
 		StatusInterval: -1,
+		NewProvider:    calls.wrap,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(engine)).To(Succeed())

@@ -285,21 +285,50 @@ var _ = Describe("immutable fields", func() {
 		Expect(err.Error()).To(ContainSubstring("spec.key is immutable"))
 	})
 
-	It("refuse any change of a SessionSend spec", func() {
+	It("refuse any change of a SessionSend spec but cancel, which only goes false to true", func() {
 		s := validSend(newNamespace())
 		Expect(k8s.Create(ctx, s)).To(Succeed())
-		s.Spec.Message = "changed"
+		for name, change := range map[string]func(*v1.SessionSend){
+			"message":                 func(s *v1.SessionSend) { s.Spec.Message = "changed" },
+			"fromSessionKey added":    func(s *v1.SessionSend) { s.Spec.FromSessionKey = "agent:x:main" },
+			"ttlSecondsAfterFinished": func(s *v1.SessionSend) { s.Spec.TTLSecondsAfterFinished = ptr.To[int32](5) },
+		} {
+			changed := s.DeepCopy()
+			change(changed)
+			err := k8s.Update(ctx, changed)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: got %v", name, err)
+			Expect(err.Error()).To(ContainSubstring("spec is immutable but for cancel; create a new SessionSend"), name)
+		}
+		s.Spec.Cancel = true
+		Expect(k8s.Update(ctx, s)).To(Succeed())
+		s.Spec.Cancel = false
 		err := k8s.Update(ctx, s)
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
-		Expect(err.Error()).To(ContainSubstring("spec is immutable; create a new SessionSend"))
+		Expect(err.Error()).To(ContainSubstring("spec.cancel cannot go back to false"))
 	})
 
-	It("refuse any change of a SubagentRun spec", func() {
+	It("refuse any change of a SubagentRun spec but cancel, which only goes false to true", func() {
 		r := validRun(newNamespace())
 		Expect(k8s.Create(ctx, r)).To(Succeed())
-		r.Spec.Task = "another task"
+		for name, change := range map[string]func(*v1.SubagentRun){
+			"task":               func(r *v1.SubagentRun) { r.Spec.Task = "another task" },
+			"label added":        func(r *v1.SubagentRun) { r.Spec.Label = "l" },
+			"runTimeoutSeconds":  func(r *v1.SubagentRun) { r.Spec.RunTimeoutSeconds = ptr.To[int32](9) },
+			"attachments added":  func(r *v1.SubagentRun) { r.Spec.Attachments = []v1.Attachment{{Name: "a.txt", Content: "x"}} },
+			"requester":          func(r *v1.SubagentRun) { r.Spec.RequesterSessionKey = "agent:x:main" },
+			"ttl after finished": func(r *v1.SubagentRun) { r.Spec.TTLSecondsAfterFinished = ptr.To[int32](5) },
+		} {
+			changed := r.DeepCopy()
+			change(changed)
+			err := k8s.Update(ctx, changed)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: got %v", name, err)
+			Expect(err.Error()).To(ContainSubstring("spec is immutable but for cancel; create a new SubagentRun"), name)
+		}
+		r.Spec.Cancel = true
+		Expect(k8s.Update(ctx, r)).To(Succeed())
+		r.Spec.Cancel = false
 		err := k8s.Update(ctx, r)
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
-		Expect(err.Error()).To(ContainSubstring("spec is immutable; create a new SubagentRun"))
+		Expect(err.Error()).To(ContainSubstring("spec.cancel cannot go back to false"))
 	})
 })

@@ -62,11 +62,7 @@ func newListCommand(o *options) *cobra.Command {
 }
 
 func (o *options) list(ctx context.Context, p sessionrows.ListParams, output string) error {
-	cl, err := o.client()
-	if err != nil {
-		return err
-	}
-	ns, err := o.namespace()
+	cl, ns, err := o.clientIn()
 	if err != nil {
 		return err
 	}

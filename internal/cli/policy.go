@@ -48,11 +48,7 @@ and 1 when it could not decide (an unknown session, an API error).`,
 
 // explain runs the same internal/policy functions the webhook runs, on the same inputs.
 func (o *options) explain(ctx context.Context, from, to string) error {
-	cl, err := o.client()
-	if err != nil {
-		return err
-	}
-	ns, err := o.namespace()
+	cl, ns, err := o.clientIn()
 	if err != nil {
 		return err
 	}

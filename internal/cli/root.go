@@ -71,7 +71,7 @@ Exit codes:
 		"base URL of the transcript-store history API (env AGENT_SESSIONS_HISTORY_URL)")
 	root.PersistentFlags().StringVar(&o.token, "token-for-history", "",
 		"bearer token for the history API (default: the kubeconfig user's token)")
-	root.AddCommand(newListCommand(o), newHistoryCommand(o), newSendCommand(o), newSpawnCommand(o), newPolicyCommand(o))
+	root.AddCommand(newListCommand(o), newHistoryCommand(o), newSendCommand(o), newSpawnCommand(o), newCancelCommand(o), newPolicyCommand(o))
 	return root
 }
 
@@ -89,6 +89,16 @@ func (o *options) client() (client.WithWatch, error) {
 		return nil, err
 	}
 	return client.NewWithWatch(cfg, client.Options{Scheme: scheme.New()})
+}
+
+// clientIn is the client and the namespace of the kubeconfig context.
+func (o *options) clientIn() (client.WithWatch, string, error) {
+	cl, err := o.client()
+	if err != nil {
+		return nil, "", err
+	}
+	ns, err := o.namespace()
+	return cl, ns, err
 }
 
 func (o *options) namespace() (string, error) {

@@ -49,11 +49,7 @@ func newSendCommand(o *options) *cobra.Command {
 }
 
 func (o *options) send(cmd *cobra.Command, key, message string, timeout int32, from string) error {
-	cl, err := o.client()
-	if err != nil {
-		return err
-	}
-	ns, err := o.namespace()
+	cl, ns, err := o.clientIn()
 	if err != nil {
 		return err
 	}

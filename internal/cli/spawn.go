@@ -18,7 +18,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -49,11 +48,7 @@ func newSpawnCommand(o *options) *cobra.Command {
 }
 
 func (o *options) spawn(cmd *cobra.Command, spec v1.SubagentRunSpec, wait bool) error {
-	cl, err := o.client()
-	if err != nil {
-		return err
-	}
-	ns, err := o.namespace()
+	cl, ns, err := o.clientIn()
 	if err != nil {
 		return err
 	}
@@ -67,7 +62,7 @@ func (o *options) spawn(cmd *cobra.Command, spec v1.SubagentRunSpec, wait bool) 
 		return nil
 	}
 	run, err = waitFor(cmd.Context(), cl, run, &v1.SubagentRunList{}, func(r *v1.SubagentRun) bool {
-		return meta.IsStatusConditionTrue(r.Status.Conditions, v1.ConditionCompleted)
+		return v1.Finished(r.Status.Conditions)
 	})
 	if err != nil {
 		return fmt.Errorf("subagentrun/%s: %w", run.Name, err)

@@ -21,14 +21,14 @@ import (
 	"sync"
 	"time"
 
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -107,11 +107,13 @@ type Engine struct {
 	stop context.CancelCauseFunc
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	lanes   map[laneKey]*lane
-	jobs    map[string]*job // queued or running, by turn id
-	results map[string]TurnResult
-	wake    map[string]chan event.GenericEvent
+	mu    sync.Mutex
+	lanes map[laneKey]*lane
+	jobs  map[string]*job // queued or running, by turn id
+	// owners holds, per owner, its queued and running turns and its finished outcomes not
+	// yet released (see owners.go); the engine's memory is bounded by its live owners.
+	owners owners
+	wake   map[string]chan event.GenericEvent
 
 	providers providerCache
 	tools     toolset
@@ -157,7 +159,7 @@ func NewEngine(o Options) (*Engine, error) {
 		slots:   newFairShare(o.MaxConcurrentTurns, o.MaxTurnsPerNamespace),
 		lanes:   map[laneKey]*lane{},
 		jobs:    map[string]*job{},
-		results: map[string]TurnResult{},
+		owners:  owners{},
 		wake:    map[string]chan event.GenericEvent{},
 		tools:   sessionTools(),
 		history: newHistoryCache(DefaultHistoryCacheBytes),
@@ -204,39 +206,50 @@ func (e *Engine) Submit(_ context.Context, req TurnRequest) error {
 	if _, ok := e.jobs[req.ID]; ok {
 		return nil
 	}
-	if _, ok := e.results[req.ID]; ok {
+	if _, ok := e.owners.result(req.Owner, req.ID); ok {
 		return nil
 	}
-	e.enqueueLocked(e.newJob(req))
+	j := e.newJob(req)
+	e.owners.add(j)
+	e.enqueueLocked(j)
 	return nil
 }
 
 // Result implements Runner.
-func (e *Engine) Result(id string) (TurnResult, bool) {
+func (e *Engine) Result(owner Owner, id string) (TurnResult, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	r, ok := e.results[id]
-	return r, ok
+	return e.owners.result(owner, id)
 }
 
-// Forget implements Runner.
-func (e *Engine) Forget(id string) {
+// Abort implements Runner: the owner's running turns are cancelled (their model calls see
+// the context end) and end with ErrAborted, marking their sessions abortedLastRun; queued
+// ones are dropped; finished outcomes are forgotten, and so are those of the cancelled turns
+// when they end. It reports how many turns were queued or running.
+func (e *Engine) Abort(owner Owner) int {
 	e.mu.Lock()
-	delete(e.results, id)
+	live := e.owners.release(owner)
 	e.mu.Unlock()
-}
-
-// Abort cancels a queued or running turn; it ends with ErrAborted and marks the session
-// abortedLastRun. It reports whether the turn was queued or running. (Not part of Runner:
-// a reconciler that needs it, e.g. on deletion of its owner, type-asserts to *Engine.)
-func (e *Engine) Abort(id string) bool {
-	e.mu.Lock()
-	j, ok := e.jobs[id]
-	e.mu.Unlock()
-	if ok {
+	for _, j := range live {
 		j.cancel(ErrAborted)
 	}
+	return len(live)
+}
+
+// Holds reports whether the engine holds a turn or an outcome of owner.
+func (e *Engine) Holds(owner Owner) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.owners[owner]
 	return ok
+}
+
+// Owners reports how many owners the engine holds turns or outcomes for: those with a turn
+// queued or running, or a finished one not yet released with Abort.
+func (e *Engine) Owners() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.owners)
 }
 
 // Wake implements Runner.
@@ -259,7 +272,7 @@ func (e *Engine) wakeLocked(kind string) chan event.GenericEvent {
 func (e *Engine) finish(j *job, res TurnResult) {
 	e.mu.Lock()
 	delete(e.jobs, j.req.ID)
-	e.results[j.req.ID] = res
+	e.owners.finish(j, res)
 	ch := e.wakeLocked(j.req.Owner.Kind)
 	e.mu.Unlock()
 
@@ -284,14 +297,14 @@ func (e *Engine) finish(j *job, res TurnResult) {
 // ownerObject is the object of a wake event; only its namespace and name matter to
 // handler.EnqueueRequestForObject.
 func ownerObject(o Owner) client.Object {
-	meta := v1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
+	meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
 	switch o.Kind {
 	case OwnerSessionSend:
-		return &sessionsv1alpha1.SessionSend{ObjectMeta: meta}
+		return &v1.SessionSend{ObjectMeta: meta}
 	case OwnerSubagentRun:
-		return &sessionsv1alpha1.SubagentRun{ObjectMeta: meta}
+		return &v1.SubagentRun{ObjectMeta: meta}
 	}
-	return &v1.PartialObjectMetadata{ObjectMeta: meta}
+	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
 }
 
 // now is the engine clock's time.

@@ -25,7 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -101,12 +101,12 @@ func TestTurnAppendsAndCounts(t *testing.T) {
 	}
 
 	st := f.session(keyA).Status
-	wantStatus := sessionsv1alpha1.AgentSessionStatus{
-		SessionID: sidA, Phase: sessionsv1alpha1.SessionActive,
+	wantStatus := v1.AgentSessionStatus{
+		SessionID: sidA, Phase: v1.SessionActive,
 		InputTokens: res.InputTokens, OutputTokens: 1, TotalTokens: res.InputTokens + 1, ContextTokens: res.InputTokens,
 		SystemSent: true, MessageCount: 2, LastMessagePreview: "pong",
 	}
-	if diff := cmp.Diff(wantStatus, st, cmpopts.IgnoreFields(sessionsv1alpha1.AgentSessionStatus{}, "UpdatedAt")); diff != "" {
+	if diff := cmp.Diff(wantStatus, st, cmpopts.IgnoreFields(v1.AgentSessionStatus{}, "UpdatedAt")); diff != "" {
 		t.Errorf("session status (-want +got):\n%s", diff)
 	}
 }
@@ -131,14 +131,14 @@ func TestLaneFIFO(t *testing.T) {
 		t.Fatalf("other session's turn = %+v", res)
 	}
 	f.waitTimers(2) // turn a is in its scripted delay (and under its turn timeout)
-	if _, ok := f.engine.Result("b"); ok {
+	if _, ok := f.engine.Result(ownerOf("b"), "b"); ok {
 		t.Fatal("turn b finished while turn a, ahead of it in the lane, was still running")
 	}
 	f.clock.Step(10 * time.Second)
 	if res := f.await("b"); res.Text != "pong" {
 		t.Fatalf("turn b = %+v", res)
 	}
-	if res, _ := f.engine.Result("a"); res.Text != "done" {
+	if res, _ := f.engine.Result(ownerOf("a"), "a"); res.Text != "done" {
 		t.Fatalf("turn a = %+v", res)
 	}
 	want := []rec{
@@ -165,7 +165,7 @@ func TestConcurrencyBounds(t *testing.T) {
 			f.submit(turnReq("a", keyA, "slow"))
 			f.waitTimers(2)
 			f.submit(turnReq("b", keyB, "ping"))
-			if _, ok := f.engine.Result("b"); ok {
+			if _, ok := f.engine.Result(ownerOf("b"), "b"); ok {
 				t.Fatal("turn b ran beyond the bound")
 			}
 			f.clock.Step(10 * time.Second)
@@ -180,7 +180,7 @@ func TestConcurrencyBounds(t *testing.T) {
 }
 
 // The same turn id submitted again while queued, running or finished runs once; after
-// Forget it runs again but appends nothing twice and has the same outcome.
+// its owner releases it, it runs again but appends nothing twice and has the same outcome.
 func TestSameTurnIDRunsOnce(t *testing.T) {
 	f := mainFixture(t)
 	f.submit(turnReq("a", keyA, "slow"))
@@ -192,9 +192,9 @@ func TestSameTurnIDRunsOnce(t *testing.T) {
 	if calls, _ := f.calls.snapshot(); calls != 1 {
 		t.Fatalf("model calls = %d, want 1", calls)
 	}
-	f.engine.Forget("a")
-	if _, ok := f.engine.Result("a"); ok {
-		t.Fatal("Result after Forget")
+	f.engine.Abort(ownerOf("a"))
+	if _, ok := f.engine.Result(ownerOf("a"), "a"); ok {
+		t.Fatal("Result after Abort")
 	}
 	f.submit(turnReq("a", keyA, "slow"))
 	again := f.await("a")
@@ -299,15 +299,52 @@ func TestAbort(t *testing.T) {
 	f := mainFixture(t)
 	f.submit(turnReq("a", keyA, "slow"))
 	f.waitTimers(2)
-	if !f.engine.Abort("a") {
-		t.Fatal("Abort of a running turn = false")
+	if n := f.engine.Abort(ownerOf("a")); n != 1 {
+		t.Fatalf("Abort of an owner with a running turn = %d, want 1", n)
 	}
-	res := f.await("a")
-	if !res.Aborted || !errors.Is(res.Err, ErrAborted) {
-		t.Fatalf("result = %+v, want aborted", res)
+	f.awaitWake("a")
+	if _, ok := f.engine.Result(ownerOf("a"), "a"); ok {
+		t.Error("an aborted owner's turn left an outcome")
 	}
-	if f.engine.Abort("a") {
-		t.Error("Abort of a finished turn = true")
+	if n := f.engine.Abort(ownerOf("a")); n != 0 {
+		t.Errorf("Abort of a released owner = %d, want 0", n)
+	}
+	if !f.session(keyA).Status.AbortedLastRun {
+		t.Error("session not marked abortedLastRun")
+	}
+}
+
+// Abort of an owner cancels its running turn's model call, drops its queued turn without
+// running it, and leaves the engine holding nothing for it: memory follows live owners.
+func TestAbortOwnerReleasesEverything(t *testing.T) {
+	f := mainFixture(t)
+	running, queued := turnReq("a", keyA, "slow"), turnReq("b", keyA, "ping")
+	queued.Owner = running.Owner
+	f.submit(running)
+	f.submit(queued)
+	f.submit(turnReq("done", keyB, "ping"))
+	f.await("done")
+	f.waitTimers(2) // a is in its model call (and under its turn timeout)
+	if got := f.engine.Owners(); got != 2 {
+		t.Fatalf("owners held = %d, want 2", got)
+	}
+	if n := f.engine.Abort(running.Owner); n != 2 {
+		t.Fatalf("Abort = %d, want 2 (one running, one queued)", n)
+	}
+	f.engine.Abort(ownerOf("done"))
+	f.awaitWake("a")
+	if calls, _ := f.calls.snapshot(); calls != 2 {
+		t.Errorf("model calls = %d, want 2 (a and done; b never ran)", calls)
+	}
+	f.engine.Stop() // every lane drained
+	if got := f.engine.Owners(); got != 0 {
+		t.Errorf("owners held after all were released = %d, want 0", got)
+	}
+	f.engine.mu.Lock()
+	jobs := len(f.engine.jobs)
+	f.engine.mu.Unlock()
+	if jobs != 0 {
+		t.Errorf("jobs held = %d, want 0", jobs)
 	}
 }
 

@@ -32,7 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -45,48 +46,48 @@ var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func testScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(sessionsv1alpha1.AddToScheme(s))
+	utilruntime.Must(v1.AddToScheme(s))
 	return s
 }
 
 // scriptedAgent is an Agent on the scripted provider with rules (match, reply, delay).
-func scriptedAgent(id string, rules ...sessionsv1alpha1.ScriptRule) *sessionsv1alpha1.Agent {
-	return &sessionsv1alpha1.Agent{
+func scriptedAgent(id string, rules ...v1.ScriptRule) *v1.Agent {
+	return &v1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: id},
-		Spec: sessionsv1alpha1.AgentSpec{
-			Model:        sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules},
+		Spec: v1.AgentSpec{
+			Model:        v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules},
 			SystemPrompt: "You are " + id + ".",
 		},
 	}
 }
 
-func rule(match, reply string) sessionsv1alpha1.ScriptRule {
-	return sessionsv1alpha1.ScriptRule{Match: match, Reply: reply}
+func rule(match, reply string) v1.ScriptRule {
+	return v1.ScriptRule{Match: match, Reply: reply}
 }
 
-func slowRule(match, reply string, d time.Duration) sessionsv1alpha1.ScriptRule {
+func slowRule(match, reply string, d time.Duration) v1.ScriptRule {
 	r := rule(match, reply)
 	r.Delay = &metav1.Duration{Duration: d}
 	return r
 }
 
 // toolRule calls one tool with args and replies with the tool results.
-func toolRule(match, toolName string, args any) sessionsv1alpha1.ScriptRule {
+func toolRule(match, toolName string, args any) v1.ScriptRule {
 	b, err := json.Marshal(args)
 	if err != nil {
 		panic(err)
 	}
 	r := rule(match, "tools: {{toolResults}}")
-	r.ToolCalls = []sessionsv1alpha1.ScriptToolCall{{Name: toolName, Arguments: &runtime.RawExtension{Raw: b}}}
+	r.ToolCalls = []v1.ScriptToolCall{{Name: toolName, Arguments: &runtime.RawExtension{Raw: b}}}
 	return r
 }
 
 // session is an AgentSession named as the session controller names them, with a sessionId.
-func session(key, agentID, sessionID string) *sessionsv1alpha1.AgentSession {
-	return &sessionsv1alpha1.AgentSession{
+func session(key, agentID, sessionID string) *v1.AgentSession {
+	return &v1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agentID},
-		Status:     sessionsv1alpha1.AgentSessionStatus{SessionID: sessionID, Phase: sessionsv1alpha1.SessionActive},
+		Spec:       v1.AgentSessionSpec{Key: key, AgentID: agentID},
+		Status:     v1.AgentSessionStatus{SessionID: sessionID, Phase: v1.SessionActive},
 	}
 }
 
@@ -103,14 +104,27 @@ type fixture struct {
 
 type fixtureOption func(*Options)
 
+// builderIndexes registers the manager's field indexes with a fake client builder, so the
+// engine's lookups read the fake client as they read the manager's cache.
+type builderIndexes struct{ b *fake.ClientBuilder }
+
+func (i builderIndexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
+	i.b.WithIndex(obj, field, fn)
+	return nil
+}
+
 func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: clocktesting.NewFakeClock(epoch), dir: t.TempDir(), calls: &callCounter{}}
-	f.client = fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
-		WithStatusSubresource(&sessionsv1alpha1.AgentSession{}, &sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{}).Build()
+	b := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
+		WithStatusSubresource(&v1.AgentSession{}, &v1.SessionSend{}, &v1.SubagentRun{})
+	if err := cacheindex.Setup(context.Background(), builderIndexes{b}); err != nil {
+		t.Fatal(err)
+	}
+	f.client = b.Build()
 	f.openStore()
 	for _, o := range objs {
-		if s, ok := o.(*sessionsv1alpha1.AgentSession); ok && s.Status.SessionID != "" {
+		if s, ok := o.(*v1.AgentSession); ok && s.Status.SessionID != "" {
 			f.createTranscript(s)
 		}
 	}
@@ -127,7 +141,7 @@ func (f *fixture) openStore() {
 	f.store = st
 }
 
-func (f *fixture) createTranscript(s *sessionsv1alpha1.AgentSession) {
+func (f *fixture) createTranscript(s *v1.AgentSession) {
 	if _, err := f.store.CreateSession(context.Background(), transcript.SessionHeader{
 		Namespace: ns, SessionID: s.Status.SessionID, SessionKey: s.Spec.Key, ParentSessionKey: s.Spec.SpawnedBy,
 	}); err != nil {
@@ -156,8 +170,13 @@ func turnReq(id, key, text string) TurnRequest {
 	return TurnRequest{
 		ID: id, Namespace: ns, SessionKey: key,
 		Input: transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}}},
-		Owner: Owner{Kind: OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: ns, Name: "send-" + id}},
+		Owner: ownerOf(id),
 	}
+}
+
+// ownerOf is the owner turnReq gives turn id.
+func ownerOf(id string) Owner {
+	return Owner{Kind: OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: ns, Name: "send-" + id}}
 }
 
 func (f *fixture) submit(req TurnRequest) {
@@ -176,13 +195,23 @@ func (f *fixture) await(id string) TurnResult {
 		if ev.Object.GetName() != want {
 			continue
 		}
-		r, ok := f.engine.Result(id)
+		r, ok := f.engine.Result(ownerOf(id), id)
 		if !ok {
 			f.t.Fatalf("woken for %s without a result", id)
 		}
 		return r
 	}
 	panic("unreachable")
+}
+
+// awaitWake blocks until the engine wakes the owner of id.
+func (f *fixture) awaitWake(id string) {
+	want := "send-" + id
+	for ev := range f.engine.Wake(OwnerSessionSend) {
+		if ev.Object.GetName() == want {
+			return
+		}
+	}
 }
 
 // waitTimers blocks until n timers wait on the fake clock. A running turn holds one (its
@@ -209,9 +238,9 @@ func (f *fixture) records(sessionID string) []rec {
 
 type rec struct{ Key, Role, Text string }
 
-func (f *fixture) session(key string) *sessionsv1alpha1.AgentSession {
+func (f *fixture) session(key string) *v1.AgentSession {
 	f.t.Helper()
-	s := &sessionsv1alpha1.AgentSession{}
+	s := &v1.AgentSession{}
 	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: sessionkey.ObjectName(key)}, s); err != nil {
 		f.t.Fatal(err)
 	}

@@ -18,79 +18,54 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
-// errSessionNotFound is wrapped by lookups of a key or id no session has.
-type errSessionNotFound struct{ ref string }
+// The engine finds sessions, agents and the policy through internal/lookup, as the
+// controllers and the webhook do: the cache first, a miss confirmed with the API server.
 
-func (e errSessionNotFound) Error() string { return fmt.Sprintf("session %q not found", e.ref) }
+func (e *Engine) lookup() lookup.Lookup { return lookup.New(e.opts.Reader, e.opts.APIReader) }
 
-// sessionByKey finds the session with key in the cache. Sessions are named
-// sessionkey.ObjectName(key), so this is one cache Get; a session named otherwise (created
-// by hand) is found by a scan of the namespace.
-func (e *Engine) sessionByKey(ctx context.Context, namespace, key string) (*sessionsv1alpha1.AgentSession, error) {
-	s := &sessionsv1alpha1.AgentSession{}
-	err := e.opts.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: sessionkey.ObjectName(key)}, s)
-	switch {
-	case err == nil && s.Spec.Key == key:
-		return s, nil
-	case err != nil && !apierrors.IsNotFound(err):
-		return nil, err
+// sessionByKey is the session with key; a missing one is an error for a turn.
+func (e *Engine) sessionByKey(ctx context.Context, namespace, key string) (*v1.AgentSession, error) {
+	s, err := e.lookup().SessionByKey(ctx, namespace, key)
+	if err == nil && s == nil {
+		err = fmt.Errorf("session %q not found", key)
 	}
-	return e.findSession(ctx, namespace, key, func(s *sessionsv1alpha1.AgentSession) bool { return s.Spec.Key == key })
+	return s, err
 }
 
 // resolveSession finds a session by key, sessionId, or the alias main/global (of agentID).
-func (e *Engine) resolveSession(ctx context.Context, namespace, ref, agentID string) (*sessionsv1alpha1.AgentSession, error) {
-	key := sessionkey.Resolve(ref, agentID)
-	s, err := e.sessionByKey(ctx, namespace, key)
-	if _, missing := err.(errSessionNotFound); !missing {
-		return s, err
+func (e *Engine) resolveSession(ctx context.Context, namespace, ref, agentID string) (*v1.AgentSession, error) {
+	s, err := e.lookup().ResolveSession(ctx, namespace, ref, agentID)
+	if err == nil && s == nil {
+		err = fmt.Errorf("session %q not found", ref)
 	}
-	return e.findSession(ctx, namespace, ref, func(s *sessionsv1alpha1.AgentSession) bool { return s.Status.SessionID == ref })
+	return s, err
 }
 
-func (e *Engine) findSession(ctx context.Context, namespace, ref string, match func(*sessionsv1alpha1.AgentSession) bool) (*sessionsv1alpha1.AgentSession, error) {
-	var list sessionsv1alpha1.AgentSessionList
-	if err := e.opts.Reader.List(ctx, &list, client.InNamespace(namespace)); err != nil {
-		return nil, err
-	}
-	for i := range list.Items {
-		if match(&list.Items[i]) {
-			return &list.Items[i], nil
-		}
-	}
-	return nil, errSessionNotFound{ref}
-}
-
-// agent reads an Agent (its name is the agent id), from the cache or, on a miss, the API.
-func (e *Engine) agent(ctx context.Context, namespace, id string) (*sessionsv1alpha1.Agent, error) {
-	a, err := indexer.Agent(ctx, e.opts.Reader, e.opts.APIReader, namespace, id)
+// agent reads an Agent (its name is the agent id).
+func (e *Engine) agent(ctx context.Context, namespace, id string) (*v1.Agent, error) {
+	a, err := e.lookup().Agent(ctx, namespace, id)
 	if err == nil && a == nil {
 		err = fmt.Errorf("agent %q not found", id)
 	}
 	return a, err
 }
 
-// sessionPolicy reads the namespace's SessionPolicy "default"; none is the zero policy.
-func (e *Engine) sessionPolicy(ctx context.Context, namespace string) (*sessionsv1alpha1.SessionPolicy, error) {
-	p := &sessionsv1alpha1.SessionPolicy{}
-	err := e.opts.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: "default"}, p)
-	if apierrors.IsNotFound(err) {
-		return &sessionsv1alpha1.SessionPolicy{}, nil
+// sessionPolicy reads the namespace's SessionPolicy; none is the zero policy.
+func (e *Engine) sessionPolicy(ctx context.Context, namespace string) (*v1.SessionPolicy, error) {
+	p, err := e.lookup().SessionPolicy(ctx, namespace)
+	if err == nil && p == nil {
+		p = &v1.SessionPolicy{}
 	}
 	return p, err
 }
 
 // isSubagent says whether s is a sub-agent session, which gets no session tools.
-func isSubagent(s *sessionsv1alpha1.AgentSession) bool {
+func isSubagent(s *v1.AgentSession) bool {
 	if s.Spec.SpawnedBy != "" {
 		return true
 	}

@@ -21,7 +21,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -33,9 +33,9 @@ func (c *toolCall) hopsAnnotation(ctx context.Context) (map[string]string, error
 	var owner client.Object
 	switch c.req.Owner.Kind {
 	case OwnerSessionSend:
-		owner = &sessionsv1alpha1.SessionSend{}
+		owner = &v1.SessionSend{}
 	case OwnerSubagentRun:
-		owner = &sessionsv1alpha1.SubagentRun{}
+		owner = &v1.SubagentRun{}
 	}
 	var parent map[string]string
 	if owner != nil {
@@ -47,5 +47,5 @@ func (c *toolCall) hopsAnnotation(ctx context.Context) (map[string]string, error
 		// bounds how often.
 		parent = owner.GetAnnotations()
 	}
-	return map[string]string{sessionsv1alpha1.HopsAnnotation: strconv.Itoa(policy.NextHops(parent))}, nil
+	return map[string]string{v1.HopsAnnotation: strconv.Itoa(policy.NextHops(parent))}, nil
 }

@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // TestToolsCarryTheHopCount: a send or spawn a tool makes carries the hop count of the
@@ -32,11 +32,11 @@ func TestToolsCarryTheHopCount(t *testing.T) {
 	// turnReq's owner is the SessionSend send-<turn id>: the "deep" turns' owners exist at
 	// hop 2, the "fresh" turns' do not.
 	owner := func(turn string) client.Object {
-		return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-" + turn,
-			Annotations: map[string]string{sessionsv1alpha1.HopsAnnotation: "2"}},
-			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "owner"}}
+		return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-" + turn,
+			Annotations: map[string]string{v1.HopsAnnotation: "2"}},
+			Spec: v1.SessionSendSpec{SessionKey: key, Message: "owner"}}
 	}
-	var rules []sessionsv1alpha1.ScriptRule
+	var rules []v1.ScriptRule
 	for _, chain := range []string{"deep", "fresh"} {
 		rules = append(rules,
 			toolRule("^spawn-"+chain, "sessions_spawn", map[string]any{"task": chain}),
@@ -58,8 +58,8 @@ func TestToolsCarryTheHopCount(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	var runs sessionsv1alpha1.SubagentRunList
-	var sends sessionsv1alpha1.SessionSendList
+	var runs v1.SubagentRunList
+	var sends v1.SessionSendList
 	if err := f.client.List(ctx, &runs); err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +68,14 @@ func TestToolsCarryTheHopCount(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, r := range runs.Items {
-		got["spawn "+r.Spec.Task] = r.Annotations[sessionsv1alpha1.HopsAnnotation]
-		if r.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation] == "" {
+		got["spawn "+r.Spec.Task] = r.Annotations[v1.HopsAnnotation]
+		if r.Annotations[v1.ChildSessionKeyAnnotation] == "" {
 			t.Errorf("run %s lost its child key", r.Name)
 		}
 	}
 	for _, s := range sends.Items {
 		if s.Spec.Message != "owner" {
-			got["send "+s.Spec.Message] = s.Annotations[sessionsv1alpha1.HopsAnnotation]
+			got["send "+s.Spec.Message] = s.Annotations[v1.HopsAnnotation]
 		}
 	}
 	want := map[string]string{"spawn deep": "3", "send deep": "3", "spawn fresh": "1", "send fresh": "1"}

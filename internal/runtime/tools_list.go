@@ -19,7 +19,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -50,7 +50,7 @@ func listTool() *tool {
 }
 
 func (c *toolCall) list(ctx context.Context, p sessionrows.ListParams) (any, error) {
-	var all sessionsv1alpha1.AgentSessionList
+	var all v1.AgentSessionList
 	// Read-only use: the cache's objects are not copied (10k sessions would be 10k deep copies).
 	if err := c.e.opts.Reader.List(ctx, &all, client.InNamespace(c.req.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (c *toolCall) list(ctx context.Context, p sessionrows.ListParams) (any, err
 	if err != nil {
 		return nil, err
 	}
-	rows := sessionrows.ListRows(all.Items, p, c.e.now(), func(s *sessionsv1alpha1.AgentSession) bool {
+	rows := sessionrows.ListRows(all.Items, p, c.e.now(), func(s *v1.AgentSession) bool {
 		ok, _ := c.sees(ctx, pol, s)
 		return ok
 	})

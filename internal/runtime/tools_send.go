@@ -29,12 +29,12 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // sessions_send bounds: the seeds' default wait is > 0; a turn should not wait for hours.
 const (
-	DefaultSendTimeoutSeconds = 30
+	DefaultSendTimeoutSeconds = v1.DefaultSendTimeoutSeconds
 	MaxSendTimeoutSeconds     = 600
 )
 
@@ -81,6 +81,13 @@ func (c *toolCall) callUUID() string {
 // createOnce creates obj, or reads the one an earlier run of the turn created. A denial by
 // admission comes back as a forbidden result, with the webhook's message.
 func (c *toolCall) createOnce(ctx context.Context, obj client.Object) (*statusResult, error) {
+	// The turn's owner is recorded so that cancelling it cancels what its turns started.
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[v1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
+	obj.SetLabels(labels)
 	err := c.e.opts.Client.Create(ctx, obj)
 	switch {
 	case err == nil:
@@ -101,15 +108,15 @@ func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32)
 	if err != nil {
 		return nil, err
 	}
-	s := &sessionsv1alpha1.SessionSend{
+	s := &v1.SessionSend{
 		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("send-"), Namespace: c.req.Namespace, Annotations: hops},
-		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: ref, Message: message,
+		Spec: v1.SessionSendSpec{SessionKey: ref, Message: message,
 			TimeoutSeconds: ptr.To(timeout), FromSessionKey: c.session.Spec.Key},
 	}
 	if denied, err := c.createOnce(ctx, s); denied != nil || err != nil {
 		return denied, err
 	}
-	runID := string(s.UID) + "/round-1"
+	runID := TurnID(s.UID, "round-1")
 	if timeout == 0 {
 		return statusResult{RunID: runID, Status: statusAccepted}, nil
 	}
@@ -118,9 +125,9 @@ func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32)
 		return nil, err
 	}
 	switch st.Status {
-	case sessionsv1alpha1.SendOK:
+	case v1.SendOK:
 		return statusResult{RunID: runID, Status: statusOK, Reply: st.Reply}, nil
-	case sessionsv1alpha1.SendTimeout:
+	case v1.SendTimeout:
 		return statusResult{RunID: runID, Status: statusTimeout, Error: st.Error}, nil
 	default:
 		return statusResult{RunID: runID, Status: statusError, Error: st.Error}, nil
@@ -129,17 +136,17 @@ func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32)
 
 // waitSend watches the send until the controller reports ok, timeout or error. The
 // controller owns the deadline; grace only bounds a watch that sees nothing.
-func (c *toolCall) waitSend(ctx context.Context, s *sessionsv1alpha1.SessionSend, grace time.Duration) (*sessionsv1alpha1.SessionSendStatus, error) {
+func (c *toolCall) waitSend(ctx context.Context, s *v1.SessionSend, grace time.Duration) (*v1.SessionSendStatus, error) {
 	if c.e.opts.Watcher == nil {
 		return nil, errors.New("this manager cannot watch sends; use timeoutSeconds 0")
 	}
-	done := func(st *sessionsv1alpha1.SessionSendStatus) bool {
-		return st.Status == sessionsv1alpha1.SendOK || st.Status == sessionsv1alpha1.SendTimeout || st.Status == sessionsv1alpha1.SendError
+	done := func(st *v1.SessionSendStatus) bool {
+		return st.Status == v1.SendOK || st.Status == v1.SendTimeout || st.Status == v1.SendError
 	}
 	if done(&s.Status) {
 		return &s.Status, nil
 	}
-	w, err := c.e.opts.Watcher.Watch(ctx, &sessionsv1alpha1.SessionSendList{}, client.InNamespace(s.Namespace),
+	w, err := c.e.opts.Watcher.Watch(ctx, &v1.SessionSendList{}, client.InNamespace(s.Namespace),
 		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", s.Name)})
 	if err != nil {
 		return nil, err
@@ -152,13 +159,13 @@ func (c *toolCall) waitSend(ctx context.Context, s *sessionsv1alpha1.SessionSend
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		case <-limit.C():
-			return &sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendTimeout,
+			return &v1.SessionSendStatus{Status: v1.SendTimeout,
 				Error: fmt.Sprintf("no outcome reported within %s", grace)}, nil
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				return nil, errors.New("watch of the send ended early")
 			}
-			if got, isSend := ev.Object.(*sessionsv1alpha1.SessionSend); isSend && ev.Type != watch.Deleted && done(&got.Status) {
+			if got, isSend := ev.Object.(*v1.SessionSend); isSend && ev.Type != watch.Deleted && done(&got.Status) {
 				return &got.Status, nil
 			}
 		}

@@ -22,22 +22,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 type spawnArgs struct {
-	Task              string                        `json:"task"`
-	Label             string                        `json:"label"`
-	AgentID           string                        `json:"agentId"`
-	Model             string                        `json:"model"`
-	Thinking          string                        `json:"thinking"`
-	RunTimeoutSeconds number                        `json:"runTimeoutSeconds"`
-	Thread            bool                          `json:"thread"`
-	Mode              string                        `json:"mode"`
-	Cleanup           string                        `json:"cleanup"`
-	Sandbox           string                        `json:"sandbox"`
-	Attachments       []sessionsv1alpha1.Attachment `json:"attachments"`
+	Task              string          `json:"task"`
+	Label             string          `json:"label"`
+	AgentID           string          `json:"agentId"`
+	Model             string          `json:"model"`
+	Thinking          string          `json:"thinking"`
+	RunTimeoutSeconds number          `json:"runTimeoutSeconds"`
+	Thread            bool            `json:"thread"`
+	Mode              string          `json:"mode"`
+	Cleanup           string          `json:"cleanup"`
+	Sandbox           string          `json:"sandbox"`
+	Attachments       []v1.Attachment `json:"attachments"`
 }
 
 type spawnResult struct {
@@ -82,13 +82,13 @@ func (c *toolCall) spawn(ctx context.Context, a spawnArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	annotations[sessionsv1alpha1.ChildSessionKeyAnnotation] = child
-	run := &sessionsv1alpha1.SubagentRun{
+	annotations[v1.ChildSessionKeyAnnotation] = child
+	run := &v1.SubagentRun{
 		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("spawn-"), Namespace: c.req.Namespace, Annotations: annotations},
-		Spec: sessionsv1alpha1.SubagentRunSpec{
+		Spec: v1.SubagentRunSpec{
 			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
-			Thread: a.Thread, Mode: sessionsv1alpha1.SpawnMode(a.Mode), Cleanup: sessionsv1alpha1.Cleanup(a.Cleanup),
-			Sandbox: sessionsv1alpha1.SandboxMode(a.Sandbox), Attachments: a.Attachments,
+			Thread: a.Thread, Mode: v1.SpawnMode(a.Mode), Cleanup: v1.Cleanup(a.Cleanup),
+			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments,
 			RequesterSessionKey: c.session.Spec.Key,
 		},
 	}
@@ -99,7 +99,7 @@ func (c *toolCall) spawn(ctx context.Context, a spawnArgs) (any, error) {
 	if denied, err := c.createOnce(ctx, run); denied != nil || err != nil {
 		return denied, err
 	}
-	return spawnResult{Status: statusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation]}, nil
+	return spawnResult{Status: statusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[v1.ChildSessionKeyAnnotation]}, nil
 }
 
 func agentsListTool() *tool {
@@ -124,7 +124,7 @@ func AllowedAgents(self string, allow []string, all []string) []string {
 func (c *toolCall) agentsList(ctx context.Context) (any, error) {
 	var all []string
 	if slices.Contains(c.agent.Spec.Subagents.AllowAgents, "*") {
-		var list sessionsv1alpha1.AgentList
+		var list v1.AgentList
 		if err := c.e.opts.Reader.List(ctx, &list, client.InNamespace(c.req.Namespace)); err != nil {
 			return nil, err
 		}

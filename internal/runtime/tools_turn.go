@@ -19,7 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 )
@@ -46,7 +46,7 @@ func WorkspaceDir(root, namespace, sessionID string) string {
 // built-in tools and its Agent's MCP tools. A sub-agent session gets no session tools (so
 // it cannot spawn or send), the MCP tools narrowed by its Agent's spec.subagents.tools,
 // and workspace_list / workspace_read over its own workspace.
-func (ts *toolset) forTurn(ctx context.Context, agent *sessionsv1alpha1.Agent, s *sessionsv1alpha1.AgentSession) ([]provider.Tool, map[string]*tool) {
+func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSession) ([]provider.Tool, map[string]*tool) {
 	sub := isSubagent(s)
 	var defs []provider.Tool
 	offered := map[string]*tool{}

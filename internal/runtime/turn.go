@@ -23,6 +23,7 @@ package runtime
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +43,16 @@ type Owner struct {
 	// Kind is OwnerSessionSend or OwnerSubagentRun.
 	Kind string
 	types.NamespacedName
+}
+
+// TurnID names the turn of an owner at a step: "<owner UID>/<step>", e.g. "…/round-1".
+// Turn ids are the idempotency keys' prefix, so the format never changes.
+func TurnID(owner types.UID, step string) string { return string(owner) + "/" + step }
+
+// OwnerUIDOf is the owner UID a turn id starts with.
+func OwnerUIDOf(turnID string) types.UID {
+	uid, _, _ := strings.Cut(turnID, "/")
+	return types.UID(uid)
 }
 
 // TurnRequest is one agent turn in one session.
@@ -93,11 +104,14 @@ type Runner interface {
 	// Submit enqueues the turn in its session's lane and returns at once. It fails only for a
 	// request that can never run (missing ID, session or owner).
 	Submit(ctx context.Context, req TurnRequest) error
-	// Result returns the outcome of a finished turn, or false while it is queued, running, or
-	// unknown (e.g. after a restart: submit it again).
-	Result(id string) (TurnResult, bool)
-	// Forget drops a finished turn's outcome once its owner has recorded it.
-	Forget(id string)
+	// Result returns the outcome of a finished turn of owner, or false while it is queued,
+	// running, or unknown (e.g. after a restart: submit it again).
+	Result(owner Owner, id string) (TurnResult, bool)
+	// Abort releases everything the engine holds for owner: running turns are cancelled (the
+	// model call's context ends), queued ones dropped, outcomes forgotten. Owners call it
+	// when they finish, are cancelled, or are deleted. It reports how many turns were queued
+	// or running.
+	Abort(owner Owner) int
 	// Wake returns the channel on which finished turns of owners of this kind are announced
 	// (a GenericEvent whose object carries the owner's namespace and name); controllers
 	// watch it with source.Channel.

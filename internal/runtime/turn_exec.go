@@ -21,7 +21,7 @@ import (
 	"strconv"
 	"strings"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -34,8 +34,8 @@ const MaxToolIterations = 16
 type turn struct {
 	e       *Engine
 	req     *TurnRequest
-	session *sessionsv1alpha1.AgentSession
-	agent   *sessionsv1alpha1.Agent
+	session *v1.AgentSession
+	agent   *v1.Agent
 	prov    provider.Provider
 
 	system string

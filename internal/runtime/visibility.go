@@ -17,14 +17,14 @@ package runtime
 import (
 	"context"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // sees applies internal/policy's visibility rule (the one the webhook applies) to a session
 // tool's target: the level from the namespace's SessionPolicy, clamped for sandboxed
 // sessions, and the spawn tree walked through the cache.
-func (t *turn) sees(ctx context.Context, pol *sessionsv1alpha1.SessionPolicy, target *sessionsv1alpha1.AgentSession) (bool, string) {
+func (t *turn) sees(ctx context.Context, pol *v1.SessionPolicy, target *v1.AgentSession) (bool, string) {
 	level := policy.EffectiveVisibility(&pol.Spec, t.session, t.agent)
 	parentOf := func(key string) (string, bool) {
 		s, err := t.e.sessionByKey(ctx, t.req.Namespace, key)

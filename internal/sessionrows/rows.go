@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -35,25 +35,25 @@ const (
 
 // SessionRow is one row of sessions_list, in the seeds' row shape.
 type SessionRow struct {
-	Key             string                            `json:"key"`
-	Kind            string                            `json:"kind"`
-	Channel         string                            `json:"channel"`
-	DisplayName     string                            `json:"displayName,omitempty"`
-	UpdatedAt       int64                             `json:"updatedAt"`
-	SessionID       string                            `json:"sessionId"`
-	Model           string                            `json:"model,omitempty"`
-	ContextTokens   int64                             `json:"contextTokens"`
-	TotalTokens     int64                             `json:"totalTokens"`
-	ThinkingLevel   string                            `json:"thinkingLevel,omitempty"`
-	VerboseLevel    string                            `json:"verboseLevel,omitempty"`
-	SystemSent      bool                              `json:"systemSent"`
-	AbortedLastRun  bool                              `json:"abortedLastRun"`
-	SendPolicy      string                            `json:"sendPolicy,omitempty"`
-	LastChannel     string                            `json:"lastChannel,omitempty"`
-	LastTo          string                            `json:"lastTo,omitempty"`
-	DeliveryContext *sessionsv1alpha1.DeliveryContext `json:"deliveryContext,omitempty"`
-	TranscriptPath  string                            `json:"transcriptPath,omitempty"`
-	Messages        []transcript.Record               `json:"messages,omitempty"`
+	Key             string              `json:"key"`
+	Kind            string              `json:"kind"`
+	Channel         string              `json:"channel"`
+	DisplayName     string              `json:"displayName,omitempty"`
+	UpdatedAt       int64               `json:"updatedAt"`
+	SessionID       string              `json:"sessionId"`
+	Model           string              `json:"model,omitempty"`
+	ContextTokens   int64               `json:"contextTokens"`
+	TotalTokens     int64               `json:"totalTokens"`
+	ThinkingLevel   string              `json:"thinkingLevel,omitempty"`
+	VerboseLevel    string              `json:"verboseLevel,omitempty"`
+	SystemSent      bool                `json:"systemSent"`
+	AbortedLastRun  bool                `json:"abortedLastRun"`
+	SendPolicy      string              `json:"sendPolicy,omitempty"`
+	LastChannel     string              `json:"lastChannel,omitempty"`
+	LastTo          string              `json:"lastTo,omitempty"`
+	DeliveryContext *v1.DeliveryContext `json:"deliveryContext,omitempty"`
+	TranscriptPath  string              `json:"transcriptPath,omitempty"`
+	Messages        []transcript.Record `json:"messages,omitempty"`
 }
 
 // ListParams are sessions_list's parameters, already defaulted and clamped.
@@ -75,7 +75,7 @@ func NewListParams(kinds []string, limit, activeMinutes, messageLimit int64) Lis
 }
 
 // RowOf is a session's row (without messages).
-func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
+func RowOf(s *v1.AgentSession) SessionRow {
 	r := SessionRow{
 		Key: s.Spec.Key, Kind: string(s.Status.Kind), Channel: s.Status.Channel,
 		DisplayName: s.Spec.DisplayName, SessionID: s.Status.SessionID, Model: s.Spec.Model,
@@ -101,7 +101,7 @@ func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
 
 // updatedAt is when the session last changed, in ms: its transcript's last append, else its
 // creation.
-func updatedAt(s *sessionsv1alpha1.AgentSession) int64 {
+func updatedAt(s *v1.AgentSession) int64 {
 	if t := s.Status.UpdatedAt; t != nil {
 		return t.UnixMilli()
 	}
@@ -109,7 +109,7 @@ func updatedAt(s *sessionsv1alpha1.AgentSession) int64 {
 }
 
 // kindOf is a session's kind without building its row.
-func kindOf(s *sessionsv1alpha1.AgentSession) string {
+func kindOf(s *v1.AgentSession) string {
 	if s.Status.Kind != "" {
 		return string(s.Status.Kind)
 	}
@@ -120,12 +120,12 @@ func kindOf(s *sessionsv1alpha1.AgentSession) string {
 // ListRows selects, orders (most recently updated first) and limits the rows of
 // sessions_list: reserved and archived sessions never show, kinds and activeMinutes filter,
 // visible decides the rest.
-func ListRows(sessions []sessionsv1alpha1.AgentSession, p ListParams, now time.Time, visible func(*sessionsv1alpha1.AgentSession) bool) []SessionRow {
+func ListRows(sessions []v1.AgentSession, p ListParams, now time.Time, visible func(*v1.AgentSession) bool) []SessionRow {
 	var rows []SessionRow
 	cutoff := now.Add(-time.Duration(p.ActiveMinutes) * time.Minute).UnixMilli()
 	for i := range sessions {
 		s := &sessions[i]
-		if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == sessionsv1alpha1.SessionArchived {
+		if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == v1.SessionArchived {
 			continue
 		}
 		// Cheap filters first: rows are built only for the sessions that pass them.

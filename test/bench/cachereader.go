@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 )
 
 // cacheReader stands in for the manager's informer cache in benchmarks: objects held in
@@ -39,9 +39,9 @@ func newCacheReader(objs ...client.Object) *cacheReader {
 	for _, o := range objs {
 		r.objs[client.ObjectKeyFromObject(o)] = o
 		if s, ok := o.(*v1.AgentSession); ok {
-			r.sessions[indexer.SessionKey+"="+s.Spec.Key] = append(r.sessions[indexer.SessionKey+"="+s.Spec.Key], s)
+			r.sessions[cacheindex.SessionKey+"="+s.Spec.Key] = append(r.sessions[cacheindex.SessionKey+"="+s.Spec.Key], s)
 			if s.Status.SessionID != "" {
-				r.sessions[indexer.SessionID+"="+s.Status.SessionID] = append(r.sessions[indexer.SessionID+"="+s.Status.SessionID], s)
+				r.sessions[cacheindex.SessionID+"="+s.Status.SessionID] = append(r.sessions[cacheindex.SessionID+"="+s.Status.SessionID], s)
 			}
 		}
 	}

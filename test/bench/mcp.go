@@ -92,10 +92,11 @@ func benchMCP() ([]Figure, error) {
 	turn := func(i int, input string) (time.Duration, error) {
 		id := "bench-" + strconv.Itoa(i)
 		start := time.Now()
+		owner := runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: benchNS, Name: id}}
 		err := engine.Submit(ctx, runtime.TurnRequest{
 			ID: id, Namespace: benchNS, SessionKey: mcpKey,
 			Input: transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: input}}},
-			Owner: runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: benchNS, Name: id}},
+			Owner: owner,
 		})
 		if err != nil {
 			return 0, err
@@ -106,8 +107,8 @@ func benchMCP() ([]Figure, error) {
 			}
 		}
 		took := time.Since(start)
-		res, _ := engine.Result(id)
-		engine.Forget(id)
+		res, _ := engine.Result(owner, id)
+		engine.Abort(owner)
 		if res.Err != nil {
 			return 0, fmt.Errorf("turn %s: %w", id, res.Err)
 		}

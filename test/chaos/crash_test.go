@@ -26,7 +26,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -268,7 +267,7 @@ func (e *env) inject(t *testing.T, faults []fault, gaps []time.Duration) {
 	}
 }
 
-// waitTerminal waits until every send and run has its Completed condition.
+// waitTerminal waits until every send and run has finished: Completed, Failed or Cancelled.
 func (e *env) waitTerminal(t *testing.T, ns string, nSends, nRuns int) ([]v1.SessionSend, []v1.SubagentRun) {
 	t.Helper()
 	var sends v1.SessionSendList
@@ -276,12 +275,12 @@ func (e *env) waitTerminal(t *testing.T, ns string, nSends, nRuns int) ([]v1.Ses
 	pending := func() []string {
 		var out []string
 		for _, s := range sends.Items {
-			if !meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionCompleted) {
+			if !v1.Finished(s.Status.Conditions) {
 				out = append(out, fmt.Sprintf("%s (%s)", s.Name, s.Status.Phase))
 			}
 		}
 		for _, r := range runs.Items {
-			if !meta.IsStatusConditionTrue(r.Status.Conditions, v1.ConditionCompleted) {
+			if !v1.Finished(r.Status.Conditions) {
 				out = append(out, fmt.Sprintf("%s (%s)", r.Name, r.Status.Phase))
 			}
 		}

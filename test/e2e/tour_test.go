@@ -75,6 +75,39 @@ spec:
 		Expect(out).To(ContainSubstring("Status: succeeded"))
 	})
 
+	It("cancels a running sub-agent run with kubectl-sessions cancel", func() {
+		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata:
+  name: slowpoke
+spec:
+  model:
+    provider: scripted
+    script:
+    - match: "^slow"
+      delay: 1h
+      reply: late
+---
+apiVersion: sessions.agents.dev/v1alpha1
+kind: SubagentRun
+metadata:
+  name: e2e-slow
+spec:
+  agentId: slowpoke
+  task: slow work
+`)
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, err = kubectl("wait", "--for=jsonpath={.status.phase}=Running", "subagentrun/e2e-slow", "--timeout=60s")
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, code := plugin("cancel", "subagentrun/e2e-slow")
+		Expect(code).To(Equal(0), out)
+		out, err = kubectl("wait", "--for=condition=Cancelled", "subagentrun/e2e-slow", "--timeout=60s")
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, err = kubectl("get", "subagentrun/e2e-slow", "-o", "jsonpath={.status.phase} {.spec.cancel}")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(Equal("Cancelled true"))
+	})
+
 	It("sends with kubectl-sessions and prints the reply, or fails with a non-zero exit", func() {
 		out, code := plugin("send", "agent:main:main", "ping")
 		Expect(code).To(Equal(0), out)

@@ -34,7 +34,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/agent-sessions/agent-session-operator/internal/indexer"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
@@ -81,7 +81,7 @@ var _ = BeforeSuite(func() {
 		}),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(indexer.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
+	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
 	// The rate buckets never refill during the suite: its rate case counts tokens, not time.
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser,
 		Clock: clocktesting.NewFakePassiveClock(time.Now())})).To(Succeed())

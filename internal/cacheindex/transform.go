@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package indexer
+package cacheindex
 
 import (
 	toolscache "k8s.io/client-go/tools/cache"
@@ -23,16 +23,18 @@ import (
 )
 
 // CacheOptions keep the manager's cache small: managed fields go from every object, and a
-// finished SessionSend keeps only what identifies it and says that it finished. Nothing in
-// the manager reads more of a finished send from the cache (the reconciler stops at the
-// phase; the send tool and kubectl read through the API server), and with thousands of
-// them cached the messages, replies and conditions would dominate its memory.
+// finished SessionSend or SubagentRun keeps only what identifies it and says how it finished
+// (TrimFinishedSend, TrimFinishedRun). A finished object read from the cache is therefore
+// partial: nothing in the manager reads more of one (the reconcilers stop at completedAt;
+// the send tool and kubectl read through the API server), and with thousands of them cached
+// the messages, replies, attachments and conditions would dominate its memory.
 func CacheOptions() cache.Options {
 	strip := cache.TransformStripManagedFields()
 	return cache.Options{
 		DefaultTransform: strip,
 		ByObject: map[client.Object]cache.ByObject{
 			&v1.SessionSend{}: {Transform: chain(strip, TrimFinishedSend)},
+			&v1.SubagentRun{}: {Transform: chain(strip, TrimFinishedRun)},
 		},
 	}
 }
@@ -53,7 +55,7 @@ func chain(fs ...toolscache.TransformFunc) toolscache.TransformFunc {
 // replies, turns, announce text and conditions. Phase and status stay.
 func TrimFinishedSend(obj any) (any, error) {
 	s, ok := obj.(*v1.SessionSend)
-	if !ok || (s.Status.Phase != v1.SendCompleted && s.Status.Phase != v1.SendFailed) {
+	if !ok || (s.Status.Phase != v1.SendCompleted && s.Status.Phase != v1.SendFailed && s.Status.Phase != v1.SendCancelled) {
 		return obj, nil
 	}
 	s.Spec.Message = ""
@@ -63,4 +65,21 @@ func TrimFinishedSend(obj any) (any, error) {
 	}
 	s.Annotations = nil
 	return s, nil
+}
+
+// TrimFinishedRun keeps of a finished SubagentRun (status.completedAt set) what the
+// controllers and the webhook read: its identity, phase, conditions, child and times.
+// The task, the attachments, the result and the announce text are dropped; read the object
+// from the API server for them.
+func TrimFinishedRun(obj any) (any, error) {
+	r, ok := obj.(*v1.SubagentRun)
+	if !ok || r.Status.CompletedAt == nil {
+		return obj, nil
+	}
+	r.Spec.Task, r.Spec.Attachments = "", nil
+	r.Status.Result, r.Status.Notes, r.Status.Stats, r.Status.Attachments = "", "", nil, nil
+	if r.Status.Announce != nil {
+		r.Status.Announce = &v1.Announce{Status: r.Status.Announce.Status}
+	}
+	return r, nil
 }

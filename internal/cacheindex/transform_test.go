@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package indexer
+package cacheindex
 
 import (
 	"testing"
@@ -49,11 +49,53 @@ func TestTrimFinishedSend(t *testing.T) {
 		"a send in reply-back is kept":       {in: send(v1.SendReplyBack), want: send(v1.SendReplyBack)},
 		"a completed send keeps its outcome": {in: send(v1.SendCompleted), want: trimmed(v1.SendCompleted)},
 		"a failed send keeps its outcome":    {in: send(v1.SendFailed), want: trimmed(v1.SendFailed)},
+		"a cancelled send keeps its outcome": {in: send(v1.SendCancelled), want: trimmed(v1.SendCancelled)},
 		"other kinds pass through":           {in: &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, want: &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, err := TrimFinishedSend(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTrimFinishedRun(t *testing.T) {
+	done := metav1.Now()
+	run := func(completedAt *metav1.Time) *v1.SubagentRun {
+		return &v1.SubagentRun{
+			ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"},
+			Spec: v1.SubagentRunSpec{Task: "a long task", RequesterSessionKey: "agent:main:main",
+				Attachments: []v1.Attachment{{Name: "big.bin", Content: "a megabyte"}}},
+			Status: v1.SubagentRunStatus{Phase: v1.RunSucceeded, ChildSessionKey: "agent:x:subagent:1", Result: "a long result",
+				Notes: "n", Stats: &v1.RunStats{Runtime: "1s"}, Attachments: []v1.AttachmentReceipt{{Name: "big.bin"}},
+				Announce:    &v1.Announce{Status: v1.AnnounceDelivered, Message: "the announce"},
+				Conditions:  []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}},
+				CompletedAt: completedAt},
+		}
+	}
+	trimmed := &v1.SubagentRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"},
+		Spec:       v1.SubagentRunSpec{RequesterSessionKey: "agent:main:main"},
+		Status: v1.SubagentRunStatus{Phase: v1.RunSucceeded, ChildSessionKey: "agent:x:subagent:1",
+			Announce:    &v1.Announce{Status: v1.AnnounceDelivered},
+			Conditions:  []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}},
+			CompletedAt: &done},
+	}
+	cases := map[string]struct {
+		in, want any
+	}{
+		"a run still announcing is kept whole": {in: run(nil), want: run(nil)},
+		"a finished run keeps its outcome":     {in: run(&done), want: trimmed},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := TrimFinishedRun(tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,109 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// Turns belong to their object: deleting it or setting spec.cancel stops its model calls.
+var _ = Describe("Turns owned by their object", func() {
+	var ns string
+	BeforeEach(func() {
+		ns = newNamespace()
+		slow := v1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}}
+		createAgent(ns, "main", rule("^Sub-agent announce step", v1.AnnounceSkip))
+		createAgent(ns, "research", slow)
+		createAgent(ns, "bob", slow)
+		createSession(ns, "agent:main:main", "main")
+		createSession(ns, "agent:bob:main", "bob")
+	})
+
+	It("stops the model call of a send deleted in the middle of its turn and forgets it", func() {
+		input := "slow thoughts for " + ns
+		send := waitSend(createSend(ns, "agent:bob:main", input, 0, ""), func(g Gomega, s *v1.SessionSend) {
+			g.Expect(s.Status.Status).To(Equal(v1.SendAccepted))
+		})
+		Eventually(func() bool { started, _ := calls.state(input); return started }, testenv.Timeout, testenv.Interval).Should(BeTrue())
+		owner := runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)}
+		Expect(engine.Holds(owner)).To(BeTrue())
+
+		Expect(k8s.Delete(ctx, send)).To(Succeed())
+		Eventually(func() bool { _, cancelled := calls.state(input); return cancelled }, testenv.Timeout, testenv.Interval).
+			Should(BeTrue(), "the model call's context was not cancelled")
+		Eventually(func() bool { return engine.Holds(owner) }, testenv.Timeout, testenv.Interval).Should(BeFalse())
+	})
+
+	It("cancels a running run, its grandchild too, and still announces to the requester", func() {
+		task := "slow research for " + ns
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: task, AgentID: "research", RequesterSessionKey: "agent:main:main"}),
+			func(g Gomega, r *v1.SubagentRun) { g.Expect(r.Status.Phase).To(Equal(v1.RunRunning)) })
+		grandTask := "slow digging for " + ns
+		grandchild := waitRun(createRun(ns, v1.SubagentRunSpec{Task: grandTask, AgentID: "research", RequesterSessionKey: run.Status.ChildSessionKey}),
+			func(g Gomega, r *v1.SubagentRun) { g.Expect(r.Status.Phase).To(Equal(v1.RunRunning)) })
+		Eventually(func() bool {
+			a, _ := calls.state(task)
+			b, _ := calls.state(grandTask)
+			return a && b
+		}, testenv.Timeout, testenv.Interval).Should(BeTrue())
+
+		Expect(k8s.Patch(ctx, run, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"cancel":true}}`)))).To(Succeed())
+
+		for _, r := range []*v1.SubagentRun{run, grandchild} {
+			waitRun(r, runCompleted)
+			Expect(r.Status.Phase).To(Equal(v1.RunCancelled), r.Name)
+			Expect(meta.IsStatusConditionTrue(r.Status.Conditions, v1.ConditionCancelled)).To(BeTrue(), r.Name)
+			Expect(meta.FindStatusCondition(r.Status.Conditions, v1.ConditionCompleted)).To(BeNil(), r.Name)
+		}
+		Expect(grandchild.Spec.Cancel).To(BeTrue(), "the cancel cascades through spec.cancel")
+		for _, text := range []string{task, grandTask} {
+			_, cancelled := calls.state(text)
+			Expect(cancelled).To(BeTrue(), "the model call of %q was not cancelled", text)
+		}
+		var main v1.AgentSession
+		Expect(k8s.Get(ctx, keyOf(ns, "agent:main:main"), &main)).To(Succeed())
+		announced := false
+		for _, rec := range messages(ns, &main) {
+			for _, b := range rec.Message.Content {
+				announced = announced || strings.Contains(b.Text, "Sub-agent announce step.") && strings.Contains(b.Text, "\nStatus: cancelled\n")
+			}
+		}
+		Expect(announced).To(BeTrue(), "the requester got no announce with Status: cancelled")
+		Expect(engine.Holds(runtime.Owner{Kind: runtime.OwnerSubagentRun, NamespacedName: client.ObjectKeyFromObject(run)})).To(BeFalse())
+	})
+
+	It("fails a run whose child session is deleted, with the reason", func() {
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "slow work for " + ns, AgentID: "research"}),
+			func(g Gomega, r *v1.SubagentRun) { g.Expect(r.Status.Phase).To(Equal(v1.RunRunning)) })
+		var child v1.AgentSession
+		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
+		Expect(k8s.Delete(ctx, &child)).To(Succeed())
+		waitRun(run, runCompleted)
+		Expect(run.Status.Phase).To(Equal(v1.RunFailed))
+		Expect(run.Status.Notes).To(ContainSubstring("was deleted before the run finished"))
+	})
+})

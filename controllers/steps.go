@@ -1,0 +1,210 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+)
+
+// notReadyRequeue is how soon a step waiting for a session's transcript looks again.
+const notReadyRequeue = 250 * time.Millisecond
+
+// ownerKind is what the step runner needs of a kind whose objects own turns (SessionSend,
+// SubagentRun): how to make, inspect and cancel one, and its steps in order.
+type ownerKind[T client.Object] interface {
+	newObject() T
+	// status is the part of the object the runner writes, compared before and after.
+	status(obj T) any
+	// observe stamps status.observedGeneration before the write.
+	observe(obj T)
+	// finished says the object reached a terminal phase (as the cache shows it).
+	finished(obj T) bool
+	// cancelRequested says spec.cancel is set and the object is not cancelled yet.
+	cancelRequested(obj T) bool
+	// cancel ends the object Cancelled (its turns are already aborted); the steps that
+	// still apply to a cancelled object (a run's announce) run after it.
+	cancel(ctx context.Context, f *flow[T]) error
+	// steps are the kind's named steps in order.
+	steps() []step[T]
+	// afterFinish handles a finished object: its TTL, a kept child's archive.
+	afterFinish(ctx context.Context, obj T) (ctrl.Result, error)
+}
+
+// step is one named step of an owner's reconcile. It returns done=false when the object
+// must wait (a turn is running, a requeue is set), which ends this reconcile.
+type step[T client.Object] struct {
+	name string
+	run  func(ctx context.Context, f *flow[T]) (done bool, err error)
+}
+
+// flow is one reconcile of one owner: the object the steps change, the Events they queue
+// (emitted only once the status write landed, so a refused write does not repeat them),
+// and the soonest requeue any of them asked for.
+type flow[T client.Object] struct {
+	obj     T
+	owner   runtime.Owner
+	log     logr.Logger
+	events  []queuedEvent
+	requeue time.Duration
+
+	// What the steps resolved for the steps after them: the session the turns run in (a
+	// send's target, a run's child), the requesting session, and the agent.
+	session, requester *v1.AgentSession
+	agent              *v1.Agent
+}
+
+type queuedEvent struct{ typ, reason, msg string }
+
+// event queues an Event on the object.
+func (f *flow[T]) event(typ, reason, format string, args ...any) {
+	f.events = append(f.events, queuedEvent{typ, reason, fmt.Sprintf(format, args...)})
+}
+
+// requeueAfter asks to be reconciled again after d (the soonest request wins).
+func (f *flow[T]) requeueAfter(d time.Duration) {
+	if d > 0 && (f.requeue == 0 || d < f.requeue) {
+		f.requeue = d
+	}
+}
+
+// stepRunner reconciles an owner of turns through its kind's steps. It is the one place
+// that owns the protocol with the turn engine: the stale-read guard, the deferred status
+// write (once at the end, if anything changed), the Events after it, the release of the
+// owner's turns when it finishes, is cancelled or is gone, and runTurn.
+type stepRunner[T client.Object] struct {
+	client   client.Client
+	runner   runtime.Runner
+	clock    clock.Clock
+	recorder recorder.EventRecorder
+	// ownerKind is runtime.OwnerSessionSend or runtime.OwnerSubagentRun.
+	ownerKind string
+	of        ownerKind[T]
+	stale     staleReads
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	owner := runtime.Owner{Kind: r.ownerKind, NamespacedName: req.NamespacedName}
+	log := ctrl.LoggerFrom(ctx)
+	obj := r.of.newObject()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.release(owner, log, "gone")
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log = log.WithValues(r.ownerKind, klog.KObj(obj))
+	switch {
+	case !obj.GetDeletionTimestamp().IsZero():
+		r.release(owner, log, "deleting")
+		return ctrl.Result{}, nil
+	case r.of.finished(obj):
+		// Released when the cache shows it finished: until then the stale mark keeps a
+		// reconcile queued meanwhile from redoing a step from the old read.
+		r.release(owner, log, "finished")
+		return r.of.afterFinish(ctx, obj)
+	case r.stale.stale(obj):
+		log.V(3).Info("waiting for the cache to show our status write")
+		return ctrl.Result{}, nil
+	}
+	f := &flow[T]{obj: obj, owner: owner, log: log}
+	before := obj.DeepCopyObject().(T)
+	stepErr := r.runSteps(ctx, f)
+	if !equality.Semantic.DeepEqual(r.of.status(before), r.of.status(obj)) {
+		r.of.observe(obj)
+		replaced := obj.GetResourceVersion()
+		if err := r.client.Status().Update(ctx, obj); err != nil {
+			if apierrors.IsConflict(err) {
+				// A stale cache read: the next reconcile sees the newer object and queues
+				// its Events again.
+				log.V(3).Info("status write refused as stale; retrying")
+				return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		r.stale.wrote(obj, replaced)
+	}
+	for _, ev := range f.events {
+		if r.recorder != nil {
+			r.recorder.Eventf(obj, nil, ev.typ, ev.reason, ev.reason, "%s", ev.msg)
+		}
+	}
+	if stepErr != nil {
+		return ctrl.Result{}, stepErr
+	}
+	return ctrl.Result{RequeueAfter: f.requeue}, nil
+}
+
+// runSteps applies a requested cancel, then runs the steps until one waits or fails.
+func (r *stepRunner[T]) runSteps(ctx context.Context, f *flow[T]) error {
+	if r.of.cancelRequested(f.obj) {
+		n := r.runner.Abort(f.owner)
+		f.log.V(2).Info("cancel requested", "abortedTurns", n)
+		if err := r.of.cancel(ctx, f); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.of.steps() {
+		done, err := s.run(ctx, f)
+		if err != nil {
+			return fmt.Errorf("step %s: %w", s.name, err)
+		}
+		if !done {
+			f.log.V(2).Info("waiting", "step", s.name)
+			return nil
+		}
+	}
+	return nil
+}
+
+// release drops everything the engine and the stale guard hold for the owner; running
+// turns are aborted, so a deleted object stops its model calls.
+func (r *stepRunner[T]) release(owner runtime.Owner, log logr.Logger, why string) {
+	if n := r.runner.Abort(owner); n > 0 {
+		log.V(2).Info("aborted turns", "reason", why, "turns", n)
+	}
+	r.stale.forget(owner.NamespacedName)
+}
+
+// runTurn returns the outcome of the owner's turn at step, submitting the request made
+// by build when the engine has none (the engine wakes the owner when the turn ends, and
+// dedupes a turn already queued or running). It is the one place turns are submitted.
+func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, build func() runtime.TurnRequest) (runtime.TurnResult, bool, error) {
+	id := runtime.TurnID(f.obj.GetUID(), step)
+	if res, ok := r.runner.Result(f.owner, id); ok {
+		return res, true, nil
+	}
+	req := build()
+	req.ID, req.Owner, req.Namespace = id, f.owner, f.obj.GetNamespace()
+	if err := r.runner.Submit(ctx, req); err != nil {
+		return runtime.TurnResult{}, false, err
+	}
+	f.log.V(2).Info("turn submitted", "step", step, "session", req.SessionKey)
+	return runtime.TurnResult{}, false, nil
+}

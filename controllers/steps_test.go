@@ -1,0 +1,412 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+)
+
+// Unit tables for the step runner and the step functions: a fake client, a fake clock and
+// a fake turn engine. The envtest suites run the same reconcilers against a real API server.
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// fakeRunner is a turn engine whose turns end when a test says so.
+type fakeRunner struct {
+	results   map[string]runtime.TurnResult
+	submitted []string
+	aborted   []runtime.Owner
+}
+
+func (f *fakeRunner) Submit(_ context.Context, req runtime.TurnRequest) error {
+	f.submitted = append(f.submitted, req.ID)
+	return nil
+}
+func (f *fakeRunner) Result(_ runtime.Owner, id string) (runtime.TurnResult, bool) {
+	r, ok := f.results[id]
+	return r, ok
+}
+func (f *fakeRunner) Abort(o runtime.Owner) int {
+	f.aborted = append(f.aborted, o)
+	return 0
+}
+func (f *fakeRunner) Wake(string) <-chan event.GenericEvent { return nil }
+
+// fakeRecorder keeps the reasons of the Events it is given.
+type fakeRecorder struct{ reasons []string }
+
+func (r *fakeRecorder) Eventf(_, _ k8sruntime.Object, _, reason, _, _ string, _ ...any) {
+	r.reasons = append(r.reasons, reason)
+}
+
+func (r *fakeRecorder) AnnotatedEventf(_, _ k8sruntime.Object, _ map[string]string, _, reason, _, _ string, _ ...any) {
+	r.reasons = append(r.reasons, reason)
+}
+
+// indexes registers the manager's field indexes with a fake client builder.
+type indexes struct{ b *fake.ClientBuilder }
+
+func (i indexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
+	i.b.WithIndex(obj, field, fn)
+	return nil
+}
+
+type fixture struct {
+	c      client.Client
+	clock  *clocktesting.FakeClock
+	runner *fakeRunner
+	events *fakeRecorder
+}
+
+func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *fixture {
+	t.Helper()
+	b := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
+		WithStatusSubresource(&v1.SessionSend{}, &v1.SubagentRun{}, &v1.AgentSession{})
+	if err := cacheindex.Setup(context.Background(), indexes{b}); err != nil {
+		t.Fatal(err)
+	}
+	c := b.Build()
+	if funcs != nil {
+		c = interceptor.NewClient(c.(client.WithWatch), *funcs)
+	}
+	return &fixture{c: c, clock: clocktesting.NewFakeClock(epoch), runner: &fakeRunner{results: map[string]runtime.TurnResult{}}, events: &fakeRecorder{}}
+}
+
+func (f *fixture) sends() *SessionSendReconciler {
+	l := lookup.New(f.c, nil)
+	return NewSessionSendReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New()}, time.Hour)
+}
+
+func (f *fixture) runs() *SubagentRunReconciler {
+	l := lookup.New(f.c, nil)
+	return NewSubagentRunReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New()}, "", time.Hour)
+}
+
+func session(key, agent string) *v1.AgentSession {
+	return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s-" + agent, Namespace: "ns"},
+		Spec: v1.AgentSessionSpec{Key: key, AgentID: agent}, Status: v1.AgentSessionStatus{SessionID: "sid-" + agent}}
+}
+
+func send(mut ...func(*v1.SessionSend)) *v1.SessionSend {
+	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "send", Namespace: "ns", UID: "u1", CreationTimestamp: metav1.NewTime(epoch)},
+		Spec: v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "ping", TimeoutSeconds: ptr.To[int32](30)}}
+	for _, m := range mut {
+		m(s)
+	}
+	return s
+}
+
+var sendKey = types.NamespacedName{Namespace: "ns", Name: "send"}
+
+func reconcileSend(t *testing.T, f *fixture) (ctrl.Result, *v1.SessionSend) {
+	t.Helper()
+	res, err := f.sends().Reconcile(context.Background(), ctrl.Request{NamespacedName: sendKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &v1.SessionSend{}
+	if err := f.c.Get(context.Background(), sendKey, got); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	return res, got
+}
+
+func TestSessionSendSteps(t *testing.T) {
+	ok := runtime.TurnResult{Text: "pong"}
+	cases := map[string]struct {
+		send    *v1.SessionSend
+		results map[string]runtime.TurnResult
+		advance time.Duration
+		// want
+		phase     v1.SendPhase
+		status    v1.SendStatus
+		condition string
+		submitted []string
+		events    []string
+		requeue   time.Duration
+	}{
+		"a timed send waits for round 1 and writes nothing": {
+			send: send(), submitted: []string{"u1/round-1"}, requeue: 30 * time.Second,
+		},
+		"a fire-and-forget send is accepted at once": {
+			send:  send(func(s *v1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }),
+			phase: v1.SendRunning, status: v1.SendAccepted, submitted: []string{"u1/round-1"}, events: []string{"Accepted"},
+		},
+		"a timed send times out at its deadline and goes on": {
+			send: send(), advance: 31 * time.Second,
+			phase: v1.SendRunning, status: v1.SendTimeout, submitted: []string{"u1/round-1"}, events: []string{"Timeout"},
+		},
+		"round 1 replied: the announce turn is next": {
+			send: send(), results: map[string]runtime.TurnResult{"u1/round-1": ok},
+			phase: v1.SendAnnouncing, status: v1.SendOK, submitted: []string{"u1/announce"},
+		},
+		"every step done: Completed, with its Event after the write": {
+			send:    send(),
+			results: map[string]runtime.TurnResult{"u1/round-1": ok, "u1/announce": {Text: v1.AnnounceSkip}},
+			phase:   v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted, events: []string{"Completed"},
+		},
+		"a failed round 1: Failed, and no Completed": {
+			send: send(), results: map[string]runtime.TurnResult{"u1/round-1": {Err: errors.New("model down")}},
+			phase: v1.SendFailed, status: v1.SendError, condition: v1.ConditionFailed, events: []string{"RunFailed"},
+		},
+		"a missing target fails with its name": {
+			send:  send(func(s *v1.SessionSend) { s.Spec.SessionKey = "agent:nobody:group:x" }),
+			phase: v1.SendFailed, status: v1.SendError, condition: v1.ConditionFailed, events: []string{"Failed"},
+		},
+		"spec.cancel: Cancelled, the turns aborted, nothing submitted": {
+			send:  send(func(s *v1.SessionSend) { s.Spec.Cancel = true }),
+			phase: v1.SendCancelled, status: v1.SendError, condition: v1.ConditionCancelled,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil, tc.send, session("agent:bob:main", "bob"))
+			for k, v := range tc.results {
+				f.runner.results[k] = v
+			}
+			f.clock.Step(tc.advance)
+			res, got := reconcileSend(t, f)
+			if got.Status.Phase != tc.phase || got.Status.Status != tc.status {
+				t.Errorf("phase, status = %q, %q; want %q, %q (error %q)", got.Status.Phase, got.Status.Status, tc.phase, tc.status, got.Status.Error)
+			}
+			for _, typ := range []string{v1.ConditionCompleted, v1.ConditionFailed, v1.ConditionCancelled} {
+				if set := meta.IsStatusConditionTrue(got.Status.Conditions, typ); set != (typ == tc.condition) {
+					t.Errorf("condition %s = %v", typ, set)
+				}
+			}
+			if diff := cmp.Diff(tc.submitted, f.runner.submitted); diff != "" {
+				t.Errorf("submitted turns (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.events, f.events.reasons); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			if res.RequeueAfter != tc.requeue {
+				t.Errorf("requeue after %s, want %s", res.RequeueAfter, tc.requeue)
+			}
+		})
+	}
+}
+
+// A status write refused as stale emits no Event: the next reconcile queues it again.
+func TestEventsOnlyAfterTheWriteLands(t *testing.T) {
+	conflict := &interceptor.Funcs{SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
+		return apierrors.NewConflict(schema.GroupResource{Resource: "sessionsends"}, "send", errors.New("stale"))
+	}}
+	f := newFixture(t, conflict, send(func(s *v1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }), session("agent:bob:main", "bob"))
+	res, got := reconcileSend(t, f)
+	if len(f.events.reasons) != 0 {
+		t.Errorf("events = %v, want none before a write lands", f.events.reasons)
+	}
+	if got.Status.Status != "" || res.RequeueAfter == 0 {
+		t.Errorf("status %q, requeue %s: want nothing written and a retry", got.Status.Status, res.RequeueAfter)
+	}
+}
+
+// A deleted send aborts its turns; a finished one is released and deleted after its TTL.
+func TestSendReleaseAndTTL(t *testing.T) {
+	owner := runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: sendKey}
+	f := newFixture(t, nil)
+	if _, got := reconcileSend(t, f); got.Name != "" {
+		t.Fatal("found a send")
+	}
+	if diff := cmp.Diff([]runtime.Owner{owner}, f.runner.aborted); diff != "" {
+		t.Errorf("aborted owners of a send gone (-want +got):\n%s", diff)
+	}
+
+	done := metav1.NewTime(epoch)
+	finished := send(func(s *v1.SessionSend) {
+		s.Status = v1.SessionSendStatus{Phase: v1.SendCompleted, CompletedAt: &done}
+		s.Spec.TTLSecondsAfterFinished = ptr.To[int32](60)
+	})
+	f = newFixture(t, nil, finished)
+	f.clock.Step(20 * time.Second)
+	if res, got := reconcileSend(t, f); res.RequeueAfter != 40*time.Second || got.Name == "" {
+		t.Errorf("before the TTL: requeue %s, present %v; want 40s, true", res.RequeueAfter, got.Name != "")
+	}
+	f.clock.Step(40 * time.Second)
+	if _, got := reconcileSend(t, f); got.Name != "" {
+		t.Error("the send outlived its TTL")
+	}
+	if len(f.runner.aborted) != 2 {
+		t.Errorf("a finished send was released %d times, want on each reconcile (2)", len(f.runner.aborted))
+	}
+}
+
+func TestTTLLeft(t *testing.T) {
+	at := func(d time.Duration) *metav1.Time { m := metav1.NewTime(epoch.Add(d)); return &m }
+	now := epoch.Add(time.Minute)
+	cases := map[string]struct {
+		spec      *int32
+		def       time.Duration
+		finished  *metav1.Time
+		notBefore *metav1.Time
+		wantLeft  time.Duration
+		wantKeep  bool
+	}{
+		"spec wins over the default":             {spec: ptr.To[int32](120), def: time.Hour, finished: at(0), wantLeft: time.Minute},
+		"the default applies when spec is unset": {def: 2 * time.Minute, finished: at(0), wantLeft: time.Minute},
+		"no default keeps it":                    {finished: at(0), wantKeep: true},
+		"spec 0 deletes at once":                 {spec: ptr.To[int32](0), finished: at(0)},
+		"not before the child's archive":         {spec: ptr.To[int32](0), finished: at(0), notBefore: at(time.Hour), wantLeft: 59 * time.Minute},
+		"not finished":                           {spec: ptr.To[int32](0), wantKeep: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			left, keep := ttlLeft(tc.spec, tc.def, tc.finished, tc.notBefore, now)
+			if left != tc.wantLeft || keep != tc.wantKeep {
+				t.Errorf("ttlLeft = %s, %v; want %s, %v", left, keep, tc.wantLeft, tc.wantKeep)
+			}
+		})
+	}
+}
+
+func TestArchiveDue(t *testing.T) {
+	s := func(v string) *v1.AgentSession {
+		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{v1.ArchiveAtAnnotation: v}}}
+	}
+	cases := map[string]struct {
+		s        *v1.AgentSession
+		wantDue  bool
+		wantLeft time.Duration
+	}{
+		"none":        {s: &v1.AgentSession{}},
+		"not yet":     {s: s(epoch.Add(time.Hour).Format(time.RFC3339)), wantLeft: time.Hour},
+		"due":         {s: s(epoch.Format(time.RFC3339)), wantDue: true},
+		"unparseable": {s: s("soon")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			due, left := archiveDue(tc.s, epoch)
+			if due != tc.wantDue || left != tc.wantLeft {
+				t.Errorf("archiveDue = %v, %s; want %v, %s", due, left, tc.wantDue, tc.wantLeft)
+			}
+		})
+	}
+}
+
+func run(mut ...func(*v1.SubagentRun)) *v1.SubagentRun {
+	r := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: "ns", UID: "r1"},
+		Spec: v1.SubagentRunSpec{Task: "look", AgentID: "research"}}
+	for _, m := range mut {
+		m(r)
+	}
+	return r
+}
+
+func TestSubagentRunSteps(t *testing.T) {
+	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: "ns"}}
+	childKey := "agent:research:subagent:r1"
+	child := session(childKey, "research")
+	running := func(r *v1.SubagentRun) {
+		now := metav1.NewTime(epoch)
+		r.Status = v1.SubagentRunStatus{Status: "accepted", Phase: v1.RunRunning, ChildSessionKey: childKey, StartedAt: &now}
+	}
+	cases := map[string]struct {
+		objs      []client.Object
+		results   map[string]runtime.TurnResult
+		phase     v1.RunPhase
+		condition string
+		notes     string
+		submitted []string
+	}{
+		"the child is made first": {objs: []client.Object{run(), agent}},
+		"accepted, then the task runs": {
+			objs: []client.Object{run(), agent, child}, phase: v1.RunRunning, submitted: []string{"r1/task"},
+		},
+		"a missing agent fails": {objs: []client.Object{run()}, phase: v1.RunFailed, condition: v1.ConditionFailed, notes: `agent "research" not found`},
+		"a child gone fails with the reason, not a requeue forever": {
+			objs: []client.Object{run(running), agent}, phase: v1.RunFailed, condition: v1.ConditionFailed, notes: "was deleted before the run finished",
+		},
+		"done: Completed with the child kept": {
+			objs: []client.Object{run(running), agent, child}, results: map[string]runtime.TurnResult{"r1/task": {Text: "found"}},
+			phase: v1.RunSucceeded, condition: v1.ConditionCompleted,
+		},
+		"a failed task is Failed, not Completed": {
+			objs: []client.Object{run(running), agent, child}, results: map[string]runtime.TurnResult{"r1/task": {Err: errors.New("boom")}},
+			phase: v1.RunFailed, condition: v1.ConditionFailed, notes: "boom",
+		},
+		"spec.cancel: Cancelled, announced, nothing more run": {
+			objs:  []client.Object{run(running, func(r *v1.SubagentRun) { r.Spec.Cancel = true }), agent, child},
+			phase: v1.RunCancelled, condition: v1.ConditionCancelled, notes: "cancelled by spec.cancel",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil, tc.objs...)
+			for k, v := range tc.results {
+				f.runner.results[k] = v
+			}
+			key := types.NamespacedName{Namespace: "ns", Name: "run"}
+			if _, err := f.runs().Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
+				t.Fatal(err)
+			}
+			got := &v1.SubagentRun{}
+			if err := f.c.Get(context.Background(), key, got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Status.Phase != tc.phase {
+				t.Errorf("phase = %q, want %q (notes %q)", got.Status.Phase, tc.phase, got.Status.Notes)
+			}
+			for _, typ := range []string{v1.ConditionCompleted, v1.ConditionFailed, v1.ConditionCancelled} {
+				if set := meta.IsStatusConditionTrue(got.Status.Conditions, typ); set != (typ == tc.condition) {
+					t.Errorf("condition %s = %v", typ, set)
+				}
+			}
+			if tc.notes != "" && !containsText(got.Status.Notes, tc.notes) {
+				t.Errorf("notes = %q, want it to say %q", got.Status.Notes, tc.notes)
+			}
+			if diff := cmp.Diff(tc.submitted, f.runner.submitted); diff != "" {
+				t.Errorf("submitted turns (-want +got):\n%s", diff)
+			}
+			if tc.condition == v1.ConditionCompleted {
+				kept := &v1.AgentSession{}
+				if err := f.c.Get(context.Background(), client.ObjectKeyFromObject(child), kept); err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := kept.Annotations[v1.ArchiveAtAnnotation]; !ok || kept.Status.Phase == v1.SessionArchived {
+					t.Errorf("kept child: annotations %v, phase %q; want an archive-at request and its status untouched", kept.Annotations, kept.Status.Phase)
+				}
+			}
+		})
+	}
+}
+
+func containsText(s, sub string) bool { return strings.Contains(s, sub) }

@@ -1,0 +1,64 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package cacheindex says what the manager's informer cache holds: the field indexes it
+// keeps (registered once by Setup, for the manager and the suites), and the cache options,
+// whose transforms trim finished SessionSends and SubagentRuns to their identity and outcome
+// (see CacheOptions). Lookups over the cache are in internal/lookup.
+package cacheindex
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// Index names.
+const (
+	SessionKey       = "spec.key"
+	SessionID        = "status.sessionId"
+	SessionSpawnedBy = "spec.spawnedBy"
+	RunRequester     = "spec.requesterSessionKey"
+	SendFrom         = "spec.fromSessionKey"
+)
+
+// Setup registers every index with the manager's field indexer.
+func Setup(ctx context.Context, fi client.FieldIndexer) error {
+	indexes := []struct {
+		obj   client.Object
+		field string
+		fn    client.IndexerFunc
+	}{
+		{&v1.AgentSession{}, SessionKey, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.Key) }},
+		{&v1.AgentSession{}, SessionID, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Status.SessionID) }},
+		{&v1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.SpawnedBy) }},
+		{&v1.SubagentRun{}, RunRequester, func(o client.Object) []string { return nonEmpty(o.(*v1.SubagentRun).Spec.RequesterSessionKey) }},
+		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
+	}
+	for _, ix := range indexes {
+		if err := fi.IndexField(ctx, ix.obj, ix.field, ix.fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
