@@ -19,6 +19,8 @@ import (
 	"fmt"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -67,9 +69,17 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 			return true, nil
 		}
 		last := st.Turns[len(st.Turns)-1]
+		if why, err := r.replyBackDenied(ctx, send.Namespace, pol, session); err != nil || why != "" {
+			if why != "" {
+				// The exchange ends where the send policy would refuse a send into that session.
+				st.Turns = append(st.Turns, v1.SendTurn{Round: int32(round), Session: session, Skipped: true, Error: truncate(why, 1024)})
+			}
+			return why != "", err
+		}
 		res, finished, err := r.runTurn(ctx, f, fmt.Sprintf("round-%d", round), func() runtime.TurnRequest {
 			return runtime.TurnRequest{SessionKey: session, Input: textMessage(last.Reply,
-				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: last.Session, SourceTool: "sessions_send"})}
+				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: last.Session, SourceTool: "sessions_send"}),
+				SystemContext: protocol.ReplyBack(last.Session, round-1, maxPingPong(pol))}
 		})
 		if !finished || err != nil {
 			st.Phase = v1.SendReplyBack
@@ -81,4 +91,21 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 		}
 		st.Turns = append(st.Turns, turn)
 	}
+}
+
+// replyBackDenied is why the send policy refuses a reply-back turn in the session named key
+// ("" when it allows it): every turn of the exchange runs only where a send could.
+func (r *SessionSendReconciler) replyBackDenied(ctx context.Context, namespace string, pol *v1.SessionPolicy, key string) (string, error) {
+	s, err := r.lookup.SessionByKey(ctx, namespace, key)
+	if err != nil || s == nil {
+		return "", err
+	}
+	var sp *v1.SendPolicySpec
+	if pol != nil {
+		sp = &pol.Spec.SendPolicy
+	}
+	if d := policy.TurnAllowed(sp, s); !d.Allowed {
+		return "reply-back stopped: " + d.Reason, nil
+	}
+	return "", nil
 }

@@ -34,6 +34,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -59,7 +60,7 @@ func NewSessionSendReconciler(c client.Client, l lookup.Lookup, runner runtime.R
 	rec recorder.EventRecorder, ann *announcer, ttl time.Duration) *SessionSendReconciler {
 	r := &SessionSendReconciler{lookup: l, announcer: ann, ttl: ttl}
 	r.stepRunner = stepRunner[*v1.SessionSend]{client: c, runner: runner, clock: clk, recorder: rec,
-		ownerKind: runtime.OwnerSessionSend, of: r}
+		ownerKind: runtime.OwnerSessionSend, of: r, lookup: l}
 	return r
 }
 
@@ -255,8 +256,7 @@ func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession) runtime.Turn
 	var system string
 	if from := send.Spec.FromSessionKey; from != "" {
 		prov.Kind, prov.SourceSessionKey = transcript.ProvenanceInterSession, from
-		system = fmt.Sprintf("Agent-to-agent message: the next user message was sent by session %s with sessions_send, "+
-			"not typed by this session's user. Your reply is returned to that session.", from)
+		system = protocol.RoundOne(from)
 	}
 	return runtime.TurnRequest{SessionKey: target.Spec.Key, Input: textMessage(send.Spec.Message, prov), SystemContext: system}
 }
@@ -271,7 +271,8 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 	res, ok, err := r.runTurn(ctx, f, "announce", func() runtime.TurnRequest {
 		return runtime.TurnRequest{SessionKey: f.session.Spec.Key,
 			Input: textMessage(AgentAnnounceInput(send.Spec.Message, st.Turns[0].Reply, latest),
-				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: send.Spec.FromSessionKey, SourceTool: "sessions_send"})}
+				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: send.Spec.FromSessionKey, SourceTool: "sessions_send"}),
+			SystemContext: protocol.AgentAnnounce(send.Spec.FromSessionKey)}
 	})
 	if !ok || err != nil {
 		st.Phase = v1.SendAnnouncing

@@ -16,6 +16,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,6 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 )
 
@@ -106,6 +109,9 @@ type stepRunner[T client.Object] struct {
 	ownerKind string
 	of        ownerKind[T]
 	stale     staleReads
+	// lookup finds the Agent of a turn's session, so a turn of an Agent that is not Ready
+	// fails at once with its reason instead of calling a provider that cannot answer.
+	lookup lookup.Lookup
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -202,9 +208,29 @@ func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, bu
 	}
 	req := build()
 	req.ID, req.Owner, req.Namespace = id, f.owner, f.obj.GetNamespace()
+	if why, err := r.agentUnready(ctx, req.Namespace, req.SessionKey); err != nil || why != "" {
+		return runtime.TurnResult{Err: errors.New(why)}, why != "", err
+	}
 	if err := r.runner.Submit(ctx, req); err != nil {
 		return runtime.TurnResult{}, false, err
 	}
 	f.log.V(2).Info("turn submitted", "step", step, "session", req.SessionKey)
 	return runtime.TurnResult{}, false, nil
+}
+
+// agentUnready is why the Agent of the session named key cannot run a turn ("" when it can,
+// or when the session or Agent is not found: the turn then fails with that reason).
+func (r *stepRunner[T]) agentUnready(ctx context.Context, namespace, key string) (string, error) {
+	if r.lookup.Cache == nil {
+		return "", nil
+	}
+	s, err := r.lookup.SessionByKey(ctx, namespace, key)
+	if err != nil || s == nil {
+		return "", err
+	}
+	agent, err := r.lookup.Agent(ctx, namespace, s.Spec.AgentID)
+	if err != nil {
+		return "", err
+	}
+	return policy.AgentUnready(agent), nil
 }

@@ -335,6 +335,9 @@ func TestSubagentRunSteps(t *testing.T) {
 	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: "ns"}}
 	childKey := "agent:research:subagent:r1"
 	child := session(childKey, "research")
+	// The run created its child: it is the child's controller.
+	child.OwnerReferences = []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "SubagentRun",
+		Name: "run", UID: "r1", Controller: ptr.To(true)}}
 	running := func(r *v1.SubagentRun) {
 		now := metav1.NewTime(epoch)
 		r.Status = v1.SubagentRunStatus{Status: "accepted", Phase: v1.RunRunning, ChildSessionKey: childKey, StartedAt: &now}

@@ -35,6 +35,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -57,7 +58,7 @@ func NewSubagentRunReconciler(c client.Client, l lookup.Lookup, runner runtime.R
 	rec recorder.EventRecorder, ann *announcer, workspaceRoot string, ttl time.Duration) *SubagentRunReconciler {
 	r := &SubagentRunReconciler{lookup: l, announcer: ann, workspaceRoot: workspaceRoot, ttl: ttl}
 	r.stepRunner = stepRunner[*v1.SubagentRun]{client: c, runner: runner, clock: clk, recorder: rec,
-		ownerKind: runtime.OwnerSubagentRun, of: r}
+		ownerKind: runtime.OwnerSubagentRun, of: r, lookup: l}
 	return r
 }
 
@@ -158,6 +159,11 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.Sub
 	case st.Phase == v1.RunCancelled:
 		f.session = child
 		return true, nil
+	case child != nil && !metav1.IsControlledBy(child, run):
+		// A child is always new: a session of that key that this run did not create (admission
+		// refuses such hints, but a create can still race it) is never run in or cleaned up.
+		r.fail(f, fmt.Sprintf("session %s exists and was not created by this run; a sub-agent runs only in a new session", key))
+		return false, nil
 	case child != nil && child.Status.SessionID == "":
 		f.requeueAfter(notReadyRequeue) // the child's status change wakes the run too
 		return false, nil
@@ -228,7 +234,8 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	res, ok, err := r.runTurn(ctx, f, "task", func() runtime.TurnRequest {
 		req := runtime.TurnRequest{SessionKey: child.Spec.Key,
 			Input: textMessage(taskInput(run), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
-				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"})}
+				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"}),
+			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label)}
 		if t := runTimeout(run, f.agent); t > 0 {
 			req.Deadline = st.StartedAt.Add(t)
 		}
@@ -293,7 +300,8 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 		}
 		return runtime.TurnRequest{SessionKey: requester.Spec.Key,
 			Input: textMessage(SubagentAnnounceInput(outcome), &transcript.Provenance{Kind: transcript.ProvenanceSubagentAnnounce,
-				SourceSessionKey: st.ChildSessionKey, SourceTool: "sessions_spawn"})}
+				SourceSessionKey: st.ChildSessionKey, SourceTool: "sessions_spawn"}),
+			SystemContext: protocol.SubagentAnnounce(st.ChildSessionKey)}
 	})
 	if !ok || err != nil {
 		return false, err

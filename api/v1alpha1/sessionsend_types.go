@@ -62,14 +62,12 @@ type SessionSendSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	FromSessionKey string `json:"fromSessionKey,omitempty"`
 
-	// cancel stops the send: its running turns are aborted, it ends in phase Cancelled, and
-	// the runs and sends its target session started are cancelled too. It may go from false
-	// to true only; it is the one field that changes after create.
+	// cancel stops the send: its running turns are aborted, it ends in phase Cancelled, and the runs and sends its target session started are cancelled too.
+	// It may go from false to true only; it is the one field that changes after create.
 	// +optional
 	Cancel bool `json:"cancel,omitempty"`
 
-	// ttlSecondsAfterFinished deletes the send that long after it finished, as a Job's
-	// does; unset takes the operator's default (the manager's --ttl-after-finished).
+	// ttlSecondsAfterFinished deletes the send that long after it finished, as a Job's does; unset takes the operator's default (the manager's --ttl-after-finished).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`

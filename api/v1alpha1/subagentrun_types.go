@@ -129,15 +129,12 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	RequesterSessionKey string `json:"requesterSessionKey,omitempty"`
-	// cancel stops the run: its task is aborted, it ends in phase Cancelled and still
-	// announces (Status: cancelled), and the runs and sends its child session started are
-	// cancelled too. It may go from false to true only; it is the one field that changes
-	// after create.
+	// cancel stops the run: its task is aborted, it ends in phase Cancelled and still announces (Status: cancelled), and the runs and sends its child session started are cancelled too.
+	// It may go from false to true only; it is the one field that changes after create.
 	// +optional
 	Cancel bool `json:"cancel,omitempty"`
-	// ttlSecondsAfterFinished deletes the run that long after it finished (and after its kept
-	// child was archived), as a Job's does; unset takes the operator's default (the
-	// manager's --ttl-after-finished). The kept child session stays.
+	// ttlSecondsAfterFinished deletes the run that long after it finished (and after its kept child was archived), as a Job's does; unset takes the operator's default (the manager's --ttl-after-finished).
+	// The kept child session stays.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`

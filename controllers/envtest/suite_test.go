@@ -20,7 +20,6 @@ package envtest
 import (
 	"context"
 	"encoding/json"
-	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,6 +27,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
