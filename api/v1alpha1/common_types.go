@@ -8,6 +8,9 @@ const (
 	ConditionReplied = "Replied"
 	// ConditionCompleted says a SessionSend or SubagentRun reached a terminal phase.
 	ConditionCompleted = "Completed"
+	// ConditionModelRetrying says a turn of an AgentSession is retrying its model call
+	// (True, with the attempt and the error class) or was the last time it did (False).
+	ConditionModelRetrying = "ModelRetrying"
 )
 
 // Tokens of the seeds that a model replies with, exactly.

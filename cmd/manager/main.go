@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -24,6 +25,8 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/indexer"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
@@ -46,6 +49,9 @@ type options struct {
 	maxTurns         int
 	statusInterval   time.Duration
 	attemptTimeout   time.Duration
+	idleTimeout      time.Duration
+	egressAllow      stringList
+	egressStrict     bool
 	concurrency      int
 	qps              float64
 	burst            int
@@ -66,6 +72,9 @@ func main() {
 	flag.IntVar(&o.maxTurns, "max-concurrent-turns", agentruntime.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
+	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
+	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback, link-local and the API server are refused unless an entry allows them.")
+	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink and MCP destination no --egress-allow entry names.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
@@ -132,6 +141,13 @@ func setup(mgr ctrl.Manager, o options) error {
 		return fmt.Errorf("indexes: %w", err)
 	}
 	store := transcriptClient(o.transcriptSocket)
+	egressPolicy, err := egress.Parse(o.egressAllow, o.egressStrict)
+	if err != nil {
+		return err
+	}
+	if err := egressPolicy.RefuseAPIServer(ctx, net.DefaultResolver, mgr.GetConfig().Host); err != nil {
+		return err
+	}
 	watcher, err := client.NewWithWatch(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return err
@@ -143,7 +159,8 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine, err := agentruntime.NewEngine(agentruntime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, Recorder: events.GetEventRecorder("agent-runtime"),
-		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout,
+		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
+		Egress: egressPolicy,
 	})
 	if err != nil {
 		return err
@@ -153,6 +170,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events,
+		Deliverer: delivery.New(egressPolicy),
 	}); err != nil {
 		return err
 	}
@@ -185,4 +203,14 @@ func transcriptClient(addr string) *transcriptclient.Client {
 		return transcriptclient.NewLoopbackClient(addr)
 	}
 	return transcriptclient.NewClient(addr)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }

@@ -39,6 +39,10 @@ const (
 const (
 	DefaultLimit = 200
 	MaxLimit     = 1000
+	// MaxPageBytes bounds the records of one page by their stored size: a page of 1,000
+	// large records would otherwise be read, decoded and encoded whole. A page holds one
+	// record at least, so paging always moves on.
+	MaxPageBytes = 4 << 20
 )
 
 // ErrNotFound is returned for an unknown or archived session.

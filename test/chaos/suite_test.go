@@ -82,7 +82,9 @@ func startEnv(t *testing.T) *env {
 	}
 	cluster, err := devcluster.Start(ctx, devcluster.Options{
 		RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: stateDir, NoSamples: true, Log: logFile,
-		ManagerArgs: []string{"--model-attempt-timeout=" + attemptTimeout, "--zap-log-level=info"},
+		// The suite's own fake providers and sinks listen on 127.0.0.1; the hostile ones on
+		// 127.0.0.2, which stays refused like all other loopback addresses.
+		ManagerArgs: []string{"--model-attempt-timeout=" + attemptTimeout, "--zap-log-level=info", "--egress-allow=127.0.0.1/32"},
 	})
 	if err != nil {
 		t.Fatal(err)
