@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -37,6 +38,8 @@ import (
 
 type options struct {
 	metricsAddr      string
+	metricsSecure    bool
+	metricsCertDir   string
 	probeAddr        string
 	pprofAddr        string
 	leaderElect      bool
@@ -60,6 +63,8 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
+	flag.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers whose bearer token may get the /metrics URL (TokenReview + SubjectAccessReview); false serves plain HTTP to anyone.")
+	flag.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "Directory holding tls.crt and tls.key for the metrics server; empty means a self-signed certificate.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
 	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0", "Address of the Go profiler's HTTP endpoints (/debug/pprof); 0 disables it.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so only one manager is active.")
@@ -94,7 +99,7 @@ func main() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
 		Cache:                  indexer.CacheOptions(),
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts},
+		Metrics:                metricsOptions(o, tlsOpts),
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
@@ -213,4 +218,16 @@ func (l *stringList) String() string { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// metricsOptions serves /metrics behind authentication and authorization, as the shipped
+// ServiceMonitor scrapes it (HTTPS, the Prometheus ServiceAccount's bearer token, granted
+// by the metrics-reader ClusterRole).
+func metricsOptions(o options, tlsOpts []func(*tls.Config)) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts}
+	if o.metricsSecure {
+		m.SecureServing, m.CertDir = true, o.metricsCertDir
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return m
 }
