@@ -52,16 +52,17 @@ func main() {
 agent-session-operator is running locally.
 
   kubeconfig:   %[1]s
-  history API:  http://%[3]s/sessions/{sessionKey}/history
+  history API:  %[3]s/sessions/{sessionKey}/history (self-signed: %[4]s)
 
 Try, in another terminal:
 
   export KUBECONFIG=%[1]s
+  export AGENT_SESSIONS_HISTORY_URL=%[3]s AGENT_SESSIONS_HISTORY_CA=%[4]s
   %[2]s get agentsessions,sessionsends,subagentruns,agents,sessionpolicies
   %[2]s explain sessionsend.spec.timeoutSeconds
 
 Ctrl-C stops everything.
-`, c.Kubeconfig, kubectl, c.HistoryAddr)
+`, c.Kubeconfig, kubectl, c.HistoryURL(), c.HistoryCAFile)
 	<-ctx.Done()
 	fmt.Println("devcluster: stopping")
 	c.Stop()

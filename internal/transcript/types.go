@@ -104,9 +104,12 @@ type Record struct {
 
 // SessionHeader is the first line of a transcript.
 type SessionHeader struct {
-	Namespace        string    `json:"namespace"`
-	SessionID        string    `json:"sessionId"`
-	SessionKey       string    `json:"sessionKey"`
+	Namespace  string `json:"namespace"`
+	SessionID  string `json:"sessionId"`
+	SessionKey string `json:"sessionKey"`
+	// Name is the AgentSession's object name, which the history API's access check names;
+	// empty in older transcripts, where the conventional name of the key is used.
+	Name             string    `json:"name,omitempty"`
 	ParentSessionKey string    `json:"parentSessionKey,omitempty"`
 	CreatedAt        time.Time `json:"createdAt"`
 }
