@@ -63,6 +63,7 @@ func TestChaos(t *testing.T) {
 	e := startEnv(t)
 	t.Run("provider faults", e.providerFaults)
 	t.Run("hostile input", e.hostileInput)
+	t.Run("hostile egress and amplification", e.hostileEgress)
 	t.Run("crashes and restarts", e.crashes)
 }
 
