@@ -103,7 +103,7 @@ func amplifyFixtures(ctx context.Context, cl client.Client) ([]string, error) {
 		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "amp", Namespace: amplifyNS},
 			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
 				{Match: "^Agent-to-agent announce step", Reply: v1.AnnounceSkip},
-				{Reply: strings.Repeat("{{input}}", 400)},
+				{Match: "(?s).", Reply: strings.Repeat("{{input}}", 400)},
 			}}}},
 	}
 	var keys []string

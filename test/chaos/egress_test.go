@@ -51,7 +51,7 @@ func (e *env) hostileEgress(t *testing.T) {
 			APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "llm"}, Key: "key"},
 		}}},
 		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "amp"}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
-			Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Reply: strings.Repeat(amplify, 400)}},
+			Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "(?s).", Reply: strings.Repeat(amplify, 400)}},
 		}}},
 		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: v1.SessionPolicySpec{
 			Delivery: []v1.DeliverySink{{Channel: "webchat", URL: thief.URL + "/hook"}},
