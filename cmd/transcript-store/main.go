@@ -14,6 +14,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 
 	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 func main() {
@@ -36,6 +37,7 @@ func main() {
 	}
 
 	cfg.Log = logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil))
+	ctrllog.SetLogger(cfg.Log) // controller-runtime's certwatcher logs through it
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if err := server.RunSidecar(ctx, cfg); err != nil {
