@@ -126,7 +126,7 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 	}
 	if s.Status.SessionID == "" {
 		stats, err := r.Store.CreateSession(ctx, transcript.SessionHeader{
-			Namespace: s.Namespace, SessionID: string(s.UID), SessionKey: s.Spec.Key,
+			Namespace: s.Namespace, SessionID: string(s.UID), SessionKey: s.Spec.Key, Name: s.Name,
 			ParentSessionKey: s.Spec.ParentSessionKey, CreatedAt: s.CreationTimestamp.Time,
 		})
 		if err != nil {

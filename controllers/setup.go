@@ -51,7 +51,8 @@ type Options struct {
 	Clock clock.Clock
 	// WorkspaceRoot holds the sub-agent workspaces (attachments).
 	WorkspaceRoot string
-	// Deliverer posts announces; nil is delivery.New().
+	// Deliverer posts announces; nil is delivery.New(nil), which refuses loopback and
+	// link-local sinks.
 	Deliverer *delivery.Deliverer
 	// Concurrency is MaxConcurrentReconciles of the send and run controllers (default 16):
 	// a reconcile may wait on an announce delivery.
@@ -82,7 +83,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		o.Clock = clock.RealClock{}
 	}
 	if o.Deliverer == nil {
-		o.Deliverer = delivery.New()
+		o.Deliverer = delivery.New(nil)
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 16

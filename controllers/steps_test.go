@@ -112,12 +112,12 @@ func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *
 
 func (f *fixture) sends() *SessionSendReconciler {
 	l := lookup.New(f.c, nil)
-	return NewSessionSendReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New()}, time.Hour)
+	return NewSessionSendReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New(nil)}, time.Hour)
 }
 
 func (f *fixture) runs() *SubagentRunReconciler {
 	l := lookup.New(f.c, nil)
-	return NewSubagentRunReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New()}, "", time.Hour)
+	return NewSubagentRunReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New(nil)}, "", time.Hour)
 }
 
 func session(key, agent string) *v1.AgentSession {

@@ -55,7 +55,8 @@ type ScriptRule struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
 	ToolCalls []ScriptToolCall `json:"toolCalls,omitempty"`
-	// delay waits before answering (model latency, for timeouts and benchmarks).
+	// delay waits before answering (model latency, for timeouts and benchmarks), at most 10m.
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('10m')",message="delay may be at most 10m"
 	// +optional
 	Delay *metav1.Duration `json:"delay,omitempty"`
 }

@@ -15,6 +15,9 @@ const (
 	ConditionFailed = "Failed"
 	// ConditionCancelled says a SessionSend or SubagentRun was stopped by spec.cancel.
 	ConditionCancelled = "Cancelled"
+	// ConditionModelRetrying says a turn of an AgentSession is retrying its model call
+	// (True, with the attempt and the error class) or was the last time it did (False).
+	ConditionModelRetrying = "ModelRetrying"
 )
 
 // Finished reports whether conditions mark a SessionSend or SubagentRun as finished:

@@ -51,19 +51,19 @@ func main() {
 	fmt.Printf(`
 agent-session-operator is running locally.
 
-  kubeconfig:   %s
-  history API:  http://%s/sessions/{sessionKey}/history
-  metrics:      http://%s/metrics
-  environment:  %s
+  kubeconfig:   %[1]s
+  history API:  %[2]s/sessions/{sessionKey}/history (self-signed CA: %[3]s)
+  metrics:      http://%[4]s/metrics
+  environment:  %[5]s
 
 In another terminal, from the repository root:
 
-  source %s
+  source %[6]s
   kubectl get agent-sessions
   kubectl sessions list
 
 Ctrl-C stops everything.
-`, c.Kubeconfig, c.HistoryAddr, c.MetricsAddr, c.EnvPath(), relToCwd(c.EnvPath()))
+`, c.Kubeconfig, c.HistoryURL(), c.HistoryCAFile, c.MetricsAddr, c.EnvPath(), relToCwd(c.EnvPath()))
 	<-ctx.Done()
 	fmt.Println("devcluster: stopping")
 	c.Stop()

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -27,6 +28,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/certs"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -39,6 +42,7 @@ import (
 type options struct {
 	metricsAddr      string
 	metricsSecure    bool
+	metricsCertDir   string
 	probeAddr        string
 	pprofAddr        string
 	leaderElect      bool
@@ -52,6 +56,9 @@ type options struct {
 	maxTurnsPerNS    int
 	statusInterval   time.Duration
 	attemptTimeout   time.Duration
+	idleTimeout      time.Duration
+	egressAllow      stringList
+	egressStrict     bool
 	concurrency      int
 	ttlAfterFinished time.Duration
 	qps              float64
@@ -62,7 +69,8 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
-	flag.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers whose token may get /metrics (TokenReview + SubjectAccessReview); false serves plain HTTP.")
+	flag.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers whose bearer token may get the /metrics URL (TokenReview + SubjectAccessReview); false serves plain HTTP to anyone.")
+	flag.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "Directory holding tls.crt and tls.key for the metrics server; empty means a self-signed certificate.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
 	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0", "Address of the Go profiler's HTTP endpoints (/debug/pprof); 0 disables it.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election so only one manager is active.")
@@ -76,6 +84,9 @@ func main() {
 	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
+	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
+	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback, link-local and the API server are refused unless an entry allows them.")
+	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink and MCP destination no --egress-allow entry names.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
@@ -142,17 +153,6 @@ func main() {
 	}
 }
 
-// metricsOptions serves metrics as kubebuilder scaffolds them: HTTPS, authenticated and
-// authorized against the API server unless --metrics-secure=false.
-func metricsOptions(o options, tlsOpts []func(*tls.Config)) metricsserver.Options {
-	m := metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts}
-	if o.metricsSecure {
-		m.SecureServing = true
-		m.FilterProvider = filters.WithAuthenticationAndAuthorization
-	}
-	return m
-}
-
 // setup wires the indexes, the turn engine, the controllers and the webhooks into mgr.
 func setup(mgr ctrl.Manager, o options) error {
 	ctx := context.Background()
@@ -160,6 +160,13 @@ func setup(mgr ctrl.Manager, o options) error {
 		return fmt.Errorf("indexes: %w", err)
 	}
 	store := transcriptClient(o.transcriptSocket)
+	egressPolicy, err := egress.Parse(o.egressAllow, o.egressStrict)
+	if err != nil {
+		return err
+	}
+	if err := egressPolicy.RefuseAPIServer(ctx, net.DefaultResolver, mgr.GetConfig().Host); err != nil {
+		return err
+	}
 	watcher, err := client.NewWithWatch(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return err
@@ -171,7 +178,8 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine, err := agentruntime.NewEngine(agentruntime.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
-		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout,
+		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
+		Egress: egressPolicy,
 	})
 	if err != nil {
 		return err
@@ -185,7 +193,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
-		TTLAfterFinished: o.ttlAfterFinished,
+		TTLAfterFinished: o.ttlAfterFinished, Deliverer: delivery.New(egressPolicy),
 	}); err != nil {
 		return err
 	}
@@ -219,4 +227,26 @@ func transcriptClient(addr string) *transcriptclient.Client {
 		return transcriptclient.NewLoopbackClient(addr)
 	}
 	return transcriptclient.NewClient(addr)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// metricsOptions serves /metrics behind authentication and authorization, as the shipped
+// ServiceMonitor scrapes it (HTTPS, the Prometheus ServiceAccount's bearer token, granted
+// by the metrics-reader ClusterRole).
+func metricsOptions(o options, tlsOpts []func(*tls.Config)) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.metricsAddr, TLSOpts: tlsOpts}
+	if o.metricsSecure {
+		m.SecureServing, m.CertDir = true, o.metricsCertDir
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return m
 }

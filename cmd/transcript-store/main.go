@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 
 	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 func main() {
@@ -22,11 +24,20 @@ func main() {
 	flag.StringVar(&cfg.Listen, "listen", ":8090", "address of the public HTTP API, health and metrics")
 	flag.StringVar(&cfg.DefaultNamespace, "default-namespace", "default", "namespace of history requests without ?namespace=")
 	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig for TokenReview/SubjectAccessReview (in-cluster config when empty)")
-	flag.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", false, "serve history without authentication (local runs only)")
+	flag.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", false, "serve history without authentication and without TLS (local runs only)")
+	flag.StringVar(&cfg.TLSCertDir, "tls-cert-dir", "", "directory holding tls.crt and tls.key of the public API (reloaded on change); empty means a self-signed certificate")
+	audiences := flag.String("token-audiences", server.DefaultAudience, "comma-separated audiences asked of history readers' tokens (TokenReview); empty accepts tokens for the API server")
+	flag.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", 32, "history streams (SSE) one user may hold open at once")
 	flag.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "how long SIGTERM waits for appends and streams to drain (default 20s)")
 	flag.Parse()
+	for _, a := range strings.Split(*audiences, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			cfg.Audiences = append(cfg.Audiences, a)
+		}
+	}
 
 	cfg.Log = logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil))
+	ctrllog.SetLogger(cfg.Log) // controller-runtime's certwatcher logs through it
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if err := server.RunSidecar(ctx, cfg); err != nil {

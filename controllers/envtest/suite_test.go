@@ -45,6 +45,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -129,7 +130,10 @@ func startManager() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(engine)).To(Succeed())
-	d := delivery.New()
+	// The suite's sink listens on loopback, which the default egress policy refuses.
+	allowSink, err := egress.Parse([]string{sink.URL + "/"}, false)
+	Expect(err).NotTo(HaveOccurred())
+	d := delivery.New(allowSink)
 	d.Backoff, d.MaxWait = time.Millisecond, time.Millisecond
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events,

@@ -37,7 +37,7 @@ func newHistoryCommand(o *options) *cobra.Command {
 		Use:   "history KEY",
 		Short: "Print a session's transcript, or follow it as it grows",
 		Example: `  # the last 20 messages of the main agent's main session
-  kubectl sessions history agent:main:main --limit 20 --history-url http://127.0.0.1:8090
+  kubectl sessions history agent:main:main --limit 20 --history-url https://127.0.0.1:8090
 
   # follow new messages as they are appended, tool results included
   kubectl sessions history agent:main:main --follow --include-tools`,

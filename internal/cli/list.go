@@ -46,7 +46,7 @@ func newListCommand(o *options) *cobra.Command {
   kubectl sessions list --kinds group,main --limit 10
 
   # rows as JSON, with each session's last 3 messages
-  kubectl sessions list -o json --messages 3 --history-url http://127.0.0.1:8090`,
+  kubectl sessions list -o json --messages 3 --history-url https://127.0.0.1:8090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.list(cmd.Context(), sessionrows.NewListParams(kinds, limit, active, messages), output)
@@ -141,7 +141,11 @@ func (o *options) historyRequest(ctx context.Context, ns, key string, q url.Valu
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
-	resp, err := http.DefaultClient.Do(req)
+	hc, err := o.historyClient()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("history API: %w", err)
 	}

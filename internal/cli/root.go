@@ -17,8 +17,11 @@
 package cli
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -43,6 +46,7 @@ func (e *ExitError) Error() string { return e.Msg }
 type options struct {
 	flags      *genericclioptions.ConfigFlags
 	historyURL string
+	historyCA  string
 	token      string
 	streams    genericiooptions.IOStreams
 }
@@ -69,6 +73,8 @@ Exit codes:
 	o.flags.AddFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVar(&o.historyURL, "history-url", os.Getenv("AGENT_SESSIONS_HISTORY_URL"),
 		"base URL of the transcript-store history API (env AGENT_SESSIONS_HISTORY_URL)")
+	root.PersistentFlags().StringVar(&o.historyCA, "history-ca-file", os.Getenv("AGENT_SESSIONS_HISTORY_CA"),
+		"PEM file of the CA that signed the history API's certificate (env AGENT_SESSIONS_HISTORY_CA; default: the system roots)")
 	root.PersistentFlags().StringVar(&o.token, "token-for-history", "",
 		"bearer token for the history API (default: the kubeconfig user's token)")
 	root.AddCommand(newListCommand(o), newHistoryCommand(o), newSendCommand(o), newSpawnCommand(o), newCancelCommand(o), newPolicyCommand(o))
@@ -126,4 +132,26 @@ func (o *options) bearerToken() (string, error) {
 		return string(b), err
 	}
 	return "", errors.New("the history API takes a bearer token and the kubeconfig user has none: pass --token-for-history (e.g. from `kubectl create token`)")
+}
+
+// historyClient trusts --history-ca-file (the local run's self-signed certificate) besides
+// the system roots.
+func (o *options) historyClient() (*http.Client, error) {
+	if o.historyCA == "" {
+		return http.DefaultClient, nil
+	}
+	pem, err := os.ReadFile(o.historyCA)
+	if err != nil {
+		return nil, fmt.Errorf("history CA: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("history CA %s holds no PEM certificate", o.historyCA)
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return &http.Client{Transport: t}, nil
 }

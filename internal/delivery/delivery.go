@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 )
 
 // Message is what a sink receives.
@@ -68,12 +70,15 @@ type Deliverer struct {
 	sent recentKeys
 }
 
-// New returns a Deliverer with the defaults.
-func New() *Deliverer {
-	return &Deliverer{HTTP: &http.Client{Timeout: 10 * time.Second}, Attempts: 4, Backoff: 200 * time.Millisecond, MaxWait: 5 * time.Second, Clock: clock.RealClock{}}
+// New returns a Deliverer with the defaults whose connections obey the egress policy p (nil
+// refuses loopback, link-local and unspecified addresses) and follow no redirect: a sink
+// token is sent to the URL the policy names and nowhere else.
+func New(p *egress.Policy) *Deliverer {
+	return &Deliverer{HTTP: p.Client(egress.ClientOptions{Timeout: 10 * time.Second}), Attempts: 4, Backoff: 200 * time.Millisecond, MaxWait: 5 * time.Second, Clock: clock.RealClock{}}
 }
 
-// Error is a delivery that failed for good.
+// Error is a delivery that failed for good. Message is ours (a status text, a refusal, a
+// connection failure), never the sink's answer: it lands in status read by namespace users.
 type Error struct {
 	Status  int
 	Message string
@@ -147,17 +152,24 @@ func (d *Deliverer) post(ctx context.Context, sink Sink, key string, body []byte
 	}
 	resp, err := d.HTTP.Do(req)
 	if err != nil {
+		if egress.IsRefused(err) {
+			return 0, &permanent{&Error{Message: err.Error()}}
+		}
 		return 0, err
 	}
 	defer resp.Body.Close()
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	switch {
-	case resp.StatusCode < 300:
+	// Drained (bounded) so the connection can be reused; never read into an error.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	reason := http.StatusText(resp.StatusCode)
+	switch code := resp.StatusCode; {
+	case code < 300:
 		return 0, nil
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+	case code < 400:
+		return 0, &permanent{&Error{Status: code, Message: "redirect not followed"}}
+	case code == http.StatusTooManyRequests || code >= 500:
 		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		return time.Duration(secs) * time.Second, &Error{Status: resp.StatusCode, Message: string(bytes.TrimSpace(text))}
+		return time.Duration(secs) * time.Second, &Error{Status: code, Message: reason}
 	default:
-		return 0, &permanent{&Error{Status: resp.StatusCode, Message: string(bytes.TrimSpace(text))}}
+		return 0, &permanent{&Error{Status: code, Message: reason}}
 	}
 }

@@ -65,7 +65,7 @@ func TestDeliver(t *testing.T) {
 		"delivered at once":           {wantAttempts: 1},
 		"500 then delivered":          {statuses: []int{500}, wantAttempts: 2},
 		"429 honours Retry-After":     {statuses: []int{429, 429}, wantAttempts: 3},
-		"400 is final":                {statuses: []int{400}, wantAttempts: 1, wantErr: "delivery failed: sink answered 400: answer"},
+		"400 is final":                {statuses: []int{400}, wantAttempts: 1, wantErr: "delivery failed: sink answered 400: Bad Request"},
 		"retries are bounded":         {statuses: []int{503, 503, 503, 503, 503}, wantAttempts: 4, wantErr: "4 attempts"},
 		"401 is final, not retried":   {statuses: []int{401, 200}, wantAttempts: 1, wantErr: "401"},
 		"502 then 429 then delivered": {statuses: []int{502, 429}, wantAttempts: 3},

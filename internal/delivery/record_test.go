@@ -25,7 +25,7 @@ import (
 func TestDeliverToRecord(t *testing.T) {
 	var got []Message
 	sink := Sink{Record: func(m Message) { got = append(got, m) }}
-	d := New()
+	d := New(nil)
 	m := Message{Namespace: "ns", SessionKey: "agent:main:main", Channel: "webchat", Text: "done", IdempotencyKey: "uid/announce"}
 	for range 2 {
 		if err := d.Deliver(context.Background(), sink, m); err != nil {

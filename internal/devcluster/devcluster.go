@@ -38,6 +38,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -66,8 +67,11 @@ type Cluster struct {
 	env        *envtest.Environment
 	Config     *rest.Config
 	Kubeconfig string
-	// HistoryAddr is the transcript-store's public API address (host:port).
+	// HistoryAddr is the transcript-store's public API address (host:port), served over
+	// HTTPS with a self-signed certificate: HistoryURL and HistoryCAFile.
 	HistoryAddr string
+	// HistoryCAFile is the PEM certificate the history API serves (self-signed).
+	HistoryCAFile string
 	// Token is the bearer token of the kubeconfig's user (a cluster-admin ServiceAccount).
 	Token string
 	// MetricsAddr is the manager's metrics endpoint (host:port).
@@ -208,8 +212,14 @@ func (c *Cluster) writeKubeconfig(ctx context.Context) error {
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("bind %s to cluster-admin: %w", name, err)
 	}
+	// One token for kubectl and the history API: the API server's own audiences plus the
+	// one the transcript-store asks of history readers.
+	audiences, err := apiAudiences(ctx, cs, ns, name)
+	if err != nil {
+		return err
+	}
 	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](7 * 24 * 3600)},
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](7 * 24 * 3600), Audiences: append(audiences, HistoryAudience)},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("token for %s: %w", name, err)
@@ -224,6 +234,47 @@ func (c *Cluster) writeKubeconfig(ctx context.Context) error {
 	return clientcmd.WriteToFile(*kc, c.Kubeconfig)
 }
 
+// HistoryAudience is the token audience the transcript-store asks of history readers (its
+// --token-audiences default).
+const HistoryAudience = "agent-sessions"
+
+// apiAudiences are the audiences the API server gives a token that asks for none.
+func apiAudiences(ctx context.Context, cs kubernetes.Interface, ns, sa string) ([]string, error) {
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("probe token for %s: %w", sa, err)
+	}
+	rv, err := cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
+		Spec: authenticationv1.TokenReviewSpec{Token: tr.Status.Token},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("review probe token: %w", err)
+	}
+	return rv.Status.Audiences, nil
+}
+
+// HistoryURL is the base URL of the history API.
+func (c *Cluster) HistoryURL() string { return "https://" + c.HistoryAddr }
+
+// writeHistoryCert writes the self-signed certificate the history API serves.
+func (c *Cluster) writeHistoryCert() (string, error) {
+	dir := filepath.Join(c.opts.StateDir, "history-tls")
+	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.ParseIP("127.0.0.1")}, []string{"localhost"})
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	c.HistoryCAFile = filepath.Join(dir, "tls.crt")
+	if err := os.WriteFile(c.HistoryCAFile, certPEM, 0o600); err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600)
+}
+
 // startProcesses runs the transcript-store and the manager as the Pod runs them: one data
 // directory, the internal API on a unix socket between them.
 func (c *Cluster) startProcesses(ctx context.Context) error {
@@ -234,7 +285,12 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		return err
 	}
 	c.HistoryAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	certDir, err := c.writeHistoryCert()
+	if err != nil {
+		return fmt.Errorf("history API certificate: %w", err)
+	}
 	store := &process{name: "transcript-store", path: filepath.Join(c.opts.BinDir, "transcript-store"), args: []string{
+		"--tls-cert-dir=" + certDir,
 		"--data-dir=" + filepath.Join(dataDir, "transcripts"),
 		"--socket=" + socket,
 		"--listen=" + c.HistoryAddr,

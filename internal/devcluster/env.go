@@ -46,7 +46,10 @@ func (c *Cluster) writeEnv() error {
 		"export PATH=" + shQuote(strings.Join(path, ":")) + `:"$PATH"`,
 	}
 	if c.HistoryAddr != "" {
-		lines = append(lines, "export AGENT_SESSIONS_HISTORY_URL="+shQuote("http://"+c.HistoryAddr))
+		lines = append(lines, "export AGENT_SESSIONS_HISTORY_URL="+shQuote(c.HistoryURL()))
+		if c.HistoryCAFile != "" {
+			lines = append(lines, "export AGENT_SESSIONS_HISTORY_CA="+shQuote(c.HistoryCAFile))
+		}
 	}
 	if c.MetricsAddr != "" {
 		lines = append(lines, "export AGENT_SESSIONS_METRICS_URL="+shQuote("http://"+c.MetricsAddr+"/metrics"))

@@ -306,14 +306,13 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 			return out, nil
 		case "error":
 			var ae struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
+				Type string `json:"type"`
 			}
 			_ = json.Unmarshal(e.Error, &ae)
-			perr := &Error{Message: ae.Message}
+			perr := &Error{Message: firstIdentifier(ae.Type)}
 			perr.Type, perr.Retryable = antStreamErrorType(ae.Type)
 			if perr.Message == "" {
-				perr.Message = ae.Type
+				perr.Message = "error event in stream"
 			}
 			return nil, perr
 		}

@@ -108,12 +108,12 @@ func TestAnthropicStream(t *testing.T) {
 				ev("message_start", `{"type":"message_start","message":{"type":"message","model":"m","usage":{"input_tokens":1}}}`),
 				ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
 			},
-			wantErr:      &Error{StatusCode: 200, Type: ErrServer, Message: "Overloaded", Retryable: true},
+			wantErr:      &Error{StatusCode: 200, Type: ErrServer, Message: "overloaded_error", Retryable: true},
 			wantRequests: 2,
 		},
 		"invalid request error event is terminal": {
 			events:       []string{ev("error", `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}`)},
-			wantErr:      &Error{StatusCode: 200, Type: ErrBadRequest, Message: "prompt is too long"},
+			wantErr:      &Error{StatusCode: 200, Type: ErrBadRequest, Message: "invalid_request_error"},
 			wantRequests: 1,
 		},
 		"stream without message_stop is retried": {

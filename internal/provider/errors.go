@@ -28,6 +28,8 @@ const (
 	ErrMalformedResponse = "malformed_response"
 	ErrTimeout           = "timeout"
 	ErrConnection        = "connection"
+	// ErrEgress: the operator's egress policy refused the destination; never retried.
+	ErrEgress = "egress_refused"
 )
 
 // Error is a failed model call. When Complete returns one, the retries
@@ -37,7 +39,8 @@ type Error struct {
 	Provider   string
 	StatusCode int // HTTP status, 0 when no response arrived
 	Type       string
-	// Message is the provider's own words where it gave any.
+	// Message is a sanitized reason: an error code the provider gave or the HTTP status
+	// text, never the remote body itself.
 	Message   string
 	Retryable bool
 	// Err is the underlying cause, if any (e.g. context.DeadlineExceeded).

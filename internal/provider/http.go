@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 )
 
 // Retry policy shared by the HTTP providers. The loop is written here rather
@@ -44,24 +46,22 @@ const (
 
 	// DefaultAttemptTimeout is long enough for a slow, large completion.
 	DefaultAttemptTimeout = 5 * time.Minute
+	// DefaultIdleTimeout is how long an attempt may go without a byte from the server,
+	// before the first byte as well as between two: a non-streamed answer arrives whole, so
+	// this bounds how long a model may think in silence.
+	DefaultIdleTimeout = 90 * time.Second
 
-	maxErrorBody    = 64 << 10
-	maxResponseBody = 32 << 20
+	maxErrorBody = 64 << 10
+	// MaxResponseBody bounds a model's answer, streamed or not: far above what any real
+	// completion sends (a 128k-token reply is about 512 KiB of JSON), far below what a
+	// hostile base URL could make the manager hold.
+	MaxResponseBody = 4 << 20
 )
 
-// defaultHTTPClient has no overall timeout because streams may run long; the
-// caller's ctx bounds a call, and these bound each phase of a connection.
-var defaultHTTPClient = &http.Client{Transport: &http.Transport{
-	Proxy:                 http.ProxyFromEnvironment,
-	DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-	ForceAttemptHTTP2:     true,
-	MaxIdleConns:          100,
-	MaxIdleConnsPerHost:   16,
-	IdleConnTimeout:       90 * time.Second,
-	TLSHandshakeTimeout:   10 * time.Second,
-	ResponseHeaderTimeout: 10 * time.Minute,
-	ExpectContinueTimeout: time.Second,
-}}
+// defaultHTTPClient obeys the default egress policy (no loopback, link-local or
+// unspecified addresses) and follows no redirect. It has no overall timeout because streams
+// may run long; the caller's ctx, the attempt and the idle bounds limit a call.
+var defaultHTTPClient = (*egress.Policy)(nil).Client(egress.ClientOptions{})
 
 // endpoint is what the HTTP providers share: where to post, the fixed
 // headers (auth, version, content negotiation) and one retrying transport.
@@ -101,6 +101,7 @@ func (e *endpoint) complete(ctx context.Context, req Request, wire any, decode, 
 	if resp.Model == "" {
 		resp.Model = e.model(req)
 	}
+	capOutput(resp)
 	return resp, nil
 }
 
@@ -119,15 +120,23 @@ type httpTransport struct {
 	clock      clock.WithTicker
 	maxRetries int
 	attempt    time.Duration // bound of one attempt; <= 0 none
+	idle       time.Duration // bound of silence within an attempt; <= 0 none
 }
 
 // errAttemptTimeout is the cause an attempt is cancelled with when it ran out of time.
 var errAttemptTimeout = errors.New("attempt timeout")
 
+// errIdleTimeout is the cause an attempt is cancelled with when the server went silent.
+var errIdleTimeout = errors.New("idle timeout")
+
 func newHTTPTransport(cfg Config) *httpTransport {
-	t := &httpTransport{provider: cfg.Provider, client: cfg.HTTPClient, clock: cfg.Clock, maxRetries: cfg.MaxRetries, attempt: cfg.AttemptTimeout}
+	t := &httpTransport{provider: cfg.Provider, client: cfg.HTTPClient, clock: cfg.Clock, maxRetries: cfg.MaxRetries,
+		attempt: cfg.AttemptTimeout, idle: cfg.IdleTimeout}
 	if t.attempt == 0 {
 		t.attempt = DefaultAttemptTimeout
+	}
+	if t.idle == 0 {
+		t.idle = DefaultIdleTimeout
 	}
 	if t.client == nil {
 		t.client = defaultHTTPClient
@@ -148,55 +157,62 @@ type decodeFunc func(body io.Reader) (*Response, error)
 // call posts body to url and decodes the answer, retrying rate limits, server
 // errors and broken connections with exponential backoff and full jitter.
 func (t *httpTransport) call(ctx context.Context, url string, header http.Header, body []byte, decode decodeFunc) (*Response, error) {
+	observe := retryObserverFrom(ctx)
 	for attempt := 0; ; attempt++ {
 		resp, wait, err := t.once(ctx, url, header, body, decode)
 		if err == nil {
+			if attempt > 0 {
+				observe(Retry{Provider: t.provider, Attempt: attempt + 1, Done: true})
+			}
 			return resp, nil
 		}
 		var perr *Error
 		if !errors.As(err, &perr) || !perr.Retryable || attempt >= t.maxRetries {
+			if attempt > 0 {
+				observe(Retry{Provider: t.provider, Attempt: attempt + 1, Done: true, Err: err})
+			}
 			return nil, err
 		}
 		if wait < 0 {
 			wait = fullJitter(attempt)
 		}
+		observe(Retry{Provider: t.provider, Attempt: attempt + 2, Class: perr.Type, StatusCode: perr.StatusCode, Wait: wait, Err: err})
 		if err := t.sleep(ctx, wait, perr); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// once makes one attempt, cut off (retryably) when it outlives the attempt timeout on the
-// injected clock. wait is what the server asked us to wait before the next one, or -1.
+// once makes one attempt, cut off (retryably) when it outlives the attempt timeout, or when
+// the server sends nothing for the idle timeout, both on the injected clock. wait is what
+// the server asked us to wait before the next one, or -1.
 func (t *httpTransport) once(ctx context.Context, url string, header http.Header, body []byte, decode decodeFunc) (*Response, time.Duration, error) {
-	if t.attempt <= 0 {
-		return t.try(ctx, url, header, body, decode)
+	if t.attempt <= 0 && t.idle <= 0 {
+		return t.try(ctx, url, header, body, decode, nil)
 	}
 	actx, cancel := context.WithCancelCause(ctx)
-	timer := t.clock.NewTimer(t.attempt)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-timer.C():
-			cancel(errAttemptTimeout)
-		case <-done:
-		}
-	}()
+	w := startWatchdog(t.clock, t.attempt, t.idle, cancel)
 	defer func() {
-		close(done)
-		timer.Stop()
+		w.stop()
 		cancel(nil)
 	}()
-	resp, wait, err := t.try(actx, url, header, body, decode)
-	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
-		return nil, -1, &Error{Provider: t.provider, Type: ErrTimeout, Retryable: true, Err: err,
-			Message: fmt.Sprintf("no complete answer within the attempt timeout of %s", t.attempt)}
+	resp, wait, err := t.try(actx, url, header, body, decode, w.touch)
+	if err != nil && ctx.Err() == nil {
+		switch cause := context.Cause(actx); {
+		case errors.Is(cause, errAttemptTimeout):
+			return nil, -1, &Error{Provider: t.provider, Type: ErrTimeout, Retryable: true, Err: err,
+				Message: fmt.Sprintf("no complete answer within the attempt timeout of %s", t.attempt)}
+		case errors.Is(cause, errIdleTimeout):
+			return nil, -1, &Error{Provider: t.provider, Type: ErrTimeout, Retryable: true, Err: err,
+				Message: fmt.Sprintf("no data from the server for %s", t.idle)}
+		}
 	}
 	return resp, wait, err
 }
 
 // try makes one attempt without a bound of its own.
-func (t *httpTransport) try(ctx context.Context, url string, header http.Header, body []byte, decode decodeFunc) (*Response, time.Duration, error) {
+// progress, when set, is called whenever response bytes arrive.
+func (t *httpTransport) try(ctx context.Context, url string, header http.Header, body []byte, decode decodeFunc, progress func()) (*Response, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, -1, &Error{Provider: t.provider, Type: ErrBadRequest, Message: err.Error(), Err: err}
@@ -207,9 +223,13 @@ func (t *httpTransport) try(ctx context.Context, url string, header http.Header,
 		return nil, -1, t.transportError(ctx, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
+	if progress != nil {
+		progress() // the headers are the first bytes
+	}
+	rbody := &boundedBody{r: resp.Body, left: MaxResponseBody, progress: progress}
 
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		out, err := decode(resp.Body)
+		out, err := decode(rbody)
 		if err == nil {
 			return out, -1, nil
 		}
@@ -224,8 +244,8 @@ func (t *httpTransport) try(ctx context.Context, url string, header http.Header,
 		return nil, -1, perr
 	}
 
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	perr := &Error{Provider: t.provider, StatusCode: resp.StatusCode, Message: errorMessage(raw, resp.Status)}
+	raw, _ := io.ReadAll(io.LimitReader(rbody, maxErrorBody))
+	perr := &Error{Provider: t.provider, StatusCode: resp.StatusCode, Message: errorReason(raw, statusText(resp.StatusCode))}
 	wait := time.Duration(-1)
 	switch code := resp.StatusCode; {
 	case code == http.StatusTooManyRequests:
@@ -238,6 +258,8 @@ func (t *httpTransport) try(ctx context.Context, url string, header http.Header,
 	case code >= 500: // includes Anthropic's 529 overloaded
 		perr.Type, perr.Retryable = ErrServer, true
 		wait = retryAfter(resp.Header, t.clock.Now())
+	case code >= 300 && code < 400: // redirects are never followed with credentials
+		perr.Type, perr.Message = ErrBadRequest, "redirect not followed"
 	default: // 404 unknown model, 400 invalid request, 413, 422...
 		perr.Type = ErrBadRequest
 	}
@@ -248,6 +270,14 @@ func (t *httpTransport) try(ctx context.Context, url string, header http.Header,
 func (t *httpTransport) transportError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctxError(ctx, t.provider, "")
+	}
+	var refused *egress.Error
+	if errors.As(err, &refused) {
+		return &Error{Provider: t.provider, Type: ErrEgress, Message: refused.Error(), Err: err}
+	}
+	var perr *Error
+	if errors.As(err, &perr) {
+		return perr // e.g. a body over MaxResponseBody
 	}
 	var nerr net.Error
 	if errors.As(err, &nerr) && nerr.Timeout() {
@@ -328,47 +358,76 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return min(d, retryAfterCap)
 }
 
-// errorMessage pulls a person-readable message out of an error body in the
-// shapes OpenAI, Anthropic, vLLM, Ollama and LiteLLM use.
-func errorMessage(raw []byte, status string) string {
+// errorReason is a short, sanitized reason for an error answer: an identifier the server
+// gave (its error code or type, as OpenAI, Anthropic, vLLM and LiteLLM send them, e.g.
+// "invalid_api_key" or "overloaded_error"), else the HTTP status text. The server's own
+// text is never copied: it lands in status and Events that namespace users read, and a
+// base URL a user chose could put anything there.
+func errorReason(raw []byte, fallback string) string {
 	var body struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
+		Error json.RawMessage `json:"error"`
+		Type  string          `json:"type"`
+		Code  json.RawMessage `json:"code"`
 	}
 	if json.Unmarshal(raw, &body) == nil {
 		var nested struct {
-			Message string `json:"message"`
+			Type string          `json:"type"`
+			Code json.RawMessage `json:"code"`
 		}
-		var s string
-		switch {
-		case json.Unmarshal(body.Error, &nested) == nil && nested.Message != "":
-			return nested.Message
-		case json.Unmarshal(body.Error, &s) == nil && s != "":
-			return s
-		case body.Message != "":
-			return body.Message
-		case json.Unmarshal(body.Detail, &s) == nil && s != "":
-			return s
+		if json.Unmarshal(body.Error, &nested) == nil {
+			if r := firstIdentifier(stringOf(nested.Code), nested.Type); r != "" {
+				return r
+			}
+		}
+		if r := firstIdentifier(stringOf(body.Code), body.Type); r != "" && r != "error" {
+			return r
 		}
 	}
-	if text := strings.TrimSpace(string(raw)); text != "" {
-		return truncate(text, 300)
-	}
-	return status
+	return fallback
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+func stringOf(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// firstIdentifier is the first of vs that looks like an error code, or "".
+func firstIdentifier(vs ...string) string {
+	for _, v := range vs {
+		if isIdentifier(v) {
+			return v
+		}
 	}
-	return s[:n] + "..."
+	return ""
+}
+
+// isIdentifier: a letter, then at most 63 letters, digits, '_', '.' or '-'.
+func isIdentifier(s string) bool {
+	if s == "" || len(s) > 64 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, c := range []byte(s) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// statusText is the standard text of an HTTP status, or its number.
+func statusText(code int) string {
+	if text := http.StatusText(code); text != "" {
+		return text
+	}
+	return "HTTP " + strconv.Itoa(code)
 }
 
 // readJSON decodes a whole (bounded) body into v, telling a broken
 // connection (retryable) from content that is not the expected JSON.
 func readJSON(body io.Reader, v any) error {
-	raw, err := io.ReadAll(io.LimitReader(body, maxResponseBody))
+	raw, err := io.ReadAll(body)
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func TestHTTPRetries(t *testing.T) {
 				return []http.HandlerFunc{reply(500, eb("api_error", "still broken"))}
 			},
 			maxRetries: 2,
-			wantErr:    &Error{StatusCode: 500, Type: ErrServer, Message: "still broken", Retryable: true},
+			wantErr:    &Error{StatusCode: 500, Type: ErrServer, Message: "api_error", Retryable: true},
 			// one attempt plus two retries
 			wantRequests: 3,
 		},
@@ -97,35 +97,35 @@ func TestHTTPRetries(t *testing.T) {
 				return []http.HandlerFunc{reply(502, eb("api_error", "bad gateway"))}
 			},
 			maxRetries:   -1,
-			wantErr:      &Error{StatusCode: 502, Type: ErrServer, Message: "bad gateway", Retryable: true},
+			wantErr:      &Error{StatusCode: 502, Type: ErrServer, Message: "api_error", Retryable: true},
 			wantRequests: 1,
 		},
-		"401 is a terminal auth error with the provider's message": {
+		"401 is a terminal auth error with the provider's error type": {
 			handlers: func(_ string, eb func(string, string) string) []http.HandlerFunc {
 				return []http.HandlerFunc{reply(401, eb("authentication_error", "invalid x-api-key"))}
 			},
-			wantErr:      &Error{StatusCode: 401, Type: ErrAuth, Message: "invalid x-api-key"},
+			wantErr:      &Error{StatusCode: 401, Type: ErrAuth, Message: "authentication_error"},
 			wantRequests: 1,
 		},
 		"403 is auth too": {
 			handlers: func(_ string, eb func(string, string) string) []http.HandlerFunc {
 				return []http.HandlerFunc{reply(403, eb("permission_error", "no access to model"))}
 			},
-			wantErr:      &Error{StatusCode: 403, Type: ErrAuth, Message: "no access to model"},
+			wantErr:      &Error{StatusCode: 403, Type: ErrAuth, Message: "permission_error"},
 			wantRequests: 1,
 		},
 		"404 unknown model is a bad request": {
 			handlers: func(_ string, eb func(string, string) string) []http.HandlerFunc {
 				return []http.HandlerFunc{reply(404, eb("not_found_error", "model: test-model"))}
 			},
-			wantErr:      &Error{StatusCode: 404, Type: ErrBadRequest, Message: "model: test-model"},
+			wantErr:      &Error{StatusCode: 404, Type: ErrBadRequest, Message: "not_found_error"},
 			wantRequests: 1,
 		},
-		"400 with a non-JSON body keeps the text": {
+		"400 with a non-JSON body gives the status text, not the body": {
 			handlers: func(string, func(string, string) string) []http.HandlerFunc {
 				return []http.HandlerFunc{reply(400, "bad things\n")}
 			},
-			wantErr:      &Error{StatusCode: 400, Type: ErrBadRequest, Message: "bad things"},
+			wantErr:      &Error{StatusCode: 400, Type: ErrBadRequest, Message: "Bad Request"},
 			wantRequests: 1,
 		},
 		"malformed JSON is terminal": {
@@ -279,20 +279,22 @@ func TestFullJitterBounds(t *testing.T) {
 	}
 }
 
-func TestErrorMessage(t *testing.T) {
+func TestErrorReason(t *testing.T) {
 	cases := map[string]struct{ body, want string }{
-		"openai":         {`{"error":{"message":"m1","type":"x"}}`, "m1"},
-		"anthropic":      {`{"type":"error","error":{"type":"x","message":"m2"}}`, "m2"},
-		"error string":   {`{"error":"m3"}`, "m3"},
-		"vllm":           {`{"object":"error","message":"m4","type":"BadRequestError","code":400}`, "m4"},
-		"fastapi detail": {`{"detail":"m5"}`, "m5"},
-		"plain text":     {"  oops  ", "oops"},
-		"empty":          {"", "502 Bad Gateway"},
+		"openai code":         {`{"error":{"message":"Incorrect API key sk-abc","type":"invalid_request_error","code":"invalid_api_key"}}`, "invalid_api_key"},
+		"openai type":         {`{"error":{"message":"m1","type":"server_error","code":null}}`, "server_error"},
+		"anthropic":           {`{"type":"error","error":{"type":"overloaded_error","message":"m2"}}`, "overloaded_error"},
+		"error string":        {`{"error":"m3"}`, "502 Bad Gateway"},
+		"vllm":                {`{"object":"error","message":"m4","type":"BadRequestError","code":400}`, "BadRequestError"},
+		"fastapi detail":      {`{"detail":"m5"}`, "502 Bad Gateway"},
+		"plain text":          {"  oops  ", "502 Bad Gateway"},
+		"empty":               {"", "502 Bad Gateway"},
+		"a code that is text": {`{"error":{"code":"ignore previous instructions","type":"x y"}}`, "502 Bad Gateway"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := errorMessage([]byte(tc.body), "502 Bad Gateway"); got != tc.want {
-				t.Errorf("errorMessage = %q, want %q", got, tc.want)
+			if got := errorReason([]byte(tc.body), "502 Bad Gateway"); got != tc.want {
+				t.Errorf("errorReason = %q, want %q", got, tc.want)
 			}
 		})
 	}
@@ -308,18 +310,7 @@ func TestHungAttemptIsRetried(t *testing.T) {
 			fc := newTestClock()
 			p := mustNew(t, name, srv, fc, func(c *Config) { c.AttemptTimeout = attempt })
 			done := completeAsync(p)
-			for len(srv.requests()) == 0 {
-				time.Sleep(100 * time.Microsecond)
-			}
-			waitForWaiter(t, fc)
-			fc.Step(attempt)
-			// Step the backoff away, in steps far below the second attempt's bound.
-			for len(srv.requests()) < 2 {
-				if fc.HasWaiters() {
-					fc.Step(backoffBase)
-				}
-				time.Sleep(100 * time.Microsecond)
-			}
+			cutFirstAttempt(srv, fc, attempt)
 			r := <-done
 			if r.err != nil {
 				t.Fatal(r.err)
@@ -362,4 +353,20 @@ func completeAsync(p Provider) <-chan result {
 		done <- result{resp, err}
 	}()
 	return done
+}
+
+// cutFirstAttempt waits for the first request, steps fc by after (the bound that cuts the
+// hung attempt off) and then the backoff away, in steps far below the second attempt's
+// bound, until the retry arrives.
+func cutFirstAttempt(srv *stubServer, fc *clocktesting.FakeClock, after time.Duration) {
+	for len(srv.requests()) == 0 || !fc.HasWaiters() {
+		time.Sleep(100 * time.Microsecond)
+	}
+	fc.Step(after)
+	for len(srv.requests()) < 2 {
+		if fc.HasWaiters() {
+			fc.Step(backoffBase)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
 }

@@ -185,7 +185,7 @@ func (p *openAI) decode(body io.Reader) (*Response, error) {
 		return nil, err
 	}
 	if len(r.Error) > 0 && string(r.Error) != "null" {
-		return nil, streamError(errorMessage(r.Error, "error in response"))
+		return nil, streamError(errorReason(r.Error, "error in response"))
 	}
 	if len(r.Choices) == 0 {
 		return nil, malformed("response has no choices")
@@ -243,7 +243,7 @@ func (p *openAI) decodeStream(body io.Reader) (*Response, error) {
 			return nil, malformed("stream chunk is not valid JSON: %v", err)
 		}
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
-			return nil, streamError(errorMessage(chunk.Error, "error event in stream"))
+			return nil, streamError(errorReason(chunk.Error, "error event in stream"))
 		}
 		if chunk.Model != "" {
 			out.Model = chunk.Model

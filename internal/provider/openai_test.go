@@ -140,7 +140,7 @@ func TestOpenAIStream(t *testing.T) {
 		},
 		"error chunk": {
 			events:       []string{`data: {"error":{"message":"model overloaded","type":"server_error"}}` + "\n\n"},
-			wantErr:      &Error{StatusCode: 200, Type: ErrServer, Message: "model overloaded", Retryable: true},
+			wantErr:      &Error{StatusCode: 200, Type: ErrServer, Message: "server_error", Retryable: true},
 			wantRequests: 2,
 		},
 		"malformed chunk": {

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 )
 
 // Names of the providers accepted in Config.Provider.
@@ -138,8 +140,12 @@ type Config struct {
 	BaseURL string
 	APIKey  string
 	Script  []ScriptRule
-	// HTTPClient nil means a client with dial, TLS and response-header timeouts.
+	// HTTPClient nil means a client built from Egress: dial and TLS timeouts, the egress
+	// policy judged on every dialed address, and no redirects followed.
 	HTTPClient *http.Client
+	// Egress is the operator's egress policy, used when HTTPClient is nil; nil refuses
+	// loopback, link-local and unspecified addresses.
+	Egress *egress.Policy
 	// MaxRetries is how often a retryable failure is retried; 0 means 4,
 	// negative means never.
 	MaxRetries int
@@ -148,6 +154,10 @@ type Config struct {
 	// AttemptTimeout bounds one HTTP attempt, headers and body, so a hung response is cut
 	// off and retried; 0 means DefaultAttemptTimeout, negative means no bound.
 	AttemptTimeout time.Duration
+	// IdleTimeout bounds the silence within an attempt (before the first byte and between
+	// two), so a server that accepts and hangs is cut off and retried; 0 means
+	// DefaultIdleTimeout, negative means no bound.
+	IdleTimeout time.Duration
 	// Clock times script delays and retry waits; nil means the real clock.
 	Clock clock.WithTicker
 }
@@ -171,6 +181,13 @@ func New(cfg Config) (Provider, error) {
 		u, err := url.Parse(cfg.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("%s provider: base URL %q is not an http(s) URL", cfg.Provider, cfg.BaseURL)
+		}
+	}
+	if cfg.HTTPClient == nil {
+		if cfg.Egress == nil {
+			cfg.HTTPClient = defaultHTTPClient
+		} else {
+			cfg.HTTPClient = cfg.Egress.Client(egress.ClientOptions{})
 		}
 	}
 	if cfg.Provider == OpenAI {

@@ -33,6 +33,10 @@ const (
 	placeholderToolResults = "{{toolResults}}"
 )
 
+// MaxScriptDelay is the longest a scripted rule may wait; a longer delay is clamped to it
+// (the API refuses one too). A rule holding a turn for a year holds an executor slot too.
+const MaxScriptDelay = 10 * time.Minute
+
 // scripted answers from rules compiled once in New; Complete allocates only
 // what the Response itself needs, because benchmarks use it to measure the
 // runtime's own overhead.
@@ -56,6 +60,8 @@ type scriptCall struct {
 	// tree is the decoded args when a string value holds {{input}}; nil
 	// means args are sent as they are.
 	tree any
+	// inputs counts the {{input}} placeholders in tree, to bound the expansion up front.
+	inputs int
 }
 
 func newScripted(cfg Config) (*scripted, error) {
@@ -76,7 +82,7 @@ func newScripted(cfg Config) (*scripted, error) {
 		if r.Delay < 0 {
 			return nil, fmt.Errorf("scripted provider: rule %d: delay %s is negative", i, r.Delay)
 		}
-		sr.delay, sr.reply = r.Delay, compileTemplate(r.Reply)
+		sr.delay, sr.reply = min(r.Delay, MaxScriptDelay), compileTemplate(r.Reply)
 		for j, tc := range r.ToolCalls {
 			if tc.Name == "" {
 				return nil, fmt.Errorf("scripted provider: rule %d: tool call %d has no name", i, j)
@@ -91,7 +97,7 @@ func newScripted(cfg Config) (*scripted, error) {
 				if err := d.Decode(&call.tree); err != nil {
 					return nil, fmt.Errorf("scripted provider: rule %d: tool call %q: %w", i, tc.Name, err)
 				}
-				if !hasInput(call.tree) {
+				if call.inputs = countInputs(call.tree); call.inputs == 0 {
 					call.tree = nil // only in a key, which is left alone
 				}
 			}
@@ -146,6 +152,10 @@ func (p *scripted) Complete(ctx context.Context, req Request) (*Response, error)
 			c := &rule.toolCalls[i]
 			args := c.args // shared with the rule, not copied: callers only read it
 			if c.tree != nil {
+				if size := len(c.args) + c.inputs*len(input); size > MaxOutputText {
+					return nil, &Error{Provider: Scripted, Type: ErrBadRequest,
+						Message: fmt.Sprintf("tool call %q: arguments would expand to %d bytes, more than %d", c.name, size, MaxOutputText)}
+				}
 				var err error
 				if args, err = marshalArgs(substitute(c.tree, input)); err != nil {
 					return nil, err
@@ -165,6 +175,7 @@ func (p *scripted) Complete(ctx context.Context, req Request) (*Response, error)
 	}
 	resp.Text = rule.reply.render(input, toolResults)
 	resp.StopReason = StopReasonStop
+	capOutput(resp)
 	resp.Usage.OutputTokens = tokens(len(resp.Text))
 	return resp, nil
 }
@@ -226,24 +237,22 @@ func joinToolResults(msgs []Message, n int) string {
 	return b.String()
 }
 
-func hasInput(v any) bool {
+// countInputs counts {{input}} in the string values of v.
+func countInputs(v any) int {
+	n := 0
 	switch v := v.(type) {
 	case string:
-		return strings.Contains(v, placeholderInput)
+		n = strings.Count(v, placeholderInput)
 	case []any:
 		for _, e := range v {
-			if hasInput(e) {
-				return true
-			}
+			n += countInputs(e)
 		}
 	case map[string]any:
 		for _, e := range v {
-			if hasInput(e) {
-				return true
-			}
+			n += countInputs(e)
 		}
 	}
-	return false
+	return n
 }
 
 // substitute copies v with {{input}} replaced in every string value.
@@ -325,6 +334,8 @@ func (t template) uses(h hole) bool {
 	return false
 }
 
+// render fills the holes, writing MaxOutputText+1 bytes at most: a reply of {{input}} 400
+// times to a 64 KiB message would otherwise be a 26 MB string (capOutput then cuts it).
 func (t template) render(input, toolResults string) string {
 	if len(t) == 1 && t[0].hole == holeNone {
 		return t[0].lit
@@ -340,17 +351,22 @@ func (t template) render(input, toolResults string) string {
 			n += len(toolResults)
 		}
 	}
+	limit := MaxOutputText + 1
 	var b strings.Builder
-	b.Grow(n)
+	b.Grow(min(n, limit))
 	for _, s := range t {
+		part := s.lit
 		switch s.hole {
-		case holeNone:
-			b.WriteString(s.lit)
 		case holeInput:
-			b.WriteString(input)
+			part = input
 		case holeToolResults:
-			b.WriteString(toolResults)
+			part = toolResults
 		}
+		if room := limit - b.Len(); len(part) > room {
+			b.WriteString(part[:room])
+			break
+		}
+		b.WriteString(part)
 	}
 	return b.String()
 }

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -248,5 +249,53 @@ func BenchmarkScripted(b *testing.B) {
 		if _, err := p.Complete(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// {{input}} 400 times in a reply to a 64 KiB message ends at MaxOutputText, cut for length,
+// instead of a 26 MB answer.
+func TestScriptedExpansionIsBounded(t *testing.T) {
+	p, err := New(Config{Provider: "scripted", Script: []ScriptRule{{Reply: strings.Repeat("{{input}}", 400)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Complete(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: strings.Repeat("é", 32<<10)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Text) > MaxOutputText || len(resp.Text) < MaxOutputText-4 || resp.StopReason != StopReasonLength || !utf8.ValidString(resp.Text) {
+		t.Fatalf("reply of %d bytes (stop %q, valid UTF-8 %v), want at most %d cut for length", len(resp.Text), resp.StopReason, utf8.ValidString(resp.Text), MaxOutputText)
+	}
+}
+
+// Tool call arguments that would expand past the bound are refused before they are built.
+func TestScriptedToolArgumentExpansionIsBounded(t *testing.T) {
+	args := `{"message":"` + strings.Repeat("{{input}}", 400) + `"}`
+	p, err := New(Config{Provider: "scripted", Script: []ScriptRule{{ToolCalls: []ScriptToolCall{{Name: "sessions_send", Arguments: json.RawMessage(args)}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Complete(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: strings.Repeat("a", 64<<10)}}})
+	if err == nil || !strings.Contains(err.Error(), "would expand to") {
+		t.Fatalf("got %v, want a refusal of the expansion", err)
+	}
+}
+
+// A delay longer than MaxScriptDelay waits MaxScriptDelay.
+func TestScriptedDelayIsClamped(t *testing.T) {
+	fc := clocktesting.NewFakeClock(time.Now())
+	p, err := New(Config{Provider: "scripted", Clock: fc, Script: []ScriptRule{{Delay: 8760 * time.Hour, Reply: "late"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Complete(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "x"}}})
+		done <- err
+	}()
+	waitForWaiter(t, fc)
+	fc.Step(MaxScriptDelay)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

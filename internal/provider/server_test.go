@@ -134,8 +134,8 @@ func mustNew(t *testing.T, name string, srv *stubServer, fc *clocktesting.FakeCl
 	if name == OpenAI {
 		base += "/v1"
 	}
-	// No attempt bound by default: autoStep would cut every attempt off at once.
-	cfg := Config{Provider: name, Model: "test-model", BaseURL: base, APIKey: "sk-test", HTTPClient: srv.Client(), Clock: fc, AttemptTimeout: -1}
+	// No attempt or idle bound by default: autoStep would cut every attempt off at once.
+	cfg := Config{Provider: name, Model: "test-model", BaseURL: base, APIKey: "sk-test", HTTPClient: srv.Client(), Clock: fc, AttemptTimeout: -1, IdleTimeout: -1}
 	for _, m := range mutate {
 		m(&cfg)
 	}

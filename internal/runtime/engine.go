@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -89,6 +90,12 @@ type Options struct {
 	// ModelAttemptTimeout bounds one HTTP attempt of a model call (a hung one is retried);
 	// 0 means provider.DefaultAttemptTimeout, negative means no bound.
 	ModelAttemptTimeout time.Duration
+	// ModelIdleTimeout bounds the silence within a model HTTP attempt (no first byte, no
+	// progress); 0 means provider.DefaultIdleTimeout, negative means no bound.
+	ModelIdleTimeout time.Duration
+	// Egress is the operator's egress policy for model base URLs; nil refuses loopback,
+	// link-local and unspecified addresses.
+	Egress *egress.Policy
 	// NewProvider builds a provider from an Agent's config; nil means provider.New. Tests
 	// and benchmarks wrap it to observe model calls.
 	NewProvider func(provider.Config) (provider.Provider, error)

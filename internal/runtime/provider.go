@@ -18,12 +18,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
@@ -34,6 +36,9 @@ import (
 type providerCache struct {
 	mu sync.Mutex
 	m  map[types.NamespacedName]cachedProvider
+	// http is the one HTTP client of every model call (the egress policy, no redirects, one
+	// connection pool), made on first use.
+	http *http.Client
 }
 
 type cachedProvider struct {
@@ -64,7 +69,11 @@ func (e *Engine) provider(ctx context.Context, agent *v1.Agent) (provider.Provid
 	if err != nil {
 		return nil, err
 	}
-	cfg.Clock, cfg.AttemptTimeout = e.clock, e.opts.ModelAttemptTimeout
+	cfg.Clock, cfg.AttemptTimeout, cfg.IdleTimeout = e.clock, e.opts.ModelAttemptTimeout, e.opts.ModelIdleTimeout
+	if c.http == nil {
+		c.http = e.opts.Egress.Client(egress.ClientOptions{})
+	}
+	cfg.HTTPClient, cfg.Egress = c.http, e.opts.Egress
 	p, err := e.opts.NewProvider(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", agent.Name, err)

@@ -197,7 +197,7 @@ func (t *turn) loop(ctx context.Context) error {
 		if r, ok := t.done[t.key()]; ok {
 			msg = r.Message
 		} else {
-			resp, err := t.prov.Complete(ctx, provider.Request{
+			resp, err := t.prov.Complete(t.e.observeRetries(ctx, t), provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
 				Messages: t.msgs,

@@ -9,6 +9,7 @@ const (
 	ErrTypeMethodNotAllowed = "method_not_allowed"
 	ErrTypeUnavailable      = "unavailable"
 	ErrTypeInternal         = "internal"
+	ErrTypeTooManyStreams   = "too_many_streams"
 )
 
 // ErrorBody is the JSON shape of every error response of both APIs.

@@ -103,3 +103,18 @@ func AppendEntry(entries []IndexEntry, seq, off int64, role string) []IndexEntry
 	}
 	return append(entries, e)
 }
+
+// TrimPage keeps the newest of picked (newest first) whose sizes add up to maxBytes, at
+// least one, and fixes page's HasMore and NextCursor when it dropped any.
+func TrimPage(entries []IndexEntry, picked []int, page *Page, size func(i int) int64, maxBytes int64) []int {
+	var total int64
+	for k, i := range picked {
+		total += size(i)
+		if k > 0 && total > maxBytes {
+			page.HasMore = true
+			page.NextCursor = FormatCursor(entries[picked[k-1]].Seq)
+			return picked[:k]
+		}
+	}
+	return picked
+}

@@ -39,6 +39,10 @@ const (
 const (
 	DefaultLimit = 200
 	MaxLimit     = 1000
+	// MaxPageBytes bounds the records of one page by their stored size: a page of 1,000
+	// large records would otherwise be read, decoded and encoded whole. A page holds one
+	// record at least, so paging always moves on.
+	MaxPageBytes = 4 << 20
 )
 
 // ErrNotFound is returned for an unknown or archived session.
@@ -100,9 +104,12 @@ type Record struct {
 
 // SessionHeader is the first line of a transcript.
 type SessionHeader struct {
-	Namespace        string    `json:"namespace"`
-	SessionID        string    `json:"sessionId"`
-	SessionKey       string    `json:"sessionKey"`
+	Namespace  string `json:"namespace"`
+	SessionID  string `json:"sessionId"`
+	SessionKey string `json:"sessionKey"`
+	// Name is the AgentSession's object name, which the history API's access check names;
+	// empty in older transcripts, where the conventional name of the key is used.
+	Name             string    `json:"name,omitempty"`
 	ParentSessionKey string    `json:"parentSessionKey,omitempty"`
 	CreatedAt        time.Time `json:"createdAt"`
 }

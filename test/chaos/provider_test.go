@@ -51,17 +51,19 @@ func (e *env) providerFaults(t *testing.T) {
 	cases := map[string]struct {
 		wantStatus v1.SendStatus
 		wantError  string
+		notError   string
 	}{
-		"ok":             {wantStatus: v1.SendOK},
-		"rate-limited":   {wantStatus: v1.SendOK},
-		"server-errors":  {wantStatus: v1.SendOK},
-		"reset":          {wantStatus: v1.SendOK},
-		"hang-once":      {wantStatus: v1.SendOK},
-		"malformed":      {wantStatus: v1.SendError, wantError: "malformed"},
-		"hang":           {wantStatus: v1.SendError, wantError: "no complete answer within the attempt timeout of " + attemptTimeout},
-		"unauthorized":   {wantStatus: v1.SendError, wantError: "invalid api key"},
-		"bad-request":    {wantStatus: v1.SendError, wantError: "context too long"},
-		"always-failing": {wantStatus: v1.SendError, wantError: "upstream exploded"},
+		"ok":            {wantStatus: v1.SendOK},
+		"rate-limited":  {wantStatus: v1.SendOK},
+		"server-errors": {wantStatus: v1.SendOK},
+		"reset":         {wantStatus: v1.SendOK},
+		"hang-once":     {wantStatus: v1.SendOK},
+		"malformed":     {wantStatus: v1.SendError, wantError: "malformed"},
+		"hang":          {wantStatus: v1.SendError, wantError: "no complete answer within the attempt timeout of " + attemptTimeout},
+		// A status and the provider's error code reach the send, never the body's text.
+		"unauthorized":   {wantStatus: v1.SendError, wantError: "auth (HTTP 401): test", notError: "invalid api key"},
+		"bad-request":    {wantStatus: v1.SendError, wantError: "bad_request (HTTP 400): test", notError: "context too long"},
+		"always-failing": {wantStatus: v1.SendError, wantError: "server (HTTP 502): test", notError: "upstream exploded"},
 	}
 	// One session per fault: a hung provider holds only its own session's lane.
 	var sessions []*v1.AgentSession
@@ -90,6 +92,9 @@ func (e *env) providerFaults(t *testing.T) {
 		}
 		if tc.wantError != "" && !strings.Contains(st.Error, tc.wantError) {
 			t.Errorf("send %s: error %q does not say %q", s.Name, st.Error, tc.wantError)
+		}
+		if tc.notError != "" && strings.Contains(st.Error, tc.notError) {
+			t.Errorf("send %s: error %q copies the provider's body %q", s.Name, st.Error, tc.notError)
 		}
 	}
 	t.Logf("provider saw %d requests for %d sends", srv.total(), len(cases))

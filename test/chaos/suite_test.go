@@ -63,6 +63,7 @@ func TestChaos(t *testing.T) {
 	e := startEnv(t)
 	t.Run("provider faults", e.providerFaults)
 	t.Run("hostile input", e.hostileInput)
+	t.Run("hostile egress and amplification", e.hostileEgress)
 	t.Run("crashes and restarts", e.crashes)
 }
 
@@ -82,7 +83,9 @@ func startEnv(t *testing.T) *env {
 	}
 	cluster, err := devcluster.Start(ctx, devcluster.Options{
 		RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: stateDir, NoSamples: true, Log: logFile,
-		ManagerArgs: []string{"--model-attempt-timeout=" + attemptTimeout, "--zap-log-level=info"},
+		// The suite's own fake providers and sinks listen on 127.0.0.1; the hostile ones on
+		// 127.0.0.2, which stays refused like all other loopback addresses.
+		ManagerArgs: []string{"--model-attempt-timeout=" + attemptTimeout, "--zap-log-level=info", "--egress-allow=127.0.0.1/32"},
 	})
 	if err != nil {
 		t.Fatal(err)

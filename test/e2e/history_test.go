@@ -26,12 +26,12 @@ import (
 // historyGet asks the transcript-store's public API, with the bearer token when given.
 func historyGet(key, token string) (int, string) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
-		"http://"+cluster.HistoryAddr+"/sessions/"+url.PathEscape(key)+"/history?namespace=default", nil)
+		cluster.HistoryURL()+"/sessions/"+url.PathEscape(key)+"/history?namespace=default", nil)
 	Expect(err).NotTo(HaveOccurred())
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := historyClient().Do(req)
 	Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)

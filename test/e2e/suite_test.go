@@ -82,7 +82,7 @@ func kubectl(args ...string) (string, error) {
 // exit code.
 func plugin(args ...string) (string, int) {
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl-sessions"),
-		append([]string{"--kubeconfig", cluster.Kubeconfig, "--history-url", "http://" + cluster.HistoryAddr}, args...)...)
+		append([]string{"--kubeconfig", cluster.Kubeconfig, "--history-url", cluster.HistoryURL(), "--history-ca-file", cluster.HistoryCAFile}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if exit, ok := err.(*exec.ExitError); ok {
 		return string(out), exit.ExitCode()

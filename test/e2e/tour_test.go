@@ -132,7 +132,7 @@ spec:
 		fctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		cmd := exec.CommandContext(fctx, filepath.Join(binDir, "kubectl-sessions"), "--kubeconfig", cluster.Kubeconfig,
-			"--history-url", "http://"+cluster.HistoryAddr, "history", "agent:research:main", "--follow", "--limit", "1")
+			"--history-url", cluster.HistoryURL(), "--history-ca-file", cluster.HistoryCAFile, "history", "agent:research:main", "--follow", "--limit", "1")
 		stdout, err := cmd.StdoutPipe()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cmd.Start()).To(Succeed())

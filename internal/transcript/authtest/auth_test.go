@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -14,6 +15,7 @@ import (
 	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
@@ -79,8 +81,12 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 		DeferCleanup(srv.Close)
 	})
 
-	get := func(token string) int {
-		req, err := http.NewRequest(http.MethodGet, srv.URL+"/sessions/agent%3Aa%3Amain/history", nil)
+	get := func(token string, key ...string) int {
+		path := "/sessions/agent%3Aa%3Amain/history"
+		if len(key) > 0 {
+			path = "/sessions/" + url.PathEscape(key[0]) + "/history"
+		}
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
 		Expect(err).NotTo(HaveOccurred())
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -102,6 +108,32 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 
 	It("rejects a request without a token", func() {
 		Expect(get("")).To(Equal(http.StatusUnauthorized))
+	})
+
+	It("lets RBAC grant one session by its object name", func() {
+		rbac, err := rbacclient.NewForConfig(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = core.ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "one-session"}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = rbac.Roles(ns).Create(ctx, &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "one-transcript"},
+			Rules: []rbacv1.PolicyRule{{
+				APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
+				Resources:     []string{server.AuthResource + "/" + server.AuthSubresource},
+				ResourceNames: []string{sessionkey.ObjectName("agent:a:main")},
+			}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = rbac.RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "one-transcript"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "one-transcript"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "one-session", Namespace: ns}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		token := requestToken(ctx, core, "one-session")
+		Eventually(func() int { return get(token) }, timeout, interval).Should(Equal(http.StatusOK))
+		Expect(get(token, "agent:a:other")).To(Equal(http.StatusForbidden), "an unknown key outside the grant is 403, not 404")
+		Expect(get(readerToken, "agent:a:other")).To(Equal(http.StatusNotFound))
 	})
 
 	It("rejects a token the API server does not accept", func() {

@@ -9,8 +9,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// maxBodySize bounds one internal API request body.
-const maxBodySize = 32 << 20
+// maxBodySize bounds one internal API request body: an append of one turn's messages, each
+// reply capped at provider.MaxOutputText, fits many times over.
+const maxBodySize = 8 << 20
 
 // NewAPIHandler serves the internal API over store:
 //

@@ -33,12 +33,16 @@ const (
 	AuthSubresource = "transcript"
 )
 
-// Authorizer decides whether the bearer token may read transcripts in namespace. It returns
-// nil, an error wrapping ErrUnauthenticated or ErrForbidden, or another error when it could
-// not decide.
+// Authorizer decides whether the bearer token may read the transcript of the AgentSession
+// named name in namespace. It returns the token's user name, or an error wrapping
+// ErrUnauthenticated or ErrForbidden, or another error when it could not decide.
 type Authorizer interface {
-	Authorize(ctx context.Context, token, namespace string) error
+	Authorize(ctx context.Context, token, namespace, name string) (string, error)
 }
+
+// DefaultAudience is the audience the history API asks of tokens: a token minted for it
+// (kubectl create token --audience agent-sessions) cannot be replayed to the API server.
+const DefaultAudience = "agent-sessions"
 
 // KubeAuthorizer asks the API server: TokenReview for who the token is, SubjectAccessReview for
 // what that user may do. Decisions are cached briefly because SSE clients reconnect often.
@@ -55,6 +59,7 @@ type KubeAuthorizer struct {
 }
 
 type cachedDecision struct {
+	user    string
 	err     error
 	expires time.Time
 }
@@ -77,73 +82,96 @@ func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
 	}, nil
 }
 
-// Authorize implements Authorizer.
-func (a *KubeAuthorizer) Authorize(ctx context.Context, token, namespace string) error {
+// Authorize implements Authorizer: get agentsessions/transcript on the named session.
+func (a *KubeAuthorizer) Authorize(ctx context.Context, token, namespace, name string) (string, error) {
+	return a.decide(ctx, token, authzv1.SubjectAccessReviewSpec{ResourceAttributes: &authzv1.ResourceAttributes{
+		Namespace: namespace, Name: name, Verb: AuthVerb, Group: AuthGroup, Resource: AuthResource, Subresource: AuthSubresource,
+	}})
+}
+
+// AuthorizeMetrics decides whether the token may get the /metrics URL, as the manager's
+// metrics filter does; the caller is Prometheus, whose token is for the API server, so no
+// audience is asked of it.
+func (a *KubeAuthorizer) AuthorizeMetrics(ctx context.Context, token string) (string, error) {
+	return a.decide(ctx, token, authzv1.SubjectAccessReviewSpec{NonResourceAttributes: &authzv1.NonResourceAttributes{
+		Path: "/metrics", Verb: "get",
+	}})
+}
+
+func (a *KubeAuthorizer) decide(ctx context.Context, token string, want authzv1.SubjectAccessReviewSpec) (string, error) {
 	if token == "" {
-		return fmt.Errorf("%w: no bearer token", ErrUnauthenticated)
+		return "", fmt.Errorf("%w: no bearer token", ErrUnauthenticated)
 	}
-	key := sha256.Sum256([]byte(namespace + "\x00" + token))
+	var what string
+	if want.NonResourceAttributes == nil {
+		r := want.ResourceAttributes
+		what = r.Namespace + "\x00" + r.Name
+	} else {
+		what = "\x01" + want.NonResourceAttributes.Path
+	}
+	key := sha256.Sum256([]byte(what + "\x00" + token))
 	now := a.Clock.Now()
 	a.mu.Lock()
 	if d, ok := a.cache[key]; ok && now.Before(d.expires) {
 		a.mu.Unlock()
-		return d.err
+		return d.user, d.err
 	}
 	a.mu.Unlock()
 
-	err := a.review(ctx, token, namespace)
+	user, err := a.review(ctx, token, want)
 	if err != nil && !errors.Is(err, ErrUnauthenticated) && !errors.Is(err, ErrForbidden) {
-		return err // the API server could not answer: ask again next time
+		return "", err // the API server could not answer: ask again next time
 	}
 	a.mu.Lock()
 	if len(a.cache) >= maxCachedDecisions {
 		clear(a.cache)
 	}
-	a.cache[key] = cachedDecision{err: err, expires: now.Add(a.TTL)}
+	a.cache[key] = cachedDecision{user: user, err: err, expires: now.Add(a.TTL)}
 	a.mu.Unlock()
-	return err
+	return user, err
 }
 
-func (a *KubeAuthorizer) review(ctx context.Context, token, namespace string) error {
+func (a *KubeAuthorizer) review(ctx context.Context, token string, want authzv1.SubjectAccessReviewSpec) (string, error) {
+	audiences := a.Audiences
+	if want.NonResourceAttributes != nil {
+		audiences = nil
+	}
 	tr, err := a.tokenReviews.Create(ctx, &authnv1.TokenReview{
-		Spec: authnv1.TokenReviewSpec{Token: token, Audiences: a.Audiences},
+		Spec: authnv1.TokenReviewSpec{Token: token, Audiences: audiences},
 	}, metav1.CreateOptions{})
 	if err != nil {
-		return fmt.Errorf("token review: %w", err)
+		return "", fmt.Errorf("token review: %w", err)
 	}
 	if !tr.Status.Authenticated {
 		msg := tr.Status.Error
 		if msg == "" {
 			msg = "token not accepted"
 		}
-		return fmt.Errorf("%w: %s", ErrUnauthenticated, msg)
+		return "", fmt.Errorf("%w: %s", ErrUnauthenticated, msg)
 	}
 	u := tr.Status.User
 	if u.Username == "system:anonymous" || slices.Contains(u.Groups, "system:unauthenticated") {
-		return fmt.Errorf("%w: anonymous user", ErrUnauthenticated)
+		return "", fmt.Errorf("%w: anonymous user", ErrUnauthenticated)
 	}
 	extra := make(map[string]authzv1.ExtraValue, len(u.Extra))
 	for k, v := range u.Extra {
 		extra[k] = authzv1.ExtraValue(v)
 	}
-	sar, err := a.sars.Create(ctx, &authzv1.SubjectAccessReview{
-		Spec: authzv1.SubjectAccessReviewSpec{
-			User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra,
-			ResourceAttributes: &authzv1.ResourceAttributes{
-				Namespace: namespace, Verb: AuthVerb, Group: AuthGroup,
-				Resource: AuthResource, Subresource: AuthSubresource,
-			},
-		},
-	}, metav1.CreateOptions{})
+	spec := want
+	spec.User, spec.UID, spec.Groups, spec.Extra = u.Username, u.UID, u.Groups, extra
+	sar, err := a.sars.Create(ctx, &authzv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
 	if err != nil {
-		return fmt.Errorf("subject access review: %w", err)
+		return "", fmt.Errorf("subject access review: %w", err)
 	}
 	if !sar.Status.Allowed || sar.Status.Denied {
 		why := sar.Status.Reason
 		if why == "" {
 			why = "no RBAC rule allows it"
 		}
-		return fmt.Errorf("%w: user %q may not get %s/%s in namespace %q: %s", ErrForbidden, u.Username, AuthResource, AuthSubresource, namespace, why)
+		if r := want.ResourceAttributes; r != nil {
+			return "", fmt.Errorf("%w: user %q may not get %s/%s %q in namespace %q: %s", ErrForbidden, u.Username, AuthResource, AuthSubresource, r.Name, r.Namespace, why)
+		}
+		return "", fmt.Errorf("%w: user %q may not get %s: %s", ErrForbidden, u.Username, want.NonResourceAttributes.Path, why)
 	}
-	return nil
+	return u.Username, nil
 }

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -36,8 +38,12 @@ type HistoryOptions struct {
 	// clients (default 3s).
 	KeepAlive time.Duration
 	Retry     time.Duration
-	Clock     clock.WithTicker
-	Log       logr.Logger
+	// ReauthInterval is how often a stream's access is checked again (default 1m);
+	// MaxStreamsPerUser bounds the streams one user holds open at once (default 32).
+	ReauthInterval    time.Duration
+	MaxStreamsPerUser int
+	Clock             clock.WithTicker
+	Log               logr.Logger
 }
 
 // HistoryPattern is where NewHistoryHandler expects to be mounted.
@@ -56,7 +62,13 @@ func NewHistoryHandler(o HistoryOptions) http.Handler {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
-	h := &historyHandler{o: o}
+	if o.ReauthInterval <= 0 {
+		o.ReauthInterval = time.Minute
+	}
+	if o.MaxStreamsPerUser <= 0 {
+		o.MaxStreamsPerUser = 32
+	}
+	h := &historyHandler{o: o, streams: streamCounts{open: map[string]int{}}}
 	mux := http.NewServeMux()
 	mux.Handle(HistoryPattern, h)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +77,33 @@ func NewHistoryHandler(o HistoryOptions) http.Handler {
 	return mux
 }
 
-type historyHandler struct{ o HistoryOptions }
+type historyHandler struct {
+	o       HistoryOptions
+	streams streamCounts
+}
+
+// streamCounts counts the open streams per user.
+type streamCounts struct {
+	mu   sync.Mutex
+	open map[string]int
+}
+
+// acquire takes one of user's max streams; release gives it back.
+func (c *streamCounts) acquire(user string, max int) (release func(), ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[user] >= max {
+		return nil, false
+	}
+	c.open[user]++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.open[user]--; c.open[user] <= 0 {
+			delete(c.open, user)
+		}
+	}, true
+}
 
 func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -81,25 +119,38 @@ func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "namespace is required")
 		return
 	}
-	if !h.authorize(w, r, q.Namespace) {
+	// The access check names the session. An unknown one is judged by the name its key
+	// would have, before the 404, so a caller without access cannot probe which keys exist.
+	ref := r.PathValue("sessionKey")
+	hdr, rerr := h.o.Source.Resolve(q.Namespace, ref)
+	name := sessionkey.ObjectName(ref)
+	if rerr == nil {
+		name = sessionName(hdr)
+	}
+	user, ok := h.authorize(w, r, q.Namespace, name)
+	if !ok {
 		return
 	}
-	// Authorization comes first so that a caller without access cannot probe which keys exist.
-	ref := r.PathValue("sessionKey")
-	hdr, err := h.o.Source.Resolve(q.Namespace, ref)
-	if errors.Is(err, transcript.ErrNotFound) {
+	if errors.Is(rerr, transcript.ErrNotFound) {
 		if _, perr := sessionkey.Parse(ref); perr != nil {
 			// Neither a known sessionId nor a key: the request is malformed, not a miss.
 			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, perr.Error()+", and no session has it as sessionId")
 			return
 		}
 	}
-	if err != nil {
-		writeStoreError(w, err)
+	if rerr != nil {
+		writeStoreError(w, rerr)
 		return
 	}
 	if q.Follow || acceptsEventStream(r) {
-		h.follow(w, r, hdr, q)
+		release, ok := h.streams.acquire(user, h.o.MaxStreamsPerUser)
+		if !ok {
+			writeError(w, http.StatusTooManyRequests, transcript.ErrTypeTooManyStreams,
+				fmt.Sprintf("user %q has %d history streams open, the most allowed", user, h.o.MaxStreamsPerUser))
+			return
+		}
+		defer release()
+		h.follow(w, r, hdr, q, func() bool { _, err := h.check(r, hdr.Namespace, name); return err == nil })
 		return
 	}
 	page, err := h.o.Source.Read(r.Context(), hdr.Namespace, hdr.SessionID, q.ReadOptions)
@@ -119,20 +170,34 @@ func acceptsEventStream(r *http.Request) bool {
 	return false
 }
 
-func (h *historyHandler) authorize(w http.ResponseWriter, r *http.Request, namespace string) bool {
+// sessionName is the object name of the session a transcript belongs to.
+func sessionName(hdr transcript.SessionHeader) string {
+	if hdr.Name != "" {
+		return hdr.Name
+	}
+	return sessionkey.ObjectName(hdr.SessionKey)
+}
+
+// check asks the Authorizer about the request's token; with none configured (local runs)
+// everyone is one anonymous user.
+func (h *historyHandler) check(r *http.Request, namespace, name string) (string, error) {
 	if h.o.Authorizer == nil {
-		return true
+		return "", nil
 	}
 	token, ok := bearerToken(r)
 	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="transcript-store"`)
-		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, "a bearer token is required")
-		return false
+		return "", errNoToken
 	}
-	err := h.o.Authorizer.Authorize(r.Context(), token, namespace)
+	return h.o.Authorizer.Authorize(r.Context(), token, namespace, name)
+}
+
+var errNoToken = fmt.Errorf("%w: a bearer token is required", ErrUnauthenticated)
+
+func (h *historyHandler) authorize(w http.ResponseWriter, r *http.Request, namespace, name string) (string, bool) {
+	user, err := h.check(r, namespace, name)
 	switch {
 	case err == nil:
-		return true
+		return user, true
 	case errors.Is(err, ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="transcript-store"`)
 		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, err.Error())
@@ -142,7 +207,7 @@ func (h *historyHandler) authorize(w http.ResponseWriter, r *http.Request, names
 		h.o.Log.Error(err, "authorization check failed")
 		writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, "authorization check failed")
 	}
-	return false
+	return "", false
 }
 
 func bearerToken(r *http.Request) (string, bool) {
@@ -158,7 +223,10 @@ func bearerToken(r *http.Request) (string, bool) {
 // follow streams the history snapshot and then every appended record. Subscribing before
 // reading the snapshot, bounded by the seq the subscription started at, means no record is
 // missed or sent twice between the two.
-func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr transcript.SessionHeader, q transcript.HistoryQuery) {
+//
+// allowed is asked again every ReauthInterval: a stream whose reader lost access (RBAC
+// changed, token expired or revoked) ends with an "end" event of reason "forbidden".
+func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr transcript.SessionHeader, q transcript.HistoryQuery, allowed func() bool) {
 	ctx := r.Context()
 	sub, lastSeq, err := h.o.Source.Subscribe(ctx, hdr.Namespace, hdr.SessionID)
 	if err != nil {
@@ -184,6 +252,8 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 	// on that).
 	ticker := h.o.Clock.NewTicker(h.o.KeepAlive)
 	defer ticker.Stop()
+	reauth := h.o.Clock.NewTicker(h.o.ReauthInterval)
+	defer reauth.Stop()
 
 	rc := http.NewResponseController(w)
 	hd := w.Header()
@@ -204,6 +274,13 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 			return
 		case <-ticker.C():
 			buf.WriteString(": keepalive\n\n")
+		case <-reauth.C():
+			if !allowed() {
+				writeEvent(&buf, "end", 0, []byte(`{"reason":"forbidden"}`))
+				h.flush(w, rc, &buf)
+				return
+			}
+			continue
 		case events, ok := <-sub.C:
 			if !ok {
 				reason := "closed"

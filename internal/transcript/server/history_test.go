@@ -23,16 +23,16 @@ import (
 // fakeAuthorizer judges tokens by table: "allowed", "denied", "anonymous".
 type fakeAuthorizer struct{}
 
-func (fakeAuthorizer) Authorize(_ context.Context, token, namespace string) error {
+func (fakeAuthorizer) Authorize(_ context.Context, token, namespace, _ string) (string, error) {
 	switch token {
 	case "allowed":
-		return nil
+		return "alice", nil
 	case "denied":
-		return fmt.Errorf("%w: no access to %s", server.ErrForbidden, namespace)
+		return "", fmt.Errorf("%w: no access to %s", server.ErrForbidden, namespace)
 	case "anonymous":
-		return fmt.Errorf("%w: anonymous user", server.ErrUnauthenticated)
+		return "", fmt.Errorf("%w: anonymous user", server.ErrUnauthenticated)
 	}
-	return fmt.Errorf("%w: unknown token", server.ErrUnauthenticated)
+	return "", fmt.Errorf("%w: unknown token", server.ErrUnauthenticated)
 }
 
 type historyFixture struct {

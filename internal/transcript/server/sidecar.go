@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -28,8 +29,16 @@ type SidecarConfig struct {
 	DefaultNamespace string
 	Kubeconfig       string
 	InsecureNoAuth   bool
-	ShutdownTimeout  time.Duration
-	Log              logr.Logger
+	// TLSCertDir holds tls.crt and tls.key of the public listener; empty means a
+	// self-signed certificate. With InsecureNoAuth the listener is plain HTTP.
+	TLSCertDir string
+	// Audiences are asked of history readers' tokens (TokenReview); empty means the API
+	// server's own.
+	Audiences []string
+	// MaxStreamsPerUser bounds one user's open history streams (0: the handler's default).
+	MaxStreamsPerUser int
+	ShutdownTimeout   time.Duration
+	Log               logr.Logger
 	// Ready, when set, receives the bound addresses once both listeners are up.
 	Ready func(socketAddr, listenAddr string)
 }
@@ -47,6 +56,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	metrics := store.NewMetrics(reg)
 
 	var authz Authorizer
+	var metricsAuthz *KubeAuthorizer
 	if cfg.InsecureNoAuth {
 		log.Info("WARNING: --insecure-no-auth is set: the history API serves every transcript to anyone who can reach " +
 			cfg.Listen + ". Use this for local runs only, never in a cluster.")
@@ -56,9 +66,12 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		if err != nil {
 			return fmt.Errorf("kubernetes client config: %w", err)
 		}
-		if authz, err = NewKubeAuthorizer(rc); err != nil {
+		ka, err := NewKubeAuthorizer(rc)
+		if err != nil {
 			return err
 		}
+		ka.Audiences = cfg.Audiences
+		authz, metricsAuthz = ka, ka
 	}
 
 	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")))
@@ -75,6 +88,14 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		return err
 	}
 	publicLn, err := net.Listen("tcp", cfg.Listen)
+	if err == nil && !cfg.InsecureNoAuth {
+		var tlsCfg *tls.Config
+		if tlsCfg, err = serverTLS(ctx, cfg.TLSCertDir, log); err == nil {
+			publicLn = tls.NewListener(publicLn, tlsCfg)
+		} else {
+			_ = publicLn.Close()
+		}
+	}
 	if err != nil {
 		_ = internalLn.Close()
 		_ = store.Close()
@@ -85,6 +106,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	mux := http.NewServeMux()
 	history := NewHistoryHandler(HistoryOptions{
 		Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
+		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 	})
 	mux.Handle("/sessions/", history)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
@@ -95,7 +117,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		}
 		_, _ = w.Write([]byte("ok"))
 	})
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.Handle("/metrics", metricsAuth(metricsAuthz, promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})))
 
 	internalSrv := &http.Server{Handler: NewAPIHandler(store), ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
@@ -162,4 +184,27 @@ func listenInternal(addr string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// metricsAuth lets through only callers whose token may get /metrics (TokenReview +
+// SubjectAccessReview, as the manager's metrics filter); nil a (--insecure-no-auth) lets
+// everyone through.
+func metricsAuth(a *KubeAuthorizer, next http.Handler) http.Handler {
+	if a == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, _ := bearerToken(r)
+		_, err := a.AuthorizeMetrics(r.Context(), token)
+		switch {
+		case err == nil:
+			next.ServeHTTP(w, r)
+		case errors.Is(err, ErrUnauthenticated):
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		case errors.Is(err, ErrForbidden):
+			http.Error(w, "Forbidden", http.StatusForbidden)
+		default:
+			http.Error(w, "authorization check failed", http.StatusServiceUnavailable)
+		}
+	})
 }

@@ -25,6 +25,7 @@ func (st *FileStore) Read(_ context.Context, namespace, sessionID string, opts t
 		return transcript.Page{}, err
 	}
 	picked, page := transcript.SelectPage(s.entries, limit, opts)
+	picked = transcript.TrimPage(s.entries, picked, &page, func(i int) int64 { return s.lineEnd(i) - s.entries[i].Off }, transcript.MaxPageBytes)
 	// Copy what the reads need so the file I/O happens without the lock: entries never move
 	// once written and the file only grows.
 	spans := make([]span, 0, len(picked))
