@@ -413,3 +413,24 @@ func TestSubagentRunSteps(t *testing.T) {
 }
 
 func containsText(s, sub string) bool { return strings.Contains(s, sub) }
+
+// A reply-back turn runs only where a send could: with sends into the requester's session
+// denied, the exchange ends with a skipped turn naming the rule and the announce is next.
+func TestReplyBackStopsWhereTheSendPolicyDenies(t *testing.T) {
+	pol := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "ns"},
+		Spec: v1.SessionPolicySpec{SendPolicy: v1.SendPolicySpec{Rules: []v1.SendRule{
+			{Match: v1.SendRuleMatch{KeyPrefix: "agent:alice:"}, Action: v1.ActionDeny}}}}}
+	f := newFixture(t, nil, send(func(s *v1.SessionSend) { s.Spec.FromSessionKey = "agent:alice:main" }),
+		session("agent:bob:main", "bob"), session("agent:alice:main", "alice"), pol)
+	f.runner.results["u1/round-1"] = runtime.TurnResult{Text: "hi alice"}
+	_, got := reconcileSend(t, f)
+	if diff := cmp.Diff([]string{"u1/announce"}, f.runner.submitted); diff != "" {
+		t.Errorf("submitted turns (-want +got):\n%s", diff)
+	}
+	if n := len(got.Status.Turns); n != 2 {
+		t.Fatalf("turns = %+v, want round 1 and the refused reply-back turn", got.Status.Turns)
+	}
+	if turn := got.Status.Turns[1]; !turn.Skipped || turn.Session != "agent:alice:main" || !strings.Contains(turn.Error, "reply-back stopped") {
+		t.Errorf("reply-back turn = %+v, want skipped in agent:alice:main with the policy's reason", turn)
+	}
+}
