@@ -53,7 +53,7 @@ agent-session-operator is running locally.
 
   kubeconfig:   %[1]s
   history API:  %[2]s/sessions/{sessionKey}/history (self-signed CA: %[3]s)
-  metrics:      http://%[4]s/metrics
+  metrics:      https://%[4]s/metrics (a token allowed to get /metrics)
   environment:  %[5]s
 
 In another terminal, from the repository root:

@@ -303,7 +303,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
 	mgr := &process{name: "manager", path: filepath.Join(c.opts.BinDir, "manager"), args: []string{
 		"--kubeconfig=" + c.Kubeconfig,
-		"--metrics-bind-address=" + c.MetricsAddr, "--metrics-secure=false",
+		"--metrics-bind-address=" + c.MetricsAddr,
 		"--transcript-socket=" + socket,
 		"--workspace-root=" + filepath.Join(dataDir, "workspaces"),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),

@@ -52,7 +52,7 @@ func (c *Cluster) writeEnv() error {
 		}
 	}
 	if c.MetricsAddr != "" {
-		lines = append(lines, "export AGENT_SESSIONS_METRICS_URL="+shQuote("http://"+c.MetricsAddr+"/metrics"))
+		lines = append(lines, "export AGENT_SESSIONS_METRICS_URL="+shQuote("https://"+c.MetricsAddr+"/metrics"))
 	}
 	return os.WriteFile(c.EnvPath(), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
 }

@@ -85,7 +85,7 @@ spec:
     provider: scripted
     script:
     - match: "^slow"
-      delay: 1h
+      delay: 10m
       reply: late
 ---
 apiVersion: sessions.agents.dev/v1alpha1
