@@ -244,7 +244,9 @@ func benchSSE(root string) (p50, p99 float64, err error) {
 		return 0, 0, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/sessions/", server.NewHistoryHandler(server.HistoryOptions{Source: st, DefaultNamespace: benchNS}))
+	mux.Handle("/sessions/", server.NewHistoryHandler(server.HistoryOptions{Source: st, DefaultNamespace: benchNS,
+		// Every follower is the same (unauthenticated) caller here.
+		MaxStreamsPerUser: followers}))
 	srv := &http.Server{Handler: mux}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
