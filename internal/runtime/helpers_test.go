@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +34,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -104,24 +104,13 @@ type fixture struct {
 
 type fixtureOption func(*Options)
 
-// builderIndexes registers the manager's field indexes with a fake client builder, so the
-// engine's lookups read the fake client as they read the manager's cache.
-type builderIndexes struct{ b *fake.ClientBuilder }
-
-func (i builderIndexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
-	i.b.WithIndex(obj, field, fn)
-	return nil
-}
-
 func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: clocktesting.NewFakeClock(epoch), dir: t.TempDir(), calls: &callCounter{}}
 	b := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
 		WithStatusSubresource(&v1.AgentSession{}, &v1.SessionSend{}, &v1.SubagentRun{})
-	if err := cacheindex.Setup(context.Background(), builderIndexes{b}); err != nil {
-		t.Fatal(err)
-	}
-	f.client = b.Build()
+	// The engine's lookups read by the manager's field indexes, as from its cache.
+	f.client = testenv.IndexFake(b).Build()
 	f.openStore()
 	for _, o := range objs {
 		if s, ok := o.(*v1.AgentSession); ok && s.Status.SessionID != "" {

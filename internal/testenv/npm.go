@@ -16,6 +16,7 @@ package testenv
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -25,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // MCPPackages are the npm packages the MCP tests run: Node 22, the official conformance
@@ -96,17 +99,18 @@ func StartEverything(log io.Writer) (string, func(), error) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}
-	deadline := time.Now().Add(Timeout)
-	for {
+	var dialErr error
+	listening := func(context.Context) (bool, error) {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = c.Close()
-			return "http://" + addr + "/mcp", stop, nil
+		if dialErr = err; err != nil {
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			stop()
-			return "", nil, fmt.Errorf("the everything server did not listen on %s: %w", addr, err)
-		}
-		time.Sleep(Interval)
+		_ = c.Close()
+		return true, nil
 	}
+	if err := wait.PollUntilContextTimeout(context.Background(), Interval, Timeout, true, listening); err != nil {
+		stop()
+		return "", nil, fmt.Errorf("the everything server did not listen on %s: %w", addr, dialErr)
+	}
+	return "http://" + addr + "/mcp", stop, nil
 }

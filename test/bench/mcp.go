@@ -24,11 +24,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
@@ -77,10 +75,7 @@ func benchMCP() ([]Figure, error) {
 	b := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(agent, session).
 		WithStatusSubresource(&v1.AgentSession{})
 	// The engine's lookups read by the manager's field indexes, as from its cache.
-	if err := cacheindex.Setup(context.Background(), builderIndexes{b}); err != nil {
-		return nil, err
-	}
-	cl := b.Build()
+	cl := testenv.IndexFake(b).Build()
 	store := transcripttest.NewMemoryStore()
 	ctx := context.Background()
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: mcpSessionID, SessionKey: mcpKey}); err != nil {
@@ -154,12 +149,4 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// builderIndexes registers field indexes with a fake client builder.
-type builderIndexes struct{ b *fake.ClientBuilder }
-
-func (i builderIndexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
-	i.b.WithIndex(obj, field, fn)
-	return nil
 }
