@@ -8,6 +8,12 @@ STAGING_VERSION="v0.${K8S_VERSION#1.}"
 CACHE_ROOT="${AGENT_SESSIONS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-session-operator}"
 BIN_DIR="${CACHE_ROOT}/k8s-${K8S_VERSION}"
 
+# One build at a time per machine: parallel test packages and worktrees may all ask at once;
+# the others wait here and then find the binaries in place.
+mkdir -p "${CACHE_ROOT}"
+exec 8>"${CACHE_ROOT}/k8s-build.lock"
+flock 8
+
 # have_all NAME...: every named binary is in BIN_DIR.
 have_all() {
   local b
