@@ -125,7 +125,11 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	log = log.WithValues(r.ownerKind, klog.KObj(obj))
+	// WithValues copies the logger and encodes its values even when nothing is logged; this
+	// runs on every reconcile, so only pay for it when the flow logs are on.
+	if log.V(2).Enabled() {
+		log = log.WithValues(r.ownerKind, klog.KObj(obj))
+	}
 	switch {
 	case !obj.GetDeletionTimestamp().IsZero():
 		r.release(owner, log, "deleting")

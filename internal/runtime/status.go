@@ -57,9 +57,9 @@ func (e *Engine) record(ctx context.Context, t *turn) {
 	if t.session == nil || errors.Is(res.Err, ErrShutdown) {
 		return
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("turn", t.req.ID, "session", t.req.SessionKey, "namespace", t.req.Namespace)
 	if res.Err != nil {
-		log.V(2).Info("turn failed", "outcome", outcome, "error", res.Err.Error())
+		ctrl.LoggerFrom(ctx).V(2).Info("turn failed", "turn", t.req.ID, "session", t.req.SessionKey,
+			"namespace", t.req.Namespace, "outcome", outcome, "error", res.Err.Error())
 		if r := e.opts.Recorder; r != nil {
 			reason := "TurnFailed"
 			if res.Aborted {
