@@ -73,6 +73,9 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			res.RequeueAfter = secretRecheck
 		}
 	}
+	if reason == "" {
+		reason, msg = mcpRefused(a.Status.MCPServers)
+	}
 	if reason != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, truncate(msg, 512)
 		// Secrets are not watched (the manager does not cache them): look again later.

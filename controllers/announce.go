@@ -20,7 +20,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
 // blockedAtDelivery starts the reason of an announce the send policy stopped.
@@ -147,11 +147,13 @@ func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel 
 		}
 		sink := &delivery.Sink{URL: d.URL}
 		if ref := d.SecretRef; ref != nil {
-			var sec corev1.Secret
-			if err := a.apiReader.Get(ctx, types.NamespacedName{Namespace: pol.Namespace, Name: ref.Name}, &sec); err != nil {
-				return nil, fmt.Errorf("delivery token secret %s: %w", ref.Name, err)
+			// Only a Secret the policy's writer vouched for, or one that opted in: a sink
+			// must not carry a token its writer could not read.
+			tok, err := secretaccess.Value(ctx, a.apiReader, pol, ref.Name, ref.Key)
+			if err != nil {
+				return nil, fmt.Errorf("delivery token: %w", err)
 			}
-			sink.Token = strings.TrimSpace(string(sec.Data[ref.Key]))
+			sink.Token = strings.TrimSpace(string(tok))
 		}
 		return sink, nil
 	}

@@ -187,9 +187,9 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(engine); err != nil {
 		return err
 	}
-	// One MCP pool for the turns and the Agent reconciler. Header Secrets are read uncached;
-	// no egress rule is applied to server URLs yet (mcptools.Options.CheckURL).
-	mcp := mcptools.NewPool(mcptools.Options{ReadSecret: mcptools.SecretsFrom(mgr.GetAPIReader())})
+	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
+	// rule (read uncached), server URLs and dialed addresses under the egress policy.
+	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
 	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,

@@ -307,6 +307,9 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		"--transcript-socket=" + socket,
 		"--workspace-root=" + filepath.Join(dataDir, "workspaces"),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
+		// Everything a local cluster talks to (MCP servers, model stubs, sinks) runs on this
+		// machine; a real install allows loopback nowhere by default.
+		"--egress-allow=127.0.0.1/32",
 	}}
 	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(wh.LocalServingPort), "--webhook-cert-dir="+wh.LocalServingCertDir)
