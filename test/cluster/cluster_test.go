@@ -166,6 +166,32 @@ func waitAvailable(ctx context.Context, t *testing.T) {
 		t.Fatalf("rollout: %v\n%s\n%s", err, out, desc)
 	}
 	kubectl(ctx, t, "-n", operatorNS, "wait", "deploy/"+deployment, "--for=condition=Available", "--timeout="+rolloutTimeout.String())
+	waitWebhookService(ctx, t)
+}
+
+// waitWebhookService waits until an admission request through the webhook Service is
+// answered. A Ready Pod is serving, but the Service routes to it only once the endpoints
+// reach kube-proxy; until then the API server's call is refused (a user's apply right after
+// `kubectl wait` can meet the same second). A server-side dry run passes every webhook and
+// stores nothing.
+func waitWebhookService(ctx context.Context, t *testing.T) {
+	t.Helper()
+	probe := `apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata:
+  name: webhook-probe
+  namespace: default
+spec:
+  model: {provider: scripted}
+`
+	var out string
+	var err error
+	for deadline := time.Now().Add(rolloutTimeout); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if out, err = cl.KubectlIn(ctx, probe, "create", "--dry-run=server", "-f", "-"); err == nil {
+			return
+		}
+	}
+	t.Fatalf("the webhook never answered through its Service: %v\n%s", err, out)
 }
 
 func installKustomize(ctx context.Context, t *testing.T) {
