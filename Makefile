@@ -102,7 +102,7 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 	hack/cluster-packages.sh
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null
-	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/cluster/
+	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/chart/ ./test/cluster/
 
 .PHONY: bench
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
