@@ -239,6 +239,10 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
+// The metrics filter asks the API server who a scraper is and whether it may get /metrics.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 // metricsOptions serves /metrics behind authentication and authorization, as the shipped
 // ServiceMonitor scrapes it (HTTPS, the Prometheus ServiceAccount's bearer token, granted
 // by the metrics-reader ClusterRole).
