@@ -103,7 +103,8 @@ var _ = AfterSuite(func() {
 // startManager runs a manager like cmd/manager does, with the fake clock and the suite's
 // store; stopManager ends it as a SIGTERM would.
 func startManager() {
-	var err error
+	allowLoopback, err := egress.Parse([]string{"127.0.0.1/32"}, false)
+	Expect(err).NotTo(HaveOccurred())
 	store, err = transcriptstore.OpenFileStore(dataDir + "/transcripts")
 	Expect(err).NotTo(HaveOccurred())
 	mcfg := rest.CopyConfig(cfg)
@@ -128,6 +129,8 @@ func startManager() {
 		// The throttle is unit-tested; here a session's counters are checked after each turn.
 		StatusInterval: -1,
 		NewProvider:    calls.wrap,
+		// Model stubs listen on loopback (protocol_test.go); MCP servers stay refused below.
+		Egress: allowLoopback,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(engine)).To(Succeed())

@@ -145,6 +145,7 @@ func (t *turn) prepare(ctx context.Context) error {
 		}
 	}
 
+	t.recordSystemContext()
 	input := t.reuse(req.Input)
 	in, _ := toProvider(&input)
 	window := int64(DefaultContextTokens)
@@ -153,6 +154,23 @@ func (t *turn) prepare(ctx context.Context) error {
 	}
 	t.msgs = append(fitContext(history, contextBudget(window, t.system, t.tools, &in)), in)
 	return nil
+}
+
+// recordSystemContext queues the turn's system context (its role in a send or run) as a
+// system record before its input, once: a reader of the transcript sees what the model was
+// told. Models never get it back from history (toProvider skips system records); each turn
+// brings its own.
+func (t *turn) recordSystemContext() {
+	if t.req.SystemContext == "" {
+		return
+	}
+	k := t.req.ID + "/system"
+	if _, ok := t.done[k]; ok {
+		return
+	}
+	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: transcript.Message{
+		Role: transcript.RoleSystem, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: t.req.SystemContext}},
+	}})
 }
 
 // key is the idempotency key of the current step.

@@ -136,9 +136,11 @@ type Stats struct {
 // out the records up to and including it (HasMore then says whether the page had to leave
 // out newer ones than AfterSeq too).
 type ReadOptions struct {
-	Limit        int
-	BeforeSeq    int64
-	AfterSeq     int64
+	Limit     int
+	BeforeSeq int64
+	AfterSeq  int64
+	// IncludeTools includes the records of how turns ran: tool results and each turn's
+	// system context. Without it a page holds the conversation (user and assistant).
 	IncludeTools bool
 }
 
