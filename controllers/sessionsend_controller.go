@@ -278,7 +278,7 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 		st.Phase = v1.SendAnnouncing
 		return false, err
 	}
-	st.Announce = r.announcer.outcome(ctx, f.session, res, runtime.TurnID(send.UID, "announce"))
+	st.Announce = r.announcer.outcome(ctx, f.session, "", res, runtime.TurnID(send.UID, "announce"))
 	announceEvent(f, st.Announce)
 	return true, nil
 }

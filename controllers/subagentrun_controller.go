@@ -104,7 +104,11 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 // afterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.
 func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {
-	return deleteAfterTTL(ctx, r.client, r.clock, run, run.Spec.TTLSecondsAfterFinished, r.ttl, run.Status.CompletedAt, run.Status.ArchiveAt)
+	def := r.ttl
+	if run.Spec.Mode == v1.ModeSession {
+		def = 0 // the run holds its persistent session: only an explicit TTL deletes it
+	}
+	return deleteAfterTTL(ctx, r.client, r.clock, run, run.Spec.TTLSecondsAfterFinished, def, run.Status.CompletedAt, run.Status.ArchiveAt)
 }
 
 // resolveAgent finds the requesting session (nil when a person or a system spawned) and
@@ -180,6 +184,7 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.Sub
 		Spec: v1.AgentSessionSpec{
 			Key: key, AgentID: f.agent.Name, Label: run.Spec.Label, Model: run.Spec.Model, ThinkingLevel: run.Spec.Thinking,
 			SpawnedBy: parent, ParentSessionKey: parent, Sandboxed: f.agent.Spec.Sandbox.Enabled,
+			DeliveryContext: threadContext(run, f.requester),
 		},
 	}
 	if err := controllerutil.SetControllerReference(run, child, r.client.Scheme()); err != nil {
@@ -306,7 +311,7 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	if !ok || err != nil {
 		return false, err
 	}
-	st.Announce = r.announcer.outcome(ctx, requester, res, runtime.TurnID(run.UID, step))
+	st.Announce = r.announcer.outcome(ctx, requester, threadOf(run), res, runtime.TurnID(run.UID, step))
 	announceEvent(f, st.Announce)
 	return true, nil
 }
@@ -318,6 +323,10 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.Subagen
 	switch {
 	case child == nil:
 		r.finish(f, st.Phase, "no child session to clean up")
+	case run.Spec.Mode == v1.ModeSession:
+		// A persistent session: it stays Active for later sends from its requester, and goes
+		// with this run when the run is deleted (it is the child's controller).
+		r.finish(f, st.Phase, "child session kept (mode session) until this SubagentRun is deleted")
 	case run.Spec.Cleanup == v1.CleanupDelete:
 		if err := r.client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
 			return false, err

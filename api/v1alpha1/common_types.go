@@ -109,6 +109,11 @@ type DeliveryContext struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	AccountID string `json:"accountId,omitempty"`
+	// threadId is the thread within the chat that announces go to: a thread-bound sub-agent
+	// session (SubagentRun spec.thread) gets its own, and sinks receive it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	ThreadID string `json:"threadId,omitempty"`
 }
 
 // ChildSessionKeyAnnotation on a SubagentRun fixes its child's session key: the
