@@ -114,7 +114,7 @@ build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
 .PHONY: run-local
-run-local: build ## Local control plane + CRDs + webhook + manager + transcript-store + samples.
+run-local: build mcp-npm ## Local control plane + CRDs + webhook + manager + transcript-store + samples + the everything MCP server.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" bin/devcluster --repo-root "$(CURDIR)" --bin-dir "$(CURDIR)/bin"
 
 .PHONY: docker-build

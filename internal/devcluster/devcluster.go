@@ -59,14 +59,20 @@ type Options struct {
 	Log io.Writer
 	// ManagerArgs are appended to the manager's flags (tuning, timeouts).
 	ManagerArgs []string
+	// MCPEverything starts the reference everything MCP server (installed by
+	// hack/mcp-npm.sh) for Agents to use as a tool server: EverythingURL.
+	MCPEverything bool
 }
 
 // Cluster is a running local cluster.
 type Cluster struct {
-	opts       Options
-	env        *envtest.Environment
-	Config     *rest.Config
-	Kubeconfig string
+	opts Options
+	// EverythingURL is the everything MCP server's streamable HTTP endpoint (MCPEverything).
+	EverythingURL  string
+	stopEverything func()
+	env            *envtest.Environment
+	Config         *rest.Config
+	Kubeconfig     string
 	// HistoryAddr is the transcript-store's public API address (host:port), served over
 	// HTTPS with a self-signed certificate: HistoryURL and HistoryCAFile.
 	HistoryAddr string
@@ -173,6 +179,14 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			c.Stop()
 			return nil, err
 		}
+	}
+	if o.MCPEverything {
+		url, stop, err := testenv.StartEverything(o.Log)
+		if err != nil {
+			c.Stop()
+			return nil, fmt.Errorf("start the everything MCP server: %w", err)
+		}
+		c.EverythingURL, c.stopEverything = url, stop
 	}
 	if err := c.writeEnv(); err != nil {
 		c.Stop()
@@ -334,6 +348,9 @@ func (c *Cluster) run(ctx context.Context, p *process) error {
 
 // Stop ends the processes (SIGTERM, then SIGKILL after a grace period) and the control plane.
 func (c *Cluster) Stop() {
+	if c.stopEverything != nil {
+		c.stopEverything()
+	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		c.procs[i].stop(10 * time.Second)
 	}
