@@ -33,12 +33,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // SubagentRunReconciler runs sessions_spawn as an object through its steps: resolveAgent,
@@ -259,7 +261,11 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 		Runtime: elapsed.Round(time.Millisecond).String(), InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
 		SessionKey: child.Spec.Key, SessionID: child.Status.SessionID, TranscriptPath: child.Status.TranscriptPath,
 	}
-	if res.Cost > 0 {
+	st.Usage = usage.Add(st.Usage, res.Usage())
+	switch {
+	case res.Currency != "":
+		st.Stats.Cost = usage.FormatNanos(res.CostNanos) + " " + res.Currency
+	case res.Cost > 0:
 		st.Stats.Cost = fmt.Sprintf("$%.4f", res.Cost)
 	}
 	switch {
@@ -311,6 +317,7 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	if !ok || err != nil {
 		return false, err
 	}
+	st.Usage = usage.Add(st.Usage, res.Usage())
 	st.Announce = r.announcer.outcome(ctx, requester, threadOf(run), res, runtime.TurnID(run.UID, step))
 	announceEvent(f, st.Announce)
 	return true, nil
@@ -320,6 +327,9 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 // after the TTL.
 func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
 	run, st, child := f.obj, &f.obj.Status, f.session
+	if err := r.rollUp(ctx, f); err != nil {
+		return false, err
+	}
 	switch {
 	case child == nil:
 		r.finish(f, st.Phase, "no child session to clean up")
@@ -345,6 +355,24 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.Subagen
 		r.finish(f, st.Phase, "child session kept until "+at.UTC().Format(time.RFC3339))
 	}
 	return true, nil
+}
+
+// rollUp adds to the run's usage that of the runs its child spawned (each of which rolled up
+// its own children when it finished), once, as the run finishes: a parent reports its whole
+// tree, and keeps a child's share when the child is deleted later.
+func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *flow[*v1.SubagentRun]) error {
+	key := f.obj.Status.ChildSessionKey
+	if key == "" {
+		return nil
+	}
+	var spawned v1.SubagentRunList
+	if err := r.client.List(ctx, &spawned, client.InNamespace(f.obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
+		return err
+	}
+	for i := range spawned.Items {
+		f.obj.Status.Usage = usage.Merge(f.obj.Status.Usage, spawned.Items[i].Status.Usage)
+	}
+	return nil
 }
 
 func (r *SubagentRunReconciler) fail(f *flow[*v1.SubagentRun], msg string) {

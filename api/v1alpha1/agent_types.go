@@ -87,6 +87,9 @@ type ModelSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=256
 	ContextTokens *int64 `json:"contextTokens,omitempty"`
+	// pricing prices the model's usage; unset leaves status.usage.cost empty.
+	// +optional
+	Pricing *Pricing `json:"pricing,omitempty"`
 	// script holds the scripted provider's rules, first match wins; no match echoes.
 	// +optional
 	// +listType=atomic

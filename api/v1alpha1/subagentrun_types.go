@@ -212,6 +212,10 @@ type SubagentRunStatus struct {
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// usage adds up the child's turns (the task and any later sends into it) and, rolled
+	// up, the usage of the runs the child spawned, so a run reports its whole tree.
+	// +optional
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // +kubebuilder:object:root=true

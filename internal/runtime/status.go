@@ -28,6 +28,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // record reports a finished turn: metrics, an Event when it failed, and the session's
@@ -109,6 +110,7 @@ func (e *Engine) patchStatus(ctx context.Context, u statusUpdate) error {
 			st["outputTokens"] = stats.OutputTokens
 			st["totalTokens"] = stats.TotalTokens
 			st["messageCount"] = stats.MessageCount
+			st["usage"] = sessionUsage(stats)
 			if stats.LastPreview != "" {
 				st["lastMessagePreview"] = stats.LastPreview
 			}
@@ -134,4 +136,20 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// sessionUsage is a session's status.usage: its transcript's counters, which hold every
+// turn's priced usage, so the total is exact after a restart and stays when the session is
+// archived (the status is then no longer rewritten).
+func sessionUsage(st transcript.Stats) v1.Usage {
+	u := v1.Usage{InputTokens: st.InputTokens, OutputTokens: st.OutputTokens, CachedInputTokens: st.CachedInputTokens,
+		Turns: st.Turns, Currency: st.Currency}
+	switch st.Currency {
+	case "":
+	case transcript.MixedCurrency:
+		u.Cost = usage.Mixed
+	default:
+		u.Cost = usage.FormatNanos(st.CostNanos)
+	}
+	return u
 }

@@ -225,7 +225,7 @@ func (t *turn) loop(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			msg = t.reuse(assistantMessage(resp, t.prov.Name()))
+			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing))
 		}
 		calls := t.noteAssistant(&msg, false)
 		if len(calls) == 0 {
@@ -263,6 +263,11 @@ func (t *turn) noteAssistant(m *transcript.Message, replace bool) []provider.Too
 		t.res.InputTokens += u.Input
 		t.res.OutputTokens += u.Output
 		t.res.Cost += u.Cost
+		t.res.CachedInputTokens += u.CachedInput
+		if u.Currency != "" {
+			t.res.CostNanos += u.CostNanos
+			t.res.Currency = u.Currency
+		}
 		t.lastInput = u.Input
 	}
 	return pm.ToolCalls
