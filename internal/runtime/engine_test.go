@@ -105,6 +105,8 @@ func TestTurnAppendsAndCounts(t *testing.T) {
 		SessionID: sidA, Phase: v1.SessionActive,
 		InputTokens: res.InputTokens, OutputTokens: 1, TotalTokens: res.InputTokens + 1, ContextTokens: res.InputTokens,
 		SystemSent: true, MessageCount: 2, LastMessagePreview: "pong",
+		// The agent has no pricing: tokens and turns, no cost.
+		Usage: &v1.Usage{InputTokens: res.InputTokens, OutputTokens: 1, Turns: 1},
 	}
 	if diff := cmp.Diff(wantStatus, st, cmpopts.IgnoreFields(v1.AgentSessionStatus{}, "UpdatedAt")); diff != "" {
 		t.Errorf("session status (-want +got):\n%s", diff)
