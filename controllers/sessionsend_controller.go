@@ -85,6 +85,7 @@ func (r *SessionSendReconciler) status(s *v1.SessionSend) any { return &s.Status
 func (r *SessionSendReconciler) observe(s *v1.SessionSend) {
 	s.Status.ObservedGeneration = s.Generation
 }
+func (r *SessionSendReconciler) phase(s *v1.SessionSend) string  { return string(s.Status.Phase) }
 func (r *SessionSendReconciler) finished(s *v1.SessionSend) bool { return sendFinished(s) }
 func (r *SessionSendReconciler) cancelRequested(s *v1.SessionSend) bool {
 	return s.Spec.Cancel && s.Status.Phase != v1.SendCancelled

@@ -48,6 +48,8 @@ type ownerKind[T client.Object] interface {
 	observe(obj T)
 	// finished says the object reached a terminal phase (as the cache shows it).
 	finished(obj T) bool
+	// phase is the object's phase, for the finished-objects metric.
+	phase(obj T) string
 	// cancelRequested says spec.cancel is set and the object is not cancelled yet.
 	cancelRequested(obj T) bool
 	// cancel ends the object Cancelled (its turns are already aborted); the steps that
@@ -159,6 +161,9 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, err
 		}
 		r.stale.wrote(obj, replaced)
+		if !r.of.finished(before) && r.of.finished(obj) {
+			runtime.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
+		}
 	}
 	for _, ev := range f.events {
 		if r.recorder != nil {

@@ -83,6 +83,7 @@ func (r *SubagentRunReconciler) status(run *v1.SubagentRun) any { return &run.St
 func (r *SubagentRunReconciler) observe(run *v1.SubagentRun) {
 	run.Status.ObservedGeneration = run.Generation
 }
+func (r *SubagentRunReconciler) phase(run *v1.SubagentRun) string  { return string(run.Status.Phase) }
 func (r *SubagentRunReconciler) finished(run *v1.SubagentRun) bool { return runFinished(run) }
 func (r *SubagentRunReconciler) cancelRequested(run *v1.SubagentRun) bool {
 	return run.Spec.Cancel && run.Status.Phase != v1.RunCancelled

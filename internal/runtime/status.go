@@ -50,8 +50,6 @@ func (e *Engine) record(ctx context.Context, t *turn) {
 	}
 	turnsTotal.WithLabelValues(agent, outcome).Inc()
 	turnDuration.WithLabelValues(agent).Observe(res.Finished.Sub(res.Started).Seconds())
-	tokensTotal.WithLabelValues(agent, "input").Add(float64(res.InputTokens))
-	tokensTotal.WithLabelValues(agent, "output").Add(float64(res.OutputTokens))
 
 	// A turn cut by the manager's shutdown is submitted again after the restart; it has not
 	// failed, so the session is left as it is.

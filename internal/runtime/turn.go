@@ -95,8 +95,8 @@ type TurnResult struct {
 	CachedInputTokens int64
 	// CostNanos is the turn priced with its Agent's pricing, in 1e-9 of Currency; Currency
 	// is empty when the Agent has no pricing.
-	CostNanos int64
-	Currency  string
+	CostNanos  int64
+	Currency   string
 	StopReason string
 	// Err is set when the turn failed (provider error, unknown session, tool loop bound).
 	Err error

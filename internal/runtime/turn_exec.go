@@ -15,6 +15,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -215,6 +216,7 @@ func (t *turn) loop(ctx context.Context) error {
 		if r, ok := t.done[t.key()]; ok {
 			msg = r.Message
 		} else {
+			began := t.e.now()
 			resp, err := t.prov.Complete(t.e.observeRetries(ctx, t), provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
@@ -222,10 +224,12 @@ func (t *turn) loop(ctx context.Context) error {
 				Tools:    t.tools,
 				Thinking: t.session.Spec.ThinkingLevel,
 			})
+			modelCallDuration.WithLabelValues(t.prov.Name(), outcome(err != nil)).Observe(t.e.now().Sub(began).Seconds())
 			if err != nil {
 				return err
 			}
 			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing))
+			countModelUsage(t.req.Namespace, t.agent.Name, cmp.Or(msg.Model, t.agent.Spec.Model.Name, t.prov.Name()), msg.Usage)
 		}
 		calls := t.noteAssistant(&msg, false)
 		if len(calls) == 0 {

@@ -128,20 +128,20 @@ type AppendRequest struct {
 
 // Stats are the counters the manager mirrors into AgentSession status.
 type Stats struct {
-	MessageCount int64     `json:"messageCount"`
-	InputTokens  int64     `json:"inputTokens"`
-	OutputTokens int64     `json:"outputTokens"`
-	TotalTokens  int64     `json:"totalTokens"`
+	MessageCount int64 `json:"messageCount"`
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+	TotalTokens  int64 `json:"totalTokens"`
 	// CachedInputTokens, CostNanos and Currency add up the records' usage; a transcript
 	// priced in two currencies has Currency "mixed".
 	CachedInputTokens int64  `json:"cachedInputTokens,omitempty"`
 	CostNanos         int64  `json:"costNanos,omitempty"`
 	Currency          string `json:"currency,omitempty"`
 	// Turns counts the turns' inputs (user records).
-	Turns int64 `json:"turns,omitempty"`
-	LastPreview  string    `json:"lastPreview,omitempty"`
-	UpdatedAt    time.Time `json:"updatedAt"`
-	Path         string    `json:"path,omitempty"`
+	Turns       int64     `json:"turns,omitempty"`
+	LastPreview string    `json:"lastPreview,omitempty"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	Path        string    `json:"path,omitempty"`
 }
 
 // ReadOptions select a page of history. BeforeSeq 0 reads from the end; AfterSeq > 0 leaves
