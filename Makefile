@@ -49,8 +49,11 @@ verify: manifests generate docs ## Regenerate and fail if anything generated is 
 		git status --porcelain -- api config docs; git diff --stat -- api config docs; exit 1; fi
 	@diff -r config/crd/bases dist/chart/crds >/dev/null && diff -q config/rbac/role.yaml dist/chart/files/manager-role.yaml >/dev/null \
 		&& diff -q config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml >/dev/null \
+		&& diff -q config/prometheus/rules.yaml dist/chart/files/rules.yaml >/dev/null \
+		&& diff -q config/prometheus/dashboard.json dist/chart/files/dashboard.json >/dev/null \
 		|| { echo "dist/chart is stale; run 'make helm-chart-sync' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@hack/check-rules.sh config/prometheus/rules.yaml
 
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints their directory last.
@@ -147,6 +150,7 @@ helm-chart-sync: manifests ## Copy the generated CRDs, manager role and webhooks
 	cp config/crd/bases/*.yaml dist/chart/crds/
 	cp config/rbac/role.yaml dist/chart/files/manager-role.yaml
 	cp config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml
+	cp config/prometheus/rules.yaml config/prometheus/dashboard.json dist/chart/files/
 
 .PHONY: helm-lint
 helm-lint: ## Lint the Helm chart.
