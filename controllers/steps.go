@@ -33,6 +33,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
 
 // notReadyRequeue is how soon a step waiting for a session's transcript looks again.
@@ -145,6 +146,9 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		log.V(3).Info("waiting for the cache to show our status write")
 		return ctrl.Result{}, nil
 	}
+	if err := r.ensureTrace(ctx, obj); err != nil {
+		return ctrl.Result{}, err
+	}
 	f := &flow[T]{obj: obj, owner: owner, log: log}
 	before := obj.DeepCopyObject().(T)
 	stepErr := r.runSteps(ctx, f)
@@ -163,6 +167,7 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		r.stale.wrote(obj, replaced)
 		if !r.of.finished(before) && r.of.finished(obj) {
 			runtime.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
+			r.endTrace(obj)
 		}
 	}
 	for _, ev := range f.events {
@@ -217,6 +222,7 @@ func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, bu
 	}
 	req := build()
 	req.ID, req.Owner, req.Namespace = id, f.owner, f.obj.GetNamespace()
+	req.TraceParent = f.obj.GetAnnotations()[tracing.Annotation]
 	if why, err := r.agentUnready(ctx, req.Namespace, req.SessionKey); err != nil || why != "" {
 		return runtime.TurnResult{Err: errors.New(why)}, why != "", err
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
@@ -146,9 +147,18 @@ func main() {
 		os.Exit(1)
 	}
 
+	// Traces go out over OTLP when the standard OTEL_* environment names an endpoint.
+	stopTracing, err := tracing.Setup(context.Background())
+	if err != nil {
+		log.Error(err, "unable to set up tracing")
+		os.Exit(1)
+	}
+	defer func() { _ = stopTracing(context.Background()) }()
+
 	log.Info("starting manager")
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager exited with an error")
+		_ = stopTracing(context.Background())
 		os.Exit(1)
 	}
 }

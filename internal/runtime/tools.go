@@ -79,7 +79,9 @@ func (ts *toolset) run(ctx context.Context, t *turn, call *provider.ToolCall) (s
 		label = "mcp" // one series for every MCP tool: their names are the servers' to choose
 	}
 	began := t.e.now()
+	ctx, span := startToolSpan(ctx, call)
 	text, isErr := runTool(ctx, tl, t, call)
+	endToolSpan(span, isErr, text)
 	toolCallsTotal.WithLabelValues(label, outcome(isErr)).Inc()
 	toolCallDuration.WithLabelValues(label, outcome(isErr)).Observe(t.e.now().Sub(began).Seconds())
 	return text, isErr

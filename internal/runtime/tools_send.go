@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -31,6 +32,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
 
 // sessions_send bounds: the seeds' default wait is > 0; a turn should not wait for hours.
@@ -89,6 +91,16 @@ func (c *toolCall) createOnce(ctx context.Context, obj client.Object) (*statusRe
 	}
 	labels[v1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
 	obj.SetLabels(labels)
+	if tracing.Enabled() {
+		// Its own trace from the start (no annotation write later), linked to this call.
+		a := obj.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[tracing.Annotation] = tracing.NewRoot()
+		a[tracing.LinkAnnotation] = tracing.Format(trace.SpanContextFromContext(ctx))
+		obj.SetAnnotations(a)
+	}
 	err := c.e.opts.Client.Create(ctx, obj)
 	switch {
 	case err == nil:

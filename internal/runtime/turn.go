@@ -78,6 +78,9 @@ type TurnRequest struct {
 	Deadline time.Time
 	// Owner is woken when the turn ends.
 	Owner Owner
+	// TraceParent is the owner's trace (its tracing.Annotation): the turn's span is a child
+	// of that root. Empty: the turn starts no trace of its own.
+	TraceParent string
 }
 
 // TurnResult is the outcome of a finished turn.

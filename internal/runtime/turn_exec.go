@@ -62,6 +62,8 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 	turnsRunning.Inc()
 	defer turnsRunning.Dec()
 	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
+	ctx, span := startTurnSpan(ctx, req)
+	defer func() { endTurnSpan(span, t) }()
 	err := t.prepare(ctx)
 	if err == nil {
 		var stop func()
@@ -217,7 +219,8 @@ func (t *turn) loop(ctx context.Context) error {
 			msg = r.Message
 		} else {
 			began := t.e.now()
-			resp, err := t.prov.Complete(t.e.observeRetries(ctx, t), provider.Request{
+			cctx, cspan := startChatSpan(ctx, t)
+			resp, err := t.prov.Complete(t.e.observeRetries(cctx, t), provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
 				Messages: t.msgs,
@@ -225,6 +228,7 @@ func (t *turn) loop(ctx context.Context) error {
 				Thinking: t.session.Spec.ThinkingLevel,
 			})
 			modelCallDuration.WithLabelValues(t.prov.Name(), outcome(err != nil)).Observe(t.e.now().Sub(began).Seconds())
+			endChatSpan(cspan, resp, err)
 			if err != nil {
 				return err
 			}
