@@ -59,6 +59,8 @@ type Options struct {
 	Log io.Writer
 	// ManagerArgs are appended to the manager's flags (tuning, timeouts).
 	ManagerArgs []string
+	// StoreArgs are appended to the transcript-store's flags.
+	StoreArgs []string
 }
 
 // Cluster is a running local cluster.
@@ -87,6 +89,11 @@ const (
 	Manager = "manager"
 	Store   = "transcript-store"
 )
+
+// TranscriptDir is where the transcript-store keeps its files.
+func (c *Cluster) TranscriptDir() string {
+	return filepath.Join(c.opts.StateDir, "data", "transcripts")
+}
 
 func (c *Cluster) proc(name string) *process {
 	if name == Manager {
@@ -291,11 +298,12 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	}
 	store := &process{name: "transcript-store", path: filepath.Join(c.opts.BinDir, "transcript-store"), args: []string{
 		"--tls-cert-dir=" + certDir,
-		"--data-dir=" + filepath.Join(dataDir, "transcripts"),
+		"--data-dir=" + c.TranscriptDir(),
 		"--socket=" + socket,
 		"--listen=" + c.HistoryAddr,
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
+	store.args = append(store.args, c.opts.StoreArgs...)
 	if err := c.run(ctx, store); err != nil {
 		return err
 	}

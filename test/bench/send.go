@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +45,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
 
 func init() {
@@ -260,44 +259,13 @@ func sendCompleted(u *unstructured.Unstructured) bool {
 	return false
 }
 
-// setupSendFixtures creates the namespace, an Agent answering at once, and its main session.
 // startCluster builds the binaries and starts a local cluster logging to logName in the
 // temp directory; stop ends it and removes what it made.
 func startCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, func(), error) {
-	var cleanup []func()
-	stop := func() {
-		for i := len(cleanup) - 1; i >= 0; i-- {
-			cleanup[i]()
-		}
-	}
-	binDir, err := os.MkdirTemp("", "bench-bin-")
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, func() { _ = os.RemoveAll(binDir) })
-	build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/manager", "./cmd/transcript-store")
-	build.Dir = testenv.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, stop, fmt.Errorf("build: %v\n%s", err, out)
-	}
-	state, err := os.MkdirTemp("", "bench-state-")
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, func() { _ = os.RemoveAll(state) })
-	logf, err := os.Create(filepath.Join(os.TempDir(), logName))
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, func() { _ = logf.Close() })
-	c, err := devcluster.Start(ctx, devcluster.Options{RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: state, NoSamples: true, Log: logf, ManagerArgs: mgrArgs})
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, c.Stop)
-	return c, stop, nil
+	return benchfig.StartCluster(ctx, logName, devcluster.Options{ManagerArgs: mgrArgs})
 }
 
+// setupSendFixtures creates the namespace, an Agent answering at once, and its main session.
 func setupSendFixtures(ctx context.Context, cl client.Client) error {
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
