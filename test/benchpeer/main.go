@@ -82,7 +82,9 @@ func main() {
 
 	re := regexp.MustCompile(*only)
 	// The send figure grows the session that history then reads.
-	sort.SliceStable(figures, func(i, j int) bool { return slices.Index(figureOrder, figures[i].name) < slices.Index(figureOrder, figures[j].name) })
+	sort.SliceStable(figures, func(i, j int) bool {
+		return slices.Index(figureOrder, figures[i].name) < slices.Index(figureOrder, figures[j].name)
+	})
 	var all []benchfig.Figure
 	failed := 0
 	for _, f := range figures {
