@@ -95,6 +95,11 @@ func (c *Cluster) TranscriptDir() string {
 	return filepath.Join(c.opts.StateDir, "data", "transcripts")
 }
 
+// TranscriptSocket is the transcript-store's internal API (the manager's client).
+func (c *Cluster) TranscriptSocket() string {
+	return filepath.Join(c.opts.StateDir, "transcript.sock")
+}
+
 func (c *Cluster) proc(name string) *process {
 	if name == Manager {
 		return c.manager
@@ -286,7 +291,7 @@ func (c *Cluster) writeHistoryCert() (string, error) {
 // directory, the internal API on a unix socket between them.
 func (c *Cluster) startProcesses(ctx context.Context) error {
 	dataDir := filepath.Join(c.opts.StateDir, "data")
-	socket := filepath.Join(c.opts.StateDir, "transcript.sock")
+	socket := c.TranscriptSocket()
 	ports, err := freePorts(4)
 	if err != nil {
 		return err

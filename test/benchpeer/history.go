@@ -32,19 +32,27 @@ func init() {
 
 const historyReads = 300
 
-// benchHistory reads the last 50 messages of the same session (the send figure's first,
-// grown by its saturated phase) through each system's authenticated history endpoint.
+// benchHistory reads the last 50 messages of a large session (bigMessages, seeded here)
+// through each system's authenticated history endpoint.
 func benchHistory(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
-	ourN, err := p.ourMessageCount(ctx, 0)
+	if err := p.seedOurBigSession(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.seedTheirBigSession(ctx); err != nil {
+		return nil, err
+	}
+	// OpenClaw keeps a core busy for a while after heavy writes: let it go quiet.
+	time.Sleep(20 * time.Second)
+	ourN, err := p.ourMessageCount(ctx, bigSession)
 	if err != nil {
 		return nil, err
 	}
-	theirN, err := p.theirMessageCount(ctx, 0)
+	theirN, err := p.theirMessageCount(ctx, bigSession)
 	if err != nil {
 		return nil, err
 	}
-	ours := func() error { return getJSON(ctx, p.history, p.ourHistoryURL(0, 50), p.ours.Token, nil) }
-	theirs := func() error { return getJSON(ctx, gatewayHTTP, p.theirHistoryURL(0, 50), p.theirs.Token, nil) }
+	ours := func() error { return getJSON(ctx, p.history, p.ourHistoryURL(bigSession, 50), p.ours.Token, nil) }
+	theirs := func() error { return getJSON(ctx, gatewayHTTP, p.theirHistoryURL(bigSession, 50), p.theirs.Token, nil) }
 	for range 10 { // warm connections and caches
 		if err := ours(); err != nil {
 			return nil, fmt.Errorf("ours: %w", err)

@@ -152,28 +152,43 @@ func setupOurs(ctx context.Context, cl client.Client) error {
 // ensureOurSessions creates our sessions 0..n-1 and waits until each has a transcript.
 func ensureOurSessions(ctx context.Context, cl client.Client, n int) error {
 	for i := range n {
-		s := &v1.AgentSession{
-			ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(ourKey(i)), Namespace: peerNS},
-			Spec:       v1.AgentSessionSpec{Key: ourKey(i), AgentID: ourAgent, ChatType: v1.ChatTypeGroup},
-		}
-		if err := client.IgnoreAlreadyExists(cl.Create(ctx, s)); err != nil {
+		if err := ensureOurSession(ctx, cl, i); err != nil {
 			return err
 		}
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for i := 0; i < n; {
-		s := &v1.AgentSession{}
-		if err := cl.Get(ctx, client.ObjectKey{Namespace: peerNS, Name: sessionkey.ObjectName(ourKey(i))}, s); err != nil {
-			return err
-		}
-		if s.Status.SessionID != "" {
-			i++
-			continue
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("session %s has no transcript after 2m", ourKey(i))
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	return nil
 }
+
+// ensureOurSession creates our session i and waits until it has a transcript.
+func ensureOurSession(ctx context.Context, cl client.Client, i int) error {
+	s := &v1.AgentSession{
+		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(ourKey(i)), Namespace: peerNS},
+		Spec:       v1.AgentSessionSpec{Key: ourKey(i), AgentID: ourAgent, ChatType: v1.ChatTypeGroup},
+	}
+	if err := client.IgnoreAlreadyExists(cl.Create(ctx, s)); err != nil {
+		return err
+	}
+	_, err := ourSessionID(ctx, cl, i)
+	return err
+}
+
+// ourSessionID waits up to 2 minutes for our session i's transcript and returns its id.
+func ourSessionID(ctx context.Context, cl client.Client, i int) (string, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		s := &v1.AgentSession{}
+		if err := cl.Get(ctx, client.ObjectKey{Namespace: peerNS, Name: sessionkey.ObjectName(ourKey(i))}, s); err != nil {
+			return "", err
+		}
+		if s.Status.SessionID != "" {
+			return s.Status.SessionID, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("session %s has no transcript after 2m", ourKey(i))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// logOut receives progress lines.
+var logOut = os.Stderr
