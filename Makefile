@@ -111,6 +111,17 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
 
+# bench-peer is not part of make test: it installs OpenClaw (about 840 MB, cached outside the
+# repo by hack/openclaw-npm.sh) and runs both systems side by side.
+BENCH_PEER_TIMEOUT ?= 20m
+
+.PHONY: bench-peer
+bench-peer: ## Side by side with OpenClaw's gateway: one JSON line per figure, baseline = OpenClaw.
+	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
+	hack/openclaw-npm.sh >/dev/null
+	$(GO) build -o bin/benchpeer ./test/benchpeer
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" timeout --kill-after=60s $(BENCH_PEER_TIMEOUT) bin/benchpeer $(BENCH_PEER_FLAGS)
+
 ##@ Build
 .PHONY: build
 build: ## Build the binaries into bin/.

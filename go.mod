@@ -3,6 +3,7 @@ module github.com/agent-sessions/agent-session-operator
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1

@@ -62,6 +62,8 @@ type Options struct {
 	// MCPEverything starts the reference everything MCP server (installed by
 	// hack/mcp-npm.sh) for Agents to use as a tool server: EverythingURL.
 	MCPEverything bool
+	// StoreArgs are appended to the transcript-store's flags.
+	StoreArgs []string
 }
 
 // Cluster is a running local cluster.
@@ -93,6 +95,16 @@ const (
 	Manager = "manager"
 	Store   = "transcript-store"
 )
+
+// TranscriptDir is where the transcript-store keeps its files.
+func (c *Cluster) TranscriptDir() string {
+	return filepath.Join(c.opts.StateDir, "data", "transcripts")
+}
+
+// TranscriptSocket is the transcript-store's internal API (the manager's client).
+func (c *Cluster) TranscriptSocket() string {
+	return filepath.Join(c.opts.StateDir, "transcript.sock")
+}
 
 func (c *Cluster) proc(name string) *process {
 	if name == Manager {
@@ -293,7 +305,7 @@ func (c *Cluster) writeHistoryCert() (string, error) {
 // directory, the internal API on a unix socket between them.
 func (c *Cluster) startProcesses(ctx context.Context) error {
 	dataDir := filepath.Join(c.opts.StateDir, "data")
-	socket := filepath.Join(c.opts.StateDir, "transcript.sock")
+	socket := c.TranscriptSocket()
 	ports, err := freePorts(4)
 	if err != nil {
 		return err
@@ -305,11 +317,12 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	}
 	store := &process{name: "transcript-store", path: filepath.Join(c.opts.BinDir, "transcript-store"), args: []string{
 		"--tls-cert-dir=" + certDir,
-		"--data-dir=" + filepath.Join(dataDir, "transcripts"),
+		"--data-dir=" + c.TranscriptDir(),
 		"--socket=" + socket,
 		"--listen=" + c.HistoryAddr,
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
+	store.args = append(store.args, c.opts.StoreArgs...)
 	if err := c.run(ctx, store); err != nil {
 		return err
 	}

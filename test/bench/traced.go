@@ -79,10 +79,10 @@ func benchSendTraced() ([]Figure, error) {
 	if err := setupSendFixtures(ctx, cl); err != nil {
 		return nil, err
 	}
-	if _, err := measureSends(ctx, dyn, 20, "warm"); err != nil {
+	if _, err := measureSends(ctx, dyn, 20, sendConcurrency, "warm"); err != nil {
 		return nil, fmt.Errorf("warm-up sends: %w", err)
 	}
-	lat, err := measureSends(ctx, dyn, latencySends, "lat")
+	lat, err := measureSends(ctx, dyn, latencySends, sendConcurrency, "lat")
 	if err != nil {
 		return nil, err
 	}
