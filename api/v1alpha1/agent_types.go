@@ -255,10 +255,8 @@ type MCPServerStatus struct {
 	// tools is how many tools the server offers the agent (after allowedTools).
 	// +optional
 	Tools int32 `json:"tools,omitempty"`
-	// reason is why the server is not connected, in one word: EgressRefused (the operator's
-	// egress allow list refuses its URL), SecretNotUsable (a header Secret the Agent may not
-	// use, or one that is missing), InvalidURL, or Unreachable. The first three make the
-	// Agent not Ready.
+	// reason is why the server is not connected, in one word: EgressRefused (the operator's egress allow list refuses its URL), SecretNotUsable (a header Secret the Agent may not use, or one that is missing), InvalidURL, or Unreachable.
+	// The first three make the Agent not Ready.
 	// +optional
 	Reason string `json:"reason,omitempty"`
 	// message says why the server is not connected.

@@ -132,20 +132,26 @@ var _ = Describe("GenAI traces over OTLP", func() {
 			g.Expect(runs.Items).To(HaveLen(1))
 			g.Expect(v1.Finished(runs.Items[0].Status.Conditions)).To(BeTrue())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
-		Expect(shutdown(ctx)).To(Succeed()) // flushes the batch
-
-		rootOf := func(o metav1.Object) span {
+		// A root span is exported right after the status write that finished its object, so
+		// a reader can see the object finished a moment before: wait for the three roots.
+		run := &runs.Items[0]
+		find := func(o metav1.Object) (span, bool) {
 			sc := tracing.Parse(o.GetAnnotations()[tracing.Annotation])
-			Expect(sc.IsValid()).To(BeTrue(), "%s has no trace annotation", o.GetName())
 			for _, s := range recv.all() {
-				if s.id == sc.SpanID().String() {
-					Expect(s.trace).To(Equal(sc.TraceID().String()))
-					return s
+				if sc.IsValid() && s.id == sc.SpanID().String() && s.trace == sc.TraceID().String() {
+					return s, true
 				}
 			}
-			Fail("no root span exported for " + o.GetName())
-			return span{}
+			return span{}, false
 		}
+		Eventually(func(g Gomega) {
+			g.Expect(tracing.Flush(ctx)).To(Succeed())
+			for _, o := range []metav1.Object{chat, delegate, run} {
+				_, ok := find(o)
+				g.Expect(ok).To(BeTrue(), "no root span exported for %s", o.GetName())
+			}
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		rootOf := func(o metav1.Object) span { s, _ := find(o); return s }
 		spans := recv.all()
 
 		// The send: a root, one invoke_agent per turn (round 1, reply-back, announce), each
@@ -166,7 +172,6 @@ var _ = Describe("GenAI traces over OTLP", func() {
 		}
 
 		// The spawn its round 1 made: its own trace, linked to the tool call's span.
-		run := &runs.Items[0]
 		runRoot := rootOf(run)
 		Expect(runRoot.name).To(Equal("sessions_spawn"))
 		var tool span

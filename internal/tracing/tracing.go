@@ -107,3 +107,11 @@ func WithParent(ctx context.Context, traceparent string) context.Context {
 	}
 	return trace.ContextWithRemoteSpanContext(ctx, sc)
 }
+
+// Flush exports the spans that have ended and are still batched.
+func Flush(ctx context.Context) error {
+	if tp, ok := otel.GetTracerProvider().(*sdktrace.TracerProvider); ok {
+		return tp.ForceFlush(ctx)
+	}
+	return nil
+}
