@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -188,5 +189,50 @@ var _ = Describe("GenAI traces over OTLP", func() {
 			names = append(names, s.name)
 		}
 		Expect(strings.Join(names, ",")).To(ContainSubstring("invoke_agent bob"), "the task turn hangs under the run's root")
+	})
+
+	It("continues a send's trace after a manager restart", func() {
+		recv := newOTLPReceiver()
+		DeferCleanup(recv.Close)
+		GinkgoT().Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", recv.URL+"/v1/traces")
+		shutdown, err := tracing.Setup(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = shutdown(context.Background()) })
+
+		ns := newNamespace()
+		createAgent(ns, "bob", rule("^Agent-to-agent announce step", v1.AnnounceSkip),
+			v1.ScriptRule{Match: "^restart", Reply: "survived", Delay: &metav1.Duration{Duration: 5 * time.Minute}})
+		bob := createSession(ns, "agent:bob:main", "bob")
+		send := createSend(ns, "agent:bob:main", "restart please", 30, "")
+		Eventually(func() int { return len(messages(ns, bob)) }, testenv.Timeout, testenv.Interval).Should(Equal(1))
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(send), send)).To(Succeed())
+		before := tracing.Parse(send.Annotations[tracing.Annotation])
+		Expect(before.IsValid()).To(BeTrue(), "the send got its trace before the restart")
+
+		stopManager()
+		startManager()
+		Eventually(fakeClock.Waiters, testenv.Timeout, testenv.Interval).Should(BeNumerically(">=", 2))
+		fakeClock.Step(6 * time.Minute)
+		waitSend(send, completed)
+		Expect(send.Annotations[tracing.Annotation]).To(Equal(tracing.Format(before)), "the trace is kept, not replaced")
+
+		// Both runs of round 1 (the one the restart cut and the one after it) and the root hang
+		// in the same trace, the turns under the root.
+		Eventually(func(g Gomega) {
+			g.Expect(tracing.Flush(ctx)).To(Succeed())
+			var root bool
+			turns := 0
+			for _, s := range recv.all() {
+				if s.trace != before.TraceID().String() {
+					continue
+				}
+				root = root || s.id == before.SpanID().String()
+				if s.parent == before.SpanID().String() && strings.HasPrefix(s.name, "invoke_agent") {
+					turns++
+				}
+			}
+			g.Expect(root).To(BeTrue(), "no root span")
+			g.Expect(turns).To(BeNumerically(">=", 2), "round 1 before and after the restart, and the announce")
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 })
