@@ -106,14 +106,20 @@ func children(spans []span, id string) []span {
 	return out
 }
 
+// startTracing turns tracing on for one spec, exporting to a new receiver.
+func startTracing() *otlpReceiver {
+	recv := newOTLPReceiver()
+	DeferCleanup(recv.Close)
+	GinkgoT().Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", recv.URL+"/v1/traces")
+	shutdown, err := tracing.Setup(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { _ = shutdown(context.Background()) })
+	return recv
+}
+
 var _ = Describe("GenAI traces over OTLP", func() {
 	It("traces a send with reply-back and a spawn made by a tool call, linked to that call", func() {
-		recv := newOTLPReceiver()
-		DeferCleanup(recv.Close)
-		GinkgoT().Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", recv.URL+"/v1/traces")
-		shutdown, err := tracing.Setup(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { _ = shutdown(context.Background()) })
+		recv := startTracing()
 
 		ns := newNamespace()
 		createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](1)}})
@@ -192,12 +198,7 @@ var _ = Describe("GenAI traces over OTLP", func() {
 	})
 
 	It("continues a send's trace after a manager restart", func() {
-		recv := newOTLPReceiver()
-		DeferCleanup(recv.Close)
-		GinkgoT().Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", recv.URL+"/v1/traces")
-		shutdown, err := tracing.Setup(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { _ = shutdown(context.Background()) })
+		recv := startTracing()
 
 		ns := newNamespace()
 		createAgent(ns, "bob", rule("^Agent-to-agent announce step", v1.AnnounceSkip),

@@ -73,25 +73,11 @@ func benchSend() ([]Figure, error) {
 	if *profileDir != "" {
 		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr)
 	}
-	c, stop, err := startCluster(ctx, "bench-send.log", mgrArgs)
+	c, cfg, cl, dyn, stop, err := sendCluster(ctx, "bench-send.log", mgrArgs)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 500, 1000
-	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		return nil, err
-	}
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	if err := setupSendFixtures(ctx, cl); err != nil {
-		return nil, err
-	}
-	if err := installNullCRD(ctx, cfg); err != nil {
-		return nil, err
-	}
 
 	var figs []Figure
 	// Warm both paths (informers, connections, first turn) before measuring.
@@ -261,6 +247,29 @@ func sendCompleted(u *unstructured.Unstructured) bool {
 
 // startCluster builds the binaries and starts a local cluster logging to logName in the
 // temp directory; stop ends it and removes what it made.
+// sendCluster starts a cluster with the send fixtures and the null CRD installed, and returns
+// it with a fast client config, a client and a dynamic client for it.
+func sendCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, *rest.Config, client.Client, dynamic.Interface, func(), error) {
+	c, stop, err := startCluster(ctx, logName, mgrArgs)
+	if err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = 500, 1000
+	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err == nil {
+		err = setupSendFixtures(ctx, cl)
+	}
+	if err == nil {
+		err = installNullCRD(ctx, cfg)
+	}
+	if err != nil {
+		stop()
+		return nil, nil, nil, nil, nil, err
+	}
+	return c, cfg, cl, dynamic.NewForConfigOrDie(cfg), stop, nil
+}
+
 func startCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, func(), error) {
 	return benchfig.StartCluster(ctx, logName, devcluster.Options{ManagerArgs: mgrArgs})
 }

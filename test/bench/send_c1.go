@@ -19,11 +19,7 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 func init() {
@@ -38,24 +34,11 @@ const c1Sends = 200
 // figure (concurrency 20) and its CPU per operation stay in the send suite.
 func benchSendC1() ([]Figure, error) {
 	ctx := context.Background()
-	c, stop, err := startCluster(ctx, "bench-send-c1.log", nil)
+	_, _, _, dyn, stop, err := sendCluster(ctx, "bench-send-c1.log", nil)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 500, 1000
-	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		return nil, err
-	}
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	if err := setupSendFixtures(ctx, cl); err != nil {
-		return nil, err
-	}
-	if err := installNullCRD(ctx, cfg); err != nil {
-		return nil, err
-	}
 	stopNull := runNullController(ctx, dyn)
 	defer stopNull()
 	if _, err := measureSends(ctx, dyn, 20, 1, "c1warm"); err != nil {

@@ -25,11 +25,7 @@ import (
 
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 func init() {
@@ -64,21 +60,11 @@ func benchSendTraced() ([]Figure, error) {
 	}
 	defer os.Unsetenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
-	c, stop, err := startCluster(ctx, "bench-send-traced.log", nil)
+	_, _, _, dyn, stop, err := sendCluster(ctx, "bench-send-traced.log", nil)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 500, 1000
-	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		return nil, err
-	}
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	if err := setupSendFixtures(ctx, cl); err != nil {
-		return nil, err
-	}
 	if _, err := measureSends(ctx, dyn, 20, sendConcurrency, "warm"); err != nil {
 		return nil, fmt.Errorf("warm-up sends: %w", err)
 	}
