@@ -18,8 +18,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-
 )
 
 func init() {
