@@ -100,6 +100,9 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
 	var buf bytes.Buffer
 	decisions := map[string]decision{}
 	// allowed judges one session, cached for Recheck; ended is set when the caller's token
