@@ -49,8 +49,11 @@ verify: manifests generate docs ## Regenerate and fail if anything generated is 
 		git status --porcelain -- api config docs; git diff --stat -- api config docs; exit 1; fi
 	@diff -r config/crd/bases dist/chart/crds >/dev/null && diff -q config/rbac/role.yaml dist/chart/files/manager-role.yaml >/dev/null \
 		&& diff -q config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml >/dev/null \
+		&& diff -q config/prometheus/rules.yaml dist/chart/files/rules.yaml >/dev/null \
+		&& diff -q config/prometheus/dashboard.json dist/chart/files/dashboard.json >/dev/null \
 		|| { echo "dist/chart is stale; run 'make helm-chart-sync' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@hack/check-rules.sh config/prometheus/rules.yaml
 
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints their directory last.
@@ -102,11 +105,22 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 	hack/cluster-packages.sh
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null
-	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/cluster/
+	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/chart/ ./test/cluster/
 
 .PHONY: bench
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
+
+# bench-peer is not part of make test: it installs OpenClaw (about 840 MB, cached outside the
+# repo by hack/openclaw-npm.sh) and runs both systems side by side.
+BENCH_PEER_TIMEOUT ?= 20m
+
+.PHONY: bench-peer
+bench-peer: ## Side by side with OpenClaw's gateway: one JSON line per figure, baseline = OpenClaw.
+	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
+	hack/openclaw-npm.sh >/dev/null
+	$(GO) build -o bin/benchpeer ./test/benchpeer
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" timeout --kill-after=60s $(BENCH_PEER_TIMEOUT) bin/benchpeer $(BENCH_PEER_FLAGS)
 
 ##@ Build
 .PHONY: build
@@ -114,7 +128,7 @@ build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
 .PHONY: run-local
-run-local: build ## Local control plane + CRDs + webhook + manager + transcript-store + samples.
+run-local: build mcp-npm ## Local control plane + CRDs + webhook + manager + transcript-store + samples + the everything MCP server.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" bin/devcluster --repo-root "$(CURDIR)" --bin-dir "$(CURDIR)/bin"
 
 .PHONY: docker-build
@@ -147,6 +161,7 @@ helm-chart-sync: manifests ## Copy the generated CRDs, manager role and webhooks
 	cp config/crd/bases/*.yaml dist/chart/crds/
 	cp config/rbac/role.yaml dist/chart/files/manager-role.yaml
 	cp config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml
+	cp config/prometheus/rules.yaml config/prometheus/dashboard.json dist/chart/files/
 
 .PHONY: helm-lint
 helm-lint: ## Lint the Helm chart.

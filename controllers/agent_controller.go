@@ -58,6 +58,8 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	ctrl.LoggerFrom(ctx).V(2).Info("checking agent", "agent", klog.KObj(a), "provider", a.Spec.Model.Provider,
+		"mcpServers", len(a.Spec.Tools.MCPServers))
 	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "ProviderConfigured",
 		Message: fmt.Sprintf("%s provider configured", a.Spec.Model.Provider), ObservedGeneration: a.Generation}
 	reason, msg, err := r.check(ctx, a)
@@ -70,6 +72,9 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		if retry {
 			res.RequeueAfter = secretRecheck
 		}
+	}
+	if reason == "" {
+		reason, msg = mcpRefused(a.Status.MCPServers)
 	}
 	if reason != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, truncate(msg, 512)

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
 // mcpStatus asks the Agent's MCP servers (through the pool the turns use, so a probe warms
@@ -33,6 +34,19 @@ func (r *AgentReconciler) mcpStatus(ctx context.Context, a *v1.Agent) (string, b
 	}
 	a.Status.MCPServers = r.MCP.Resolve(ctx, a).Status()
 	return mcpSummary(a.Status.MCPServers)
+}
+
+// mcpRefused returns the reason and message of the first MCP server whose configuration the
+// operator refuses (its URL by the egress allow list, a header Secret by the Secret rule): the
+// Agent is not Ready then, as with a bad API key. An unreachable server is not counted.
+func mcpRefused(servers []v1.MCPServerStatus) (string, string) {
+	for _, s := range servers {
+		switch s.Reason {
+		case mcptools.ReasonEgressRefused, mcptools.ReasonSecretNotUsable, mcptools.ReasonInvalidURL:
+			return s.Reason, fmt.Sprintf("MCP server %s: %s", s.Name, s.Message)
+		}
+	}
+	return "", ""
 }
 
 // mcpSummary is e.g. "MCP servers: everything 13 tools, search not connected".

@@ -17,6 +17,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -30,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -46,6 +48,9 @@ type AgentSessionReconciler struct {
 	// Clock decides when an archive-at annotation is due; nil is the real clock.
 	Clock    clock.Clock
 	Recorder recorder.EventRecorder
+	// WorkspaceRoot holds the sessions' workspaces (a sub-agent's attachments and files);
+	// a session's is removed with its transcript's archive. Empty: no workspaces.
+	WorkspaceRoot string
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=get;list;watch;create;update;patch;delete
@@ -115,10 +120,8 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 		s.Status.Phase = v1.SessionActive
 	}
 	if s.Status.Phase == v1.SessionArchived {
-		if s.Status.SessionID != "" {
-			if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil {
-				return fmt.Errorf("archive transcript: %w", err)
-			}
+		if err := r.archive(ctx, s); err != nil {
+			return err
 		}
 		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionFalse,
 			Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
@@ -150,14 +153,31 @@ func (r *AgentSessionReconciler) finalize(ctx context.Context, s *v1.AgentSessio
 	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
 		return nil
 	}
-	if s.Status.SessionID != "" {
-		if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil {
-			return fmt.Errorf("archive transcript: %w", err)
-		}
+	if err := r.archive(ctx, s); err != nil {
+		return err
 	}
 	base := s.DeepCopy()
 	controllerutil.RemoveFinalizer(s, TranscriptFinalizer)
 	return client.IgnoreNotFound(r.Patch(ctx, s, client.MergeFrom(base)))
+}
+
+// archive archives the session's transcript (the store keeps it for its retention) and
+// removes its workspace: an archived or deleted session runs no more turns, and files a
+// sub-agent was handed must not outlive it on the shared volume. Both are idempotent.
+func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession) error {
+	if s.Status.SessionID == "" {
+		return nil
+	}
+	if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil {
+		return fmt.Errorf("archive transcript: %w", err)
+	}
+	if r.WorkspaceRoot == "" {
+		return nil
+	}
+	if err := os.RemoveAll(runtime.WorkspaceDir(r.WorkspaceRoot, s.Namespace, s.Status.SessionID)); err != nil {
+		return fmt.Errorf("remove workspace: %w", err)
+	}
+	return nil
 }
 
 // SetupWithManager registers the reconciler.

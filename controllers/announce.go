@@ -20,7 +20,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
 // blockedAtDelivery starts the reason of an announce the send policy stopped.
@@ -48,11 +48,12 @@ type announcer struct {
 }
 
 // outcome is the announce of a finished announce turn: delivered, skipped or failed.
-func (a *announcer) outcome(ctx context.Context, session *v1.AgentSession, res runtime.TurnResult, key string) *v1.Announce {
+// threadID, when set, is the thread of the session's channel it goes to.
+func (a *announcer) outcome(ctx context.Context, session *v1.AgentSession, threadID string, res runtime.TurnResult, key string) *v1.Announce {
 	if res.Err != nil {
 		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + truncate(res.Err.Error(), 512)}
 	}
-	return a.announce(ctx, session, res.Text, key)
+	return a.announce(ctx, session, threadID, res.Text, key)
 }
 
 // announceEvent queues the Event an announce deserves, if any.
@@ -75,7 +76,9 @@ func announceEventType(a *v1.Announce) (string, bool) {
 	return "", false
 }
 
-func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, reply, key string) *v1.Announce {
+// announce delivers reply to the session's channel; threadID, when set, overrides the thread
+// of its delivery context (a thread-bound sub-agent's announce in its requester).
+func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, threadID, reply, key string) *v1.Announce {
 	out := &v1.Announce{Message: truncate(strings.TrimSpace(reply), maxAnnounceMessage)}
 	if IsSkip(reply, v1.AnnounceSkip) {
 		out.Status, out.Reason = v1.AnnounceSkipped, v1.AnnounceSkip
@@ -108,9 +111,15 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, repl
 			dc.Channel = target.Channel
 		}
 	}
+	if threadID != "" {
+		dc.ThreadID = threadID
+	}
 	out.Target = dc.Channel
 	if dc.To != "" {
 		out.Target += ":" + dc.To
+	}
+	if dc.ThreadID != "" {
+		out.Target += "#" + dc.ThreadID
 	}
 	sink, err := a.sinkFor(ctx, pol, dc.Channel, a.recordOn(session, out.Target))
 	if err != nil {
@@ -123,7 +132,7 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, repl
 	}
 	err = a.deliverer.Deliver(ctx, *sink, delivery.Message{
 		Namespace: session.Namespace, SessionKey: session.Spec.Key, Channel: dc.Channel, To: dc.To,
-		AccountID: dc.AccountID, Text: strings.TrimSpace(reply), IdempotencyKey: key,
+		AccountID: dc.AccountID, ThreadID: dc.ThreadID, Text: strings.TrimSpace(reply), IdempotencyKey: key,
 	})
 	if err != nil {
 		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
@@ -147,11 +156,13 @@ func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel 
 		}
 		sink := &delivery.Sink{URL: d.URL}
 		if ref := d.SecretRef; ref != nil {
-			var sec corev1.Secret
-			if err := a.apiReader.Get(ctx, types.NamespacedName{Namespace: pol.Namespace, Name: ref.Name}, &sec); err != nil {
-				return nil, fmt.Errorf("delivery token secret %s: %w", ref.Name, err)
+			// Only a Secret the policy's writer vouched for, or one that opted in: a sink
+			// must not carry a token its writer could not read.
+			tok, err := secretaccess.Value(ctx, a.apiReader, pol, ref.Name, ref.Key)
+			if err != nil {
+				return nil, fmt.Errorf("delivery token: %w", err)
 			}
-			sink.Token = strings.TrimSpace(string(sec.Data[ref.Key]))
+			sink.Token = strings.TrimSpace(string(tok))
 		}
 		return sink, nil
 	}

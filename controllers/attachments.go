@@ -15,8 +15,6 @@
 package controllers
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,12 +22,13 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 )
 
 // AttachmentsDir is where a run's attachments land in its child's workspace:
 // <root>/<namespace>/<sessionId>/.agents/attachments/<uuid>/.
 func AttachmentsDir(root, namespace, sessionID, uuid string) string {
-	return filepath.Join(root, namespace, sessionID, ".agents", "attachments", uuid)
+	return filepath.Join(runtime.WorkspaceDir(root, namespace, sessionID), ".agents", "attachments", uuid)
 }
 
 // manifestEntry is one file of the attachments manifest.
@@ -50,7 +49,7 @@ func MaterializeAttachments(dir string, atts []v1.Attachment) ([]v1.AttachmentRe
 	receipts := make([]v1.AttachmentReceipt, 0, len(atts))
 	manifest := make([]manifestEntry, 0, len(atts))
 	for _, a := range atts {
-		data, err := policy.DecodeAttachment(a)
+		r, data, err := policy.AttachmentReceipt(a)
 		if err != nil {
 			return nil, fmt.Errorf("attachment %q: %w", a.Name, err)
 		}
@@ -60,8 +59,6 @@ func MaterializeAttachments(dir string, atts []v1.Attachment) ([]v1.AttachmentRe
 		if err := writeSynced(filepath.Join(dir, a.Name), data); err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(data)
-		r := v1.AttachmentReceipt{Name: a.Name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 		receipts = append(receipts, r)
 		manifest = append(manifest, manifestEntry{Name: r.Name, Bytes: r.Bytes, SHA256: r.SHA256, MimeType: a.MimeType})
 	}

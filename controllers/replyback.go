@@ -23,6 +23,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // DefaultMaxPingPongTurns is the seeds' bound when no SessionPolicy sets one.
@@ -85,6 +86,7 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 			st.Phase = v1.SendReplyBack
 			return false, err
 		}
+		st.Usage = usage.Add(st.Usage, res.Usage())
 		turn := v1.SendTurn{Round: int32(round), Session: session, Reply: truncate(res.Text, maxStatusText), Skipped: endsPingPong(res.Text)}
 		if res.Err != nil {
 			turn.Error = truncate(res.Err.Error(), 1024)

@@ -18,20 +18,20 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
 // SessionPolicyReconciler reports whether a SessionPolicy is in force: its globs compile and
-// its delivery Secrets exist.
+// its delivery Secrets are usable (internal/secretaccess).
 type SessionPolicyReconciler struct {
 	client.Client
 	APIReader client.Reader
@@ -45,6 +45,8 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	if err := r.Get(ctx, req.NamespacedName, p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	ctrl.LoggerFrom(ctx).V(2).Info("checking session policy", "sessionPolicy", klog.KObj(p), "rules", len(p.Spec.SendPolicy.Rules),
+		"sinks", len(p.Spec.Delivery))
 	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "InForce",
 		Message: "the policy is in force", ObservedGeneration: p.Generation}
 	var res ctrl.Result
@@ -52,15 +54,22 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		if d.SecretRef == nil {
 			continue
 		}
-		var sec corev1.Secret
-		err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: d.SecretRef.Name}, &sec)
-		if apierrors.IsNotFound(err) {
+		// The Secret rule of the announce step: a Secret neither vouched for nor opted in is
+		// not read, and the condition says the same of it whether it exists or not.
+		_, err := secretaccess.Get(ctx, r.APIReader, p, d.SecretRef.Name)
+		switch {
+		case secretaccess.IsUnusable(err):
+			cond.Status, cond.Reason = metav1.ConditionFalse, "SecretNotUsable"
+			cond.Message = fmt.Sprintf("delivery sink for %s: %s", d.Channel, err.Error())
+		case apierrors.IsNotFound(err):
 			cond.Status, cond.Reason = metav1.ConditionFalse, "SecretNotFound"
 			cond.Message = fmt.Sprintf("delivery sink for %s: Secret %q not found", d.Channel, d.SecretRef.Name)
+		case err != nil:
+			return ctrl.Result{}, err
+		}
+		if cond.Status == metav1.ConditionFalse {
 			res.RequeueAfter = secretRecheck
 			break
-		} else if err != nil {
-			return ctrl.Result{}, err
 		}
 	}
 	return res, setReady(ctx, r.Client, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond)

@@ -38,6 +38,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // SessionSendReconciler runs sessions_send as an object through its steps: resolveTarget,
@@ -84,6 +85,7 @@ func (r *SessionSendReconciler) status(s *v1.SessionSend) any { return &s.Status
 func (r *SessionSendReconciler) observe(s *v1.SessionSend) {
 	s.Status.ObservedGeneration = s.Generation
 }
+func (r *SessionSendReconciler) phase(s *v1.SessionSend) string  { return string(s.Status.Phase) }
 func (r *SessionSendReconciler) finished(s *v1.SessionSend) bool { return sendFinished(s) }
 func (r *SessionSendReconciler) cancelRequested(s *v1.SessionSend) bool {
 	return s.Spec.Cancel && s.Status.Phase != v1.SendCancelled
@@ -207,6 +209,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 		return false, err
 	}
 	st.TargetSessionKey, st.RunID = target.Spec.Key, runtime.TurnID(send.UID, "round-1")
+	st.Usage = usage.Add(st.Usage, res.Usage())
 	turn := v1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: truncate(res.Text, maxStatusText)}
 	if res.Err != nil {
 		turn.Error = truncate(res.Err.Error(), 1024)
@@ -278,7 +281,8 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 		st.Phase = v1.SendAnnouncing
 		return false, err
 	}
-	st.Announce = r.announcer.outcome(ctx, f.session, res, runtime.TurnID(send.UID, "announce"))
+	st.Usage = usage.Add(st.Usage, res.Usage())
+	st.Announce = r.announcer.outcome(ctx, f.session, "", res, runtime.TurnID(send.UID, "announce"))
 	announceEvent(f, st.Announce)
 	return true, nil
 }

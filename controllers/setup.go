@@ -96,7 +96,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
 		events: o.Events.GetEventRecorder("announce-delivery")}
 	return errors.Join(
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller")}).SetupWithManager(mgr),
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
+			WorkspaceRoot: o.WorkspaceRoot}).SetupWithManager(mgr),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).SetupWithManager(mgr),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
 		NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished).

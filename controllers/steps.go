@@ -33,6 +33,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
 
 // notReadyRequeue is how soon a step waiting for a session's transcript looks again.
@@ -48,6 +49,8 @@ type ownerKind[T client.Object] interface {
 	observe(obj T)
 	// finished says the object reached a terminal phase (as the cache shows it).
 	finished(obj T) bool
+	// phase is the object's phase, for the finished-objects metric.
+	phase(obj T) string
 	// cancelRequested says spec.cancel is set and the object is not cancelled yet.
 	cancelRequested(obj T) bool
 	// cancel ends the object Cancelled (its turns are already aborted); the steps that
@@ -125,7 +128,11 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	log = log.WithValues(r.ownerKind, klog.KObj(obj))
+	// WithValues copies the logger and encodes its values even when nothing is logged; this
+	// runs on every reconcile, so only pay for it when the flow logs are on.
+	if log.V(2).Enabled() {
+		log = log.WithValues(r.ownerKind, klog.KObj(obj))
+	}
 	switch {
 	case !obj.GetDeletionTimestamp().IsZero():
 		r.release(owner, log, "deleting")
@@ -138,6 +145,9 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	case r.stale.stale(obj):
 		log.V(3).Info("waiting for the cache to show our status write")
 		return ctrl.Result{}, nil
+	}
+	if err := r.ensureTrace(ctx, obj); err != nil {
+		return ctrl.Result{}, err
 	}
 	f := &flow[T]{obj: obj, owner: owner, log: log}
 	before := obj.DeepCopyObject().(T)
@@ -155,6 +165,10 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, err
 		}
 		r.stale.wrote(obj, replaced)
+		if !r.of.finished(before) && r.of.finished(obj) {
+			runtime.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
+			r.endTrace(obj)
+		}
 	}
 	for _, ev := range f.events {
 		if r.recorder != nil {
@@ -208,6 +222,7 @@ func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, bu
 	}
 	req := build()
 	req.ID, req.Owner, req.Namespace = id, f.owner, f.obj.GetNamespace()
+	req.TraceParent = f.obj.GetAnnotations()[tracing.Annotation]
 	if why, err := r.agentUnready(ctx, req.Namespace, req.SessionKey); err != nil || why != "" {
 		return runtime.TurnResult{Err: errors.New(why)}, why != "", err
 	}

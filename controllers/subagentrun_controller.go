@@ -33,12 +33,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // SubagentRunReconciler runs sessions_spawn as an object through its steps: resolveAgent,
@@ -81,6 +83,7 @@ func (r *SubagentRunReconciler) status(run *v1.SubagentRun) any { return &run.St
 func (r *SubagentRunReconciler) observe(run *v1.SubagentRun) {
 	run.Status.ObservedGeneration = run.Generation
 }
+func (r *SubagentRunReconciler) phase(run *v1.SubagentRun) string  { return string(run.Status.Phase) }
 func (r *SubagentRunReconciler) finished(run *v1.SubagentRun) bool { return runFinished(run) }
 func (r *SubagentRunReconciler) cancelRequested(run *v1.SubagentRun) bool {
 	return run.Spec.Cancel && run.Status.Phase != v1.RunCancelled
@@ -104,7 +107,11 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 // afterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.
 func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {
-	return deleteAfterTTL(ctx, r.client, r.clock, run, run.Spec.TTLSecondsAfterFinished, r.ttl, run.Status.CompletedAt, run.Status.ArchiveAt)
+	def := r.ttl
+	if run.Spec.Mode == v1.ModeSession {
+		def = 0 // the run holds its persistent session: only an explicit TTL deletes it
+	}
+	return deleteAfterTTL(ctx, r.client, r.clock, run, run.Spec.TTLSecondsAfterFinished, def, run.Status.CompletedAt, run.Status.ArchiveAt)
 }
 
 // resolveAgent finds the requesting session (nil when a person or a system spawned) and
@@ -180,6 +187,7 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.Sub
 		Spec: v1.AgentSessionSpec{
 			Key: key, AgentID: f.agent.Name, Label: run.Spec.Label, Model: run.Spec.Model, ThinkingLevel: run.Spec.Thinking,
 			SpawnedBy: parent, ParentSessionKey: parent, Sandboxed: f.agent.Spec.Sandbox.Enabled,
+			DeliveryContext: threadContext(run, f.requester),
 		},
 	}
 	if err := controllerutil.SetControllerReference(run, child, r.client.Scheme()); err != nil {
@@ -254,7 +262,11 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 		Runtime: elapsed.Round(time.Millisecond).String(), InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
 		SessionKey: child.Spec.Key, SessionID: child.Status.SessionID, TranscriptPath: child.Status.TranscriptPath,
 	}
-	if res.Cost > 0 {
+	st.Usage = usage.Add(st.Usage, res.Usage())
+	switch {
+	case res.Currency != "":
+		st.Stats.Cost = usage.FormatNanos(res.CostNanos) + " " + res.Currency
+	case res.Cost > 0:
 		st.Stats.Cost = fmt.Sprintf("$%.4f", res.Cost)
 	}
 	switch {
@@ -306,7 +318,8 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	if !ok || err != nil {
 		return false, err
 	}
-	st.Announce = r.announcer.outcome(ctx, requester, res, runtime.TurnID(run.UID, step))
+	st.Usage = usage.Add(st.Usage, res.Usage())
+	st.Announce = r.announcer.outcome(ctx, requester, threadOf(run), res, runtime.TurnID(run.UID, step))
 	announceEvent(f, st.Announce)
 	return true, nil
 }
@@ -315,9 +328,16 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 // after the TTL.
 func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
 	run, st, child := f.obj, &f.obj.Status, f.session
+	if err := r.rollUp(ctx, f); err != nil {
+		return false, err
+	}
 	switch {
 	case child == nil:
 		r.finish(f, st.Phase, "no child session to clean up")
+	case run.Spec.Mode == v1.ModeSession:
+		// A persistent session: it stays Active for later sends from its requester, and goes
+		// with this run when the run is deleted (it is the child's controller).
+		r.finish(f, st.Phase, "child session kept (mode session) until this SubagentRun is deleted")
 	case run.Spec.Cleanup == v1.CleanupDelete:
 		if err := r.client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
 			return false, err
@@ -336,6 +356,24 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.Subagen
 		r.finish(f, st.Phase, "child session kept until "+at.UTC().Format(time.RFC3339))
 	}
 	return true, nil
+}
+
+// rollUp adds to the run's usage that of the runs its child spawned (each of which rolled up
+// its own children when it finished), once, as the run finishes: a parent reports its whole
+// tree, and keeps a child's share when the child is deleted later.
+func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *flow[*v1.SubagentRun]) error {
+	key := f.obj.Status.ChildSessionKey
+	if key == "" {
+		return nil
+	}
+	var spawned v1.SubagentRunList
+	if err := r.client.List(ctx, &spawned, client.InNamespace(f.obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
+		return err
+	}
+	for i := range spawned.Items {
+		f.obj.Status.Usage = usage.Merge(f.obj.Status.Usage, spawned.Items[i].Status.Usage)
+	}
+	return nil
 }
 
 func (r *SubagentRunReconciler) fail(f *flow[*v1.SubagentRun], msg string) {

@@ -35,12 +35,16 @@ func withLog[T client.Object](kind string, v admission.Validator[T]) admission.V
 }
 
 func (l logged[T]) log(ctx context.Context, op string, obj T, err error) {
-	log := ctrl.LoggerFrom(ctx).WithValues(l.kind, klog.KObj(obj), "operation", op)
+	log := ctrl.LoggerFrom(ctx).V(2)
+	if !log.Enabled() {
+		return // every admission passes here: build no logger for logs that are off
+	}
+	log = log.WithValues(l.kind, klog.KObj(obj), "operation", op)
 	if err != nil {
-		log.V(2).Info("denied", "reason", err.Error())
+		log.Info("denied", "reason", err.Error())
 		return
 	}
-	log.V(2).Info("admitted")
+	log.Info("admitted")
 }
 
 func (l logged[T]) ValidateCreate(ctx context.Context, obj T) (admission.Warnings, error) {

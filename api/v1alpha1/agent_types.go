@@ -87,6 +87,9 @@ type ModelSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=256
 	ContextTokens *int64 `json:"contextTokens,omitempty"`
+	// pricing prices the model's usage; unset leaves status.usage.cost empty.
+	// +optional
+	Pricing *Pricing `json:"pricing,omitempty"`
 	// script holds the scripted provider's rules, first match wins; no match echoes.
 	// +optional
 	// +listType=atomic
@@ -252,6 +255,10 @@ type MCPServerStatus struct {
 	// tools is how many tools the server offers the agent (after allowedTools).
 	// +optional
 	Tools int32 `json:"tools,omitempty"`
+	// reason is why the server is not connected, in one word: EgressRefused (the operator's egress allow list refuses its URL), SecretNotUsable (a header Secret the Agent may not use, or one that is missing), InvalidURL, or Unreachable.
+	// The first three make the Agent not Ready.
+	// +optional
+	Reason string `json:"reason,omitempty"`
 	// message says why the server is not connected.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512

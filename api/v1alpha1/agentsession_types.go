@@ -143,6 +143,9 @@ type AgentSessionStatus struct {
 	OutputTokens int64 `json:"outputTokens,omitempty"`
 	// +optional
 	TotalTokens int64 `json:"totalTokens,omitempty"`
+	// usage is every turn of the session added up, priced with each turn's Agent pricing.
+	// +optional
+	Usage *Usage `json:"usage,omitempty"`
 	// contextTokens is the size of the context window used by the last turn.
 	// +optional
 	ContextTokens int64 `json:"contextTokens,omitempty"`

@@ -109,6 +109,10 @@ type DeliveryContext struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	AccountID string `json:"accountId,omitempty"`
+	// threadId is the thread within the chat that announces go to: a thread-bound sub-agent session (SubagentRun spec.thread) gets its own, and sinks receive it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	ThreadID string `json:"threadId,omitempty"`
 }
 
 // ChildSessionKeyAnnotation on a SubagentRun fixes its child's session key: the
@@ -146,3 +150,45 @@ const (
 // StartedByLabel on a SessionSend or SubagentRun that an agent's tool call created holds
 // the UID of the send or run whose turn made it: cancelling that one cancels this one.
 const StartedByLabel = "sessions.agents.dev/started-by"
+
+// Pricing is what an Agent's model costs, per million tokens, as decimal strings (e.g. "3", "0.075").
+// Every model call is priced with the Agent generation that ran it.
+type Pricing struct {
+	// inputPerMillion is the price of a million input tokens that were not cached.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,9}(\.[0-9]{1,9})?$`
+	InputPerMillion string `json:"inputPerMillion,omitempty"`
+	// outputPerMillion is the price of a million output tokens.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,9}(\.[0-9]{1,9})?$`
+	OutputPerMillion string `json:"outputPerMillion,omitempty"`
+	// cachedInputPerMillion is the price of a million input tokens read from the provider's prompt cache; unset prices them as input.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,9}(\.[0-9]{1,9})?$`
+	CachedInputPerMillion string `json:"cachedInputPerMillion,omitempty"`
+	// currency of the prices, an ISO 4217 code; default USD.
+	// +optional
+	// +kubebuilder:default=USD
+	// +kubebuilder:validation:Pattern=`^[A-Z]{3}$`
+	Currency string `json:"currency,omitempty"`
+}
+
+// Usage adds up the model usage of turns.
+// A session's is cumulative and kept when it is archived; a send's holds all its turns; a run's holds its child's turns and, rolled up, the runs its child spawned.
+type Usage struct {
+	// +optional
+	InputTokens int64 `json:"inputTokens,omitempty"`
+	// +optional
+	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// cachedInputTokens are the input tokens the provider read from its prompt cache (included in inputTokens).
+	// +optional
+	CachedInputTokens int64 `json:"cachedInputTokens,omitempty"`
+	// cost is the priced usage as a decimal string (9 decimals at most), in currency; empty when no turn was priced.
+	// +optional
+	Cost string `json:"cost,omitempty"`
+	// +optional
+	Currency string `json:"currency,omitempty"`
+	// turns is how many turns ran.
+	// +optional
+	Turns int64 `json:"turns,omitempty"`
+}

@@ -129,6 +129,9 @@ type SessionSendStatus struct {
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// usage adds up every turn of the send: round 1, the ping-pong turns on both sides, and the announce step.
+	// +optional
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -212,6 +212,9 @@ type SubagentRunStatus struct {
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// usage adds up the run's turns (the task and the announce) and, rolled up as it finishes, the usage of the runs its child spawned, so a run reports its whole tree.
+	// +optional
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -36,7 +36,9 @@ func main() {
 	flag.StringVar(&o.StateDir, "state-dir", "", "kubeconfig, transcripts and sockets (default <repo-root>/.local/run-local)")
 	flag.BoolVar(&o.NoManager, "no-manager", false, "start only the control plane with the CRDs")
 	flag.BoolVar(&o.NoSamples, "no-samples", false, "do not apply config/samples")
+	noEverything := flag.Bool("no-mcp-everything", false, "do not start the reference everything MCP server (hack/mcp-npm.sh installs it)")
 	flag.Parse()
+	o.MCPEverything = !*noEverything
 	if o.StateDir == "" {
 		o.StateDir = filepath.Join(o.RepoRoot, ".local", "run-local")
 	}
@@ -55,6 +57,7 @@ agent-session-operator is running locally.
   history API:  %[2]s/sessions/{sessionKey}/history (self-signed CA: %[3]s)
   metrics:      https://%[4]s/metrics (a token allowed to get /metrics)
   environment:  %[5]s
+  MCP tools:    %[7]s (the everything server, for Agents' spec.tools.mcpServers)
 
 In another terminal, from the repository root:
 
@@ -63,7 +66,7 @@ In another terminal, from the repository root:
   kubectl sessions list
 
 Ctrl-C stops everything.
-`, c.Kubeconfig, c.HistoryURL(), c.HistoryCAFile, c.MetricsAddr, c.EnvPath(), relToCwd(c.EnvPath()))
+`, c.Kubeconfig, c.HistoryURL(), c.HistoryCAFile, c.MetricsAddr, c.EnvPath(), relToCwd(c.EnvPath()), orNone(c.EverythingURL))
 	<-ctx.Done()
 	fmt.Println("devcluster: stopping")
 	c.Stop()
@@ -79,4 +82,11 @@ func relToCwd(path string) string {
 		return rel
 	}
 	return path
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none (--no-mcp-everything)"
+	}
+	return s
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
@@ -146,9 +147,18 @@ func main() {
 		os.Exit(1)
 	}
 
+	// Traces go out over OTLP when the standard OTEL_* environment names an endpoint.
+	stopTracing, err := tracing.Setup(context.Background())
+	if err != nil {
+		log.Error(err, "unable to set up tracing")
+		os.Exit(1)
+	}
+	defer func() { _ = stopTracing(context.Background()) }()
+
 	log.Info("starting manager")
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager exited with an error")
+		_ = stopTracing(context.Background())
 		os.Exit(1)
 	}
 }
@@ -187,9 +197,9 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(engine); err != nil {
 		return err
 	}
-	// One MCP pool for the turns and the Agent reconciler. Header Secrets are read uncached;
-	// no egress rule is applied to server URLs yet (mcptools.Options.CheckURL).
-	mcp := mcptools.NewPool(mcptools.Options{ReadSecret: mcptools.SecretsFrom(mgr.GetAPIReader())})
+	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
+	// rule (read uncached), server URLs and dialed addresses under the egress policy.
+	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
 	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
@@ -238,6 +248,10 @@ func (l *stringList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
 }
+
+// The metrics filter asks the API server who a scraper is and whether it may get /metrics.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // metricsOptions serves /metrics behind authentication and authorization, as the shipped
 // ServiceMonitor scrapes it (HTTPS, the Prometheus ServiceAccount's bearer token, granted

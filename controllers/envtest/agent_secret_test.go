@@ -78,4 +78,36 @@ var _ = Describe("Agent API key Secrets", func() {
 			Eventually(ready(ns, name), testenv.Timeout, testenv.Interval).Should(HaveField("Status", metav1.ConditionTrue), name)
 		}
 	})
+
+	It("holds MCP header Secrets and server URLs to the same rules", func() {
+		ns := newNamespace()
+		// Loopback: the suite's egress policy refuses it, as the manager's default does.
+		mcpAgent := func(name string, srv v1.MCPServer) *v1.Agent {
+			a := agent(ns, name, "", "")
+			a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderScripted}
+			a.Spec.Tools.MCPServers = []v1.MCPServer{srv}
+			return a
+		}
+		header := func(secret string) []v1.MCPHeader {
+			return []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "header"}}}}
+		}
+		for _, o := range []client.Object{
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mcp-token"}, StringData: map[string]string{"header": "Bearer s3cret"}},
+			mcpAgent("loopback", v1.MCPServer{Name: "local", URL: "http://127.0.0.1:9/mcp"}),
+			mcpAgent("borrowed", v1.MCPServer{Name: "tools", URL: "https://mcp.example.invalid/mcp", Headers: header("mcp-token")}),
+		} {
+			Expect(k8s.Create(ctx, o)).To(Succeed())
+		}
+		Eventually(ready(ns, "loopback"), testenv.Timeout, testenv.Interval).Should(And(
+			HaveField("Status", metav1.ConditionFalse),
+			HaveField("Reason", "EgressRefused"),
+			HaveField("Message", ContainSubstring("MCP server local: url refused: egress to 127.0.0.1:9 refused")),
+		))
+		Eventually(ready(ns, "borrowed"), testenv.Timeout, testenv.Interval).Should(And(
+			HaveField("Status", metav1.ConditionFalse),
+			HaveField("Reason", "SecretNotUsable"),
+			HaveField("Message", "MCP server tools: header Authorization: "+policy.UnusableSecret("mcp-token")),
+		))
+	})
 })

@@ -15,6 +15,7 @@
 package envtest
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -94,6 +96,49 @@ var _ = Describe("Turns owned by their object", func() {
 		}
 		Expect(announced).To(BeTrue(), "the requester got no announce with Status: cancelled")
 		Expect(engine.Holds(runtime.Owner{Kind: runtime.OwnerSubagentRun, NamespacedName: client.ObjectKeyFromObject(run)})).To(BeFalse())
+	})
+
+	It("cancels a send in its reply-back, and the run its round-1 turn spawned", func() {
+		createPolicy(ns, v1.SessionPolicySpec{Visibility: v1.VisibilityAll,
+			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}})
+		task := "slow digging for " + ns
+		args, err := json.Marshal(map[string]any{"task": task, "agentId": "research"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "carol", Namespace: ns}, Spec: v1.AgentSpec{
+			Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "^delegate",
+				ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn", Arguments: &k8sruntime.RawExtension{Raw: args}}},
+				Reply:     "digging started: {{toolResults}}"}}},
+			Subagents: v1.SubagentsSpec{AllowAgents: []string{"research"}},
+		}})).To(Succeed())
+		// The requester's reply-back turn answers only after ten minutes: the cancel finds it running.
+		createAgent(ns, "dave", v1.ScriptRule{Match: "^digging started", Reply: "thanks", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+		createSession(ns, "agent:carol:main", "carol")
+		createSession(ns, "agent:dave:main", "dave")
+
+		send := waitSend(createSend(ns, "agent:carol:main", "delegate the digging", 0, "agent:dave:main"),
+			func(g Gomega, s *v1.SessionSend) { g.Expect(s.Status.Phase).To(Equal(v1.SendReplyBack)) })
+		Eventually(func() bool {
+			spawned, _ := calls.state(task)
+			replying, _ := calls.state("digging started")
+			return spawned && replying
+		}, testenv.Timeout, testenv.Interval).Should(BeTrue())
+
+		Expect(k8s.Patch(ctx, send, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"cancel":true}}`)))).To(Succeed())
+
+		waitSend(send, func(g Gomega, s *v1.SessionSend) { g.Expect(s.Status.Phase).To(Equal(v1.SendCancelled)) })
+		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, v1.ConditionCancelled)).To(BeTrue())
+		Expect(meta.FindStatusCondition(send.Status.Conditions, v1.ConditionCompleted)).To(BeNil())
+		var runs v1.SubagentRunList
+		Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
+		Expect(runs.Items).To(HaveLen(1), "round 1 spawned one run")
+		run := waitRun(&runs.Items[0], runCompleted)
+		Expect(run.Spec.Cancel).To(BeTrue(), "the cancel cascades from the send to the run its turn started")
+		Expect(run.Status.Phase).To(Equal(v1.RunCancelled))
+		for _, text := range []string{task, "digging started"} {
+			_, cancelled := calls.state(text)
+			Expect(cancelled).To(BeTrue(), "the model call of %q was not cancelled", text)
+		}
+		Expect(engine.Holds(runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)})).To(BeFalse())
 	})
 
 	It("fails a run whose child session is deleted, with the reason", func() {

@@ -111,8 +111,21 @@ func completed(g Gomega, s *v1.SessionSend) {
 	g.Expect(v1.Finished(s.Status.Conditions)).To(BeTrue())
 }
 
-// messages reads a session's whole transcript, tool results included.
+// messages reads a session's transcript, tool results included, without the turns' system
+// contexts.
 func messages(ns string, s *v1.AgentSession) []transcript.Record {
+	var out []transcript.Record
+	for _, r := range allRecords(ns, s) {
+		if r.Message.Role != transcript.RoleSystem {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// allRecords is the whole transcript, the turns' system contexts (protocol_test.go checks
+// them) included.
+func allRecords(ns string, s *v1.AgentSession) []transcript.Record {
 	page, err := store.Read(ctx, ns, s.Status.SessionID, transcript.ReadOptions{Limit: transcript.MaxLimit, IncludeTools: true})
 	Expect(err).NotTo(HaveOccurred())
 	return page.Messages

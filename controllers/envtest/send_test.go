@@ -19,12 +19,15 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -168,6 +171,40 @@ var _ = Describe("SessionSend", func() {
 			Expect(got).To(HaveLen(1))
 			Expect(got[0].Text).To(Equal("bob says: all done"))
 			Expect(got[0].IdempotencyKey).To(Equal(string(send.UID) + "/announce"))
+		})
+
+		It("sends a sink token only from a vouched or opted-in Secret", func() {
+			for _, sec := range []*corev1.Secret{
+				{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team-token"}, StringData: map[string]string{"token": "private"}},
+				{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sink-token", Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+					StringData: map[string]string{"token": "shared"}},
+			} {
+				Expect(k8s.Create(ctx, sec)).To(Succeed())
+			}
+			sinkWith := func(secret string) []v1.DeliverySink {
+				return []v1.DeliverySink{{Channel: "webchat", URL: sink.URL, SecretRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "token"}}}
+			}
+			// Nobody vouched for team-token (this suite runs no webhook) and it did not opt in.
+			createPolicy(ns, v1.SessionPolicySpec{Delivery: sinkWith("team-token")})
+			pol := &v1.SessionPolicy{}
+			Eventually(func(g Gomega) {
+				g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, pol)).To(Succeed())
+				c := meta.FindStatusCondition(pol.Status.Conditions, v1.ConditionReady)
+				g.Expect(c).NotTo(BeNil())
+				g.Expect(c.Reason).To(Equal("SecretNotUsable"))
+				g.Expect(c.Message).To(Equal("delivery sink for webchat: " + policy.UnusableSecret("team-token")))
+			}, testenv.Timeout, testenv.Interval).Should(Succeed())
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceFailed))
+			Expect(send.Status.Announce.Reason).To(ContainSubstring(policy.UnusableSecret("team-token")))
+			Expect(sink.received(ns, "agent:bob:main")).To(BeEmpty(), "nothing is posted with or without the token")
+
+			pol.Spec.Delivery = sinkWith("sink-token")
+			Expect(k8s.Update(ctx, pol)).To(Succeed())
+			send = waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceDelivered))
+			Expect(sink.authorization(string(send.UID) + "/announce")).To(Equal("Bearer shared"))
 		})
 
 		It("skips for want of a sink", func() {

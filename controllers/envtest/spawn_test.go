@@ -34,6 +34,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -137,9 +138,11 @@ var _ = Describe("SubagentRun", func() {
 		}, testenv.Timeout, testenv.Interval).Should(BeTrue())
 	})
 
-	It("deletes the child after the announce with cleanup delete, archiving its transcript", func() {
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main", Cleanup: v1.CleanupDelete}), runCompleted)
+	It("deletes the child after the announce with cleanup delete, archiving its transcript and removing its workspace", func() {
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main", Cleanup: v1.CleanupDelete,
+			Attachments: []v1.Attachment{{Name: "notes.txt", Content: "hello"}}}), runCompleted)
 		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		Expect(run.Status.AttachmentsDir).To(HavePrefix(workspaceOf(ns, run.Status.Stats.SessionID)))
 		sessionID := run.Status.Stats.SessionID
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &v1.AgentSession{}))
@@ -148,12 +151,15 @@ var _ = Describe("SubagentRun", func() {
 		Expect(errors.Is(err, transcript.ErrNotFound)).To(BeTrue(), "transcript still live: %v", err)
 		archived, _ := filepath.Glob(filepath.Join(dataDir, "transcripts", ns, sessionID+".jsonl.deleted.*"))
 		Expect(archived).To(HaveLen(1))
+		Expect(workspaceOf(ns, sessionID)).NotTo(BeADirectory(), "the deleted child's workspace is still on the volume")
 	})
 
 	It("keeps the child until archiveAfterMinutes, then archives it", func() {
 		createPolicy(ns, v1.SessionPolicySpec{ArchiveAfterMinutes: ptr.To[int32](30)})
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main"}), runCompleted)
+		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main",
+			Attachments: []v1.Attachment{{Name: "notes.txt", Content: "hello"}}}), runCompleted)
 		Expect(run.Status.ArchiveAt.Sub(run.Status.CompletedAt.Time)).To(Equal(30 * time.Minute))
+		Expect(filepath.Join(run.Status.AttachmentsDir, "notes.txt")).To(BeAnExistingFile())
 		var child v1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
 		Expect(child.Status.Phase).To(Equal(v1.SessionActive))
@@ -166,6 +172,7 @@ var _ = Describe("SubagentRun", func() {
 			g.Expect(child.Status.Phase).To(Equal(v1.SessionArchived))
 			_, err := store.Stats(ctx, ns, child.Status.SessionID)
 			g.Expect(errors.Is(err, transcript.ErrNotFound)).To(BeTrue())
+			g.Expect(workspaceOf(ns, child.Status.SessionID)).NotTo(BeADirectory(), "the archived child's workspace is still on the volume")
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 
@@ -176,3 +183,8 @@ var _ = Describe("SubagentRun", func() {
 		Expect(strings.Contains(run.Status.Announce.Reason, "no requester")).To(BeTrue())
 	})
 })
+
+// workspaceOf is the workspace directory of a session in the suite's workspace root.
+func workspaceOf(ns, sessionID string) string {
+	return runtime.WorkspaceDir(filepath.Join(dataDir, "workspaces"), ns, sessionID)
+}

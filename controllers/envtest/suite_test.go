@@ -47,6 +47,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -102,7 +103,8 @@ var _ = AfterSuite(func() {
 // startManager runs a manager like cmd/manager does, with the fake clock and the suite's
 // store; stopManager ends it as a SIGTERM would.
 func startManager() {
-	var err error
+	allowLoopback, err := egress.Parse([]string{"127.0.0.1/32"}, false)
+	Expect(err).NotTo(HaveOccurred())
 	store, err = transcriptstore.OpenFileStore(dataDir + "/transcripts")
 	Expect(err).NotTo(HaveOccurred())
 	mcfg := rest.CopyConfig(cfg)
@@ -127,6 +129,8 @@ func startManager() {
 		// The throttle is unit-tested; here a session's counters are checked after each turn.
 		StatusInterval: -1,
 		NewProvider:    calls.wrap,
+		// Model stubs listen on loopback (protocol_test.go); MCP servers stay refused below.
+		Egress: allowLoopback,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(engine)).To(Succeed())
@@ -135,8 +139,13 @@ func startManager() {
 	Expect(err).NotTo(HaveOccurred())
 	d := delivery.New(allowSink)
 	d.Backoff, d.MaxWait = time.Millisecond, time.Millisecond
+	// MCP servers under the manager's rules: no egress entry, so loopback servers are refused.
+	closed, err := egress.Parse(nil, false)
+	Expect(err).NotTo(HaveOccurred())
+	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
+	engine.UseTools(runtime.ToolSources{MCP: mcp, WorkspaceRoot: dataDir + "/workspaces"})
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events,
+		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events, MCP: mcp,
 	})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	mgrStop, mgrDone = cancel, make(chan struct{})
@@ -187,10 +196,12 @@ type sinkServer struct {
 	*httptest.Server
 	mu    sync.Mutex
 	posts map[string][]delivery.Message
+	// auth is the Authorization header of each post, by idempotency key.
+	auth map[string]string
 }
 
 func newSink() *sinkServer {
-	s := &sinkServer{posts: map[string][]delivery.Message{}}
+	s := &sinkServer{posts: map[string][]delivery.Message{}, auth: map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m delivery.Message
 		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
@@ -199,6 +210,7 @@ func newSink() *sinkServer {
 		}
 		s.mu.Lock()
 		s.posts[r.Header.Get("Idempotency-Key")] = append(s.posts[r.Header.Get("Idempotency-Key")], m)
+		s.auth[r.Header.Get("Idempotency-Key")] = r.Header.Get("Authorization")
 		s.mu.Unlock()
 	}))
 	return s
@@ -215,4 +227,11 @@ func (s *sinkServer) received(namespace, sessionKey string) []delivery.Message {
 		}
 	}
 	return out
+}
+
+// authorization is the Authorization header the post with the idempotency key carried.
+func (s *sinkServer) authorization(key string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.auth[key]
 }

@@ -63,7 +63,8 @@ var _ = Describe("the session tools, called by an agent", func() {
 			toolRule("^list", "sessions_list", map[string]any{"kinds": []string{"main"}}),
 			toolRule("^history", "sessions_history", map[string]any{"sessionKey": "agent:bob:main", "limit": 10}),
 			toolRule("^send", "sessions_send", map[string]any{"sessionKey": "agent:bob:main", "message": "ping", "timeoutSeconds": 30}),
-			toolRule("^spawn", "sessions_spawn", map[string]any{"task": "look up llamas", "agentId": "bob", "label": "llamas"}),
+			toolRule("^spawn", "sessions_spawn", map[string]any{"task": "look up llamas", "agentId": "bob", "label": "llamas",
+				"attachments": []map[string]any{{"name": "notes.txt", "content": "hello"}}}),
 			toolRule("^agents", "agents_list", map[string]any{}),
 		)
 		createAgent(ns, "bob", rule("^Agent-to-agent announce step", v1.AnnounceSkip), rule("^ping", "pong"), rule("^look", "llamas hum"))
@@ -119,6 +120,9 @@ var _ = Describe("the session tools, called by an agent", func() {
 	It("sessions_spawn creates a SubagentRun and returns at once with the child's key", func() {
 		res := toolResult(ask("spawn"))
 		Expect(res).To(HaveKeyWithValue("status", "accepted"))
+		// The seeds' receipt, at once: the child will find the file with this size and hash.
+		Expect(res["attachments"]).To(Equal([]any{map[string]any{"name": "notes.txt", "bytes": float64(5),
+			"sha256": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}}))
 		child := res["childSessionKey"].(string)
 		Expect(child).To(HavePrefix("agent:bob:subagent:"))
 		var runs v1.SubagentRunList

@@ -45,6 +45,9 @@ const (
 	DefaultService    = "agent-session-operator-webhook-service"
 	DefaultValidating = "agent-session-operator-validating-webhook-configuration"
 	DefaultMutating   = "agent-session-operator-mutating-webhook-configuration"
+	// DefaultHistoryService is the transcript-store's history Service, which serves with the
+	// same certificate (one CA for a client to trust).
+	DefaultHistoryService = "agent-session-operator-history"
 )
 
 // saNamespaceFile is where every Pod finds its own namespace.
@@ -58,7 +61,9 @@ type Options struct {
 	Service    string
 	Validating string
 	Mutating   string
-	CertDir    string // where the Secret is mounted; the webhook server reads it from here
+	// HistoryService is named in the certificate too: the history API serves with it.
+	HistoryService string
+	CertDir        string // where the Secret is mounted; the webhook server reads it from here
 }
 
 // Manager gates the webhook server on the certificate being ready.
@@ -75,6 +80,7 @@ func BindFlags(fs *flag.FlagSet) *Manager {
 	fs.StringVar(&m.Service, "webhook-service", DefaultService, "Self-signed mode: the webhook Service the certificate is issued for.")
 	fs.StringVar(&m.Validating, "validating-webhook-configuration", DefaultValidating, "Self-signed mode: the ValidatingWebhookConfiguration whose caBundle is kept current.")
 	fs.StringVar(&m.Mutating, "mutating-webhook-configuration", DefaultMutating, "Self-signed mode: the MutatingWebhookConfiguration whose caBundle is kept current.")
+	fs.StringVar(&m.HistoryService, "history-service", DefaultHistoryService, "Self-signed mode: the transcript-store's history Service, also named in the certificate (empty: none).")
 	return m
 }
 
@@ -109,7 +115,7 @@ func (m *Manager) Setup(mgr ctrl.Manager) error {
 		CAName:         "agent-session-operator-ca",
 		CAOrganization: "agent-session-operator",
 		DNSName:        fmt.Sprintf("%s.%s.svc", m.Service, ns),
-		ExtraDNSNames:  []string{fmt.Sprintf("%s.%s.svc.cluster.local", m.Service, ns)},
+		ExtraDNSNames:  serviceNames(ns, m.Service, m.HistoryService),
 		IsReady:        m.ready,
 		Webhooks: []rotator.WebhookInfo{
 			{Name: m.Validating, Type: rotator.Validating},
@@ -152,4 +158,14 @@ func (g *gatedServer) Start(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
+}
+
+// serviceNames are the DNS names the certificate carries besides the webhook Service's
+// <svc>.<ns>.svc: its cluster.local form and both forms of the history Service.
+func serviceNames(ns, webhookSvc, historySvc string) []string {
+	names := []string{fmt.Sprintf("%s.%s.svc.cluster.local", webhookSvc, ns)}
+	if historySvc != "" {
+		names = append(names, fmt.Sprintf("%s.%s.svc", historySvc, ns), fmt.Sprintf("%s.%s.svc.cluster.local", historySvc, ns))
+	}
+	return names
 }

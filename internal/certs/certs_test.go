@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
@@ -118,5 +120,17 @@ func TestNamespace(t *testing.T) {
 	m.Namespace = "given"
 	if ns, _ := m.namespace(); ns != "given" {
 		t.Fatalf("an explicit namespace wins: %q", ns)
+	}
+}
+
+// The history API serves with the webhook's certificate, so the certificate names the
+// history Service too, and a client that trusts the CA can verify it by that name.
+func TestServiceNames(t *testing.T) {
+	want := []string{"wh.ops.svc.cluster.local", "hist.ops.svc", "hist.ops.svc.cluster.local"}
+	if d := cmp.Diff(want, serviceNames("ops", "wh", "hist")); d != "" {
+		t.Errorf("names (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"wh.ops.svc.cluster.local"}, serviceNames("ops", "wh", "")); d != "" {
+		t.Errorf("names without a history Service (-want +got):\n%s", d)
 	}
 }

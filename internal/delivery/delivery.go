@@ -41,6 +41,7 @@ type Message struct {
 	Channel        string `json:"channel"`
 	To             string `json:"to,omitempty"`
 	AccountID      string `json:"accountId,omitempty"`
+	ThreadID       string `json:"threadId,omitempty"`
 	Text           string `json:"message"`
 	IdempotencyKey string `json:"idempotencyKey"`
 }

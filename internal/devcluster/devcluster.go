@@ -59,14 +59,22 @@ type Options struct {
 	Log io.Writer
 	// ManagerArgs are appended to the manager's flags (tuning, timeouts).
 	ManagerArgs []string
+	// MCPEverything starts the reference everything MCP server (installed by
+	// hack/mcp-npm.sh) for Agents to use as a tool server: EverythingURL.
+	MCPEverything bool
+	// StoreArgs are appended to the transcript-store's flags.
+	StoreArgs []string
 }
 
 // Cluster is a running local cluster.
 type Cluster struct {
-	opts       Options
-	env        *envtest.Environment
-	Config     *rest.Config
-	Kubeconfig string
+	opts Options
+	// EverythingURL is the everything MCP server's streamable HTTP endpoint (MCPEverything).
+	EverythingURL  string
+	stopEverything func()
+	env            *envtest.Environment
+	Config         *rest.Config
+	Kubeconfig     string
 	// HistoryAddr is the transcript-store's public API address (host:port), served over
 	// HTTPS with a self-signed certificate: HistoryURL and HistoryCAFile.
 	HistoryAddr string
@@ -87,6 +95,16 @@ const (
 	Manager = "manager"
 	Store   = "transcript-store"
 )
+
+// TranscriptDir is where the transcript-store keeps its files.
+func (c *Cluster) TranscriptDir() string {
+	return filepath.Join(c.opts.StateDir, "data", "transcripts")
+}
+
+// TranscriptSocket is the transcript-store's internal API (the manager's client).
+func (c *Cluster) TranscriptSocket() string {
+	return filepath.Join(c.opts.StateDir, "transcript.sock")
+}
 
 func (c *Cluster) proc(name string) *process {
 	if name == Manager {
@@ -173,6 +191,14 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			c.Stop()
 			return nil, err
 		}
+	}
+	if o.MCPEverything {
+		url, stop, err := testenv.StartEverything(o.Log)
+		if err != nil {
+			c.Stop()
+			return nil, fmt.Errorf("start the everything MCP server: %w", err)
+		}
+		c.EverythingURL, c.stopEverything = url, stop
 	}
 	if err := c.writeEnv(); err != nil {
 		c.Stop()
@@ -279,7 +305,7 @@ func (c *Cluster) writeHistoryCert() (string, error) {
 // directory, the internal API on a unix socket between them.
 func (c *Cluster) startProcesses(ctx context.Context) error {
 	dataDir := filepath.Join(c.opts.StateDir, "data")
-	socket := filepath.Join(c.opts.StateDir, "transcript.sock")
+	socket := c.TranscriptSocket()
 	ports, err := freePorts(4)
 	if err != nil {
 		return err
@@ -291,11 +317,12 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	}
 	store := &process{name: "transcript-store", path: filepath.Join(c.opts.BinDir, "transcript-store"), args: []string{
 		"--tls-cert-dir=" + certDir,
-		"--data-dir=" + filepath.Join(dataDir, "transcripts"),
+		"--data-dir=" + c.TranscriptDir(),
 		"--socket=" + socket,
 		"--listen=" + c.HistoryAddr,
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
+	store.args = append(store.args, c.opts.StoreArgs...)
 	if err := c.run(ctx, store); err != nil {
 		return err
 	}
@@ -307,6 +334,9 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		"--transcript-socket=" + socket,
 		"--workspace-root=" + filepath.Join(dataDir, "workspaces"),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
+		// Everything a local cluster talks to (MCP servers, model stubs, sinks) runs on this
+		// machine; a real install allows loopback nowhere by default.
+		"--egress-allow=127.0.0.1/32",
 	}}
 	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(wh.LocalServingPort), "--webhook-cert-dir="+wh.LocalServingCertDir)
@@ -331,6 +361,9 @@ func (c *Cluster) run(ctx context.Context, p *process) error {
 
 // Stop ends the processes (SIGTERM, then SIGKILL after a grace period) and the control plane.
 func (c *Cluster) Stop() {
+	if c.stopEverything != nil {
+		c.stopEverything()
+	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		c.procs[i].stop(10 * time.Second)
 	}

@@ -54,6 +54,9 @@ func (c *Cluster) writeEnv() error {
 	if c.MetricsAddr != "" {
 		lines = append(lines, "export AGENT_SESSIONS_METRICS_URL="+shQuote("https://"+c.MetricsAddr+"/metrics"))
 	}
+	if c.EverythingURL != "" {
+		lines = append(lines, "export AGENT_SESSIONS_EVERYTHING_URL="+shQuote(c.EverythingURL))
+	}
 	return os.WriteFile(c.EnvPath(), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
 }
 

@@ -62,9 +62,10 @@ const (
 	MaxRetryAfter = 5 * time.Minute
 )
 
-// SecretReader returns the value of a Secret key in the Agent's namespace. The rule of who
-// may reference which Secret belongs here: a reader may refuse.
-type SecretReader func(ctx context.Context, namespace string, ref *corev1.SecretKeySelector) ([]byte, error)
+// SecretReader returns the value of a Secret key in the Agent's namespace for one of its
+// header values. The rule of who may reference which Secret belongs here: a reader may
+// refuse (SecretsFrom applies the manager's rule).
+type SecretReader func(ctx context.Context, agent *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error)
 
 // URLChecker decides whether the manager may dial an MCP server URL for an Agent in
 // namespace (the egress allow list); nil allows every http(s) URL.
@@ -176,7 +177,7 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 	}
 	cfgs := make([]serverConfig, len(specs))
 	for i := range specs {
-		cfgs[i] = p.config(ctx, agent.Namespace, &specs[i])
+		cfgs[i] = p.config(ctx, agent, &specs[i])
 	}
 	servers := p.entry(key, version(agent, cfgs), cfgs)
 
@@ -196,6 +197,10 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 		st := v1.MCPServerStatus{Name: s.cfg.name}
 		if err := out[i].err; err != nil {
 			st.Message = truncate(err.Error(), 480)
+			st.Reason = s.cfg.reason
+			if st.Reason == "" {
+				st.Reason = ReasonUnreachable
+			}
 		} else {
 			st.Connected = true
 			for _, t := range out[i].tools {
@@ -265,11 +270,22 @@ type serverConfig struct {
 	allowed   []string
 	timeout   time.Duration
 	// err is a configuration failure (a Secret not readable, a URL refused): the server is
-	// not dialled.
-	err error
+	// not dialled. reason names it for status (ReasonEgressRefused, ...).
+	err    error
+	reason string
 }
 
-func (p *Pool) config(ctx context.Context, namespace string, spec *v1.MCPServer) serverConfig {
+// Reasons in status.mcpServers[].reason for a server that is not connected. The first three
+// are the Agent's configuration, which the Agent's Ready condition reports; an unreachable
+// server is only not offered.
+const (
+	ReasonEgressRefused   = "EgressRefused"
+	ReasonSecretNotUsable = "SecretNotUsable"
+	ReasonInvalidURL      = "InvalidURL"
+	ReasonUnreachable     = "Unreachable"
+)
+
+func (p *Pool) config(ctx context.Context, agent *v1.Agent, spec *v1.MCPServer) serverConfig {
 	c := serverConfig{name: spec.Name, url: spec.URL, allowed: spec.AllowedTools, timeout: DefaultTimeout, headers: http.Header{}}
 	if spec.TimeoutSeconds != nil && *spec.TimeoutSeconds > 0 {
 		c.timeout = time.Duration(*spec.TimeoutSeconds) * time.Second
@@ -277,27 +293,27 @@ func (p *Pool) config(ctx context.Context, namespace string, spec *v1.MCPServer)
 	u, err := url.Parse(spec.URL)
 	switch {
 	case err != nil:
-		c.err = fmt.Errorf("invalid url: %w", err)
+		c.err, c.reason = fmt.Errorf("invalid url: %w", err), ReasonInvalidURL
 		return c
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		c.err = errors.New("url must be http(s)://host/...")
+		c.err, c.reason = errors.New("url must be http(s)://host/..."), ReasonInvalidURL
 		return c
 	}
 	if p.opts.CheckURL != nil {
-		if err := p.opts.CheckURL(ctx, namespace, u); err != nil {
-			c.err = fmt.Errorf("url refused: %w", err)
+		if err := p.opts.CheckURL(ctx, agent.Namespace, u); err != nil {
+			c.err, c.reason = fmt.Errorf("url refused: %w", err), ReasonEgressRefused
 			return c
 		}
 	}
 	for _, h := range spec.Headers {
 		ref := &h.ValueFrom.SecretKeyRef
 		if p.opts.ReadSecret == nil {
-			c.err = fmt.Errorf("header %s: secrets cannot be read", h.Name)
+			c.err, c.reason = fmt.Errorf("header %s: secrets cannot be read", h.Name), ReasonSecretNotUsable
 			return c
 		}
-		v, err := p.opts.ReadSecret(ctx, namespace, ref)
+		v, err := p.opts.ReadSecret(ctx, agent, ref)
 		if err != nil {
-			c.err = fmt.Errorf("header %s: %w", h.Name, err)
+			c.err, c.reason = fmt.Errorf("header %s: %w", h.Name, err), ReasonSecretNotUsable
 			return c
 		}
 		c.headers.Set(h.Name, string(v))

@@ -237,8 +237,8 @@ func TestHeadersFromSecrets(t *testing.T) {
 	ts := newTestServer(t, false)
 	secrets := map[string]string{"tok/header": "Bearer s3cret"}
 	var asked []string
-	read := func(_ context.Context, ns string, ref *corev1.SecretKeySelector) ([]byte, error) {
-		asked = append(asked, ns+"/"+ref.Name)
+	read := func(_ context.Context, agent *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
+		asked = append(asked, agent.Namespace+"/"+ref.Name)
 		v, ok := secrets[ref.Name+"/"+ref.Key]
 		if !ok {
 			return nil, errors.New("not allowed")
@@ -261,7 +261,7 @@ func TestHeadersFromSecrets(t *testing.T) {
 	// A Secret the reader refuses: the server is not dialled and the status says why.
 	before := ts.Requests()
 	set = p.Resolve(t.Context(), testAgent(2, v1.MCPServer{Name: "s", URL: ts.URL, Headers: []v1.MCPHeader{hdr("other")}}))
-	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "not allowed") {
+	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "not allowed") || st[0].Reason != ReasonSecretNotUsable {
 		t.Errorf("refused secret: tools %v status %+v", toolNames(set), st)
 	}
 	if ts.Requests() != before {
@@ -278,7 +278,7 @@ func TestURLCheck(t *testing.T) {
 		return nil
 	}})
 	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL}))
-	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "egress allow list") {
+	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "egress allow list") || st[0].Reason != ReasonEgressRefused {
 		t.Errorf("refused URL: tools %v status %+v", toolNames(set), st)
 	}
 	if n := ts.Requests(); n != 0 {

@@ -17,22 +17,38 @@ package mcptools
 import (
 	"context"
 	"fmt"
+	"net/url"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
+	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
-// SecretsFrom reads header values with r (uncached: the manager does not cache Secrets).
-// It applies no rule of its own about which Secret an Agent may name; a stricter reader
-// (the trust-boundary rules) wraps or replaces it.
+// ManagerOptions are the pool options the manager runs with: header Secrets read under the
+// Secret rule (SecretsFrom), server URLs judged by the egress policy before a dial and every
+// dialed address judged again (so a name that resolves to loopback later does not help).
+func ManagerOptions(r client.Reader, p *egress.Policy) Options {
+	return Options{
+		ReadSecret: SecretsFrom(r),
+		CheckURL:   func(_ context.Context, _ string, u *url.URL) error { return p.CheckURL(u.String()) },
+		Transport:  p.Transport(egress.ClientOptions{}),
+	}
+}
+
+// SecretsFrom reads header values with r (uncached: the manager does not cache Secrets),
+// only from a Secret the Agent may use (internal/secretaccess: vouched for by the Agent's
+// writer, or opted in). For any other Secret the error is one fixed sentence, whether the
+// Secret exists or not.
 func SecretsFrom(r client.Reader) SecretReader {
-	return func(ctx context.Context, namespace string, ref *corev1.SecretKeySelector) ([]byte, error) {
-		var s corev1.Secret
-		err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &s)
+	return func(ctx context.Context, agent *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
+		s, err := secretaccess.Get(ctx, r, agent, ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):
+			// Only a vouched Secret gets here: its writer may read it, so this tells nothing new.
 			return nil, fmt.Errorf("Secret %q not found", ref.Name)
 		case err != nil:
 			return nil, err

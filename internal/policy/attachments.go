@@ -15,7 +15,9 @@
 package policy
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"unicode"
@@ -65,6 +67,18 @@ func DecodeAttachment(a v1.Attachment) ([]byte, error) {
 		return base64.StdEncoding.Strict().DecodeString(a.Content)
 	}
 	return []byte(a.Content), nil
+}
+
+// AttachmentReceipt is one attachment's receipt as the seeds give it: its name, decoded
+// size and sha256. The spawn tool returns them at once; the run's status repeats them once
+// the files are written.
+func AttachmentReceipt(a v1.Attachment) (v1.AttachmentReceipt, []byte, error) {
+	data, err := DecodeAttachment(a)
+	if err != nil {
+		return v1.AttachmentReceipt{}, nil, err
+	}
+	sum := sha256.Sum256(data)
+	return v1.AttachmentReceipt{Name: a.Name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, data, nil
 }
 
 // CheckAttachments validates names, encodings and sizes against the limits.

@@ -188,7 +188,7 @@ func (p *anthropic) decode(body io.Reader) (*Response, error) {
 		return nil, malformed("response type is %q, not message", r.Type)
 	}
 	out := &Response{Model: r.Model, StopReason: stopReason(r.StopReason),
-		Usage: Usage{InputTokens: r.Usage.inputTokens(), OutputTokens: r.Usage.OutputTokens}}
+		Usage: Usage{InputTokens: r.Usage.inputTokens(), OutputTokens: r.Usage.OutputTokens, CachedInputTokens: r.Usage.CacheReadInputTokens}}
 	var text strings.Builder
 	for _, b := range r.Content {
 		switch b.Type {
@@ -302,7 +302,7 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 		case "message_stop":
 			out.Text = text.String()
 			out.ToolCalls = calls.toolCalls()
-			out.Usage = Usage{InputTokens: usage.inputTokens(), OutputTokens: usage.OutputTokens}
+			out.Usage = Usage{InputTokens: usage.inputTokens(), OutputTokens: usage.OutputTokens, CachedInputTokens: usage.CacheReadInputTokens}
 			return out, nil
 		case "error":
 			var ae struct {

@@ -40,7 +40,7 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 		Text:       "Let me look.",
 		ToolCalls:  []ToolCall{{ID: "toolu_c", Name: "sessions_list", Arguments: json.RawMessage(`{"limit":5}`)}},
 		StopReason: "tool_calls", Model: "test-model-2",
-		Usage: Usage{InputTokens: 50, OutputTokens: 12},
+		Usage: Usage{InputTokens: 50, OutputTokens: 12, CachedInputTokens: 10},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)

@@ -88,9 +88,17 @@ type oaiToolCall struct {
 }
 
 type oaiUsage struct {
-	PromptTokens     int64   `json:"prompt_tokens"`
-	CompletionTokens int64   `json:"completion_tokens"`
-	Cost             float64 `json:"cost"`
+	PromptTokens        int64   `json:"prompt_tokens"`
+	CompletionTokens    int64   `json:"completion_tokens"`
+	Cost                float64 `json:"cost"`
+	PromptTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+func (u *oaiUsage) usage() Usage {
+	return Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, Cost: u.Cost,
+		CachedInputTokens: u.PromptTokensDetails.CachedTokens}
 }
 
 type oaiResponse struct {
@@ -202,7 +210,7 @@ func (p *openAI) decode(body io.Reader) (*Response, error) {
 		out.StopReason = *c.FinishReason
 	}
 	if r.Usage != nil {
-		out.Usage = Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens, Cost: r.Usage.Cost}
+		out.Usage = r.Usage.usage()
 	}
 	return out, nil
 }
@@ -249,7 +257,7 @@ func (p *openAI) decodeStream(body io.Reader) (*Response, error) {
 			out.Model = chunk.Model
 		}
 		if chunk.Usage != nil {
-			out.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens, Cost: chunk.Usage.Cost}
+			out.Usage = chunk.Usage.usage()
 		}
 		if len(chunk.Choices) == 0 {
 			continue

@@ -94,6 +94,9 @@ type Request struct {
 // Usage is what a call cost.
 type Usage struct {
 	InputTokens, OutputTokens int64
+	// CachedInputTokens are the input tokens read from the provider's prompt cache
+	// (included in InputTokens).
+	CachedInputTokens int64
 	// Cost in USD when the server reports it (e.g. LiteLLM, OpenRouter), else 0.
 	Cost float64
 }

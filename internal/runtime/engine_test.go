@@ -105,6 +105,8 @@ func TestTurnAppendsAndCounts(t *testing.T) {
 		SessionID: sidA, Phase: v1.SessionActive,
 		InputTokens: res.InputTokens, OutputTokens: 1, TotalTokens: res.InputTokens + 1, ContextTokens: res.InputTokens,
 		SystemSent: true, MessageCount: 2, LastMessagePreview: "pong",
+		// The agent has no pricing: tokens and turns, no cost.
+		Usage: &v1.Usage{InputTokens: res.InputTokens, OutputTokens: 1, Turns: 1},
 	}
 	if diff := cmp.Diff(wantStatus, st, cmpopts.IgnoreFields(v1.AgentSessionStatus{}, "UpdatedAt")); diff != "" {
 		t.Errorf("session status (-want +got):\n%s", diff)
@@ -365,5 +367,35 @@ func TestStatusWritesAreThrottled(t *testing.T) {
 	f.clock.Step(time.Second)
 	if got := f.session(keyA).Status.MessageCount; got != 4 {
 		t.Errorf("messageCount at the interval's end = %d, want 4", got)
+	}
+}
+
+// A turn's system context (its role in a send or run) is a system record of that turn, once
+// even when the turn runs again, and never replayed to the model from history.
+func TestSystemContextIsRecordedOnce(t *testing.T) {
+	f := mainFixture(t)
+	req := turnReq("u2/round-1", keyA, "ping")
+	req.SystemContext = "Agent-to-agent message: from agent:b:main."
+	f.submit(req)
+	f.await(req.ID)
+	f.engine.Abort(ownerOf(req.ID)) // forgets the result: the same turn runs again, as after a restart
+	f.submit(req)
+	f.await(req.ID)
+
+	want := []rec{
+		{Key: "u2/round-1/system", Role: "system", Text: "Agent-to-agent message: from agent:b:main."},
+		{Key: "u2/round-1/0", Role: "user", Text: "ping"},
+		{Key: "u2/round-1/1", Role: "assistant", Text: "pong"},
+	}
+	if diff := cmp.Diff(want, f.records(sidA)); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+	next := turnReq("u3/round-1", keyA, "ping")
+	f.submit(next)
+	f.await(next.ID)
+	for _, m := range f.calls.lastRequest().Messages {
+		if strings.Contains(m.Text, "Agent-to-agent message") {
+			t.Errorf("a later turn got an earlier turn's system context from history: %+v", m)
+		}
 	}
 }

@@ -241,6 +241,14 @@ type callCounter struct {
 	mu             sync.Mutex
 	calls, running int
 	maxRunning     int
+	last           provider.Request
+}
+
+// lastRequest is the request of the latest model call.
+func (c *callCounter) lastRequest() provider.Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
 }
 
 func (c *callCounter) wrap(cfg provider.Config) (provider.Provider, error) {
@@ -265,6 +273,7 @@ type countingProvider struct {
 func (p countingProvider) Complete(ctx context.Context, req provider.Request) (*provider.Response, error) {
 	p.c.mu.Lock()
 	p.c.calls++
+	p.c.last = req
 	p.c.running++
 	p.c.maxRunning = max(p.c.maxRunning, p.c.running)
 	p.c.mu.Unlock()

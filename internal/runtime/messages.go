@@ -17,8 +17,10 @@ package runtime
 import (
 	"strings"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // messageText joins a transcript message's text blocks.
@@ -58,8 +60,9 @@ func toProvider(m *transcript.Message) (provider.Message, bool) {
 	return out, true
 }
 
-// assistantMessage is the transcript form of a model response.
-func assistantMessage(resp *provider.Response, providerName string) transcript.Message {
+// assistantMessage is the transcript form of a model response, its usage priced with the
+// turn's Agent pricing (nil: unpriced).
+func assistantMessage(resp *provider.Response, providerName string, pricing *v1.Pricing) transcript.Message {
 	m := transcript.Message{
 		Role:       transcript.RoleAssistant,
 		Content:    make([]transcript.ContentBlock, 0, 1+len(resp.ToolCalls)),
@@ -71,7 +74,12 @@ func assistantMessage(resp *provider.Response, providerName string) transcript.M
 			Output:      resp.Usage.OutputTokens,
 			TotalTokens: resp.Usage.InputTokens + resp.Usage.OutputTokens,
 			Cost:        resp.Usage.Cost,
+			CachedInput: resp.Usage.CachedInputTokens,
 		},
+	}
+	// The pricing was validated at admission; one that does not parse leaves it unpriced.
+	if priced, err := usage.Price(pricing, resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedInputTokens); err == nil {
+		m.Usage.CostNanos, m.Usage.Currency = priced.CostNanos, priced.Currency
 	}
 	if resp.Text != "" || len(resp.ToolCalls) == 0 {
 		m.Content = append(m.Content, transcript.ContentBlock{Type: transcript.BlockText, Text: resp.Text})

@@ -28,6 +28,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // record reports a finished turn: metrics, an Event when it failed, and the session's
@@ -49,17 +50,15 @@ func (e *Engine) record(ctx context.Context, t *turn) {
 	}
 	turnsTotal.WithLabelValues(agent, outcome).Inc()
 	turnDuration.WithLabelValues(agent).Observe(res.Finished.Sub(res.Started).Seconds())
-	tokensTotal.WithLabelValues(agent, "input").Add(float64(res.InputTokens))
-	tokensTotal.WithLabelValues(agent, "output").Add(float64(res.OutputTokens))
 
 	// A turn cut by the manager's shutdown is submitted again after the restart; it has not
 	// failed, so the session is left as it is.
 	if t.session == nil || errors.Is(res.Err, ErrShutdown) {
 		return
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("turn", t.req.ID, "session", t.req.SessionKey, "namespace", t.req.Namespace)
 	if res.Err != nil {
-		log.V(2).Info("turn failed", "outcome", outcome, "error", res.Err.Error())
+		ctrl.LoggerFrom(ctx).V(2).Info("turn failed", "turn", t.req.ID, "session", t.req.SessionKey,
+			"namespace", t.req.Namespace, "outcome", outcome, "error", res.Err.Error())
 		if r := e.opts.Recorder; r != nil {
 			reason := "TurnFailed"
 			if res.Aborted {
@@ -109,6 +108,7 @@ func (e *Engine) patchStatus(ctx context.Context, u statusUpdate) error {
 			st["outputTokens"] = stats.OutputTokens
 			st["totalTokens"] = stats.TotalTokens
 			st["messageCount"] = stats.MessageCount
+			st["usage"] = sessionUsage(stats)
 			if stats.LastPreview != "" {
 				st["lastMessagePreview"] = stats.LastPreview
 			}
@@ -134,4 +134,20 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// sessionUsage is a session's status.usage: its transcript's counters, which hold every
+// turn's priced usage, so the total is exact after a restart and stays when the session is
+// archived (the status is then no longer rewritten).
+func sessionUsage(st transcript.Stats) v1.Usage {
+	u := v1.Usage{InputTokens: st.InputTokens, OutputTokens: st.OutputTokens, CachedInputTokens: st.CachedInputTokens,
+		Turns: st.Turns, Currency: st.Currency}
+	switch st.Currency {
+	case "":
+	case transcript.MixedCurrency:
+		u.Cost = usage.Mixed
+	default:
+		u.Cost = usage.FormatNanos(st.CostNanos)
+	}
+	return u
 }

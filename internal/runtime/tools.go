@@ -78,21 +78,28 @@ func (ts *toolset) run(ctx context.Context, t *turn, call *provider.ToolCall) (s
 	if tl.mcp {
 		label = "mcp" // one series for every MCP tool: their names are the servers' to choose
 	}
+	began := t.e.now()
+	ctx, span := startToolSpan(ctx, call)
+	text, isErr := runTool(ctx, tl, t, call)
+	endToolSpan(span, isErr, text)
+	toolCallsTotal.WithLabelValues(label, outcome(isErr)).Inc()
+	toolCallDuration.WithLabelValues(label, outcome(isErr)).Observe(t.e.now().Sub(began).Seconds())
+	return text, isErr
+}
+
+// runTool runs an offered tool and renders its result for the model.
+func runTool(ctx context.Context, tl *tool, t *turn, call *provider.ToolCall) (string, bool) {
 	out, err := tl.run(ctx, &toolCall{turn: t, args: call.Arguments})
 	if err != nil {
-		toolCallsTotal.WithLabelValues(label, toolError).Inc()
 		return errorResult(err), true
 	}
 	if r, ok := out.(toolText); ok {
-		toolCallsTotal.WithLabelValues(label, outcome(r.isErr)).Inc()
 		return r.text, r.isErr
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		toolCallsTotal.WithLabelValues(label, toolError).Inc()
 		return errorResult(err), true
 	}
-	toolCallsTotal.WithLabelValues(label, toolOK).Inc()
 	return string(b), false
 }
 

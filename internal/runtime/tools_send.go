@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -30,6 +31,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
 
 // sessions_send bounds: the seeds' default wait is > 0; a turn should not wait for hours.
@@ -88,6 +91,16 @@ func (c *toolCall) createOnce(ctx context.Context, obj client.Object) (*statusRe
 	}
 	labels[v1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
 	obj.SetLabels(labels)
+	if tracing.Enabled() {
+		// Its own trace from the start (no annotation write later), linked to this call.
+		a := obj.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[tracing.Annotation] = tracing.NewRoot()
+		a[tracing.LinkAnnotation] = tracing.Format(trace.SpanContextFromContext(ctx))
+		obj.SetAnnotations(a)
+	}
 	err := c.e.opts.Client.Create(ctx, obj)
 	switch {
 	case err == nil:
@@ -100,9 +113,17 @@ func (c *toolCall) createOnce(ctx context.Context, obj client.Object) (*statusRe
 	return nil, err
 }
 
+// sendsToItself says ref names the calling session itself: by its key, its sessionId, or an
+// alias ("main", "global") of its agent's main session. Such a send would wait on its own
+// lane until the timeout, so the tool refuses it.
+func sendsToItself(ref string, self *v1.AgentSession) bool {
+	resolved := sessionkey.Resolve(ref, self.Spec.AgentID)
+	return resolved == self.Spec.Key || (self.Status.SessionID != "" && ref == self.Status.SessionID)
+}
+
 func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32) (any, error) {
-	if ref == c.session.Spec.Key || ref == c.session.Status.SessionID {
-		return nil, errors.New("a session cannot send to itself; reply instead")
+	if sendsToItself(ref, c.session) {
+		return nil, fmt.Errorf("sessions_send: %q is this session itself; answer in your reply instead of sending to yourself", ref)
 	}
 	hops, err := c.hopsAnnotation(ctx)
 	if err != nil {
@@ -135,38 +156,68 @@ func (c *toolCall) send(ctx context.Context, ref, message string, timeout int32)
 }
 
 // waitSend watches the send until the controller reports ok, timeout or error. The
-// controller owns the deadline; grace only bounds a watch that sees nothing.
+// controller owns the deadline; grace only bounds a watch that sees nothing. The API server
+// ends watches now and then: a closed watch is followed by one read and a new watch.
 func (c *toolCall) waitSend(ctx context.Context, s *v1.SessionSend, grace time.Duration) (*v1.SessionSendStatus, error) {
 	if c.e.opts.Watcher == nil {
 		return nil, errors.New("this manager cannot watch sends; use timeoutSeconds 0")
 	}
-	done := func(st *v1.SessionSendStatus) bool {
-		return st.Status == v1.SendOK || st.Status == v1.SendTimeout || st.Status == v1.SendError
-	}
-	if done(&s.Status) {
-		return &s.Status, nil
-	}
-	w, err := c.e.opts.Watcher.Watch(ctx, &v1.SessionSendList{}, client.InNamespace(s.Namespace),
-		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", s.Name)})
-	if err != nil {
-		return nil, err
-	}
-	defer w.Stop()
 	limit := c.e.clock.NewTimer(grace)
 	defer limit.Stop()
 	for {
+		if sendDone(&s.Status) {
+			return &s.Status, nil
+		}
+		st, closed, err := c.watchSend(ctx, s, limit.C())
+		if !closed {
+			return st, err
+		}
+		// Not immediately: a watch refused at once must not become a busy loop.
 		select {
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		case <-limit.C():
-			return &v1.SessionSendStatus{Status: v1.SendTimeout,
-				Error: fmt.Sprintf("no outcome reported within %s", grace)}, nil
+			return noOutcome(), nil
+		case <-c.e.clock.After(rewatchAfter):
+		}
+		if err := c.e.opts.APIReader.Get(ctx, client.ObjectKeyFromObject(s), s); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// noOutcome is the result of a wait that saw no outcome within its bound.
+func noOutcome() *v1.SessionSendStatus {
+	return &v1.SessionSendStatus{Status: v1.SendTimeout, Error: "no outcome reported in time"}
+}
+
+// rewatchAfter is the pause before a closed watch of a send is read and opened again.
+const rewatchAfter = 200 * time.Millisecond
+
+func sendDone(st *v1.SessionSendStatus) bool {
+	return st.Status == v1.SendOK || st.Status == v1.SendTimeout || st.Status == v1.SendError
+}
+
+// watchSend follows one watch of the send; closed reports that the watch ended first.
+func (c *toolCall) watchSend(ctx context.Context, s *v1.SessionSend, limit <-chan time.Time) (*v1.SessionSendStatus, bool, error) {
+	w, err := c.e.opts.Watcher.Watch(ctx, &v1.SessionSendList{}, client.InNamespace(s.Namespace),
+		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", s.Name)})
+	if err != nil {
+		return nil, true, nil
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, false, context.Cause(ctx)
+		case <-limit:
+			return noOutcome(), false, nil
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return nil, errors.New("watch of the send ended early")
+				return nil, true, nil
 			}
-			if got, isSend := ev.Object.(*v1.SessionSend); isSend && ev.Type != watch.Deleted && done(&got.Status) {
-				return &got.Status, nil
+			if got, isSend := ev.Object.(*v1.SessionSend); isSend && ev.Type != watch.Deleted && sendDone(&got.Status) {
+				return &got.Status, false, nil
 			}
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -44,6 +45,8 @@ type spawnResult struct {
 	Status          string `json:"status"`
 	RunID           string `json:"runId"`
 	ChildSessionKey string `json:"childSessionKey"`
+	// Attachments are the receipts of the files the child will find in its workspace.
+	Attachments []v1.AttachmentReceipt `json:"attachments,omitempty"`
 }
 
 func spawnTool() *tool {
@@ -99,7 +102,14 @@ func (c *toolCall) spawn(ctx context.Context, a spawnArgs) (any, error) {
 	if denied, err := c.createOnce(ctx, run); denied != nil || err != nil {
 		return denied, err
 	}
-	return spawnResult{Status: statusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[v1.ChildSessionKeyAnnotation]}, nil
+	res := spawnResult{Status: statusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[v1.ChildSessionKeyAnnotation]}
+	for _, a := range run.Spec.Attachments {
+		// Admission decoded each one already; a receipt that fails here is left out.
+		if r, _, err := policy.AttachmentReceipt(a); err == nil {
+			res.Attachments = append(res.Attachments, r)
+		}
+	}
+	return res, nil
 }
 
 func agentsListTool() *tool {

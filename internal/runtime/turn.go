@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // Owner kinds whose reconcilers are woken when their turns finish.
@@ -77,6 +78,9 @@ type TurnRequest struct {
 	Deadline time.Time
 	// Owner is woken when the turn ends.
 	Owner Owner
+	// TraceParent is the owner's trace (its tracing.Annotation): the turn's span is a child
+	// of that root. Empty: the turn starts no trace of its own.
+	TraceParent string
 }
 
 // TurnResult is the outcome of a finished turn.
@@ -89,7 +93,13 @@ type TurnResult struct {
 	InputTokens    int64
 	OutputTokens   int64
 	// Cost in USD when the provider reports it.
-	Cost       float64
+	Cost float64
+	// CachedInputTokens are input tokens the provider read from its prompt cache.
+	CachedInputTokens int64
+	// CostNanos is the turn priced with its Agent's pricing, in 1e-9 of Currency; Currency
+	// is empty when the Agent has no pricing.
+	CostNanos  int64
+	Currency   string
 	StopReason string
 	// Err is set when the turn failed (provider error, unknown session, tool loop bound).
 	Err error
@@ -116,4 +126,10 @@ type Runner interface {
 	// (a GenericEvent whose object carries the owner's namespace and name); controllers
 	// watch it with source.Channel.
 	Wake(kind string) <-chan event.GenericEvent
+}
+
+// Usage is the turn's usage as internal/usage adds it up.
+func (r TurnResult) Usage() usage.Turn {
+	return usage.Turn{Input: r.InputTokens, Output: r.OutputTokens, CachedInput: r.CachedInputTokens,
+		CostNanos: r.CostNanos, Currency: r.Currency}
 }

@@ -15,6 +15,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,8 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 	turnsRunning.Inc()
 	defer turnsRunning.Dec()
 	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
+	ctx, span := startTurnSpan(ctx, req)
+	defer func() { endTurnSpan(span, t) }()
 	err := t.prepare(ctx)
 	if err == nil {
 		var stop func()
@@ -145,6 +148,7 @@ func (t *turn) prepare(ctx context.Context) error {
 		}
 	}
 
+	t.recordSystemContext()
 	input := t.reuse(req.Input)
 	in, _ := toProvider(&input)
 	window := int64(DefaultContextTokens)
@@ -153,6 +157,23 @@ func (t *turn) prepare(ctx context.Context) error {
 	}
 	t.msgs = append(fitContext(history, contextBudget(window, t.system, t.tools, &in)), in)
 	return nil
+}
+
+// recordSystemContext queues the turn's system context (its role in a send or run) as a
+// system record before its input, once: a reader of the transcript sees what the model was
+// told. Models never get it back from history (toProvider skips system records); each turn
+// brings its own.
+func (t *turn) recordSystemContext() {
+	if t.req.SystemContext == "" {
+		return
+	}
+	k := t.req.ID + "/system"
+	if _, ok := t.done[k]; ok {
+		return
+	}
+	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: transcript.Message{
+		Role: transcript.RoleSystem, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: t.req.SystemContext}},
+	}})
 }
 
 // key is the idempotency key of the current step.
@@ -197,17 +218,22 @@ func (t *turn) loop(ctx context.Context) error {
 		if r, ok := t.done[t.key()]; ok {
 			msg = r.Message
 		} else {
-			resp, err := t.prov.Complete(t.e.observeRetries(ctx, t), provider.Request{
+			began := t.e.now()
+			cctx, cspan := startChatSpan(ctx, t)
+			resp, err := t.prov.Complete(t.e.observeRetries(cctx, t), provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
 				Messages: t.msgs,
 				Tools:    t.tools,
 				Thinking: t.session.Spec.ThinkingLevel,
 			})
+			modelCallDuration.WithLabelValues(t.prov.Name(), outcome(err != nil)).Observe(t.e.now().Sub(began).Seconds())
+			endChatSpan(cspan, resp, err)
 			if err != nil {
 				return err
 			}
-			msg = t.reuse(assistantMessage(resp, t.prov.Name()))
+			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing))
+			countModelUsage(t.req.Namespace, t.agent.Name, cmp.Or(msg.Model, t.agent.Spec.Model.Name, t.prov.Name()), msg.Usage)
 		}
 		calls := t.noteAssistant(&msg, false)
 		if len(calls) == 0 {
@@ -245,6 +271,11 @@ func (t *turn) noteAssistant(m *transcript.Message, replace bool) []provider.Too
 		t.res.InputTokens += u.Input
 		t.res.OutputTokens += u.Output
 		t.res.Cost += u.Cost
+		t.res.CachedInputTokens += u.CachedInput
+		if u.Currency != "" {
+			t.res.CostNanos += u.CostNanos
+			t.res.Currency = u.Currency
+		}
 		t.lastInput = u.Input
 	}
 	return pm.ToolCalls

@@ -98,7 +98,9 @@ func AppendEntry(entries []IndexEntry, seq, off int64, role string) []IndexEntry
 	if n := len(entries); n > 0 {
 		e.NonTool = entries[n-1].NonTool
 	}
-	if role != RoleToolResult {
+	// A turn's system context counts with the tool records: a detail of how the turn ran,
+	// shown only with includeTools.
+	if role != RoleToolResult && role != RoleSystem {
 		e.NonTool++
 	}
 	return append(entries, e)

@@ -69,6 +69,11 @@ type Usage struct {
 	Output      int64   `json:"output"`
 	TotalTokens int64   `json:"totalTokens"`
 	Cost        float64 `json:"cost,omitempty"`
+	// CachedInput are input tokens read from the provider's prompt cache (within Input).
+	CachedInput int64 `json:"cachedInput,omitempty"`
+	// CostNanos is the call priced with its Agent's pricing, in 1e-9 of Currency.
+	CostNanos int64  `json:"costNanos,omitempty"`
+	Currency  string `json:"currency,omitempty"`
 }
 
 // Provenance says where a message came from when it was not typed by the session's own user.
@@ -123,22 +128,31 @@ type AppendRequest struct {
 
 // Stats are the counters the manager mirrors into AgentSession status.
 type Stats struct {
-	MessageCount int64     `json:"messageCount"`
-	InputTokens  int64     `json:"inputTokens"`
-	OutputTokens int64     `json:"outputTokens"`
-	TotalTokens  int64     `json:"totalTokens"`
-	LastPreview  string    `json:"lastPreview,omitempty"`
-	UpdatedAt    time.Time `json:"updatedAt"`
-	Path         string    `json:"path,omitempty"`
+	MessageCount int64 `json:"messageCount"`
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+	TotalTokens  int64 `json:"totalTokens"`
+	// CachedInputTokens, CostNanos and Currency add up the records' usage; a transcript
+	// priced in two currencies has Currency "mixed".
+	CachedInputTokens int64  `json:"cachedInputTokens,omitempty"`
+	CostNanos         int64  `json:"costNanos,omitempty"`
+	Currency          string `json:"currency,omitempty"`
+	// Turns counts the turns' inputs (user records).
+	Turns       int64     `json:"turns,omitempty"`
+	LastPreview string    `json:"lastPreview,omitempty"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	Path        string    `json:"path,omitempty"`
 }
 
 // ReadOptions select a page of history. BeforeSeq 0 reads from the end; AfterSeq > 0 leaves
 // out the records up to and including it (HasMore then says whether the page had to leave
 // out newer ones than AfterSeq too).
 type ReadOptions struct {
-	Limit        int
-	BeforeSeq    int64
-	AfterSeq     int64
+	Limit     int
+	BeforeSeq int64
+	AfterSeq  int64
+	// IncludeTools includes the records of how turns ran: tool results and each turn's
+	// system context. Without it a page holds the conversation (user and assistant).
 	IncludeTools bool
 }
 
@@ -203,16 +217,38 @@ func (r *AppendRequest) validate() error {
 	return nil
 }
 
+// Count folds one message, by its role and usage, into the counters (not the preview or
+// time).
+func (s *Stats) Count(role string, u *Usage) {
+	s.MessageCount++
+	if role == RoleUser {
+		s.Turns++
+	}
+	if u == nil {
+		return
+	}
+	s.InputTokens += u.Input
+	s.OutputTokens += u.Output
+	s.TotalTokens += u.TotalTokens
+	s.CachedInputTokens += u.CachedInput
+	switch {
+	case u.Currency == "":
+	case s.Currency == "" || s.Currency == u.Currency:
+		s.Currency = u.Currency
+		s.CostNanos += u.CostNanos
+	default:
+		s.Currency = MixedCurrency
+	}
+}
+
+// MixedCurrency is the Currency of usage priced in more than one currency.
+const MixedCurrency = "mixed"
+
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // add folds one record into the stats.
 func (s *Stats) Add(r *Record) {
-	s.MessageCount++
-	if u := r.Message.Usage; u != nil {
-		s.InputTokens += u.Input
-		s.OutputTokens += u.Output
-		s.TotalTokens += u.TotalTokens
-	}
+	s.Count(r.Message.Role, r.Message.Usage)
 	if p := Preview(&r.Message); p != "" {
 		s.LastPreview = p
 	}

@@ -3,38 +3,26 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"regexp"
 	"runtime/pprof"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
 
-// Figure is one measured number. Baseline and Ratio are set for comparisons.
-type Figure struct {
-	Name     string   `json:"name"`
-	Value    float64  `json:"value"`
-	Unit     string   `json:"unit"`
-	Baseline *float64 `json:"baseline,omitempty"`
-	Ratio    *float64 `json:"ratio,omitempty"`
-	Target   string   `json:"target,omitempty"`
-}
+// Figure is one measured number; Compare states one next to its baseline.
+type Figure = benchfig.Figure
 
 // Compare builds a figure that states value next to its baseline.
 func Compare(name string, value, baseline float64, unit, target string) Figure {
-	f := Figure{Name: name, Value: value, Unit: unit, Target: target, Baseline: &baseline}
-	if baseline != 0 {
-		r := value / baseline
-		f.Ratio = &r
-	}
-	return f
+	return benchfig.Compare(name, value, baseline, unit, target)
 }
 
 // suite measures one area and returns its figures.
@@ -73,7 +61,6 @@ func main() {
 
 	var all []Figure
 	failed := false
-	enc := json.NewEncoder(os.Stdout)
 	for _, s := range suites {
 		if !re.MatchString(s.name) {
 			continue
@@ -85,26 +72,17 @@ func main() {
 			failed = true
 			continue
 		}
-		for _, f := range figs {
-			_ = enc.Encode(f)
+		// The load at the suite's end stands beside each of its figures.
+		load := benchfig.LoadAverage()
+		for i := range figs {
+			figs[i].Load = load
+			benchfig.Emit(os.Stdout, figs[i])
 		}
 		all = append(all, figs...)
 	}
 
 	fmt.Println()
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FIGURE\tVALUE\tUNIT\tBASELINE\tRATIO\tTARGET")
-	for _, f := range all {
-		base, ratio := "-", "-"
-		if f.Baseline != nil {
-			base = fmt.Sprintf("%.4g", *f.Baseline)
-		}
-		if f.Ratio != nil {
-			ratio = fmt.Sprintf("%.4g", *f.Ratio)
-		}
-		fmt.Fprintf(tw, "%s\t%.4g\t%s\t%s\t%s\t%s\n", f.Name, f.Value, f.Unit, base, ratio, f.Target)
-	}
-	_ = tw.Flush()
+	benchfig.Table(os.Stdout, all)
 	if failed {
 		pprof.StopCPUProfile() // os.Exit skips the deferred stop
 		os.Exit(1)

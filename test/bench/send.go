@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +45,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
 
 func init() {
@@ -96,12 +95,12 @@ func benchSend() ([]Figure, error) {
 
 	var figs []Figure
 	// Warm both paths (informers, connections, first turn) before measuring.
-	if _, err := measureSends(ctx, dyn, 20, "warm"); err != nil {
+	if _, err := measureSends(ctx, dyn, 20, sendConcurrency, "warm"); err != nil {
 		return nil, fmt.Errorf("warm-up sends: %w", err)
 	}
 	stopNull := runNullController(ctx, dyn)
 	defer stopNull()
-	if _, err := measureNulls(ctx, dyn, 20, "warm"); err != nil {
+	if _, err := measureNulls(ctx, dyn, 20, sendConcurrency, "warm"); err != nil {
 		return nil, fmt.Errorf("warm-up null: %w", err)
 	}
 
@@ -110,7 +109,7 @@ func benchSend() ([]Figure, error) {
 		return nil, err
 	}
 	mark := clusterCPU()
-	sendLat, err := measureSends(ctx, dyn, latencySends, "lat")
+	sendLat, err := measureSends(ctx, dyn, latencySends, sendConcurrency, "lat")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +121,7 @@ func benchSend() ([]Figure, error) {
 		return nil, err
 	}
 	mark = clusterCPU()
-	nullLat, err := measureNulls(ctx, dyn, latencySends, "lat")
+	nullLat, err := measureNulls(ctx, dyn, latencySends, sendConcurrency, "lat")
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +133,7 @@ func benchSend() ([]Figure, error) {
 		Compare("send_latency_p50_ms", sp50, np50, "ms", "ratio <= 1.5 (baseline: null controller, create + status update + watch)"),
 		Compare("send_latency_p99_ms", sp99, np99, "ms", "ratio <= 1.5"),
 		Compare("cpu_ms_per_send", sendCPU["total"]/latencySends*1000, nullCPU["total"]/latencySends*1000, "cpu-ms",
-			"every process on the machine's 2 cores; baseline: one null create + status update"),
+			"ratio <= 2.5 at concurrency 20; every process on the machine's 2 cores; baseline: one null create + status update"),
 	)
 	for _, p := range cpuProcesses {
 		figs = append(figs, Compare("cpu_ms_per_send_"+p.figure, sendCPU[p.comm]/latencySends*1000, nullCPU[p.comm]/latencySends*1000, "cpu-ms", ""))
@@ -260,44 +259,13 @@ func sendCompleted(u *unstructured.Unstructured) bool {
 	return false
 }
 
-// setupSendFixtures creates the namespace, an Agent answering at once, and its main session.
 // startCluster builds the binaries and starts a local cluster logging to logName in the
 // temp directory; stop ends it and removes what it made.
 func startCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, func(), error) {
-	var cleanup []func()
-	stop := func() {
-		for i := len(cleanup) - 1; i >= 0; i-- {
-			cleanup[i]()
-		}
-	}
-	binDir, err := os.MkdirTemp("", "bench-bin-")
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, func() { _ = os.RemoveAll(binDir) })
-	build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/manager", "./cmd/transcript-store")
-	build.Dir = testenv.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, stop, fmt.Errorf("build: %v\n%s", err, out)
-	}
-	state, err := os.MkdirTemp("", "bench-state-")
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, func() { _ = os.RemoveAll(state) })
-	logf, err := os.Create(filepath.Join(os.TempDir(), logName))
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, func() { _ = logf.Close() })
-	c, err := devcluster.Start(ctx, devcluster.Options{RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: state, NoSamples: true, Log: logf, ManagerArgs: mgrArgs})
-	if err != nil {
-		return nil, stop, err
-	}
-	cleanup = append(cleanup, c.Stop)
-	return c, stop, nil
+	return benchfig.StartCluster(ctx, logName, devcluster.Options{ManagerArgs: mgrArgs})
 }
 
+// setupSendFixtures creates the namespace, an Agent answering at once, and its main session.
 func setupSendFixtures(ctx context.Context, cl client.Client) error {
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
@@ -411,6 +379,11 @@ func (w *waiter) expect(name string) <-chan struct{} {
 
 // measure creates n objects at sendConcurrency and returns each create-to-done latency.
 func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, n int, newObj func(name string, worker int) *unstructured.Unstructured, done func(*unstructured.Unstructured) bool, prefix string) ([]time.Duration, error) {
+	return measureAt(ctx, dyn, gvr, n, sendConcurrency, newObj, done, prefix)
+}
+
+// measureAt creates n objects from concurrency workers and returns each create-to-done latency.
+func measureAt(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, n, concurrency int, newObj func(name string, worker int) *unstructured.Unstructured, done func(*unstructured.Unstructured) bool, prefix string) ([]time.Duration, error) {
 	w, stop, err := startWaiter(ctx, dyn, gvr, done)
 	if err != nil {
 		return nil, err
@@ -421,7 +394,7 @@ func measure(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 	var firstErr error
 	var errOnce sync.Once
 	var wg sync.WaitGroup
-	for worker := range sendConcurrency {
+	for worker := range concurrency {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
@@ -475,11 +448,11 @@ func sendOK(u *unstructured.Unstructured) bool {
 	return s == string(v1.SendOK) || s == string(v1.SendError) || s == string(v1.SendTimeout)
 }
 
-func measureSends(ctx context.Context, dyn dynamic.Interface, n int, prefix string) ([]time.Duration, error) {
-	return measure(ctx, dyn, sendGVR, n, newSend, sendOK, "send-"+prefix)
+func measureSends(ctx context.Context, dyn dynamic.Interface, n, concurrency int, prefix string) ([]time.Duration, error) {
+	return measureAt(ctx, dyn, sendGVR, n, concurrency, newSend, sendOK, "send-"+prefix)
 }
 
-func measureNulls(ctx context.Context, dyn dynamic.Interface, n int, prefix string) ([]time.Duration, error) {
+func measureNulls(ctx context.Context, dyn dynamic.Interface, n, concurrency int, prefix string) ([]time.Duration, error) {
 	newNull := func(name string, _ int) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "bench.agents.dev/v1", "kind": "Null",
@@ -491,7 +464,7 @@ func measureNulls(ctx context.Context, dyn dynamic.Interface, n int, prefix stri
 		s, _, _ := unstructured.NestedString(u.Object, "status", "status")
 		return s == "ok"
 	}
-	return measure(ctx, dyn, nullGVR, n, newNull, done, "null-"+prefix)
+	return measureAt(ctx, dyn, nullGVR, n, concurrency, newNull, done, "null-"+prefix)
 }
 
 // sustainSends keeps sendConcurrency sends in flight for d and counts the completed ones.

@@ -33,6 +33,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // The workload and the faults; CHAOS_* variables scale them.
@@ -352,8 +353,21 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 	seen := 0
 	for i := range sessions.Items {
 		s := &sessions.Items[i]
-		recs := e.messages(t, s)
+		all := e.messages(t, s)
 		seen++
+		// Every record once, by its idempotency key, the turns' system contexts included;
+		// those are then left out of the conversation counted below.
+		keys := map[string]bool{}
+		var recs []transcript.Record
+		for _, r := range all {
+			if r.IdempotencyKey != "" && keys[r.IdempotencyKey] {
+				t.Errorf("session %s holds the record %s twice", s.Spec.Key, r.IdempotencyKey)
+			}
+			keys[r.IdempotencyKey] = true
+			if r.Message.Role != transcript.RoleSystem {
+				recs = append(recs, r)
+			}
+		}
 		if len(recs) != want[s.Spec.Key] {
 			t.Errorf("session %s holds %d messages, want %d", s.Spec.Key, len(recs), want[s.Spec.Key])
 		}

@@ -23,6 +23,8 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,11 +41,14 @@ import (
 
 const (
 	// Namespace and names as config/default and the Helm chart create them.
-	operatorNS  = "agent-session-operator-system"
-	deployment  = "agent-session-operator-controller-manager"
-	historySvc  = "agent-session-operator-history"
-	metricsSvc  = "agent-session-operator-controller-manager-metrics-service"
-	podSelector = "control-plane=controller-manager"
+	operatorNS = "agent-session-operator-system"
+	deployment = "agent-session-operator-controller-manager"
+	historySvc = "agent-session-operator-history"
+	certSecret = "agent-session-operator-webhook-server-cert"
+	// historyAudience is the audience the history API asks of tokens.
+	historyAudience = "agent-sessions"
+	metricsSvc      = "agent-session-operator-controller-manager-metrics-service"
+	podSelector     = "control-plane=controller-manager"
 
 	// Bounds of the waits, generous for a loaded 2-core machine.
 	rolloutTimeout = 6 * time.Minute
@@ -166,6 +171,32 @@ func waitAvailable(ctx context.Context, t *testing.T) {
 		t.Fatalf("rollout: %v\n%s\n%s", err, out, desc)
 	}
 	kubectl(ctx, t, "-n", operatorNS, "wait", "deploy/"+deployment, "--for=condition=Available", "--timeout="+rolloutTimeout.String())
+	waitWebhookService(ctx, t)
+}
+
+// waitWebhookService waits until an admission request through the webhook Service is
+// answered. A Ready Pod is serving, but the Service routes to it only once the endpoints
+// reach kube-proxy; until then the API server's call is refused (a user's apply right after
+// `kubectl wait` can meet the same second). A server-side dry run passes every webhook and
+// stores nothing.
+func waitWebhookService(ctx context.Context, t *testing.T) {
+	t.Helper()
+	probe := `apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata:
+  name: webhook-probe
+  namespace: default
+spec:
+  model: {provider: scripted}
+`
+	var out string
+	var err error
+	for deadline := time.Now().Add(rolloutTimeout); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if out, err = cl.KubectlIn(ctx, probe, "create", "--dry-run=server", "-f", "-"); err == nil {
+			return
+		}
+	}
+	t.Fatalf("the webhook never answered through its Service: %v\n%s", err, out)
 }
 
 func installKustomize(ctx context.Context, t *testing.T) {
@@ -314,38 +345,46 @@ func portForward(ctx context.Context, t *testing.T, local int) string {
 	return fmt.Sprintf("127.0.0.1:%d", local)
 }
 
-// historyGet reads a session's history through addr; the history API may speak HTTP or
-// HTTPS (with its own certificate): both are tried.
-func historyGet(addr, key, token string) (int, []byte, error) {
-	var lastErr error
-	for _, scheme := range []string{"http", "https"} {
-		req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s://%s/sessions/%s/history?namespace=default&limit=200", scheme, addr, key), nil)
-		if err != nil {
-			return 0, nil, err
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // #nosec G402 -- the test's own server
-		resp, err := client.Do(req)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusBadRequest && strings.Contains(string(body), "HTTPS server") {
-			lastErr = fmt.Errorf("%s", body)
-			continue
-		}
-		return resp.StatusCode, body, err
+// historyGet reads a session's history through addr (a port-forward of the history
+// Service) over HTTPS, verifying the server by the history Service's name against the CA of
+// the operator's self-signed certificate Secret, as an in-cluster client would.
+func historyGet(ctx context.Context, t *testing.T, addr, key, token string) (int, []byte, error) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("https://%s/sessions/%s/history?namespace=default&limit=200", addr, key), nil)
+	if err != nil {
+		return 0, nil, err
 	}
-	return 0, nil, lastErr
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: historyTLS(ctx, t)}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// historyTLS trusts only the operator's CA and expects the history Service's DNS name.
+func historyTLS(ctx context.Context, t *testing.T) *tls.Config {
+	t.Helper()
+	ca := kubectl(ctx, t, "-n", operatorNS, "get", "secret", certSecret, "-o", `jsonpath={.data.ca\.crt}`)
+	pem, err := base64.StdEncoding.DecodeString(ca)
+	if err != nil {
+		t.Fatalf("ca.crt of %s: %v", certSecret, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatalf("ca.crt of %s holds no certificate", certSecret)
+	}
+	return &tls.Config{RootCAs: pool, ServerName: historySvc + "." + operatorNS + ".svc", MinVersion: tls.VersionTLS12}
 }
 
 // serviceAccountToken creates a ServiceAccount in default, optionally bound to role, and
-// returns a token for it.
-func serviceAccountToken(ctx context.Context, t *testing.T, name, clusterRole string) string {
+// returns a token for it (for the API server, or for the audiences given).
+func serviceAccountToken(ctx context.Context, t *testing.T, name, clusterRole string, audience ...string) string {
 	t.Helper()
 	y := fmt.Sprintf("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s, namespace: default}\n", name)
 	if clusterRole != "" {
@@ -358,7 +397,11 @@ subjects: [{kind: ServiceAccount, name: %s, namespace: default}]
 `, name, clusterRole, name)
 	}
 	apply(ctx, t, y)
-	return kubectl(ctx, t, "-n", "default", "create", "token", name, "--duration=1h")
+	args := []string{"-n", "default", "create", "token", name, "--duration=1h"}
+	for _, a := range audience {
+		args = append(args, "--audience="+a)
+	}
+	return kubectl(ctx, t, args...)
 }
 
 type historyPage struct {
@@ -377,7 +420,7 @@ func readHistory(ctx context.Context, t *testing.T, addr, key, token string) his
 	t.Helper()
 	var page historyPage
 	err := harness.Poll(ctx, objectTimeout, "history of "+key, func() error {
-		code, body, err := historyGet(addr, key, token)
+		code, body, err := historyGet(ctx, t, addr, key, token)
 		if err != nil {
 			return err
 		}
@@ -393,20 +436,31 @@ func readHistory(ctx context.Context, t *testing.T, addr, key, token string) his
 }
 
 func historyAPI(ctx context.Context, t *testing.T) {
-	reader := serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view")
+	reader := serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view", historyAudience)
 	addr := portForward(ctx, t, 18090)
 	page := readHistory(ctx, t, addr, "agent:research:main", reader)
 	if len(page.Messages) == 0 {
 		t.Fatalf("history of agent:research:main is empty after the ping")
 	}
-	code, body, err := historyGet(addr, "agent:research:main", "")
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name  string
+		token string
+		want  int
+	}{
+		{"without a token", "", http.StatusUnauthorized},
+		// A token for the API server cannot be replayed to the history API.
+		{"with the API server's audience", serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view"), http.StatusUnauthorized},
+		{"without RBAC", serviceAccountToken(ctx, t, "history-outsider", "", historyAudience), http.StatusForbidden},
+	} {
+		code, body, err := historyGet(ctx, t, addr, "agent:research:main", c.token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.want {
+			t.Fatalf("%s: %d %s, want %d", c.name, code, body, c.want)
+		}
 	}
-	if code != http.StatusUnauthorized {
-		t.Fatalf("without a token: %d %s, want 401", code, body)
-	}
-	t.Logf("with a token: 200, %d messages; without: 401", len(page.Messages))
+	t.Logf("with a token: 200, %d messages; without: 401; API server audience: 401; no RBAC: 403", len(page.Messages))
 }
 
 func metrics(ctx context.Context, t *testing.T) {
@@ -496,7 +550,7 @@ spec: {sessionKey: "agent:slow:main", message: "slow please", timeoutSeconds: 0}
 	if got := kubectl(ctx, t, "get", "sessionsend/slow-send", "-o", "jsonpath={.status.status} {.status.reply}"); got != "accepted done slowly" && got != "ok done slowly" {
 		t.Errorf("send after the Pod's deletion: %q, want accepted done slowly", got)
 	}
-	reader := serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view")
+	reader := serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view", historyAudience)
 	page := readHistory(ctx, t, portForward(ctx, t, 18091), "agent:slow:main", reader)
 	counts := map[string]int{}
 	for _, m := range page.Messages {
@@ -542,11 +596,11 @@ func readyPod(ctx context.Context, t *testing.T, ok func(name, images string) bo
 func sessionState(ctx context.Context, t *testing.T, port int) map[string]int {
 	t.Helper()
 	keys := kubectl(ctx, t, "get", "agentsessions", "-o", `jsonpath={range .items[*]}{.spec.key}{"\n"}{end}`)
-	reader := serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view")
+	reader := serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view", historyAudience)
 	addr := portForward(ctx, t, port)
 	state := map[string]int{}
 	for _, k := range strings.Fields(keys) {
-		code, body, err := historyGet(addr, k, reader)
+		code, body, err := historyGet(ctx, t, addr, k, reader)
 		if err != nil {
 			t.Fatal(err)
 		}

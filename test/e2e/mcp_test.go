@@ -29,16 +29,14 @@ var _ = Describe("MCP tools from the everything server", Ordered, func() {
 	var url string
 
 	BeforeAll(func() {
-		var stop func()
-		var err error
-		url, stop, err = testenv.StartEverything(GinkgoWriter)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(stop)
+		// The one make run-local starts (the README tour uses it too).
+		url = cluster.EverythingURL
+		Expect(url).NotTo(BeEmpty())
 
 		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
 metadata:
-  name: tooled
+  name: echoer
 spec:
   model:
     provider: scripted
@@ -64,20 +62,20 @@ spec:
 apiVersion: sessions.agents.dev/v1alpha1
 kind: AgentSession
 metadata:
-  name: tooled-main
+  name: echoer-main
 spec:
-  key: agent:tooled:main
-  agentId: tooled
+  key: agent:echoer:main
+  agentId: echoer
   chatType: direct
 `)
 		Expect(err).NotTo(HaveOccurred(), out)
 	})
 
 	It("reports the server in the Agent's status", func() {
-		out, err := kubectl("wait", "--for=condition=Ready", "agent/tooled", "--timeout=60s")
+		out, err := kubectl("wait", "--for=condition=Ready", "agent/echoer", "--timeout=60s")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Eventually(func() string {
-			out, _ := kubectl("get", "agent/tooled", "-o", `jsonpath={.status.mcpServers[0].connected} {.status.mcpServers[0].tools} {.status.conditions[?(@.type=="Ready")].message}`)
+			out, _ := kubectl("get", "agent/echoer", "-o", `jsonpath={.status.mcpServers[0].connected} {.status.mcpServers[0].tools} {.status.conditions[?(@.type=="Ready")].message}`)
 			return out
 		}, testenv.Timeout, testenv.Interval).Should(Equal("true 2 scripted provider configured; MCP servers: everything 2 tools"))
 	})
@@ -88,7 +86,7 @@ kind: SessionSend
 metadata:
   name: e2e-mcp-echo
 spec:
-  sessionKey: agent:tooled:main
+  sessionKey: agent:echoer:main
   message: echo hello from kubectl
 `)
 		Expect(err).NotTo(HaveOccurred(), out)
@@ -98,7 +96,7 @@ spec:
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(Equal("ok|Echo: echo hello from kubectl"))
 
-		out, code := plugin("history", "agent:tooled:main", "--include-tools", "--limit", "20")
+		out, code := plugin("history", "agent:echoer:main", "--include-tools", "--limit", "20")
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(ContainSubstring(`[call mcp__everything__echo {"message":"echo hello from kubectl"}]`))
 		Expect(out).To(MatchRegexp(`toolResult mcp__everything__echo\tEcho: echo hello from kubectl\n`))
@@ -111,8 +109,8 @@ metadata:
   name: e2e-mcp-child-echo
 spec:
   task: echo from the child
-  agentId: tooled
-  requesterSessionKey: agent:tooled:main
+  agentId: echoer
+  requesterSessionKey: agent:echoer:main
 ---
 apiVersion: sessions.agents.dev/v1alpha1
 kind: SubagentRun
@@ -120,8 +118,8 @@ metadata:
   name: e2e-mcp-child-list
 spec:
   task: list sessions please
-  agentId: tooled
-  requesterSessionKey: agent:tooled:main
+  agentId: echoer
+  requesterSessionKey: agent:echoer:main
 `)
 		Expect(err).NotTo(HaveOccurred(), out)
 		for run, want := range map[string]string{

@@ -61,6 +61,8 @@ var _ = BeforeSuite(func() {
 		BinDir:   binDir,
 		StateDir: filepath.Join(workDir, ".local", "run-local"),
 		Log:      GinkgoWriter,
+		// As make run-local does: the README's MCP example uses it.
+		MCPEverything: true,
 	})
 	Expect(err).NotTo(HaveOccurred())
 })

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
 )
 
 // SidecarConfig is the transcript-store process configuration (its flags).
@@ -37,8 +38,12 @@ type SidecarConfig struct {
 	Audiences []string
 	// MaxStreamsPerUser bounds one user's open history streams (0: the handler's default).
 	MaxStreamsPerUser int
-	ShutdownTimeout   time.Duration
-	Log               logr.Logger
+	// ArchivedRetention is how long archived transcripts are kept; 0 keeps them forever.
+	ArchivedRetention time.Duration
+	// Clock drives the retention loop; nil is the real clock.
+	Clock           clock.WithTicker
+	ShutdownTimeout time.Duration
+	Log             logr.Logger
 	// Ready, when set, receives the bound addresses once both listeners are up.
 	Ready func(socketAddr, listenAddr string)
 }
@@ -122,6 +127,13 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	internalSrv := &http.Server{Handler: NewAPIHandler(store), ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	pruneCtx, stopPrune := context.WithCancel(ctx)
+	defer stopPrune()
+	go pruneArchived(pruneCtx, store, cfg.ArchivedRetention, cfg.Clock, log.WithName("retention"))
 
 	errc := make(chan error, 2)
 	go func() { errc <- serve(internalSrv, internalLn) }()

@@ -124,12 +124,7 @@ func (s *session) load() error {
 			s.keys[m.IdempotencyKey] = m.Seq
 		}
 		s.nextSeq = m.Seq + 1
-		s.stats.MessageCount++
-		if u := m.Message.Usage; u != nil {
-			s.stats.InputTokens += u.Input
-			s.stats.OutputTokens += u.Output
-			s.stats.TotalTokens += u.TotalTokens
-		}
+		s.stats.Count(m.Message.Role, m.Message.Usage)
 		if m.TS.After(s.stats.UpdatedAt) {
 			s.stats.UpdatedAt = m.TS
 		}

@@ -148,7 +148,7 @@ func TestStatsAndArchive(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.UpdatedAt, st.Path = st.UpdatedAt.UTC().Round(0), ""
-			want := transcript.Stats{MessageCount: 3, InputTokens: 10, OutputTokens: 20, TotalTokens: 30, LastPreview: long[:2*transcript.PreviewLen]}
+			want := transcript.Stats{MessageCount: 3, InputTokens: 10, OutputTokens: 20, TotalTokens: 30, Turns: 1, LastPreview: long[:2*transcript.PreviewLen]}
 			if diff := cmp.Diff(want, st, cmpIgnoreTime); diff != "" {
 				t.Errorf("stats (-want +got):\n%s", diff)
 			}

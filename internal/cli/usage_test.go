@@ -1,0 +1,72 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package cli
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+func TestUsageTable(t *testing.T) {
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	session := func(key, agent string, updated time.Time, u *v1.Usage) v1.AgentSession {
+		return v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: agent},
+			Status: v1.AgentSessionStatus{Usage: u, UpdatedAt: &metav1.Time{Time: updated}}}
+	}
+	sessions := []v1.AgentSession{
+		session("agent:main:main", "main", now, &v1.Usage{InputTokens: 100, OutputTokens: 10, Turns: 2, Cost: "0.0005", Currency: "USD"}),
+		session("agent:main:telegram:dm:7", "main", now.Add(-48*time.Hour), &v1.Usage{InputTokens: 50, OutputTokens: 5, Turns: 1, Cost: "0.00025", Currency: "USD"}),
+		session("agent:research:main", "research", now, &v1.Usage{InputTokens: 7, Turns: 1}),
+		session("agent:idle:main", "idle", now, nil),
+	}
+	cases := map[string]struct {
+		by, agent string
+		after     time.Time
+		want      string
+	}{
+		"by agent": {by: "agent", want: "" +
+			"AGENT     TURNS  INPUT  OUTPUT  CACHED  COST\n" +
+			"main      3      150    15      0       0.00075 USD\n" +
+			"research  1      7      0       0       -\n"},
+		"by session since a day, one agent": {by: "session", agent: "main", after: now.Add(-24 * time.Hour), want: "" +
+			"SESSION          AGENT  TURNS  INPUT  OUTPUT  CACHED  COST\n" +
+			"agent:main:main  main   2      100    10      0       0.0005 USD\n"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			printUsage(&out, tc.by, sessionUsageRows(sessions, tc.by == "agent", tc.agent, tc.after))
+			if d := cmp.Diff(tc.want, out.String()); d != "" {
+				t.Errorf("table (-want +got):\n%s", d)
+			}
+		})
+	}
+
+	runs := []v1.SubagentRun{{ObjectMeta: metav1.ObjectMeta{Name: "spawn-a"}, Spec: v1.SubagentRunSpec{AgentID: "research"},
+		Status: v1.SubagentRunStatus{Usage: &v1.Usage{InputTokens: 9, OutputTokens: 3, Turns: 4, Cost: "1.5", Currency: "EUR"}}}}
+	var out bytes.Buffer
+	printUsage(&out, "run", runUsageRows(runs, "", time.Time{}))
+	want := "RUN      AGENT     TURNS  INPUT  OUTPUT  CACHED  COST\n" +
+		"spawn-a  research  4      9      3       0       1.5 EUR\n"
+	if d := cmp.Diff(want, out.String()); d != "" {
+		t.Errorf("runs (-want +got):\n%s", d)
+	}
+}

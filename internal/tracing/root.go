@@ -1,0 +1,91 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package tracing
+
+import (
+	"context"
+	crand "crypto/rand"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// NewRoot chooses the ids of an object's root span (a new trace) and returns its traceparent,
+// to be kept in the object's Annotation. The span itself is exported by EndRoot.
+func NewRoot() string {
+	var tid trace.TraceID
+	var sid trace.SpanID
+	_, _ = crand.Read(tid[:])
+	_, _ = crand.Read(sid[:])
+	return Format(trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
+}
+
+// Root describes an object's root span.
+type Root struct {
+	// TraceParent is the object's Annotation; Link its LinkAnnotation (may be empty).
+	TraceParent, Link string
+	// Name is e.g. "sessions_send agent:bob:main".
+	Name       string
+	Start, End time.Time
+	Attributes []attribute.KeyValue
+	// Err marks the span failed.
+	Err string
+}
+
+// EndRoot exports an object's root span with the ids its annotation chose, so the turns
+// recorded as its children (before or after a restart) hang under it.
+func EndRoot(r Root) {
+	sc := Parse(r.TraceParent)
+	if !sc.IsValid() {
+		return
+	}
+	ctx := context.WithValue(context.Background(), chosenKey{}, sc)
+	opts := []trace.SpanStartOption{trace.WithTimestamp(r.Start), trace.WithAttributes(r.Attributes...),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithNewRoot()}
+	if l := Parse(r.Link); l.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: l}))
+	}
+	_, span := Tracer().Start(ctx, r.Name, opts...)
+	if r.Err != "" {
+		span.SetStatus(codes.Error, r.Err)
+	}
+	span.End(trace.WithTimestamp(r.End))
+}
+
+// chosenKey carries the span context whose ids the next root span must take.
+type chosenKey struct{}
+
+// chosenIDs is the provider's id generator: random ids, except for a root span started by
+// EndRoot, which takes the ids chosen by NewRoot.
+type chosenIDs struct{}
+
+func (chosenIDs) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
+	if sc, ok := ctx.Value(chosenKey{}).(trace.SpanContext); ok {
+		return sc.TraceID(), sc.SpanID()
+	}
+	var tid trace.TraceID
+	var sid trace.SpanID
+	_, _ = crand.Read(tid[:])
+	_, _ = crand.Read(sid[:])
+	return tid, sid
+}
+
+func (chosenIDs) NewSpanID(_ context.Context, _ trace.TraceID) trace.SpanID {
+	var sid trace.SpanID
+	_, _ = crand.Read(sid[:])
+	return sid
+}

@@ -1,0 +1,163 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cli"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/test/benchfig"
+)
+
+func init() {
+	register("list", benchList)
+}
+
+const (
+	listSessions = 10000
+	ourListCalls = 20
+	theirCalls   = 100
+)
+
+// benchList: the 50 most recent of 10,000 sessions as a user asks for them: ours `kubectl
+// sessions list --limit 50 -o json` (the plugin, run in process), theirs the sessions.list
+// RPC on a connected WebSocket client. OpenClaw's 10,000 sessions were imported by its own
+// doctor before the gateway started (seedTheirSessions); ours are created here.
+func benchList(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
+	if err := createOurSessions(ctx, p, listSessions); err != nil {
+		return nil, err
+	}
+	ours := func() error {
+		var out, errOut bytes.Buffer
+		streams := genericiooptions.IOStreams{In: os.Stdin, Out: &out, ErrOut: &errOut}
+		if code := cli.Execute(ctx, streams, []string{"--kubeconfig", p.ours.Kubeconfig, "-n", peerNS, "list", "--limit", "50", "-o", "json"}); code != 0 {
+			return fmt.Errorf("kubectl sessions list: exit %d: %s", code, errOut.String())
+		}
+		var rows []json.RawMessage
+		if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) != 50 {
+			return fmt.Errorf("kubectl sessions list: %d rows (%v)", len(rows), err)
+		}
+		return nil
+	}
+	rc, err := dialGateway(ctx, p.theirs)
+	if err != nil {
+		return nil, fmt.Errorf("openclaw websocket: %w", err)
+	}
+	defer rc.close()
+	theirs := func() error {
+		payload, err := rc.call(ctx, "sessions.list", map[string]any{"limit": 50})
+		if err != nil {
+			return err
+		}
+		var res struct {
+			Sessions []json.RawMessage `json:"sessions"`
+		}
+		if err := json.Unmarshal(payload, &res); err != nil || len(res.Sessions) != 50 {
+			return fmt.Errorf("sessions.list: %d rows (%v): %.200s", len(res.Sessions), err, payload)
+		}
+		return nil
+	}
+	for range 3 {
+		if err := ours(); err != nil {
+			return nil, err
+		}
+		if err := theirs(); err != nil {
+			return nil, err
+		}
+	}
+	ourLat, err1 := timed(ourListCalls, ours)
+	theirLat, err2 := timed(theirCalls, theirs)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("list: ours %v, openclaw %v", err1, err2)
+	}
+	return []benchfig.Figure{benchfig.Compare("peer_list_50_of_10k_p50_ms", quantileMS(ourLat, 0.5), quantileMS(theirLat, 0.5), "ms",
+		"ours: kubectl sessions list --limit 50 -o json; openclaw: sessions.list limit 50 on a connected client")}, nil
+}
+
+// createOurSessions creates n more AgentSessions (group sessions of our agent), 16 at a time.
+func createOurSessions(ctx context.Context, p *peers, n int) error {
+	var next atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				key := fmt.Sprintf("agent:%s:webchat:group:l%d", ourAgent, i)
+				s := &v1.AgentSession{
+					ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: peerNS},
+					Spec: v1.AgentSessionSpec{Key: key, AgentID: ourAgent, Channel: "webchat", ChatType: v1.ChatTypeGroup,
+						DisplayName: "group " + strconv.Itoa(i)},
+				}
+				if err := p.cl.Create(ctx, s); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// seedTheirSessions gives OpenClaw n sessions the way an existing installation brings them:
+// a legacy sessions.json of the main agent, imported into its SQLite store by its own
+// `doctor --session-sqlite import` while the gateway is stopped.
+func seedTheirSessions(install, stateDir, cfgPath string, n int) error {
+	dir := filepath.Join(stateDir, "state", "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	rows := make(map[string]any, n)
+	for i := range n {
+		rows["agent:main:bench-l"+strconv.Itoa(i)] = map[string]any{"sessionId": uuid.NewString(), "updatedAt": now - int64(i)*1000}
+	}
+	data, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sessions.json"), data, 0o600); err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(install, "bin", "node"), filepath.Join(install, "node_modules", "openclaw", "openclaw.mjs"),
+		"doctor", "--session-sqlite", "import", "--session-sqlite-all-agents")
+	cmd.Dir = stateDir
+	cmd.Env = gatewayEnv(install, stateDir, cfgPath)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("openclaw doctor --session-sqlite import: %v\n%s", err, out)
+	}
+	return nil
+}
