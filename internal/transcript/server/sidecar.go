@@ -60,6 +60,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := store.NewMetrics(reg)
 
+	hub := newEventHub()
 	var authz Authorizer
 	var metricsAuthz *KubeAuthorizer
 	if cfg.InsecureNoAuth {
@@ -79,7 +80,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		authz, metricsAuthz = ka, ka
 	}
 
-	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")))
+	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), publishCommits(hub))
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
 	}
@@ -114,6 +115,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 	})
 	mux.Handle("/sessions/", history)
+	mux.Handle("/events", newEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !ready.Load() {
