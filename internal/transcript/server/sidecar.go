@@ -77,10 +77,13 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			return err
 		}
 		ka.Audiences = cfg.Audiences
+		if err := WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
+			return err
+		}
 		authz, metricsAuthz = ka, ka
 	}
 
-	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), publishCommits(hub))
+	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub))
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
 	}
@@ -115,7 +118,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 	})
 	mux.Handle("/sessions/", history)
-	mux.Handle("/events", newEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
+	mux.Handle("/events", NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !ready.Load() {
