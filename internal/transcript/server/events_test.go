@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -16,7 +17,7 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// The sidecar publishes every store commit on /events: an append through the internal API
+// The sidecar serves the console at / and publishes every store commit on /events: an append through the internal API
 // reaches an /events subscriber as session.message and then sessions.changed "message".
 func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -36,6 +37,14 @@ func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	case a = <-ready:
 	case err := <-done:
 		t.Fatal(err)
+	}
+	page, err := http.Get("http://" + a.public + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = page.Body.Close()
+	if page.StatusCode != http.StatusOK || page.Header.Get("Content-Security-Policy") != console.CSP {
+		t.Fatalf("console at /: %d, CSP %q", page.StatusCode, page.Header.Get("Content-Security-Policy"))
 	}
 	resp, err := http.Get("http://" + a.public + "/events?namespace=ns")
 	if err != nil {

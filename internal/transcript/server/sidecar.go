@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -119,6 +120,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	})
 	mux.Handle("/sessions/", history)
 	mux.Handle("/events", NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
+	mux.Handle("/", console.Handler())
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !ready.Load() {
