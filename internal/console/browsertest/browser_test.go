@@ -137,6 +137,7 @@ func TestConsoleInChromium(t *testing.T) {
 		chromedp.KeyEvent(kb.Tab),
 		chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible("#app"),
+		chromedp.WaitNotVisible("#signin"),
 	); err != nil {
 		t.Fatalf("sign in: %v", err)
 	}

@@ -91,7 +91,14 @@
     renderSessions();
   }
 
-  function cell(tr, text) { const td = document.createElement("td"); td.textContent = text ?? ""; tr.appendChild(td); return td; }
+  // cell adds a column; its label heads it on a narrow screen, where the table is stacked.
+  function cell(tr, text, label) {
+    const td = document.createElement("td");
+    td.textContent = text ?? "";
+    if (label) td.dataset.label = label;
+    tr.appendChild(td);
+    return td;
+  }
 
   function renderSessions() {
     const body = $("sessions").tBodies[0];
@@ -103,7 +110,8 @@
       b.textContent = s.key + (s.phase === "archived" ? " (archived)" : "");
       b.addEventListener("click", () => openSession(s.key));
       cell(tr, "").appendChild(b);
-      cell(tr, s.kind); cell(tr, s.channel); cell(tr, s.messages); cell(tr, s.preview); cell(tr, s.updated);
+      cell(tr, s.kind, "kind"); cell(tr, s.channel, "channel"); cell(tr, s.messages, "messages");
+      cell(tr, s.preview, "last"); cell(tr, s.updated, "updated");
       body.appendChild(tr);
     }
   }
