@@ -127,6 +127,12 @@ func (o *options) fetchHistory(ctx context.Context, ns, key string, limit int) (
 
 // historyRequest GETs a session's history with the bearer token; a non-200 is an error.
 func (o *options) historyRequest(ctx context.Context, ns, key string, q url.Values) (*http.Response, error) {
+	return o.listenerRequest(ctx, ns, "/sessions/"+url.PathEscape(key)+"/history", q)
+}
+
+// listenerRequest GETs path on the transcript-store's listener (history API, /events) with
+// the caller's bearer token, and turns a non-200 answer into an error.
+func (o *options) listenerRequest(ctx context.Context, ns, path string, q url.Values) (*http.Response, error) {
 	if o.historyURL == "" {
 		return nil, fmt.Errorf("no history API address: pass --history-url or set AGENT_SESSIONS_HISTORY_URL (make run-local prints it)")
 	}
@@ -135,7 +141,7 @@ func (o *options) historyRequest(ctx context.Context, ns, key string, q url.Valu
 		return nil, err
 	}
 	q.Set("namespace", ns)
-	u := strings.TrimSuffix(o.historyURL, "/") + "/sessions/" + url.PathEscape(key) + "/history?" + q.Encode()
+	u := strings.TrimSuffix(o.historyURL, "/") + path + "?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err

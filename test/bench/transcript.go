@@ -252,13 +252,8 @@ func benchSSE(root string) (p50, p99 float64, err error) {
 	defer srv.Close()
 
 	url := "http://" + ln.Addr().String() + "/sessions/agent%3Abench%3Asse/history?follow=1&limit=1"
-	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: followers, DisableCompression: true}}
-	sent := make([]atomic.Int64, messages+1) // seq -> unix nanos at Append start
-	lat := make([][]time.Duration, followers)
-	var connected, finished sync.WaitGroup
-	connected.Add(followers)
-	finished.Add(followers)
-	errs := make(chan error, followers)
+	f := newFanout(followers, messages)
+	client, sent, lat, errs, connected, finished := f.client, f.sent, f.lat, f.errs, &f.connected, &f.finished
 	for i := range followers {
 		go func() {
 			defer finished.Done()
@@ -336,4 +331,24 @@ func benchSSE(root string) (p50, p99 float64, err error) {
 	slices.Sort(all)
 	ms := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))].Microseconds()) / 1e3 }
 	return ms(0.50), ms(0.99), nil
+}
+
+// fanout is the shared state of a many-followers suite: one HTTP client, the send time of
+// each seq, each follower's latencies, and the waits for connecting and finishing.
+type fanout struct {
+	client              *http.Client
+	sent                []atomic.Int64 // seq -> unix nanos at Append start
+	lat                 [][]time.Duration
+	connected, finished sync.WaitGroup
+	errs                chan error
+}
+
+func newFanout(followers, messages int) *fanout {
+	f := &fanout{
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: followers, DisableCompression: true}},
+		sent:   make([]atomic.Int64, messages+1), lat: make([][]time.Duration, followers), errs: make(chan error, followers),
+	}
+	f.connected.Add(followers)
+	f.finished.Add(followers)
+	return f
 }

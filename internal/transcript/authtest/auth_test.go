@@ -142,7 +142,12 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 })
 
 func requestToken(ctx context.Context, core *coreclient.CoreV1Client, sa string) string {
-	tr, err := core.ServiceAccounts(ns).CreateToken(ctx, sa, &authnv1.TokenRequest{
+	return requestTokenIn(ctx, core, ns, sa)
+}
+
+// requestTokenIn is a token of the ServiceAccount sa of namespace.
+func requestTokenIn(ctx context.Context, core *coreclient.CoreV1Client, namespace, sa string) string {
+	tr, err := core.ServiceAccounts(namespace).CreateToken(ctx, sa, &authnv1.TokenRequest{
 		Spec: authnv1.TokenRequestSpec{},
 	}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())

@@ -3,6 +3,7 @@
 package authtest
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestAuth(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	testEnv = &envtest.Environment{}
+	testEnv = &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
 	var err error
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())

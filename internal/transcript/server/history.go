@@ -195,19 +195,26 @@ var errNoToken = fmt.Errorf("%w: a bearer token is required", ErrUnauthenticated
 
 func (h *historyHandler) authorize(w http.ResponseWriter, r *http.Request, namespace, name string) (string, bool) {
 	user, err := h.check(r, namespace, name)
-	switch {
-	case err == nil:
+	if err == nil {
 		return user, true
+	}
+	refuseAuth(w, err, h.o.Log)
+	return "", false
+}
+
+// refuseAuth answers a request whose access check failed: 401, 403, or 503 when the
+// authorizer could not decide.
+func refuseAuth(w http.ResponseWriter, err error, log logr.Logger) {
+	switch {
 	case errors.Is(err, ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="transcript-store"`)
 		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, err.Error())
 	case errors.Is(err, ErrForbidden):
 		writeError(w, http.StatusForbidden, transcript.ErrTypeForbidden, err.Error())
 	default:
-		h.o.Log.Error(err, "authorization check failed")
+		log.Error(err, "authorization check failed")
 		writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, "authorization check failed")
 	}
-	return "", false
 }
 
 func bearerToken(r *http.Request) (string, bool) {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,6 +61,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := store.NewMetrics(reg)
 
+	hub := newEventHub()
 	var authz Authorizer
 	var metricsAuthz *KubeAuthorizer
 	if cfg.InsecureNoAuth {
@@ -76,10 +78,13 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			return err
 		}
 		ka.Audiences = cfg.Audiences
+		if err := WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
+			return err
+		}
 		authz, metricsAuthz = ka, ka
 	}
 
-	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")))
+	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub))
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
 	}
@@ -114,6 +119,8 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 	})
 	mux.Handle("/sessions/", history)
+	mux.Handle("/events", NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
+	mux.Handle("/", console.Handler())
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !ready.Load() {

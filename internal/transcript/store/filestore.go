@@ -32,6 +32,7 @@ type options struct {
 	metrics      *Metrics
 	log          logr.Logger
 	clock        clock.PassiveClock
+	onCommit     func(Commit)
 }
 
 // WithMaxOpenFiles bounds the LRU of open transcript files (default 256).
@@ -42,6 +43,19 @@ func WithMetrics(m *Metrics) Option { return func(o *options) { o.metrics = m } 
 
 // WithLogger sets the logger for repairs and corrupt lines.
 func WithLogger(l logr.Logger) Option { return func(o *options) { o.log = l } }
+
+// Commit is one durable group commit of a session: its records in seq order and the
+// session's counters after them.
+type Commit struct {
+	Header transcript.SessionHeader
+	Events []Event
+	Stats  transcript.Stats
+}
+
+// WithCommitHook calls fn with every commit, in seq order per session, under the session's
+// lock: fn must not block or call back into the store (the live event stream's hub only
+// queues).
+func WithCommitHook(fn func(Commit)) Option { return func(o *options) { o.onCommit = fn } }
 
 // WithClock sets the clock that stamps records and archive names.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }

@@ -1,0 +1,188 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package browsertest drives the console in real headless Chromium (Debian's chromium,
+// installed with apt-get when missing and the test runs as root) against a real
+// transcript-store sidecar. Screenshots go to artifacts/ beside this file (git-ignored).
+package browsertest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/go-logr/logr"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+)
+
+// chromiumPath finds chromium, installing Debian's package when it is missing and we may.
+func chromiumPath(t *testing.T) string {
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getuid() == 0 {
+		cmd := exec.Command("apt-get", "-o", "DPkg::Lock::Timeout=600", "install", "-y", "--no-install-recommends", "chromium")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Logf("apt-get install chromium: %v\n%s", err, out)
+		}
+		if p, err := exec.LookPath("chromium"); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is missing and could not be installed")
+	}
+	t.Skip("chromium is missing (apt-get install chromium)")
+	return ""
+}
+
+func TestConsoleInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bin := chromiumPath(t)
+	artifacts, _ := filepath.Abs("artifacts")
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	type addrs struct{ internal, public string }
+	ready := make(chan addrs, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- server.RunSidecar(ctx, server.SidecarConfig{
+			DataDir: t.TempDir(), Socket: filepath.Join(t.TempDir(), "s.sock"), Listen: "127.0.0.1:0",
+			DefaultNamespace: "default", InsecureNoAuth: true, Log: logr.Discard(),
+			Ready: func(s, l string) { ready <- addrs{s, l} },
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	var a addrs
+	select {
+	case a = <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	store := client.NewClient(a.internal)
+	const key = "agent:main:main"
+	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "default", SessionID: "s1", SessionKey: key, CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	say := func(role, text string, from string) {
+		t.Helper()
+		m := transcript.Message{Role: role, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}}}
+		if from != "" {
+			m.Provenance = &transcript.Provenance{SourceSessionKey: from}
+		}
+		if _, err := store.Append(ctx, "default", "s1", transcript.AppendRequest{Message: m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Chromium may still write its profile as it exits; its removal is best effort.
+	profile, err := os.MkdirTemp("", "console-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(profile) })
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1200, 800))
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	bctx, tcancel := context.WithTimeout(bctx, 90*time.Second)
+	defer tcancel()
+
+	shot := func(name string) chromedp.ActionFunc {
+		return func(ctx context.Context) error {
+			var buf []byte
+			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(artifacts, name), buf, 0o644)
+		}
+	}
+
+	// Sign in by keyboard only: Tab to the token, type it, Tab to the namespace (default),
+	// Enter submits.
+	if err := chromedp.Run(bctx,
+		chromedp.Navigate("http://"+a.public+"/"),
+		chromedp.WaitVisible("#signin"),
+		chromedp.KeyEvent(kb.Tab),
+		chromedp.KeyEvent("any-token"),
+		chromedp.KeyEvent(kb.Tab),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible("#app"),
+		chromedp.WaitNotVisible("#signin"),
+	); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	// A message appended after sign-in brings the session into the list live.
+	say(transcript.RoleUser, "hello from kubectl", "")
+	if err := chromedp.Run(bctx, chromedp.WaitVisible("#sessions tbody button")); err != nil {
+		t.Fatalf("session row: %v", err)
+	}
+	// Open it by keyboard: the session is a button; Enter on it opens the transcript.
+	if err := chromedp.Run(bctx,
+		chromedp.Focus("#sessions tbody button", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(`#transcript li[data-seq="1"]`),
+	); err != nil {
+		t.Fatalf("open session: %v", err)
+	}
+	// A message sent into the open session appears live within a second.
+	start := time.Now()
+	say(transcript.RoleUser, "ping from another session", "agent:other:main")
+	wctx, wcancel := context.WithTimeout(bctx, 10*time.Second)
+	err = chromedp.Run(wctx, chromedp.WaitVisible(`#transcript li[data-seq="2"] .from`))
+	wcancel()
+	if err != nil {
+		t.Fatalf("live message: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the message took %v to appear, want under a second", d)
+	}
+	var from string
+	if err := chromedp.Run(bctx, chromedp.Text(`#transcript li[data-seq="2"] .from`, &from), shot("console-transcript.png")); err != nil {
+		t.Fatal(err)
+	}
+	if from != "from agent:other:main " && from != "from agent:other:main" {
+		t.Errorf("provenance shown as %q", from)
+	}
+	// A narrow screen: the table becomes one block per session, nothing overflows.
+	var overflow bool
+	if err := chromedp.Run(bctx,
+		chromedp.EmulateViewport(360, 740),
+		chromedp.Evaluate(`document.documentElement.scrollWidth > document.documentElement.clientWidth`, &overflow),
+		shot("console-narrow.png"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if overflow {
+		t.Error("the page scrolls sideways at 360 px")
+	}
+}

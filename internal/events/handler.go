@@ -1,0 +1,195 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package events
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Access is the caller's access, as the transcript-store's authorizer decides it for the
+// request's bearer token. Check returns nil when the caller may read the session named
+// name in namespace ("" for the namespace as a whole). Fatal tells which errors end the
+// stream for every session (the token is no longer accepted) rather than for one.
+type Access struct {
+	Check func(ctx context.Context, namespace, name string) error
+	Fatal func(err error) bool
+}
+
+// Options configure the handler.
+type Options struct {
+	Hub              *Hub
+	DefaultNamespace string
+	// Access builds the caller's access from the request; Refuse answers a request whose
+	// first check failed (401/403). Nil Access serves everyone (local runs).
+	Access func(r *http.Request) Access
+	Refuse func(w http.ResponseWriter, err error)
+	// Recheck is how long a per-session decision holds (default one minute).
+	Recheck time.Duration
+	Clock   clock.WithTicker
+}
+
+// NewHandler serves GET /events.
+func NewHandler(o Options) http.Handler {
+	if o.Recheck <= 0 {
+		o.Recheck = time.Minute
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	return &handler{o: o}
+}
+
+type handler struct{ o Options }
+
+type decision struct {
+	ok      bool
+	expires time.Time
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	f, err := ParseFilter(r.URL.Query(), h.o.DefaultNamespace)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	access := Access{Check: func(context.Context, string, string) error { return nil }, Fatal: func(error) bool { return false }}
+	if h.o.Access != nil {
+		access = h.o.Access(r)
+	}
+	// The first check authenticates the caller. A namespace stream goes on when the caller
+	// may read only some sessions: each event is judged by its own session.
+	first := ""
+	if f.SessionKey != "" {
+		first = objectName(f.SessionKey)
+	}
+	if err := access.Check(r.Context(), f.Namespace, first); err != nil && (first != "" || access.Fatal(err)) {
+		h.o.Refuse(w, err)
+		return
+	}
+	h.stream(w, r, f, access)
+}
+
+func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, access Access) {
+	ctx := r.Context()
+	sub := h.o.Hub.Subscribe(r.Header.Get("Last-Event-ID"))
+	defer sub.Close()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	var buf bytes.Buffer
+	decisions := map[string]decision{}
+	// allowed judges one session, cached for Recheck; ended is set when the caller's token
+	// is no longer accepted, or the one session it follows was revoked.
+	ended := false
+	allowed := func(e Event) bool {
+		now := h.o.Clock.Now()
+		if d, ok := decisions[e.Name]; ok && now.Before(d.expires) {
+			return d.ok
+		}
+		err := access.Check(ctx, e.Namespace, e.Name)
+		if err != nil && (access.Fatal(err) || f.SessionKey != "") {
+			ended = true
+		}
+		decisions[e.Name] = decision{ok: err == nil, expires: now.Add(h.o.Recheck)}
+		return err == nil
+	}
+	send := func(e Event) bool {
+		if !f.Match(e) || !allowed(e) {
+			return !ended
+		}
+		writeEvent(&buf, h.o.Hub.FormatID(e.ID), e.Kind, e.Data)
+		return true
+	}
+	if sub.Reset {
+		writeEvent(&buf, "", KindReset, []byte(`{"reason":"gap older than the log"}`))
+	}
+	for _, e := range sub.Backlog {
+		if !send(e) {
+			break
+		}
+	}
+	if !ended && !h.flush(w, rc, &buf) {
+		return
+	}
+	tick := h.o.Clock.NewTicker(h.o.Recheck)
+	defer tick.Stop()
+	for !ended {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-sub.C:
+			if !ok {
+				// Cut off for lagging: the client resumes from the log with Last-Event-ID.
+				return
+			}
+			if !send(e) {
+				ended = true
+			}
+		case <-tick.C():
+			// Re-judge a followed session even when nothing happens in it.
+			clear(decisions)
+			if f.SessionKey != "" && !allowed(Event{Namespace: f.Namespace, Name: objectName(f.SessionKey)}) {
+				ended = true
+			}
+			buf.WriteString(": keepalive\n\n")
+		}
+		if !ended && !h.flush(w, rc, &buf) {
+			return
+		}
+	}
+	buf.Reset()
+	writeEvent(&buf, "", "end", []byte(`{"reason":"forbidden"}`))
+	h.flush(w, rc, &buf)
+}
+
+const writeTimeout = 30 * time.Second
+
+func (h *handler) flush(w http.ResponseWriter, rc *http.ResponseController, buf *bytes.Buffer) bool {
+	if buf.Len() == 0 {
+		return true
+	}
+	_ = rc.SetWriteDeadline(h.o.Clock.Now().Add(writeTimeout))
+	_, err := w.Write(buf.Bytes())
+	buf.Reset()
+	if err == nil {
+		err = rc.Flush()
+	}
+	return err == nil
+}
+
+// writeEvent frames one SSE event; data is single-line JSON.
+func writeEvent(buf *bytes.Buffer, id, kind string, data []byte) {
+	if id != "" {
+		buf.WriteString("id: " + id + "\n")
+	}
+	buf.WriteString("event: " + kind + "\ndata: ")
+	buf.Write(data)
+	buf.WriteString("\n\n")
+}

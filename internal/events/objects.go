@@ -1,0 +1,133 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package events
+
+import (
+	"context"
+	"encoding/json"
+
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+)
+
+// ObjectChange is one informer notification about an AgentSession, SessionSend or
+// SubagentRun: old is nil for an add, cur nil for a delete.
+type ObjectChange struct{ Old, Cur client.Object }
+
+// Classify maps an informer notification to the event it publishes: its kind, phase, the
+// session it belongs to (key and object name, which the subscriber's access is judged by),
+// and false when it publishes nothing. A session's phase is archived on the transition to
+// Archived; a send belongs to its target session, a run to its requester.
+func Classify(c ObjectChange) (kind, phase, key, name string, ok bool) {
+	obj := c.Cur
+	switch {
+	case c.Old == nil:
+		phase = PhaseCreated
+	case c.Cur == nil:
+		obj, phase = c.Old, "deleted"
+	default:
+		phase = PhaseUpdated
+	}
+	switch o := obj.(type) {
+	case *v1.AgentSession:
+		if phase == PhaseUpdated && o.Status.Phase == v1.SessionArchived {
+			if old, _ := c.Old.(*v1.AgentSession); old != nil && old.Status.Phase != v1.SessionArchived {
+				phase = PhaseArchived
+			}
+		}
+		if phase == "deleted" {
+			phase = PhaseArchived
+		}
+		return KindSessionsChanged, phase, o.Spec.Key, o.Name, true
+	case *v1.SessionSend:
+		key = o.Status.TargetSessionKey
+		if key == "" {
+			key = o.Spec.SessionKey
+		}
+		return KindSendsChanged, phase, key, sessionkey.ObjectName(key), true
+	case *v1.SubagentRun:
+		key = o.Spec.RequesterSessionKey
+		if key == "" {
+			key = o.Status.ChildSessionKey
+		}
+		return KindRunsChanged, phase, key, sessionkey.ObjectName(key), key != ""
+	}
+	return "", "", "", "", false
+}
+
+// PublishChange publishes one informer notification, with the object (managed fields
+// left out) as its summary.
+func (h *Hub) PublishChange(c ObjectChange) {
+	kind, phase, key, name, ok := Classify(c)
+	if !ok {
+		return
+	}
+	obj := c.Cur
+	if obj == nil {
+		obj = c.Old
+	}
+	obj = obj.DeepCopyObject().(client.Object)
+	obj.SetManagedFields(nil)
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return
+	}
+	h.PublishObject(kind, phase, obj.GetNamespace(), key, name, data)
+}
+
+// Watch feeds the hub from the cache's informers of sessions, sends and runs; it returns
+// once the handlers are registered (the cache must be started by the caller).
+func (h *Hub) Watch(ctx context.Context, c cache.Cache) error {
+	for _, obj := range []client.Object{&v1.AgentSession{}, &v1.SessionSend{}, &v1.SubagentRun{}} {
+		inf, err := c.GetInformer(ctx, obj)
+		if err != nil {
+			return err
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc: func(o any) {
+				if cur, ok := asObject(o); ok {
+					h.PublishChange(ObjectChange{Cur: cur})
+				}
+			},
+			UpdateFunc: func(oldObj, newObj any) {
+				old, ok1 := asObject(oldObj)
+				cur, ok2 := asObject(newObj)
+				if ok1 && ok2 && old.GetResourceVersion() != cur.GetResourceVersion() {
+					h.PublishChange(ObjectChange{Old: old, Cur: cur})
+				}
+			},
+			DeleteFunc: func(o any) {
+				if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+					o = d.Obj
+				}
+				if old, ok := asObject(o); ok {
+					h.PublishChange(ObjectChange{Old: old})
+				}
+			},
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func asObject(o any) (client.Object, bool) {
+	obj, ok := o.(client.Object)
+	return obj, ok
+}

@@ -1,0 +1,148 @@
+package authtest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
+	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/events"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sse"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+)
+
+var _ = Describe("/events against a real API server", Ordered, func() {
+	const evNS = "team-events"
+	const mine, theirs = "agent:e:mine", "agent:e:theirs"
+	var (
+		srv   *httptest.Server
+		token string
+		k8s   client.Client
+		st    *store.FileStore
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+
+	BeforeAll(func() {
+		DeferCleanup(cancel)
+		core, err := coreclient.NewForConfig(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		rbac, err := rbacclient.NewForConfig(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		k8s, err = client.New(cfg, client.Options{Scheme: scheme.New()})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: evNS}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = core.ServiceAccounts(evNS).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "watcher"}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = rbac.Roles(evNS).Create(ctx, &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "one-transcript"},
+			Rules: []rbacv1.PolicyRule{{
+				APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
+				Resources:     []string{server.AuthResource + "/" + server.AuthSubresource},
+				ResourceNames: []string{sessionkey.ObjectName(mine)},
+			}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = rbac.RoleBindings(evNS).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "one-transcript"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "one-transcript"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "watcher", Namespace: evNS}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		token = requestTokenIn(ctx, core, evNS, "watcher")
+
+		hub := events.NewHub(0, "t")
+		st, err = store.OpenFileStore(GinkgoT().TempDir(), server.PublishCommits(hub))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(st.Close)
+		Expect(server.WatchObjects(ctx, cfg, hub, GinkgoLogr)).To(Succeed())
+		authz, err := server.NewKubeAuthorizer(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, evNS, GinkgoLogr))
+		DeferCleanup(srv.Close)
+	})
+
+	It("shows created, message and archived in order for the sessions the caller may read, and nothing of others", func() {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/events?namespace="+evNS, nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Authorization", "Bearer "+token)
+		// RBAC reaches the API server's authorizer through an informer; the stream opens
+		// once the caller is known.
+		var resp *http.Response
+		Eventually(func() int {
+			resp, err = http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			if resp.StatusCode != http.StatusOK {
+				_ = resp.Body.Close()
+			}
+			return resp.StatusCode
+		}, timeout, interval).Should(Equal(http.StatusOK))
+		DeferCleanup(resp.Body.Close)
+		r := sse.NewReader(resp.Body)
+		type seen struct{ kind, phase, key string }
+		next := make(chan seen, 64)
+		go func() {
+			defer GinkgoRecover()
+			for {
+				ev, err := r.Next()
+				if err != nil {
+					close(next)
+					return
+				}
+				var c events.SessionChange
+				_ = json.Unmarshal(ev.Data, &c)
+				if c.Phase == events.PhaseUpdated {
+					continue // status writes in between are fine
+				}
+				next <- seen{ev.Event, c.Phase, c.SessionKey}
+			}
+		}()
+		expect := func(want seen) {
+			var got seen
+			Eventually(next, timeout).Should(Receive(&got))
+			ExpectWithOffset(1, got).To(Equal(want))
+		}
+
+		sessions := map[string]*v1.AgentSession{}
+		for _, key := range []string{theirs, mine} {
+			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: evNS},
+				Spec: v1.AgentSessionSpec{Key: key, AgentID: "e"}}
+			Expect(k8s.Create(ctx, s)).To(Succeed())
+			sessions[key] = s
+		}
+		expect(seen{events.KindSessionsChanged, events.PhaseCreated, mine})
+
+		for _, key := range []string{theirs, mine} {
+			_, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: evNS, SessionID: sessionkey.ObjectName(key), SessionKey: key})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = st.Append(ctx, evNS, sessionkey.ObjectName(key), transcript.AppendRequest{Message: transcript.Message{
+				Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "hello " + key}},
+			}})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		expect(seen{events.KindSessionMessage, "", mine})
+		expect(seen{events.KindSessionsChanged, events.PhaseMessage, mine})
+
+		for _, key := range []string{theirs, mine} {
+			s := sessions[key]
+			s.Status.Phase = v1.SessionArchived
+			Expect(k8s.Status().Update(ctx, s)).To(Succeed())
+		}
+		expect(seen{events.KindSessionsChanged, events.PhaseArchived, mine})
+		Consistently(next, "1s").ShouldNot(Receive())
+	})
+})

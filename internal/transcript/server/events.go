@@ -1,0 +1,78 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/events"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+)
+
+// newEventHub is the sidecar's live event hub; its epoch is the start time, so a client's
+// Last-Event-ID from before a restart gets a reset.
+func newEventHub() *events.Hub {
+	return events.NewHub(events.DefaultLogSize, strconv.FormatInt(time.Now().UnixNano(), 36))
+}
+
+// PublishCommits feeds the hub from the store's commits.
+func PublishCommits(hub *events.Hub) store.Option {
+	return store.WithCommitHook(func(c store.Commit) {
+		seqs := make([]int64, len(c.Events))
+		lines := make([][]byte, len(c.Events))
+		for i, e := range c.Events {
+			seqs[i], lines[i] = e.Seq, e.Data
+		}
+		hub.PublishCommit(c.Header, seqs, lines, c.Stats)
+	})
+}
+
+// NewEventsHandler serves GET /events, judging each session with the history API's check
+// (get agentsessions/transcript) as the caller; nil authz serves everyone (local runs).
+func NewEventsHandler(hub *events.Hub, authz Authorizer, defaultNamespace string, log logr.Logger) http.Handler {
+	o := events.Options{
+		Hub: hub, DefaultNamespace: defaultNamespace,
+		Refuse: func(w http.ResponseWriter, err error) { refuseAuth(w, err, log) },
+	}
+	if authz != nil {
+		o.Access = func(r *http.Request) events.Access {
+			token, _ := bearerToken(r)
+			return events.Access{
+				Check: func(ctx context.Context, namespace, name string) error {
+					if token == "" {
+						return errNoToken
+					}
+					_, err := authz.Authorize(ctx, token, namespace, name)
+					return err
+				},
+				Fatal: func(err error) bool { return errors.Is(err, ErrUnauthenticated) },
+			}
+		}
+	}
+	return events.NewHandler(o)
+}
+
+// WatchObjects feeds the hub from informers of sessions, sends and runs until ctx is done.
+// The informers' own watches push every change; nothing polls.
+func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) error {
+	c, err := cache.New(rc, cache.Options{Scheme: scheme.New()})
+	if err != nil {
+		return fmt.Errorf("event informers: %w", err)
+	}
+	if err := hub.Watch(ctx, c); err != nil {
+		return fmt.Errorf("event informers: %w", err)
+	}
+	go func() {
+		if err := c.Start(ctx); err != nil {
+			log.Error(err, "event informers stopped")
+		}
+	}()
+	return nil
+}
