@@ -26,12 +26,14 @@ import (
 	"slices"
 
 	authnv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
 	authnclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 // ErrUnauthenticated: no token, an invalid one, or an anonymous user (HTTP 401).
@@ -97,7 +99,28 @@ func Config(base *rest.Config, u user.Info) *rest.Config {
 	return cfg
 }
 
+// Factory builds clients acting as callers. They share one REST mapper (discovery is done
+// once, with base's identity); each gets its own impersonating transport.
+type Factory struct {
+	base   *rest.Config
+	scheme *runtime.Scheme
+	mapper meta.RESTMapper
+}
+
+// NewFactory returns a Factory over base.
+func NewFactory(base *rest.Config, scheme *runtime.Scheme) (*Factory, error) {
+	hc, err := rest.HTTPClientFor(base)
+	if err != nil {
+		return nil, err
+	}
+	m, err := apiutil.NewDynamicRESTMapper(base, hc)
+	if err != nil {
+		return nil, err
+	}
+	return &Factory{base: base, scheme: scheme, mapper: m}, nil
+}
+
 // Client is a controller-runtime client (with watch) acting as u.
-func Client(base *rest.Config, scheme *runtime.Scheme, u user.Info) (client.WithWatch, error) {
-	return client.NewWithWatch(Config(base, u), client.Options{Scheme: scheme})
+func (f *Factory) Client(u user.Info) (client.WithWatch, error) {
+	return client.NewWithWatch(Config(f.base, u), client.Options{Scheme: f.scheme, Mapper: f.mapper})
 }

@@ -46,8 +46,9 @@ type Options struct {
 	ClientFor func(u user.Info) (client.WithWatch, error)
 	// Store reads transcripts.
 	Store sessiontools.Transcripts
-	// AllowedHosts are the Host names (without port) requests may name besides localhost;
-	// a request naming another host is refused (DNS rebinding).
+	// AllowedHosts are the host names (without port) a request's Host and Origin may name
+	// besides localhost; when set, a request naming another host is refused (DNS
+	// rebinding). When empty, only the Origin is checked.
 	AllowedHosts []string
 	// EventStore keeps each stream's events so a dropped client resumes with
 	// Last-Event-ID; nil is an in-memory store.
@@ -142,7 +143,9 @@ func hostAllowed(r *http.Request, allowed []string) bool {
 		}
 		return false
 	}
-	if !ok(r.Host) {
+	// Without a list the Host is not checked (a Service is reached by many names); a
+	// browser's Origin still must be local, and every request needs a bearer token.
+	if len(allowed) > 0 && !ok(r.Host) {
 		return false
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {

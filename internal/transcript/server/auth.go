@@ -47,8 +47,8 @@ const DefaultAudience = "agent-sessions"
 // KubeAuthorizer asks the API server: TokenReview for who the token is, SubjectAccessReview for
 // what that user may do. Decisions are cached briefly because SSE clients reconnect often.
 type KubeAuthorizer struct {
-	reviewer     *caller.Reviewer
-	sars         authzclient.SubjectAccessReviewInterface
+	reviewer *caller.Reviewer
+	sars     authzclient.SubjectAccessReviewInterface
 	// Audiences, when set, are required of the token.
 	Audiences []string
 	TTL       time.Duration
