@@ -12,11 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package mcpserver
+package mcpserver_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -24,60 +22,16 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apiserver/pkg/authentication/user"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/caller"
-	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/testenv"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 )
 
-const ns = "team"
+const ns = mcpservertest.Namespace
 
-type noTranscripts struct{}
-
-func (noTranscripts) Read(context.Context, string, string, transcript.ReadOptions) (transcript.Page, error) {
-	return transcript.Page{}, nil
-}
-
-// endpoint serves Handler over a fake API: token "alice" may use namespace team, token
-// "mallory" is refused every list (403 from RBAC), any other token is not accepted.
 func endpoint(t *testing.T) (*httptest.Server, client.WithWatch) {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(v1.AddToScheme(s))
-	peer := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName("agent:main:main")},
-		Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
-	fc := testenv.IndexFake(fake.NewClientBuilder().WithScheme(s).WithObjects(peer).
-		WithStatusSubresource(&v1.SessionSend{})).Build()
-	refused := interceptor.NewClient(fc, interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
-		return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: "agentsessions"}, "", errors.New("no RBAC rule"))
-	}})
-	h := Handler(Options{
-		Identify: func(_ context.Context, token string) (user.Info, error) {
-			if token == "alice" || token == "mallory" {
-				return &user.DefaultInfo{Name: token}, nil
-			}
-			return nil, caller.ErrUnauthenticated
-		},
-		ClientFor: func(u user.Info) (client.WithWatch, error) {
-			if u.GetName() == "mallory" {
-				return refused, nil
-			}
-			return fc, nil
-		},
-		Store: noTranscripts{},
-	})
+	h, fc := mcpservertest.Handler()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, fc
