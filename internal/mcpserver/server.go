@@ -184,7 +184,7 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	if err != nil {
 		return nil, err
 	}
-	id := &identity{user: u, client: c, namespace: namespace, session: session}
+	id := &identity{user: u, client: withIndexes(c), namespace: namespace, session: session}
 	call, err := newCall(ctx, o, id, req)
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil
