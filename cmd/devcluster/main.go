@@ -60,6 +60,8 @@ agent-session-operator is running locally.
   metrics:      https://%[4]s/metrics (a token allowed to get /metrics)
   environment:  %[5]s
   MCP tools:    %[7]s (the everything server, for Agents' spec.tools.mcpServers)
+  session MCP:  %[8]s (the session tools, for agents outside; self-signed CA above)
+  admin token:  %[9]s
 
 In another terminal, from the repository root:
 
@@ -68,7 +70,8 @@ In another terminal, from the repository root:
   kubectl sessions list
 
 Ctrl-C stops everything.
-`, c.Kubeconfig, c.HistoryURL(), c.HistoryCAFile, c.MetricsAddr, c.EnvPath(), relToCwd(c.EnvPath()), orNone(c.EverythingURL))
+`, c.Kubeconfig, c.HistoryURL(), c.HistoryCAFile, c.MetricsAddr, c.EnvPath(), relToCwd(c.EnvPath()), orNone(c.EverythingURL),
+		c.MCPURL("default"), c.Token)
 	<-ctx.Done()
 	fmt.Println("devcluster: stopping")
 	c.Stop()

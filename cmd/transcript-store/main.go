@@ -28,6 +28,7 @@ func main() {
 	flag.StringVar(&cfg.TLSCertDir, "tls-cert-dir", "", "directory holding tls.crt and tls.key of the public API (reloaded on change); empty means a self-signed certificate")
 	audiences := flag.String("token-audiences", server.DefaultAudience, "comma-separated audiences asked of history readers' tokens (TokenReview); empty accepts tokens for the API server")
 	flag.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", 32, "history streams (SSE) one user may hold open at once")
+	mcpHosts := flag.String("mcp-allowed-hosts", "", "comma-separated host names /mcp answers to besides localhost (DNS rebinding protection); empty checks only the Origin")
 	flag.DurationVar(&cfg.ArchivedRetention, "archived-transcript-retention", server.DefaultArchivedRetention,
 		"how long archived transcripts (*.jsonl.deleted.<unix>) are kept before they are removed; 0 keeps them forever")
 	flag.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "how long SIGTERM waits for appends and streams to drain (default 20s)")
@@ -35,6 +36,12 @@ func main() {
 	for _, a := range strings.Split(*audiences, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			cfg.Audiences = append(cfg.Audiences, a)
+		}
+	}
+
+	for _, h := range strings.Split(*mcpHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.MCPAllowedHosts = append(cfg.MCPAllowedHosts, h)
 		}
 	}
 

@@ -284,6 +284,12 @@ func apiAudiences(ctx context.Context, cs kubernetes.Interface, ns, sa string) (
 // HistoryURL is the base URL of the history API.
 func (c *Cluster) HistoryURL() string { return "https://" + c.HistoryAddr }
 
+// MCPURL is the session tools' MCP endpoint (streamable HTTP) for a namespace; it takes
+// Token as a bearer token.
+func (c *Cluster) MCPURL(namespace string) string {
+	return c.HistoryURL() + "/mcp?namespace=" + namespace
+}
+
 // writeHistoryCert writes the self-signed certificate the history API serves.
 func (c *Cluster) writeHistoryCert() (string, error) {
 	dir := filepath.Join(c.opts.StateDir, "history-tls")

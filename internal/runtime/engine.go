@@ -31,6 +31,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -108,7 +109,9 @@ type Options struct {
 type Engine struct {
 	opts  Options
 	clock clock.WithTickerAndDelayedExecution
-	slots *fairShare
+	// toolEnv is what the session tools read and write with: the manager's clients.
+	toolEnv sessiontools.Env
+	slots   *fairShare
 
 	base context.Context
 	stop context.CancelCauseFunc
@@ -170,6 +173,8 @@ func NewEngine(o Options) (*Engine, error) {
 		wake:    map[string]chan event.GenericEvent{},
 		tools:   sessionTools(),
 		history: newHistoryCache(DefaultHistoryCacheBytes),
+		toolEnv: sessiontools.Env{Client: o.Client, Reader: o.Reader, APIReader: o.APIReader,
+			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
 	if o.StatusInterval == 0 {
 		o.StatusInterval = DefaultStatusInterval

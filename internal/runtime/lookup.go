@@ -37,15 +37,6 @@ func (e *Engine) sessionByKey(ctx context.Context, namespace, key string) (*v1.A
 	return s, err
 }
 
-// resolveSession finds a session by key, sessionId, or the alias main/global (of agentID).
-func (e *Engine) resolveSession(ctx context.Context, namespace, ref, agentID string) (*v1.AgentSession, error) {
-	s, err := e.lookup().ResolveSession(ctx, namespace, ref, agentID)
-	if err == nil && s == nil {
-		err = fmt.Errorf("session %q not found", ref)
-	}
-	return s, err
-}
-
 // agent reads an Agent (its name is the agent id).
 func (e *Engine) agent(ctx context.Context, namespace, id string) (*v1.Agent, error) {
 	a, err := e.lookup().Agent(ctx, namespace, id)
@@ -53,15 +44,6 @@ func (e *Engine) agent(ctx context.Context, namespace, id string) (*v1.Agent, er
 		err = fmt.Errorf("agent %q not found", id)
 	}
 	return a, err
-}
-
-// sessionPolicy reads the namespace's SessionPolicy; none is the zero policy.
-func (e *Engine) sessionPolicy(ctx context.Context, namespace string) (*v1.SessionPolicy, error) {
-	p, err := e.lookup().SessionPolicy(ctx, namespace)
-	if err == nil && p == nil {
-		p = &v1.SessionPolicy{}
-	}
-	return p, err
 }
 
 // isSubagent says whether s is a sub-agent session, which gets no session tools.

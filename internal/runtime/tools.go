@@ -15,14 +15,12 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
 
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
 // tool is a function offered to the model and executed in-process.
@@ -54,9 +52,23 @@ type toolset struct {
 
 func newToolset(tools ...*tool) toolset { return toolset{builtin: tools} }
 
-// sessionTools are the seeds' session tools.
+// sessionTools are the seeds' session tools, from internal/sessiontools.
 func sessionTools() toolset {
-	return newToolset(listTool(), historyTool(), sendTool(), spawnTool(), agentsListTool())
+	all := sessiontools.All()
+	tools := make([]*tool, 0, len(all))
+	for _, st := range all {
+		tools = append(tools, &tool{session: true,
+			def: provider.Tool{Name: st.Name, Description: st.Description, Parameters: st.Schema},
+			run: func(ctx context.Context, c *toolCall) (any, error) { return st.Run(ctx, c.sessionCall(), c.args) }})
+	}
+	return newToolset(tools...)
+}
+
+// sessionCall is a session tool's call as the calling session, with the manager's clients.
+// What it creates carries the turn's owner, the hop count and the trace link.
+func (c *toolCall) sessionCall() *sessiontools.Call {
+	return &sessiontools.Call{Env: &c.e.toolEnv, Namespace: c.req.Namespace, Session: c.session, Agent: c.agent,
+		ID: c.req.ID + "/" + c.callID(), Stamp: c.stamp}
 }
 
 // toolText is a tool's result that is already the text the model reads (MCP results),
@@ -111,89 +123,9 @@ func outcome(isErr bool) string {
 }
 
 // errorResult is the JSON result of a failed call, in the seeds' {status, error} shape.
-func errorResult(err error) string {
-	b, _ := json.Marshal(statusResult{Status: statusError, Error: err.Error()})
-	return string(b)
-}
-
-// Result statuses of the seeds, plus forbidden for an admission denial.
-const (
-	statusAccepted  = "accepted"
-	statusOK        = "ok"
-	statusTimeout   = "timeout"
-	statusError     = "error"
-	statusForbidden = "forbidden"
-)
-
-// statusResult is the {runId?, status, reply?, error?} result of sessions_send and of
-// failed calls.
-type statusResult struct {
-	RunID  string `json:"runId,omitempty"`
-	Status string `json:"status"`
-	Reply  string `json:"reply,omitempty"`
-	Error  string `json:"error,omitempty"`
-}
-
-// decodeArgs decodes a call's arguments into v; null or empty arguments are {}.
-func decodeArgs(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("invalid arguments: %v", err)
-	}
-	return nil
-}
-
-// number is a numeric argument; models also send numbers as strings ("10"), which are
-// accepted. Fractions are cut toward zero.
-type number struct {
-	set bool
-	v   int64
-}
-
-func (n *number) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	s := string(b)
-	if uq, err := strconv.Unquote(s); err == nil {
-		s = uq
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("%s is not a number", b)
-	}
-	n.set, n.v = true, int64(math.Max(math.Min(f, math.MaxInt32), math.MinInt32))
-	return nil
-}
-
-// or returns the number, or def when it was not given.
-func (n number) or(def int64) int64 {
-	if !n.set {
-		return def
-	}
-	return n.v
-}
-
-// clamp bounds v to lo..hi.
-func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
-
-// schema builds a tool's JSON schema from its properties and required names.
-func schema(props map[string]any, required ...string) json.RawMessage {
-	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		s["required"] = required
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(err) // static input
-	}
-	return b
-}
+func errorResult(err error) string { return sessiontools.ErrorResult(err) }
 
 // toolDef is a tool's definition as offered to the model.
 func toolDef(name, description string, props map[string]any, required ...string) provider.Tool {
-	return provider.Tool{Name: name, Description: description, Parameters: schema(props, required...)}
+	return provider.Tool{Name: name, Description: description, Parameters: sessiontools.Schema(props, required...)}
 }

@@ -16,14 +16,46 @@ package runtime
 
 import (
 	"context"
+	"maps"
 	"strconv"
+
+	"go.opentelemetry.io/otel/trace"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
+
+// stamp marks an object a session tool is about to create: the turn's owner (so that
+// cancelling it cancels what its turns started), the hop count, and with tracing on its
+// own trace linked to this call.
+func (c *toolCall) stamp(ctx context.Context, obj client.Object) error {
+	hops, err := c.hopsAnnotation(ctx)
+	if err != nil {
+		return err
+	}
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[v1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
+	obj.SetLabels(labels)
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	maps.Copy(a, hops)
+	if tracing.Enabled() {
+		// Its own trace from the start (no annotation write later), linked to this call.
+		a[tracing.Annotation] = tracing.NewRoot()
+		a[tracing.LinkAnnotation] = tracing.Format(trace.SpanContextFromContext(ctx))
+	}
+	obj.SetAnnotations(a)
+	return nil
+}
 
 // hopsAnnotation is the annotation a session tool puts on the SessionSend or SubagentRun it
 // creates: the hop count of the object that owns the calling turn, plus one. The webhook

@@ -27,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
 // Bounds of the workspace tools: a listing or a read never floods the model's context.
@@ -48,13 +50,13 @@ func workspaceListTool(dir string) *tool {
 		}),
 		run: func(_ context.Context, c *toolCall) (any, error) {
 			var a struct {
-				Path  string `json:"path"`
-				Depth number `json:"depth"`
+				Path  string              `json:"path"`
+				Depth sessiontools.Number `json:"depth"`
 			}
-			if err := decodeArgs(c.args, &a); err != nil {
+			if err := sessiontools.DecodeArgs(c.args, &a); err != nil {
 				return nil, err
 			}
-			return listWorkspace(dir, a.Path, int(clamp(a.Depth.or(defaultWorkspaceDepth), 1, maxWorkspaceDepth)))
+			return listWorkspace(dir, a.Path, int(sessiontools.Clamp(a.Depth.Or(defaultWorkspaceDepth), 1, maxWorkspaceDepth)))
 		}}
 }
 
@@ -68,14 +70,14 @@ func workspaceReadTool(dir string) *tool {
 		}, "path"),
 		run: func(_ context.Context, c *toolCall) (any, error) {
 			var a struct {
-				Path     string `json:"path"`
-				Offset   number `json:"offset"`
-				MaxBytes number `json:"maxBytes"`
+				Path     string              `json:"path"`
+				Offset   sessiontools.Number `json:"offset"`
+				MaxBytes sessiontools.Number `json:"maxBytes"`
 			}
-			if err := decodeArgs(c.args, &a); err != nil {
+			if err := sessiontools.DecodeArgs(c.args, &a); err != nil {
 				return nil, err
 			}
-			return readWorkspace(dir, a.Path, max(a.Offset.or(0), 0), clamp(a.MaxBytes.or(defaultWorkspaceRead), 1, maxWorkspaceRead))
+			return readWorkspace(dir, a.Path, max(a.Offset.Or(0), 0), sessiontools.Clamp(a.MaxBytes.Or(defaultWorkspaceRead), 1, maxWorkspaceRead))
 		}}
 }
 

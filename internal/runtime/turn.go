@@ -23,12 +23,12 @@ package runtime
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -48,13 +48,11 @@ type Owner struct {
 
 // TurnID names the turn of an owner at a step: "<owner UID>/<step>", e.g. "…/round-1".
 // Turn ids are the idempotency keys' prefix, so the format never changes.
-func TurnID(owner types.UID, step string) string { return string(owner) + "/" + step }
+// It is sessiontools.TurnID, which the session tools use for a send's runId.
+func TurnID(owner types.UID, step string) string { return sessiontools.TurnID(owner, step) }
 
 // OwnerUIDOf is the owner UID a turn id starts with.
-func OwnerUIDOf(turnID string) types.UID {
-	uid, _, _ := strings.Cut(turnID, "/")
-	return types.UID(uid)
-}
+func OwnerUIDOf(turnID string) types.UID { return sessiontools.OwnerUIDOf(turnID) }
 
 // TurnRequest is one agent turn in one session.
 type TurnRequest struct {

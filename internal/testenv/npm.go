@@ -50,6 +50,12 @@ func (p MCPPackages) Everything() string {
 	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }
 
+// SDKClient is the directory of the TypeScript SDK's client modules (ESM), to import
+// index.js and streamableHttp.js from.
+func (p MCPPackages) SDKClient() string {
+	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client")
+}
+
 var (
 	mcpOnce sync.Once
 	mcpPkgs MCPPackages

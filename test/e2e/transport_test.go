@@ -50,15 +50,16 @@ func status(c *http.Client, url, token string) int {
 	return resp.StatusCode
 }
 
-// tokenWithoutRights is a ServiceAccount token (for the history audience too) of a user
-// bound to no role.
-func tokenWithoutRights() string {
+// tokenWithoutRights is a ServiceAccount token, for audiences (none: the API server's own),
+// of a user bound to no role.
+func tokenWithoutRights(audiences ...string) string {
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: "nobody-", Namespace: "default"}}
 	sa, err = cs.CoreV1().ServiceAccounts("default").Create(ctx, sa, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{Audiences: audiences}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return tr.Status.Token
 }

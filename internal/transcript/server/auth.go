@@ -5,22 +5,22 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
-	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	authnclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authzclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+
+	"github.com/agent-sessions/agent-session-operator/internal/caller"
 )
 
 var (
 	// ErrUnauthenticated: no token, an invalid one, or an anonymous user (HTTP 401).
-	ErrUnauthenticated = errors.New("unauthenticated")
+	ErrUnauthenticated = caller.ErrUnauthenticated
 	// ErrForbidden: the user may not read the namespace's transcripts (HTTP 403).
 	ErrForbidden = errors.New("forbidden")
 )
@@ -47,8 +47,8 @@ const DefaultAudience = "agent-sessions"
 // KubeAuthorizer asks the API server: TokenReview for who the token is, SubjectAccessReview for
 // what that user may do. Decisions are cached briefly because SSE clients reconnect often.
 type KubeAuthorizer struct {
-	tokenReviews authnclient.TokenReviewInterface
-	sars         authzclient.SubjectAccessReviewInterface
+	reviewer *caller.Reviewer
+	sars     authzclient.SubjectAccessReviewInterface
 	// Audiences, when set, are required of the token.
 	Audiences []string
 	TTL       time.Duration
@@ -77,7 +77,7 @@ func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
 		return nil, err
 	}
 	return &KubeAuthorizer{
-		tokenReviews: authn.TokenReviews(), sars: authz.SubjectAccessReviews(),
+		reviewer: &caller.Reviewer{TokenReviews: authn.TokenReviews()}, sars: authz.SubjectAccessReviews(),
 		TTL: 10 * time.Second, Clock: clock.RealClock{}, cache: map[[32]byte]cachedDecision{},
 	}, nil
 }
@@ -136,29 +136,16 @@ func (a *KubeAuthorizer) review(ctx context.Context, token string, want authzv1.
 	if want.NonResourceAttributes != nil {
 		audiences = nil
 	}
-	tr, err := a.tokenReviews.Create(ctx, &authnv1.TokenReview{
-		Spec: authnv1.TokenReviewSpec{Token: token, Audiences: audiences},
-	}, metav1.CreateOptions{})
+	u, err := a.reviewer.IdentifyFor(ctx, token, audiences)
 	if err != nil {
-		return "", fmt.Errorf("token review: %w", err)
+		return "", err
 	}
-	if !tr.Status.Authenticated {
-		msg := tr.Status.Error
-		if msg == "" {
-			msg = "token not accepted"
-		}
-		return "", fmt.Errorf("%w: %s", ErrUnauthenticated, msg)
-	}
-	u := tr.Status.User
-	if u.Username == "system:anonymous" || slices.Contains(u.Groups, "system:unauthenticated") {
-		return "", fmt.Errorf("%w: anonymous user", ErrUnauthenticated)
-	}
-	extra := make(map[string]authzv1.ExtraValue, len(u.Extra))
-	for k, v := range u.Extra {
+	extra := make(map[string]authzv1.ExtraValue, len(u.GetExtra()))
+	for k, v := range u.GetExtra() {
 		extra[k] = authzv1.ExtraValue(v)
 	}
 	spec := want
-	spec.User, spec.UID, spec.Groups, spec.Extra = u.Username, u.UID, u.Groups, extra
+	spec.User, spec.UID, spec.Groups, spec.Extra = u.GetName(), u.GetUID(), u.GetGroups(), extra
 	sar, err := a.sars.Create(ctx, &authzv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("subject access review: %w", err)
@@ -169,9 +156,9 @@ func (a *KubeAuthorizer) review(ctx context.Context, token string, want authzv1.
 			why = "no RBAC rule allows it"
 		}
 		if r := want.ResourceAttributes; r != nil {
-			return "", fmt.Errorf("%w: user %q may not get %s/%s %q in namespace %q: %s", ErrForbidden, u.Username, AuthResource, AuthSubresource, r.Name, r.Namespace, why)
+			return "", fmt.Errorf("%w: user %q may not get %s/%s %q in namespace %q: %s", ErrForbidden, u.GetName(), AuthResource, AuthSubresource, r.Name, r.Namespace, why)
 		}
-		return "", fmt.Errorf("%w: user %q may not get %s: %s", ErrForbidden, u.Username, want.NonResourceAttributes.Path, why)
+		return "", fmt.Errorf("%w: user %q may not get %s: %s", ErrForbidden, u.GetName(), want.NonResourceAttributes.Path, why)
 	}
-	return u.Username, nil
+	return u.GetName(), nil
 }

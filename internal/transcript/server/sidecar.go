@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 )
@@ -39,6 +40,9 @@ type SidecarConfig struct {
 	Audiences []string
 	// MaxStreamsPerUser bounds one user's open history streams (0: the handler's default).
 	MaxStreamsPerUser int
+	// MCPAllowedHosts are the host names /mcp answers to besides localhost (DNS rebinding
+	// protection); empty checks only the Origin.
+	MCPAllowedHosts []string
 	// ArchivedRetention is how long archived transcripts are kept; 0 keeps them forever.
 	ArchivedRetention time.Duration
 	// Clock drives the retention loop; nil is the real clock.
@@ -64,12 +68,14 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	hub := newEventHub()
 	var authz Authorizer
 	var metricsAuthz *KubeAuthorizer
+	var rc *rest.Config
 	if cfg.InsecureNoAuth {
 		log.Info("WARNING: --insecure-no-auth is set: the history API serves every transcript to anyone who can reach " +
 			cfg.Listen + ". Use this for local runs only, never in a cluster.")
 	} else {
 		// An empty kubeconfig path means in-cluster configuration.
-		rc, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
+		var err error
+		rc, err = clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
 		if err != nil {
 			return fmt.Errorf("kubernetes client config: %w", err)
 		}
@@ -121,6 +127,16 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	mux.Handle("/sessions/", history)
 	mux.Handle("/events", NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
 	mux.Handle("/", console.Handler())
+	if rc != nil {
+		mcp, err := mcpHandler(rc, cfg, store)
+		if err != nil {
+			_ = internalLn.Close()
+			_ = publicLn.Close()
+			_ = store.Close()
+			return err
+		}
+		mux.Handle("/mcp", mcp)
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !ready.Load() {

@@ -12,10 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package runtime
+package sessiontools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 
@@ -33,7 +34,7 @@ type spawnArgs struct {
 	AgentID           string          `json:"agentId"`
 	Model             string          `json:"model"`
 	Thinking          string          `json:"thinking"`
-	RunTimeoutSeconds number          `json:"runTimeoutSeconds"`
+	RunTimeoutSeconds Number          `json:"runTimeoutSeconds"`
 	Thread            bool            `json:"thread"`
 	Mode              string          `json:"mode"`
 	Cleanup           string          `json:"cleanup"`
@@ -41,7 +42,8 @@ type spawnArgs struct {
 	Attachments       []v1.Attachment `json:"attachments"`
 }
 
-type spawnResult struct {
+// SpawnResult is the sessions_spawn result.
+type SpawnResult struct {
 	Status          string `json:"status"`
 	RunID           string `json:"runId"`
 	ChildSessionKey string `json:"childSessionKey"`
@@ -49,11 +51,11 @@ type spawnResult struct {
 	Attachments []v1.AttachmentReceipt `json:"attachments,omitempty"`
 }
 
-func spawnTool() *tool {
+func spawnTool() Tool {
 	str := map[string]any{"type": "string"}
-	return &tool{session: true, def: toolDef("sessions_spawn",
-		"Spawn a sub-agent run in a new session; it announces its result back here. Never blocks.",
-		map[string]any{
+	return Tool{Name: "sessions_spawn",
+		Description: "Spawn a sub-agent run in a new session; it announces its result back here. Never blocks.",
+		Schema: Schema(map[string]any{
 			"task": str, "label": str, "agentId": str, "model": str, "thinking": str,
 			"runTimeoutSeconds": map[string]any{"type": "number"},
 			"thread":            map[string]any{"type": "boolean"},
@@ -63,9 +65,9 @@ func spawnTool() *tool {
 			"attachments": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
 				"name": str, "content": str, "mimeType": str, "encoding": map[string]any{"type": "string", "enum": []string{"utf8", "base64"}}}}},
 		}, "task"),
-		run: func(ctx context.Context, c *toolCall) (any, error) {
+		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a spawnArgs
-			if err := decodeArgs(c.args, &a); err != nil {
+			if err := DecodeArgs(args, &a); err != nil {
 				return nil, err
 			}
 			if a.Task == "" {
@@ -75,34 +77,33 @@ func spawnTool() *tool {
 		}}
 }
 
-func (c *toolCall) spawn(ctx context.Context, a spawnArgs) (any, error) {
+func (c *Call) spawn(ctx context.Context, a spawnArgs) (any, error) {
 	agentID := a.AgentID
 	if agentID == "" {
-		agentID = c.session.Spec.AgentID
+		agentID = c.agentID()
+	}
+	if agentID == "" {
+		return nil, errors.New("agentId is required when no session spawns")
 	}
 	child := sessionkey.SubagentKey(agentID, c.callUUID())
-	annotations, err := c.hopsAnnotation(ctx)
-	if err != nil {
-		return nil, err
-	}
-	annotations[v1.ChildSessionKeyAnnotation] = child
 	run := &v1.SubagentRun{
-		ObjectMeta: metav1.ObjectMeta{Name: c.objectName("spawn-"), Namespace: c.req.Namespace, Annotations: annotations},
+		ObjectMeta: metav1.ObjectMeta{Name: c.ObjectName("spawn-"), Namespace: c.Namespace,
+			Annotations: map[string]string{v1.ChildSessionKeyAnnotation: child}},
 		Spec: v1.SubagentRunSpec{
 			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
 			Thread: a.Thread, Mode: v1.SpawnMode(a.Mode), Cleanup: v1.Cleanup(a.Cleanup),
 			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments,
-			RequesterSessionKey: c.session.Spec.Key,
+			RequesterSessionKey: c.sessionKey(),
 		},
 	}
-	if a.RunTimeoutSeconds.set {
-		t := int32(max(a.RunTimeoutSeconds.v, 0))
+	if a.RunTimeoutSeconds.Set {
+		t := int32(max(a.RunTimeoutSeconds.V, 0))
 		run.Spec.RunTimeoutSeconds = &t
 	}
 	if denied, err := c.createOnce(ctx, run); denied != nil || err != nil {
 		return denied, err
 	}
-	res := spawnResult{Status: statusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[v1.ChildSessionKeyAnnotation]}
+	res := SpawnResult{Status: StatusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[v1.ChildSessionKeyAnnotation]}
 	for _, a := range run.Spec.Attachments {
 		// Admission decoded each one already; a receipt that fails here is left out.
 		if r, _, err := policy.AttachmentReceipt(a); err == nil {
@@ -112,10 +113,11 @@ func (c *toolCall) spawn(ctx context.Context, a spawnArgs) (any, error) {
 	return res, nil
 }
 
-func agentsListTool() *tool {
-	return &tool{session: true, def: toolDef("agents_list",
-		"List the agent ids this agent may spawn sub-agents under (sessions_spawn agentId).", map[string]any{}),
-		run: func(ctx context.Context, c *toolCall) (any, error) { return c.agentsList(ctx) }}
+func agentsListTool() Tool {
+	return Tool{Name: "agents_list",
+		Description: "List the agent ids this agent may spawn sub-agents under (sessions_spawn agentId).",
+		Schema:      Schema(map[string]any{}),
+		Run:         func(ctx context.Context, c *Call, _ json.RawMessage) (any, error) { return c.agentsList(ctx) }}
 }
 
 // AllowedAgents is the agent ids an agent may spawn under: itself, its allowAgents, and
@@ -131,16 +133,26 @@ func AllowedAgents(self string, allow []string, all []string) []string {
 	return slices.Compact(ids)
 }
 
-func (c *toolCall) agentsList(ctx context.Context) (any, error) {
+// agentsList is the agents the calling session's agent may spawn under; a person may name
+// any Agent of the namespace (admission still judges the spawn).
+func (c *Call) agentsList(ctx context.Context) (any, error) {
+	self, allow := "", []string{"*"}
+	if c.Agent != nil {
+		self, allow = c.Agent.Name, c.Agent.Spec.Subagents.AllowAgents
+	}
 	var all []string
-	if slices.Contains(c.agent.Spec.Subagents.AllowAgents, "*") {
+	if slices.Contains(allow, "*") {
 		var list v1.AgentList
-		if err := c.e.opts.Reader.List(ctx, &list, client.InNamespace(c.req.Namespace)); err != nil {
+		if err := c.Reader.List(ctx, &list, client.InNamespace(c.Namespace)); err != nil {
 			return nil, err
 		}
 		for _, a := range list.Items {
 			all = append(all, a.Name)
 		}
 	}
-	return map[string]any{"agents": AllowedAgents(c.agent.Name, c.agent.Spec.Subagents.AllowAgents, all)}, nil
+	ids := AllowedAgents(self, allow, all)
+	if self == "" {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+	}
+	return map[string]any{"agents": ids}, nil
 }

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package runtime
+package sessiontools
 
 import (
 	"encoding/json"
@@ -45,9 +45,9 @@ func TestToolArguments(t *testing.T) {
 		want    sendArgs
 		wantErr bool
 	}{
-		"numbers as numbers":     {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":5}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: number{set: true, v: 5}}},
-		"numbers as strings":     {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":"7"}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: number{set: true, v: 7}}},
-		"fractions cut":          {raw: `{"timeoutSeconds":2.9}`, want: sendArgs{TimeoutSeconds: number{set: true, v: 2}}},
+		"numbers as numbers":     {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":5}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: Number{Set: true, V: 5}}},
+		"numbers as strings":     {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":"7"}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: Number{Set: true, V: 7}}},
+		"fractions cut":          {raw: `{"timeoutSeconds":2.9}`, want: sendArgs{TimeoutSeconds: Number{Set: true, V: 2}}},
 		"null is empty":          {raw: `null`},
 		"a word is not a number": {raw: `{"timeoutSeconds":"soon"}`, wantErr: true},
 		"not json":               {raw: `{`, wantErr: true},
@@ -55,11 +55,11 @@ func TestToolArguments(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got sendArgs
-			err := decodeArgs(json.RawMessage(tc.raw), &got)
+			err := DecodeArgs(json.RawMessage(tc.raw), &got)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(number{})); !tc.wantErr && diff != "" {
+			if diff := cmp.Diff(tc.want, got); !tc.wantErr && diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

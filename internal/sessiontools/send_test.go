@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package runtime
+package sessiontools
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -29,6 +30,9 @@ import (
 
 func TestSendsToItself(t *testing.T) {
 	self := session("agent:alice:main", "alice", "sid-alice")
+	if SendsToItself("main", nil) {
+		t.Errorf("a person has no session to send to")
+	}
 	cases := map[string]bool{
 		"agent:alice:main":           true,
 		"main":                       true,
@@ -39,12 +43,12 @@ func TestSendsToItself(t *testing.T) {
 		"sid-bob":                    false,
 	}
 	for ref, want := range cases {
-		if got := sendsToItself(ref, self); got != want {
-			t.Errorf("sendsToItself(%q) = %v, want %v", ref, got, want)
+		if got := SendsToItself(ref, self); got != want {
+			t.Errorf("SendsToItself(%q) = %v, want %v", ref, got, want)
 		}
 	}
 	group := session("agent:alice:discord:group:g1", "alice", "sid-g1")
-	if sendsToItself("main", group) {
+	if SendsToItself("main", group) {
 		t.Errorf("main from a group session of alice names alice's main session, not the group")
 	}
 }
@@ -67,20 +71,20 @@ func (c *closingWatcher) Watch(ctx context.Context, list client.ObjectList, opts
 // A wait outlives its watch: when the watch closes, the send is read again (here it has
 // finished meanwhile) instead of the tool call failing.
 func TestWaitSendResumesAfterTheWatchCloses(t *testing.T) {
-	f := newFixture(t, nil)
-	w := &closingWatcher{WithWatch: f.client}
-	e := f.newEngine(func(o *Options) { o.Watcher, o.APIReader = w, f.client })
+	fc := newFakeClient()
+	w := &closingWatcher{WithWatch: fc}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s1", Namespace: ns}, Spec: v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "hi"}}
-	if err := f.client.Create(t.Context(), s); err != nil {
+	if err := fc.Create(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
 	done := s.DeepCopy()
 	done.Status = v1.SessionSendStatus{Status: v1.SendOK, Reply: "pong"}
-	if err := f.client.Status().Update(t.Context(), done); err != nil {
+	if err := fc.Status().Update(t.Context(), done); err != nil {
 		t.Fatal(err)
 	}
 
-	c := &toolCall{turn: &turn{e: e}}
+	c := &Call{Env: &Env{Client: fc, Reader: fc, Watcher: w, Clock: clk}, Namespace: ns}
 	type result struct {
 		st  *v1.SessionSendStatus
 		err error
@@ -90,10 +94,10 @@ func TestWaitSendResumesAfterTheWatchCloses(t *testing.T) {
 		st, err := c.waitSend(t.Context(), s, time.Minute)
 		out <- result{st, err}
 	}()
-	for f.clock.Waiters() < 2 { // the grace timer and the pause before the new watch
+	for clk.Waiters() < 2 { // the grace timer and the pause before the new watch
 		time.Sleep(time.Millisecond)
 	}
-	f.clock.Step(rewatchAfter)
+	clk.Step(rewatchAfter)
 	r := <-out
 	if r.err != nil || r.st.Status != v1.SendOK || r.st.Reply != "pong" {
 		t.Fatalf("waitSend = %+v, %v; want ok with the reply", r.st, r.err)

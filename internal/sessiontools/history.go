@@ -12,10 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package runtime
+package sessiontools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -30,36 +31,36 @@ const (
 
 type historyArgs struct {
 	SessionKey   string `json:"sessionKey"`
-	Limit        number `json:"limit"`
+	Limit        Number `json:"limit"`
 	IncludeTools bool   `json:"includeTools"`
 }
 
-func historyTool() *tool {
-	return &tool{session: true, def: toolDef("sessions_history",
-		"Fetch the transcript of one session (a session key or a sessionId from sessions_list).",
-		map[string]any{
+func historyTool() Tool {
+	return Tool{Name: "sessions_history",
+		Description: "Fetch the transcript of one session (a session key or a sessionId from sessions_list).",
+		Schema: Schema(map[string]any{
 			"sessionKey":   map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"limit":        map[string]any{"type": "number", "description": "max messages (default 50, at most 1000)"},
 			"includeTools": map[string]any{"type": "boolean", "description": "include tool results (default false)"},
 		}, "sessionKey"),
-		run: func(ctx context.Context, c *toolCall) (any, error) {
+		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a historyArgs
-			if err := decodeArgs(c.args, &a); err != nil {
+			if err := DecodeArgs(args, &a); err != nil {
 				return nil, err
 			}
 			if a.SessionKey == "" {
 				return nil, errors.New("sessionKey is required")
 			}
-			return c.history(ctx, a.SessionKey, int(clamp(a.Limit.or(DefaultHistoryLimit), 1, MaxHistoryLimit)), a.IncludeTools)
+			return c.history(ctx, a.SessionKey, int(Clamp(a.Limit.Or(DefaultHistoryLimit), 1, MaxHistoryLimit)), a.IncludeTools)
 		}}
 }
 
-func (c *toolCall) history(ctx context.Context, ref string, limit int, includeTools bool) (any, error) {
-	target, err := c.e.resolveSession(ctx, c.req.Namespace, ref, c.session.Spec.AgentID)
+func (c *Call) history(ctx context.Context, ref string, limit int, includeTools bool) (any, error) {
+	target, err := c.resolveSession(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	pol, err := c.e.sessionPolicy(ctx, c.req.Namespace)
+	pol, err := c.sessionPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (c *toolCall) history(ctx context.Context, ref string, limit int, includeTo
 	if target.Status.SessionID == "" {
 		return nil, fmt.Errorf("session %q has no transcript yet", target.Spec.Key)
 	}
-	page, err := c.e.opts.Store.Read(ctx, c.req.Namespace, target.Status.SessionID, transcript.ReadOptions{Limit: limit, IncludeTools: includeTools})
+	page, err := c.Store.Read(ctx, c.Namespace, target.Status.SessionID, transcript.ReadOptions{Limit: limit, IncludeTools: includeTools})
 	if err != nil {
 		return nil, err
 	}

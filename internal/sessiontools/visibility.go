@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package runtime
+package sessiontools
 
 import (
 	"context"
@@ -23,15 +23,19 @@ import (
 
 // sees applies internal/policy's visibility rule (the one the webhook applies) to a session
 // tool's target: the level from the namespace's SessionPolicy, clamped for sandboxed
-// sessions, and the spawn tree walked through the cache.
-func (t *turn) sees(ctx context.Context, pol *v1.SessionPolicy, target *v1.AgentSession) (bool, string) {
-	level := policy.EffectiveVisibility(&pol.Spec, t.session, t.agent)
+// sessions, and the spawn tree walked through the reader. A person (no calling session)
+// sees what its RBAC lets it read: the reader already runs as that person.
+func (c *Call) sees(ctx context.Context, pol *v1.SessionPolicy, target *v1.AgentSession) (bool, string) {
+	if c.Session == nil {
+		return true, ""
+	}
+	level := policy.EffectiveVisibility(&pol.Spec, c.Session, c.Agent)
 	parentOf := func(key string) (string, bool) {
-		s, err := t.e.sessionByKey(ctx, t.req.Namespace, key)
+		s, err := c.sessionByKey(ctx, key)
 		if err != nil {
 			return "", false
 		}
 		return s.Spec.SpawnedBy, true
 	}
-	return policy.Visible(level, pol.Spec.AgentToAgent, t.session, target, parentOf)
+	return policy.Visible(level, pol.Spec.AgentToAgent, c.Session, target, parentOf)
 }

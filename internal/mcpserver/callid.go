@@ -1,0 +1,30 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package mcpserver
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// callID names what a call creates. Each MCP call is its own: a client that repeats a
+// send repeats it (the SDK has no idempotency key to carry across retries).
+func callID(id *identity, _ *mcp.CallToolRequest) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return "mcp/" + id.namespace + "/" + id.user.GetName() + "/" + hex.EncodeToString(b)
+}

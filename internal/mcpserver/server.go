@@ -1,0 +1,233 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package mcpserver serves the session tools over MCP (streamable HTTP) at /mcp on the
+// transcript-store's listener, for agents outside the cluster. The tools are
+// internal/sessiontools', the ones in-cluster agents are offered, plus subagents. Every
+// request is authenticated by its bearer token and every tool call runs as the caller
+// (internal/caller): RBAC and the admission webhook judge the caller, not the sidecar.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+)
+
+// Options configure the handler.
+type Options struct {
+	// Identify tells who a bearer token is (caller.Reviewer.Identify).
+	Identify func(ctx context.Context, token string) (user.Info, error)
+	// ClientFor is a client acting as u (caller.Client).
+	ClientFor func(u user.Info) (client.WithWatch, error)
+	// Store reads transcripts.
+	Store sessiontools.Transcripts
+	// AllowedHosts are the host names (without port) a request's Host and Origin may name
+	// besides localhost; when set, a request naming another host is refused (DNS
+	// rebinding). When empty, only the Origin is checked.
+	AllowedHosts []string
+	// EventStore keeps each stream's events so a dropped client resumes with
+	// Last-Event-ID; nil is an in-memory store.
+	EventStore mcp.EventStore
+}
+
+// DefaultNamespace is the namespace of a request without ?namespace=.
+const DefaultNamespace = "default"
+
+// identity is who calls and where.
+type identity struct {
+	user      user.Info
+	client    client.WithWatch
+	namespace string
+	session   string
+}
+
+// Handler is the /mcp endpoint.
+func Handler(o Options) http.Handler {
+	if o.EventStore == nil {
+		o.EventStore = mcp.NewMemoryEventStore(nil)
+	}
+	// One server per MCP session, bound to the namespace and session its first request
+	// named; each call still runs as whoever sent it.
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		return newServer(o, namespaceOf(r), r.URL.Query().Get("session"))
+	}, &mcp.StreamableHTTPOptions{EventStore: o.EventStore})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r, o.AllowedHosts) {
+			http.Error(w, "host or origin not allowed", http.StatusForbidden)
+			return
+		}
+		_, c, err := o.identify(r.Context(), r.Header)
+		if err != nil {
+			code := http.StatusInternalServerError
+			if errors.Is(err, caller.ErrUnauthenticated) {
+				code = http.StatusUnauthorized
+				w.Header().Set("WWW-Authenticate", `Bearer realm="agent-sessions"`)
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		// The caller must at least list the namespace's sessions, as itself.
+		var probe v1.AgentSessionList
+		if err := c.List(r.Context(), &probe, client.InNamespace(namespaceOf(r)), client.Limit(1)); err != nil {
+			code := http.StatusInternalServerError
+			if apierrors.IsForbidden(err) {
+				code = http.StatusForbidden
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func namespaceOf(r *http.Request) string {
+	if ns := r.URL.Query().Get("namespace"); ns != "" {
+		return ns
+	}
+	return DefaultNamespace
+}
+
+// identify is who the request's bearer token is, and a client acting as that user.
+func (o Options) identify(ctx context.Context, h http.Header) (user.Info, client.WithWatch, error) {
+	token, _ := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	u, err := o.Identify(ctx, strings.TrimSpace(token))
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := o.ClientFor(u)
+	return u, c, err
+}
+
+// hostAllowed refuses a request whose Host, or Origin when sent, names a host that is
+// neither localhost nor allowed: a page on another site that rebinds its name to this
+// address cannot reach the endpoint.
+func hostAllowed(r *http.Request, allowed []string) bool {
+	ok := func(hostport string) bool {
+		h := hostport
+		if hh, _, err := net.SplitHostPort(hostport); err == nil {
+			h = hh
+		}
+		h = strings.Trim(h, "[]")
+		if h == "localhost" || h == "127.0.0.1" || h == "::1" {
+			return true
+		}
+		for _, a := range allowed {
+			if strings.EqualFold(a, h) {
+				return true
+			}
+		}
+		return false
+	}
+	// Without a list the Host is not checked (a Service is reached by many names); a
+	// browser's Origin still must be local, and every request needs a bearer token.
+	if len(allowed) > 0 && !ok(r.Host) {
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		_, rest, found := strings.Cut(origin, "://")
+		if !found || !ok(rest) {
+			return false
+		}
+	}
+	return true
+}
+
+// newServer is the MCP server with the session tools and subagents.
+func newServer(o Options, namespace, session string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "agent-sessions", Version: "v1alpha1"}, nil)
+	for _, t := range sessiontools.All() {
+		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return run(ctx, o, namespace, session, req, t.Run)
+			})
+	}
+	st := subagentsTool()
+	s.AddTool(&mcp.Tool{Name: st.Name, Description: st.Description, InputSchema: st.Schema},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return run(ctx, o, namespace, session, req, st.Run)
+		})
+	return s
+}
+
+// run runs one tool call as the caller and renders its result as the seeds' JSON text.
+func run(ctx context.Context, o Options, namespace, session string, req *mcp.CallToolRequest,
+	fn func(context.Context, *sessiontools.Call, json.RawMessage) (any, error)) (*mcp.CallToolResult, error) {
+	if req.Extra == nil {
+		return nil, errors.New("no HTTP request behind this call")
+	}
+	u, c, err := o.identify(ctx, req.Extra.Header)
+	if err != nil {
+		return nil, err
+	}
+	id := &identity{user: u, client: withIndexes(c), namespace: namespace, session: session}
+	call, err := newCall(ctx, o, id, req)
+	if err != nil {
+		return textResult(sessiontools.ErrorResult(err), true), nil
+	}
+	out, err := fn(ctx, call, req.Params.Arguments)
+	if err != nil {
+		return textResult(sessiontools.ErrorResult(err), true), nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return textResult(string(b), false), nil
+}
+
+func textResult(text string, isErr bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isErr}
+}
+
+// newCall is the call as the caller: a person, or the session ?session= names (the webhook
+// admits what it creates only if the caller has act-as on that session).
+func newCall(ctx context.Context, o Options, id *identity, req *mcp.CallToolRequest) (*sessiontools.Call, error) {
+	env := &sessiontools.Env{Client: id.client, Reader: id.client, APIReader: id.client, Watcher: id.client, Store: o.Store}
+	call := &sessiontools.Call{Env: env, Namespace: id.namespace, ID: callID(id, req)}
+	if id.session == "" {
+		return call, nil
+	}
+	l := lookup.New(id.client, id.client)
+	s, err := l.SessionByKey(ctx, id.namespace, id.session)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, errors.New("session " + id.session + " not found")
+	}
+	a, err := l.Agent(ctx, id.namespace, s.Spec.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		a = &v1.Agent{}
+		a.Name = s.Spec.AgentID
+	}
+	call.Session, call.Agent = s, a
+	return call, nil
+}

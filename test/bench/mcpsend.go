@@ -1,0 +1,174 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+func init() {
+	register("mcp-send", benchMCPSend)
+}
+
+// mcpSends is how many sends each path makes, one at a time, into the same session.
+const mcpSends = 40
+
+// benchMCPSend is mcp_send_overhead_ms: a sessions_send over /mcp (token review,
+// impersonated create, server-side wait, streamable HTTP) against the same send made with a
+// direct API create and a watch, side by side, one at a time, p50 each.
+func benchMCPSend() ([]Figure, error) {
+	ctx := context.Background()
+	c, stop, err := startCluster(ctx, "bench-mcp-send.log", nil)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = 500, 1000
+	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		return nil, err
+	}
+	if err := setupSendFixtures(ctx, cl); err != nil {
+		return nil, err
+	}
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	cs, err := connectMCP(ctx, c.MCPURL(sendNS), c.Token, c.HistoryCAFile)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = cs.Close() }()
+
+	direct := func(i int) (time.Duration, error) {
+		return directSend(ctx, dyn, fmt.Sprintf("direct-%d-%d", time.Now().UnixNano(), i))
+	}
+	viaMCP := func(int) (time.Duration, error) { return mcpSend(ctx, cs) }
+	// Warm both paths, then alternate them so load drifts hit both alike.
+	for i := range 5 {
+		if _, err := direct(i); err != nil {
+			return nil, fmt.Errorf("warm-up direct send: %w", err)
+		}
+		if _, err := viaMCP(i); err != nil {
+			return nil, fmt.Errorf("warm-up MCP send: %w", err)
+		}
+	}
+	var d, m []time.Duration
+	for i := range mcpSends {
+		dd, err := direct(i)
+		if err != nil {
+			return nil, err
+		}
+		md, err := viaMCP(i)
+		if err != nil {
+			return nil, err
+		}
+		d, m = append(d, dd), append(m, md)
+	}
+	// A call that waits on nothing, to split the overhead into the MCP round trip (token
+	// review, impersonated client, streamable HTTP) and the send's wait.
+	var l []time.Duration
+	for range mcpSends {
+		start := time.Now()
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_list", Arguments: map[string]any{"limit": 1}}); err != nil {
+			return nil, err
+		}
+		l = append(l, time.Since(start))
+	}
+	dp50, mp50 := msOf(median(d)), msOf(median(m))
+	return []Figure{
+		{Name: "mcp_list_p50_ms", Value: msOf(median(l)), Unit: "ms"},
+		{Name: "direct_send_p50_ms", Value: dp50, Unit: "ms"},
+		{Name: "mcp_send_p50_ms", Value: mp50, Unit: "ms"},
+		Compare("mcp_send_overhead_ms", mp50-dp50, dp50, "ms", "MCP p50 minus direct p50; baseline is the direct p50"),
+	}, nil
+}
+
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+
+// directSend creates a person's send into worker 0's target and waits for its ok.
+func directSend(ctx context.Context, dyn dynamic.Interface, name string) (time.Duration, error) {
+	w, stop, err := startWaiter(ctx, dyn, sendGVR, sendOK)
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	ch := w.expect(name)
+	start := time.Now()
+	if _, err := dyn.Resource(sendGVR).Namespace(sendNS).Create(ctx, newSend(name, 0), metav1.CreateOptions{}); err != nil {
+		return 0, err
+	}
+	select {
+	case <-ch:
+		return time.Since(start), nil
+	case <-time.After(60 * time.Second):
+		return 0, fmt.Errorf("send %s not ok after 60s", name)
+	}
+}
+
+// mcpSend makes the same send with sessions_send, waiting server-side for the reply.
+func mcpSend(ctx context.Context, cs *mcp.ClientSession) (time.Duration, error) {
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_send",
+		Arguments: map[string]any{"sessionKey": targetKey(0), "message": "hello", "timeoutSeconds": 30}})
+	if err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(text, `"status":"ok"`) {
+		return 0, errors.New("sessions_send over MCP: " + text)
+	}
+	return took, nil
+}
+
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connectMCP opens an MCP session on url with token, trusting the history listener's CA.
+func connectMCP(ctx context.Context, url, token, caFile string) (*mcp.ClientSession, error) {
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	hc := &http.Client{Transport: bearerTransport{token: token,
+		next: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}
+	return mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+}

@@ -1,0 +1,129 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// outsideClient is a Node script on the official TypeScript SDK's client: it connects to
+// /mcp with a bearer token, lists the tools, sends into a session and reads its history,
+// and prints what it got as JSON (or the HTTP status of a refused connect).
+const outsideClient = `
+import { Client } from "file://SDK/index.js";
+import { StreamableHTTPClientTransport } from "file://SDK/streamableHttp.js";
+const [url, token] = process.argv.slice(2);
+const headers = token ? { Authorization: "Bearer " + token } : {};
+const client = new Client({ name: "e2e-outside", version: "0.0.0" });
+try {
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+} catch (e) {
+  console.log(JSON.stringify({ refused: e.code ?? 0, error: String(e) }));
+  process.exit(0);
+}
+const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+const send = await client.callTool({ name: "sessions_send",
+  arguments: { sessionKey: "agent:outside:main", message: "hello from outside", timeoutSeconds: 60 } });
+const history = await client.callTool({ name: "sessions_history", arguments: { sessionKey: "agent:outside:main" } });
+console.log(JSON.stringify({ tools, send: send.content[0].text, history: history.content[0].text }));
+await client.close();
+`
+
+type outsideResult struct {
+	Refused int      `json:"refused"`
+	Error   string   `json:"error"`
+	Tools   []string `json:"tools"`
+	Send    string   `json:"send"`
+	History string   `json:"history"`
+}
+
+var _ = Describe("The session tools over MCP from outside", Ordered, func() {
+	var script string
+	var node string
+
+	runClient := func(url, token string) outsideResult {
+		cmd := exec.CommandContext(ctx, node, script, url, token)
+		cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+cluster.HistoryCAFile)
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		var r outsideResult
+		Expect(json.Unmarshal([]byte(lines[len(lines)-1]), &r)).To(Succeed(), string(out))
+		return r
+	}
+
+	BeforeAll(func() {
+		pkgs, err := testenv.MCPNPM()
+		Expect(err).NotTo(HaveOccurred())
+		node = pkgs.Node()
+		script = filepath.Join(GinkgoT().TempDir(), "outside.mjs")
+		Expect(os.WriteFile(script, []byte(strings.ReplaceAll(outsideClient, "SDK", pkgs.SDKClient())), 0o600)).To(Succeed())
+
+		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata:
+  name: outside
+spec:
+  model:
+    provider: scripted
+    script:
+    - match: "^hello"
+      reply: "hi from inside"
+    - match: "announce step"
+      reply: ANNOUNCE_SKIP
+---
+apiVersion: sessions.agents.dev/v1alpha1
+kind: AgentSession
+metadata:
+  name: outside-main
+spec:
+  key: agent:outside:main
+  agentId: outside
+  chatType: direct
+`)
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, err = kubectl("wait", "--for=condition=Ready", "agent/outside", "--timeout=60s")
+		Expect(err).NotTo(HaveOccurred(), out)
+	})
+
+	It("lists the tools, sends into a session and reads its history with a ServiceAccount token", func() {
+		r := runClient(cluster.MCPURL("default"), cluster.Token)
+		Expect(r.Refused).To(BeZero(), r.Error)
+		Expect(r.Tools).To(Equal([]string{"agents_list", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "subagents"}))
+		Expect(r.Send).To(ContainSubstring(`"status":"ok"`))
+		Expect(r.Send).To(ContainSubstring(`"reply":"hi from inside"`))
+		Expect(r.History).To(ContainSubstring("hello from outside"))
+		Expect(r.History).To(ContainSubstring("hi from inside"))
+	})
+
+	It("refuses a client without a token (401)", func() {
+		Expect(runClient(cluster.MCPURL("default"), "").Refused).To(Equal(401))
+	})
+
+	It("refuses a namespace the caller cannot read (403)", func() {
+		Expect(runClient(cluster.MCPURL("kube-system"), tokenWithoutRights(devcluster.HistoryAudience)).Refused).To(Equal(403))
+	})
+})

@@ -1,0 +1,83 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package mcpconformance
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// serverScenarios are the suite's server scenarios that apply to /mcp: it offers tools and
+// no logging, prompts or resources.
+var serverScenarios = []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"}
+
+// TestServerConformance runs the server scenarios against the /mcp handler. The suite sends
+// no credentials, so a proxy in front adds a bearer token and passes Host and Origin on
+// unchanged: the endpoint's own authentication and rebinding checks are what is tested.
+func TestServerConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs the conformance suite from the npm registry and runs Node")
+	}
+	pkgs, err := testenv.MCPNPM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := mcpservertest.Handler()
+	backend := httptest.NewServer(h)
+	defer backend.Close()
+	target, _ := url.Parse(backend.URL)
+	proxy := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer alice")
+		},
+		FlushInterval: -1,
+	})
+	defer proxy.Close()
+	endpoint := proxy.URL + "/mcp?namespace=" + mcpservertest.Namespace
+	for _, sc := range serverScenarios {
+		t.Run(sc, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, pkgs.Node(), pkgs.Conformance(), "server", "--url", endpoint, "--scenario", sc)
+			cmd.Dir = t.TempDir()
+			b, err := cmd.CombinedOutput()
+			out := string(b)
+			if err != nil || !strings.Contains(out, " 0 failed") || strings.Contains(out, "FAILURE") {
+				t.Fatalf("scenario %s: %v\n%s", sc, err, out)
+			}
+		})
+	}
+	// Without the proxy's token the endpoint refuses.
+	resp, err := http.Post(backend.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: status %d, want 401", resp.StatusCode)
+	}
+}
