@@ -37,16 +37,17 @@ func turnTimeout(agent *v1.Agent) time.Duration {
 // the agent's turn timeout, on the engine's clock; stop releases its timer.
 func (e *Engine) withTurnDeadline(ctx context.Context, agent *v1.Agent) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	e.cancelAfter(ctx, cancel, turnTimeout(agent))
-	return ctx, func() { cancel(nil) }
+	stopTimer := e.cancelAfter(ctx, cancel, turnTimeout(agent))
+	return ctx, func() { stopTimer(); cancel(nil) }
 }
 
 // cancelAfter cancels ctx with ErrDeadline once d has passed on the engine's clock, unless
-// ctx ends first.
-func (e *Engine) cancelAfter(ctx context.Context, cancel context.CancelCauseFunc, d time.Duration) {
+// ctx ends first. The returned func stops the timer at once: a finished turn leaves no timer
+// behind on the clock, not even until its goroutine notices.
+func (e *Engine) cancelAfter(ctx context.Context, cancel context.CancelCauseFunc, d time.Duration) func() {
 	if d <= 0 {
 		cancel(ErrDeadline)
-		return
+		return func() {}
 	}
 	t := e.clock.NewTimer(d)
 	go func() {
@@ -57,4 +58,5 @@ func (e *Engine) cancelAfter(ctx context.Context, cancel context.CancelCauseFunc
 		case <-ctx.Done():
 		}
 	}()
+	return func() { t.Stop() }
 }
