@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,6 +33,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	authnclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
@@ -44,15 +46,29 @@ type Reviewer struct {
 	TokenReviews authnclient.TokenReviewInterface
 	// Audiences, when set, are required of the token.
 	Audiences []string
+	// Memo, when set, remembers answers: a client's burst of requests costs one review, and
+	// a revoked token is refused within the Memo's TTL (the API server's own token webhook
+	// cache keeps answers for two minutes).
+	Memo *Memo[Reviewed]
 }
 
-// NewReviewer builds a Reviewer from a client config.
+// Reviewed is a remembered TokenReview: the user, or why the token was refused.
+type Reviewed struct {
+	User user.Info
+	Err  error
+}
+
+// ReviewTTL is how long a NewReviewer remembers who a token is.
+const ReviewTTL = 10 * time.Second
+
+// NewReviewer builds a Reviewer from a client config that remembers answers for ReviewTTL.
 func NewReviewer(cfg *rest.Config, audiences ...string) (*Reviewer, error) {
 	c, err := authnclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Reviewer{TokenReviews: c.TokenReviews(), Audiences: audiences}, nil
+	return &Reviewer{TokenReviews: c.TokenReviews(), Audiences: audiences,
+		Memo: NewMemo[Reviewed](ReviewTTL, clock.RealClock{})}, nil
 }
 
 // Identify reviews the token with the Reviewer's audiences.
@@ -66,6 +82,19 @@ func (r *Reviewer) IdentifyFor(ctx context.Context, token string, audiences []st
 	if token == "" {
 		return nil, fmt.Errorf("%w: no bearer token", ErrUnauthenticated)
 	}
+	key := Key(append(slices.Clone(audiences), "", token)...)
+	if seen, ok := r.Memo.Get(key); ok {
+		return seen.User, seen.Err
+	}
+	u, err := r.review(ctx, token, audiences)
+	if err == nil || errors.Is(err, ErrUnauthenticated) {
+		r.Memo.Put(key, Reviewed{User: u, Err: err})
+	}
+	return u, err
+}
+
+// review asks the API server once.
+func (r *Reviewer) review(ctx context.Context, token string, audiences []string) (user.Info, error) {
 	tr, err := r.TokenReviews.Create(ctx, &authnv1.TokenReview{
 		Spec: authnv1.TokenReviewSpec{Token: token, Audiences: audiences},
 	}, metav1.CreateOptions{})

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -119,5 +120,20 @@ func TestImpersonatedCallsAreJudgedAsTheCaller(t *testing.T) {
 	}
 	if err := list(factory("stranger"), "alice", "team"); !apierrors.IsForbidden(err) {
 		t.Errorf("an identity without the shipped role impersonating alice: %v, want forbidden", err)
+	}
+
+	// Access, which lets the sidecar answer reads from its cache, decides as the API server
+	// decided the impersonated calls above.
+	access, err := NewAccess(cfg)
+	must(err)
+	for _, c := range []struct {
+		who, ns string
+		allowed bool
+	}{{"alice", "team", true}, {"alice", "other", false}, {"bob", "team", false}} {
+		err := access.Check(ctx, &user.DefaultInfo{Name: c.who, Groups: []string{"system:authenticated"}},
+			authzv1.ResourceAttributes{Verb: "list", Group: v1.GroupVersion.Group, Resource: "agentsessions", Namespace: c.ns})
+		if c.allowed && err != nil || !c.allowed && !apierrors.IsForbidden(err) {
+			t.Errorf("Access.Check(%s lists %s) = %v, want allowed=%v", c.who, c.ns, err, c.allowed)
+		}
 	}
 }

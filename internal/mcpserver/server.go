@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	authzv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,6 +51,12 @@ type Options struct {
 	// besides localhost; when set, a request naming another host is refused (DNS
 	// rebinding). When empty, only the Origin is checked.
 	AllowedHosts []string
+	// Sessions, with Access, serves the tools' AgentSession reads from an informer cache
+	// that has cacheindex's indexes, once Access allows the caller the same get or list on
+	// the API server. Without them every read is made as the caller.
+	Sessions client.Reader
+	// Access checks that a user may do something (caller.Access.Check).
+	Access func(ctx context.Context, u user.Info, attrs authzv1.ResourceAttributes) error
 	// EventStore keeps each stream's events so a dropped client resumes with
 	// Last-Event-ID; nil is an in-memory store.
 	EventStore mcp.EventStore
@@ -61,7 +68,8 @@ const DefaultNamespace = "default"
 // identity is who calls and where.
 type identity struct {
 	user      user.Info
-	client    client.WithWatch
+	client    client.WithWatch // the caller's own
+	reader    client.Reader    // client, or the cache for what the caller may read
 	namespace string
 	session   string
 }
@@ -81,7 +89,7 @@ func Handler(o Options) http.Handler {
 			http.Error(w, "host or origin not allowed", http.StatusForbidden)
 			return
 		}
-		_, c, err := o.identify(r.Context(), r.Header)
+		u, c, err := o.identify(r.Context(), r.Header)
 		if err != nil {
 			code := http.StatusInternalServerError
 			if errors.Is(err, caller.ErrUnauthenticated) {
@@ -92,8 +100,7 @@ func Handler(o Options) http.Handler {
 			return
 		}
 		// The caller must at least list the namespace's sessions, as itself.
-		var probe v1.AgentSessionList
-		if err := c.List(r.Context(), &probe, client.InNamespace(namespaceOf(r)), client.Limit(1)); err != nil {
+		if err := o.mayList(r.Context(), u, c, namespaceOf(r)); err != nil {
 			code := http.StatusInternalServerError
 			if apierrors.IsForbidden(err) {
 				code = http.StatusForbidden
@@ -103,6 +110,25 @@ func Handler(o Options) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// mayList is nil when u may list the AgentSessions of namespace.
+func (o Options) mayList(ctx context.Context, u user.Info, c client.Client, namespace string) error {
+	if o.Access != nil {
+		return o.Access(ctx, u, authzv1.ResourceAttributes{Verb: "list", Group: v1.GroupVersion.Group,
+			Resource: "agentsessions", Namespace: namespace})
+	}
+	var probe v1.AgentSessionList
+	return c.List(ctx, &probe, client.InNamespace(namespace), client.Limit(1))
+}
+
+// readerFor is c, the caller's own client, reading AgentSessions from the cache when the
+// Options have one.
+func (o Options) readerFor(u user.Info, c client.WithWatch) client.Reader {
+	if o.Sessions == nil || o.Access == nil {
+		return c
+	}
+	return sessionsReader{WithWatch: c, cache: o.Sessions, user: u, check: o.Access}
 }
 
 func namespaceOf(r *http.Request) string {
@@ -184,7 +210,8 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	if err != nil {
 		return nil, err
 	}
-	id := &identity{user: u, client: withIndexes(c), namespace: namespace, session: session}
+	c = withIndexes(c)
+	id := &identity{user: u, client: c, reader: o.readerFor(u, c), namespace: namespace, session: session}
 	call, err := newCall(ctx, o, id, req)
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil
@@ -207,12 +234,12 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 // newCall is the call as the caller: a person, or the session ?session= names (the webhook
 // admits what it creates only if the caller has act-as on that session).
 func newCall(ctx context.Context, o Options, id *identity, req *mcp.CallToolRequest) (*sessiontools.Call, error) {
-	env := &sessiontools.Env{Client: id.client, Reader: id.client, APIReader: id.client, Watcher: id.client, Store: o.Store}
+	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Watcher: id.client, Store: o.Store}
 	call := &sessiontools.Call{Env: env, Namespace: id.namespace, ID: callID(id, req)}
 	if id.session == "" {
 		return call, nil
 	}
-	l := lookup.New(id.client, id.client)
+	l := lookup.New(id.reader, id.client)
 	s, err := l.SessionByKey(ctx, id.namespace, id.session)
 	if err != nil {
 		return nil, err

@@ -121,36 +121,45 @@ func kindOf(s *v1.AgentSession) string {
 // sessions_list: reserved and archived sessions never show, kinds and activeMinutes filter,
 // visible decides the rest.
 func ListRows(sessions []v1.AgentSession, p ListParams, now time.Time, visible func(*v1.AgentSession) bool) []SessionRow {
-	var rows []SessionRow
+	type candidate struct {
+		updated int64
+		s       *v1.AgentSession
+	}
+	var cands []candidate
 	cutoff := now.Add(-time.Duration(p.ActiveMinutes) * time.Minute).UnixMilli()
 	for i := range sessions {
 		s := &sessions[i]
 		if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == v1.SessionArchived {
 			continue
 		}
-		// Cheap filters first: rows are built only for the sessions that pass them.
+		// Cheap filters first: visibility may look up parents.
 		if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, kindOf(s)) {
 			continue
 		}
-		if p.ActiveMinutes > 0 && updatedAt(s) < cutoff {
+		u := updatedAt(s)
+		if p.ActiveMinutes > 0 && u < cutoff {
 			continue
 		}
 		if visible != nil && !visible(s) {
 			continue
 		}
-		rows = append(rows, RowOf(s))
+		cands = append(cands, candidate{u, s})
 	}
-	slices.SortStableFunc(rows, func(a, b SessionRow) int {
-		if a.UpdatedAt != b.UpdatedAt {
-			if a.UpdatedAt > b.UpdatedAt {
+	// Order small pointers, and build rows only for the page: 50 of 10,000 sessions is
+	// 50 rows, not 10,000.
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if a.updated != b.updated {
+			if a.updated > b.updated {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a.Key, b.Key)
+		return strings.Compare(a.s.Spec.Key, b.s.Spec.Key)
 	})
-	if len(rows) > p.Limit {
-		rows = rows[:p.Limit]
+	cands = cands[:min(len(cands), p.Limit)]
+	rows := make([]SessionRow, 0, len(cands))
+	for _, c := range cands {
+		rows = append(rows, RowOf(c.s))
 	}
 	return rows
 }

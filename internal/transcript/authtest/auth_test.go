@@ -74,7 +74,7 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 
 		authz, err := server.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		authz.TTL = 0 // every request asks the API server
+		authz.SetTTL(0) // every request asks the API server
 		srv = httptest.NewServer(server.NewHistoryHandler(server.HistoryOptions{
 			Source: store, Authorizer: authz, DefaultNamespace: ns,
 		}))

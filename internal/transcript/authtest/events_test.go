@@ -69,7 +69,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 		st, err = store.OpenFileStore(GinkgoT().TempDir(), server.PublishCommits(hub))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)
-		Expect(server.WatchObjects(ctx, cfg, hub, GinkgoLogr)).To(Succeed())
+		Expect(server.WatchObjects(ctx, cfg, hub, GinkgoLogr)).Error().NotTo(HaveOccurred())
 		authz, err := server.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, evNS, GinkgoLogr))

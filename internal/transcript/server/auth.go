@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
@@ -45,26 +43,23 @@ type Authorizer interface {
 const DefaultAudience = "agent-sessions"
 
 // KubeAuthorizer asks the API server: TokenReview for who the token is, SubjectAccessReview for
-// what that user may do. Decisions are cached briefly because SSE clients reconnect often.
+// what that user may do. Decisions are remembered briefly because SSE clients reconnect often.
 type KubeAuthorizer struct {
 	reviewer *caller.Reviewer
 	sars     authzclient.SubjectAccessReviewInterface
 	// Audiences, when set, are required of the token.
 	Audiences []string
-	TTL       time.Duration
-	Clock     clock.PassiveClock
 
-	mu    sync.Mutex
-	cache map[[32]byte]cachedDecision
+	decisions *caller.Memo[decision]
 }
 
-type cachedDecision struct {
-	user    string
-	err     error
-	expires time.Time
+type decision struct {
+	user string
+	err  error
 }
 
-const maxCachedDecisions = 10000
+// DecisionTTL is how long a decision is remembered.
+const DecisionTTL = 10 * time.Second
 
 // NewKubeAuthorizer builds the authorizer from a client config.
 func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
@@ -78,8 +73,13 @@ func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
 	}
 	return &KubeAuthorizer{
 		reviewer: &caller.Reviewer{TokenReviews: authn.TokenReviews()}, sars: authz.SubjectAccessReviews(),
-		TTL: 10 * time.Second, Clock: clock.RealClock{}, cache: map[[32]byte]cachedDecision{},
+		decisions: caller.NewMemo[decision](DecisionTTL, clock.RealClock{}),
 	}, nil
+}
+
+// SetTTL sets how long decisions are remembered from now on (0: never).
+func (a *KubeAuthorizer) SetTTL(ttl time.Duration) {
+	a.decisions = caller.NewMemo[decision](ttl, clock.RealClock{})
 }
 
 // Authorize implements Authorizer: get agentsessions/transcript on the named session.
@@ -109,25 +109,15 @@ func (a *KubeAuthorizer) decide(ctx context.Context, token string, want authzv1.
 	} else {
 		what = "\x01" + want.NonResourceAttributes.Path
 	}
-	key := sha256.Sum256([]byte(what + "\x00" + token))
-	now := a.Clock.Now()
-	a.mu.Lock()
-	if d, ok := a.cache[key]; ok && now.Before(d.expires) {
-		a.mu.Unlock()
+	key := caller.Key(what, token)
+	if d, ok := a.decisions.Get(key); ok {
 		return d.user, d.err
 	}
-	a.mu.Unlock()
-
 	user, err := a.review(ctx, token, want)
 	if err != nil && !errors.Is(err, ErrUnauthenticated) && !errors.Is(err, ErrForbidden) {
 		return "", err // the API server could not answer: ask again next time
 	}
-	a.mu.Lock()
-	if len(a.cache) >= maxCachedDecisions {
-		clear(a.cache)
-	}
-	a.cache[key] = cachedDecision{user: user, err: err, expires: now.Add(a.TTL)}
-	a.mu.Unlock()
+	a.decisions.Put(key, decision{user: user, err: err})
 	return user, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
@@ -60,19 +61,23 @@ func NewEventsHandler(hub *events.Hub, authz Authorizer, defaultNamespace string
 }
 
 // WatchObjects feeds the hub from informers of sessions, sends and runs until ctx is done.
-// The informers' own watches push every change; nothing polls.
-func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) error {
-	c, err := cache.New(rc, cache.Options{Scheme: scheme.New()})
+// The informers' own watches push every change; nothing polls. The cache it returns, with
+// the manager's session indexes, also answers /mcp's session reads.
+func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) (cache.Cache, error) {
+	c, err := cache.New(rc, cache.Options{Scheme: scheme.New(), DefaultTransform: cache.TransformStripManagedFields()})
 	if err != nil {
-		return fmt.Errorf("event informers: %w", err)
+		return nil, fmt.Errorf("event informers: %w", err)
+	}
+	if err := cacheindex.Setup(ctx, c); err != nil {
+		return nil, fmt.Errorf("session indexes: %w", err)
 	}
 	if err := hub.Watch(ctx, c); err != nil {
-		return fmt.Errorf("event informers: %w", err)
+		return nil, fmt.Errorf("event informers: %w", err)
 	}
 	go func() {
 		if err := c.Start(ctx); err != nil {
 			log.Error(err, "event informers stopped")
 		}
 	}()
-	return nil
+	return c, nil
 }

@@ -18,6 +18,7 @@ import (
 	"net/http"
 
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
@@ -28,7 +29,7 @@ import (
 // mcpHandler is /mcp: the session tools over MCP, each call made as the caller through
 // impersonation from the sidecar's identity (config/rbac/mcp_impersonation_role.yaml).
 // Tokens are asked for the history API's audiences.
-func mcpHandler(rc *rest.Config, cfg SidecarConfig, transcripts sessiontools.Transcripts) (http.Handler, error) {
+func mcpHandler(rc *rest.Config, cfg SidecarConfig, transcripts sessiontools.Transcripts, sessions client.Reader) (http.Handler, error) {
 	rv, err := caller.NewReviewer(rc, cfg.Audiences...)
 	if err != nil {
 		return nil, err
@@ -37,10 +38,16 @@ func mcpHandler(rc *rest.Config, cfg SidecarConfig, transcripts sessiontools.Tra
 	if err != nil {
 		return nil, err
 	}
+	access, err := caller.NewAccess(rc)
+	if err != nil {
+		return nil, err
+	}
 	return mcpserver.Handler(mcpserver.Options{
 		Identify:     rv.Identify,
 		ClientFor:    f.Client,
 		Store:        transcripts,
+		Sessions:     sessions,
+		Access:       access.Check,
 		AllowedHosts: cfg.MCPAllowedHosts,
 	}), nil
 }

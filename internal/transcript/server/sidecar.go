@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // SidecarConfig is the transcript-store process configuration (its flags).
@@ -56,6 +57,13 @@ type SidecarConfig struct {
 // RunSidecar serves the internal API and the public HTTP API until ctx is done, then drains:
 // the internal API stops accepting and finishes in-flight appends, the store waits for the
 // last fsync and ends follower streams, and the public server closes.
+// The sidecar's API client rate (the manager's are flags; the sidecar's work is bounded by
+// its callers' stream caps and the webhook's create rate).
+const (
+	apiQPS   = 100
+	apiBurst = 200
+)
+
 func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	log := cfg.Log
 	if cfg.ShutdownTimeout <= 0 {
@@ -69,6 +77,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	var authz Authorizer
 	var metricsAuthz *KubeAuthorizer
 	var rc *rest.Config
+	var objects client.Reader
 	if cfg.InsecureNoAuth {
 		log.Info("WARNING: --insecure-no-auth is set: the history API serves every transcript to anyone who can reach " +
 			cfg.Listen + ". Use this for local runs only, never in a cluster.")
@@ -79,12 +88,15 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		if err != nil {
 			return fmt.Errorf("kubernetes client config: %w", err)
 		}
+		// One client serves every caller's reviews and impersonated calls: client-go's
+		// default of 5 requests/s would queue callers behind each other.
+		rc.QPS, rc.Burst = apiQPS, apiBurst
 		ka, err := NewKubeAuthorizer(rc)
 		if err != nil {
 			return err
 		}
 		ka.Audiences = cfg.Audiences
-		if err := WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
+		if objects, err = WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
 			return err
 		}
 		authz, metricsAuthz = ka, ka
@@ -128,7 +140,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	mux.Handle("/events", NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
 	mux.Handle("/", console.Handler())
 	if rc != nil {
-		mcp, err := mcpHandler(rc, cfg, store)
+		mcp, err := mcpHandler(rc, cfg, store, objects)
 		if err != nil {
 			_ = internalLn.Close()
 			_ = publicLn.Close()

@@ -1,0 +1,63 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package mcpserver
+
+import (
+	"context"
+
+	authzv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// sessionsReader reads AgentSessions from the sidecar's informer cache once the caller is
+// allowed the same get or list on the API server, and everything else as the caller. A
+// namespace of 10,000 sessions is then one map lookup and a walk of the cache per call
+// instead of a full LIST through impersonation; a miss is still confirmed by the API server
+// (the tools' APIReader is the caller's own client).
+type sessionsReader struct {
+	client.WithWatch
+	cache client.Reader
+	user  user.Info
+	check func(ctx context.Context, u user.Info, attrs authzv1.ResourceAttributes) error
+}
+
+func (r sessionsReader) attrs(verb, namespace, name string) authzv1.ResourceAttributes {
+	return authzv1.ResourceAttributes{Verb: verb, Group: v1.GroupVersion.Group, Resource: "agentsessions",
+		Namespace: namespace, Name: name}
+}
+
+func (r sessionsReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*v1.AgentSession); !ok {
+		return r.WithWatch.Get(ctx, key, obj, opts...)
+	}
+	if err := r.check(ctx, r.user, r.attrs("get", key.Namespace, key.Name)); err != nil {
+		return err
+	}
+	return r.cache.Get(ctx, key, obj, opts...)
+}
+
+func (r sessionsReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*v1.AgentSessionList); !ok {
+		return r.WithWatch.List(ctx, list, opts...)
+	}
+	o := (&client.ListOptions{}).ApplyOptions(opts)
+	if err := r.check(ctx, r.user, r.attrs("list", o.Namespace, "")); err != nil {
+		return err
+	}
+	return r.cache.List(ctx, list, opts...)
+}

@@ -1,0 +1,90 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	authzv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+)
+
+// The cache holds every namespace's sessions; only what the caller may read comes out of it.
+func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
+	ctx := context.Background()
+	session := func(ns, name string) *v1.AgentSession {
+		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	cache := fake.NewClientBuilder().WithScheme(scheme.New()).
+		WithObjects(session("team", "s1"), session("other", "s2")).Build()
+	own := fake.NewClientBuilder().WithScheme(scheme.New()).
+		WithObjects(&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "x"}}).Build()
+	var asked []authzv1.ResourceAttributes
+	r := sessionsReader{WithWatch: own, cache: cache, user: &user.DefaultInfo{Name: "alice"},
+		check: func(_ context.Context, u user.Info, a authzv1.ResourceAttributes) error {
+			asked = append(asked, a)
+			if u.GetName() == "alice" && a.Namespace == "team" {
+				return nil
+			}
+			return apierrors.NewForbidden(schema.GroupResource{Group: a.Group, Resource: a.Resource}, a.Name, errors.New("no RBAC rule"))
+		}}
+
+	var l v1.AgentSessionList
+	if err := r.List(ctx, &l, client.InNamespace("team")); err != nil || len(l.Items) != 1 || l.Items[0].Name != "s1" {
+		t.Errorf("list team = %v, %d items; want s1 from the cache", err, len(l.Items))
+	}
+	if err := r.List(ctx, &l, client.InNamespace("other")); !apierrors.IsForbidden(err) {
+		t.Errorf("list other = %v, want forbidden", err)
+	}
+	var s v1.AgentSession
+	if err := r.Get(ctx, client.ObjectKey{Namespace: "other", Name: "s2"}, &s); !apierrors.IsForbidden(err) {
+		t.Errorf("get other/s2 = %v, want forbidden", err)
+	}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: "team", Name: "s1"}, &s); err != nil {
+		t.Errorf("get team/s1 = %v, want it from the cache", err)
+	}
+	want := []authzv1.ResourceAttributes{
+		{Verb: "list", Namespace: "team"}, {Verb: "list", Namespace: "other"},
+		{Verb: "get", Namespace: "other", Name: "s2"}, {Verb: "get", Namespace: "team", Name: "s1"},
+	}
+	if len(asked) != len(want) {
+		t.Fatalf("asked %d questions, want %d: %+v", len(asked), len(want), asked)
+	}
+	for i, w := range want {
+		a := asked[i]
+		if a.Verb != w.Verb || a.Namespace != w.Namespace || a.Name != w.Name || a.Resource != "agentsessions" || a.Group != v1.GroupVersion.Group {
+			t.Errorf("question %d = %+v, want %+v on agentsessions", i, a, w)
+		}
+	}
+	// Other kinds are read as the caller, without a question.
+	var sends v1.SessionSendList
+	if err := r.List(ctx, &sends, client.InNamespace("other")); err != nil || len(sends.Items) != 1 {
+		t.Errorf("sends list = %v, %d items; want the caller's own read", err, len(sends.Items))
+	}
+	if len(asked) != len(want) {
+		t.Errorf("reading sends asked a question: %+v", asked[len(want):])
+	}
+}
