@@ -16,12 +16,8 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -32,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
 
 func init() {
@@ -61,7 +58,7 @@ func benchMCPSend() ([]Figure, error) {
 		return nil, err
 	}
 	dyn := dynamic.NewForConfigOrDie(cfg)
-	cs, err := connectMCP(ctx, c.MCPURL(sendNS), c.Token, c.HistoryCAFile)
+	cs, err := benchfig.ConnectMCP(ctx, c.MCPURL(sendNS), c.Token, c.HistoryCAFile)
 	if err != nil {
 		return nil, err
 	}
@@ -148,27 +145,3 @@ func mcpSend(ctx context.Context, cs *mcp.ClientSession) (time.Duration, error) 
 	return took, nil
 }
 
-type bearerTransport struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
-// connectMCP opens an MCP session on url with token, trusting the history listener's CA.
-func connectMCP(ctx context.Context, url, token, caFile string) (*mcp.ClientSession, error) {
-	ca, err := os.ReadFile(caFile)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	hc := &http.Client{Transport: bearerTransport{token: token,
-		next: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}
-	return mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
-}

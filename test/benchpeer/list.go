@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -42,20 +44,40 @@ func init() {
 }
 
 const (
-	listSessions = 10000
-	ourListCalls = 20
-	theirCalls   = 100
+	listSessions    = 10000
+	pluginListCalls = 20
+	theirCalls      = 100
 )
 
-// benchList: the 50 most recent of 10,000 sessions as a user asks for them: ours `kubectl
-// sessions list --limit 50 -o json` (the plugin, run in process), theirs the sessions.list
-// RPC on a connected WebSocket client. OpenClaw's 10,000 sessions were imported by its own
-// doctor before the gateway started (seedTheirSessions); ours are created here.
+// benchList: the 50 most recent of 10,000 sessions as a connected client asks for them: ours
+// the MCP sessions_list tool on a connected MCP session, theirs the sessions.list RPC on a
+// connected WebSocket client. `kubectl sessions list` (the plugin, run in process: a new
+// client and a full LIST each time) is printed beside them. OpenClaw's 10,000 sessions were
+// imported by its own doctor before the gateway started (seedTheirSessions); ours are
+// created here.
 func benchList(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
 	if err := createOurSessions(ctx, p, listSessions); err != nil {
 		return nil, err
 	}
+	cs, err := benchfig.ConnectMCP(ctx, p.ours.MCPURL(peerNS), p.ours.Token, p.ours.HistoryCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	defer func() { _ = cs.Close() }()
 	ours := func() error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_list", Arguments: map[string]any{"limit": 50}})
+		if err != nil {
+			return err
+		}
+		var page struct {
+			Count int `json:"count"`
+		}
+		if text := toolText(res); res.IsError || json.Unmarshal([]byte(text), &page) != nil || page.Count != 50 {
+			return fmt.Errorf("sessions_list: %.200s", text)
+		}
+		return nil
+	}
+	plugin := func() error {
 		var out, errOut bytes.Buffer
 		streams := genericiooptions.IOStreams{In: os.Stdin, Out: &out, ErrOut: &errOut}
 		if code := cli.Execute(ctx, streams, []string{"--kubeconfig", p.ours.Kubeconfig, "-n", peerNS, "list", "--limit", "50", "-o", "json"}); code != 0 {
@@ -86,6 +108,9 @@ func benchList(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
 		return nil
 	}
 	for range 3 {
+		if err := plugin(); err != nil {
+			return nil, err
+		}
 		if err := ours(); err != nil {
 			return nil, err
 		}
@@ -93,13 +118,18 @@ func benchList(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
 			return nil, err
 		}
 	}
-	ourLat, err1 := timed(ourListCalls, ours)
+	pluginLat, err0 := timed(pluginListCalls, plugin)
+	ourLat, err1 := timed(theirCalls, ours)
 	theirLat, err2 := timed(theirCalls, theirs)
-	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("list: ours %v, openclaw %v", err1, err2)
+	if err := errors.Join(err0, err1, err2); err != nil {
+		return nil, fmt.Errorf("list: %w", err)
 	}
-	return []benchfig.Figure{benchfig.Compare("peer_list_50_of_10k_p50_ms", quantileMS(ourLat, 0.5), quantileMS(theirLat, 0.5), "ms",
-		"ours: kubectl sessions list --limit 50 -o json; openclaw: sessions.list limit 50 on a connected client")}, nil
+	return []benchfig.Figure{
+		benchfig.Compare("peer_list_50_of_10k_p50_ms", quantileMS(ourLat, 0.5), quantileMS(theirLat, 0.5), "ms",
+			"ours: MCP sessions_list limit 50 on a connected session; openclaw: sessions.list limit 50 on a connected client"),
+		{Name: "peer_list_50_of_10k_plugin_p50_ms", Value: quantileMS(pluginLat, 0.5), Unit: "ms",
+			Target: "ours: kubectl sessions list --limit 50 -o json, a new client and a full LIST each call"},
+	}, nil
 }
 
 // createOurSessions creates n more AgentSessions (group sessions of our agent), 16 at a time.
@@ -160,4 +190,15 @@ func seedTheirSessions(install, stateDir, cfgPath string, n int) error {
 		return fmt.Errorf("openclaw doctor --session-sqlite import: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// toolText is the text of a tool result's first content block.
+func toolText(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if t, ok := res.Content[0].(*mcp.TextContent); ok {
+		return t.Text
+	}
+	return ""
 }
