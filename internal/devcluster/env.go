@@ -50,6 +50,11 @@ func (c *Cluster) writeEnv() error {
 		if c.HistoryCAFile != "" {
 			lines = append(lines, "export AGENT_SESSIONS_HISTORY_CA="+shQuote(c.HistoryCAFile))
 		}
+		lines = append(lines, "export AGENT_SESSIONS_MCP_URL="+shQuote(c.MCPURL("default")))
+	}
+	if c.Token != "" {
+		// The file is the local admin's, mode 0600, like the kubeconfig that holds the same token.
+		lines = append(lines, "export AGENT_SESSIONS_TOKEN="+shQuote(c.Token))
 	}
 	if c.MetricsAddr != "" {
 		lines = append(lines, "export AGENT_SESSIONS_METRICS_URL="+shQuote("https://"+c.MetricsAddr+"/metrics"))
