@@ -56,14 +56,20 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 	if err := c.Reader.List(ctx, &all, client.InNamespace(c.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	pol, err := c.sessionPolicy(ctx)
-	if err != nil {
-		return nil, err
+	// A person (no calling session) sees what RBAC let it list; only a session's view is
+	// narrowed by the SessionPolicy, so only then is it read.
+	var visible func(*v1.AgentSession) bool
+	if c.Session != nil {
+		pol, err := c.sessionPolicy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		visible = func(s *v1.AgentSession) bool {
+			ok, _ := c.sees(ctx, pol, s)
+			return ok
+		}
 	}
-	rows := sessionrows.ListRows(all.Items, p, c.clock().Now(), func(s *v1.AgentSession) bool {
-		ok, _ := c.sees(ctx, pol, s)
-		return ok
-	})
+	rows := sessionrows.ListRows(all.Items, p, c.clock().Now(), visible)
 	if p.MessageLimit > 0 {
 		for i := range rows {
 			if rows[i].SessionID == "" {

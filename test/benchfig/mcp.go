@@ -12,7 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 package benchfig
 
 import (
@@ -51,4 +50,15 @@ func ConnectMCP(ctx context.Context, url, token, caFile string) (*mcp.ClientSess
 		next: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}
 	return mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+}
+
+// ToolText is the text of a tool result's first content block.
+func ToolText(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if t, ok := res.Content[0].(*mcp.TextContent); ok {
+		return t.Text
+	}
+	return ""
 }

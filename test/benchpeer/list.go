@@ -72,7 +72,7 @@ func benchList(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
 		var page struct {
 			Count int `json:"count"`
 		}
-		if text := toolText(res); res.IsError || json.Unmarshal([]byte(text), &page) != nil || page.Count != 50 {
+		if text := benchfig.ToolText(res); res.IsError || json.Unmarshal([]byte(text), &page) != nil || page.Count != 50 {
 			return fmt.Errorf("sessions_list: %.200s", text)
 		}
 		return nil
@@ -190,15 +190,4 @@ func seedTheirSessions(install, stateDir, cfgPath string, n int) error {
 		return fmt.Errorf("openclaw doctor --session-sqlite import: %v\n%s", err, out)
 	}
 	return nil
-}
-
-// toolText is the text of a tool result's first content block.
-func toolText(res *mcp.CallToolResult) string {
-	if len(res.Content) == 0 {
-		return ""
-	}
-	if t, ok := res.Content[0].(*mcp.TextContent); ok {
-		return t.Text
-	}
-	return ""
 }
