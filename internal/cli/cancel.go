@@ -15,15 +15,13 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
 func newCancelCommand(o *options) *cobra.Command {
@@ -41,14 +39,13 @@ func newCancelCommand(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			patch := client.RawPatch(types.MergePatchType, cancelPatch)
 			for _, arg := range args {
 				obj, err := cancellable(arg)
 				if err != nil {
 					return err
 				}
 				obj.SetNamespace(ns)
-				if err := cl.Patch(cmd.Context(), obj, patch); err != nil {
+				if err := sessiontools.Cancel(cmd.Context(), cl, obj); err != nil {
 					return fmt.Errorf("%s: %w", arg, err)
 				}
 				fmt.Fprintf(o.streams.Out, "%s cancel requested\n", arg)
@@ -58,23 +55,11 @@ func newCancelCommand(o *options) *cobra.Command {
 	}
 }
 
-var cancelPatch, _ = json.Marshal(map[string]any{"spec": map[string]any{"cancel": true}})
-
 // cancellable parses KIND/NAME into the object to patch.
 func cancellable(arg string) (client.Object, error) {
 	kind, name, ok := strings.Cut(arg, "/")
-	if !ok || name == "" {
+	if !ok {
 		return nil, fmt.Errorf("%q: want sessionsend/NAME or subagentrun/NAME", arg)
 	}
-	var obj client.Object
-	switch strings.ToLower(kind) {
-	case "sessionsend", "sessionsends", "ssend", "sessionsends.sessions.agents.dev":
-		obj = &v1.SessionSend{}
-	case "subagentrun", "subagentruns", "sar", "subagentruns.sessions.agents.dev":
-		obj = &v1.SubagentRun{}
-	default:
-		return nil, fmt.Errorf("%q: only sessionsends and subagentruns can be cancelled", arg)
-	}
-	obj.SetName(name)
-	return obj, nil
+	return sessiontools.Cancellable(kind, name)
 }

@@ -17,14 +17,13 @@ package mcpserver
 import (
 	"crypto/rand"
 	"encoding/hex"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// callID names what a call creates. Each MCP call is its own: a client that repeats a
-// send repeats it (the SDK has no idempotency key to carry across retries).
-func callID(id *identity, _ *mcp.CallToolRequest) string {
+// callID names what a call creates. Each MCP call and each console action is its own: a
+// client that repeats a send repeats it (the SDK has no idempotency key to carry across
+// retries).
+func callID(via string, id *identity) string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	return "mcp/" + id.namespace + "/" + id.user.GetName() + "/" + hex.EncodeToString(b)
+	return via + "/" + id.namespace + "/" + id.user.GetName() + "/" + hex.EncodeToString(b)
 }

@@ -122,6 +122,17 @@ func (o Options) mayList(ctx context.Context, u user.Info, c client.Client, name
 	return c.List(ctx, &probe, client.InNamespace(namespace), client.Limit(1))
 }
 
+// identityOf is who the request's bearer token is, acting in namespace (as session, if
+// named), with its clients.
+func (o Options) identityOf(ctx context.Context, h http.Header, namespace, session string) (*identity, error) {
+	u, c, err := o.identify(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	c = withIndexes(c)
+	return &identity{user: u, client: c, reader: o.readerFor(u, c), namespace: namespace, session: session}, nil
+}
+
 // readerFor is c, the caller's own client, reading AgentSessions from the cache when the
 // Options have one.
 func (o Options) readerFor(u user.Info, c client.WithWatch) client.Reader {
@@ -206,13 +217,11 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	if req.Extra == nil {
 		return nil, errors.New("no HTTP request behind this call")
 	}
-	u, c, err := o.identify(ctx, req.Extra.Header)
+	id, err := o.identityOf(ctx, req.Extra.Header, namespace, session)
 	if err != nil {
 		return nil, err
 	}
-	c = withIndexes(c)
-	id := &identity{user: u, client: c, reader: o.readerFor(u, c), namespace: namespace, session: session}
-	call, err := newCall(ctx, o, id, req)
+	call, err := newCall(ctx, o, id, callID("mcp", id))
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil
 	}
@@ -233,9 +242,9 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 
 // newCall is the call as the caller: a person, or the session ?session= names (the webhook
 // admits what it creates only if the caller has act-as on that session).
-func newCall(ctx context.Context, o Options, id *identity, req *mcp.CallToolRequest) (*sessiontools.Call, error) {
+func newCall(ctx context.Context, o Options, id *identity, callID string) (*sessiontools.Call, error) {
 	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Watcher: id.client, Store: o.Store}
-	call := &sessiontools.Call{Env: env, Namespace: id.namespace, ID: callID(id, req)}
+	call := &sessiontools.Call{Env: env, Namespace: id.namespace, ID: callID}
 	if id.session == "" {
 		return call, nil
 	}

@@ -78,7 +78,7 @@ func subagents(ctx context.Context, c *sessiontools.Call, key, cancel string) (a
 			continue
 		}
 		if cancel != "" && (string(r.UID) == cancel || r.Name == cancel) {
-			if err := cancelRun(ctx, c.Client, r); err != nil {
+			if err := sessiontools.Cancel(ctx, c.Client, r); err != nil {
 				return nil, err
 			}
 			return map[string]any{"status": sessiontools.StatusOK, "runId": string(r.UID), "cancelled": true}, nil
@@ -91,11 +91,4 @@ func subagents(ctx context.Context, c *sessiontools.Call, key, cancel string) (a
 	}
 	slices.SortFunc(rows, func(a, b runRow) int { return strings.Compare(a.Name, b.Name) })
 	return map[string]any{"runs": rows, "count": len(rows)}, nil
-}
-
-// cancelRun sets spec.cancel as the caller; RBAC (patch subagentruns) and the webhook judge it.
-func cancelRun(ctx context.Context, c client.Client, r *v1.SubagentRun) error {
-	patch := client.MergeFrom(r.DeepCopy())
-	r.Spec.Cancel = true
-	return c.Patch(ctx, r, patch)
 }

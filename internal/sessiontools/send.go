@@ -96,21 +96,29 @@ func SendsToItself(ref string, self *v1.AgentSession) bool {
 }
 
 func (c *Call) send(ctx context.Context, ref, message string, timeout int32) (any, error) {
-	if SendsToItself(ref, c.Session) {
-		return nil, fmt.Errorf("sessions_send: %q is this session itself; answer in your reply instead of sending to yourself", ref)
-	}
-	s := &v1.SessionSend{
-		ObjectMeta: metav1.ObjectMeta{Name: c.ObjectName("send-"), Namespace: c.Namespace},
-		Spec: v1.SessionSendSpec{SessionKey: ref, Message: message,
-			TimeoutSeconds: ptr.To(timeout), FromSessionKey: c.sessionKey()},
-	}
-	if denied, err := c.createOnce(ctx, s); denied != nil || err != nil {
+	s, denied, err := c.StartSend(ctx, ref, message, timeout)
+	if denied != nil || err != nil {
 		return denied, err
 	}
 	if timeout == 0 {
 		return StatusResult{RunID: TurnID(s.UID, "round-1"), Status: StatusAccepted}, nil
 	}
 	return c.Wait(ctx, s, time.Duration(timeout)*time.Second+5*time.Second)
+}
+
+// StartSend creates the call's SessionSend without waiting for it: the send, or a
+// forbidden result with the API server's message when RBAC or admission refused it.
+func (c *Call) StartSend(ctx context.Context, ref, message string, timeout int32) (*v1.SessionSend, *StatusResult, error) {
+	if SendsToItself(ref, c.Session) {
+		return nil, nil, fmt.Errorf("sessions_send: %q is this session itself; answer in your reply instead of sending to yourself", ref)
+	}
+	s := &v1.SessionSend{
+		ObjectMeta: metav1.ObjectMeta{Name: c.ObjectName("send-"), Namespace: c.Namespace},
+		Spec: v1.SessionSendSpec{SessionKey: ref, Message: message,
+			TimeoutSeconds: ptr.To(timeout), FromSessionKey: c.sessionKey()},
+	}
+	denied, err := c.createOnce(ctx, s)
+	return s, denied, err
 }
 
 // Wait waits for the send's outcome and returns it as the sessions_send result. The

@@ -50,6 +50,13 @@ func (noTranscripts) Read(context.Context, string, string, transcript.ReadOption
 
 // Handler is the endpoint and the fake API behind it.
 func Handler() (http.Handler, client.WithWatch) {
+	o, fc := Options()
+	return mcpserver.Handler(o), fc
+}
+
+// Options are the endpoint's options over a fake API: tokens "alice" and "mallory" are
+// users of those names (mallory may not list sessions), any other token is refused.
+func Options() (mcpserver.Options, client.WithWatch) {
 	main := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: sessionkey.ObjectName("agent:main:main")},
 		Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
 	fc := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(main).
@@ -57,7 +64,7 @@ func Handler() (http.Handler, client.WithWatch) {
 	refused := interceptor.NewClient(fc, interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 		return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: "agentsessions"}, "", errors.New("no RBAC rule"))
 	}})
-	return mcpserver.Handler(mcpserver.Options{
+	return mcpserver.Options{
 		Identify: func(_ context.Context, token string) (user.Info, error) {
 			if token == "alice" || token == "mallory" {
 				return &user.DefaultInfo{Name: token}, nil
@@ -71,5 +78,5 @@ func Handler() (http.Handler, client.WithWatch) {
 			return fc, nil
 		},
 		Store: noTranscripts{},
-	}), fc
+	}, fc
 }

@@ -26,28 +26,38 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
-// mcpHandler is /mcp: the session tools over MCP, each call made as the caller through
+// callerOptions are /mcp's and the console actions': each call made as the caller through
 // impersonation from the sidecar's identity (config/rbac/mcp_impersonation_role.yaml).
 // Tokens are asked for the history API's audiences.
-func mcpHandler(rc *rest.Config, cfg SidecarConfig, transcripts sessiontools.Transcripts, sessions client.Reader) (http.Handler, error) {
+func callerOptions(rc *rest.Config, cfg SidecarConfig, transcripts sessiontools.Transcripts, sessions client.Reader) (mcpserver.Options, error) {
 	rv, err := caller.NewReviewer(rc, cfg.Audiences...)
 	if err != nil {
-		return nil, err
+		return mcpserver.Options{}, err
 	}
 	f, err := caller.NewFactory(rc, scheme.New())
 	if err != nil {
-		return nil, err
+		return mcpserver.Options{}, err
 	}
 	access, err := caller.NewAccess(rc)
 	if err != nil {
-		return nil, err
+		return mcpserver.Options{}, err
 	}
-	return mcpserver.Handler(mcpserver.Options{
+	return mcpserver.Options{
 		Identify:     rv.Identify,
 		ClientFor:    f.Client,
 		Store:        transcripts,
 		Sessions:     sessions,
 		Access:       access.Check,
 		AllowedHosts: cfg.MCPAllowedHosts,
-	}), nil
+	}, nil
+}
+
+// noCallerAPI answers /mcp and the console actions of a sidecar without API access
+// (--insecure-no-auth): it cannot tell who calls, so it acts for nobody.
+func noCallerAPI() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "this transcript-store runs with --insecure-no-auth: it cannot authenticate callers, "+
+			"so the session tools (MCP) and console actions are off; the history API and events still answer",
+			http.StatusNotImplemented)
+	})
 }

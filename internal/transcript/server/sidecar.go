@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/console"
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -140,14 +141,18 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	mux.Handle("/events", NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
 	mux.Handle("/", console.Handler())
 	if rc != nil {
-		mcp, err := mcpHandler(rc, cfg, store, objects)
+		o, err := callerOptions(rc, cfg, store, objects)
 		if err != nil {
 			_ = internalLn.Close()
 			_ = publicLn.Close()
 			_ = store.Close()
 			return err
 		}
-		mux.Handle("/mcp", mcp)
+		mux.Handle("/mcp", mcpserver.Handler(o))
+		mux.Handle("/console/", mcpserver.ConsoleHandler(o))
+	} else {
+		mux.Handle("/mcp", noCallerAPI())
+		mux.Handle("/console/", noCallerAPI())
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {

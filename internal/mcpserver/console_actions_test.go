@@ -1,0 +1,113 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
+)
+
+func consoleAction(t *testing.T, h http.Handler, path, token, origin, contentType, body string) (int, map[string]string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path+"?namespace="+mcpservertest.Namespace, strings.NewReader(body))
+	req.Host = "127.0.0.1:8443"
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	req.Header.Set("Content-Type", contentType)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var out map[string]string
+	_ = json.Unmarshal(rec.Body.Bytes(), &out)
+	return rec.Code, out
+}
+
+func TestConsoleSendIsAPersonsSend(t *testing.T) {
+	o, fc := mcpservertest.Options()
+	h := mcpserver.ConsoleHandler(o)
+	code, out := consoleAction(t, h, "/console/send", "alice", "https://127.0.0.1:8443", "application/json",
+		`{"sessionKey":"agent:main:main","message":"hello from the console"}`)
+	if code != http.StatusCreated || out["name"] == "" || out["runId"] == "" {
+		t.Fatalf("send: %d %v, want 201 with a name and runId", code, out)
+	}
+	var s v1.SessionSend
+	if err := fc.Get(context.Background(), client.ObjectKey{Namespace: mcpservertest.Namespace, Name: out["name"]}, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Spec.Message != "hello from the console" || s.Spec.SessionKey != "agent:main:main" || s.Spec.FromSessionKey != "" {
+		t.Errorf("send spec = %+v, want a person's send into agent:main:main", s.Spec)
+	}
+	if s.Spec.TimeoutSeconds == nil || *s.Spec.TimeoutSeconds != v1.DefaultSendTimeoutSeconds {
+		t.Errorf("timeoutSeconds = %v, want the default so the reply is recorded", s.Spec.TimeoutSeconds)
+	}
+}
+
+func TestConsoleCancelSetsSpecCancel(t *testing.T) {
+	o, fc := mcpservertest.Options()
+	ctx := context.Background()
+	run := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: mcpservertest.Namespace, Name: "slow"},
+		Spec: v1.SubagentRunSpec{AgentID: "main", Task: "slow work"}}
+	if err := fc.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	code, out := consoleAction(t, mcpserver.ConsoleHandler(o), "/console/cancel", "alice", "", "application/json", `{"kind":"run","name":"slow"}`)
+	if code != http.StatusOK {
+		t.Fatalf("cancel: %d %v", code, out)
+	}
+	if err := fc.Get(ctx, client.ObjectKeyFromObject(run), run); err != nil || !run.Spec.Cancel {
+		t.Errorf("spec.cancel = %v (%v), want true", run.Spec.Cancel, err)
+	}
+	if code, _ := consoleAction(t, mcpserver.ConsoleHandler(o), "/console/cancel", "alice", "", "application/json", `{"kind":"send","name":"missing"}`); code != http.StatusNotFound {
+		t.Errorf("cancel of a missing send: %d, want 404", code)
+	}
+}
+
+func TestConsoleActionsRefuse(t *testing.T) {
+	o, _ := mcpservertest.Options()
+	h := mcpserver.ConsoleHandler(o)
+	send := `{"sessionKey":"agent:main:main","message":"x"}`
+	for _, c := range []struct {
+		name, path, token, origin, contentType, body string
+		want                                         int
+	}{
+		{"no token", "/console/send", "", "", "application/json", send, http.StatusUnauthorized},
+		{"unknown token", "/console/send", "eve", "", "application/json", send, http.StatusUnauthorized},
+		{"another site", "/console/send", "alice", "https://evil.example", "application/json", send, http.StatusForbidden},
+		{"a form post", "/console/send", "alice", "", "application/x-www-form-urlencoded", send, http.StatusUnsupportedMediaType},
+		{"no message", "/console/send", "alice", "", "application/json", `{"sessionKey":"agent:main:main"}`, http.StatusBadRequest},
+		{"unknown field", "/console/send", "alice", "", "application/json", `{"sessionKey":"k","message":"m","fromSessionKey":"agent:x:main"}`, http.StatusBadRequest},
+		{"not cancellable", "/console/cancel", "alice", "", "application/json", `{"kind":"agentsession","name":"x"}`, http.StatusBadRequest},
+		{"no such action", "/console/delete", "alice", "", "application/json", `{}`, http.StatusNotFound},
+	} {
+		if code, out := consoleAction(t, h, c.path, c.token, c.origin, c.contentType, c.body); code != c.want {
+			t.Errorf("%s: %d %v, want %d", c.name, code, out, c.want)
+		}
+	}
+}
