@@ -45,6 +45,7 @@ type cancelAction struct {
 //
 //	POST /console/send?namespace=NS   {"sessionKey","message"}  a person's send; 201 {"name","runId"}
 //	POST /console/cancel?namespace=NS {"kind":"send"|"run","name"}  sets spec.cancel; 200
+//	POST /console/tools/NAME?namespace=NS {arguments}  a session tool as a person; its result
 //
 // The outcome arrives on /events. Another site cannot make these requests for a signed-in
 // person: they need the bearer header and a JSON body (both force a CORS preflight, which
@@ -115,9 +116,38 @@ func ConsoleHandler(o Options) http.Handler {
 			}
 			writeJSON(w, http.StatusOK, map[string]string{"name": a.Name, "status": "cancel requested"})
 		default:
-			actionError(w, http.StatusNotFound, errors.New("no such action"))
+			t, ok := toolNamed(strings.TrimPrefix(r.URL.Path, "/console/tools/"))
+			if !ok || !strings.HasPrefix(r.URL.Path, "/console/tools/") {
+				actionError(w, http.StatusNotFound, errors.New("no such action"))
+				return
+			}
+			var args json.RawMessage
+			if err := dec.Decode(&args); err != nil {
+				actionError(w, http.StatusBadRequest, errors.New("want the tool's arguments as a JSON object"))
+				return
+			}
+			call, err := newCall(r.Context(), o, id, callID("console", id))
+			if err != nil {
+				actionError(w, http.StatusInternalServerError, err)
+				return
+			}
+			out, err := t.Run(r.Context(), call, args)
+			if err != nil {
+				actionError(w, apiCode(err), err)
+				return
+			}
+			writeJSON(w, http.StatusOK, out)
 		}
 	})
+}
+
+func toolNamed(name string) (sessiontools.Tool, bool) {
+	for _, t := range tools() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return sessiontools.Tool{}, false
 }
 
 // apiCode is the HTTP status the API server answered with, or 500.

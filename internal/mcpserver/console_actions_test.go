@@ -89,6 +89,28 @@ func TestConsoleCancelSetsSpecCancel(t *testing.T) {
 	}
 }
 
+func TestConsoleRunsSessionToolsAsAPerson(t *testing.T) {
+	o, _ := mcpservertest.Options()
+	h := mcpserver.ConsoleHandler(o)
+	req := httptest.NewRequest(http.MethodPost, "/console/tools/sessions_list?namespace="+mcpservertest.Namespace, strings.NewReader(`{"limit":10}`))
+	req.Header.Set("Authorization", "Bearer alice")
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var out struct {
+		Count    int `json:"count"`
+		Sessions []struct {
+			Key string `json:"key"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); rec.Code != http.StatusOK || err != nil || out.Count != 1 || out.Sessions[0].Key != "agent:main:main" {
+		t.Fatalf("sessions_list: %d %s, want agent:main:main", rec.Code, rec.Body)
+	}
+	if code, _ := consoleAction(t, h, "/console/tools/sessions_list", "mallory", "", "application/json", `{}`); code != http.StatusForbidden {
+		t.Errorf("sessions_list for a user without list: %d, want 403", code)
+	}
+}
+
 func TestConsoleActionsRefuse(t *testing.T) {
 	o, _ := mcpservertest.Options()
 	h := mcpserver.ConsoleHandler(o)
@@ -105,6 +127,7 @@ func TestConsoleActionsRefuse(t *testing.T) {
 		{"unknown field", "/console/send", "alice", "", "application/json", `{"sessionKey":"k","message":"m","fromSessionKey":"agent:x:main"}`, http.StatusBadRequest},
 		{"not cancellable", "/console/cancel", "alice", "", "application/json", `{"kind":"agentsession","name":"x"}`, http.StatusBadRequest},
 		{"no such action", "/console/delete", "alice", "", "application/json", `{}`, http.StatusNotFound},
+		{"no such tool", "/console/tools/kubectl_delete", "alice", "", "application/json", `{}`, http.StatusNotFound},
 	} {
 		if code, out := consoleAction(t, h, c.path, c.token, c.origin, c.contentType, c.body); code != c.want {
 			t.Errorf("%s: %d %v, want %d", c.name, code, out, c.want)

@@ -194,20 +194,18 @@ func hostAllowed(r *http.Request, allowed []string) bool {
 	return true
 }
 
-// newServer is the MCP server with the session tools and subagents.
+// tools are the session tools and subagents.
+func tools() []sessiontools.Tool { return append(sessiontools.All(), subagentsTool()) }
+
+// newServer is the MCP server with the tools.
 func newServer(o Options, namespace, session string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agent-sessions", Version: "v1alpha1"}, nil)
-	for _, t := range sessiontools.All() {
+	for _, t := range tools() {
 		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return run(ctx, o, namespace, session, req, t.Run)
 			})
 	}
-	st := subagentsTool()
-	s.AddTool(&mcp.Tool{Name: st.Name, Description: st.Description, InputSchema: st.Schema},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return run(ctx, o, namespace, session, req, st.Run)
-		})
 	return s
 }
 

@@ -76,18 +76,7 @@ spec:
 	})
 
 	It("cancels a running sub-agent run with kubectl-sessions cancel", func() {
-		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
-kind: Agent
-metadata:
-  name: slowpoke
-spec:
-  model:
-    provider: scripted
-    script:
-    - match: "^slow"
-      delay: 10m
-      reply: late
----
+		out, err := applyYAML(slowAgent("slowpoke") + `---
 apiVersion: sessions.agents.dev/v1alpha1
 kind: SubagentRun
 metadata:
@@ -200,3 +189,19 @@ spec:
     schema:
       openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `
+
+// slowAgent is an Agent whose turns on "slow ..." take ten minutes: runs to cancel.
+func slowAgent(name string) string {
+	return `apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata:
+  name: ` + name + `
+spec:
+  model:
+    provider: scripted
+    script:
+    - match: "^slow"
+      delay: 10m
+      reply: late
+`
+}

@@ -19,8 +19,6 @@ package browsertest
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -29,41 +27,17 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/go-logr/logr"
 
+	"github.com/agent-sessions/agent-session-operator/internal/console/chromiumtest"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 )
 
-// chromiumPath finds chromium, installing Debian's package when it is missing and we may.
-func chromiumPath(t *testing.T) string {
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	if os.Getuid() == 0 {
-		cmd := exec.Command("apt-get", "-o", "DPkg::Lock::Timeout=600", "install", "-y", "--no-install-recommends", "chromium")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Logf("apt-get install chromium: %v\n%s", err, out)
-		}
-		if p, err := exec.LookPath("chromium"); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is missing and could not be installed")
-	}
-	t.Skip("chromium is missing (apt-get install chromium)")
-	return ""
-}
-
 func TestConsoleInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	bin := chromiumPath(t)
 	artifacts, _ := filepath.Abs("artifacts")
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	type addrs struct{ internal, public string }
@@ -99,33 +73,9 @@ func TestConsoleInChromium(t *testing.T) {
 		}
 	}
 
-	// Chromium may still write its profile as it exits; its removal is best effort.
-	profile, err := os.MkdirTemp("", "console-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(profile) })
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin), chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1200, 800))
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	bctx, tcancel := context.WithTimeout(bctx, 90*time.Second)
+	bctx, tcancel := context.WithTimeout(chromiumtest.Start(t, ctx), 90*time.Second)
 	defer tcancel()
-
-	shot := func(name string) chromedp.ActionFunc {
-		return func(ctx context.Context) error {
-			var buf []byte
-			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(artifacts, name), buf, 0o644)
-		}
-	}
+	shot := func(name string) chromedp.ActionFunc { return chromiumtest.Shot(artifacts, name) }
 
 	// Sign in by keyboard only: Tab to the token, type it, Tab to the namespace (default),
 	// Enter submits.
@@ -158,7 +108,7 @@ func TestConsoleInChromium(t *testing.T) {
 	start := time.Now()
 	say(transcript.RoleUser, "ping from another session", "agent:other:main")
 	wctx, wcancel := context.WithTimeout(bctx, 10*time.Second)
-	err = chromedp.Run(wctx, chromedp.WaitVisible(`#transcript li[data-seq="2"] .from`))
+	err := chromedp.Run(wctx, chromedp.WaitVisible(`#transcript li[data-seq="2"] .from`))
 	wcancel()
 	if err != nil {
 		t.Fatalf("live message: %v", err)

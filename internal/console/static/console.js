@@ -1,5 +1,7 @@
 // The console reads /events (sessions live) and the history API (a transcript) with the
-// bearer token the person signs in with; it never polls. Plain DOM, no frameworks.
+// bearer token the person signs in with; it never polls. Its writes (a send, a cancel) and
+// its first lists go to /console/ on the same listener, made as the signed-in person.
+// Plain DOM, no frameworks.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -16,7 +18,59 @@
     $("signin").hidden = true;
     $("app").hidden = false;
     follow();
+    loadSessions();
   });
+
+  // action POSTs a console action as the signed-in person; it returns the JSON answer or
+  // throws with the server's error text.
+  async function action(path, body) {
+    const resp = await fetch("/console/" + path + "?" + new URLSearchParams({ namespace: state.ns }), {
+      method: "POST", headers: { ...auth(), "Content-Type": "application/json" }, body: JSON.stringify(body), cache: "no-store",
+    });
+    const out = await resp.json().catch(() => ({}));
+    if (!resp.ok) throw new Error(out.error || resp.status + " " + resp.statusText);
+    return out;
+  }
+
+  // loadSessions lists the sessions there are at sign-in; the event stream keeps them current.
+  async function loadSessions() {
+    try {
+      const out = await action("tools/sessions_list", { limit: 200 });
+      for (const r of out.sessions || []) {
+        if (state.sessions.has(r.key)) continue;
+        state.sessions.set(r.key, { key: r.key, kind: r.kind, channel: r.channel, updated: new Date(r.updatedAt).toISOString() });
+      }
+      renderSessions();
+    } catch (err) {
+      status("sessions: " + err.message);
+    }
+  }
+
+  $("send").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const message = $("message").value;
+    if (!state.open || !message.trim()) return;
+    const button = $("send").querySelector("button");
+    button.disabled = true;
+    try {
+      const out = await action("send", { sessionKey: state.open, message });
+      $("message").value = "";
+      status("sent: " + out.name);
+    } catch (err) {
+      status("send refused: " + err.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+
+  async function cancel(kind, name) {
+    try {
+      await action("cancel", { kind, name });
+      status("cancel requested: " + name);
+    } catch (err) {
+      status("cancel refused: " + err.message);
+    }
+  }
 
   // follow reads the event stream with fetch (EventSource cannot send a bearer token) and
   // reconnects with Last-Event-ID, so nothing is lost across a dropped connection.
@@ -119,6 +173,7 @@
   async function openSession(key) {
     state.open = key;
     state.work.clear();
+    $("send").hidden = false;
     $("detail").hidden = false;
     $("detail-h").textContent = key;
     $("transcript").replaceChildren();
@@ -163,16 +218,57 @@
     $("transcript").appendChild(li);
   }
 
-  // workChanged lists the open session's sends and runs with their steps and outcome.
+  // workChanged lists the open session's sends (into it) and runs (it started), each with
+  // its steps, outcome and, while it runs, a Cancel button.
   function workChanged(kind, c) {
     if (c.sessionKey !== state.open || !c.object) return;
-    const o = c.object, st = o.status || {};
-    const what = kind === "sends.changed" ? "send" : "run";
-    const parts = [what, o.metadata.name, st.phase || st.status || "", st.result || "", st.error || ""];
-    if (st.steps) parts.push("steps: " + st.steps.map((s) => s.name + "=" + (s.phase || s.status || "")).join(", "));
-    state.work.set(o.metadata.name, parts.filter(Boolean).join(" · "));
+    state.work.set(kind + "/" + c.object.metadata.name, { send: kind === "sends.changed", o: c.object });
+    renderWork();
+  }
+
+  function renderWork() {
     const ul = $("work");
-    ul.replaceChildren();
-    for (const text of state.work.values()) { const li = document.createElement("li"); li.textContent = text; ul.appendChild(li); }
+    ul.replaceChildren(...[...state.work.values()].map(workItem));
+  }
+
+  function workItem({ send, o }) {
+    const st = o.status || {}, spec = o.spec || {}, name = o.metadata.name;
+    const li = document.createElement("li");
+    li.dataset.name = name;
+    li.dataset.phase = st.phase || "";
+    const d = document.createElement("details");
+    const sum = document.createElement("summary");
+    sum.textContent = (send ? "send " : "run ") + name + " · " + (st.phase || "Pending") + (st.status ? " · " + st.status : "");
+    const steps = document.createElement("ol");
+    steps.className = "steps";
+    const step = (text) => { const x = document.createElement("li"); x.textContent = text; steps.appendChild(x); };
+    if (send) {
+      step("round 1 from " + (spec.fromSessionKey || "a person") + ": " + (spec.message || ""));
+      for (const t of st.turns || []) {
+        step("turn " + t.round + " · " + t.session + (t.skipped ? " · skipped" : "") + (t.reply ? ": " + t.reply : "") + (t.error ? " · error: " + t.error : ""));
+      }
+      if (st.reply) step("reply: " + st.reply);
+    } else {
+      step("task: " + (spec.task || ""));
+      if (st.childSessionKey) step("child session " + st.childSessionKey);
+      if (st.result) step("result: " + st.result);
+      if (st.notes) step("notes: " + st.notes);
+      if (st.stats) step("stats: " + Object.entries(st.stats).map(([k, v]) => k + " " + v).join(", "));
+    }
+    const a = st.announce;
+    if (a) step("announce: " + (a.status || "") + (a.target ? " to " + a.target : "") + (a.reason ? " (" + a.reason + ")" : "") + (a.message ? ": " + a.message : ""));
+    if (st.error) step("error: " + st.error);
+    d.append(sum, steps);
+    li.appendChild(d);
+    if (!st.completedAt && !spec.cancel) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "cancel";
+      b.textContent = "Cancel";
+      b.setAttribute("aria-label", "Cancel " + (send ? "send " : "run ") + name);
+      b.addEventListener("click", () => cancel(send ? "send" : "run", name));
+      li.appendChild(b);
+    }
+    return li;
   }
 })();
