@@ -12,7 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 // Package chromiumtest starts real headless Chromium (Debian's chromium, installed with
 // apt-get when it is missing and the test runs as root) for the console's tests, and
 // writes their screenshots.
