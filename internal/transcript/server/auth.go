@@ -72,9 +72,19 @@ func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
 		return nil, err
 	}
 	return &KubeAuthorizer{
-		reviewer: &caller.Reviewer{TokenReviews: authn.TokenReviews()}, sars: authz.SubjectAccessReviews(),
+		reviewer:  &caller.Reviewer{TokenReviews: authn.TokenReviews(), Memo: caller.NewMemo[caller.Reviewed](DecisionTTL, clock.RealClock{})},
+		sars:      authz.SubjectAccessReviews(),
 		decisions: caller.NewMemo[decision](DecisionTTL, clock.RealClock{}),
 	}, nil
+}
+
+// Identify names the user of a token minted for the Audiences (remembered like decisions).
+func (a *KubeAuthorizer) Identify(ctx context.Context, token string) (string, error) {
+	u, err := a.reviewer.IdentifyFor(ctx, token, a.Audiences)
+	if err != nil {
+		return "", err
+	}
+	return u.GetName(), nil
 }
 
 // SetTTL sets how long decisions are remembered from now on (0: never).

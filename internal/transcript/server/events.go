@@ -11,6 +11,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
@@ -80,4 +81,27 @@ func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log log
 		}
 	}()
 	return c, nil
+}
+
+// LimitStreams bounds the /events streams one user holds open at once, as the history API
+// bounds its own: the max+1st gets 429. identify names the token's user; a request it
+// cannot name goes on to h, which refuses it.
+func LimitStreams(h http.Handler, identify func(ctx context.Context, token string) (string, error), max int) http.Handler {
+	counts := &streamCounts{open: map[string]int{}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, _ := bearerToken(r)
+		user, err := identify(r.Context(), token)
+		if err != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		release, ok := counts.acquire(user, max)
+		if !ok {
+			writeError(w, http.StatusTooManyRequests, transcript.ErrTypeTooManyStreams,
+				fmt.Sprintf("user %q has %d event streams open, the most allowed", user, max))
+			return
+		}
+		defer release()
+		h.ServeHTTP(w, r)
+	})
 }

@@ -65,9 +65,7 @@ func NewHistoryHandler(o HistoryOptions) http.Handler {
 	if o.ReauthInterval <= 0 {
 		o.ReauthInterval = time.Minute
 	}
-	if o.MaxStreamsPerUser <= 0 {
-		o.MaxStreamsPerUser = 32
-	}
+	o.MaxStreamsPerUser = maxStreamsOr(o.MaxStreamsPerUser)
 	h := &historyHandler{o: o, streams: streamCounts{open: map[string]int{}}}
 	mux := http.NewServeMux()
 	mux.Handle(HistoryPattern, h)
@@ -75,6 +73,16 @@ func NewHistoryHandler(o HistoryOptions) http.Handler {
 		writeError(w, http.StatusNotFound, transcript.ErrTypeNotFound, "no such endpoint; use GET "+HistoryPattern)
 	})
 	return mux
+}
+
+// DefaultMaxStreamsPerUser bounds one user's open history streams, and its event streams.
+const DefaultMaxStreamsPerUser = 32
+
+func maxStreamsOr(n int) int {
+	if n <= 0 {
+		return DefaultMaxStreamsPerUser
+	}
+	return n
 }
 
 type historyHandler struct {

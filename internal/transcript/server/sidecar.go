@@ -138,7 +138,11 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 	})
 	mux.Handle("/sessions/", history)
-	mux.Handle("/events", NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events")))
+	var eventsHandler http.Handler = NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events"))
+	if ka, ok := authz.(*KubeAuthorizer); ok {
+		eventsHandler = LimitStreams(eventsHandler, ka.Identify, maxStreamsOr(cfg.MaxStreamsPerUser))
+	}
+	mux.Handle("/events", eventsHandler)
 	mux.Handle("/", console.Handler())
 	if rc != nil {
 		o, err := callerOptions(rc, cfg, store, objects)
