@@ -33,6 +33,8 @@ const (
 	SessionSpawnedBy = "spec.spawnedBy"
 	RunRequester     = "spec.requesterSessionKey"
 	SendFrom         = "spec.fromSessionKey"
+	// SendTarget holds a send's target as resolved (status) and as written (spec).
+	SendTarget = "status.targetSessionKey"
 )
 
 // Setup registers every index with the manager's field indexer.
@@ -47,6 +49,7 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 		{&v1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.SpawnedBy) }},
 		{&v1.SubagentRun{}, RunRequester, func(o client.Object) []string { return nonEmpty(o.(*v1.SubagentRun).Spec.RequesterSessionKey) }},
 		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
+		{&v1.SessionSend{}, SendTarget, func(o client.Object) []string { return sendTargets(o.(*v1.SessionSend)) }},
 	}
 	for _, ix := range indexes {
 		if err := fi.IndexField(ctx, ix.obj, ix.field, ix.fn); err != nil {
@@ -54,6 +57,14 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 		}
 	}
 	return nil
+}
+
+func sendTargets(s *v1.SessionSend) []string {
+	keys := nonEmpty(s.Status.TargetSessionKey)
+	if s.Spec.SessionKey != s.Status.TargetSessionKey {
+		keys = append(keys, nonEmpty(s.Spec.SessionKey)...)
+	}
+	return keys
 }
 
 func nonEmpty(s string) []string {

@@ -39,12 +39,13 @@ type cancelAction struct {
 	Name string `json:"name"`
 }
 
-// ConsoleHandler serves the console's two writes, made as the signed-in caller exactly as
+// ConsoleHandler serves the console's writes and first reads, made as the signed-in caller exactly as
 // the MCP tools are:
 //
 //	POST /console/send?namespace=NS   {"sessionKey","message"}  a person's send; 201 {"name","runId"}
 //	POST /console/cancel?namespace=NS {"kind":"send"|"run","name"}  sets spec.cancel; 200
 //	POST /console/tools/NAME?namespace=NS {arguments}  a session tool as a person; its result
+//	POST /console/work?namespace=NS   {"sessionKey"}  the sends into it and the runs it started
 //
 // The outcome arrives on /events. Another site cannot make these requests for a signed-in
 // person: they need the bearer header and a JSON body (both force a CORS preflight, which
@@ -114,6 +115,20 @@ func ConsoleHandler(o Options) http.Handler {
 				return
 			}
 			writeJSON(w, http.StatusOK, map[string]string{"name": a.Name, "status": "cancel requested"})
+		case "/console/work":
+			var a struct {
+				SessionKey string `json:"sessionKey"`
+			}
+			if err := dec.Decode(&a); err != nil || a.SessionKey == "" {
+				actionError(w, http.StatusBadRequest, errors.New(`want {"sessionKey": "..."}`))
+				return
+			}
+			work, err := workOf(r.Context(), id, a.SessionKey)
+			if err != nil {
+				actionError(w, apiCode(err), err)
+				return
+			}
+			writeJSON(w, http.StatusOK, work)
 		default:
 			t, ok := toolNamed(strings.TrimPrefix(r.URL.Path, "/console/tools/"))
 			if !ok || !strings.HasPrefix(r.URL.Path, "/console/tools/") {

@@ -133,3 +133,38 @@ func TestConsoleActionsRefuse(t *testing.T) {
 		}
 	}
 }
+
+func TestConsoleWorkListsASessionsSendsAndRuns(t *testing.T) {
+	o, fc := mcpservertest.Options()
+	ctx := context.Background()
+	ns := mcpservertest.Namespace
+	for _, obj := range []client.Object{
+		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "into-main"}, Spec: v1.SessionSendSpec{SessionKey: "agent:main:main", Message: "a"}},
+		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "into-other"}, Spec: v1.SessionSendSpec{SessionKey: "agent:other:main", Message: "b"}},
+		&v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-main"}, Spec: v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: "agent:main:main"}},
+		&v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-other"}, Spec: v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: "agent:other:main"}},
+	} {
+		if err := fc.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := mcpserver.ConsoleHandler(o)
+	req := httptest.NewRequest(http.MethodPost, "/console/work?namespace="+ns, strings.NewReader(`{"sessionKey":"agent:main:main"}`))
+	req.Header.Set("Authorization", "Bearer alice")
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var out struct {
+		Sends []v1.SessionSend `json:"sends"`
+		Runs  []v1.SubagentRun `json:"runs"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); rec.Code != http.StatusOK || err != nil {
+		t.Fatalf("work: %d %s", rec.Code, rec.Body)
+	}
+	if len(out.Sends) != 1 || out.Sends[0].Name != "into-main" || len(out.Runs) != 1 || out.Runs[0].Name != "from-main" {
+		t.Errorf("work = sends %d, runs %d (%s); want into-main and from-main only", len(out.Sends), len(out.Runs), rec.Body)
+	}
+	if code, _ := consoleAction(t, h, "/console/work", "mallory", "", "application/json", `{"sessionKey":"agent:main:main"}`); code != http.StatusForbidden {
+		t.Errorf("work for a user without list: %d, want 403", code)
+	}
+}

@@ -16,62 +16,80 @@ package mcpserver
 
 import (
 	"context"
+	"reflect"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 )
 
-// indexedReader answers the session lookups the tools make by the manager's field indexes
-// (spec.key, status.sessionId, ...) over a client without a cache: the API server cannot
-// select AgentSessions on those fields, so the list is read whole, as the caller, and
-// filtered here with the indexes' own functions.
+// indexedReader answers the lookups the tools and the console make by the manager's field
+// indexes (spec.key, status.sessionId, spec.requesterSessionKey, ...) over a client without
+// a cache: the API server cannot select custom resources on those fields, so the list is
+// read whole, as the caller, and filtered here with the indexes' own functions.
 type indexedReader struct {
 	client.WithWatch
-	fns map[string]client.IndexerFunc
+	fns fieldIndexes
 }
 
-// sessionIndexes collects cacheindex's AgentSession index functions.
-type sessionIndexes map[string]client.IndexerFunc
+// fieldIndexes collects cacheindex's index functions by object kind and field.
+type fieldIndexes map[indexKey]client.IndexerFunc
 
-func (s sessionIndexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
-	if _, ok := obj.(*v1.AgentSession); ok {
-		s[field] = fn
-	}
+type indexKey struct {
+	kind  reflect.Type
+	field string
+}
+
+func (s fieldIndexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
+	s[indexKey{reflect.TypeOf(obj).Elem(), field}] = fn
 	return nil
 }
 
 func withIndexes(c client.WithWatch) client.WithWatch {
-	fns := sessionIndexes{}
+	fns := fieldIndexes{}
 	_ = cacheindex.Setup(context.Background(), fns) // collecting never fails
 	return indexedReader{WithWatch: c, fns: fns}
 }
 
 func (r indexedReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	o := (&client.ListOptions{}).ApplyOptions(opts)
-	sessions, ok := list.(*v1.AgentSessionList)
-	if !ok || o.FieldSelector == nil || o.FieldSelector.Empty() {
+	if o.FieldSelector == nil || o.FieldSelector.Empty() {
 		return r.WithWatch.List(ctx, list, opts...)
 	}
+	kind, ok := itemType(list)
 	reqs := o.FieldSelector.Requirements()
 	for _, req := range reqs {
-		if r.fns[req.Field] == nil {
+		if !ok || r.fns[indexKey{kind, req.Field}] == nil {
 			return r.WithWatch.List(ctx, list, opts...)
 		}
 	}
 	o.FieldSelector = nil
-	if err := r.WithWatch.List(ctx, sessions, o); err != nil {
+	if err := r.WithWatch.List(ctx, list, o); err != nil {
 		return err
 	}
-	sessions.Items = slices.DeleteFunc(sessions.Items, func(s v1.AgentSession) bool {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	items = slices.DeleteFunc(items, func(obj runtime.Object) bool {
 		for _, req := range reqs {
-			if !slices.Contains(r.fns[req.Field](&s), req.Value) {
+			if !slices.Contains(r.fns[indexKey{kind, req.Field}](obj.(client.Object)), req.Value) {
 				return true
 			}
 		}
 		return false
 	})
-	return nil
+	return meta.SetList(list, items)
+}
+
+// itemType is the struct type of a typed list's items.
+func itemType(list client.ObjectList) (reflect.Type, bool) {
+	f := reflect.ValueOf(list).Elem().FieldByName("Items")
+	if !f.IsValid() || f.Kind() != reflect.Slice {
+		return nil, false
+	}
+	return f.Type().Elem(), true
 }

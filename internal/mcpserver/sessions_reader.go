@@ -24,11 +24,11 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// sessionsReader reads AgentSessions from the sidecar's informer cache once the caller is
-// allowed the same get or list on the API server, and everything else as the caller. A
-// namespace of 10,000 sessions is then one map lookup and a walk of the cache per call
-// instead of a full LIST through impersonation; a miss is still confirmed by the API server
-// (the tools' APIReader is the caller's own client).
+// sessionsReader reads AgentSessions, SessionSends and SubagentRuns from the sidecar's
+// informer cache once the caller is allowed the same get or list on the API server, and
+// everything else as the caller. A namespace of 10,000 sessions is then one map lookup and a
+// walk of the cache per call instead of a full LIST through impersonation; a miss is still
+// confirmed by the API server (the tools' APIReader is the caller's own client).
 type sessionsReader struct {
 	client.WithWatch
 	cache client.Reader
@@ -36,27 +36,42 @@ type sessionsReader struct {
 	check func(ctx context.Context, u user.Info, attrs authzv1.ResourceAttributes) error
 }
 
-func (r sessionsReader) attrs(verb, namespace, name string) authzv1.ResourceAttributes {
-	return authzv1.ResourceAttributes{Verb: verb, Group: v1.GroupVersion.Group, Resource: "agentsessions",
+// cachedResource is the resource of the kinds the cache holds, by object or list.
+func cachedResource(o any) (string, bool) {
+	switch o.(type) {
+	case *v1.AgentSession, *v1.AgentSessionList:
+		return "agentsessions", true
+	case *v1.SessionSend, *v1.SessionSendList:
+		return "sessionsends", true
+	case *v1.SubagentRun, *v1.SubagentRunList:
+		return "subagentruns", true
+	}
+	return "", false
+}
+
+func (r sessionsReader) attrs(resource, verb, namespace, name string) authzv1.ResourceAttributes {
+	return authzv1.ResourceAttributes{Verb: verb, Group: v1.GroupVersion.Group, Resource: resource,
 		Namespace: namespace, Name: name}
 }
 
 func (r sessionsReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if _, ok := obj.(*v1.AgentSession); !ok {
+	res, ok := cachedResource(obj)
+	if !ok {
 		return r.WithWatch.Get(ctx, key, obj, opts...)
 	}
-	if err := r.check(ctx, r.user, r.attrs("get", key.Namespace, key.Name)); err != nil {
+	if err := r.check(ctx, r.user, r.attrs(res, "get", key.Namespace, key.Name)); err != nil {
 		return err
 	}
 	return r.cache.Get(ctx, key, obj, opts...)
 }
 
 func (r sessionsReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if _, ok := list.(*v1.AgentSessionList); !ok {
+	res, ok := cachedResource(list)
+	if !ok {
 		return r.WithWatch.List(ctx, list, opts...)
 	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
-	if err := r.check(ctx, r.user, r.attrs("list", o.Namespace, "")); err != nil {
+	if err := r.check(ctx, r.user, r.attrs(res, "list", o.Namespace, "")); err != nil {
 		return err
 	}
 	return r.cache.List(ctx, list, opts...)

@@ -38,9 +38,10 @@ func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	}
 	cache := fake.NewClientBuilder().WithScheme(scheme.New()).
-		WithObjects(session("team", "s1"), session("other", "s2")).Build()
+		WithObjects(session("team", "s1"), session("other", "s2"),
+			&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "send-1"}}).Build()
 	own := fake.NewClientBuilder().WithScheme(scheme.New()).
-		WithObjects(&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "x"}}).Build()
+		WithObjects(&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "x"}}).Build()
 	var asked []authzv1.ResourceAttributes
 	r := sessionsReader{WithWatch: own, cache: cache, user: &user.DefaultInfo{Name: "alice"},
 		check: func(_ context.Context, u user.Info, a authzv1.ResourceAttributes) error {
@@ -78,12 +79,20 @@ func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 			t.Errorf("question %d = %+v, want %+v on agentsessions", i, a, w)
 		}
 	}
-	// Other kinds are read as the caller, without a question.
+	// Sends and runs come from the cache after the same question on their resource.
 	var sends v1.SessionSendList
-	if err := r.List(ctx, &sends, client.InNamespace("other")); err != nil || len(sends.Items) != 1 {
-		t.Errorf("sends list = %v, %d items; want the caller's own read", err, len(sends.Items))
+	if err := r.List(ctx, &sends, client.InNamespace("team")); err != nil || len(sends.Items) != 1 {
+		t.Errorf("sends list = %v, %d items; want send-1 from the cache", err, len(sends.Items))
 	}
-	if len(asked) != len(want) {
-		t.Errorf("reading sends asked a question: %+v", asked[len(want):])
+	if a := asked[len(asked)-1]; len(asked) != len(want)+1 || a.Resource != "sessionsends" || a.Verb != "list" || a.Namespace != "team" {
+		t.Errorf("reading sends asked %+v, want one list question on sessionsends in team", asked[len(want):])
+	}
+	// Other kinds are read as the caller, without a question.
+	var agents v1.AgentList
+	if err := r.List(ctx, &agents, client.InNamespace("other")); err != nil || len(agents.Items) != 1 {
+		t.Errorf("agents list = %v, %d items; want the caller's own read", err, len(agents.Items))
+	}
+	if len(asked) != len(want)+1 {
+		t.Errorf("reading agents asked a question: %+v", asked[len(want)+1:])
 	}
 }

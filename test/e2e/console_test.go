@@ -142,4 +142,16 @@ spec:
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(Equal("Cancelled true"))
 	})
+
+	It("shows the sends a session already had when it is opened again", func() {
+		button := `//table[@id="sessions"]//button[normalize-space()="` + open + `"]`
+		run(
+			chromedp.Focus(button, chromedp.BySearch),
+			chromedp.KeyEvent(kb.Enter),
+			chromedp.WaitVisible(`//h2[@id="detail-h"][normalize-space()="`+open+`"]`, chromedp.BySearch),
+			// No event brings these: the list at opening does.
+			chromedp.WaitVisible(`#work li[data-phase="Completed"]`, chromedp.ByQuery),
+			chromiumtest.Shot(artifacts, "console-reopened.png"),
+		)
+	})
 })

@@ -24,14 +24,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
 
 // mcpProtocol is the MCP version whose streams are resumable with Last-Event-ID.
@@ -89,53 +86,23 @@ func event(r *bufio.Reader, want func(id, data string) bool) (string, string) {
 	}
 }
 
-// viewerToken is a ServiceAccount token for the history audience of a user who may read
-// sessions and runs in default but change nothing.
+// viewerToken is a token for the history audience of a user who may read sessions and
+// runs in default but change nothing.
 func viewerToken() string {
-	cs, err := kubernetes.NewForConfig(cluster.Config)
-	Expect(err).NotTo(HaveOccurred())
-	sa, err := cs.CoreV1().ServiceAccounts("default").Create(ctx,
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: "viewer-"}}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: sa.Name}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{v1.GroupVersion.Group}, Resources: []string{"agentsessions", "subagentruns"},
-		Verbs: []string{"get", "list", "watch"}}}}
-	_, err = cs.RbacV1().Roles("default").Create(ctx, role, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	_, err = cs.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: sa.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: sa.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: "default"}},
-	}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{devcluster.HistoryAudience}}}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return tr.Status.Token
-}
-
-type bearerTransport struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
+	return serviceAccountToken("viewer-", []rbacv1.PolicyRule{{APIGroups: []string{v1.GroupVersion.Group},
+		Resources: []string{"agentsessions", "subagentruns"}, Verbs: []string{"get", "list", "watch"}}},
+		devcluster.HistoryAudience)
 }
 
 // callTool connects to /mcp as token's user and calls one tool; it returns the result's text
 // and whether it is an error.
 func callTool(token, name string, args map[string]any) (string, bool) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: cluster.MCPURL("default"),
-		HTTPClient: &http.Client{Transport: bearerTransport{token, historyClient().Transport}}}, nil)
+	cs, err := benchfig.ConnectMCP(ctx, cluster.MCPURL("default"), token, cluster.HistoryCAFile)
 	Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = cs.Close() }()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	Expect(err).NotTo(HaveOccurred())
-	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	return benchfig.ToolText(res), res.IsError
 }
 
 var _ = Describe("MCP calls that outlive their client, and a session's runs", Ordered, func() {

@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -53,11 +54,27 @@ func status(c *http.Client, url, token string) int {
 // tokenWithoutRights is a ServiceAccount token, for audiences (none: the API server's own),
 // of a user bound to no role.
 func tokenWithoutRights(audiences ...string) string {
+	return serviceAccountToken("nobody-", nil, audiences...)
+}
+
+// serviceAccountToken is a token, for audiences, of a new ServiceAccount in default whose
+// name starts with prefix, bound to a Role of rules there (none when rules is empty).
+func serviceAccountToken(prefix string, rules []rbacv1.PolicyRule, audiences ...string) string {
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: "nobody-", Namespace: "default"}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Namespace: "default"}}
 	sa, err = cs.CoreV1().ServiceAccounts("default").Create(ctx, sa, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
+	if len(rules) > 0 {
+		_, err = cs.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: sa.Name}, Rules: rules}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = cs.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: sa.Name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: sa.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: "default"}},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+	}
 	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{Audiences: audiences}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())

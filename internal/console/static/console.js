@@ -185,6 +185,21 @@
     for (const r of page.messages || []) appendRecord(r);
     $("detail-h").tabIndex = -1;
     $("detail-h").focus();
+    loadWork(key);
+  }
+
+  // loadWork lists the sends and runs the session already has; an event that arrived first
+  // is newer and stays.
+  async function loadWork(key) {
+    try {
+      const out = await action("work", { sessionKey: key });
+      if (state.open !== key) return;
+      for (const o of out.sends || []) if (!state.work.has("sends.changed/" + o.metadata.name)) state.work.set("sends.changed/" + o.metadata.name, { send: true, o });
+      for (const o of out.runs || []) if (!state.work.has("runs.changed/" + o.metadata.name)) state.work.set("runs.changed/" + o.metadata.name, { send: false, o });
+      renderWork();
+    } catch (err) {
+      status("sends and runs: " + err.message);
+    }
   }
 
   // appendRecord shows one record: text, tool calls and tool results folded, provenance.
