@@ -46,8 +46,8 @@ import (
 // target, complete. Every turn has an id derived from the send's UID and step, so a
 // restarted manager submits the same turns again and the engine's idempotent appends make
 // each happen once. Status is written when an outcome a person waits for is known
-// (accepted, timeout, ok or error, each ping-pong turn, completion): a send without
-// reply-back costs three API writes with its create.
+// (accepted, timeout, ok or error, each ping-pong turn, completion): a person's send
+// costs two API writes with its create.
 type SessionSendReconciler struct {
 	stepRunner[*v1.SessionSend]
 	lookup    lookup.Lookup
@@ -264,10 +264,12 @@ func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession) runtime.Turn
 	return runtime.TurnRequest{SessionKey: target.Spec.Key, Input: textMessage(send.Spec.Message, prov), SystemContext: system}
 }
 
-// announce runs the announce step in the target and delivers what it says.
+// announce runs the announce step in the target and delivers what it says. The step is
+// agent-to-agent, as in the seeds: a person's send (no fromSessionKey) has none, and ends
+// with its round 1 in one status write.
 func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
 	send, st := f.obj, &f.obj.Status
-	if st.Announce != nil {
+	if st.Announce != nil || send.Spec.FromSessionKey == "" {
 		return true, nil
 	}
 	latest := st.Turns[len(st.Turns)-1].Reply
@@ -289,7 +291,10 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 
 // complete ends a send whose steps all ran.
 func (r *SessionSendReconciler) complete(_ context.Context, f *flow[*v1.SessionSend]) (bool, error) {
-	const msg = "the send, its reply-back and its announce are done"
+	msg := "the send, its reply-back and its announce are done"
+	if f.obj.Spec.FromSessionKey == "" {
+		msg = "the send is done (a person's send has no reply-back or announce)"
+	}
 	r.end(f, succeeded, v1.SendCompleted, "Completed", msg)
 	f.event(corev1.EventTypeNormal, "Completed", "%s", msg)
 	return true, nil

@@ -174,13 +174,17 @@ func TestSessionSendSteps(t *testing.T) {
 			send: send(), advance: 31 * time.Second,
 			phase: v1.SendRunning, status: v1.SendTimeout, submitted: []string{"u1/round-1"}, events: []string{"Timeout"},
 		},
-		"round 1 replied: the announce turn is next": {
+		"a person's send: Completed with its round 1, no announce, its Event after the write": {
 			send: send(), results: map[string]runtime.TurnResult{"u1/round-1": ok},
+			phase: v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted, events: []string{"Completed"},
+		},
+		"a session's send whose round 1 ends the ping-pong: the announce turn is next": {
+			send: send(fromAlice), results: map[string]runtime.TurnResult{"u1/round-1": {Text: v1.ReplySkip}},
 			phase: v1.SendAnnouncing, status: v1.SendOK, submitted: []string{"u1/announce"},
 		},
-		"every step done: Completed, with its Event after the write": {
-			send:    send(),
-			results: map[string]runtime.TurnResult{"u1/round-1": ok, "u1/announce": {Text: v1.AnnounceSkip}},
+		"every step of a session's send done: Completed, with its Event after the write": {
+			send:    send(fromAlice),
+			results: map[string]runtime.TurnResult{"u1/round-1": {Text: v1.ReplySkip}, "u1/announce": {Text: v1.AnnounceSkip}},
 			phase:   v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted, events: []string{"Completed"},
 		},
 		"a failed round 1: Failed, and no Completed": {
@@ -420,7 +424,7 @@ func TestReplyBackStopsWhereTheSendPolicyDenies(t *testing.T) {
 	pol := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "ns"},
 		Spec: v1.SessionPolicySpec{SendPolicy: v1.SendPolicySpec{Rules: []v1.SendRule{
 			{Match: v1.SendRuleMatch{KeyPrefix: "agent:alice:"}, Action: v1.ActionDeny}}}}}
-	f := newFixture(t, nil, send(func(s *v1.SessionSend) { s.Spec.FromSessionKey = "agent:alice:main" }),
+	f := newFixture(t, nil, send(fromAlice),
 		session("agent:bob:main", "bob"), session("agent:alice:main", "alice"), pol)
 	f.runner.results["u1/round-1"] = runtime.TurnResult{Text: "hi alice"}
 	_, got := reconcileSend(t, f)
@@ -434,3 +438,5 @@ func TestReplyBackStopsWhereTheSendPolicyDenies(t *testing.T) {
 		t.Errorf("reply-back turn = %+v, want skipped in agent:alice:main with the policy's reason", turn)
 	}
 }
+
+func fromAlice(s *v1.SessionSend) { s.Spec.FromSessionKey = "agent:alice:main" }

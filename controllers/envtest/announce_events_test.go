@@ -27,12 +27,14 @@ import (
 var _ = Describe("the events delivery sink", func() {
 	It("records a delivered announce as an Event on the session, and says noSink where no sink is", func() {
 		ns := newNamespace()
+		createAgent(ns, "alice", rule(".", v1.ReplySkip))
+		createSession(ns, "agent:alice:main", "alice")
 		createAgent(ns, "bob", rule("^Agent-to-agent announce step", "bob says: all done"))
 		bob := createSession(ns, "agent:bob:main", "bob", func(s *v1.AgentSession) { s.Spec.LastChannel = "webchat" })
 		createSession(ns, "agent:bob:telegram:group:t1", "bob", func(s *v1.AgentSession) { s.Spec.Channel = "telegram" })
 		createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "webchat", Kind: v1.DeliveryEvents}}})
 
-		send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+		send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
 		Expect(send.Status.Announce).To(Equal(&v1.Announce{Status: v1.AnnounceDelivered, Message: "bob says: all done", Target: "webchat"}))
 		Eventually(func(g Gomega) []string {
 			var list eventsv1.EventList
@@ -46,7 +48,7 @@ var _ = Describe("the events delivery sink", func() {
 			return notes
 		}, testenv.Timeout, testenv.Interval).Should(ConsistOf("announce to webchat: bob says: all done"))
 
-		other := waitSend(createSend(ns, "agent:bob:telegram:group:t1", "wrap up", 30, ""), completed)
+		other := waitSend(createSend(ns, "agent:bob:telegram:group:t1", "wrap up", 30, "agent:alice:main"), completed)
 		Expect(other.Status.Announce.Status).To(Equal(v1.AnnounceNoSink))
 		Expect(other.Status.Announce.Reason).To(ContainSubstring(`no delivery sink for channel "telegram"`))
 	})

@@ -38,7 +38,7 @@ var _ = Describe("SessionSend", func() {
 	var ns string
 	BeforeEach(func() { ns = newNamespace() })
 
-	It("replies ok within the timeout, in three API writes with the create, and records every step", func() {
+	It("replies ok within the timeout, in two API writes with the create, and records every step", func() {
 		createAgent(ns, "bob", announceSkip, rule("^ping", "pong"))
 		bob := createSession(ns, "agent:bob:main", "bob")
 		before := writesTo("sessionsends")
@@ -49,17 +49,14 @@ var _ = Describe("SessionSend", func() {
 		Expect(send.Status.Phase).To(Equal(v1.SendCompleted))
 		Expect(send.Status.RunID).To(Equal(string(send.UID) + "/round-1"))
 		Expect(send.Status.Turns).To(Equal([]v1.SendTurn{{Round: 1, Session: "agent:bob:main", Reply: "pong"}}))
-		Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+		Expect(send.Status.Announce).To(BeNil(), "the announce step is agent-to-agent: a person's send has none")
 		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, v1.ConditionReplied)).To(BeTrue())
 		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, v1.ConditionCompleted)).To(BeTrue())
-		// The client's create plus the manager's status writes.
-		Expect(1 + writesTo("sessionsends") - before).To(BeNumerically("<=", 3))
+		// The client's create plus the manager's one status write.
+		Expect(1 + writesTo("sessionsends") - before).To(BeNumerically("<=", 2))
 
 		recs := messages(ns, bob)
-		Expect(texts(recs)).To(Equal([]string{
-			"user: ping", "assistant: pong",
-			"user: " + controllers.AgentAnnounceInput("ping", "pong", "pong"), "assistant: " + v1.AnnounceSkip,
-		}))
+		Expect(texts(recs)).To(Equal([]string{"user: ping", "assistant: pong"}))
 		Expect(recs[0].Message.Provenance).To(Equal(&transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}))
 	})
 
@@ -99,7 +96,7 @@ var _ = Describe("SessionSend", func() {
 		Expect(send.Status.TargetSessionKey).To(Equal("agent:helper:main"))
 	})
 
-	It("reports timeout at the deadline and still records the late reply, reply-back and announce", func() {
+	It("reports timeout at the deadline and still records the late reply", func() {
 		// The delay stays under the agent's default turn timeout (10 minutes).
 		createAgent(ns, "slowpoke", announceSkip, v1.ScriptRule{Match: "^slow", Reply: "finally", Delay: &metav1.Duration{Duration: 5 * time.Minute}})
 		slow := createSession(ns, "agent:slowpoke:main", "slowpoke")
@@ -115,7 +112,7 @@ var _ = Describe("SessionSend", func() {
 		waitSend(send, completed)
 		Expect(send.Status.Status).To(Equal(v1.SendTimeout))
 		Expect(send.Status.Turns[0].Reply).To(Equal("finally"))
-		Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+		Expect(send.Status.Phase).To(Equal(v1.SendCompleted))
 	})
 
 	Context("with a requester", func() {
@@ -157,6 +154,9 @@ var _ = Describe("SessionSend", func() {
 
 	Context("announce", func() {
 		BeforeEach(func() {
+			// The announce follows a send between agents: alice asks and ends the ping-pong.
+			createAgent(ns, "alice", rule(".", v1.ReplySkip))
+			createSession(ns, "agent:alice:main", "alice")
 			createAgent(ns, "bob", rule("^Agent-to-agent announce step", "bob says: all done"))
 			createSession(ns, "agent:bob:main", "bob", func(s *v1.AgentSession) {
 				s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "webchat", To: "room-1"}
@@ -165,7 +165,7 @@ var _ = Describe("SessionSend", func() {
 
 		It("delivers to the channel's sink once, with the idempotency key", func() {
 			createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}}})
-			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
 			Expect(send.Status.Announce).To(Equal(&v1.Announce{Status: v1.AnnounceDelivered, Message: "bob says: all done", Target: "webchat:room-1"}))
 			got := sink.received(ns, "agent:bob:main")
 			Expect(got).To(HaveLen(1))
@@ -195,20 +195,20 @@ var _ = Describe("SessionSend", func() {
 				g.Expect(c.Reason).To(Equal("SecretNotUsable"))
 				g.Expect(c.Message).To(Equal("delivery sink for webchat: " + policy.UnusableSecret("team-token")))
 			}, testenv.Timeout, testenv.Interval).Should(Succeed())
-			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
 			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceFailed))
 			Expect(send.Status.Announce.Reason).To(ContainSubstring(policy.UnusableSecret("team-token")))
 			Expect(sink.received(ns, "agent:bob:main")).To(BeEmpty(), "nothing is posted with or without the token")
 
 			pol.Spec.Delivery = sinkWith("sink-token")
 			Expect(k8s.Update(ctx, pol)).To(Succeed())
-			send = waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			send = waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
 			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceDelivered))
 			Expect(sink.authorization(string(send.UID) + "/announce")).To(Equal("Bearer shared"))
 		})
 
 		It("skips for want of a sink", func() {
-			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
 			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceNoSink))
 			Expect(send.Status.Announce.Reason).To(ContainSubstring(`no delivery sink for channel "webchat"`))
 		})
@@ -218,7 +218,7 @@ var _ = Describe("SessionSend", func() {
 				SendPolicy: v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{KeyPrefix: "agent:bob:"}, Action: v1.ActionDeny}}},
 				Delivery:   []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}},
 			})
-			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, ""), completed)
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
 			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
 			Expect(send.Status.Announce.Reason).To(ContainSubstring("blocked at delivery: send denied by sessionPolicy default rule 1"))
 			Expect(sink.received(ns, "agent:bob:main")).To(BeEmpty())
@@ -229,8 +229,9 @@ var _ = Describe("SessionSend", func() {
 		createAgent(ns, "bob", rule("^Agent-to-agent announce step", "announced"),
 			v1.ScriptRule{Match: "^restart", Reply: "survived", Delay: &metav1.Duration{Duration: 5 * time.Minute}})
 		bob := createSession(ns, "agent:bob:main", "bob")
-		createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "unknown", URL: sink.URL}}})
-		send := createSend(ns, "agent:bob:main", "restart please", 30, "")
+		createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "unknown", URL: sink.URL}},
+			AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](0)}})
+		send := createSend(ns, "agent:bob:main", "restart please", 30, "agent:alice:main")
 		Eventually(func() int { return len(messages(ns, bob)) }, testenv.Timeout, testenv.Interval).Should(Equal(1))
 
 		stopManager()

@@ -49,14 +49,10 @@ func ReplyBack(other string, turn, maxTurns int) string {
 }
 
 // AgentAnnounce is the target's context for the announce step of a send from session from
-// (empty: a person or a system sent it).
+// (a person's send has no announce step).
 func AgentAnnounce(from string) string {
-	who := "a person or a system"
-	if from != "" {
-		who = "session " + from
-	}
-	return fmt.Sprintf("Agent-to-agent announce step: the exchange with %s is over. Your reply is delivered to this "+
-		"session's channel; reply exactly %s to stay silent.", who, AnnounceSkip)
+	return fmt.Sprintf("Agent-to-agent announce step: the exchange with session %s is over. Your reply is delivered to "+
+		"this session's channel; reply exactly %s to stay silent.", from, AnnounceSkip)
 }
 
 // SubagentAnnounce is the requester's context for the announce step of a sub-agent run it

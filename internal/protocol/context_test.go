@@ -36,8 +36,6 @@ func TestTexts(t *testing.T) {
 			"Agent-to-agent reply-back, turn 5 of at most 5: the next user message is the latest reply of session agent:alice:main, not typed by this session's user, and your reply goes back to it (0 more turns after this one). If nothing more needs saying, reply exactly REPLY_SKIP to end the exchange."},
 		"announce from a session": {AgentAnnounce("agent:alice:main"),
 			"Agent-to-agent announce step: the exchange with session agent:alice:main is over. Your reply is delivered to this session's channel; reply exactly ANNOUNCE_SKIP to stay silent."},
-		"announce from a person": {AgentAnnounce(""),
-			"Agent-to-agent announce step: the exchange with a person or a system is over. Your reply is delivered to this session's channel; reply exactly ANNOUNCE_SKIP to stay silent."},
 		"sub-agent announce": {SubagentAnnounce("agent:research:subagent:1"),
 			"Sub-agent announce step: the next user message reports the outcome of the sub-agent run in session agent:research:subagent:1 that this session spawned; its Status comes from the runtime, not the sub-agent. Your reply is delivered to this session's channel; reply exactly ANNOUNCE_SKIP to stay silent."},
 		"sub-agent task with a label": {SubagentTask("agent:main:main", "llamas"),

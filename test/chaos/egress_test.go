@@ -55,7 +55,9 @@ func (e *env) hostileEgress(t *testing.T) {
 			Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "(?s).", Reply: strings.Repeat(amplify, 400)}},
 		}}},
 		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: v1.SessionPolicySpec{
-			Delivery: []v1.DeliverySink{{Channel: "webchat", URL: thief.URL + "/hook"}},
+			Delivery:     []v1.DeliverySink{{Channel: "webchat", URL: thief.URL + "/hook"}},
+			AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](0)},
+			Visibility:   v1.VisibilityAgent,
 		}},
 	)
 	session := func(key, agent string) *v1.AgentSession {
@@ -64,12 +66,14 @@ func (e *env) hostileEgress(t *testing.T) {
 				DeliveryContext: &v1.DeliveryContext{Channel: "webchat", To: "room"}}}
 	}
 	exfil, amp := session("agent:exfil:webchat:group:x", "exfil"), session("agent:amp:webchat:group:a", "amp")
-	e.createSessions(t, exfil, amp)
+	e.createSessions(t, exfil, amp, session("agent:amp:main", "amp"))
 	e.mustCreate(t,
 		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exfil"},
 			Spec: v1.SessionSendSpec{SessionKey: exfil.Spec.Key, Message: "hi", TimeoutSeconds: ptr.To[int32](60)}},
 		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "amplify"},
-			Spec: v1.SessionSendSpec{SessionKey: amp.Spec.Key, Message: strings.Repeat("a", 64<<10), TimeoutSeconds: ptr.To[int32](60)}},
+			// From another agent's session: only a send between agents has an announce step.
+			Spec: v1.SessionSendSpec{SessionKey: amp.Spec.Key, Message: strings.Repeat("a", 64<<10), TimeoutSeconds: ptr.To[int32](60),
+				FromSessionKey: "agent:amp:main"}},
 	)
 	ended, _ := e.waitTerminal(t, ns, 2, 0)
 	for _, s := range ended {
