@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -110,9 +111,13 @@ var _ = Describe("the README tour", func() {
 		Expect(err).NotTo(HaveOccurred(), "%s", out)
 		parts := strings.Split(string(out), "@@tour block ")
 		Expect(parts).To(HaveLen(len(blocks) + 1))
+		// Table columns are as wide as what the cluster holds (other specs add agents):
+		// runs of spaces compare as one.
+		spaces := regexp.MustCompile(` {2,}`)
 		for i, b := range blocks {
 			for _, line := range b.want {
-				Expect(parts[i+1]).To(ContainSubstring(line), "tour block %d:\n%s", i, b.script)
+				Expect(spaces.ReplaceAllString(parts[i+1], " ")).To(ContainSubstring(spaces.ReplaceAllString(line, " ")),
+					"tour block %d:\n%s", i, b.script)
 			}
 		}
 	})
