@@ -128,9 +128,9 @@ func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]
 	return c.Status().Update(ctx, obj)
 }
 
-// SetupWithManager registers the reconciler.
-func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+// setupWith registers the reconciler.
+func (r *AgentReconciler) setupWith(b *builder.Builder) error {
+	return b.
 		For(&v1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("agent").Complete(r)
 }

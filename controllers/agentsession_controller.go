@@ -26,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
@@ -180,7 +181,7 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession
 	return nil
 }
 
-// SetupWithManager registers the reconciler.
-func (r *AgentSessionReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&v1.AgentSession{}).Named("agentsession").Complete(r)
+// setupWith registers the reconciler.
+func (r *AgentSessionReconciler) setupWith(b *builder.Builder) error {
+	return b.For(&v1.AgentSession{}).Named("agentsession").Complete(r)
 }

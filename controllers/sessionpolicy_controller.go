@@ -75,9 +75,9 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	return res, setReady(ctx, r.Client, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond)
 }
 
-// SetupWithManager registers the reconciler.
-func (r *SessionPolicyReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+// setupWith registers the reconciler.
+func (r *SessionPolicyReconciler) setupWith(b *builder.Builder) error {
+	return b.
 		For(&v1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("sessionpolicy").Complete(r)
 }

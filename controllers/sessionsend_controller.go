@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -327,9 +328,9 @@ func setReplied(send *v1.SessionSend, status metav1.ConditionStatus, reason, msg
 		Reason: reason, Message: truncate(msg, maxConditionMessage), ObservedGeneration: send.Generation})
 }
 
-// SetupWithManager registers the reconciler, woken by the engine when its turns end.
-func (r *SessionSendReconciler) SetupWithManager(mgr ctrl.Manager, concurrency int) error {
-	return ctrl.NewControllerManagedBy(mgr).
+// setupWith registers the reconciler, woken by the engine when its turns end.
+func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) error {
+	return b.
 		For(&v1.SessionSend{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(runtime.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).

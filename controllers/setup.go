@@ -30,12 +30,14 @@ import (
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -65,6 +67,9 @@ type Options struct {
 	// MCP is the MCP tool server pool the engine uses; the Agent reconciler reports on
 	// the servers through it. Nil skips that report.
 	MCP *mcptools.Pool
+	// Shard limits the controllers to the namespaces of one shard (--shard); the zero value
+	// owns them all.
+	Shard shard.Shard
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -91,18 +96,20 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Events == nil {
 		o.Events = mgr
 	}
+	// Each controller sees only the namespaces of this manager's shard.
+	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr).WithEventFilter(o.Shard.Predicate()) }
 	c := mgr.GetClient()
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
 		events: o.Events.GetEventRecorder("announce-delivery")}
 	return errors.Join(
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
-			WorkspaceRoot: o.WorkspaceRoot}).SetupWithManager(mgr),
-		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).SetupWithManager(mgr),
-		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr),
+			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
+		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b()),
+		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).setupWith(b()),
 		NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished).
-			SetupWithManager(mgr, o.Concurrency),
+			setupWith(b(), o.Concurrency),
 		NewSubagentRunReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
-			o.WorkspaceRoot, o.TTLAfterFinished).SetupWithManager(mgr, o.Concurrency),
+			o.WorkspaceRoot, o.TTLAfterFinished).setupWith(b(), o.Concurrency),
 	)
 }

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -402,10 +403,10 @@ func (r *SubagentRunReconciler) finish(f *flow[*v1.SubagentRun], phase v1.RunPha
 	f.log.V(2).Info("run finished", "phase", phase)
 }
 
-// SetupWithManager registers the reconciler, woken by the engine when its turns end and by
+// setupWith registers the reconciler, woken by the engine when its turns end and by
 // its child sessions' changes (the transcript becoming ready).
-func (r *SubagentRunReconciler) SetupWithManager(mgr ctrl.Manager, concurrency int) error {
-	return ctrl.NewControllerManagedBy(mgr).
+func (r *SubagentRunReconciler) setupWith(b *builder.Builder, concurrency int) error {
+	return b.
 		For(&v1.SubagentRun{}).
 		Owns(&v1.AgentSession{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(runtime.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).

@@ -36,6 +36,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
@@ -65,6 +66,7 @@ type options struct {
 	qps              float64
 	burst            int
 	toolRate         int
+	shard            shard.Shard
 }
 
 func main() {
@@ -93,6 +95,7 @@ func main() {
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
+	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -114,7 +117,7 @@ func main() {
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
-		LeaderElectionID:       "agent-session-operator.sessions.agents.dev",
+		LeaderElectionID:       o.shard.LeaseName("agent-session-operator.sessions.agents.dev"),
 		WebhookServer: webhookCerts.Gate(ctrlwebhook.NewServer(ctrlwebhook.Options{
 			Port:    o.webhookPort,
 			CertDir: o.webhookCertDir,
@@ -203,7 +206,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
-		TTLAfterFinished: o.ttlAfterFinished, Deliverer: delivery.New(egressPolicy),
+		TTLAfterFinished: o.ttlAfterFinished, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
 	}); err != nil {
 		return err
 	}

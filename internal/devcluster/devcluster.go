@@ -142,11 +142,16 @@ func (c *Cluster) RestartAPIServer() error {
 }
 
 // ManagerPID is the manager process's id, 0 when none runs.
-func (c *Cluster) ManagerPID() int {
-	if c.manager == nil || c.manager.cmd == nil || c.manager.cmd.Process == nil {
+func (c *Cluster) ManagerPID() int { return c.manager.pid() }
+
+// StorePID is the transcript-store process's id, 0 when none runs.
+func (c *Cluster) StorePID() int { return c.store.pid() }
+
+func (p *process) pid() int {
+	if p == nil || p.cmd == nil || p.cmd.Process == nil {
 		return 0
 	}
-	return c.manager.cmd.Process.Pid
+	return p.cmd.Process.Pid
 }
 
 // Start brings the cluster up; Stop tears it down.
@@ -293,6 +298,9 @@ func (c *Cluster) MCPURL(namespace string) string {
 // writeHistoryCert writes the self-signed certificate the history API serves.
 func (c *Cluster) writeHistoryCert() (string, error) {
 	dir := filepath.Join(c.opts.StateDir, "history-tls")
+	if c.HistoryCAFile != "" { // every pair serves the one certificate
+		return dir, nil
+	}
 	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.ParseIP("127.0.0.1")}, []string{"localhost"})
 	if err != nil {
 		return "", err
@@ -310,51 +318,119 @@ func (c *Cluster) writeHistoryCert() (string, error) {
 // startProcesses runs the transcript-store and the manager as the Pod runs them: one data
 // directory, the internal API on a unix socket between them.
 func (c *Cluster) startProcesses(ctx context.Context) error {
-	dataDir := filepath.Join(c.opts.StateDir, "data")
-	socket := c.TranscriptSocket()
-	ports, err := freePorts(4)
+	ports, err := freePorts(2)
 	if err != nil {
 		return err
 	}
 	c.HistoryAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
+	var webhookArgs []string
+	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {
+		webhookArgs = []string{"--webhook-port=" + strconv.Itoa(wh.LocalServingPort), "--webhook-cert-dir=" + wh.LocalServingCertDir}
+	}
+	p, err := c.startPair(ctx, pairOptions{dir: c.opts.StateDir, historyAddr: c.HistoryAddr, metricsAddr: c.MetricsAddr,
+		webhookArgs: webhookArgs, managerArgs: c.opts.ManagerArgs, storeArgs: c.opts.StoreArgs})
+	if err != nil {
+		return err
+	}
+	c.store, c.manager = p.store, p.manager
+	return nil
+}
+
+// pairOptions place one transcript-store and manager pair.
+type pairOptions struct {
+	dir, historyAddr, metricsAddr string
+	// webhookArgs serve the API server's webhooks; none turns them off.
+	webhookArgs, managerArgs, storeArgs []string
+}
+
+// Shard is one more transcript-store and manager pair on the cluster's API server, as
+// another Pod of a sharded install runs: its own data directory, socket and listeners, and
+// no webhook (the first pair's serves every request).
+type Shard struct {
+	c              *Cluster
+	store, manager *process
+	dir            string
+}
+
+// StartShard starts a pair in its own directory under the state directory, its manager with
+// managerArgs (--shard=i/n).
+func (c *Cluster) StartShard(ctx context.Context, name string, managerArgs []string) (*Shard, error) {
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(c.opts.StateDir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	p, err := c.startPair(ctx, pairOptions{dir: dir, historyAddr: "127.0.0.1:" + strconv.Itoa(ports[0]),
+		metricsAddr: "127.0.0.1:" + strconv.Itoa(ports[1]), managerArgs: managerArgs, storeArgs: c.opts.StoreArgs})
+	if err != nil {
+		return nil, err
+	}
+	return &Shard{c: c, store: p.store, manager: p.manager, dir: dir}, nil
+}
+
+// TranscriptDir is where the shard's transcript-store keeps its files.
+func (s *Shard) TranscriptDir() string { return filepath.Join(s.dir, "data", "transcripts") }
+
+// ManagerPID is the shard's manager process id.
+func (s *Shard) ManagerPID() int { return s.manager.pid() }
+
+// KillManager SIGKILLs the shard's manager and waits for it to be gone.
+func (s *Shard) KillManager() {
+	_ = syscall.Kill(-s.manager.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.manager.done
+}
+
+// RestartManager starts the shard's manager again with the same flags.
+func (s *Shard) RestartManager(ctx context.Context) error { return s.manager.start(ctx, s.c.opts.Log) }
+
+type pair struct{ store, manager *process }
+
+func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
+	dataDir := filepath.Join(o.dir, "data")
+	socket := filepath.Join(o.dir, "transcript.sock")
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
 	certDir, err := c.writeHistoryCert()
 	if err != nil {
-		return fmt.Errorf("history API certificate: %w", err)
+		return nil, fmt.Errorf("history API certificate: %w", err)
 	}
 	store := &process{name: "transcript-store", path: filepath.Join(c.opts.BinDir, "transcript-store"), args: []string{
 		"--tls-cert-dir=" + certDir,
-		"--data-dir=" + c.TranscriptDir(),
+		"--data-dir=" + filepath.Join(dataDir, "transcripts"),
 		"--socket=" + socket,
-		"--listen=" + c.HistoryAddr,
+		"--listen=" + o.historyAddr,
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
-	store.args = append(store.args, c.opts.StoreArgs...)
+	store.args = append(store.args, o.storeArgs...)
 	if err := c.run(ctx, store); err != nil {
-		return err
+		return nil, err
 	}
-	c.store = store
-	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
 	mgr := &process{name: "manager", path: filepath.Join(c.opts.BinDir, "manager"), args: []string{
 		"--kubeconfig=" + c.Kubeconfig,
-		"--metrics-bind-address=" + c.MetricsAddr,
+		"--metrics-bind-address=" + o.metricsAddr,
 		"--transcript-socket=" + socket,
 		"--workspace-root=" + filepath.Join(dataDir, "workspaces"),
-		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[0]),
 		// Everything a local cluster talks to (MCP servers, model stubs, sinks) runs on this
 		// machine; a real install allows loopback nowhere by default.
 		"--egress-allow=127.0.0.1/32",
 	}}
-	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {
-		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(wh.LocalServingPort), "--webhook-cert-dir="+wh.LocalServingCertDir)
+	if len(o.webhookArgs) > 0 {
+		mgr.args = append(mgr.args, o.webhookArgs...)
 	} else {
-		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[3]), "--enable-webhooks=false")
+		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[1]), "--enable-webhooks=false")
 	}
-	mgr.args = append(mgr.args, c.opts.ManagerArgs...)
+	mgr.args = append(mgr.args, o.managerArgs...)
 	if err := c.run(ctx, mgr); err != nil {
-		return err
+		return nil, err
 	}
-	c.manager = mgr
-	return waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(ports[2])+"/readyz", 60*time.Second)
+	return &pair{store: store, manager: mgr}, waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(ports[0])+"/readyz", 60*time.Second)
 }
 
 func (c *Cluster) run(ctx context.Context, p *process) error {
