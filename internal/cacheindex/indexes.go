@@ -49,7 +49,6 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 		{&v1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.SpawnedBy) }},
 		{&v1.SubagentRun{}, RunRequester, func(o client.Object) []string { return nonEmpty(o.(*v1.SubagentRun).Spec.RequesterSessionKey) }},
 		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
-		{&v1.SessionSend{}, SendTarget, func(o client.Object) []string { return sendTargets(o.(*v1.SessionSend)) }},
 	}
 	for _, ix := range indexes {
 		if err := fi.IndexField(ctx, ix.obj, ix.field, ix.fn); err != nil {
@@ -57,6 +56,15 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 		}
 	}
 	return nil
+}
+
+// SetupReaders registers Setup's indexes and those only the transcript-store's readers use
+// (the console's work list): the manager does not pay for them on every cached send.
+func SetupReaders(ctx context.Context, fi client.FieldIndexer) error {
+	if err := Setup(ctx, fi); err != nil {
+		return err
+	}
+	return fi.IndexField(ctx, &v1.SessionSend{}, SendTarget, func(o client.Object) []string { return sendTargets(o.(*v1.SessionSend)) })
 }
 
 func sendTargets(s *v1.SessionSend) []string {

@@ -50,7 +50,7 @@ func (s fieldIndexes) IndexField(_ context.Context, obj client.Object, field str
 
 func withIndexes(c client.WithWatch) client.WithWatch {
 	fns := fieldIndexes{}
-	_ = cacheindex.Setup(context.Background(), fns) // collecting never fails
+	_ = cacheindex.SetupReaders(context.Background(), fns) // collecting never fails
 	return indexedReader{WithWatch: c, fns: fns}
 }
 

@@ -27,7 +27,7 @@ import (
 // reads by index (the lookup layer) reads the fake client as it reads the manager's cache.
 func IndexFake(b *fake.ClientBuilder) *fake.ClientBuilder {
 	// Setup only fails when its indexer does, and this one never does.
-	_ = cacheindex.Setup(context.Background(), builderIndexes{b})
+	_ = cacheindex.SetupReaders(context.Background(), builderIndexes{b})
 	return b
 }
 

@@ -22,13 +22,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 // The amplification figure: 1,000 sends of a 64 KiB message each to an agent that answers
@@ -49,17 +47,11 @@ func init() {
 
 func benchAmplify() ([]Figure, error) {
 	ctx := context.Background()
-	c, stop, err := startCluster(ctx, "bench-amplify.log", nil)
+	c, _, cl, _, stop, err := clusterClients(ctx, "bench-amplify.log", nil, 200)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 200, 400
-	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		return nil, err
-	}
 	keys, err := amplifyFixtures(ctx, cl)
 	if err != nil {
 		return nil, err

@@ -250,19 +250,30 @@ func sendCompleted(u *unstructured.Unstructured) bool {
 // sendCluster starts a cluster with the send fixtures and the null CRD installed, and returns
 // it with a fast client config, a client and a dynamic client for it.
 func sendCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, *rest.Config, client.Client, dynamic.Interface, func(), error) {
+	c, cfg, cl, dyn, stop, err := clusterClients(ctx, logName, mgrArgs, 500)
+	if err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	err = setupSendFixtures(ctx, cl)
+	if err == nil {
+		err = installNullCRD(ctx, cfg)
+	}
+	if err != nil {
+		stop()
+		return nil, nil, nil, nil, nil, err
+	}
+	return c, cfg, cl, dyn, stop, nil
+}
+
+// clusterClients starts a cluster and the bench's own clients of it, at qps (burst twice).
+func clusterClients(ctx context.Context, logName string, mgrArgs []string, qps float32) (*devcluster.Cluster, *rest.Config, client.Client, dynamic.Interface, func(), error) {
 	c, stop, err := startCluster(ctx, logName, mgrArgs)
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
 	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 500, 1000
+	cfg.QPS, cfg.Burst = qps, int(2*qps)
 	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err == nil {
-		err = setupSendFixtures(ctx, cl)
-	}
-	if err == nil {
-		err = installNullCRD(ctx, cfg)
-	}
 	if err != nil {
 		stop()
 		return nil, nil, nil, nil, nil, err

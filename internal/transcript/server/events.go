@@ -69,7 +69,7 @@ func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log log
 	if err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
-	if err := cacheindex.Setup(ctx, c); err != nil {
+	if err := cacheindex.SetupReaders(ctx, c); err != nil {
 		return nil, fmt.Errorf("session indexes: %w", err)
 	}
 	if err := hub.Watch(ctx, c); err != nil {

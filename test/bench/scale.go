@@ -1,0 +1,162 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+)
+
+func init() {
+	register("scale", benchScale)
+}
+
+const (
+	scaleNS = "bench-scale"
+	// scaleStep is the batch between two memory readings.
+	scaleStep = 10000
+)
+
+// scaleObjects is how many sessions, and as many finished sends, the scale suite makes:
+// 100,000, or BENCH_SCALE_OBJECTS.
+func scaleObjects() int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_OBJECTS")); err == nil && n >= scaleStep {
+		return n - n%scaleStep
+	}
+	return 100000
+}
+
+var sessionGVR = v1.GroupVersion.WithResource("agentsessions")
+
+// benchScale grows one namespace to 100,000 AgentSessions and 100,000 finished
+// SessionSends, 10,000 of each at a time, reading the manager's and the transcript-store's
+// memory after each step, then times sessions_list limit 50 over MCP there. Each session is
+// initialized by the manager (a sessionId, a transcript file); each send is created with
+// spec.cancel and finished Cancelled by the manager, so every object went through its
+// controller without 100,000 model turns.
+func benchScale() ([]Figure, error) {
+	ctx := context.Background()
+	var mgrArgs []string
+	if *profileDir != "" {
+		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr)
+	}
+	c, _, cl, dyn, stop, err := clusterClients(ctx, "bench-scale.log", mgrArgs, 1000)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleNS}}); err != nil {
+		return nil, err
+	}
+	ready, err := countWhere(ctx, dyn, sessionGVR, scaleNS, func(u *unstructured.Unstructured) bool {
+		id, _, _ := unstructured.NestedString(u.Object, "status", "sessionId")
+		return id != ""
+	})
+	if err != nil {
+		return nil, err
+	}
+	finished, err := countWhere(ctx, dyn, sendGVR, scaleNS, func(u *unstructured.Unstructured) bool {
+		at, _, _ := unstructured.NestedString(u.Object, "status", "completedAt")
+		return at != ""
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	total := scaleObjects()
+	time.Sleep(10 * time.Second)
+	mgr0, store0 := processRSSMiB(c.ManagerPID()), processRSSMiB(c.StorePID())
+	fmt.Fprintf(os.Stderr, "bench: scale: empty: manager %.1f MiB, transcript-store %.1f MiB\n", mgr0, store0)
+	var mgrAt, storeAt []float64
+	start := time.Now()
+	for done := 0; done < total; done += scaleStep {
+		if err := createScaleBatch(ctx, cl, done, done+scaleStep); err != nil {
+			return nil, err
+		}
+		want := done + scaleStep
+		if err := ready.wait(want, 15*time.Minute); err != nil {
+			return nil, fmt.Errorf("sessions initialized: %w", err)
+		}
+		if err := finished.wait(want, 15*time.Minute); err != nil {
+			return nil, fmt.Errorf("sends finished: %w", err)
+		}
+		settle := 10 * time.Second
+		if want == total {
+			settle = rssSettle
+		}
+		time.Sleep(settle)
+		mgrAt, storeAt = append(mgrAt, processRSSMiB(c.ManagerPID())), append(storeAt, processRSSMiB(c.StorePID()))
+		fmt.Fprintf(os.Stderr, "bench: scale: %dk sessions + %dk finished sends after %s: manager %.1f MiB, transcript-store %.1f MiB\n",
+			want/1000, want/1000, time.Since(start).Round(time.Second), mgrAt[len(mgrAt)-1], storeAt[len(storeAt)-1])
+	}
+	<-profile(http.DefaultClient, managerProfiler, "manager-heap-"+strconv.Itoa(total/1000)+"k.pprof", "/debug/pprof/heap")
+	list, err := timeMCPList(ctx, c, scaleNS, 20)
+	if err != nil {
+		return nil, err
+	}
+	k := strconv.Itoa(total/1000) + "k"
+	last := len(mgrAt) - 1
+	perStep := func(at []float64) float64 {
+		if last == 0 {
+			return at[0]
+		}
+		return (at[last] - at[0]) / float64(last)
+	}
+	return []Figure{
+		{Name: "manager_rss_" + k + "_mib", Value: mgrAt[last], Unit: "MiB",
+			Target: "< 400 with " + k + " sessions + " + k + " finished sends cached"},
+		{Name: "manager_rss_per_10k_mib", Value: perStep(mgrAt), Unit: "MiB",
+			Target: fmt.Sprintf("growth per 10k sessions + 10k finished sends (%.1f MiB empty, %.1f at 10k)", mgr0, mgrAt[0])},
+		{Name: "transcript_store_rss_" + k + "_mib", Value: storeAt[last], Unit: "MiB",
+			Target: "the sidecar's informer cache (events, /mcp) and its open transcripts"},
+		{Name: "transcript_store_rss_per_10k_mib", Value: perStep(storeAt), Unit: "MiB"},
+		{Name: "sessions_list_" + k + "_ms", Value: msOf(median(list)), Unit: "ms",
+			Target: "< 50: sessions_list limit 50 over MCP in a namespace of " + k + " sessions, p50"},
+	}, nil
+}
+
+// createScaleBatch creates sessions [from, to) and as many sends, each to be cancelled.
+func createScaleBatch(ctx context.Context, cl client.Client, from, to int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
+	for i := from; i < to; i++ {
+		g.Go(func() error {
+			key := "agent:bench:webchat:group:s" + strconv.Itoa(i)
+			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: scaleNS},
+				Spec: v1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: v1.ChatTypeGroup,
+					DisplayName: "group " + strconv.Itoa(i)}}
+			if err := cl.Create(gctx, s); err != nil {
+				return err
+			}
+			return cl.Create(gctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "scale-" + strconv.Itoa(i), Namespace: scaleNS},
+				Spec: v1.SessionSendSpec{SessionKey: key, Message: "hello " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0), Cancel: true}})
+		})
+	}
+	return g.Wait()
+}
