@@ -67,10 +67,7 @@ func benchShards() ([]Figure, error) {
 		return nil, err
 	}
 	defer stop()
-	targets, err := shardFixtures(ctx, cl)
-	if err != nil {
-		return nil, err
-	}
+	// The counters watch from now on: they start before anything they count.
 	ready, err := countWhere(ctx, dyn, sessionGVR, "", func(u *unstructured.Unstructured) bool {
 		id, _, _ := unstructured.NestedString(u.Object, "status", "sessionId")
 		return id != "" && strings.HasPrefix(u.GetNamespace(), shardNSPrefix)
@@ -82,6 +79,10 @@ func benchShards() ([]Figure, error) {
 		at, _, _ := unstructured.NestedString(u.Object, "status", "completedAt")
 		return at != ""
 	})
+	if err != nil {
+		return nil, err
+	}
+	targets, err := shardFixtures(ctx, cl)
 	if err != nil {
 		return nil, err
 	}
