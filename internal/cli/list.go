@@ -70,7 +70,7 @@ func (o *options) list(ctx context.Context, p sessionrows.ListParams, output str
 	if err := cl.List(ctx, &all, client.InNamespace(ns)); err != nil {
 		return err
 	}
-	rows := sessionrows.ListRows(all.Items, p, time.Now(), nil)
+	rows := sessionrows.ListRows(sessionrows.Pointers(all.Items), p, time.Now(), nil)
 	if p.MessageLimit > 0 {
 		for i := range rows {
 			if rows[i].Messages, err = o.fetchHistory(ctx, ns, rows[i].Key, p.MessageLimit); err != nil {

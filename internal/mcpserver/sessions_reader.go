@@ -19,9 +19,12 @@ import (
 
 	authzv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
 // sessionsReader reads AgentSessions, SessionSends and SubagentRuns from the sidecar's
@@ -75,4 +78,32 @@ func (r sessionsReader) List(ctx context.Context, list client.ObjectList, opts .
 		return err
 	}
 	return r.cache.List(ctx, list, opts...)
+}
+
+// ListSessions lists namespace's sessions straight from the informer's namespace index when
+// the cache has one (sessiontools.SessionLister), once the caller may list them.
+func (r sessionsReader) ListSessions(ctx context.Context, namespace string) ([]*v1.AgentSession, error) {
+	if err := r.check(ctx, r.user, r.attrs("agentsessions", "list", namespace, "")); err != nil {
+		return nil, err
+	}
+	if informers, ok := r.cache.(cache.Informers); ok {
+		inf, err := informers.GetInformer(ctx, &v1.AgentSession{}, cache.BlockUntilSynced(true))
+		if err != nil {
+			return nil, err
+		}
+		if shared, ok := inf.(toolscache.SharedIndexInformer); ok {
+			objs, err := shared.GetIndexer().ByIndex(toolscache.NamespaceIndex, namespace)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*v1.AgentSession, 0, len(objs))
+			for _, o := range objs {
+				if s, ok := o.(*v1.AgentSession); ok {
+					out = append(out, s)
+				}
+			}
+			return out, nil
+		}
+	}
+	return sessiontools.ListSessions(ctx, r.cache, namespace)
 }

@@ -96,3 +96,25 @@ func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 		t.Errorf("reading agents asked a question: %+v", asked[len(want)+1:])
 	}
 }
+
+// The list behind sessions_list asks the same question as a List, and reads the cache.
+func TestListSessionsAsksFirst(t *testing.T) {
+	ctx := context.Background()
+	cache := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
+		&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "s1"}},
+		&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "s2"}}).Build()
+	r := sessionsReader{WithWatch: cache, cache: cache, user: &user.DefaultInfo{Name: "alice"},
+		check: func(_ context.Context, _ user.Info, a authzv1.ResourceAttributes) error {
+			if a.Namespace == "team" && a.Verb == "list" && a.Resource == "agentsessions" {
+				return nil
+			}
+			return apierrors.NewForbidden(schema.GroupResource{Group: a.Group, Resource: a.Resource}, a.Name, errors.New("no RBAC rule"))
+		}}
+	got, err := r.ListSessions(ctx, "team")
+	if err != nil || len(got) != 1 || got[0].Name != "s1" {
+		t.Errorf("ListSessions(team) = %d sessions, %v; want s1", len(got), err)
+	}
+	if _, err := r.ListSessions(ctx, "other"); !apierrors.IsForbidden(err) {
+		t.Errorf("ListSessions(other) = %v, want forbidden", err)
+	}
+}

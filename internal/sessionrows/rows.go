@@ -108,6 +108,54 @@ func updatedAt(s *v1.AgentSession) int64 {
 	return s.CreationTimestamp.UnixMilli()
 }
 
+// newest returns the limit first of items in order, sorted. It keeps a heap of the limit
+// first seen so far whose root is the last of them, so each item costs one comparison with
+// the root and, if it comes before, log limit moves.
+func newest[T any](items []T, limit int, order func(a, b T) int) []T {
+	if len(items) <= limit {
+		slices.SortFunc(items, order)
+		return items
+	}
+	h := slices.Clone(items[:limit])
+	// down restores the heap below i: a parent comes after its children in order.
+	down := func(i int) {
+		for {
+			worst, l, r := i, 2*i+1, 2*i+2
+			if l < len(h) && order(h[l], h[worst]) > 0 {
+				worst = l
+			}
+			if r < len(h) && order(h[r], h[worst]) > 0 {
+				worst = r
+			}
+			if worst == i {
+				return
+			}
+			h[i], h[worst] = h[worst], h[i]
+			i = worst
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, it := range items[limit:] {
+		if order(it, h[0]) < 0 {
+			h[0] = it
+			down(0)
+		}
+	}
+	slices.SortFunc(h, order)
+	return h
+}
+
+// Pointers points at each of items, for ListRows.
+func Pointers(items []v1.AgentSession) []*v1.AgentSession {
+	out := make([]*v1.AgentSession, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}
+
 // kindOf is a session's kind without building its row.
 func kindOf(s *v1.AgentSession) string {
 	if s.Status.Kind != "" {
@@ -120,15 +168,14 @@ func kindOf(s *v1.AgentSession) string {
 // ListRows selects, orders (most recently updated first) and limits the rows of
 // sessions_list: reserved and archived sessions never show, kinds and activeMinutes filter,
 // visible decides the rest.
-func ListRows(sessions []v1.AgentSession, p ListParams, now time.Time, visible func(*v1.AgentSession) bool) []SessionRow {
+func ListRows(sessions []*v1.AgentSession, p ListParams, now time.Time, visible func(*v1.AgentSession) bool) []SessionRow {
 	type candidate struct {
 		updated int64
 		s       *v1.AgentSession
 	}
 	var cands []candidate
 	cutoff := now.Add(-time.Duration(p.ActiveMinutes) * time.Minute).UnixMilli()
-	for i := range sessions {
-		s := &sessions[i]
+	for _, s := range sessions {
 		if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == v1.SessionArchived {
 			continue
 		}
@@ -146,8 +193,9 @@ func ListRows(sessions []v1.AgentSession, p ListParams, now time.Time, visible f
 		cands = append(cands, candidate{u, s})
 	}
 	// Order small pointers, and build rows only for the page: 50 of 10,000 sessions is
-	// 50 rows, not 10,000.
-	slices.SortFunc(cands, func(a, b candidate) int {
+	// 50 rows, not 10,000. Only the page is sorted: a bounded heap keeps the newest Limit
+	// candidates, n log Limit instead of n log n.
+	order := func(a, b candidate) int {
 		if a.updated != b.updated {
 			if a.updated > b.updated {
 				return -1
@@ -155,8 +203,8 @@ func ListRows(sessions []v1.AgentSession, p ListParams, now time.Time, visible f
 			return 1
 		}
 		return strings.Compare(a.s.Spec.Key, b.s.Spec.Key)
-	})
-	cands = cands[:min(len(cands), p.Limit)]
+	}
+	cands = newest(cands, p.Limit, order)
 	rows := make([]SessionRow, 0, len(cands))
 	for _, c := range cands {
 		rows = append(rows, RowOf(c.s))

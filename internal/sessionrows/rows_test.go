@@ -16,6 +16,8 @@ package sessionrows
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -88,7 +90,7 @@ func TestListRows(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, keys(ListRows(all, tc.p, now, tc.visible))); diff != "" {
+			if diff := cmp.Diff(tc.want, keys(ListRows(Pointers(all), tc.p, now, tc.visible))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -115,5 +117,23 @@ func TestRowShape(t *testing.T) {
 		`"transcriptPath":"/t/sid.jsonl"}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("row JSON (-want +got):\n%s", diff)
+	}
+}
+
+// newest keeps exactly what a full sort would put first, in the same order.
+func TestNewestIsTheHeadOfAFullSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		n, limit := rng.IntN(300), 1+rng.IntN(60)
+		items := make([]int, n)
+		for i := range items {
+			items[i] = rng.IntN(100) // duplicates on purpose
+		}
+		want := slices.Clone(items)
+		slices.Sort(want)
+		want = want[:min(n, limit)]
+		if got := newest(slices.Clone(items), limit, func(a, b int) int { return a - b }); !slices.Equal(got, want) {
+			t.Fatalf("newest(%v, %d) = %v, want %v", items, limit, got, want)
+		}
 	}
 }

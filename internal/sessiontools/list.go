@@ -50,10 +50,34 @@ func listTool() Tool {
 		}}
 }
 
-func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) {
+// SessionLister lists a namespace's sessions as the cache holds them, neither copied nor
+// gathered into a new list: 100,000 sessions are 100,000 pointers, not 100 MB of structs.
+// The caller only reads them.
+type SessionLister interface {
+	ListSessions(ctx context.Context, namespace string) ([]*v1.AgentSession, error)
+}
+
+// sessions are the namespace's sessions, through the Reader's SessionLister when it has one.
+func (c *Call) sessions(ctx context.Context) ([]*v1.AgentSession, error) {
+	if l, ok := c.Reader.(SessionLister); ok {
+		return l.ListSessions(ctx, c.Namespace)
+	}
+	return ListSessions(ctx, c.Reader, c.Namespace)
+}
+
+// ListSessions lists namespace's sessions through r for reading only: a cache's objects are
+// not copied (10k sessions would be 10k deep copies).
+func ListSessions(ctx context.Context, r client.Reader, namespace string) ([]*v1.AgentSession, error) {
 	var all v1.AgentSessionList
-	// Read-only use: the cache's objects are not copied (10k sessions would be 10k deep copies).
-	if err := c.Reader.List(ctx, &all, client.InNamespace(c.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.List(ctx, &all, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	return sessionrows.Pointers(all.Items), nil
+}
+
+func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) {
+	all, err := c.sessions(ctx)
+	if err != nil {
 		return nil, err
 	}
 	// A person (no calling session) sees what RBAC let it list; only a session's view is
@@ -69,7 +93,7 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 			return ok
 		}
 	}
-	rows := sessionrows.ListRows(all.Items, p, c.clock().Now(), visible)
+	rows := sessionrows.ListRows(all, p, c.clock().Now(), visible)
 	if p.MessageLimit > 0 {
 		for i := range rows {
 			if rows[i].SessionID == "" {

@@ -115,9 +115,10 @@ func benchList() ([]Figure, error) {
 			Status: v1.AgentSessionStatus{Kind: kind, UpdatedAt: &t, Channel: "webchat", SessionID: strconv.Itoa(i)}}
 	}
 	p := sessionrows.NewListParams([]string{"main"}, sessionrows.DefaultListLimit, 0, 0)
+	ptrs := sessionrows.Pointers(sessions)
 	res := testing.Benchmark(func(b *testing.B) {
 		for b.Loop() {
-			if rows := sessionrows.ListRows(sessions, p, now, nil); len(rows) != sessionrows.DefaultListLimit {
+			if rows := sessionrows.ListRows(ptrs, p, now, nil); len(rows) != sessionrows.DefaultListLimit {
 				b.Fatalf("%d rows", len(rows))
 			}
 		}

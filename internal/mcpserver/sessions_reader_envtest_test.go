@@ -1,0 +1,89 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package mcpserver
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	authzv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/authentication/user"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// On a real informer cache ListSessions reads the namespace index: the namespace's sessions,
+// and no other namespace's.
+func TestListSessionsFromAnInformerCache(t *testing.T) {
+	testenv.RequireControlPlane(t)
+	env := testenv.New()
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx := t.Context()
+	cl, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"team", "other"} {
+		if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{ns + "-a", ns + "-b"} {
+			if err := cl.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: v1.AgentSessionSpec{Key: "agent:main:webchat:group:" + name, AgentID: "main", ChatType: v1.ChatTypeGroup}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c, err := cache.New(cfg, cache.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := inf.(toolscache.SharedIndexInformer); !ok {
+		t.Fatalf("the cache's informer is a %T: ListSessions would never read its index", inf)
+	}
+	r := sessionsReader{cache: c, user: &user.DefaultInfo{Name: "alice"},
+		check: func(context.Context, user.Info, authzv1.ResourceAttributes) error { return nil }}
+	var names []string
+	err = wait.PollUntilContextTimeout(ctx, testenv.Interval, testenv.Timeout, true, func(ctx context.Context) (bool, error) {
+		got, err := r.ListSessions(ctx, "team")
+		names = names[:0]
+		for _, s := range got {
+			names = append(names, s.Name)
+		}
+		slices.Sort(names)
+		return slices.Equal(names, []string{"team-a", "team-b"}), err
+	})
+	if err != nil {
+		t.Fatalf("ListSessions(team) = %v (%v), want team-a and team-b", names, err)
+	}
+}
