@@ -26,7 +26,6 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -36,18 +35,8 @@ import (
 // On a real informer cache ListSessions reads the namespace index: the namespace's sessions,
 // and no other namespace's.
 func TestListSessionsFromAnInformerCache(t *testing.T) {
-	testenv.RequireControlPlane(t)
-	env := testenv.New()
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	cfg, cl := testenv.StartT(t)
 	ctx := t.Context()
-	cl, err := client.New(cfg, client.Options{Scheme: scheme.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, ns := range []string{"team", "other"} {
 		if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			t.Fatal(err)

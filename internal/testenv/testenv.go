@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -102,6 +104,24 @@ func WithWebhooks() Option {
 			Paths: []string{filepath.Join(RepoRoot(), "config", "webhook")},
 		}
 	}
+}
+
+// StartT starts a control plane with this project's CRDs for one test, stopped when the test
+// ends, and returns its config and an admin client; it skips as RequireControlPlane does.
+func StartT(t *testing.T) (*rest.Config, client.Client) {
+	t.Helper()
+	RequireControlPlane(t)
+	env := New()
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	cl, err := client.New(cfg, client.Options{Scheme: Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cl
 }
 
 // New returns an environment with this project's CRDs; call Start on it.
