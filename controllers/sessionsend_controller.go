@@ -296,8 +296,9 @@ func (r *SessionSendReconciler) complete(_ context.Context, f *flow[*v1.SessionS
 	if f.obj.Spec.FromSessionKey == "" {
 		msg = "the send is done (a person's send has no reply-back or announce)"
 	}
+	// No Event: the Completed condition and agent_sessions_finished_total say it, and an
+	// Event on every success is an API write per send (a third of a person's send's writes).
 	r.end(f, succeeded, v1.SendCompleted, "Completed", msg)
-	f.event(corev1.EventTypeNormal, "Completed", "%s", msg)
 	return true, nil
 }
 

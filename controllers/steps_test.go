@@ -174,18 +174,18 @@ func TestSessionSendSteps(t *testing.T) {
 			send: send(), advance: 31 * time.Second,
 			phase: v1.SendRunning, status: v1.SendTimeout, submitted: []string{"u1/round-1"}, events: []string{"Timeout"},
 		},
-		"a person's send: Completed with its round 1, no announce, its Event after the write": {
+		"a person's send: Completed with its round 1, no announce, no Event": {
 			send: send(), results: map[string]runtime.TurnResult{"u1/round-1": ok},
-			phase: v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted, events: []string{"Completed"},
+			phase: v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted,
 		},
 		"a session's send whose round 1 ends the ping-pong: the announce turn is next": {
 			send: send(fromAlice), results: map[string]runtime.TurnResult{"u1/round-1": {Text: v1.ReplySkip}},
 			phase: v1.SendAnnouncing, status: v1.SendOK, submitted: []string{"u1/announce"},
 		},
-		"every step of a session's send done: Completed, with its Event after the write": {
+		"every step of a session's send done: Completed; a skipped announce writes no Event": {
 			send:    send(fromAlice),
 			results: map[string]runtime.TurnResult{"u1/round-1": {Text: v1.ReplySkip}, "u1/announce": {Text: v1.AnnounceSkip}},
-			phase:   v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted, events: []string{"Completed"},
+			phase:   v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted,
 		},
 		"a failed round 1: Failed, and no Completed": {
 			send: send(), results: map[string]runtime.TurnResult{"u1/round-1": {Err: errors.New("model down")}},

@@ -37,7 +37,8 @@ const (
 	SendTarget = "status.targetSessionKey"
 )
 
-// Setup registers every index with the manager's field indexer.
+// Setup registers every index with the manager's field indexer. On an informer cache the
+// indexes are namespaced only (see namespaced): every lookup names its namespace.
 func Setup(ctx context.Context, fi client.FieldIndexer) error {
 	indexes := []struct {
 		obj   client.Object
@@ -51,7 +52,7 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
 	}
 	for _, ix := range indexes {
-		if err := fi.IndexField(ctx, ix.obj, ix.field, ix.fn); err != nil {
+		if err := indexField(ctx, fi, ix.obj, ix.field, ix.fn); err != nil {
 			return err
 		}
 	}
@@ -64,7 +65,7 @@ func SetupReaders(ctx context.Context, fi client.FieldIndexer) error {
 	if err := Setup(ctx, fi); err != nil {
 		return err
 	}
-	return fi.IndexField(ctx, &v1.SessionSend{}, SendTarget, func(o client.Object) []string { return sendTargets(o.(*v1.SessionSend)) })
+	return indexField(ctx, fi, &v1.SessionSend{}, SendTarget, func(o client.Object) []string { return sendTargets(o.(*v1.SessionSend)) })
 }
 
 func sendTargets(s *v1.SessionSend) []string {

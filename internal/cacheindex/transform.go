@@ -22,9 +22,9 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// CacheOptions keep the manager's cache small: managed fields go from every object, and a
+// CacheOptions keep the manager's cache small: managed fields go from every object, a
 // finished SessionSend or SubagentRun keeps only what identifies it and says how it finished
-// (TrimFinishedSend, TrimFinishedRun). A finished object read from the cache is therefore
+// (TrimFinishedSend, TrimFinishedRun), and repeated strings are shared (Intern). A finished object read from the cache is therefore
 // partial: nothing in the manager reads more of one (the reconcilers stop at completedAt;
 // the send tool and kubectl read through the API server), and with thousands of them cached
 // the messages, replies, attachments and conditions would dominate its memory.
@@ -33,8 +33,9 @@ func CacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: strip,
 		ByObject: map[client.Object]cache.ByObject{
-			&v1.SessionSend{}: {Transform: chain(strip, TrimFinishedSend)},
-			&v1.SubagentRun{}: {Transform: chain(strip, TrimFinishedRun)},
+			&v1.AgentSession{}: {Transform: chain(strip, Intern)},
+			&v1.SessionSend{}:  {Transform: chain(strip, TrimFinishedSend, Intern)},
+			&v1.SubagentRun{}:  {Transform: chain(strip, TrimFinishedRun, Intern)},
 		},
 	}
 }
@@ -51,8 +52,9 @@ func chain(fs ...toolscache.TransformFunc) toolscache.TransformFunc {
 	}
 }
 
-// TrimFinishedSend drops the payload of a Completed or Failed SessionSend: its message,
-// replies, turns, announce text and conditions. Phase and status stay.
+// TrimFinishedSend drops the payload of a Completed, Failed or Cancelled SessionSend: its
+// message, replies, turns, announce text, conditions, run id, usage and start. Phase,
+// status, target and completion stay.
 func TrimFinishedSend(obj any) (any, error) {
 	s, ok := obj.(*v1.SessionSend)
 	if !ok || (s.Status.Phase != v1.SendCompleted && s.Status.Phase != v1.SendFailed && s.Status.Phase != v1.SendCancelled) {
@@ -60,6 +62,7 @@ func TrimFinishedSend(obj any) (any, error) {
 	}
 	s.Spec.Message = ""
 	s.Status.Reply, s.Status.Error, s.Status.Turns, s.Status.Conditions = "", "", nil, nil
+	s.Status.RunID, s.Status.Usage, s.Status.StartedAt = "", nil, nil
 	if s.Status.Announce != nil {
 		s.Status.Announce = &v1.Announce{Status: s.Status.Announce.Status}
 	}

@@ -38,7 +38,7 @@ func TestTrimFinishedSend(t *testing.T) {
 		return &v1.SessionSend{
 			ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"},
 			Spec:       v1.SessionSendSpec{SessionKey: "agent:bob:main"},
-			Status: v1.SessionSendStatus{Phase: phase, Status: v1.SendOK, RunID: "uid/round-1",
+			Status: v1.SessionSendStatus{Phase: phase, Status: v1.SendOK,
 				Announce: &v1.Announce{Status: v1.AnnounceDelivered}},
 		}
 	}

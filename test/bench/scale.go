@@ -116,6 +116,10 @@ func benchScale() ([]Figure, error) {
 			want/1000, want/1000, time.Since(start).Round(time.Second), mgrAt[len(mgrAt)-1], storeAt[len(storeAt)-1])
 	}
 	<-profile(http.DefaultClient, managerProfiler, "manager-heap-"+strconv.Itoa(total/1000)+"k.pprof", "/debug/pprof/heap")
+	heap, heapErr := managerHeapInuse(ctx, c.MetricsAddr, c.Token)
+	if heapErr != nil {
+		return nil, fmt.Errorf("manager heap: %w", heapErr)
+	}
 	list, err := timeMCPList(ctx, c, scaleNS, 20)
 	if err != nil {
 		return nil, err
@@ -133,6 +137,8 @@ func benchScale() ([]Figure, error) {
 			Target: "< 400 with " + k + " sessions + " + k + " finished sends cached"},
 		{Name: "manager_rss_per_10k_mib", Value: perStep(mgrAt), Unit: "MiB",
 			Target: fmt.Sprintf("growth per 10k sessions + 10k finished sends (%.1f MiB empty, %.1f at 10k)", mgr0, mgrAt[0])},
+		{Name: "manager_heap_inuse_" + k + "_mib", Value: heap / (1 << 20), Unit: "MiB",
+			Target: "live heap behind manager_rss (the rest is the collector's headroom)"},
 		{Name: "transcript_store_rss_" + k + "_mib", Value: storeAt[last], Unit: "MiB",
 			Target: "the sidecar's informer cache (events, /mcp) and its open transcripts"},
 		{Name: "transcript_store_rss_per_10k_mib", Value: perStep(storeAt), Unit: "MiB"},

@@ -16,7 +16,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,15 +27,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -683,23 +679,10 @@ func runNullController(ctx context.Context, dyn dynamic.Interface) func() {
 	return cancel
 }
 
-// apiWrites reads the API server's own request counters: writes per resource of this API.
 // managerHeapInuse reads go_memstats_heap_inuse_bytes from the manager's metrics endpoint
 // (HTTPS with a self-signed certificate, a token allowed to get /metrics).
 func managerHeapInuse(ctx context.Context, addr, token string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the local manager's self-signed certificate
-	resp, err := insecure.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
+	fams, err := managerMetrics(ctx, addr, token)
 	if err != nil {
 		return 0, err
 	}
@@ -710,17 +693,9 @@ func managerHeapInuse(ctx context.Context, addr, token string) (float64, error) 
 	return fam.GetMetric()[0].GetGauge().GetValue(), nil
 }
 
+// apiWrites reads the API server's own request counters: writes per resource of this API.
 func apiWrites(ctx context.Context, cfg *rest.Config) (map[string]float64, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return nil, err
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
+	fams, err := apiMetrics(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

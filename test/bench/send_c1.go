@@ -32,7 +32,7 @@ const c1Sends = 200
 // figure (concurrency 20) and its CPU per operation stay in the send suite.
 func benchSendC1() ([]Figure, error) {
 	ctx := context.Background()
-	_, _, _, dyn, stop, err := sendCluster(ctx, "bench-send-c1.log", nil)
+	c, cfg, _, dyn, stop, err := sendCluster(ctx, "bench-send-c1.log", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -46,25 +46,42 @@ func benchSendC1() ([]Figure, error) {
 		return nil, fmt.Errorf("warm-up null: %w", err)
 	}
 
+	stagesBefore, err := readStages(ctx, cfg, c, sendStages)
+	if err != nil {
+		return nil, err
+	}
 	mark := clusterCPU()
 	sendLat, err := measureSends(ctx, dyn, c1Sends, 1, "c1")
 	if err != nil {
 		return nil, err
 	}
-	time.Sleep(settle) // the last sends' announce steps
+	stagesAfter, err := readStages(ctx, cfg, c, sendStages)
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(settle)
 	sendCPU := cpuSince(mark)
+	nullBefore, err := readStages(ctx, cfg, c, nullStages)
+	if err != nil {
+		return nil, err
+	}
 	mark = clusterCPU()
 	nullLat, err := measureNulls(ctx, dyn, c1Sends, 1, "c1")
 	if err != nil {
 		return nil, err
 	}
+	nullAfter, err := readStages(ctx, cfg, c, nullStages)
+	if err != nil {
+		return nil, err
+	}
 	time.Sleep(settle)
 	nullCPU := cpuSince(mark)
-	return []Figure{
+	return append([]Figure{
 		Compare("send_latency_p50_c1_ms", quantileMS(sendLat, 0.5), quantileMS(nullLat, 0.5), "ms",
 			"ratio <= 1.5 (concurrency 1; baseline: null controller, create + status update + watch)"),
 		Compare("send_latency_p99_c1_ms", quantileMS(sendLat, 0.99), quantileMS(nullLat, 0.99), "ms", "concurrency 1"),
 		Compare("cpu_ms_per_send_c1", sendCPU["total"]/c1Sends*1000, nullCPU["total"]/c1Sends*1000, "cpu-ms",
 			"concurrency 1; every process on the machine"),
-	}, nil
+	}, append(stageFigures("send_c1_stage_", sendStages, stagesBefore, stagesAfter, c1Sends),
+		stageFigures("null_c1_stage_", nullStages, nullBefore, nullAfter, c1Sends)...)...), nil
 }

@@ -1,0 +1,112 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package cacheindex
+
+import (
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// maxInterned bounds the interner: the strings it keeps are the few values many objects
+// repeat (a namespace, a phase, a condition's reason). Past the bound a string stays the
+// decoder's copy, so a namespace user making unique values cannot grow it.
+const maxInterned = 4096
+
+// interner holds one copy of each repeated string, by value.
+type interner struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+var strs = &interner{m: map[string]string{}}
+
+func (i *interner) get(s string) string {
+	if s == "" {
+		return s
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if v, ok := i.m[s]; ok {
+		return v
+	}
+	if len(i.m) < maxInterned {
+		i.m[s] = s
+	}
+	return s
+}
+
+func in[S ~string](p *S) { *p = S(strs.get(string(*p))) }
+
+// Intern makes a cached AgentSession, SessionSend or SubagentRun share one copy of the
+// strings objects repeat: the decoder allocates each string of each object anew, and at
+// 100,000 sessions the namespace, agent, channel, phase and condition strings alone are
+// tens of megabytes.
+func Intern(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *v1.AgentSession:
+		internMeta(&o.ObjectMeta)
+		if o.Status.SessionID == string(o.UID) { // the sessionId is the UID: one copy
+			o.Status.SessionID = string(o.UID)
+		}
+		in(&o.Spec.AgentID)
+		in(&o.Spec.Channel)
+		in(&o.Spec.ChatType)
+		in(&o.Spec.LastChannel)
+		in(&o.Spec.Model)
+		in(&o.Status.Kind)
+		in(&o.Status.Channel)
+		in(&o.Status.Phase)
+		internConditions(o.Status.Conditions)
+	case *v1.SessionSend:
+		internMeta(&o.ObjectMeta)
+		in(&o.Status.Phase)
+		in(&o.Status.Status)
+		if o.Status.TargetSessionKey == o.Spec.SessionKey {
+			o.Status.TargetSessionKey = o.Spec.SessionKey
+		}
+		internConditions(o.Status.Conditions)
+	case *v1.SubagentRun:
+		internMeta(&o.ObjectMeta)
+		in(&o.Spec.AgentID)
+		in(&o.Status.Phase)
+		in(&o.Status.Status)
+		internConditions(o.Status.Conditions)
+	}
+	return obj, nil
+}
+
+func internMeta(m *metav1.ObjectMeta) {
+	in(&m.Namespace)
+	for i := range m.Finalizers {
+		in(&m.Finalizers[i])
+	}
+	for i := range m.OwnerReferences {
+		in(&m.OwnerReferences[i].APIVersion)
+		in(&m.OwnerReferences[i].Kind)
+	}
+}
+
+func internConditions(cs []metav1.Condition) {
+	for i := range cs {
+		c := &cs[i]
+		in(&c.Type)
+		in(&c.Status)
+		in(&c.Reason)
+		in(&c.Message)
+	}
+}

@@ -1,0 +1,78 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package cacheindex
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// decoded is a session as the decoder makes it: every string its own copy.
+func decoded(i int) *v1.AgentSession {
+	c := strings.Clone
+	uid := c("0f1e2d3c-" + strconv.Itoa(i))
+	return &v1.AgentSession{
+		ObjectMeta: metav1.ObjectMeta{Name: c("s" + strconv.Itoa(i)), Namespace: c("team"), UID: types.UID(uid),
+			Finalizers: []string{c("sessions.agents.dev/transcript")}},
+		Spec: v1.AgentSessionSpec{Key: c("agent:main:webchat:group:g" + strconv.Itoa(i)), AgentID: c("main"), Channel: v1.Channel(c("webchat"))},
+		Status: v1.AgentSessionStatus{SessionID: c(uid), Phase: v1.SessionPhase(c("Active")),
+			Conditions: []metav1.Condition{{Type: c("Ready"), Status: metav1.ConditionStatus(c("True")), Reason: c("TranscriptReady")}}},
+	}
+}
+
+func same(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+
+func TestInternSharesRepeatedStrings(t *testing.T) {
+	a, _ := Intern(decoded(1))
+	b, _ := Intern(decoded(2))
+	x, y := a.(*v1.AgentSession), b.(*v1.AgentSession)
+	for name, pair := range map[string][2]string{
+		"namespace": {x.Namespace, y.Namespace}, "finalizer": {x.Finalizers[0], y.Finalizers[0]},
+		"agentId": {x.Spec.AgentID, y.Spec.AgentID}, "phase": {string(x.Status.Phase), string(y.Status.Phase)},
+		"condition reason": {x.Status.Conditions[0].Reason, y.Status.Conditions[0].Reason},
+	} {
+		if !same(pair[0], pair[1]) {
+			t.Errorf("%s: two copies of %q", name, pair[0])
+		}
+	}
+	if same(x.Name, y.Name) || x.Name == y.Name {
+		t.Errorf("names differ and must stay apart: %q, %q", x.Name, y.Name)
+	}
+	if !same(x.Status.SessionID, string(x.UID)) {
+		t.Error("the sessionId equals the UID but is a second copy")
+	}
+}
+
+// Unique values from a namespace user cannot grow the interner past its bound.
+func TestInternIsBounded(t *testing.T) {
+	for i := range maxInterned + 100 {
+		s := decoded(i)
+		s.Spec.AgentID = "agent-" + strconv.Itoa(i)
+		_, _ = Intern(s)
+	}
+	strs.mu.Lock()
+	n := len(strs.m)
+	strs.mu.Unlock()
+	if n > maxInterned {
+		t.Fatalf("interner holds %d strings, bound %d", n, maxInterned)
+	}
+}
