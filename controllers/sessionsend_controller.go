@@ -55,6 +55,9 @@ type SessionSendReconciler struct {
 	announcer *announcer
 	// ttl deletes a finished send whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
 	ttl time.Duration
+	// finishedTTL, when set, deletes the sends this reconciler finishes after their TTL:
+	// the manager's cache drops finished sends (cacheindex.UnfinishedSends).
+	finishedTTL *sendTTL
 }
 
 // NewSessionSendReconciler wires a SessionSendReconciler; SetupWithManager registers it.
@@ -108,7 +111,15 @@ func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionS
 	return nil
 }
 
-// afterFinish deletes the finished send once its TTL has passed.
+// finishedNow hands the send to the TTL schedule.
+func (r *SessionSendReconciler) finishedNow(s *v1.SessionSend) {
+	if r.finishedTTL != nil {
+		r.finishedTTL.schedule(s)
+	}
+}
+
+// afterFinish deletes the finished send once its TTL has passed (a cache that keeps finished
+// sends: without the manager's field selector).
 func (r *SessionSendReconciler) afterFinish(ctx context.Context, s *v1.SessionSend) (ctrl.Result, error) {
 	return deleteAfterTTL(ctx, r.client, r.clock, s, s.Spec.TTLSecondsAfterFinished, r.ttl, s.Status.CompletedAt, nil)
 }

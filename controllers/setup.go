@@ -102,13 +102,15 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
 		events: o.Events.GetEventRecorder("announce-delivery")}
+	sends := NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished)
+	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
 	return errors.Join(
+		mgr.Add(sends.finishedTTL),
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b()),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).setupWith(b()),
-		NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished).
-			setupWith(b(), o.Concurrency),
+		sends.setupWith(b(), o.Concurrency),
 		NewSubagentRunReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
 			o.WorkspaceRoot, o.TTLAfterFinished).setupWith(b(), o.Concurrency),
 	)

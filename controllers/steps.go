@@ -60,6 +60,9 @@ type ownerKind[T client.Object] interface {
 	steps() []step[T]
 	// afterFinish handles a finished object: its TTL, a kept child's archive.
 	afterFinish(ctx context.Context, obj T) (ctrl.Result, error)
+	// finishedNow is told the status write that finished obj landed: what cannot wait for
+	// the cache to show it finished (a finished send never shows there).
+	finishedNow(obj T)
 }
 
 // step is one named step of an owner's reconcile. It returns done=false when the object
@@ -168,6 +171,7 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		if !r.of.finished(before) && r.of.finished(obj) {
 			runtime.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
 			r.endTrace(obj)
+			r.of.finishedNow(obj)
 		}
 	}
 	for _, ev := range f.events {

@@ -105,6 +105,9 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 	return nil
 }
 
+// finishedNow: a finished run stays in the cache, and afterFinish handles it there.
+func (r *SubagentRunReconciler) finishedNow(*v1.SubagentRun) {}
+
 // afterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.
 func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {

@@ -36,6 +36,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -67,7 +68,9 @@ var (
 	writes sync.Map
 	// engine is the running manager's turn engine; calls sees every model call it makes.
 	engine *runtime.Engine
-	calls  = &modelCalls{}
+	// mgrCache is the running manager's informer cache.
+	mgrCache cache.Cache
+	calls    = &modelCalls{}
 )
 
 func TestControllers(t *testing.T) {
@@ -118,6 +121,7 @@ func startManager() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
+	mgrCache = mgr.GetCache()
 	watcher, err := client.NewWithWatch(mcfg, client.Options{Scheme: testenv.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	// The manager's event recorder, on the real clock: no spec times events.
@@ -146,6 +150,7 @@ func startManager() {
 	engine.UseTools(runtime.ToolSources{MCP: mcp, WorkspaceRoot: dataDir + "/workspaces"})
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events, MCP: mcp,
+		TTLAfterFinished: suiteTTL,
 	})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	mgrStop, mgrDone = cancel, make(chan struct{})
@@ -165,6 +170,10 @@ func stopManager() {
 	Expect(store.Close()).To(Succeed())
 	mgrStop = nil
 }
+
+// suiteTTL is the manager's --ttl-after-finished here: a day, as its default, on the fake
+// clock; the TTL specs step past it.
+const suiteTTL = 24 * time.Hour
 
 type countWrites struct{ rt http.RoundTripper }
 

@@ -15,6 +15,7 @@
 package cacheindex
 
 import (
+	"k8s.io/apimachinery/pkg/fields"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,9 +23,10 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// CacheOptions keep the manager's cache small: managed fields go from every object, a
-// finished SessionSend or SubagentRun keeps only what identifies it and says how it finished
-// (TrimFinishedSend, TrimFinishedRun), and repeated strings are shared (Intern). A finished object read from the cache is therefore
+// CacheOptions keep the manager's cache small: managed fields go from every object, finished
+// SessionSends are not cached at all (UnfinishedSends), a finished SubagentRun keeps only
+// what identifies it and says how it finished (TrimFinishedRun), and repeated strings are
+// shared (Intern). A finished object read from the cache is therefore
 // partial: nothing in the manager reads more of one (the reconcilers stop at completedAt;
 // the send tool and kubectl read through the API server), and with thousands of them cached
 // the messages, replies, attachments and conditions would dominate its memory.
@@ -34,10 +36,24 @@ func CacheOptions() cache.Options {
 		DefaultTransform: strip,
 		ByObject: map[client.Object]cache.ByObject{
 			&v1.AgentSession{}: {Transform: chain(strip, Intern)},
-			&v1.SessionSend{}:  {Transform: chain(strip, TrimFinishedSend, Intern)},
+			&v1.SessionSend{}:  {Field: UnfinishedSends(), Transform: chain(strip, TrimFinishedSend, Intern)},
 			&v1.SubagentRun{}:  {Transform: chain(strip, TrimFinishedRun, Intern)},
 		},
 	}
+}
+
+// SendPhaseField is the SessionSend CRD's selectable field status.phase.
+const SendPhaseField = "status.phase"
+
+// UnfinishedSends selects the SessionSends not yet Completed, Failed or Cancelled: the only
+// ones the manager reads from its cache. A send that finishes leaves the cache (its informer
+// sees a delete); its TTL runs from the send controller's own schedule. At 100,000 finished
+// sends this is most of the manager's memory.
+func UnfinishedSends() fields.Selector {
+	return fields.AndSelectors(
+		fields.OneTermNotEqualSelector(SendPhaseField, string(v1.SendCompleted)),
+		fields.OneTermNotEqualSelector(SendPhaseField, string(v1.SendFailed)),
+		fields.OneTermNotEqualSelector(SendPhaseField, string(v1.SendCancelled)))
 }
 
 func chain(fs ...toolscache.TransformFunc) toolscache.TransformFunc {
