@@ -138,7 +138,7 @@ func benchScale() ([]Figure, error) {
 		{Name: "manager_rss_per_10k_mib", Value: perStep(mgrAt), Unit: "MiB",
 			Target: fmt.Sprintf("growth per 10k sessions + 10k finished sends (%.1f MiB empty, %.1f at 10k)", mgr0, mgrAt[0])},
 		{Name: "manager_heap_inuse_" + k + "_mib", Value: heap / (1 << 20), Unit: "MiB",
-			Target: "live heap behind manager_rss (the rest is the collector's headroom)"},
+			Target: "heap spans in use behind manager_rss: live objects and garbage not yet collected"},
 		{Name: "transcript_store_rss_" + k + "_mib", Value: storeAt[last], Unit: "MiB",
 			Target: "the sidecar's informer cache (events, /mcp) and its open transcripts"},
 		{Name: "transcript_store_rss_per_10k_mib", Value: perStep(storeAt), Unit: "MiB"},
