@@ -80,6 +80,25 @@ func (r sessionsReader) List(ctx context.Context, list client.ObjectList, opts .
 	return r.cache.List(ctx, list, opts...)
 }
 
+// newestOrder is a cache that also keeps each namespace's sessions newest first.
+type newestOrder interface {
+	Newest(namespace string, yield func(*v1.AgentSession) bool)
+}
+
+// NewestSessions walks namespace's sessions newest first (sessiontools.NewestLister) when the
+// cache keeps that order, once the caller may list them.
+func (r sessionsReader) NewestSessions(ctx context.Context, namespace string, yield func(*v1.AgentSession) bool) (bool, error) {
+	n, ok := r.cache.(newestOrder)
+	if !ok {
+		return false, nil
+	}
+	if err := r.check(ctx, r.user, r.attrs("agentsessions", "list", namespace, "")); err != nil {
+		return false, err
+	}
+	n.Newest(namespace, yield)
+	return true, nil
+}
+
 // ListSessions lists namespace's sessions straight from the informer's namespace index when
 // the cache has one (sessiontools.SessionLister), once the caller may list them.
 func (r sessionsReader) ListSessions(ctx context.Context, namespace string) ([]*v1.AgentSession, error) {

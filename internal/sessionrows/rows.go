@@ -165,6 +165,30 @@ func kindOf(s *v1.AgentSession) string {
 	return string(k.Kind)
 }
 
+// activeCutoff is the oldest update activeMinutes keeps, in Unix milliseconds.
+func activeCutoff(p ListParams, now time.Time) int64 {
+	return now.Add(-time.Duration(p.ActiveMinutes) * time.Minute).UnixMilli()
+}
+
+// listed says whether sessions_list shows s, and when it was updated.
+func listed(s *v1.AgentSession, p ListParams, cutoff int64, visible func(*v1.AgentSession) bool) (int64, bool) {
+	if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == v1.SessionArchived {
+		return 0, false
+	}
+	// Cheap filters first: visibility may look up parents.
+	if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, kindOf(s)) {
+		return 0, false
+	}
+	u := updatedAt(s)
+	if p.ActiveMinutes > 0 && u < cutoff {
+		return 0, false
+	}
+	if visible != nil && !visible(s) {
+		return 0, false
+	}
+	return u, true
+}
+
 // ListRows selects, orders (most recently updated first) and limits the rows of
 // sessions_list: reserved and archived sessions never show, kinds and activeMinutes filter,
 // visible decides the rest.
@@ -174,23 +198,11 @@ func ListRows(sessions []*v1.AgentSession, p ListParams, now time.Time, visible 
 		s       *v1.AgentSession
 	}
 	var cands []candidate
-	cutoff := now.Add(-time.Duration(p.ActiveMinutes) * time.Minute).UnixMilli()
+	cutoff := activeCutoff(p, now)
 	for _, s := range sessions {
-		if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == v1.SessionArchived {
-			continue
+		if u, ok := listed(s, p, cutoff, visible); ok {
+			cands = append(cands, candidate{u, s})
 		}
-		// Cheap filters first: visibility may look up parents.
-		if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, kindOf(s)) {
-			continue
-		}
-		u := updatedAt(s)
-		if p.ActiveMinutes > 0 && u < cutoff {
-			continue
-		}
-		if visible != nil && !visible(s) {
-			continue
-		}
-		cands = append(cands, candidate{u, s})
 	}
 	// Order small pointers, and build rows only for the page: 50 of 10,000 sessions is
 	// 50 rows, not 10,000. Only the page is sorted: a bounded heap keeps the newest Limit

@@ -57,12 +57,40 @@ type SessionLister interface {
 	ListSessions(ctx context.Context, namespace string) ([]*v1.AgentSession, error)
 }
 
+// NewestLister walks a namespace's sessions in sessions_list's order (sessionrows.Recency),
+// so a page reads the sessions it shows and those its filters skip, not all of them. ok is
+// false when it keeps no such order; the caller then lists.
+type NewestLister interface {
+	NewestSessions(ctx context.Context, namespace string, yield func(*v1.AgentSession) bool) (ok bool, err error)
+}
+
 // sessions are the namespace's sessions, through the Reader's SessionLister when it has one.
 func (c *Call) sessions(ctx context.Context) ([]*v1.AgentSession, error) {
 	if l, ok := c.Reader.(SessionLister); ok {
 		return l.ListSessions(ctx, c.Namespace)
 	}
 	return ListSessions(ctx, c.Reader, c.Namespace)
+}
+
+// rows are the page's rows, walked newest first where the Reader keeps that order.
+func (c *Call) rows(ctx context.Context, p sessionrows.ListParams, visible func(*v1.AgentSession) bool) ([]sessionrows.SessionRow, error) {
+	now := c.clock().Now()
+	if n, ok := c.Reader.(NewestLister); ok {
+		var rows []sessionrows.SessionRow
+		var err error
+		var walked bool
+		rows = sessionrows.PageRows(func(yield func(*v1.AgentSession) bool) {
+			walked, err = n.NewestSessions(ctx, c.Namespace, yield)
+		}, p, now, visible)
+		if err != nil || walked {
+			return rows, err
+		}
+	}
+	all, err := c.sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sessionrows.ListRows(all, p, now, visible), nil
 }
 
 // ListSessions lists namespace's sessions through r for reading only: a cache's objects are
@@ -76,10 +104,6 @@ func ListSessions(ctx context.Context, r client.Reader, namespace string) ([]*v1
 }
 
 func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) {
-	all, err := c.sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
 	// A person (no calling session) sees what RBAC let it list; only a session's view is
 	// narrowed by the SessionPolicy, so only then is it read.
 	var visible func(*v1.AgentSession) bool
@@ -93,7 +117,10 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 			return ok
 		}
 	}
-	rows := sessionrows.ListRows(all, p, c.clock().Now(), visible)
+	rows, err := c.rows(ctx, p, visible)
+	if err != nil {
+		return nil, err
+	}
 	if p.MessageLimit > 0 {
 		for i := range rows {
 			if rows[i].SessionID == "" {

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"time"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
@@ -63,7 +65,8 @@ func NewEventsHandler(hub *events.Hub, authz Authorizer, defaultNamespace string
 
 // WatchObjects feeds the hub from informers of sessions, sends and runs until ctx is done.
 // The informers' own watches push every change; nothing polls. The cache it returns, with
-// the manager's session indexes, also answers /mcp's session reads.
+// the manager's session indexes and each namespace's sessions newest first, also answers
+// /mcp's session reads.
 func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) (cache.Cache, error) {
 	c, err := cache.New(rc, cache.Options{Scheme: scheme.New(), DefaultTransform: cache.TransformStripManagedFields()})
 	if err != nil {
@@ -75,12 +78,27 @@ func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log log
 	if err := hub.Watch(ctx, c); err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
+	recency := sessionrows.NewRecency()
+	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	if err == nil {
+		_, err = inf.AddEventHandler(recency.Handler())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session order: %w", err)
+	}
 	go func() {
 		if err := c.Start(ctx); err != nil {
 			log.Error(err, "event informers stopped")
 		}
 	}()
-	return c, nil
+	return recencyCache{Cache: c, Recency: recency}, nil
+}
+
+// recencyCache is the sidecar's cache with its sessions also kept newest first, for /mcp's
+// sessions_list.
+type recencyCache struct {
+	cache.Cache
+	*sessionrows.Recency
 }
 
 // LimitStreams bounds the /events streams one user holds open at once, as the history API
