@@ -28,6 +28,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
 
@@ -40,8 +41,16 @@ type rawMCP struct {
 	http                *http.Client
 }
 
-// do sends one request (GET when body is empty) and returns the open response.
+// do sends one request (GET when body is empty) and returns the open response, which must
+// be a success.
 func (m *rawMCP) do(ctx context.Context, body, lastEventID string) *http.Response {
+	resp := m.send(ctx, body, lastEventID)
+	Expect(resp.StatusCode).To(BeNumerically("<", 300), resp.Status)
+	return resp
+}
+
+// send sends one request (GET when body is empty) and returns the open response.
+func (m *rawMCP) send(ctx context.Context, body, lastEventID string) *http.Response {
 	method, rd := http.MethodGet, io.Reader(nil)
 	if body != "" {
 		method, rd = http.MethodPost, strings.NewReader(body)
@@ -60,7 +69,6 @@ func (m *rawMCP) do(ctx context.Context, body, lastEventID string) *http.Respons
 	}
 	resp, err := m.http.Do(req)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(resp.StatusCode).To(BeNumerically("<", 300), resp.Status)
 	return resp
 }
 
@@ -165,8 +173,18 @@ spec:
 		drop()
 		_ = call.Body.Close()
 
-		// Resumed from that event, the same stream carries the call's result.
-		resumed := m.do(ctx, "", lastID)
+		// Resumed from that event, the same stream carries the call's result. Until the
+		// server has seen the dropped connection it still holds that stream and answers
+		// 409 Conflict; a client retries, as the SDK's own client does.
+		var resumed *http.Response
+		Eventually(func(g Gomega) {
+			resp := m.send(ctx, "", lastID)
+			if resp.StatusCode != http.StatusOK {
+				_ = resp.Body.Close()
+			}
+			g.Expect(resp.StatusCode).To(Equal(http.StatusOK), resp.Status)
+			resumed = resp
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		defer func() { _ = resumed.Body.Close() }()
 		_, data := event(bufio.NewReader(resumed.Body), func(_, data string) bool { return strings.Contains(data, `"id":2`) })
 		Expect(data).To(ContainSubstring(`\"status\":\"ok\"`))
