@@ -42,6 +42,18 @@ func CacheOptions() cache.Options {
 	}
 }
 
+// ReaderCacheOptions are the transcript-store's: it shows whole objects (the console's work
+// list, /events), so nothing is trimmed or left out, but managed fields go and repeated
+// strings are shared as in the manager's.
+func ReaderCacheOptions() cache.Options {
+	strip := cache.TransformStripManagedFields()
+	shared := cache.ByObject{Transform: chain(strip, Intern)}
+	return cache.Options{
+		DefaultTransform: strip,
+		ByObject:         map[client.Object]cache.ByObject{&v1.AgentSession{}: shared, &v1.SessionSend{}: shared, &v1.SubagentRun{}: shared},
+	}
+}
+
 // SendPhaseField is the SessionSend CRD's selectable field status.phase.
 const SendPhaseField = "status.phase"
 

@@ -68,7 +68,9 @@ func NewEventsHandler(hub *events.Hub, authz Authorizer, defaultNamespace string
 // the manager's session indexes and each namespace's sessions newest first, also answers
 // /mcp's session reads.
 func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) (cache.Cache, error) {
-	c, err := cache.New(rc, cache.Options{Scheme: scheme.New(), DefaultTransform: cache.TransformStripManagedFields()})
+	opts := cacheindex.ReaderCacheOptions()
+	opts.Scheme = scheme.New()
+	c, err := cache.New(rc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
