@@ -86,11 +86,12 @@ func newSendTTL(api client.Reader, del client.Writer, clk clock.PassiveClock, de
 
 // schedule queues the deletion of a finished send at its TTL; one kept forever is not queued.
 func (t *sendTTL) schedule(s *v1.SessionSend) {
-	left, keep := ttlLeft(s.Spec.TTLSecondsAfterFinished, t.def, s.Status.CompletedAt, nil, t.clock.Now())
+	now := t.clock.Now()
+	left, keep := ttlLeft(s.Spec.TTLSecondsAfterFinished, t.def, s.Status.CompletedAt, nil, now)
 	if keep || !t.owns(s.Namespace) {
 		return
 	}
-	t.add(ttlItem{types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, s.UID, t.clock.Now().Add(left)})
+	t.add(ttlItem{types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, s.UID, now.Add(left)})
 }
 
 func (t *sendTTL) add(item ttlItem) {

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/google/btree"
-	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -30,64 +29,54 @@ import (
 // sessions and those the filters skip, not the whole namespace: at 100,000 sessions a full
 // walk touches 100,000 objects scattered over the heap on every call.
 type Recency struct {
-	mu     sync.Mutex
-	byNS   map[string]*btree.BTreeG[recent]
-	placed map[types.NamespacedName]recent
+	mu   sync.Mutex
+	byNS map[string]*btree.BTreeG[recent]
 }
 
+// recent is a session with its update time, taken once: the informer never modifies an
+// object it stored, so the order of an entry never changes while it is placed.
 type recent struct {
-	updated   int64
-	key, name string
-	s         *v1.AgentSession
+	updated int64
+	s       *v1.AgentSession
 }
+
+func recentOf(s *v1.AgentSession) recent { return recent{updated: updatedAt(s), s: s} }
 
 func newerFirst(a, b recent) bool {
 	if a.updated != b.updated {
 		return a.updated > b.updated
 	}
-	if a.key != b.key {
-		return a.key < b.key
+	if a.s.Spec.Key != b.s.Spec.Key {
+		return a.s.Spec.Key < b.s.Spec.Key
 	}
-	return a.name < b.name
+	return a.s.Name < b.s.Name
 }
 
 // NewRecency returns an empty Recency; feed it with Handler.
 func NewRecency() *Recency {
-	return &Recency{byNS: map[string]*btree.BTreeG[recent]{}, placed: map[types.NamespacedName]recent{}}
+	return &Recency{byNS: map[string]*btree.BTreeG[recent]{}}
 }
 
-// put places s, replacing what was placed under its name. The informer's objects are never
-// modified once stored, so the order key taken here stays the object's.
-func (r *Recency) put(s *v1.AgentSession) {
-	at := types.NamespacedName{Namespace: s.Namespace, Name: s.Name}
-	e := recent{updated: updatedAt(s), key: s.Spec.Key, name: s.Name, s: s}
+// replace takes old's entry out (old nil: none) and places s (nil: none). The informer hands
+// over, as old, the object it stored before, which is the one placed then.
+func (r *Recency) replace(old, s *v1.AgentSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.byNS[s.Namespace]
-	if t == nil {
-		t = btree.NewG(16, newerFirst)
-		r.byNS[s.Namespace] = t
+	if old != nil {
+		if t := r.byNS[old.Namespace]; t != nil {
+			t.Delete(recentOf(old))
+			if t.Len() == 0 {
+				delete(r.byNS, old.Namespace)
+			}
+		}
 	}
-	if old, ok := r.placed[at]; ok {
-		t.Delete(old)
-	}
-	t.ReplaceOrInsert(e)
-	r.placed[at] = e
-}
-
-func (r *Recency) remove(namespace, name string) {
-	at := types.NamespacedName{Namespace: namespace, Name: name}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	old, ok := r.placed[at]
-	if !ok {
-		return
-	}
-	delete(r.placed, at)
-	t := r.byNS[namespace]
-	t.Delete(old)
-	if t.Len() == 0 {
-		delete(r.byNS, namespace)
+	if s != nil {
+		t := r.byNS[s.Namespace]
+		if t == nil {
+			t = btree.NewG(16, newerFirst)
+			r.byNS[s.Namespace] = t
+		}
+		t.ReplaceOrInsert(recentOf(s))
 	}
 }
 
@@ -96,12 +85,13 @@ func (r *Recency) Handler() toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(o any) {
 			if s, ok := o.(*v1.AgentSession); ok {
-				r.put(s)
+				r.replace(nil, s)
 			}
 		},
-		UpdateFunc: func(_, o any) {
-			if s, ok := o.(*v1.AgentSession); ok {
-				r.put(s)
+		UpdateFunc: func(o, n any) {
+			old, _ := o.(*v1.AgentSession)
+			if s, ok := n.(*v1.AgentSession); ok {
+				r.replace(old, s)
 			}
 		},
 		DeleteFunc: func(o any) {
@@ -109,7 +99,7 @@ func (r *Recency) Handler() toolscache.ResourceEventHandler {
 				o = d.Obj
 			}
 			if s, ok := o.(*v1.AgentSession); ok {
-				r.remove(s.Namespace, s.Name)
+				r.replace(s, nil)
 			}
 		},
 	}

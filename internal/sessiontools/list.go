@@ -76,10 +76,9 @@ func (c *Call) sessions(ctx context.Context) ([]*v1.AgentSession, error) {
 func (c *Call) rows(ctx context.Context, p sessionrows.ListParams, visible func(*v1.AgentSession) bool) ([]sessionrows.SessionRow, error) {
 	now := c.clock().Now()
 	if n, ok := c.Reader.(NewestLister); ok {
-		var rows []sessionrows.SessionRow
-		var err error
 		var walked bool
-		rows = sessionrows.PageRows(func(yield func(*v1.AgentSession) bool) {
+		var err error
+		rows := sessionrows.PageRows(func(yield func(*v1.AgentSession) bool) {
 			walked, err = n.NewestSessions(ctx, c.Namespace, yield)
 		}, p, now, visible)
 		if err != nil || walked {
