@@ -37,11 +37,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 // Unit tables for the step runner and the step functions: a fake client, a fake clock and
@@ -81,14 +81,6 @@ func (r *fakeRecorder) AnnotatedEventf(_, _ k8sruntime.Object, _ map[string]stri
 	r.reasons = append(r.reasons, reason)
 }
 
-// indexes registers the manager's field indexes with a fake client builder.
-type indexes struct{ b *fake.ClientBuilder }
-
-func (i indexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
-	i.b.WithIndex(obj, field, fn)
-	return nil
-}
-
 type fixture struct {
 	c      client.Client
 	clock  *clocktesting.FakeClock
@@ -98,12 +90,8 @@ type fixture struct {
 
 func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *fixture {
 	t.Helper()
-	b := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
-		WithStatusSubresource(&v1.SessionSend{}, &v1.SubagentRun{}, &v1.AgentSession{})
-	if err := cacheindex.Setup(context.Background(), indexes{b}); err != nil {
-		t.Fatal(err)
-	}
-	c := b.Build()
+	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
+		WithStatusSubresource(&v1.SessionSend{}, &v1.SubagentRun{}, &v1.AgentSession{})).Build()
 	if funcs != nil {
 		c = interceptor.NewClient(c.(client.WithWatch), *funcs)
 	}

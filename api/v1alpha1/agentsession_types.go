@@ -169,6 +169,8 @@ type AgentSessionStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=as,categories=agent-sessions
+// +kubebuilder:selectablefield:JSONPath=`.spec.key`
+// +kubebuilder:selectablefield:JSONPath=`.status.sessionId`
 // +kubebuilder:printcolumn:name="Key",type=string,JSONPath=`.spec.key`
 // +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.status.kind`
 // +kubebuilder:printcolumn:name="Channel",type=string,JSONPath=`.status.channel`

@@ -24,11 +24,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 // Index names.
 const (
-	SessionKey       = "spec.key"
+	// SessionKey holds only the sessions not named sessionkey.ObjectName(spec.key): the
+	// others (every session the operator, the plugin or the tools make) are read by name, and
+	// a one-element set per session is about 300 bytes of memory.
+	SessionKey = "spec.key"
+	// SessionID is the AgentSession CRD's selectable field status.sessionId: sessionId
+	// lookups (a ref that is not a key) go to the API server, not to a cache index.
 	SessionID        = "status.sessionId"
 	SessionSpawnedBy = "spec.spawnedBy"
 	RunRequester     = "spec.requesterSessionKey"
@@ -45,8 +51,7 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 		field string
 		fn    client.IndexerFunc
 	}{
-		{&v1.AgentSession{}, SessionKey, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.Key) }},
-		{&v1.AgentSession{}, SessionID, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Status.SessionID) }},
+		{&v1.AgentSession{}, SessionKey, func(o client.Object) []string { return unconventionalKey(o.(*v1.AgentSession)) }},
 		{&v1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.SpawnedBy) }},
 		{&v1.SubagentRun{}, RunRequester, func(o client.Object) []string { return nonEmpty(o.(*v1.SubagentRun).Spec.RequesterSessionKey) }},
 		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
@@ -74,6 +79,20 @@ func sendTargets(s *v1.SessionSend) []string {
 		keys = append(keys, nonEmpty(s.Spec.SessionKey)...)
 	}
 	return keys
+}
+
+// unconventionalKey is the key of a session not named by it, which only the index finds.
+func unconventionalKey(s *v1.AgentSession) []string {
+	if s.Spec.Key == "" || s.Name == sessionkey.ObjectName(s.Spec.Key) {
+		return nil
+	}
+	return []string{s.Spec.Key}
+}
+
+// SessionIDValues is what the API server selects on for status.sessionId: the fake client
+// of unit tables needs it as an index to answer the same List.
+func SessionIDValues(o client.Object) []string {
+	return nonEmpty(o.(*v1.AgentSession).Status.SessionID)
 }
 
 func nonEmpty(s string) []string {

@@ -24,12 +24,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
-	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -48,19 +46,7 @@ func TestIndexesAreNamespacedOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := cacheindex.CacheOptions()
-	opts.Scheme = scheme.New()
-	c, err := cache.New(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cacheindex.SetupReaders(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
+	c := testenv.ManagerCacheT(t, cfg, cacheindex.SetupReaders)
 
 	for _, ns := range []string{"team", "other"} {
 		var got v1.AgentSessionList

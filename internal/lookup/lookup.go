@@ -66,14 +66,18 @@ func (l Lookup) SessionByKey(ctx context.Context, namespace, key string) (*v1.Ag
 }
 
 // ResolveSession finds the session ref names: a key, the alias main (or global) of
-// requesterAgent, or a sessionId. A sessionId is read from the cache only (it is the
-// object's UID, which the API server cannot select on).
+// requesterAgent, or a sessionId. A sessionId is asked of the API server (status.sessionId
+// is a selectable field): the cache keeps no index of it, and a ref that is not a key is rare.
 func (l Lookup) ResolveSession(ctx context.Context, namespace, ref, requesterAgent string) (*v1.AgentSession, error) {
 	s, err := l.SessionByKey(ctx, namespace, sessionkey.Resolve(ref, requesterAgent))
 	if s != nil || err != nil {
 		return s, err
 	}
-	return SessionByID(ctx, l.Cache, namespace, ref)
+	api := l.API
+	if api == nil {
+		api = l.Cache
+	}
+	return SessionByID(ctx, api, namespace, ref)
 }
 
 // Agent is the Agent named id.
@@ -108,12 +112,23 @@ func (l Lookup) ParentOf(ctx context.Context, namespace string) func(string) (st
 	return ParentOf(ctx, l.Cache, namespace)
 }
 
-// SessionByKey returns the session with key in namespace, or nil.
+// SessionByKey returns the session with key in namespace, or nil: the session named
+// sessionkey.ObjectName(key) when it has the key, else the one the index holds (the index
+// keeps only sessions named otherwise, see cacheindex.SessionKey).
 func SessionByKey(ctx context.Context, r client.Reader, namespace, key string) (*v1.AgentSession, error) {
+	s := &v1.AgentSession{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: sessionkey.ObjectName(key)}, s)
+	switch {
+	case err == nil && s.Spec.Key == key:
+		return s, nil
+	case err != nil && !apierrors.IsNotFound(err):
+		return nil, err
+	}
 	return oneSession(ctx, r, namespace, cacheindex.SessionKey, key)
 }
 
-// SessionByID returns the session whose transcript has sessionId id, or nil.
+// SessionByID returns the session whose transcript has sessionId id, or nil; r is the API
+// server (or a reader with the status.sessionId index, in unit tables).
 func SessionByID(ctx context.Context, r client.Reader, namespace, id string) (*v1.AgentSession, error) {
 	return oneSession(ctx, r, namespace, cacheindex.SessionID, id)
 }

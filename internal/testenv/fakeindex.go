@@ -16,11 +16,16 @@ package testenv
 
 import (
 	"context"
+	"testing"
 
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
 
 // IndexFake registers the manager's field indexes with a fake client builder, so code that
@@ -28,7 +33,8 @@ import (
 func IndexFake(b *fake.ClientBuilder) *fake.ClientBuilder {
 	// Setup only fails when its indexer does, and this one never does.
 	_ = cacheindex.SetupReaders(context.Background(), builderIndexes{b})
-	return b
+	// The API server answers status.sessionId (a selectable field); a fake client needs an index.
+	return b.WithIndex(&v1.AgentSession{}, cacheindex.SessionID, cacheindex.SessionIDValues)
 }
 
 type builderIndexes struct{ b *fake.ClientBuilder }
@@ -36,4 +42,24 @@ type builderIndexes struct{ b *fake.ClientBuilder }
 func (i builderIndexes) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
 	i.b.WithIndex(obj, field, fn)
 	return nil
+}
+
+// ManagerCacheT starts an informer cache as the manager's (cacheindex.CacheOptions) with the
+// indexes setup registers, and waits until it has synced; it stops with the test.
+func ManagerCacheT(t *testing.T, cfg *rest.Config, setup func(context.Context, client.FieldIndexer) error) cache.Cache {
+	t.Helper()
+	opts := cacheindex.CacheOptions()
+	opts.Scheme = scheme.New()
+	c, err := cache.New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setup(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.Start(t.Context()) }()
+	if !c.WaitForCacheSync(t.Context()) {
+		t.Fatal("cache did not sync")
+	}
+	return c
 }
