@@ -101,6 +101,13 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 		return err
 	}
 	st.Phase, st.Notes = v1.RunCancelled, "cancelled by spec.cancel"
+	if st.Stats == nil {
+		child, err := r.lookup.SessionByKey(ctx, run.Namespace, st.ChildSessionKey)
+		if err != nil {
+			return err
+		}
+		st.Stats = cancelledStats(st, child, r.clock.Now())
+	}
 	f.event(corev1.EventTypeNormal, "Cancelled", "run cancelled by spec.cancel; its task was aborted")
 	return nil
 }
@@ -283,6 +290,22 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	}
 	f.event(corev1.EventTypeNormal, string(st.Phase), "task %s in %s", st.Phase, elapsed.Round(time.Millisecond))
 	return true, nil
+}
+
+// cancelledStats are the stats of a run cancelled before its task recorded any: the time
+// since it started, the tokens of its turns so far, and its child (nil before it exists).
+func cancelledStats(st *v1.SubagentRunStatus, child *v1.AgentSession, now time.Time) *v1.RunStats {
+	stats := &v1.RunStats{Runtime: "0s", SessionKey: st.ChildSessionKey}
+	if st.StartedAt != nil {
+		stats.Runtime = now.Sub(st.StartedAt.Time).Round(time.Millisecond).String()
+	}
+	if st.Usage != nil {
+		stats.InputTokens, stats.OutputTokens = st.Usage.InputTokens, st.Usage.OutputTokens
+	}
+	if child != nil {
+		stats.SessionID, stats.TranscriptPath = child.Status.SessionID, child.Status.TranscriptPath
+	}
+	return stats
 }
 
 // taskInput is the task, with where its attachments are.

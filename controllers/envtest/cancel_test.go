@@ -88,13 +88,17 @@ var _ = Describe("Turns owned by their object", func() {
 		}
 		var main v1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, "agent:main:main"), &main)).To(Succeed())
-		announced := false
+		announce := ""
 		for _, rec := range messages(ns, &main) {
 			for _, b := range rec.Message.Content {
-				announced = announced || strings.Contains(b.Text, "Sub-agent announce step.") && strings.Contains(b.Text, "\nStatus: cancelled\n")
+				if strings.Contains(b.Text, "Sub-agent announce step.") && strings.Contains(b.Text, "\nStatus: cancelled\n") {
+					announce = b.Text
+				}
 			}
 		}
-		Expect(announced).To(BeTrue(), "the requester got no announce with Status: cancelled")
+		Expect(announce).NotTo(BeEmpty(), "the requester got no announce with Status: cancelled")
+		// The task never recorded stats: the announce says how long the run ran and its child.
+		Expect(announce).To(MatchRegexp(`\nStats: runtime [0-9.]+m?s, tokens 0 in / 0 out, sessionKey agent:[a-z]+:subagent:[0-9a-f-]+, sessionId [0-9a-f-]+`))
 		Expect(engine.Holds(runtime.Owner{Kind: runtime.OwnerSubagentRun, NamespacedName: client.ObjectKeyFromObject(run)})).To(BeFalse())
 	})
 
