@@ -18,21 +18,30 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // profileDir, when set, makes the send suite save the manager's CPU profile of the sustained
 // phase and its heap with the cache full, for `go tool pprof`.
 var profileDir = flag.String("profile-dir", "", "save the manager's pprof profiles of the send suite here")
 
-// pprofAddr is where the manager serves /debug/pprof when profiling; kube-apiserver serves
-// it to the bench's admin credentials by default.
-const pprofAddr = "127.0.0.1:6065"
+// pprofAddr is where the manager serves /debug/pprof when profiling (kube-apiserver serves
+// it to the bench's admin credentials by default): a free port, so benches run side by side.
+var pprofAddr = sync.OnceValue(func() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:6065"
+	}
+	defer l.Close()
+	return l.Addr().String()
+})
 
 // managerProfiler is the manager's profiler address.
-const managerProfiler = "http://" + pprofAddr
+func managerProfiler() string { return "http://" + pprofAddr() }
 
 // profile fetches path from the profiler at base (with hc) into name under profileDir in
 // the background; the channel closes when it is saved (at once when profiling is off). A

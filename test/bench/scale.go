@@ -64,7 +64,7 @@ func benchScale() ([]Figure, error) {
 	ctx := context.Background()
 	var mgrArgs []string
 	if *profileDir != "" {
-		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr)
+		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr())
 	}
 	c, _, cl, dyn, stop, err := clusterClients(ctx, "bench-scale.log", mgrArgs, 1000)
 	if err != nil {
@@ -115,7 +115,7 @@ func benchScale() ([]Figure, error) {
 		fmt.Fprintf(os.Stderr, "bench: scale: %dk sessions + %dk finished sends after %s: manager %.1f MiB, transcript-store %.1f MiB\n",
 			want/1000, want/1000, time.Since(start).Round(time.Second), mgrAt[len(mgrAt)-1], storeAt[len(storeAt)-1])
 	}
-	<-profile(http.DefaultClient, managerProfiler, "manager-heap-"+strconv.Itoa(total/1000)+"k.pprof", "/debug/pprof/heap")
+	<-profile(http.DefaultClient, managerProfiler(), "manager-heap-"+strconv.Itoa(total/1000)+"k.pprof", "/debug/pprof/heap")
 	heap, heapErr := managerHeapInuse(ctx, c.MetricsAddr, c.Token)
 	if heapErr != nil {
 		return nil, fmt.Errorf("manager heap: %w", heapErr)

@@ -67,7 +67,7 @@ func benchSend() ([]Figure, error) {
 	ctx := context.Background()
 	var mgrArgs []string
 	if *profileDir != "" {
-		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr)
+		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr())
 	}
 	c, cfg, cl, dyn, stop, err := sendCluster(ctx, "bench-send.log", mgrArgs)
 	if err != nil {
@@ -148,7 +148,7 @@ func benchSend() ([]Figure, error) {
 		return nil, err
 	}
 	cpuProfile := "/debug/pprof/profile?seconds=" + strconv.Itoa(int(sustainFor.Seconds())-5)
-	mgrProfiled := profile(http.DefaultClient, managerProfiler, "manager-cpu-sustain.pprof", cpuProfile)
+	mgrProfiled := profile(http.DefaultClient, managerProfiler(), "manager-cpu-sustain.pprof", cpuProfile)
 	apiProfiled := profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), "apiserver-cpu-sustain.pprof", cpuProfile)
 	done, err := sustainSends(ctx, dyn, sustainFor)
 	<-mgrProfiled
@@ -168,7 +168,7 @@ func benchSend() ([]Figure, error) {
 	// Let the manager settle (the last status writes; the Go runtime returns the memory the
 	// drained backlog used at a paced rate) before reading its memory.
 	time.Sleep(rssSettle)
-	<-profile(http.DefaultClient, managerProfiler, "manager-heap-10k.pprof", "/debug/pprof/heap")
+	<-profile(http.DefaultClient, managerProfiler(), "manager-heap-10k.pprof", "/debug/pprof/heap")
 	figs = append(figs, Figure{Name: "manager_rss_mib", Value: processRSSMiB(c.ManagerPID()), Unit: "MiB",
 		Target: "< 150 with 10k sessions + 10k sends cached"})
 	// What of it is live: the rest is the Go collector's headroom and memory not yet returned.
