@@ -19,8 +19,6 @@ import (
 
 	authzv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
-	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -99,30 +97,11 @@ func (r sessionsReader) NewestSessions(ctx context.Context, namespace string, yi
 	return true, nil
 }
 
-// ListSessions lists namespace's sessions straight from the informer's namespace index when
-// the cache has one (sessiontools.SessionLister), once the caller may list them.
+// ListSessions lists namespace's sessions as the cache holds them (sessiontools.SessionLister),
+// once the caller may list them.
 func (r sessionsReader) ListSessions(ctx context.Context, namespace string) ([]*v1.AgentSession, error) {
 	if err := r.check(ctx, r.user, r.attrs("agentsessions", "list", namespace, "")); err != nil {
 		return nil, err
-	}
-	if informers, ok := r.cache.(cache.Informers); ok {
-		inf, err := informers.GetInformer(ctx, &v1.AgentSession{}, cache.BlockUntilSynced(true))
-		if err != nil {
-			return nil, err
-		}
-		if shared, ok := inf.(toolscache.SharedIndexInformer); ok {
-			objs, err := shared.GetIndexer().ByIndex(toolscache.NamespaceIndex, namespace)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]*v1.AgentSession, 0, len(objs))
-			for _, o := range objs {
-				if s, ok := o.(*v1.AgentSession); ok {
-					out = append(out, s)
-				}
-			}
-			return out, nil
-		}
 	}
 	return sessiontools.ListSessions(ctx, r.cache, namespace)
 }

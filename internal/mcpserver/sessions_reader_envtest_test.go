@@ -29,11 +29,12 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
-// On a real informer cache ListSessions reads the namespace index: the namespace's sessions,
-// and no other namespace's.
+// On a real informer cache ListSessions reads the namespace index: the namespace's sessions
+// as the cache holds them, and no other namespace's.
 func TestListSessionsFromAnInformerCache(t *testing.T) {
 	cfg, cl := testenv.StartT(t)
 	ctx := t.Context()
@@ -74,5 +75,12 @@ func TestListSessionsFromAnInformerCache(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("ListSessions(team) = %v (%v), want team-a and team-b", names, err)
+	}
+	// The cache's own objects, not copies: two lists hand out the same pointers, through the
+	// sidecar's reader and on the manager's cache (the agents' sessions_list).
+	first, _ := r.ListSessions(ctx, "team")
+	again, err := sessiontools.ListSessions(ctx, c, "team")
+	if err != nil || len(first) != 2 || len(again) != 2 || !slices.Contains(again, first[0]) || !slices.Contains(again, first[1]) {
+		t.Fatalf("two lists returned different objects: %v %v (%v)", first, again, err)
 	}
 }
