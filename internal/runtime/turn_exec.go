@@ -57,8 +57,9 @@ type turn struct {
 	res       TurnResult
 }
 
-// runTurn runs one turn to its end and records its effect on the session's status.
-func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
+// runTurn runs one turn to its end and records it; the caller wakes the owner, then hands
+// the turn's effect on its session's status to offerStatus.
+func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 	turnsRunning.Inc()
 	defer turnsRunning.Dec()
 	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
@@ -88,18 +89,18 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 	}
 	t.res.Err = err
 	e.record(ctx, t)
-	return t.res
+	return t
 }
 
 // abortedBeforeStart is the outcome of a turn cancelled while it waited in its lane.
-func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) TurnResult {
+func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) *turn {
 	now := e.now()
 	t := &turn{e: e, req: req, res: TurnResult{Started: now, Finished: now, Err: cause, Aborted: true}}
 	if s, err := e.sessionByKey(e.base, req.Namespace, req.SessionKey); err == nil {
 		t.session = s
 	}
 	e.record(e.base, t)
-	return t.res
+	return t
 }
 
 // prepare loads the session, agent, provider and history, and queues the input message.
