@@ -57,10 +57,11 @@ type turn struct {
 
 	// cachedLast is the seq of the last cached record the turn's history came from, until
 	// its first append proves nothing was appended after it (verifyHistory); 0 when the
-	// history was read from the store. contiguous says the first append did.
+	// history was read from the store. appended is set by the turn's first append, and
+	// contiguous when that append landed right after cachedLast.
 	cachedLast int64
-	contiguous bool
 	appended   bool
+	contiguous bool
 }
 
 // runTurn runs one turn to its end and records it; the caller wakes the owner, then hands
