@@ -100,7 +100,7 @@ func TestTurnAppendsAndCounts(t *testing.T) {
 		t.Errorf("input provenance (-want +got):\n%s", diff)
 	}
 
-	st := f.session(keyA).Status
+	st := f.settled(keyA).Status
 	wantStatus := v1.AgentSessionStatus{
 		SessionID: sidA, Phase: v1.SessionActive,
 		InputTokens: res.InputTokens, OutputTokens: 1, TotalTokens: res.InputTokens + 1, ContextTokens: res.InputTokens,
@@ -246,7 +246,7 @@ func TestRepeatAfterCrash(t *testing.T) {
 	if diff := cmp.Diff(wantRecs, f.records(sidA)); diff != "" {
 		t.Errorf("transcript (-want +got):\n%s", diff)
 	}
-	if st := f.session(keyA).Status; st.InputTokens != 7 || st.OutputTokens != 4 {
+	if st := f.settled(keyA).Status; st.InputTokens != 7 || st.OutputTokens != 4 {
 		t.Errorf("status tokens = %d/%d, want 7/4 (counted once)", st.InputTokens, st.OutputTokens)
 	}
 }
@@ -267,14 +267,14 @@ func TestDeadlineAborts(t *testing.T) {
 	if diff := cmp.Diff([]rec{{Key: "d/0", Role: "user", Text: "slow"}}, f.records(sidA)); diff != "" {
 		t.Errorf("transcript (-want +got):\n%s", diff)
 	}
-	if !f.session(keyA).Status.AbortedLastRun {
+	if !f.settled(keyA).Status.AbortedLastRun {
 		t.Error("session not marked abortedLastRun")
 	}
 
 	// The next turn that ends normally clears the mark.
 	f.submit(turnReq("e", keyA, "ping"))
 	f.await("e")
-	if f.session(keyA).Status.AbortedLastRun {
+	if f.settled(keyA).Status.AbortedLastRun {
 		t.Error("abortedLastRun still set after a complete turn")
 	}
 }
@@ -311,7 +311,7 @@ func TestAbort(t *testing.T) {
 	if n := f.engine.Abort(ownerOf("a")); n != 0 {
 		t.Errorf("Abort of a released owner = %d, want 0", n)
 	}
-	if !f.session(keyA).Status.AbortedLastRun {
+	if !f.settled(keyA).Status.AbortedLastRun {
 		t.Error("session not marked abortedLastRun")
 	}
 }
@@ -356,16 +356,16 @@ func TestStatusWritesAreThrottled(t *testing.T) {
 	f := mainFixture(t, func(o *Options) { o.StatusInterval = time.Second })
 	f.submit(turnReq("a", keyA, "ping"))
 	f.await("a")
-	if got := f.session(keyA).Status.MessageCount; got != 2 {
+	if got := f.settled(keyA).Status.MessageCount; got != 2 {
 		t.Fatalf("messageCount after the first turn = %d, want 2 (written at once)", got)
 	}
 	f.submit(turnReq("b", keyA, "ping"))
 	f.await("b")
-	if got := f.session(keyA).Status.MessageCount; got != 2 {
+	if got := f.settled(keyA).Status.MessageCount; got != 2 {
 		t.Fatalf("messageCount within the interval = %d, want 2 (the write is held)", got)
 	}
 	f.clock.Step(time.Second)
-	if got := f.session(keyA).Status.MessageCount; got != 4 {
+	if got := f.settled(keyA).Status.MessageCount; got != 4 {
 		t.Errorf("messageCount at the interval's end = %d, want 4", got)
 	}
 }

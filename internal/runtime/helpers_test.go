@@ -227,6 +227,25 @@ func (f *fixture) records(sessionID string) []rec {
 
 type rec struct{ Key, Role, Text string }
 
+// settled returns session key once every lane is idle: a finished turn's status goes to the
+// session after its owner is woken, so it is written once its lane has moved on.
+func (f *fixture) settled(key string) *v1.AgentSession {
+	f.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		f.engine.mu.Lock()
+		idle := len(f.engine.lanes) == 0
+		f.engine.mu.Unlock()
+		if idle {
+			return f.session(key)
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatal("lanes still busy after 30s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (f *fixture) session(key string) *v1.AgentSession {
 	f.t.Helper()
 	s := &v1.AgentSession{}

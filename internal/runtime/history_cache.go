@@ -28,9 +28,11 @@ const DefaultHistoryCacheBytes = 4 << 20
 // historyCache keeps the recent records of the sessions that ran turns lately, so a turn asks
 // the store only for what was appended since its session's last read instead of decoding the
 // whole window again (most of a busy manager's CPU). The store stays the source of truth:
-// every turn still reads, and records never change once written, so a cached prefix plus the
-// records after it is exactly what a full read returns. Least recently used sessions are
-// dropped beyond a byte budget.
+// records never change once written, so a cached prefix plus the records after it is exactly
+// what a full read returns, and the engine's own appends extend an entry only when they follow
+// it with no gap (extend), which lets a turn skip the read when its input lands right after
+// the cached records (turn_history.go). Least recently used sessions are dropped beyond a
+// byte budget.
 type historyCache struct {
 	max int
 
@@ -54,7 +56,7 @@ func newHistoryCache(maxBytes int) *historyCache {
 // recent returns the last limit records of a transcript, reading from store only those after
 // the cached ones. The records are shared with the cache: read them, never modify them.
 func (c *historyCache) recent(ctx context.Context, store transcript.Store, namespace, sessionID string, limit int) ([]transcript.Record, error) {
-	key := namespace + "/" + sessionID
+	key := historyKey(namespace, sessionID)
 	cached, window := c.get(key)
 	if window < limit {
 		// The entry may lack records older than it holds that this window needs.
@@ -72,11 +74,59 @@ func (c *historyCache) recent(ctx context.Context, store transcript.Store, names
 	}
 	recs := page.Messages
 	if after > 0 && !page.HasMore {
-		keep := max(0, len(cached)+len(recs)-window)
-		recs = append(append(make([]transcript.Record, 0, len(cached)-keep+len(recs)), cached[keep:]...), recs...)
+		recs = joinWindow(cached, recs, window)
 	}
 	c.put(key, recs, window)
 	return recs[max(0, len(recs)-limit):], nil
+}
+
+// joinWindow is the last window records of cached followed by recs, in a new slice (readers
+// share cached).
+func joinWindow(cached, recs []transcript.Record, window int) []transcript.Record {
+	keep := max(0, len(cached)+len(recs)-window)
+	return append(append(make([]transcript.Record, 0, len(cached)-keep+len(recs)), cached[keep:]...), recs...)
+}
+
+// historyKey is a transcript's key in the cache.
+func historyKey(namespace, sessionID string) string { return namespace + "/" + sessionID }
+
+// peek returns the last limit cached records of a transcript without asking the store, and
+// false when the cache cannot answer for that many. They are exact only up to the store's
+// newest record when nothing was appended since: the caller proves that (extend).
+func (c *historyCache) peek(key string, limit int) ([]transcript.Record, bool) {
+	recs, window := c.get(key)
+	if len(recs) == 0 || window < limit {
+		return nil, false
+	}
+	return recs[max(0, len(recs)-limit):], true
+}
+
+// extend appends records the engine just appended to a cached transcript when they follow
+// its last cached record with no gap, and says whether they did. Records that do not (the
+// cache is behind another writer's appends, or the store returned records it already had)
+// leave the entry as it is: the next read brings it up to date.
+func (c *historyCache) extend(key string, recs []transcript.Record) bool {
+	if len(recs) == 0 {
+		return false
+	}
+	c.mu.Lock()
+	el, ok := c.byKey[key]
+	if !ok {
+		c.mu.Unlock()
+		return false
+	}
+	e := el.Value.(*historyEntry)
+	next := e.recs[len(e.recs)-1].Seq + 1
+	for i := range recs {
+		if recs[i].Seq != next+int64(i) {
+			c.mu.Unlock()
+			return false
+		}
+	}
+	merged, window := joinWindow(e.recs, recs, e.window), e.window
+	c.mu.Unlock()
+	c.put(key, merged, window)
+	return true
 }
 
 // get returns a session's cached records, the last window of its transcript (all of it when

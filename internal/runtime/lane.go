@@ -91,16 +91,17 @@ func (e *Engine) drain(k laneKey, l *lane) {
 			e.wg.Done() // the watch will not run
 		}
 
-		var res TurnResult
+		var t *turn
 		if release, err := e.slots.acquire(j.ctx, j.req.Namespace); err == nil {
-			res = e.runTurn(j.ctx, &j.req)
+			t = e.runTurn(j.ctx, &j.req)
 			release()
 		} else {
 			// Never started: still an interrupted turn for the session.
-			res = e.abortedBeforeStart(&j.req, context.Cause(j.ctx))
+			t = e.abortedBeforeStart(&j.req, context.Cause(j.ctx))
 		}
 		j.cancel(nil) // release the deadline timer
-		e.finish(j, res)
+		e.finish(j, t.res)
+		e.offerStatus(t)
 	}
 }
 
@@ -135,5 +136,7 @@ func (e *Engine) dropQueued(k laneKey, j *job) {
 	}
 	e.mu.Unlock()
 	laneQueueDepth.Dec()
-	e.finish(j, e.abortedBeforeStart(&j.req, context.Cause(j.ctx)))
+	t := e.abortedBeforeStart(&j.req, context.Cause(j.ctx))
+	e.finish(j, t.res)
+	e.offerStatus(t)
 }

@@ -31,8 +31,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
-// record reports a finished turn: metrics, an Event when it failed, and the session's
-// counters to the status throttle.
+// record reports a finished turn: metrics and an Event when it failed. Its session's
+// counters go to the status throttle later (offerStatus), once the owner is woken.
 func (e *Engine) record(ctx context.Context, t *turn) {
 	res := &t.res
 	agent := ""
@@ -51,8 +51,7 @@ func (e *Engine) record(ctx context.Context, t *turn) {
 	turnsTotal.WithLabelValues(agent, outcome).Inc()
 	turnDuration.WithLabelValues(agent).Observe(res.Finished.Sub(res.Started).Seconds())
 
-	// A turn cut by the manager's shutdown is submitted again after the restart; it has not
-	// failed, so the session is left as it is.
+	// A turn cut by the manager's shutdown has not failed (it runs again after the restart).
 	if t.session == nil || errors.Is(res.Err, ErrShutdown) {
 		return
 	}
@@ -66,6 +65,17 @@ func (e *Engine) record(ctx context.Context, t *turn) {
 			}
 			r.Eventf(t.session, nil, corev1.EventTypeWarning, reason, "Turn", "turn %s: %s", t.req.ID, truncate(res.Err.Error(), 512))
 		}
+	}
+}
+
+// offerStatus hands a finished turn's session counters to the status throttle. It runs
+// after the owner is woken: the throttle writes at once when the session's interval is
+// over (a transcript read and an API write), and the owner's outcome does not wait for it.
+func (e *Engine) offerStatus(t *turn) {
+	// A turn cut by the manager's shutdown is submitted again after the restart; it has not
+	// failed, so the session is left as it is.
+	if t.session == nil || errors.Is(t.res.Err, ErrShutdown) {
+		return
 	}
 	e.status.offer(client.ObjectKeyFromObject(t.session), statusUpdate{session: t.session, aborted: t.res.Aborted, lastInput: t.lastInput})
 }

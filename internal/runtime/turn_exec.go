@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
@@ -55,10 +54,19 @@ type turn struct {
 
 	lastInput int64 // input tokens of the last model call: the context size
 	res       TurnResult
+
+	// cachedLast is the seq of the last cached record the turn's history came from, until
+	// its first append proves nothing was appended after it (verifyHistory); 0 when the
+	// history was read from the store. appended is set by the turn's first append, and
+	// contiguous when that append landed right after cachedLast.
+	cachedLast int64
+	appended   bool
+	contiguous bool
 }
 
-// runTurn runs one turn to its end and records its effect on the session's status.
-func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
+// runTurn runs one turn to its end and records it; the caller wakes the owner, then hands
+// the turn's effect on its session's status to offerStatus.
+func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 	turnsRunning.Inc()
 	defer turnsRunning.Dec()
 	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
@@ -72,6 +80,9 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 		// The input is durable before the model is called: history shows what a running
 		// turn works on, and an interrupted turn keeps its input.
 		err = t.flush(ctx)
+	}
+	if err == nil {
+		err = t.verifyHistory(ctx)
 	}
 	if err == nil {
 		err = t.loop(ctx)
@@ -88,18 +99,18 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) TurnResult {
 	}
 	t.res.Err = err
 	e.record(ctx, t)
-	return t.res
+	return t
 }
 
 // abortedBeforeStart is the outcome of a turn cancelled while it waited in its lane.
-func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) TurnResult {
+func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) *turn {
 	now := e.now()
 	t := &turn{e: e, req: req, res: TurnResult{Started: now, Finished: now, Err: cause, Aborted: true}}
 	if s, err := e.sessionByKey(e.base, req.Namespace, req.SessionKey); err == nil {
 		t.session = s
 	}
 	e.record(e.base, t)
-	return t.res
+	return t
 }
 
 // prepare loads the session, agent, provider and history, and queues the input message.
@@ -128,35 +139,7 @@ func (t *turn) prepare(ctx context.Context) error {
 	}
 	t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
 
-	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, s.Status.SessionID, historyMessages)
-	if err != nil {
-		return fmt.Errorf("reading transcript: %w", err)
-	}
-	prefix := req.ID + "/"
-	history := make([]provider.Message, 0, len(recs)+4)
-	for i := range recs {
-		r := &recs[i]
-		if strings.HasPrefix(r.IdempotencyKey, prefix) {
-			if t.done == nil {
-				t.done = map[string]transcript.Record{}
-			}
-			t.done[r.IdempotencyKey] = *r
-			continue
-		}
-		if m, ok := toProvider(&r.Message); ok {
-			history = append(history, m)
-		}
-	}
-
-	t.recordSystemContext()
-	input := t.reuse(req.Input)
-	in, _ := toProvider(&input)
-	window := int64(DefaultContextTokens)
-	if w := t.agent.Spec.Model.ContextTokens; w != nil {
-		window = *w
-	}
-	t.msgs = append(fitContext(history, contextBudget(window, t.system, t.tools, &in)), in)
-	return nil
+	return t.loadHistory(ctx)
 }
 
 // recordSystemContext queues the turn's system context (its role in a send or run) as a
@@ -201,6 +184,7 @@ func (t *turn) flush(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("appending to transcript: %w", err)
 	}
+	t.noteAppended(recs)
 	if len(recs) > 0 {
 		last := &recs[len(recs)-1]
 		if last.Message.Role == transcript.RoleAssistant {

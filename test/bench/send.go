@@ -705,10 +705,7 @@ func apiWrites(ctx context.Context, cfg *rest.Config) (map[string]float64, error
 		return nil, errors.New("apiserver_request_total not found in /metrics")
 	}
 	for _, m := range fam.GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
+		labels := labelsOf(m)
 		switch labels["verb"] {
 		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
 		default:

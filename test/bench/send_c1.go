@@ -32,7 +32,11 @@ const c1Sends = 200
 // figure (concurrency 20) and its CPU per operation stay in the send suite.
 func benchSendC1() ([]Figure, error) {
 	ctx := context.Background()
-	c, cfg, _, dyn, stop, err := sendCluster(ctx, "bench-send-c1.log", nil)
+	var mgrArgs []string
+	if *profileDir != "" {
+		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr)
+	}
+	c, cfg, _, dyn, stop, err := sendCluster(ctx, "bench-send-c1.log", mgrArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +54,10 @@ func benchSendC1() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	reqBefore, err := readRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	mark := clusterCPU()
 	sendLat, err := measureSends(ctx, dyn, c1Sends, 1, "c1")
 	if err != nil {
@@ -59,9 +67,17 @@ func benchSendC1() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	reqAfter, err := readRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	time.Sleep(settle)
 	sendCPU := cpuSince(mark)
 	nullBefore, err := readStages(ctx, cfg, c, nullStages)
+	if err != nil {
+		return nil, err
+	}
+	nullReqBefore, err := readRequests(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -74,14 +90,25 @@ func benchSendC1() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	nullReqAfter, err := readRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	time.Sleep(settle)
 	nullCPU := cpuSince(mark)
-	return append([]Figure{
+	if err := profileC1(ctx, cfg, dyn); err != nil {
+		return nil, err
+	}
+	figs := []Figure{
 		Compare("send_latency_p50_c1_ms", quantileMS(sendLat, 0.5), quantileMS(nullLat, 0.5), "ms",
 			"ratio <= 1.5 (concurrency 1; baseline: null controller, create + status update + watch)"),
 		Compare("send_latency_p99_c1_ms", quantileMS(sendLat, 0.99), quantileMS(nullLat, 0.99), "ms", "concurrency 1"),
 		Compare("cpu_ms_per_send_c1", sendCPU["total"]/c1Sends*1000, nullCPU["total"]/c1Sends*1000, "cpu-ms",
 			"concurrency 1; every process on the machine"),
-	}, append(stageFigures("send_c1_stage_", sendStages, stagesBefore, stagesAfter, c1Sends),
-		stageFigures("null_c1_stage_", nullStages, nullBefore, nullAfter, c1Sends)...)...), nil
+	}
+	figs = append(figs, stageFigures("send_c1_stage_", sendStages, stagesBefore, stagesAfter, c1Sends)...)
+	figs = append(figs, stageFigures("null_c1_stage_", nullStages, nullBefore, nullAfter, c1Sends)...)
+	figs = append(figs, requestFigures("api_requests_per_send_", reqBefore, reqAfter, c1Sends)...)
+	figs = append(figs, requestFigures("api_requests_per_null_", nullReqBefore, nullReqAfter, c1Sends)...)
+	return append(figs, objectFigures(ctx, cfg, dyn)...), nil
 }
