@@ -63,7 +63,7 @@ func profileC1(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface) err
 		_, err := measureSends(ctx, dyn, c1ProfileBatch, 1, "c1prof"+strconv.Itoa(n))
 		return err
 	}, profile(apiHTTP, api, "apiserver-cpu-c1-send.pprof", path),
-		profile(http.DefaultClient, managerProfiler, "manager-cpu-c1-send.pprof", path))
+		profile(http.DefaultClient, managerProfiler(), "manager-cpu-c1-send.pprof", path))
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func benchSendC1() ([]Figure, error) {
 	ctx := context.Background()
 	var mgrArgs []string
 	if *profileDir != "" {
-		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr)
+		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr())
 	}
 	c, cfg, _, dyn, stop, err := sendCluster(ctx, "bench-send-c1.log", mgrArgs)
 	if err != nil {
