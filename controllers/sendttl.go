@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -51,10 +52,32 @@ type sendTTL struct {
 	due ttlHeap
 }
 
+// ttlItem is one scheduled send. 100,000 finished sends are 100,000 items, so the UID is
+// kept as the 16 bytes of its UUID rather than its 36-character string (rawUID holds a UID
+// that is not a UUID: the API server never makes one).
 type ttlItem struct {
 	types.NamespacedName
-	UID types.UID
-	At  time.Time
+	uid    uuid.UUID // zero when rawUID holds the UID
+	rawUID types.UID
+	At     time.Time
+}
+
+func newTTLItem(ns, name string, uid types.UID, at time.Time) ttlItem {
+	item := ttlItem{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}, At: at}
+	if u, err := uuid.Parse(string(uid)); err == nil && u.String() == string(uid) && u != (uuid.UUID{}) {
+		item.uid = u
+	} else {
+		item.rawUID = uid
+	}
+	return item
+}
+
+// UID is the scheduled send's UID.
+func (i ttlItem) UID() types.UID {
+	if i.uid == (uuid.UUID{}) {
+		return i.rawUID
+	}
+	return types.UID(i.uid.String())
 }
 
 // ttlHeap orders scheduled sends by due time, soonest first.
@@ -91,7 +114,7 @@ func (t *sendTTL) schedule(s *v1.SessionSend) {
 	if keep || !t.owns(s.Namespace) {
 		return
 	}
-	t.add(ttlItem{types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, s.UID, now.Add(left)})
+	t.add(newTTLItem(s.Namespace, s.Name, s.UID, now.Add(left)))
 }
 
 func (t *sendTTL) add(item ttlItem) {
@@ -162,7 +185,8 @@ func (t *sendTTL) sweep(ctx context.Context) error {
 // so no propagation policy: an orphaning delete would wait for the garbage collector.
 func (t *sendTTL) delete(ctx context.Context, item ttlItem) {
 	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: item.Namespace, Name: item.Name}}
-	err := t.del.Delete(ctx, s, client.Preconditions{UID: &item.UID})
+	uid := item.UID()
+	err := t.del.Delete(ctx, s, client.Preconditions{UID: &uid})
 	switch {
 	case err == nil:
 		ctrl.LoggerFrom(ctx).V(2).Info("deleted after its TTL", "sessionSend", item.NamespacedName)

@@ -67,3 +67,13 @@ func TestSendTTLSchedule(t *testing.T) {
 		t.Fatal("a send without a TTL under --ttl-after-finished=0 was scheduled")
 	}
 }
+
+// A scheduled send's UID comes back as it was given: a UUID (what the API server makes) from
+// its 16 bytes, anything else as it was.
+func TestTTLItemKeepsTheUID(t *testing.T) {
+	for _, uid := range []types.UID{"0b6f9a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "not-a-uuid", "0B6F9A3E-1C2D-4E5F-8A9B-0C1D2E3F4A5B", "00000000-0000-0000-0000-000000000000", ""} {
+		if got := newTTLItem("ns", "s", uid, epoch).UID(); got != uid {
+			t.Errorf("UID %q came back as %q", uid, got)
+		}
+	}
+}
