@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 
 	"github.com/go-logr/logr"
@@ -47,6 +48,7 @@ func main() {
 
 	cfg.Log = logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil))
 	ctrllog.SetLogger(cfg.Log) // controller-runtime's certwatcher logs through it
+	cfg.Log.Info("Go collector target", "gcPercent", memtune.Apply())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if err := server.RunSidecar(ctx, cfg); err != nil {
