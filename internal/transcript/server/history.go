@@ -270,17 +270,17 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 	reauth := h.o.Clock.NewTicker(h.o.ReauthInterval)
 	defer reauth.Stop()
 
-	rc := http.NewResponseController(w)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 
-	var buf bytes.Buffer
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), clock: h.o.Clock}
+	buf := &out.buf
 	buf.WriteString("retry: " + strconv.FormatInt(h.o.Retry.Milliseconds(), 10) + "\n\n")
-	writeEvent(&buf, "history", lastSeq, snapshot)
-	if !h.flush(w, rc, &buf) {
+	writeEvent(buf, "history", lastSeq, snapshot)
+	if !out.flush() {
 		return
 	}
 	for {
@@ -291,8 +291,8 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 			buf.WriteString(": keepalive\n\n")
 		case <-reauth.C():
 			if !allowed() {
-				writeEvent(&buf, "end", 0, []byte(`{"reason":"forbidden"}`))
-				h.flush(w, rc, &buf)
+				writeEvent(buf, "end", 0, []byte(`{"reason":"forbidden"}`))
+				out.flush()
 				return
 			}
 			continue
@@ -302,35 +302,47 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 				if sub.Lagged() {
 					reason = "lagged"
 				}
-				writeEvent(&buf, "end", 0, []byte(`{"reason":"`+reason+`"}`))
-				h.flush(w, rc, &buf)
+				writeEvent(buf, "end", 0, []byte(`{"reason":"`+reason+`"}`))
+				out.flush()
 				return
 			}
 			for _, ev := range events {
 				if ev.Tool && !q.IncludeTools {
 					continue
 				}
-				writeEvent(&buf, "message", ev.Seq, ev.Data)
+				writeEvent(buf, "message", ev.Seq, ev.Data)
 			}
 			if buf.Len() == 0 {
 				continue
 			}
 		}
-		if !h.flush(w, rc, &buf) {
+		if !out.flush() {
 			return
 		}
 	}
 }
 
-const sseWriteTimeout = 30 * time.Second
+// sseWriter writes a stream's events; deadline is the write deadline set on its connection.
+type sseWriter struct {
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	clock    clock.PassiveClock
+	buf      bytes.Buffer
+	deadline time.Time
+}
 
-func (h *historyHandler) flush(w http.ResponseWriter, rc *http.ResponseController, buf *bytes.Buffer) bool {
-	// A stuck client must not pin the handler forever; the deadline is per write.
-	_ = rc.SetWriteDeadline(h.o.Clock.Now().Add(sseWriteTimeout))
-	_, err := w.Write(buf.Bytes())
-	buf.Reset()
+// flush writes and flushes what buf holds (one write on the connection), within
+// sseWriteTimeout of the start of the write.
+func (s *sseWriter) flush() bool {
+	if d, ok := nextWriteDeadline(s.deadline, s.clock.Now()); ok {
+		if s.rc.SetWriteDeadline(d) == nil {
+			s.deadline = d
+		}
+	}
+	_, err := s.w.Write(s.buf.Bytes())
+	s.buf.Reset()
 	if err == nil {
-		err = rc.Flush()
+		err = s.rc.Flush()
 	}
 	return err == nil
 }
