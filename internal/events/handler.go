@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/agent-sessions/agent-session-operator/internal/sse"
 )
 
 // Access is the caller's access, as the transcript-store's authorizer decides it for the
@@ -100,6 +102,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	var deadline sse.Deadline
 	if rc.Flush() != nil {
 		return
 	}
@@ -135,7 +138,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 			break
 		}
 	}
-	if !ended && !h.flush(w, rc, &buf) {
+	if !ended && !h.flush(w, rc, &deadline, &buf) {
 		return
 	}
 	tick := h.o.Clock.NewTicker(h.o.Recheck)
@@ -160,22 +163,20 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 			}
 			buf.WriteString(": keepalive\n\n")
 		}
-		if !ended && !h.flush(w, rc, &buf) {
+		if !ended && !h.flush(w, rc, &deadline, &buf) {
 			return
 		}
 	}
 	buf.Reset()
 	writeEvent(&buf, "", "end", []byte(`{"reason":"forbidden"}`))
-	h.flush(w, rc, &buf)
+	h.flush(w, rc, &deadline, &buf)
 }
 
-const writeTimeout = 30 * time.Second
-
-func (h *handler) flush(w http.ResponseWriter, rc *http.ResponseController, buf *bytes.Buffer) bool {
+func (h *handler) flush(w http.ResponseWriter, rc *http.ResponseController, deadline *sse.Deadline, buf *bytes.Buffer) bool {
 	if buf.Len() == 0 {
 		return true
 	}
-	_ = rc.SetWriteDeadline(h.o.Clock.Now().Add(writeTimeout))
+	deadline.BeforeWrite(rc, h.o.Clock.Now())
 	_, err := w.Write(buf.Bytes())
 	buf.Reset()
 	if err == nil {

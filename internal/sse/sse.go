@@ -12,8 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package sse reads text/event-stream bodies: model providers' streams and the history API's
-// follow stream.
+// Package sse reads text/event-stream bodies (model providers' streams, the history API's
+// follow stream) and paces the write deadlines of the streams the operator serves.
 package sse
 
 import (

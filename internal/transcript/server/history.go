@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
@@ -328,17 +329,13 @@ type sseWriter struct {
 	rc       *http.ResponseController
 	clock    clock.PassiveClock
 	buf      bytes.Buffer
-	deadline time.Time
+	deadline sse.Deadline
 }
 
 // flush writes and flushes what buf holds (one write on the connection), within
-// sseWriteTimeout of the start of the write.
+// sse.WriteTimeout of the start of the write.
 func (s *sseWriter) flush() bool {
-	if d, ok := nextWriteDeadline(s.deadline, s.clock.Now()); ok {
-		if s.rc.SetWriteDeadline(d) == nil {
-			s.deadline = d
-		}
-	}
+	s.deadline.BeforeWrite(s.rc, s.clock.Now())
 	_, err := s.w.Write(s.buf.Bytes())
 	s.buf.Reset()
 	if err == nil {

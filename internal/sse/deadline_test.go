@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server
+package sse
 
 import (
 	"testing"
@@ -26,12 +26,12 @@ func TestNextWriteDeadline(t *testing.T) {
 		want      time.Time
 		wantMoved bool
 	}{
-		"none set yet":              {cur: time.Time{}, want: now.Add(sseWriteTimeout), wantMoved: true},
-		"just set":                  {cur: now.Add(sseWriteTimeout), want: now.Add(sseWriteTimeout)},
-		"set within the slack":      {cur: now.Add(sseWriteTimeout - deadlineSlack), want: now.Add(sseWriteTimeout - deadlineSlack)},
-		"set longer ago":            {cur: now.Add(sseWriteTimeout - deadlineSlack - time.Nanosecond), want: now.Add(sseWriteTimeout), wantMoved: true},
-		"passed (an idle stream)":   {cur: now.Add(-time.Minute), want: now.Add(sseWriteTimeout), wantMoved: true},
-		"clock went back (far out)": {cur: now.Add(time.Hour), want: now.Add(sseWriteTimeout), wantMoved: true},
+		"none set yet":              {cur: time.Time{}, want: now.Add(WriteTimeout), wantMoved: true},
+		"just set":                  {cur: now.Add(WriteTimeout), want: now.Add(WriteTimeout)},
+		"set within the slack":      {cur: now.Add(WriteTimeout - deadlineSlack), want: now.Add(WriteTimeout - deadlineSlack)},
+		"set longer ago":            {cur: now.Add(WriteTimeout - deadlineSlack - time.Nanosecond), want: now.Add(WriteTimeout), wantMoved: true},
+		"passed (an idle stream)":   {cur: now.Add(-time.Minute), want: now.Add(WriteTimeout), wantMoved: true},
+		"clock went back (far out)": {cur: now.Add(time.Hour), want: now.Add(WriteTimeout), wantMoved: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -41,7 +41,7 @@ func TestNextWriteDeadline(t *testing.T) {
 					tc.cur.Sub(now), got.Sub(now), moved, tc.want.Sub(now), tc.wantMoved)
 			}
 			// Whatever it decides, a write starting now gets the timeout, less at most the slack.
-			if left := got.Sub(now); left < sseWriteTimeout-deadlineSlack || left > sseWriteTimeout {
+			if left := got.Sub(now); left < WriteTimeout-deadlineSlack || left > WriteTimeout {
 				t.Errorf("a write starting now would get %v", left)
 			}
 		})

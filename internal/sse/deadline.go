@@ -12,25 +12,39 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server
+package sse
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
-// sseWriteTimeout bounds one write to a stream's client: a stuck client must not pin the
+// WriteTimeout bounds one write to a stream's client: a stuck client must not pin the
 // handler forever.
-const sseWriteTimeout = 30 * time.Second
+const WriteTimeout = 30 * time.Second
 
-// deadlineSlack is how far a write's deadline may fall short of sseWriteTimeout. Moving the
+// deadlineSlack is how far a write's deadline may fall short of WriteTimeout. Moving the
 // connection's deadline re-arms a runtime timer; with a busy session fanned out to many
 // followers that was a measurable share of each delivery, so it moves at most once per slack.
 const deadlineSlack = time.Second
 
 // nextWriteDeadline says whether a write starting at now needs a new deadline, given the one
 // set (cur, zero when none), and returns it. Every write gets at least
-// sseWriteTimeout-deadlineSlack and at most sseWriteTimeout.
+// WriteTimeout-deadlineSlack and at most WriteTimeout.
 func nextWriteDeadline(cur, now time.Time) (time.Time, bool) {
-	if left := cur.Sub(now); !cur.IsZero() && left >= sseWriteTimeout-deadlineSlack && left <= sseWriteTimeout {
+	if left := cur.Sub(now); !cur.IsZero() && left >= WriteTimeout-deadlineSlack && left <= WriteTimeout {
 		return cur, false
 	}
-	return now.Add(sseWriteTimeout), true
+	return now.Add(WriteTimeout), true
+}
+
+// Deadline keeps a streaming response's write deadline (the zero value has none set yet).
+type Deadline struct{ cur time.Time }
+
+// BeforeWrite gives a write starting at now its deadline, moving the connection's only when
+// nextWriteDeadline says so.
+func (d *Deadline) BeforeWrite(rc *http.ResponseController, now time.Time) {
+	if next, ok := nextWriteDeadline(d.cur, now); ok && rc.SetWriteDeadline(next) == nil {
+		d.cur = next
+	}
 }
