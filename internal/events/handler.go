@@ -101,12 +101,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	var deadline sse.Deadline
-	if rc.Flush() != nil {
+	if http.NewResponseController(w).Flush() != nil {
 		return
 	}
-	var buf bytes.Buffer
+	out := sse.NewWriter(w, h.o.Clock)
+	buf := &out.Buf
 	decisions := map[string]decision{}
 	// allowed judges one session, cached for Recheck; ended is set when the caller's token
 	// is no longer accepted, or the one session it follows was revoked.
@@ -127,18 +126,18 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 		if !f.Match(e) || !allowed(e) {
 			return !ended
 		}
-		writeEvent(&buf, h.o.Hub.FormatID(e.ID), e.Kind, e.Data)
+		writeEvent(buf, h.o.Hub.FormatID(e.ID), e.Kind, e.Data)
 		return true
 	}
 	if sub.Reset {
-		writeEvent(&buf, "", KindReset, []byte(`{"reason":"gap older than the log"}`))
+		writeEvent(buf, "", KindReset, []byte(`{"reason":"gap older than the log"}`))
 	}
 	for _, e := range sub.Backlog {
 		if !send(e) {
 			break
 		}
 	}
-	if !ended && !h.flush(w, rc, &deadline, &buf) {
+	if !ended && !out.Flush() {
 		return
 	}
 	tick := h.o.Clock.NewTicker(h.o.Recheck)
@@ -163,26 +162,13 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 			}
 			buf.WriteString(": keepalive\n\n")
 		}
-		if !ended && !h.flush(w, rc, &deadline, &buf) {
+		if !ended && !out.Flush() {
 			return
 		}
 	}
 	buf.Reset()
-	writeEvent(&buf, "", "end", []byte(`{"reason":"forbidden"}`))
-	h.flush(w, rc, &deadline, &buf)
-}
-
-func (h *handler) flush(w http.ResponseWriter, rc *http.ResponseController, deadline *sse.Deadline, buf *bytes.Buffer) bool {
-	if buf.Len() == 0 {
-		return true
-	}
-	deadline.BeforeWrite(rc, h.o.Clock.Now())
-	_, err := w.Write(buf.Bytes())
-	buf.Reset()
-	if err == nil {
-		err = rc.Flush()
-	}
-	return err == nil
+	writeEvent(buf, "", "end", []byte(`{"reason":"forbidden"}`))
+	out.Flush()
 }
 
 // writeEvent frames one SSE event; data is single-line JSON.

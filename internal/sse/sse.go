@@ -13,7 +13,7 @@
 // limitations under the License.
 
 // Package sse reads text/event-stream bodies (model providers' streams, the history API's
-// follow stream) and paces the write deadlines of the streams the operator serves.
+// follow stream) and writes the streams the operator serves (Writer).
 package sse
 
 import (

@@ -277,11 +277,11 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 
-	out := &sseWriter{w: w, rc: http.NewResponseController(w), clock: h.o.Clock}
-	buf := &out.buf
+	out := sse.NewWriter(w, h.o.Clock)
+	buf := &out.Buf
 	buf.WriteString("retry: " + strconv.FormatInt(h.o.Retry.Milliseconds(), 10) + "\n\n")
 	writeEvent(buf, "history", lastSeq, snapshot)
-	if !out.flush() {
+	if !out.Flush() {
 		return
 	}
 	for {
@@ -293,7 +293,7 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 		case <-reauth.C():
 			if !allowed() {
 				writeEvent(buf, "end", 0, []byte(`{"reason":"forbidden"}`))
-				out.flush()
+				out.Flush()
 				return
 			}
 			continue
@@ -304,7 +304,7 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 					reason = "lagged"
 				}
 				writeEvent(buf, "end", 0, []byte(`{"reason":"`+reason+`"}`))
-				out.flush()
+				out.Flush()
 				return
 			}
 			for _, ev := range events {
@@ -317,31 +317,10 @@ func (h *historyHandler) follow(w http.ResponseWriter, r *http.Request, hdr tran
 				continue
 			}
 		}
-		if !out.flush() {
+		if !out.Flush() {
 			return
 		}
 	}
-}
-
-// sseWriter writes a stream's events; deadline is the write deadline set on its connection.
-type sseWriter struct {
-	w        http.ResponseWriter
-	rc       *http.ResponseController
-	clock    clock.PassiveClock
-	buf      bytes.Buffer
-	deadline sse.Deadline
-}
-
-// flush writes and flushes what buf holds (one write on the connection), within
-// sse.WriteTimeout of the start of the write.
-func (s *sseWriter) flush() bool {
-	s.deadline.BeforeWrite(s.rc, s.clock.Now())
-	_, err := s.w.Write(s.buf.Bytes())
-	s.buf.Reset()
-	if err == nil {
-		err = s.rc.Flush()
-	}
-	return err == nil
 }
 
 // writeEvent frames one SSE event. data is single-line JSON, so one data: field suffices.

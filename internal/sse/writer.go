@@ -15,8 +15,11 @@
 package sse
 
 import (
+	"bytes"
 	"net/http"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // WriteTimeout bounds one write to a stream's client: a stuck client must not pin the
@@ -38,13 +41,34 @@ func nextWriteDeadline(cur, now time.Time) (time.Time, bool) {
 	return now.Add(WriteTimeout), true
 }
 
-// Deadline keeps a streaming response's write deadline (the zero value has none set yet).
-type Deadline struct{ cur time.Time }
+// Writer writes a stream's events to its response: Buf collects what the next Flush sends
+// in one write, within WriteTimeout of the write's start.
+type Writer struct {
+	Buf      bytes.Buffer
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	clock    clock.PassiveClock
+	deadline time.Time // set on the connection; zero before the first write
+}
 
-// BeforeWrite gives a write starting at now its deadline, moving the connection's only when
-// nextWriteDeadline says so.
-func (d *Deadline) BeforeWrite(rc *http.ResponseController, now time.Time) {
-	if next, ok := nextWriteDeadline(d.cur, now); ok && rc.SetWriteDeadline(next) == nil {
-		d.cur = next
+// NewWriter writes to w, its deadlines from clk.
+func NewWriter(w http.ResponseWriter, clk clock.PassiveClock) *Writer {
+	return &Writer{w: w, rc: http.NewResponseController(w), clock: clk}
+}
+
+// Flush writes and flushes what Buf holds, and says whether the client took it. The
+// connection's deadline moves only when nextWriteDeadline says so.
+func (s *Writer) Flush() bool {
+	if s.Buf.Len() == 0 {
+		return true
 	}
+	if next, ok := nextWriteDeadline(s.deadline, s.clock.Now()); ok && s.rc.SetWriteDeadline(next) == nil {
+		s.deadline = next
+	}
+	_, err := s.w.Write(s.Buf.Bytes())
+	s.Buf.Reset()
+	if err == nil {
+		err = s.rc.Flush()
+	}
+	return err == nil
 }
