@@ -52,17 +52,15 @@ func (l Lookup) SessionByKey(ctx context.Context, namespace, key string) (*v1.Ag
 	if s != nil || err != nil || l.API == nil {
 		return s, err
 	}
-	live := &v1.AgentSession{}
-	err = l.API.Get(ctx, types.NamespacedName{Namespace: namespace, Name: sessionkey.ObjectName(key)}, live)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	case live.Spec.Key != key:
-		return nil, nil
+	return namedByKey(ctx, l.API, namespace, key)
+}
+
+// live is the reader that confirms a cache miss: the API server, or the cache in unit tables.
+func (l Lookup) live() client.Reader {
+	if l.API == nil {
+		return l.Cache
 	}
-	return live, nil
+	return l.API
 }
 
 // ResolveSession finds the session ref names: a key, the alias main (or global) of
@@ -73,20 +71,12 @@ func (l Lookup) ResolveSession(ctx context.Context, namespace, ref, requesterAge
 	if s != nil || err != nil {
 		return s, err
 	}
-	api := l.API
-	if api == nil {
-		api = l.Cache
-	}
-	return SessionByID(ctx, api, namespace, ref)
+	return SessionByID(ctx, l.live(), namespace, ref)
 }
 
 // Agent is the Agent named id.
 func (l Lookup) Agent(ctx context.Context, namespace, id string) (*v1.Agent, error) {
-	api := l.API
-	if api == nil {
-		api = l.Cache
-	}
-	return Agent(ctx, l.Cache, api, namespace, id)
+	return Agent(ctx, l.Cache, l.live(), namespace, id)
 }
 
 // SessionPolicy is the namespace's SessionPolicy; nil when there is none, which callers
@@ -116,15 +106,25 @@ func (l Lookup) ParentOf(ctx context.Context, namespace string) func(string) (st
 // sessionkey.ObjectName(key) when it has the key, else the one the index holds (the index
 // keeps only sessions named otherwise, see cacheindex.SessionKey).
 func SessionByKey(ctx context.Context, r client.Reader, namespace, key string) (*v1.AgentSession, error) {
+	if s, err := namedByKey(ctx, r, namespace, key); s != nil || err != nil {
+		return s, err
+	}
+	return oneSession(ctx, r, namespace, cacheindex.SessionKey, key)
+}
+
+// namedByKey is the session named sessionkey.ObjectName(key) if it has key, or nil.
+func namedByKey(ctx context.Context, r client.Reader, namespace, key string) (*v1.AgentSession, error) {
 	s := &v1.AgentSession{}
 	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: sessionkey.ObjectName(key)}, s)
 	switch {
-	case err == nil && s.Spec.Key == key:
-		return s, nil
-	case err != nil && !apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
 		return nil, err
+	case s.Spec.Key != key:
+		return nil, nil
 	}
-	return oneSession(ctx, r, namespace, cacheindex.SessionKey, key)
+	return s, nil
 }
 
 // SessionByID returns the session whose transcript has sessionId id, or nil; r is the API
