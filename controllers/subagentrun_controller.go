@@ -102,9 +102,12 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 	}
 	st.Phase, st.Notes = v1.RunCancelled, "cancelled by spec.cancel"
 	if st.Stats == nil {
-		child, err := r.lookup.SessionByKey(ctx, run.Namespace, st.ChildSessionKey)
-		if err != nil {
-			return err
+		var child *v1.AgentSession
+		if st.ChildSessionKey != "" {
+			var err error
+			if child, err = r.lookup.SessionByKey(ctx, run.Namespace, st.ChildSessionKey); err != nil {
+				return err
+			}
 		}
 		st.Stats = cancelledStats(st, child, r.clock.Now())
 	}
@@ -269,10 +272,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	}
 	st.Result = truncate(st.Result, maxStatusText)
 	elapsed := res.Finished.Sub(res.Started)
-	st.Stats = &v1.RunStats{
-		Runtime: elapsed.Round(time.Millisecond).String(), InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
-		SessionKey: child.Spec.Key, SessionID: child.Status.SessionID, TranscriptPath: child.Status.TranscriptPath,
-	}
+	st.Stats = runStats(child.Spec.Key, child, elapsed, res.InputTokens, res.OutputTokens)
 	st.Usage = usage.Add(st.Usage, res.Usage())
 	switch {
 	case res.Currency != "":
@@ -295,13 +295,20 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 // cancelledStats are the stats of a run cancelled before its task recorded any: the time
 // since it started, the tokens of its turns so far, and its child (nil before it exists).
 func cancelledStats(st *v1.SubagentRunStatus, child *v1.AgentSession, now time.Time) *v1.RunStats {
-	stats := &v1.RunStats{Runtime: "0s", SessionKey: st.ChildSessionKey}
+	var ran time.Duration
 	if st.StartedAt != nil {
-		stats.Runtime = now.Sub(st.StartedAt.Time).Round(time.Millisecond).String()
+		ran = now.Sub(st.StartedAt.Time)
 	}
+	var in, out int64
 	if st.Usage != nil {
-		stats.InputTokens, stats.OutputTokens = st.Usage.InputTokens, st.Usage.OutputTokens
+		in, out = st.Usage.InputTokens, st.Usage.OutputTokens
 	}
+	return runStats(st.ChildSessionKey, child, ran, in, out)
+}
+
+// runStats are the stats a run's announce reports; child is nil when it does not exist.
+func runStats(childKey string, child *v1.AgentSession, ran time.Duration, in, out int64) *v1.RunStats {
+	stats := &v1.RunStats{Runtime: ran.Round(time.Millisecond).String(), InputTokens: in, OutputTokens: out, SessionKey: childKey}
 	if child != nil {
 		stats.SessionID, stats.TranscriptPath = child.Status.SessionID, child.Status.TranscriptPath
 	}
