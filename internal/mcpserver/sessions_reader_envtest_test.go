@@ -25,10 +25,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/authentication/user"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -49,11 +47,7 @@ func TestListSessionsFromAnInformerCache(t *testing.T) {
 			}
 		}
 	}
-	c, err := cache.New(cfg, cache.Options{Scheme: scheme.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
+	c := testenv.ManagerCacheT(t, cfg, nil)
 	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
 	if err != nil {
 		t.Fatal(err)

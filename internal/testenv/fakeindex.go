@@ -45,7 +45,7 @@ func (i builderIndexes) IndexField(_ context.Context, obj client.Object, field s
 }
 
 // ManagerCacheT starts an informer cache as the manager's (cacheindex.CacheOptions) with the
-// indexes setup registers, and waits until it has synced; it stops with the test.
+// indexes setup registers (nil: none), and waits until it has synced; it stops with the test.
 func ManagerCacheT(t *testing.T, cfg *rest.Config, setup func(context.Context, client.FieldIndexer) error) cache.Cache {
 	t.Helper()
 	opts := cacheindex.CacheOptions()
@@ -54,8 +54,10 @@ func ManagerCacheT(t *testing.T, cfg *rest.Config, setup func(context.Context, c
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := setup(t.Context(), c); err != nil {
-		t.Fatal(err)
+	if setup != nil {
+		if err := setup(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
 	}
 	go func() { _ = c.Start(t.Context()) }()
 	if !c.WaitForCacheSync(t.Context()) {
