@@ -54,13 +54,14 @@ func Visible(level v1.Visibility, a2a v1.AgentToAgentSpec, requester, target *v1
 	if requester.Spec.Key == target.Spec.Key {
 		return true, ""
 	}
+	// self is the session alone: not even the sessions it spawned, so it is judged first.
+	if level == v1.VisibilitySelf {
+		return false, fmt.Sprintf("%s is not visible to %s: visibility is self; set SessionPolicy spec.visibility to tree, agent or all", target.Spec.Key, requester.Spec.Key)
+	}
 	if InTree(requester.Spec.Key, target, parentOf) {
 		return true, ""
 	}
-	switch level {
-	case v1.VisibilitySelf:
-		return false, fmt.Sprintf("%s is not visible to %s: visibility is self; set SessionPolicy spec.visibility to tree, agent or all", target.Spec.Key, requester.Spec.Key)
-	case v1.VisibilityTree:
+	if level == v1.VisibilityTree {
 		return false, fmt.Sprintf("%s is not visible to %s: visibility tree shows only the session and the sessions it spawned; set SessionPolicy spec.visibility to agent or all", target.Spec.Key, requester.Spec.Key)
 	}
 	from, to := agentOf(requester), agentOf(target)

@@ -79,6 +79,7 @@ func TestVisible(t *testing.T) {
 	}{
 		"self sees itself":                        {level: v1.VisibilitySelf, from: main, to: main, want: true},
 		"self does not see a sibling":             {level: v1.VisibilitySelf, from: main, to: group, wantReason: "visibility is self"},
+		"self does not see its own child":         {level: v1.VisibilitySelf, from: main, to: child("agent:main:subagent:c1"), wantReason: "visibility is self"},
 		"tree sees a direct child":                {level: v1.VisibilityTree, from: main, to: child("agent:main:subagent:c1"), want: true},
 		"tree sees a grandchild of another agent": {level: v1.VisibilityTree, from: main, to: child("agent:research:subagent:c2"), want: true},
 		"tree does not see the parent":            {level: v1.VisibilityTree, from: child("agent:main:subagent:c1"), to: main, wantReason: "visibility tree"},
