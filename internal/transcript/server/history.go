@@ -141,9 +141,11 @@ func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if errors.Is(rerr, transcript.ErrNotFound) {
-		if _, perr := sessionkey.Parse(ref); perr != nil {
-			// Neither a known sessionId nor a key: the request is malformed, not a miss.
-			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, perr.Error()+", and no session has it as sessionId")
+		// A sessionId is accepted wherever a key is: a ref of a sessionId's form that no
+		// session has is a miss (404), as an unknown key is. Only a ref that has neither
+		// form is malformed.
+		if _, perr := sessionkey.Parse(ref); perr != nil && transcript.ValidName(ref) != nil {
+			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, perr.Error()+", and it is not a sessionId either")
 			return
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// A malformed key is a bad request (400), a well-formed unknown one a miss (404).
+// A malformed key is a bad request (400), a well-formed unknown key or sessionId a miss (404).
 func TestHistoryMalformedKey(t *testing.T) {
 	f := newHistoryFixture(t)
 	cases := map[string]struct {
@@ -33,12 +33,21 @@ func TestHistoryMalformedKey(t *testing.T) {
 		"empty agent id": {path: "/sessions/agent%3A%3Amain/history", wantStatus: 400, wantType: transcript.ErrTypeInvalidRequest, wantText: "agent id is empty"},
 		"upper case":     {path: "/sessions/Agent%3Aa%3Amain/history", wantStatus: 400, wantType: transcript.ErrTypeInvalidRequest, wantText: "case-sensitive"},
 		"well-formed":    {path: "/sessions/agent%3Ax%3Amain/history", wantStatus: 404, wantType: transcript.ErrTypeNotFound},
+		// A sessionId is accepted where a key is: an unknown one is a miss, not a bad request.
+		"unknown sessionId": {path: "/sessions/0b7e2a52-9c1d-4f5e-8a3b-2d6c7e8f9a01/history", wantStatus: 404, wantType: transcript.ErrTypeNotFound},
+		"known sessionId":   {path: "/sessions/s1/history", wantStatus: 200},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			resp := f.get(t, "GET", tc.path, "allowed")
 			if resp.StatusCode != tc.wantStatus {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.wantStatus)
+			}
+			if tc.wantStatus == 200 {
+				if page := decodeJSON[transcript.HistoryResponse](t, resp); page.SessionKey != "agent:a:main" {
+					t.Errorf("sessionId s1 resolved to %q, want agent:a:main", page.SessionKey)
+				}
+				return
 			}
 			body := decodeJSON[transcript.ErrorBody](t, resp)
 			if body.Error.Type != tc.wantType || !strings.Contains(body.Error.Message, tc.wantText) {
