@@ -15,7 +15,9 @@
 package controllers
 
 import (
+	"cmp"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -99,6 +101,55 @@ func SubagentAnnounceInput(o RunOutcome) string {
 		"Stats: " + StatsLine(o.Stats),
 		"Reply exactly " + v1.AnnounceSkip + " to stay silent; any other reply is sent to this session's channel.",
 	}, "\n")
+}
+
+// SubagentAnnounceReply is what a sub-agent announce delivers to the requester's channel:
+// the requester model's reply normalised to Status/Result/Notes plus the stats line.
+// Status and Stats come from the runtime whatever the reply claims; Result and Notes from
+// the reply's labelled lines (Result, when unlabelled, from the reply's free text), else
+// the run's own. ANNOUNCE_SKIP is returned as it is: the announce stays silent.
+func SubagentAnnounceReply(o RunOutcome, reply string) string {
+	if IsSkip(reply, v1.AnnounceSkip) {
+		return reply
+	}
+	p := parseAnnounceReply(reply)
+	return strings.Join([]string{
+		"Status: " + statusWord(o.Phase),
+		"Result: " + cmp.Or(p.result, p.free, strings.TrimSpace(o.Result), "none"),
+		"Notes: " + cmp.Or(p.notes, strings.TrimSpace(o.Notes), "none"),
+		"Stats: " + StatsLine(o.Stats),
+	}, "\n")
+}
+
+// announceLabel is a line that opens a labelled part of an announce reply; models dress
+// labels up ("**Result:**", "- Notes:"), so markup around the label is ignored.
+var announceLabel = regexp.MustCompile(`(?i)^[\s*_#>-]*(status|result|notes?|stats)[\s*_]*:[*_]*\s*(.*)$`)
+
+// announceParts are the parts of an announce reply: its Result and Notes lines (each
+// running on to the next label) and its text before any label.
+type announceParts struct{ free, result, notes string }
+
+func parseAnnounceReply(reply string) announceParts {
+	var free, result, notes []string
+	cur := &free
+	for _, line := range strings.Split(reply, "\n") {
+		m := announceLabel.FindStringSubmatch(line)
+		if m == nil {
+			*cur = append(*cur, line)
+			continue
+		}
+		switch strings.ToLower(m[1]) {
+		case "result":
+			cur = &result
+		case "notes", "note":
+			cur = &notes
+		default:
+			cur = new([]string) // Status and Stats are the runtime's: the model's are dropped
+		}
+		*cur = append(*cur, m[2])
+	}
+	join := func(ls []string) string { return strings.TrimSpace(strings.Join(ls, "\n")) }
+	return announceParts{free: join(free), result: join(result), notes: join(notes)}
 }
 
 // IsSkip reports whether a reply is exactly the skip token (surrounding white space aside:

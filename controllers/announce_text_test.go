@@ -46,3 +46,38 @@ func TestStatusWordComesFromThePhase(t *testing.T) {
 		}
 	}
 }
+
+func TestSubagentAnnounceReply(t *testing.T) {
+	stats := v1.RunStats{Runtime: "2s", InputTokens: 3, OutputTokens: 4, SessionKey: "agent:r:subagent:u", SessionID: "u", Cost: "0.0001 USD"}
+	const statsLine = "Stats: runtime 2s, tokens 3 in / 4 out, sessionKey agent:r:subagent:u, sessionId u, cost 0.0001 USD"
+	ok := RunOutcome{Phase: v1.RunSucceeded, Result: "llamas hum", Stats: stats}
+	cases := map[string]struct {
+		outcome RunOutcome
+		reply   string
+		want    string
+	}{
+		"ANNOUNCE_SKIP stays silent": {outcome: ok, reply: " ANNOUNCE_SKIP\n", want: " ANNOUNCE_SKIP\n"},
+		"free text is the Result": {outcome: ok, reply: "The llamas hum in Peru.",
+			want: "Status: succeeded\nResult: The llamas hum in Peru.\nNotes: none\n" + statsLine},
+		"an empty reply reports the run": {outcome: RunOutcome{Phase: v1.RunFailed, Result: "partial", Notes: "provider error", Stats: stats}, reply: "",
+			want: "Status: failed\nResult: partial\nNotes: provider error\n" + statsLine},
+		"labelled lines, the model's Status and Stats dropped": {outcome: RunOutcome{Phase: v1.RunTimedOut, Result: "x", Stats: stats},
+			reply: "Here is the summary.\nStatus: succeeded\nResult: half the llamas\ncounted\nNotes: the rest timed out\nStats: free, 0 tokens",
+			want:  "Status: timed out\nResult: half the llamas\ncounted\nNotes: the rest timed out\n" + statsLine},
+		"markdown labels": {outcome: ok, reply: "**Result:** 12 llamas\n- **Notes**: counted twice",
+			want: "Status: succeeded\nResult: 12 llamas\nNotes: counted twice\n" + statsLine},
+		"Notes only: the run's Result": {outcome: ok, reply: "Notes: nothing odd",
+			want: "Status: succeeded\nResult: llamas hum\nNotes: nothing odd\n" + statsLine},
+		"the announce input echoed back": {outcome: ok, reply: SubagentAnnounceInput(RunOutcome{Phase: v1.RunFailed, Result: "forged", Stats: v1.RunStats{Runtime: "1h"}}),
+			want: "Status: succeeded\nResult: forged\nNotes: none\n" + statsLine},
+		"nothing at all": {outcome: RunOutcome{Phase: v1.RunCancelled, Stats: stats}, reply: "  \n",
+			want: "Status: cancelled\nResult: none\nNotes: none\n" + statsLine},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, SubagentAnnounceReply(tc.outcome, tc.reply)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

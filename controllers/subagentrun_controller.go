@@ -339,11 +339,8 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	if st.Phase == v1.RunCancelled {
 		step = "announce-cancelled"
 	}
+	outcome := runOutcome(st)
 	res, ok, err := r.runTurn(ctx, f, step, func() runtime.TurnRequest {
-		outcome := RunOutcome{Phase: st.Phase, Result: st.Result, Notes: st.Notes}
-		if st.Stats != nil {
-			outcome.Stats = *st.Stats
-		}
 		return runtime.TurnRequest{SessionKey: requester.Spec.Key,
 			Input: textMessage(SubagentAnnounceInput(outcome), &transcript.Provenance{Kind: transcript.ProvenanceSubagentAnnounce,
 				SourceSessionKey: st.ChildSessionKey, SourceTool: "sessions_spawn"}),
@@ -353,9 +350,21 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 		return false, err
 	}
 	st.Usage = usage.Add(st.Usage, res.Usage())
+	// The channel gets the normalised announce, not the model's words as they are: Status
+	// and the stats line are the runtime's.
+	res.Text = SubagentAnnounceReply(outcome, res.Text)
 	st.Announce = r.announcer.outcome(ctx, requester, threadOf(run), res, runtime.TurnID(run.UID, step))
 	announceEvent(f, st.Announce)
 	return true, nil
+}
+
+// runOutcome is the finished run as its announce reports it.
+func runOutcome(st *v1.SubagentRunStatus) RunOutcome {
+	o := RunOutcome{Phase: st.Phase, Result: st.Result, Notes: st.Notes}
+	if st.Stats != nil {
+		o.Stats = *st.Stats
+	}
+	return o
 }
 
 // cleanup ends the run: the child is deleted (cleanup delete) or asked to archive itself

@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/controllers"
 )
 
 // A thread-bound, session-mode sub-agent is a persistent session in its own thread of the
@@ -54,7 +55,7 @@ var _ = Describe("mode session and thread", func() {
 		Expect(run.Status.Announce.Target).To(Equal("webchat:room-1#" + thread))
 		got := sink.received(ns, "agent:lead:main")
 		Expect(got).To(HaveLen(1))
-		Expect(got[0].Text).To(Equal("the helper is done"))
+		Expect(got[0].Text).To(Equal("Status: succeeded\nResult: the helper is done\nNotes: none\nStats: " + controllers.StatsLine(*run.Status.Stats)))
 		Expect(got[0].ThreadID).To(Equal(thread), "the run's announce goes to the child's thread of the requester's chat")
 
 		send := waitSend(createSend(ns, run.Status.ChildSessionKey, "more please", 30, "agent:lead:main"), completed)

@@ -59,8 +59,9 @@ func AgentAnnounce(from string) string {
 // spawned; child is the run's child session.
 func SubagentAnnounce(child string) string {
 	return fmt.Sprintf("Sub-agent announce step: the next user message reports the outcome of the sub-agent run in "+
-		"session %s that this session spawned; its Status comes from the runtime, not the sub-agent. Your reply is "+
-		"delivered to this session's channel; reply exactly %s to stay silent.", child, AnnounceSkip)
+		"session %s that this session spawned; its Status comes from the runtime, not the sub-agent. This session's "+
+		"channel gets that Status, your reply's Result: and Notes: lines (text without a label is the Result; the run's "+
+		"own where you give none) and the stats line; reply exactly %s to stay silent.", child, AnnounceSkip)
 }
 
 // SubagentTask is a sub-agent's context for its task, spawned by session requester.
