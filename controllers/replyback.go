@@ -48,6 +48,17 @@ func nextPingPong(turns []v1.SendTurn, from, target string, maxTurns int) (round
 	return round, target, true
 }
 
+// latestReply is the announce's "latest ping-pong reply": that of the last turn that said
+// something, never the REPLY_SKIP or empty reply that ended the exchange, nor a failed turn.
+func latestReply(turns []v1.SendTurn) string {
+	for i := len(turns) - 1; i >= 0; i-- {
+		if t := turns[i]; !t.Skipped && t.Error == "" {
+			return t.Reply
+		}
+	}
+	return ""
+}
+
 // maxPingPong is the namespace's agentToAgent.maxPingPongTurns, 0..5, default 5.
 func maxPingPong(p *v1.SessionPolicy) int {
 	if p == nil || p.Spec.AgentToAgent.MaxPingPongTurns == nil {

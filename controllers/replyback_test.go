@@ -17,6 +17,8 @@ package controllers
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
@@ -50,6 +52,29 @@ func TestNextPingPong(t *testing.T) {
 			round, session, ok := nextPingPong(tc.turns, tc.from, b, tc.max)
 			if round != tc.wantRound || session != tc.wantSession || ok != tc.wantOK {
 				t.Errorf("got (%d, %q, %v), want (%d, %q, %v)", round, session, ok, tc.wantRound, tc.wantSession, tc.wantOK)
+			}
+		})
+	}
+}
+
+func TestLatestReply(t *testing.T) {
+	turn := func(reply string) v1.SendTurn { return v1.SendTurn{Reply: reply, Skipped: endsPingPong(reply)} }
+	cases := map[string]struct {
+		turns []v1.SendTurn
+		want  string
+	}{
+		"round 1 only":                  {turns: []v1.SendTurn{turn("hi")}, want: "hi"},
+		"the last ping-pong reply":      {turns: []v1.SendTurn{turn("hi"), turn("yo"), turn("bye")}, want: "bye"},
+		"not the REPLY_SKIP that ended": {turns: []v1.SendTurn{turn("hi"), turn("yo"), turn(v1.ReplySkip)}, want: "yo"},
+		"not an empty reply":            {turns: []v1.SendTurn{turn("hi"), turn(" \n")}, want: "hi"},
+		"not a failed turn":             {turns: []v1.SendTurn{turn("hi"), {Reply: "half", Error: "boom"}}, want: "hi"},
+		"not a turn the policy stopped": {turns: []v1.SendTurn{turn("hi"), {Skipped: true, Error: "reply-back stopped: deny"}}, want: "hi"},
+		"nothing real":                  {turns: []v1.SendTurn{turn(v1.ReplySkip)}, want: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, latestReply(tc.turns)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -284,7 +284,7 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 	if st.Announce != nil || send.Spec.FromSessionKey == "" {
 		return true, nil
 	}
-	latest := st.Turns[len(st.Turns)-1].Reply
+	latest := latestReply(st.Turns)
 	res, ok, err := r.runTurn(ctx, f, "announce", func() runtime.TurnRequest {
 		return runtime.TurnRequest{SessionKey: f.session.Spec.Key,
 			Input: textMessage(AgentAnnounceInput(send.Spec.Message, st.Turns[0].Reply, latest),

@@ -137,6 +137,13 @@ var _ = Describe("SessionSend", func() {
 				Kind: transcript.ProvenanceInterSession, SourceSessionKey: "agent:bob:main", SourceTool: "sessions_send"}))
 		})
 
+		It("gives the announce the latest real reply, not the REPLY_SKIP that ended the exchange", func() {
+			waitSend(createSend(ns, "agent:bob:main", "hello bob", 30, "agent:alice:main"), completed)
+			var bob v1.AgentSession
+			Expect(k8s.Get(ctx, keyOf(ns, "agent:bob:main"), &bob)).To(Succeed())
+			Expect(texts(messages(ns, &bob))).To(ContainElement("user: " + controllers.AgentAnnounceInput("hello bob", "hi alice", "hi alice")))
+		})
+
 		It("stops at maxPingPongTurns", func() {
 			createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](2)}})
 			send := waitSend(createSend(ns, "agent:bob:main", "chat", 30, "agent:alice:main"), completed)
