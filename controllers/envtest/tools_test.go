@@ -66,6 +66,8 @@ var _ = Describe("the session tools, called by an agent", func() {
 			toolRule("^spawn", "sessions_spawn", map[string]any{"task": "look up llamas", "agentId": "bob", "label": "llamas",
 				"attachments": []map[string]any{{"name": "notes.txt", "content": "hello"}}}),
 			toolRule("^agents", "agents_list", map[string]any{}),
+			toolRule("^recent", "sessions_list", map[string]any{"kinds": []string{"main"}, "messageLimit": 4}),
+			toolRule("^to myself", "sessions_send", map[string]any{"sessionKey": "main", "message": "hi me", "timeoutSeconds": 30}),
 		)
 		createAgent(ns, "bob", rule("^Agent-to-agent announce step", v1.AnnounceSkip), rule("^ping", "pong"), rule("^look", "llamas hum"))
 		alice = createSession(ns, "agent:alice:main", "alice")
@@ -87,6 +89,44 @@ var _ = Describe("the session tools, called by an agent", func() {
 		Expect(keys).To(ConsistOf("agent:alice:main", "agent:bob:main"))
 		Expect(rows[0]).To(HaveKey("sessionId"))
 		Expect(rows[0]).To(HaveKeyWithValue("kind", "main"))
+	})
+
+	It("sessions_list with messageLimit > 0 gives each row its last messages, without tool results", func() {
+		ask("send") // bob has messages; alice has tool results among her last ones
+		res := toolResult(ask("recent"))
+		rows := map[string][]any{}
+		for _, r := range res["sessions"].([]any) {
+			row := r.(map[string]any)
+			Expect(row).To(HaveKey("messages"), "row %s", row["key"])
+			rows[row["key"].(string)] = row["messages"].([]any)
+		}
+		Expect(rows).To(HaveLen(2))
+
+		var bob v1.AgentSession
+		Expect(k8s.Get(ctx, keyOf(ns, "agent:bob:main"), &bob)).To(Succeed())
+		page, err := store.Read(ctx, ns, bob.Status.SessionID, transcript.ReadOptions{Limit: 4})
+		Expect(err).NotTo(HaveOccurred())
+		b, err := json.Marshal(page.Messages)
+		Expect(err).NotTo(HaveOccurred())
+		var want []any
+		Expect(json.Unmarshal(b, &want)).To(Succeed())
+		Expect(rows["agent:bob:main"]).To(Equal(want))
+
+		Expect(rows["agent:alice:main"]).To(HaveLen(4))
+		for _, m := range rows["agent:alice:main"] {
+			Expect(m.(map[string]any)["message"]).NotTo(HaveKeyWithValue("role", transcript.RoleToolResult))
+		}
+	})
+
+	It("sessions_send into the caller's own session is refused at once, with no send created", func() {
+		res := toolResult(ask("to myself"))
+		Expect(res).To(HaveKeyWithValue("status", Not(Equal("ok"))))
+		Expect(res["error"]).To(ContainSubstring("this session itself"))
+		var sends v1.SessionSendList
+		Expect(k8s.List(ctx, &sends, client.InNamespace(ns))).To(Succeed())
+		for _, s := range sends.Items {
+			Expect(s.Spec.FromSessionKey).To(BeEmpty(), "a send from alice was created: %+v", s.Spec)
+		}
 	})
 
 	It("sessions_send waits for the reply and returns ok", func() {
