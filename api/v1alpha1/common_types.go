@@ -53,7 +53,7 @@ type AnnounceStatus string
 
 const (
 	AnnounceDelivered AnnounceStatus = "delivered"
-	// AnnounceSkipped: the model said ANNOUNCE_SKIP or nothing, or the send policy blocked it.
+	// AnnounceSkipped: the model said ANNOUNCE_SKIP (or, in a send's announce, nothing), or the send policy blocked it.
 	AnnounceSkipped AnnounceStatus = "skipped"
 	// AnnounceNoSink: there was something to say, but no SessionPolicy delivery sink for the channel.
 	AnnounceNoSink AnnounceStatus = "noSink"

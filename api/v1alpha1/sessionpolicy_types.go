@@ -132,7 +132,7 @@ type SessionPolicySpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	AgentToAgent AgentToAgentSpec `json:"agentToAgent,omitempty"`
-	// visibility is what session tools may see: self, tree (the default: the session and the sessions it spawned), agent (the agent's sessions) or all.
+	// visibility is what session tools may see: self (the session alone), tree (the default: the session and the sessions it spawned), agent (the agent's sessions) or all.
 	// +optional
 	// +kubebuilder:default=tree
 	Visibility Visibility `json:"visibility,omitempty"`
