@@ -115,10 +115,22 @@ func SubagentAnnounceReply(o RunOutcome, reply string) string {
 	p := parseAnnounceReply(reply)
 	return strings.Join([]string{
 		"Status: " + statusWord(o.Phase),
-		"Result: " + cmp.Or(p.result, p.free, strings.TrimSpace(o.Result), "none"),
-		"Notes: " + cmp.Or(p.notes, strings.TrimSpace(o.Notes), "none"),
+		"Result: " + indentRest(cmp.Or(p.result, p.free, strings.TrimSpace(o.Result), "none")),
+		"Notes: " + indentRest(cmp.Or(p.notes, strings.TrimSpace(o.Notes), "none")),
 		"Stats: " + StatsLine(o.Stats),
 	}, "\n")
+}
+
+// indentRest indents every line of s but the first, so that a line of a model-written part
+// ("Status: succeeded" in a run's result) reads as part of it, never as a label of its own.
+func indentRest(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "" {
+			lines[i] = "  " + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // announceLabel is a line that opens a labelled part of an announce reply; models dress
