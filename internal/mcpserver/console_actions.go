@@ -45,7 +45,8 @@ type cancelAction struct {
 //	POST /console/send?namespace=NS   {"sessionKey","message"}  a person's send; 201 {"name","runId"}
 //	POST /console/cancel?namespace=NS {"kind":"send"|"run","name"}  sets spec.cancel; 200
 //	POST /console/tools/NAME?namespace=NS {arguments}  a session tool as a person; its result
-//	POST /console/work?namespace=NS   {"sessionKey"}  the sends into it and the runs it started
+//	POST /console/work?namespace=NS   {"sessionKey"}  the sends into it, the runs it started and their run tree
+//	POST /console/sessions?namespace=NS {"limit"}  sessions_list's rows with counters and usage
 //
 // The outcome arrives on /events. Another site cannot make these requests for a signed-in
 // person: they need the bearer header and a JSON body (both force a CORS preflight, which
@@ -129,6 +130,20 @@ func ConsoleHandler(o Options) http.Handler {
 				return
 			}
 			writeJSON(w, http.StatusOK, work)
+		case "/console/sessions":
+			var a struct {
+				Limit sessiontools.Number `json:"limit"`
+			}
+			if err := dec.Decode(&a); err != nil {
+				actionError(w, http.StatusBadRequest, errors.New(`want {"limit": N}`))
+				return
+			}
+			rows, err := sessionsOf(r.Context(), id, a.Limit)
+			if err != nil {
+				actionError(w, apiCode(err), err)
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"sessions": rows, "count": len(rows)})
 		default:
 			t, ok := toolNamed(strings.TrimPrefix(r.URL.Path, "/console/tools/"))
 			if !ok || !strings.HasPrefix(r.URL.Path, "/console/tools/") {

@@ -26,13 +26,19 @@ import (
 )
 
 // maxWork bounds how many sends and how many runs a session's work list shows: the newest.
-const maxWork = 50
+// The runs under them (the run tree) are bounded alike, and followed maxTreeDepth levels.
+const (
+	maxWork      = 50
+	maxTreeDepth = 5
+)
 
 // sessionWork is what the console shows beside an opened session before the event stream
-// brings changes: the sends into it and the runs it started, newest first.
+// brings changes: the sends into it and the runs it started, newest first, and the runs
+// under those (Descendants: a run's children are the runs its child session requested).
 type sessionWork struct {
-	Sends []v1.SessionSend `json:"sends"`
-	Runs  []v1.SubagentRun `json:"runs"`
+	Sends       []v1.SessionSend `json:"sends"`
+	Runs        []v1.SubagentRun `json:"runs"`
+	Descendants []v1.SubagentRun `json:"descendants"`
 }
 
 // workOf lists key's sends and runs through id's reader, as the caller.
@@ -42,12 +48,54 @@ func workOf(ctx context.Context, id *identity, key string) (*sessionWork, error)
 		client.MatchingFields{cacheindex.SendTarget: key}); err != nil {
 		return nil, err
 	}
+	runs, err := runsOf(ctx, id, key)
+	if err != nil {
+		return nil, err
+	}
+	below, err := descendantsOf(ctx, id, key, runs)
+	if err != nil {
+		return nil, err
+	}
+	return &sessionWork{Sends: newest(sends.Items), Runs: runs, Descendants: below}, nil
+}
+
+// runsOf are the newest runs key requested.
+func runsOf(ctx context.Context, id *identity, key string) ([]v1.SubagentRun, error) {
 	var runs v1.SubagentRunList
 	if err := id.reader.List(ctx, &runs, client.InNamespace(id.namespace),
 		client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return nil, err
 	}
-	return &sessionWork{Sends: newest(sends.Items), Runs: newest(runs.Items)}, nil
+	return newest(runs.Items), nil
+}
+
+// descendantsOf walks the run tree under runs level by level: the runs each run's child
+// session requested, then theirs. A session seen before (key's own, or a cycle) is not
+// followed again.
+func descendantsOf(ctx context.Context, id *identity, key string, runs []v1.SubagentRun) ([]v1.SubagentRun, error) {
+	var out []v1.SubagentRun
+	seen := map[string]bool{key: true}
+	for depth := 0; depth < maxTreeDepth && len(runs) > 0 && len(out) < maxWork; depth++ {
+		var next []v1.SubagentRun
+		for _, r := range runs {
+			child := r.Status.ChildSessionKey
+			if child == "" || seen[child] {
+				continue
+			}
+			seen[child] = true
+			children, err := runsOf(ctx, id, child)
+			if err != nil {
+				return nil, err
+			}
+			next = append(next, children...)
+		}
+		out = append(out, next...)
+		runs = next
+	}
+	if len(out) > maxWork {
+		out = out[:maxWork]
+	}
+	return out, nil
 }
 
 // newest sorts objects newest first and keeps maxWork of them.

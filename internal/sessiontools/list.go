@@ -68,10 +68,16 @@ type NewestLister interface {
 
 // sessions are the namespace's sessions, through the Reader's SessionLister when it has one.
 func (c *Call) sessions(ctx context.Context) ([]*v1.AgentSession, error) {
-	if l, ok := c.Reader.(SessionLister); ok {
-		return l.ListSessions(ctx, c.Namespace)
+	return Sessions(ctx, c.Reader, c.Namespace)
+}
+
+// Sessions are namespace's sessions for reading only, through r's SessionLister when it
+// has one.
+func Sessions(ctx context.Context, r client.Reader, namespace string) ([]*v1.AgentSession, error) {
+	if l, ok := r.(SessionLister); ok {
+		return l.ListSessions(ctx, namespace)
 	}
-	return ListSessions(ctx, c.Reader, c.Namespace)
+	return ListSessions(ctx, r, namespace)
 }
 
 // rows are the page's rows, walked newest first where the Reader keeps that order.

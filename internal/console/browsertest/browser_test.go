@@ -25,12 +25,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/go-logr/logr"
 
 	"github.com/agent-sessions/agent-session-operator/internal/console/chromiumtest"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server/sidecartest"
 )
 
 func TestConsoleInChromium(t *testing.T) {
@@ -40,24 +40,9 @@ func TestConsoleInChromium(t *testing.T) {
 	artifacts, _ := filepath.Abs("artifacts")
 
 	ctx, cancel := context.WithCancel(context.Background())
-	type addrs struct{ internal, public string }
-	ready := make(chan addrs, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- server.RunSidecar(ctx, server.SidecarConfig{
-			DataDir: t.TempDir(), Socket: filepath.Join(t.TempDir(), "s.sock"), Listen: "127.0.0.1:0",
-			DefaultNamespace: "default", InsecureNoAuth: true, Log: logr.Discard(),
-			Ready: func(s, l string) { ready <- addrs{s, l} },
-		})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var a addrs
-	select {
-	case a = <-ready:
-	case err := <-done:
-		t.Fatal(err)
-	}
-	store := client.NewClient(a.internal)
+	t.Cleanup(cancel)
+	a := sidecartest.Start(t, server.SidecarConfig{DefaultNamespace: "default", InsecureNoAuth: true})
+	store := client.NewClient(a.Internal)
 	const key = "agent:main:main"
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "default", SessionID: "s1", SessionKey: key, CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
@@ -80,7 +65,7 @@ func TestConsoleInChromium(t *testing.T) {
 	// Sign in by keyboard only: Tab to the token, type it, Tab to the namespace (default),
 	// Enter submits.
 	if err := chromedp.Run(bctx,
-		chromedp.Navigate("http://"+a.public+"/"),
+		chromedp.Navigate("http://"+a.Public+"/"),
 		chromedp.WaitVisible("#signin"),
 		chromedp.KeyEvent(kb.Tab),
 		chromedp.KeyEvent("any-token"),

@@ -19,7 +19,12 @@
     $("app").hidden = false;
     follow();
     loadSessions();
+    // Relative times ("2m ago") age without any event; re-render them, never poll.
+    setInterval(renderSessions, 30000);
   });
+
+  $("filter-kind").addEventListener("change", renderSessions);
+  $("filter-text").addEventListener("input", renderSessions);
 
   // action POSTs a console action as the signed-in person; it returns the JSON answer or
   // throws with the server's error text.
@@ -32,15 +37,21 @@
     return out;
   }
 
-  // loadSessions lists the sessions there are at sign-in; the event stream keeps them current.
+  // loadSessions lists the sessions there are at sign-in, with their counters and usage; the
+  // event stream keeps them current.
   async function loadSessions() {
     try {
-      const out = await action("tools/sessions_list", { limit: 200 });
+      const out = await action("sessions", { limit: 200 });
       for (const r of out.sessions || []) {
         if (state.sessions.has(r.key)) continue;
-        state.sessions.set(r.key, { key: r.key, kind: r.kind, channel: r.channel, updated: new Date(r.updatedAt).toISOString() });
+        state.sessions.set(r.key, {
+          key: r.key, kind: r.kind, channel: r.channel, label: r.label, displayName: r.displayName,
+          messages: r.messageCount, preview: r.lastMessagePreview, updated: new Date(r.updatedAt).toISOString(),
+          usage: usageOf(r.inputTokens, r.outputTokens, r.usage),
+        });
       }
       renderSessions();
+      if (state.open) renderUsage();
     } catch (err) {
       status("sessions: " + err.message);
     }
@@ -134,15 +145,77 @@
   function sessionChanged(c) {
     const row = state.sessions.get(c.sessionKey) || { key: c.sessionKey };
     if (c.object) {
-      const st = c.object.status || {};
-      row.kind = st.kind; row.channel = st.channel || (c.object.spec || {}).channel;
+      const st = c.object.status || {}, spec = c.object.spec || {};
+      row.kind = st.kind; row.channel = st.channel || spec.channel;
+      row.label = spec.label; row.displayName = spec.displayName;
       row.messages = st.messageCount ?? row.messages; row.preview = st.lastMessagePreview ?? row.preview;
-      row.updated = st.updatedAt || row.updated;
+      row.updated = st.updatedAt || row.updated || (c.object.metadata || {}).creationTimestamp;
+      if (st.usage || st.inputTokens || st.outputTokens) row.usage = usageOf(st.inputTokens, st.outputTokens, st.usage);
     }
-    if (c.stats) { row.messages = c.stats.messageCount; row.preview = c.stats.lastPreview; row.updated = c.stats.updatedAt; }
+    if (c.stats) {
+      const s = c.stats;
+      row.messages = s.messageCount; row.preview = s.lastPreview; row.updated = s.updatedAt;
+      // A commit's counters are the transcript's own: exact, and newer than the object's.
+      row.usage = usageOf(s.inputTokens, s.outputTokens, s.costNanos ? { cost: String(s.costNanos / 1e9), currency: s.currency } : row.usage);
+    }
     row.phase = c.phase === "archived" ? "archived" : row.phase;
     state.sessions.set(c.sessionKey, row);
     renderSessions();
+    if (c.sessionKey === state.open) renderUsage();
+  }
+
+  // usageOf is what the console shows of a usage: tokens and, once a turn was priced, cost.
+  function usageOf(input, output, u) {
+    u = u || {};
+    return { input: u.inputTokens ?? input ?? 0, output: u.outputTokens ?? output ?? 0, cost: u.cost || "", currency: u.currency || "" };
+  }
+
+  // costText is a cost as a person reads it: "0.0123 USD"; "" when nothing was priced.
+  function costText(u) {
+    if (!u || !u.cost) return "";
+    return Number(u.cost).toLocaleString("en", { maximumSignificantDigits: 4 }) + (u.currency ? " " + u.currency : "");
+  }
+
+  // ago is a time relative to now ("2m ago"), for a column a person scans; the exact time
+  // is in its title.
+  function ago(iso) {
+    const t = Date.parse(iso);
+    if (Number.isNaN(t)) return "";
+    const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+    if (s < 60) return s + "s ago";
+    if (s < 3600) return Math.floor(s / 60) + "m ago";
+    if (s < 86400) return Math.floor(s / 3600) + "h ago";
+    return Math.floor(s / 86400) + "d ago";
+  }
+
+  // timeEl is a <time> showing iso as "2m ago", the full time on hover.
+  function timeEl(iso) {
+    const el = document.createElement("time");
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return el;
+    el.dateTime = d.toISOString();
+    el.title = d.toISOString();
+    el.textContent = ago(iso);
+    return el;
+  }
+
+  // isSubagent tells a sessions_spawn child by its key (agent:<id>:subagent:<uuid>).
+  function isSubagent(key) { return /^agent:[^:]+:subagent:/.test(key); }
+
+  // shown says whether a session passes the filters: its kind (or "subagent") and a text
+  // found in its key, label or display name.
+  function shown(s) {
+    const kind = $("filter-kind").value, text = $("filter-text").value.trim().toLowerCase();
+    if (kind === "subagent" ? !isSubagent(s.key) : kind && s.kind !== kind) return false;
+    return !text || [s.key, s.label, s.displayName].some((v) => String(v || "").toLowerCase().includes(text));
+  }
+
+  function renderUsage() {
+    const s = state.sessions.get(state.open) || {};
+    const u = s.usage || usageOf();
+    const cost = costText(u);
+    $("usage").textContent = "Usage: " + u.input.toLocaleString("en") + " input · " + u.output.toLocaleString("en") +
+      " output tokens · cost " + (cost || "not priced");
   }
 
   // cell adds a column; its label heads it on a narrow screen, where the table is stacked.
@@ -157,17 +230,29 @@
   function renderSessions() {
     const body = $("sessions").tBodies[0];
     body.replaceChildren();
-    const rows = [...state.sessions.values()].sort((a, b) => String(b.updated || "").localeCompare(String(a.updated || "")));
+    const all = [...state.sessions.values()].sort((a, b) => (Date.parse(b.updated) || 0) - (Date.parse(a.updated) || 0));
+    const rows = all.filter(shown);
     for (const s of rows) {
       const tr = document.createElement("tr");
+      tr.dataset.key = s.key;
       const b = document.createElement("button");
       b.textContent = s.key + (s.phase === "archived" ? " (archived)" : "");
       b.addEventListener("click", () => openSession(s.key));
-      cell(tr, "").appendChild(b);
-      cell(tr, s.kind, "kind"); cell(tr, s.channel, "channel"); cell(tr, s.messages, "messages");
-      cell(tr, s.preview, "last"); cell(tr, s.updated, "updated");
+      const first = cell(tr, "");
+      first.appendChild(b);
+      const name = s.label || s.displayName;
+      if (name) {
+        const small = document.createElement("small");
+        small.className = "label";
+        small.textContent = name;
+        first.appendChild(small);
+      }
+      cell(tr, isSubagent(s.key) ? s.kind + " · subagent" : s.kind, "kind"); cell(tr, s.channel, "channel");
+      cell(tr, s.messages, "messages"); cell(tr, s.preview, "last"); cell(tr, costText(s.usage), "cost");
+      cell(tr, "", "updated").appendChild(timeEl(s.updated));
       body.appendChild(tr);
     }
+    $("shown").textContent = rows.length === all.length ? all.length + " sessions" : rows.length + " of " + all.length + " sessions";
   }
 
   async function openSession(key) {
@@ -176,6 +261,7 @@
     $("send").hidden = false;
     $("detail").hidden = false;
     $("detail-h").textContent = key;
+    renderUsage();
     $("transcript").replaceChildren();
     $("work").replaceChildren();
     const q = new URLSearchParams({ namespace: state.ns, limit: "200", includeTools: "1" });
@@ -188,14 +274,15 @@
     loadWork(key);
   }
 
-  // loadWork lists the sends and runs the session already has; an event that arrived first
-  // is newer and stays.
+  // loadWork lists the sends and runs the session already has, and the runs under those
+  // (the run tree); an event that arrived first is newer and stays.
   async function loadWork(key) {
     try {
       const out = await action("work", { sessionKey: key });
       if (state.open !== key) return;
-      for (const o of out.sends || []) if (!state.work.has("sends.changed/" + o.metadata.name)) state.work.set("sends.changed/" + o.metadata.name, { send: true, o });
-      for (const o of out.runs || []) if (!state.work.has("runs.changed/" + o.metadata.name)) state.work.set("runs.changed/" + o.metadata.name, { send: false, o });
+      const keep = (kind, o) => { if (!state.work.has(kind + "/" + o.metadata.name)) state.work.set(kind + "/" + o.metadata.name, { send: kind === "sends.changed", o }); };
+      for (const o of out.sends || []) keep("sends.changed", o);
+      for (const o of [...(out.runs || []), ...(out.descendants || [])]) keep("runs.changed", o);
       renderWork();
     } catch (err) {
       status("sends and runs: " + err.message);
@@ -234,26 +321,33 @@
   }
 
   // workChanged lists the open session's sends (into it) and runs (it started), each with
-  // its steps, outcome and, while it runs, a Cancel button.
+  // its steps, outcome and, while it runs, a Cancel button; a run's event belongs to its
+  // requester, so a run under one of the open session's runs joins the tree.
   function workChanged(kind, c) {
-    if (c.sessionKey !== state.open || !c.object) return;
+    if (!c.object) return;
+    const inTree = kind === "runs.changed" && [...state.work.values()].some((w) => !w.send && (w.o.status || {}).childSessionKey === c.sessionKey);
+    if (c.sessionKey !== state.open && !inTree) return;
     state.work.set(kind + "/" + c.object.metadata.name, { send: kind === "sends.changed", o: c.object });
     renderWork();
   }
 
+  // renderWork shows the sends and the runs the open session started; a run's children
+  // (the runs its child session requested) are listed inside it, and theirs inside them.
   function renderWork() {
-    const ul = $("work");
-    ul.replaceChildren(...[...state.work.values()].map(workItem));
+    const items = [...state.work.values()];
+    const top = items.filter((w) => w.send || (w.o.spec || {}).requesterSessionKey === state.open || !(w.o.spec || {}).requesterSessionKey);
+    $("work").replaceChildren(...top.map((w) => workItem(w, items, new Set([state.open]))));
   }
 
-  function workItem({ send, o }) {
+  function workItem({ send, o }, items, seen) {
     const st = o.status || {}, spec = o.spec || {}, name = o.metadata.name;
     const li = document.createElement("li");
     li.dataset.name = name;
     li.dataset.phase = st.phase || "";
     const d = document.createElement("details");
     const sum = document.createElement("summary");
-    sum.textContent = (send ? "send " : "run ") + name + " · " + (st.phase || "Pending") + (st.status ? " · " + st.status : "");
+    sum.textContent = (send ? "send " : "run ") + name + " · " + (st.phase || "Pending") + (st.status ? " · " + st.status : "") +
+      (st.usage && st.usage.cost ? " · cost " + costText(st.usage) : "");
     const steps = document.createElement("ol");
     steps.className = "steps";
     const step = (text) => { const x = document.createElement("li"); x.textContent = text; steps.appendChild(x); };
@@ -269,12 +363,15 @@
       if (st.result) step("result: " + st.result);
       if (st.notes) step("notes: " + st.notes);
       if (st.stats) step("stats: " + Object.entries(st.stats).map(([k, v]) => k + " " + v).join(", "));
+      if (st.usage) step("usage with its run tree: " + (st.usage.inputTokens || 0) + " input · " + (st.usage.outputTokens || 0) + " output tokens" + (st.usage.cost ? " · cost " + costText(st.usage) : ""));
     }
     const a = st.announce;
     if (a) step("announce: " + (a.status || "") + (a.target ? " to " + a.target : "") + (a.reason ? " (" + a.reason + ")" : "") + (a.message ? ": " + a.message : ""));
     if (st.error) step("error: " + st.error);
     d.append(sum, steps);
+    if (st.startedAt) sum.append(" · started ", timeEl(st.startedAt));
     li.appendChild(d);
+
     if (!st.completedAt && !spec.cancel) {
       const b = document.createElement("button");
       b.type = "button";
@@ -283,6 +380,20 @@
       b.setAttribute("aria-label", "Cancel " + (send ? "send " : "run ") + name);
       b.addEventListener("click", () => cancel(send ? "send" : "run", name));
       li.appendChild(b);
+    }
+    // The run's children: runs whose requester is its child session; a session already on
+    // the path is not followed again.
+    const child = st.childSessionKey;
+    if (!send && child && !seen.has(child)) {
+      const under = items.filter((w) => !w.send && (w.o.spec || {}).requesterSessionKey === child);
+      if (under.length) {
+        const path = new Set(seen).add(child);
+        const ul = document.createElement("ul");
+        ul.className = "children";
+        ul.setAttribute("aria-label", "Runs under run " + name);
+        ul.append(...under.map((w) => workItem(w, items, path)));
+        li.appendChild(ul);
+      }
     }
     return li;
   }

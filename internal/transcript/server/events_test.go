@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,31 +13,15 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
-	"github.com/go-logr/logr"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server/sidecartest"
 )
 
 // The sidecar serves the console at / and publishes every store commit on /events: an append through the internal API
 // reaches an /events subscriber as session.message and then sessions.changed "message".
 func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	type addrs struct{ internal, public string }
-	ready := make(chan addrs, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- server.RunSidecar(ctx, server.SidecarConfig{
-			DataDir: t.TempDir(), Socket: filepath.Join(t.TempDir(), "s.sock"), Listen: "127.0.0.1:0",
-			DefaultNamespace: "ns", InsecureNoAuth: true, Log: logr.Discard(),
-			Ready: func(s, l string) { ready <- addrs{s, l} },
-		})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var a addrs
-	select {
-	case a = <-ready:
-	case err := <-done:
-		t.Fatal(err)
-	}
-	page, err := http.Get("http://" + a.public + "/")
+	ctx := context.Background()
+	a := sidecartest.Start(t, server.SidecarConfig{DefaultNamespace: "ns", InsecureNoAuth: true})
+	page, err := http.Get("http://" + a.Public + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +29,7 @@ func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	if page.StatusCode != http.StatusOK || page.Header.Get("Content-Security-Policy") != console.CSP {
 		t.Fatalf("console at /: %d, CSP %q", page.StatusCode, page.Header.Get("Content-Security-Policy"))
 	}
-	resp, err := http.Get("http://" + a.public + "/events?namespace=ns")
+	resp, err := http.Get("http://" + a.Public + "/events?namespace=ns")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +37,7 @@ func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	c := client.NewClient(a.internal)
+	c := client.NewClient(a.Internal)
 	hdr := transcript.SessionHeader{Namespace: "ns", SessionID: "s1", SessionKey: "agent:a:main", CreatedAt: time.Now()}
 	if _, err := c.CreateSession(ctx, hdr); err != nil {
 		t.Fatal(err)
