@@ -134,30 +134,30 @@ func TestConsoleOverviewInChromium(t *testing.T) {
 		chromedp.SendKeys("#token", token, chromedp.ByID),
 		chromedp.Focus("#namespace", chromedp.ByID),
 		chromedp.KeyEvent(kb.Enter),
-		chromedp.WaitVisible(row(child3), chromedp.ByQuery),
+		chromedp.WaitVisible(`//table[@id="sessions"]//button[normalize-space()="`+child3+`"]`, chromedp.BySearch),
 	)
 
-	// The first list carries the counters: no event has come since sign-in.
-	var messages, last, cost, when, title string
-	run("the main session's row",
-		chromedp.Text(row(mainKey)+` td[data-label="messages"]`, &messages, chromedp.ByQuery),
-		chromedp.Text(row(mainKey)+` td[data-label="last"]`, &last, chromedp.ByQuery),
-		chromedp.Text(row(mainKey)+` td[data-label="cost"]`, &cost, chromedp.ByQuery),
-		chromedp.Text(row(mainKey)+` td[data-label="updated"] time`, &when, chromedp.ByQuery),
-		chromedp.AttributeValue(row(mainKey)+` td[data-label="updated"] time`, "title", &title, nil, chromedp.ByQuery),
-		shot("console-sessions.png"),
-	)
-	if messages != "2" || last != "pong" {
-		t.Errorf("Messages %q, Last message %q; want 2 and pong from the first list", messages, last)
+	// The first list carries the counters: no event has come since sign-in. The row is read
+	// by its column labels, as a person reads a stacked row.
+	var cells map[string]string
+	run("the main session's row", chromedp.Evaluate(`(() => {
+		const tr = [...document.querySelectorAll("#sessions tbody tr")].find((r) => r.querySelector("button").textContent === "`+mainKey+`");
+		const out = Object.fromEntries([...tr.cells].map((td) => [td.dataset.label || "key", td.textContent]));
+		const t = tr.querySelector("time");
+		out.title = t ? t.title : "";
+		return out;
+	})()`, &cells), shot("console-sessions.png"))
+	if cells["messages"] != "2" || cells["last"] != "pong" {
+		t.Errorf("Messages %q, Last message %q; want 2 and pong from the first list", cells["messages"], cells["last"])
 	}
-	if cost != "0.0123 USD" {
-		t.Errorf("Cost %q, want 0.0123 USD", cost)
+	if cells["cost"] != "0.0123 USD" {
+		t.Errorf("Cost %q, want 0.0123 USD", cells["cost"])
 	}
-	if !regexp.MustCompile(`^\d+m ago$`).MatchString(when) {
-		t.Errorf("Updated shows %q, want minutes ago", when)
+	if !regexp.MustCompile(`^\d+m ago$`).MatchString(cells["updated"]) {
+		t.Errorf("Updated shows %q, want minutes ago", cells["updated"])
 	}
-	if want := updated.UTC().Format("2006-01-02T15:04:05.000Z"); title != want {
-		t.Errorf("Updated's title %q, want the full time %q", title, want)
+	if want := updated.UTC().Format("2006-01-02T15:04:05.000Z"); cells["title"] != want {
+		t.Errorf("Updated's title %q, want the full time %q", cells["title"], want)
 	}
 
 	// Filters: by kind, by the subagent marker, by text in a label.
