@@ -216,6 +216,16 @@ func TestConsoleOverviewInChromium(t *testing.T) {
 	if !strings.Contains(summary, "cost 0.004 USD") {
 		t.Errorf("run summary %q lacks its cost", summary)
 	}
+	// On a narrow screen the filters, the stacked rows and the nested tree still fit.
+	var overflow bool
+	run("narrow",
+		chromedp.EmulateViewport(360, 740),
+		chromedp.Evaluate(`document.documentElement.scrollWidth > document.documentElement.clientWidth`, &overflow),
+		shot("console-run-tree-narrow.png"),
+	)
+	if overflow {
+		t.Error("the page scrolls sideways at 360 px")
+	}
 }
 
 // viewerToken is a token of a ServiceAccount that may read sessions, sends, runs and

@@ -19,8 +19,9 @@
     $("app").hidden = false;
     follow();
     loadSessions();
-    // Relative times ("2m ago") age without any event; re-render them, never poll.
-    setInterval(renderSessions, 30000);
+    // Relative times ("2m ago") age without any event: refresh their text in place (focus
+    // stays where it is), never poll.
+    setInterval(() => { for (const el of document.querySelectorAll("time[datetime]")) el.textContent = ago(el.dateTime); }, 30000);
   });
 
   $("filter-kind").addEventListener("change", renderSessions);
@@ -146,7 +147,7 @@
     const row = state.sessions.get(c.sessionKey) || { key: c.sessionKey };
     if (c.object) {
       const st = c.object.status || {}, spec = c.object.spec || {};
-      row.kind = st.kind; row.channel = st.channel || spec.channel;
+      row.kind = st.kind || row.kind; row.channel = st.channel || spec.channel || row.channel;
       row.label = spec.label; row.displayName = spec.displayName;
       row.messages = st.messageCount ?? row.messages; row.preview = st.lastMessagePreview ?? row.preview;
       row.updated = st.updatedAt || row.updated || (c.object.metadata || {}).creationTimestamp;
