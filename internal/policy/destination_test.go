@@ -85,8 +85,19 @@ func TestDecideDelivery(t *testing.T) {
 			s: webchatMain(), dc: v1.DeliveryContext{Channel: "webchat", To: "group:lobby"},
 			want: SendDecision{By: DecidedByRule, Rule: 1},
 		},
-		"a recipient naming no chat type is the session's chat type": {
+		"a recipient naming no chat type on the session's channel is the session's chat type": {
+			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "webchat", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+			s:    webchatMain(),
+			dc:   v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			want: SendDecision{Allowed: true, By: DecidedByDefault},
+		},
+		"a recipient naming no chat type on another channel is judged as every chat type": {
 			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "alice"},
+			want:       SendDecision{By: DecidedByRule, Rule: 1},
+			wantReason: "the announce goes to chat of unnamed type (judged as a group; name it: direct:<peer>, group:<id>) alice on discord (spec.lastTo)",
+		},
+		"a recipient naming a direct chat on another channel": {
+			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "direct:alice"},
 			want: SendDecision{Allowed: true, By: DecidedByDefault},
 		},
 		"a default deny judges the destination too": {
