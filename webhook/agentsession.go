@@ -90,8 +90,8 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentS
 
 // ValidateUpdate implements admission.Validator: the key is immutable (CRD rule), agentId
 // stays the key's agent, spawnedBy changes and un-sandboxing only by the manager, and a
-// sendPolicy change needs its own permission whatever the verb (update, patch, apply all
-// arrive here as an update).
+// sendPolicy or routing-field change needs its own permission whatever the verb (update,
+// patch, apply all arrive here as an update).
 func (v *AgentSessionValidator) ValidateUpdate(ctx context.Context, old, s *v1.AgentSession) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	if denial, err := v.judgeSendPolicy(ctx, old.Spec.SendPolicy, s); err != nil || denial != "" {

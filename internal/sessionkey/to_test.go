@@ -14,7 +14,10 @@
 
 package sessionkey
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestChatTypeOfTo(t *testing.T) {
 	cases := map[string]string{
@@ -37,4 +40,21 @@ func TestChatTypeOfTo(t *testing.T) {
 			t.Errorf("ChatTypeOfTo(%q) = %q, want %q", to, got, want)
 		}
 	}
+}
+
+// FuzzChatTypeOfTo: a recipient comes from whoever writes the session, so any string must
+// give one of the grammar's chat types or none, and a leading chat type always counts.
+func FuzzChatTypeOfTo(f *testing.F) {
+	for _, s := range []string{"group:7", "discord:group:7", "alice", "", "\xff:group", "GROUP:x", "a:b:c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, to string) {
+		got := ChatTypeOfTo(to)
+		if got != "" && !isChatType(got) {
+			t.Fatalf("ChatTypeOfTo(%q) = %q, not a chat type", to, got)
+		}
+		if got == "" && isChatType(strings.ToLower(strings.TrimSpace(strings.SplitN(to, ":", 2)[0]))) && strings.Contains(to, ":") {
+			t.Fatalf("ChatTypeOfTo(%q) missed its leading chat type", to)
+		}
+	})
 }
