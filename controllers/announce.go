@@ -93,23 +93,16 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, thre
 		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
 		return out
 	}
-	target := policy.TargetOf(session)
 	var spec *v1.SendPolicySpec
 	if pol != nil {
 		spec = &pol.Spec.SendPolicy
 	}
-	// The policy is checked again here: it may have changed since admission, and nothing
-	// leaves the cluster that it denies.
-	if d := policy.DecideSend(spec, target); !d.Allowed {
+	dc := policy.DestinationOf(session)
+	// The policy is checked again here, on the chat the announce actually goes to: it may
+	// have changed since admission, and nothing leaves the cluster that it denies.
+	if d := policy.DecideDelivery(spec, session, dc); !d.Allowed {
 		out.Status, out.Reason = v1.AnnounceSkipped, blockedAtDelivery+d.Reason
 		return out
-	}
-	dc := v1.DeliveryContext{Channel: target.Channel, To: session.Spec.LastTo}
-	if session.Spec.DeliveryContext != nil {
-		dc = *session.Spec.DeliveryContext
-		if dc.Channel == "" {
-			dc.Channel = target.Channel
-		}
 	}
 	if threadID != "" {
 		dc.ThreadID = threadID

@@ -36,15 +36,10 @@ func threadContext(run *v1.SubagentRun, requester *v1.AgentSession) *v1.Delivery
 	if thread == "" {
 		return nil
 	}
-	dc := &v1.DeliveryContext{ThreadID: thread}
+	dc := &v1.DeliveryContext{}
 	if requester != nil {
-		dc.Channel, dc.To = policy.TargetOf(requester).Channel, requester.Spec.LastTo
-		if rc := requester.Spec.DeliveryContext; rc != nil {
-			dc.To, dc.AccountID = rc.To, rc.AccountID
-			if rc.Channel != "" {
-				dc.Channel = rc.Channel
-			}
-		}
+		*dc = policy.DestinationOf(requester)
 	}
+	dc.ThreadID = thread
 	return dc
 }

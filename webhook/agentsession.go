@@ -25,13 +25,16 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 // +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-agentsession,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=agentsessions,verbs=create;update,versions=v1alpha1,name=vagentsession.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
 
 // AgentSessionValidator keeps keys well-formed and unique, agentId the key's agent,
-// spawnedBy and un-sandboxing the manager's, and sendPolicy its owners'.
+// spawnedBy and un-sandboxing the manager's, sendPolicy its owners', and the routing fields
+// the send policy judges (channel, chatType, lastChannel, lastTo, deliveryContext) the key's
+// or their owners' (the relabelling rule).
 type AgentSessionValidator struct {
 	Reader client.Reader
 	authz
@@ -65,6 +68,11 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentS
 	if s.Spec.SpawnedBy != "" && !v.isManager(ctx) {
 		errs = append(errs, field.Forbidden(spec.Child("spawnedBy"), "only the operator sets spawnedBy (sub-agent sessions come from SubagentRuns)"))
 	}
+	relabel, err := v.judgeRelabel(ctx, nil, s)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	errs = append(errs, relabel...)
 	if len(errs) == 0 {
 		other, err := lookup.SessionByKey(ctx, v.Reader, s.Namespace, s.Spec.Key)
 		if err != nil {
@@ -82,8 +90,8 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentS
 
 // ValidateUpdate implements admission.Validator: the key is immutable (CRD rule), agentId
 // stays the key's agent, spawnedBy changes and un-sandboxing only by the manager, and a
-// sendPolicy change needs its own permission whatever the verb (update, patch, apply all
-// arrive here as an update).
+// sendPolicy or routing-field change needs its own permission whatever the verb (update,
+// patch, apply all arrive here as an update).
 func (v *AgentSessionValidator) ValidateUpdate(ctx context.Context, old, s *v1.AgentSession) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	if denial, err := v.judgeSendPolicy(ctx, old.Spec.SendPolicy, s); err != nil || denial != "" {
@@ -103,6 +111,11 @@ func (v *AgentSessionValidator) ValidateUpdate(ctx context.Context, old, s *v1.A
 	if old.Spec.Sandboxed && !s.Spec.Sandboxed && !v.isManager(ctx) {
 		errs = append(errs, field.Forbidden(spec.Child("sandboxed"), "only the operator un-sandboxes a session; create a new session of an unsandboxed agent instead"))
 	}
+	relabel, err := v.judgeRelabel(ctx, &old.Spec, s)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	errs = append(errs, relabel...)
 	if len(errs) > 0 {
 		return nil, invalid("AgentSession", s.Name, errs...)
 	}
@@ -121,6 +134,34 @@ func (v *AgentSessionValidator) judgeSendPolicy(ctx context.Context, old v1.Acti
 	}
 	return fmt.Sprintf("user %q may not change spec.sendPolicy of session %s (%q to %q): it overrides the SessionPolicy, so it needs the verb %s on agentsessions/%s (the agent-sessions-send-admin ClusterRole)",
 		requestUser(ctx).Username, s.Spec.Key, old, s.Spec.SendPolicy, v1.VerbSetSendPolicy, s.Name), nil
+}
+
+// judgeRelabel applies the relabelling rule to a write of s from old (nil on create): a
+// routing field that contradicts the key is refused to everyone; setting or changing any
+// other needs the verb set-send-policy, as spec.sendPolicy does, unless the manager writes.
+func (v *AgentSessionValidator) judgeRelabel(ctx context.Context, old *v1.AgentSessionSpec, s *v1.AgentSession) (field.ErrorList, error) {
+	var errs field.ErrorList
+	var changes []policy.Relabel
+	for _, r := range policy.JudgeRelabel(old, &s.Spec) {
+		if r.Contradicts {
+			errs = append(errs, field.Invalid(field.NewPath("spec", r.Field), r.Value, r.Reason))
+		} else {
+			changes = append(changes, r)
+		}
+	}
+	if len(changes) == 0 || v.isManager(ctx) {
+		return errs, nil
+	}
+	ok, err := v.allowed(ctx, v1.GroupVersion.Group, "agentsessions", v1.VerbSetSendPolicy, s.Namespace, s.Name)
+	if err != nil || ok {
+		return errs, err
+	}
+	for _, r := range changes {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", r.Field), fmt.Sprintf(
+			"user %q may not set or change spec.%s of session %s (to %q): %s; grant it on agentsessions/%s",
+			requestUser(ctx).Username, r.Field, s.Spec.Key, r.Value, r.Reason, s.Name)))
+	}
+	return errs, nil
 }
 
 // ValidateDelete implements admission.Validator.

@@ -38,10 +38,12 @@ type AgentSessionSpec struct {
 	AgentID string `json:"agentId"`
 
 	// channel is the messaging surface the session lives on; unset means unknown.
+	// The send policy judges it: a key that names a channel decides it, and setting or changing it otherwise needs the verb set-send-policy (the relabelling rule).
 	// +optional
 	Channel Channel `json:"channel,omitempty"`
 
 	// chatType is direct, group or room.
+	// The send policy judges it: a key that names a chat type decides it, and setting or changing it otherwise needs the verb set-send-policy (the relabelling rule).
 	// +optional
 	ChatType ChatType `json:"chatType,omitempty"`
 
@@ -75,16 +77,19 @@ type AgentSessionSpec struct {
 	// +optional
 	SendPolicy Action `json:"sendPolicy,omitempty"`
 
-	// deliveryContext is where announces for this session are delivered.
+	// deliveryContext is where announces for this session are delivered; delivery judges that chat by the send policy.
+	// Setting or changing it needs the verb set-send-policy (the relabelling rule).
 	// +optional
 	DeliveryContext *DeliveryContext `json:"deliveryContext,omitempty"`
 
 	// lastChannel is the channel of the last inbound message (direct chats).
+	// Setting or changing it needs the verb set-send-policy (the relabelling rule).
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	LastChannel string `json:"lastChannel,omitempty"`
 
-	// lastTo is the recipient of the last outbound message.
+	// lastTo is the recipient of the last outbound message; announces go there when deliveryContext is unset.
+	// Setting or changing it needs the verb set-send-policy (the relabelling rule).
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	LastTo string `json:"lastTo,omitempty"`

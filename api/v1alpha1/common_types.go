@@ -142,8 +142,9 @@ const (
 	// VerbActAs lets a user create SessionSends and SubagentRuns that speak for a session
 	// (spec.fromSessionKey, spec.requesterSessionKey) or name a child session key.
 	VerbActAs = "act-as"
-	// VerbSetSendPolicy lets a user set or change a session's spec.sendPolicy, whatever the
-	// write verb (create, update, patch, apply).
+	// VerbSetSendPolicy lets a user set or change a session's spec.sendPolicy and the fields
+	// the send policy and delivery judge (channel, chatType, lastChannel, lastTo,
+	// deliveryContext), whatever the write verb (create, update, patch, apply).
 	VerbSetSendPolicy = "set-send-policy"
 )
 

@@ -28,6 +28,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -229,6 +230,30 @@ var _ = Describe("SessionSend", func() {
 			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
 			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
 			Expect(send.Status.Announce.Reason).To(ContainSubstring("blocked at delivery: send denied by sessionPolicy default rule 1"))
+			Expect(sink.received(ns, "agent:bob:main")).To(BeEmpty())
+		})
+
+		It("is blocked at delivery when its deliveryContext points at a denied chat", func() {
+			// Issue 30 finding 4: the session is allowed, its announce is rerouted to a
+			// discord group the policy denies; the check judges where it goes.
+			createPolicy(ns, v1.SessionPolicySpec{
+				SendPolicy: v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+				Delivery:   []v1.DeliverySink{{Channel: "discord", URL: sink.URL}, {Channel: "webchat", URL: sink.URL}},
+			})
+			bob := &v1.AgentSession{}
+			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName("agent:bob:main")}, bob)).To(Succeed())
+			bob.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "discord", To: "group:7"}
+			Expect(k8s.Update(ctx, bob)).To(Succeed())
+			Eventually(func(g Gomega) {
+				g.Expect(mgrCache.Get(ctx, client.ObjectKeyFromObject(bob), bob)).To(Succeed())
+				g.Expect(bob.Spec.DeliveryContext.Channel).To(Equal("discord"))
+			}, testenv.Timeout, testenv.Interval).Should(Succeed())
+
+			send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
+			Expect(send.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+			Expect(send.Status.Announce.Reason).To(Equal("blocked at delivery: the announce goes to group chat group:7 on discord (spec.deliveryContext), " +
+				"not to the session's own direct chat on unknown: denied by sessionPolicy default rule 1 (channel=discord, chatType=group -> deny); " +
+				"point spec.deliveryContext at an allowed chat or change the rule"))
 			Expect(sink.received(ns, "agent:bob:main")).To(BeEmpty())
 		})
 	})

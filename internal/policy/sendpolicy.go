@@ -52,29 +52,42 @@ type SendDecision struct {
 	Reason string
 }
 
-// TargetOf builds the send target of a session: its effective channel and chat type, the
-// latter derived from the key when the spec does not set it.
+// TargetOf builds the send target of a session: its effective channel and chat type. A key
+// that names a channel and chat type (agent:<id>:<channel>:group:<id>) decides both, whatever
+// the spec says (the relabelling rule); other keys take them from the spec, the chat type
+// derived from the key when the spec does not set it.
 func TargetOf(s *v1.AgentSession) SendTarget {
 	k, _ := sessionkey.Parse(s.Spec.Key)
+	channel := sessionkey.ChannelOf(k, string(s.Spec.Channel), s.Spec.LastChannel)
 	chatType := string(s.Spec.ChatType)
 	if chatType == "" {
-		switch k.ChatType {
-		case sessionkey.ChatTypeChannel:
-			chatType = string(v1.ChatTypeRoom)
-		case sessionkey.ChatTypeGroup:
-			chatType = string(v1.ChatTypeGroup)
-		default:
-			if k.Kind == sessionkey.KindMain {
-				chatType = string(v1.ChatTypeDirect)
-			}
-		}
+		chatType = keyChatType(k)
 	}
-	return SendTarget{
-		Key:      s.Spec.Key,
-		Channel:  sessionkey.ChannelOf(k, string(s.Spec.Channel), s.Spec.LastChannel),
-		ChatType: chatType,
-		Override: s.Spec.SendPolicy,
+	if k.Channel != "" {
+		channel, chatType = k.Channel, keyChatType(k)
 	}
+	return SendTarget{Key: s.Spec.Key, Channel: channel, ChatType: chatType, Override: s.Spec.SendPolicy}
+}
+
+// keyChatType is the chat type a key implies: a group or room for group and channel keys,
+// direct for direct and main keys, "" for the rest.
+func keyChatType(k sessionkey.Key) string {
+	switch {
+	case k.ChatType != "":
+		return chatTypeOf(k.ChatType)
+	case k.Kind == sessionkey.KindMain:
+		return string(v1.ChatTypeDirect)
+	}
+	return ""
+}
+
+// chatTypeOf maps a chat type of the key grammar (group, channel, direct) to the API's
+// (group, room, direct).
+func chatTypeOf(grammar string) string {
+	if grammar == sessionkey.ChatTypeChannel {
+		return string(v1.ChatTypeRoom)
+	}
+	return grammar
 }
 
 // DecideSend applies the seeds' send policy: the session's override wins; else the first

@@ -49,6 +49,16 @@ func TestTargetOf(t *testing.T) {
 			s:    session("agent:main:main", func(s *v1.AgentSession) { s.Spec.LastChannel = "Telegram" }),
 			want: SendTarget{Key: "agent:main:main", Channel: "telegram", ChatType: "direct"},
 		},
+		"a group key decides over a relabelled spec": {
+			s: session("agent:main:discord:group:42", func(s *v1.AgentSession) {
+				s.Spec.Channel, s.Spec.ChatType, s.Spec.LastChannel = "webchat", v1.ChatTypeDirect, "webchat"
+			}),
+			want: SendTarget{Key: "agent:main:discord:group:42", Channel: "discord", ChatType: "group"},
+		},
+		"a direct key decides over lastChannel": {
+			s:    session("agent:main:telegram:direct:9", func(s *v1.AgentSession) { s.Spec.LastChannel = "webchat" }),
+			want: SendTarget{Key: "agent:main:telegram:direct:9", Channel: "telegram", ChatType: "direct"},
+		},
 		"cron is internal": {
 			s:    session("cron:nightly"),
 			want: SendTarget{Key: "cron:nightly", Channel: "internal"},

@@ -1,0 +1,142 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+func TestDestinationOf(t *testing.T) {
+	cases := map[string]struct {
+		s    *v1.AgentSession
+		want v1.DeliveryContext
+	}{
+		"the session's channel and lastTo": {
+			s:    session("agent:main:main", func(s *v1.AgentSession) { s.Spec.LastChannel, s.Spec.LastTo = "webchat", "alice" }),
+			want: v1.DeliveryContext{Channel: "webchat", To: "alice"},
+		},
+		"the delivery context wins, lastTo included": {
+			s: session("agent:main:main", func(s *v1.AgentSession) {
+				s.Spec.LastChannel, s.Spec.LastTo = "webchat", "alice"
+				s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "discord", To: "group:7", AccountID: "a", ThreadID: "t"}
+			}),
+			want: v1.DeliveryContext{Channel: "discord", To: "group:7", AccountID: "a", ThreadID: "t"},
+		},
+		"a delivery context without a channel takes the session's": {
+			s: session("agent:main:discord:group:7", func(s *v1.AgentSession) {
+				s.Spec.DeliveryContext = &v1.DeliveryContext{To: "group:7"}
+			}),
+			want: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, DestinationOf(tc.s)); diff != "" {
+				t.Errorf("DestinationOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecideDelivery(t *testing.T) {
+	denyDiscordGroups := &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}}
+	allowWebchatOnly := &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "webchat"}, Action: v1.ActionAllow}}, Default: v1.ActionDeny}
+	webchatMain := func(mut ...func(*v1.AgentSession)) *v1.AgentSession {
+		return session("agent:main:main", append([]func(*v1.AgentSession){func(s *v1.AgentSession) { s.Spec.LastChannel = "webchat" }}, mut...)...)
+	}
+	allowOverride := func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionAllow }
+	cases := map[string]struct {
+		p          *v1.SendPolicySpec
+		s          *v1.AgentSession
+		dc         v1.DeliveryContext
+		want       SendDecision
+		wantReason string
+	}{
+		"the session's own chat": {
+			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			want: SendDecision{Allowed: true, By: DecidedByDefault},
+		},
+		"an allowed session rerouted to a denied discord group": {
+			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			want: SendDecision{By: DecidedByRule, Rule: 1},
+			wantReason: "the announce goes to group chat group:7 on discord (spec.lastTo), not to the session's own direct chat on webchat: " +
+				"denied by sessionPolicy default rule 1 (channel=discord, chatType=group -> deny); point spec.lastTo at an allowed chat or change the rule",
+		},
+		"the recipient's chat type counts on the session's own channel": {
+			p: &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "webchat", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+			s: webchatMain(), dc: v1.DeliveryContext{Channel: "webchat", To: "group:lobby"},
+			want: SendDecision{By: DecidedByRule, Rule: 1},
+		},
+		"a recipient naming no chat type on the session's channel is the session's chat type": {
+			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "webchat", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+			s:    webchatMain(),
+			dc:   v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			want: SendDecision{Allowed: true, By: DecidedByDefault},
+		},
+		"a recipient naming no chat type on another channel is judged as every chat type": {
+			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "alice"},
+			want:       SendDecision{By: DecidedByRule, Rule: 1},
+			wantReason: "the announce goes to chat of unnamed type (judged as a group; name it: direct:<peer>, group:<id>) alice on discord (spec.lastTo)",
+		},
+		"a recipient naming a direct chat on another channel": {
+			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "direct:alice"},
+			want: SendDecision{Allowed: true, By: DecidedByDefault},
+		},
+		"a default deny judges the destination too": {
+			p: allowWebchatOnly, s: webchatMain(func(s *v1.AgentSession) { s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "telegram"} }),
+			dc:         v1.DeliveryContext{Channel: "telegram"},
+			want:       SendDecision{By: DecidedByDefault},
+			wantReason: "(spec.deliveryContext), not to the session's own direct chat on webchat: denied by sessionPolicy default (no rule matched, sendPolicy.default=deny); point spec.deliveryContext at an allowed chat",
+		},
+		"the session's override does not carry an announce elsewhere": {
+			p: denyDiscordGroups, s: webchatMain(allowOverride), dc: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			want: SendDecision{By: DecidedByRule, Rule: 1},
+		},
+		"the session's override allows its own chat": {
+			p:    denyDiscordGroups,
+			s:    session("agent:main:discord:group:7", allowOverride),
+			dc:   v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			want: SendDecision{Allowed: true, By: DecidedBySession},
+		},
+		"a denied session stays denied whatever its destination": {
+			p:          denyDiscordGroups,
+			s:          session("agent:main:discord:group:7"),
+			dc:         v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			want:       SendDecision{By: DecidedByRule, Rule: 1},
+			wantReason: "send denied by sessionPolicy default rule 1",
+		},
+		"no policy allows": {
+			s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			want: SendDecision{Allowed: true, By: DecidedByBuiltin},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := DecideDelivery(tc.p, tc.s, tc.dc)
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(SendDecision{}, "Reason")); diff != "" {
+				t.Errorf("DecideDelivery (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(got.Reason, tc.wantReason) {
+				t.Errorf("reason %q does not contain %q", got.Reason, tc.wantReason)
+			}
+		})
+	}
+}
