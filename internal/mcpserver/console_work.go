@@ -23,6 +23,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
 // maxWork bounds how many sends and how many runs a session's work list shows: the newest.
@@ -35,15 +36,15 @@ type sessionWork struct {
 	Runs  []v1.SubagentRun `json:"runs"`
 }
 
-// workOf lists key's sends and runs through id's reader, as the caller.
-func workOf(ctx context.Context, id *identity, key string) (*sessionWork, error) {
+// workOf lists key's sends and runs through the call's reader, as the caller.
+func workOf(ctx context.Context, call *sessiontools.Call, key string) (*sessionWork, error) {
 	var sends v1.SessionSendList
-	if err := id.reader.List(ctx, &sends, client.InNamespace(id.namespace),
+	if err := call.Reader.List(ctx, &sends, client.InNamespace(call.Namespace),
 		client.MatchingFields{cacheindex.SendTarget: key}); err != nil {
 		return nil, err
 	}
 	var runs v1.SubagentRunList
-	if err := id.reader.List(ctx, &runs, client.InNamespace(id.namespace),
+	if err := call.Reader.List(ctx, &runs, client.InNamespace(call.Namespace),
 		client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return nil, err
 	}
