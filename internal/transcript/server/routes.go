@@ -41,3 +41,6 @@ func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 	}
 	return mux, nil
 }
+
+// DoorRoutes are the public routes that are doors.
+func DoorRoutes() []string { return slices.Clone(doorRoutes) }
