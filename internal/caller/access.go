@@ -39,13 +39,14 @@ type Access struct {
 	Memo *Memo[error]
 }
 
-// NewAccess builds an Access from a client config.
-func NewAccess(cfg *rest.Config) (*Access, error) {
+// NewAccess builds an Access from a client config that remembers answers for ReviewTTL on
+// clk (tests step a fake one past a revocation).
+func NewAccess(cfg *rest.Config, clk clock.PassiveClock) (*Access, error) {
 	c, err := authzclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Access{SARs: c.SubjectAccessReviews(), Memo: NewMemo[error](ReviewTTL, clock.RealClock{})}, nil
+	return &Access{SARs: c.SubjectAccessReviews(), Memo: NewMemo[error](ReviewTTL, clk)}, nil
 }
 
 // Check returns nil when u may do attrs, a Forbidden API error (as the API server would have
@@ -73,8 +74,12 @@ func (a *Access) Check(ctx context.Context, u user.Info, attrs authzv1.ResourceA
 	if why == "" {
 		why = "no RBAC rule allows it"
 	}
+	what := attrs.Resource
+	if attrs.Subresource != "" {
+		what += "/" + attrs.Subresource
+	}
 	denied := apierrors.NewForbidden(schema.GroupResource{Group: attrs.Group, Resource: attrs.Resource}, attrs.Name,
-		fmt.Errorf("user %q cannot %s in the namespace %q: %s", u.GetName(), attrs.Verb, attrs.Namespace, why))
+		fmt.Errorf("user %q cannot %s %s in the namespace %q: %s", u.GetName(), attrs.Verb, what, attrs.Namespace, why))
 	a.Memo.Put(key, denied)
 	return denied
 }

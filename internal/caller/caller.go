@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/apiserver/pkg/authentication/user"
 	authnclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	"k8s.io/client-go/rest"
@@ -121,10 +122,14 @@ func (r *Reviewer) review(ctx context.Context, token string, audiences []string)
 
 // Config is base acting as u: every request carries u's name, uid, groups and extra as
 // impersonation, so the API server authorizes and admits it as u. base's own identity
-// needs only the right to impersonate.
+// needs only the right to impersonate. A ServiceAccount is impersonated by its name alone:
+// the API server derives its groups, and refuses uid, groups or extra in that mode.
 func Config(base *rest.Config, u user.Info) *rest.Config {
 	cfg := rest.CopyConfig(base)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
+	if _, _, err := serviceaccount.SplitUsername(u.GetName()); err == nil {
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: u.GetName()}
+	}
 	return cfg
 }
 

@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -124,7 +125,7 @@ func TestImpersonatedCallsAreJudgedAsTheCaller(t *testing.T) {
 
 	// Access, which lets the sidecar answer reads from its cache, decides as the API server
 	// decided the impersonated calls above.
-	access, err := NewAccess(cfg)
+	access, err := NewAccess(cfg, clock.RealClock{})
 	must(err)
 	for _, c := range []struct {
 		who, ns string

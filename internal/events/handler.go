@@ -32,6 +32,10 @@ import (
 type Access struct {
 	Check func(ctx context.Context, namespace, name string) error
 	Fatal func(err error) bool
+	// Any is nil when the caller may read some session of namespace; a namespace stream is
+	// refused before it opens when it is not. Nil Any opens it for anyone Check
+	// authenticates.
+	Any func(ctx context.Context, namespace string) error
 }
 
 // Options configure the handler.
@@ -80,17 +84,26 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.o.Access != nil {
 		access = h.o.Access(r)
 	}
-	// The first check authenticates the caller. A namespace stream goes on when the caller
-	// may read only some sessions: each event is judged by its own session.
-	first := ""
-	if f.SessionKey != "" {
-		first = objectName(f.SessionKey)
-	}
-	if err := access.Check(r.Context(), f.Namespace, first); err != nil && (first != "" || access.Fatal(err)) {
+	if err := admit(r.Context(), f, access); err != nil {
 		h.o.Refuse(w, err)
 		return
 	}
 	h.stream(w, r, f, access)
+}
+
+// admit is the check before a stream opens: a session stream needs that session, a
+// namespace stream some session of the namespace (each event is then judged by its own).
+func admit(ctx context.Context, f Filter, access Access) error {
+	if f.SessionKey != "" {
+		return access.Check(ctx, f.Namespace, objectName(f.SessionKey))
+	}
+	if access.Any != nil {
+		return access.Any(ctx, f.Namespace)
+	}
+	if err := access.Check(ctx, f.Namespace, ""); err != nil && access.Fatal(err) {
+		return err
+	}
+	return nil
 }
 
 func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, access Access) {

@@ -15,9 +15,11 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,7 +52,8 @@ type cancelAction struct {
 //
 // The outcome arrives on /events. Another site cannot make these requests for a signed-in
 // person: they need the bearer header and a JSON body (both force a CORS preflight, which
-// is never granted) and a local or allowed Origin.
+// is never granted) and a local or allowed Origin. Like /mcp, every action needs the right
+// to list the namespace's sessions, and then the rights of what it does.
 func ConsoleHandler(o Options) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -76,98 +79,142 @@ func ConsoleHandler(o Options) http.Handler {
 			actionError(w, code, err)
 			return
 		}
+		if err := o.mayList(r.Context(), id.user, id.namespace); err != nil {
+			actionError(w, apiCode(err), err)
+			return
+		}
+		act, ok := consoleActions[r.URL.Path]
+		if !ok {
+			act, ok = toolAction(r.URL.Path)
+		}
+		if !ok {
+			actionError(w, http.StatusNotFound, errors.New("no such action"))
+			return
+		}
+		call, err := newCall(r.Context(), o, id, callID("console", id))
+		if err != nil {
+			actionError(w, http.StatusInternalServerError, err)
+			return
+		}
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
 		dec.DisallowUnknownFields()
-		switch r.URL.Path {
-		case "/console/send":
-			var a sendAction
-			if err := dec.Decode(&a); err != nil || a.SessionKey == "" || a.Message == "" {
-				actionError(w, http.StatusBadRequest, errors.New(`want {"sessionKey": "...", "message": "..."}`))
-				return
-			}
-			call, err := newCall(r.Context(), o, id, callID("console", id))
-			if err != nil {
-				actionError(w, http.StatusInternalServerError, err)
-				return
-			}
-			s, denied, err := call.StartSend(r.Context(), a.SessionKey, a.Message, sessiontools.DefaultSendTimeoutSeconds)
-			switch {
-			case err != nil:
-				actionError(w, apiCode(err), err)
-			case denied != nil:
-				actionError(w, http.StatusForbidden, errors.New(denied.Error))
-			default:
-				writeJSON(w, http.StatusCreated, map[string]string{"name": s.Name, "runId": sessiontools.TurnID(s.UID, "round-1")})
-			}
-		case "/console/cancel":
-			var a cancelAction
-			if err := dec.Decode(&a); err != nil {
-				actionError(w, http.StatusBadRequest, errors.New(`want {"kind": "send"|"run", "name": "..."}`))
-				return
-			}
-			obj, err := sessiontools.Cancellable(a.Kind, a.Name)
-			if err != nil {
-				actionError(w, http.StatusBadRequest, err)
-				return
-			}
-			obj.SetNamespace(id.namespace)
-			if err := sessiontools.Cancel(r.Context(), id.client, obj); err != nil {
-				actionError(w, apiCode(err), err)
-				return
-			}
-			writeJSON(w, http.StatusOK, map[string]string{"name": a.Name, "status": "cancel requested"})
-		case "/console/work":
-			var a struct {
-				SessionKey string `json:"sessionKey"`
-			}
-			if err := dec.Decode(&a); err != nil || a.SessionKey == "" {
-				actionError(w, http.StatusBadRequest, errors.New(`want {"sessionKey": "..."}`))
-				return
-			}
-			work, err := workOf(r.Context(), id, a.SessionKey)
-			if err != nil {
-				actionError(w, apiCode(err), err)
-				return
-			}
-			writeJSON(w, http.StatusOK, work)
-		case "/console/sessions":
-			var a struct {
-				Limit sessiontools.Number `json:"limit"`
-			}
-			if err := dec.Decode(&a); err != nil {
-				actionError(w, http.StatusBadRequest, errors.New(`want {"limit": N}`))
-				return
-			}
-			rows, err := sessionsOf(r.Context(), id, a.Limit)
-			if err != nil {
-				actionError(w, apiCode(err), err)
-				return
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"sessions": rows, "count": len(rows)})
-		default:
-			t, ok := toolNamed(strings.TrimPrefix(r.URL.Path, "/console/tools/"))
-			if !ok || !strings.HasPrefix(r.URL.Path, "/console/tools/") {
-				actionError(w, http.StatusNotFound, errors.New("no such action"))
-				return
-			}
-			var args json.RawMessage
-			if err := dec.Decode(&args); err != nil {
-				actionError(w, http.StatusBadRequest, errors.New("want the tool's arguments as a JSON object"))
-				return
-			}
-			call, err := newCall(r.Context(), o, id, callID("console", id))
-			if err != nil {
-				actionError(w, http.StatusInternalServerError, err)
-				return
-			}
-			out, err := t.Run(r.Context(), call, args)
-			if err != nil {
-				actionError(w, apiCode(err), err)
-				return
-			}
-			writeJSON(w, http.StatusOK, out)
+		code, out, err := act(r.Context(), call, dec)
+		if err != nil {
+			actionError(w, code, err)
+			return
 		}
+		writeJSON(w, code, out)
 	})
+}
+
+// consoleAction does one console action as call's caller: the status and body of the
+// answer, or of the error.
+type consoleAction func(ctx context.Context, call *sessiontools.Call, dec *json.Decoder) (int, any, error)
+
+// consoleActions are the console's actions besides the tools, by path.
+var consoleActions = map[string]consoleAction{
+	"/console/send":     consoleSend,
+	"/console/cancel":   consoleCancel,
+	"/console/work":     consoleWork,
+	"/console/sessions": consoleSessions,
+}
+
+// ConsolePaths are every console action's path, each a door of its own (the door matrix
+// test needs a row for each).
+func ConsolePaths() []string {
+	var paths []string
+	for p := range consoleActions {
+		paths = append(paths, p)
+	}
+	for _, t := range tools() {
+		paths = append(paths, consoleToolsPrefix+t.Name)
+	}
+	slices.Sort(paths)
+	return paths
+}
+
+const consoleToolsPrefix = "/console/tools/"
+
+func consoleSend(ctx context.Context, call *sessiontools.Call, dec *json.Decoder) (int, any, error) {
+	var a sendAction
+	if err := dec.Decode(&a); err != nil || a.SessionKey == "" || a.Message == "" {
+		return http.StatusBadRequest, nil, errors.New(`want {"sessionKey": "...", "message": "..."}`)
+	}
+	s, denied, err := call.StartSend(ctx, a.SessionKey, a.Message, sessiontools.DefaultSendTimeoutSeconds)
+	switch {
+	case err != nil:
+		return apiCode(err), nil, err
+	case denied != nil:
+		return http.StatusForbidden, nil, errors.New(denied.Error)
+	}
+	return http.StatusCreated, map[string]string{"name": s.Name, "runId": sessiontools.TurnID(s.UID, "round-1")}, nil
+}
+
+func consoleCancel(ctx context.Context, call *sessiontools.Call, dec *json.Decoder) (int, any, error) {
+	var a cancelAction
+	if err := dec.Decode(&a); err != nil {
+		return http.StatusBadRequest, nil, errors.New(`want {"kind": "send"|"run", "name": "..."}`)
+	}
+	obj, err := sessiontools.Cancellable(a.Kind, a.Name)
+	if err != nil {
+		return http.StatusBadRequest, nil, err
+	}
+	obj.SetNamespace(call.Namespace)
+	if err := call.Cancel(ctx, obj); err != nil {
+		return apiCode(err), nil, err
+	}
+	return http.StatusOK, map[string]string{"name": a.Name, "status": "cancel requested"}, nil
+}
+
+func consoleWork(ctx context.Context, call *sessiontools.Call, dec *json.Decoder) (int, any, error) {
+	var a struct {
+		SessionKey string `json:"sessionKey"`
+	}
+	if err := dec.Decode(&a); err != nil || a.SessionKey == "" {
+		return http.StatusBadRequest, nil, errors.New(`want {"sessionKey": "..."}`)
+	}
+	work, err := workOf(ctx, call, a.SessionKey)
+	if err != nil {
+		return apiCode(err), nil, err
+	}
+	return http.StatusOK, work, nil
+}
+
+func consoleSessions(ctx context.Context, call *sessiontools.Call, dec *json.Decoder) (int, any, error) {
+	var a struct {
+		Limit sessiontools.Number `json:"limit"`
+	}
+	if err := dec.Decode(&a); err != nil {
+		return http.StatusBadRequest, nil, errors.New(`want {"limit": N}`)
+	}
+	rows, err := sessionsOf(ctx, call, a.Limit)
+	if err != nil {
+		return apiCode(err), nil, err
+	}
+	return http.StatusOK, map[string]any{"sessions": rows, "count": len(rows)}, nil
+}
+
+// toolAction runs the tool a /console/tools/NAME path names.
+func toolAction(path string) (consoleAction, bool) {
+	name, ok := strings.CutPrefix(path, consoleToolsPrefix)
+	if !ok {
+		return nil, false
+	}
+	t, ok := toolNamed(name)
+	if !ok {
+		return nil, false
+	}
+	return func(ctx context.Context, call *sessiontools.Call, dec *json.Decoder) (int, any, error) {
+		var args json.RawMessage
+		if err := dec.Decode(&args); err != nil {
+			return http.StatusBadRequest, nil, errors.New("want the tool's arguments as a JSON object")
+		}
+		out, err := t.Run(ctx, call, args)
+		if err != nil {
+			return apiCode(err), nil, err
+		}
+		return http.StatusOK, out, nil
+	}, true
 }
 
 func toolNamed(name string) (sessiontools.Tool, bool) {

@@ -39,8 +39,8 @@ type consoleSession struct {
 
 // sessionsOf lists the namespace's sessions as sessions_list does for a person (what RBAC
 // lets the caller list, newest first, at most limit), each with its counters and usage.
-func sessionsOf(ctx context.Context, id *identity, limit sessiontools.Number) ([]consoleSession, error) {
-	all, err := sessiontools.Sessions(ctx, id.reader, id.namespace)
+func sessionsOf(ctx context.Context, call *sessiontools.Call, limit sessiontools.Number) ([]consoleSession, error) {
+	all, err := sessiontools.Sessions(ctx, call.Reader, call.Namespace)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
 // maxWork bounds how many sends and how many runs a session's work list shows: the newest.
@@ -41,18 +42,18 @@ type sessionWork struct {
 	Descendants []v1.SubagentRun `json:"descendants"`
 }
 
-// workOf lists key's sends and runs through id's reader, as the caller.
-func workOf(ctx context.Context, id *identity, key string) (*sessionWork, error) {
+// workOf lists key's sends and runs through the call's reader, as the caller.
+func workOf(ctx context.Context, call *sessiontools.Call, key string) (*sessionWork, error) {
 	var sends v1.SessionSendList
-	if err := id.reader.List(ctx, &sends, client.InNamespace(id.namespace),
+	if err := call.Reader.List(ctx, &sends, client.InNamespace(call.Namespace),
 		client.MatchingFields{cacheindex.SendTarget: key}); err != nil {
 		return nil, err
 	}
-	runs, err := runsOf(ctx, id, key)
+	runs, err := runsOf(ctx, call, key)
 	if err != nil {
 		return nil, err
 	}
-	below, err := descendantsOf(ctx, id, key, runs)
+	below, err := descendantsOf(ctx, call, key, runs)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +61,9 @@ func workOf(ctx context.Context, id *identity, key string) (*sessionWork, error)
 }
 
 // runsOf are the newest runs key requested.
-func runsOf(ctx context.Context, id *identity, key string) ([]v1.SubagentRun, error) {
+func runsOf(ctx context.Context, call *sessiontools.Call, key string) ([]v1.SubagentRun, error) {
 	var runs v1.SubagentRunList
-	if err := id.reader.List(ctx, &runs, client.InNamespace(id.namespace),
+	if err := call.Reader.List(ctx, &runs, client.InNamespace(call.Namespace),
 		client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func runsOf(ctx context.Context, id *identity, key string) ([]v1.SubagentRun, er
 // descendantsOf walks the run tree under runs level by level: the runs each run's child
 // session requested, then theirs. A session seen before (key's own, or a cycle) is not
 // followed again.
-func descendantsOf(ctx context.Context, id *identity, key string, runs []v1.SubagentRun) ([]v1.SubagentRun, error) {
+func descendantsOf(ctx context.Context, call *sessiontools.Call, key string, runs []v1.SubagentRun) ([]v1.SubagentRun, error) {
 	var out []v1.SubagentRun
 	seen := map[string]bool{key: true}
 	for depth := 0; depth < maxTreeDepth && len(runs) > 0 && len(out) < maxWork; depth++ {
@@ -83,7 +84,7 @@ func descendantsOf(ctx context.Context, id *identity, key string, runs []v1.Suba
 				continue
 			}
 			seen[child] = true
-			children, err := runsOf(ctx, id, child)
+			children, err := runsOf(ctx, call, child)
 			if err != nil {
 				return nil, err
 			}

@@ -30,12 +30,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	authzv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
@@ -89,7 +91,7 @@ func Handler(o Options) http.Handler {
 			http.Error(w, "host or origin not allowed", http.StatusForbidden)
 			return
 		}
-		u, c, err := o.identify(r.Context(), r.Header)
+		u, _, err := o.identify(r.Context(), r.Header)
 		if err != nil {
 			code := http.StatusInternalServerError
 			if errors.Is(err, caller.ErrUnauthenticated) {
@@ -99,8 +101,8 @@ func Handler(o Options) http.Handler {
 			http.Error(w, err.Error(), code)
 			return
 		}
-		// The caller must at least list the namespace's sessions, as itself.
-		if err := o.mayList(r.Context(), u, c, namespaceOf(r)); err != nil {
+		// The caller must at least list the namespace's sessions.
+		if err := o.mayList(r.Context(), u, namespaceOf(r)); err != nil {
 			code := http.StatusInternalServerError
 			if apierrors.IsForbidden(err) {
 				code = http.StatusForbidden
@@ -112,14 +114,19 @@ func Handler(o Options) http.Handler {
 	})
 }
 
-// mayList is nil when u may list the AgentSessions of namespace.
-func (o Options) mayList(ctx context.Context, u user.Info, c client.Client, namespace string) error {
-	if o.Access != nil {
-		return o.Access(ctx, u, authzv1.ResourceAttributes{Verb: "list", Group: v1.GroupVersion.Group,
-			Resource: "agentsessions", Namespace: namespace})
+// mayList is nil when u may list the AgentSessions of namespace (caller.ListSessions).
+func (o Options) mayList(ctx context.Context, u user.Info, namespace string) error {
+	return o.may(ctx, u, caller.ListSessions, namespace, "")
+}
+
+// may asks the access layer whether u has r on name in namespace. Without one (Access is
+// unset) nothing is allowed: the tools would otherwise read the store for anyone.
+func (o Options) may(ctx context.Context, u user.Info, r caller.Right, namespace, name string) error {
+	if o.Access == nil {
+		return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: r.Resource}, name,
+			errors.New("this endpoint has no access layer"))
 	}
-	var probe v1.AgentSessionList
-	return c.List(ctx, &probe, client.InNamespace(namespace), client.Limit(1))
+	return o.Access(ctx, u, r.Attributes(namespace, name))
 }
 
 // identityOf is who the request's bearer token is, acting in namespace (as session, if
@@ -197,6 +204,16 @@ func hostAllowed(r *http.Request, allowed []string) bool {
 // tools are the session tools and subagents.
 func tools() []sessiontools.Tool { return append(sessiontools.All(), subagentsTool()) }
 
+// ToolNames are the tools /mcp and /console/tools/ offer, each a door of its own (the door
+// matrix test needs a row for each).
+func ToolNames() []string {
+	var names []string
+	for _, t := range tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
 // newServer is the MCP server with the tools.
 func newServer(o Options, namespace, session string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agent-sessions", Version: "v1alpha1"}, nil)
@@ -241,10 +258,17 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 // newCall is the call as the caller: a person, or the session ?session= names (the webhook
 // admits what it creates only if the caller has act-as on that session).
 func newCall(ctx context.Context, o Options, id *identity, callID string) (*sessiontools.Call, error) {
-	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Watcher: id.client, Store: o.Store}
+	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Watcher: id.client, Store: o.Store,
+		Access: func(ctx context.Context, r caller.Right, name string) error {
+			return o.may(ctx, id.user, r, id.namespace, name)
+		}}
 	call := &sessiontools.Call{Env: env, Namespace: id.namespace, ID: callID}
 	if id.session == "" {
 		return call, nil
+	}
+	// Speaking for a session is act-as on it, named as the webhook names it.
+	if err := o.may(ctx, id.user, caller.ActAs, id.namespace, sessionkey.ObjectName(id.session)); err != nil {
+		return nil, err
 	}
 	l := lookup.New(id.reader, id.client)
 	s, err := l.SessionByKey(ctx, id.namespace, id.session)

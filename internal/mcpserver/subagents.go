@@ -78,7 +78,7 @@ func subagents(ctx context.Context, c *sessiontools.Call, key, cancel string) (a
 			continue
 		}
 		if cancel != "" && (string(r.UID) == cancel || r.Name == cancel) {
-			if err := sessiontools.Cancel(ctx, c.Client, r); err != nil {
+			if err := c.Cancel(ctx, r); err != nil {
 				return nil, err
 			}
 			return map[string]any{"status": sessiontools.StatusOK, "runId": string(r.UID), "cancelled": true}, nil

@@ -35,6 +35,8 @@ const (
 
 // SessionRow is one row of sessions_list, in the seeds' row shape.
 type SessionRow struct {
+	// Name is the AgentSession's object name, what access to its transcript is asked on.
+	Name            string              `json:"-"`
 	Key             string              `json:"key"`
 	Kind            string              `json:"kind"`
 	Channel         string              `json:"channel"`
@@ -77,7 +79,7 @@ func NewListParams(kinds []string, limit, activeMinutes, messageLimit int64) Lis
 // RowOf is a session's row (without messages).
 func RowOf(s *v1.AgentSession) SessionRow {
 	r := SessionRow{
-		Key: s.Spec.Key, Kind: string(s.Status.Kind), Channel: s.Status.Channel,
+		Name: s.Name, Key: s.Spec.Key, Kind: string(s.Status.Kind), Channel: s.Status.Channel,
 		DisplayName: s.Spec.DisplayName, SessionID: s.Status.SessionID, Model: s.Spec.Model,
 		ContextTokens: s.Status.ContextTokens, TotalTokens: s.Status.TotalTokens,
 		ThinkingLevel: s.Spec.ThinkingLevel, VerboseLevel: s.Spec.VerboseLevel,

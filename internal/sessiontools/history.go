@@ -70,7 +70,7 @@ func (c *Call) history(ctx context.Context, ref string, limit int, includeTools 
 	if target.Status.SessionID == "" {
 		return nil, fmt.Errorf("session %q has no transcript yet", target.Spec.Key)
 	}
-	page, err := c.Store.Read(ctx, c.Namespace, target.Status.SessionID, transcript.ReadOptions{Limit: limit, IncludeTools: includeTools})
+	page, err := c.readTranscript(ctx, target.Name, target.Status.SessionID, transcript.ReadOptions{Limit: limit, IncludeTools: includeTools})
 	if err != nil {
 		return nil, err
 	}

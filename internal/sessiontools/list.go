@@ -149,11 +149,12 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 		return nil, err
 	}
 	if p.MessageLimit > 0 {
+		// A session whose transcript the caller may not read is listed without messages.
 		for i := range rows {
 			if rows[i].SessionID == "" {
 				continue
 			}
-			page, err := c.Store.Read(ctx, c.Namespace, rows[i].SessionID, transcript.ReadOptions{Limit: p.MessageLimit})
+			page, err := c.readTranscript(ctx, rows[i].Name, rows[i].SessionID, transcript.ReadOptions{Limit: p.MessageLimit})
 			if err == nil {
 				rows[i].Messages = page.Messages
 			}

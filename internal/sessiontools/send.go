@@ -65,14 +65,17 @@ func sendTool() Tool {
 }
 
 // createOnce creates obj, or reads the one an earlier run of the call created. A denial by
-// RBAC or admission comes back as a forbidden result, with the API server's message.
+// the access layer, RBAC or admission comes back as a forbidden result, with its message.
 func (c *Call) createOnce(ctx context.Context, obj client.Object) (*StatusResult, error) {
 	if c.Stamp != nil {
 		if err := c.Stamp(ctx, obj); err != nil {
 			return nil, err
 		}
 	}
-	err := c.Client.Create(ctx, obj)
+	err := c.may(ctx, createRight(obj), "")
+	if err == nil {
+		err = c.Client.Create(ctx, obj)
+	}
 	switch {
 	case err == nil:
 		return nil, nil

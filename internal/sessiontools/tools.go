@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -72,6 +73,10 @@ type Env struct {
 	Store Transcripts
 	// Clock bounds waits; nil is the real clock.
 	Clock clock.WithTicker
+	// Access asks the access layer whether the caller of a door has a right on an object of
+	// the call's namespace ("" for the namespace); nil is the manager's own turns, where the
+	// SessionPolicy's visibility alone decides. A door's host must set it.
+	Access func(ctx context.Context, r caller.Right, name string) error
 }
 
 func (e *Env) apiReader() client.Reader {

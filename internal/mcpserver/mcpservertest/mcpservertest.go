@@ -13,8 +13,8 @@
 // limitations under the License.
 
 // Package mcpservertest serves the MCP endpoint over a fake API for tests: token "alice"
-// may use every namespace, token "mallory" is refused every list (as RBAC would), and any
-// other token is not accepted.
+// may use every namespace, token "mallory" is refused every list and every right of the
+// access layer (as RBAC would), and any other token is not accepted.
 package mcpservertest
 
 import (
@@ -22,6 +22,7 @@ import (
 	"errors"
 	"net/http"
 
+	authzv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -78,5 +79,12 @@ func Options() (mcpserver.Options, client.WithWatch) {
 			return fc, nil
 		},
 		Store: noTranscripts{},
+		// The access layer as RBAC would answer: alice may do everything, mallory nothing.
+		Access: func(_ context.Context, u user.Info, attrs authzv1.ResourceAttributes) error {
+			if u.GetName() == "alice" {
+				return nil
+			}
+			return apierrors.NewForbidden(schema.GroupResource{Group: attrs.Group, Resource: attrs.Resource}, attrs.Name, errors.New("no RBAC rule"))
+		},
 	}, fc
 }

@@ -27,7 +27,9 @@ import (
 
 var _ = Describe("/events against a real API server", Ordered, func() {
 	const evNS = "team-events"
-	const mine, theirs = "agent:e:mine", "agent:e:theirs"
+	// seen exists before the stream opens: a namespace stream opens only for a caller who
+	// may read some session of the namespace.
+	const mine, theirs, seen = "agent:e:mine", "agent:e:theirs", "agent:e:seen"
 	var (
 		srv   *httptest.Server
 		token string
@@ -53,7 +55,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 			Rules: []rbacv1.PolicyRule{{
 				APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
 				Resources:     []string{server.AuthResource + "/" + server.AuthSubresource},
-				ResourceNames: []string{sessionkey.ObjectName(mine)},
+				ResourceNames: []string{sessionkey.ObjectName(mine), sessionkey.ObjectName(seen)},
 			}},
 		}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -69,10 +71,13 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 		st, err = store.OpenFileStore(GinkgoT().TempDir(), server.PublishCommits(hub))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)
-		Expect(server.WatchObjects(ctx, cfg, hub, GinkgoLogr)).Error().NotTo(HaveOccurred())
+		objects, err := server.WatchObjects(ctx, cfg, hub, GinkgoLogr)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8s.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(seen), Namespace: evNS},
+			Spec: v1.AgentSessionSpec{Key: seen, AgentID: "e"}})).To(Succeed())
 		authz, err := server.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, evNS, GinkgoLogr))
+		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, objects, evNS, GinkgoLogr))
 		DeferCleanup(srv.Close)
 	})
 

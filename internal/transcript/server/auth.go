@@ -7,7 +7,9 @@ import (
 	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
 	authnclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authzclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
@@ -42,15 +44,20 @@ type Authorizer interface {
 // (kubectl create token --audience agent-sessions) cannot be replayed to the API server.
 const DefaultAudience = "agent-sessions"
 
-// KubeAuthorizer asks the API server: TokenReview for who the token is, SubjectAccessReview for
-// what that user may do. Decisions are remembered briefly because SSE clients reconnect often.
+// KubeAuthorizer asks the API server: TokenReview for who the token is, and the access
+// layer (caller.Access, SubjectAccessReviews) for what that user may do, the same layer
+// /mcp and the console ask. Answers are remembered briefly because SSE clients reconnect
+// often.
 type KubeAuthorizer struct {
 	reviewer *caller.Reviewer
+	access   *caller.Access
 	sars     authzclient.SubjectAccessReviewInterface
 	// Audiences, when set, are required of the token.
 	Audiences []string
 
+	// decisions remembers /metrics decisions (not a right of the access layer).
 	decisions *caller.Memo[decision]
+	clock     clock.PassiveClock
 }
 
 type decision struct {
@@ -59,10 +66,15 @@ type decision struct {
 }
 
 // DecisionTTL is how long a decision is remembered.
-const DecisionTTL = 10 * time.Second
+const DecisionTTL = caller.ReviewTTL
 
 // NewKubeAuthorizer builds the authorizer from a client config.
 func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
+	return newKubeAuthorizer(cfg, clock.RealClock{})
+}
+
+// newKubeAuthorizer is NewKubeAuthorizer remembering answers on clk.
+func newKubeAuthorizer(cfg *rest.Config, clk clock.PassiveClock) (*KubeAuthorizer, error) {
 	authn, err := authnclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -72,31 +84,52 @@ func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
 		return nil, err
 	}
 	return &KubeAuthorizer{
-		reviewer:  &caller.Reviewer{TokenReviews: authn.TokenReviews(), Memo: caller.NewMemo[caller.Reviewed](DecisionTTL, clock.RealClock{})},
+		reviewer:  &caller.Reviewer{TokenReviews: authn.TokenReviews(), Memo: caller.NewMemo[caller.Reviewed](DecisionTTL, clk)},
+		access:    &caller.Access{SARs: authz.SubjectAccessReviews(), Memo: caller.NewMemo[error](DecisionTTL, clk)},
 		sars:      authz.SubjectAccessReviews(),
-		decisions: caller.NewMemo[decision](DecisionTTL, clock.RealClock{}),
+		decisions: caller.NewMemo[decision](DecisionTTL, clk),
+		clock:     clk,
 	}, nil
 }
 
 // Identify names the user of a token minted for the Audiences (remembered like decisions).
 func (a *KubeAuthorizer) Identify(ctx context.Context, token string) (string, error) {
-	u, err := a.reviewer.IdentifyFor(ctx, token, a.Audiences)
+	u, err := a.User(ctx, token)
 	if err != nil {
 		return "", err
 	}
 	return u.GetName(), nil
 }
 
-// SetTTL sets how long decisions are remembered from now on (0: never).
-func (a *KubeAuthorizer) SetTTL(ttl time.Duration) {
-	a.decisions = caller.NewMemo[decision](ttl, clock.RealClock{})
+// User is who a token minted for the Audiences is.
+func (a *KubeAuthorizer) User(ctx context.Context, token string) (user.Info, error) {
+	return a.reviewer.IdentifyFor(ctx, token, a.Audiences)
 }
 
-// Authorize implements Authorizer: get agentsessions/transcript on the named session.
+// Access is the access layer the authorizer asks; every door of the sidecar shares it.
+func (a *KubeAuthorizer) Access() *caller.Access { return a.access }
+
+// SetTTL sets how long answers are remembered from now on (0: never).
+func (a *KubeAuthorizer) SetTTL(ttl time.Duration) {
+	a.reviewer.Memo = caller.NewMemo[caller.Reviewed](ttl, a.clock)
+	a.access.Memo = caller.NewMemo[error](ttl, a.clock)
+	a.decisions = caller.NewMemo[decision](ttl, a.clock)
+}
+
+// Authorize implements Authorizer: the access layer's ReadTranscript (get
+// agentsessions/transcript) on the named session.
 func (a *KubeAuthorizer) Authorize(ctx context.Context, token, namespace, name string) (string, error) {
-	return a.decide(ctx, token, authzv1.SubjectAccessReviewSpec{ResourceAttributes: &authzv1.ResourceAttributes{
-		Namespace: namespace, Name: name, Verb: AuthVerb, Group: AuthGroup, Resource: AuthResource, Subresource: AuthSubresource,
-	}})
+	u, err := a.User(ctx, token)
+	if err != nil {
+		return "", err
+	}
+	if err := a.access.May(ctx, u, caller.ReadTranscript, namespace, name); err != nil {
+		if apierrors.IsForbidden(err) {
+			return "", fmt.Errorf("%w: %s", ErrForbidden, err.Error())
+		}
+		return "", err
+	}
+	return u.GetName(), nil
 }
 
 // AuthorizeMetrics decides whether the token may get the /metrics URL, as the manager's
@@ -112,14 +145,7 @@ func (a *KubeAuthorizer) decide(ctx context.Context, token string, want authzv1.
 	if token == "" {
 		return "", fmt.Errorf("%w: no bearer token", ErrUnauthenticated)
 	}
-	var what string
-	if want.NonResourceAttributes == nil {
-		r := want.ResourceAttributes
-		what = r.Namespace + "\x00" + r.Name
-	} else {
-		what = "\x01" + want.NonResourceAttributes.Path
-	}
-	key := caller.Key(what, token)
+	key := caller.Key("\x01"+want.NonResourceAttributes.Path, token)
 	if d, ok := a.decisions.Get(key); ok {
 		return d.user, d.err
 	}
@@ -131,12 +157,9 @@ func (a *KubeAuthorizer) decide(ctx context.Context, token string, want authzv1.
 	return user, err
 }
 
+// review asks about a non-resource URL; the token is for the API server (no audience).
 func (a *KubeAuthorizer) review(ctx context.Context, token string, want authzv1.SubjectAccessReviewSpec) (string, error) {
-	audiences := a.Audiences
-	if want.NonResourceAttributes != nil {
-		audiences = nil
-	}
-	u, err := a.reviewer.IdentifyFor(ctx, token, audiences)
+	u, err := a.reviewer.IdentifyFor(ctx, token, nil)
 	if err != nil {
 		return "", err
 	}
@@ -154,9 +177,6 @@ func (a *KubeAuthorizer) review(ctx context.Context, token string, want authzv1.
 		why := sar.Status.Reason
 		if why == "" {
 			why = "no RBAC rule allows it"
-		}
-		if r := want.ResourceAttributes; r != nil {
-			return "", fmt.Errorf("%w: user %q may not get %s/%s %q in namespace %q: %s", ErrForbidden, u.GetName(), AuthResource, AuthSubresource, r.Name, r.Namespace, why)
 		}
 		return "", fmt.Errorf("%w: user %q may not get %s: %s", ErrForbidden, u.GetName(), want.NonResourceAttributes.Path, why)
 	}

@@ -13,11 +13,13 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // newEventHub is the sidecar's live event hub; its epoch is the start time, so a client's
@@ -39,8 +41,10 @@ func PublishCommits(hub *events.Hub) store.Option {
 }
 
 // NewEventsHandler serves GET /events, judging each session with the history API's check
-// (get agentsessions/transcript) as the caller; nil authz serves everyone (local runs).
-func NewEventsHandler(hub *events.Hub, authz Authorizer, defaultNamespace string, log logr.Logger) http.Handler {
+// (the access layer's ReadTranscript) as the caller; nil authz serves everyone (local
+// runs). A namespace stream opens only for a caller who may read some session of it:
+// sessions lists the namespace's sessions to find one (nil: only a namespace-wide grant).
+func NewEventsHandler(hub *events.Hub, authz Authorizer, sessions client.Reader, defaultNamespace string, log logr.Logger) http.Handler {
 	o := events.Options{
 		Hub: hub, DefaultNamespace: defaultNamespace,
 		Refuse: func(w http.ResponseWriter, err error) { refuseAuth(w, err, log) },
@@ -48,19 +52,74 @@ func NewEventsHandler(hub *events.Hub, authz Authorizer, defaultNamespace string
 	if authz != nil {
 		o.Access = func(r *http.Request) events.Access {
 			token, _ := bearerToken(r)
+			check := func(ctx context.Context, namespace, name string) error {
+				if token == "" {
+					return errNoToken
+				}
+				_, err := authz.Authorize(ctx, token, namespace, name)
+				return err
+			}
 			return events.Access{
-				Check: func(ctx context.Context, namespace, name string) error {
-					if token == "" {
-						return errNoToken
-					}
-					_, err := authz.Authorize(ctx, token, namespace, name)
-					return err
-				},
+				Check: check,
 				Fatal: func(err error) bool { return errors.Is(err, ErrUnauthenticated) },
+				Any:   func(ctx context.Context, namespace string) error { return readsAny(ctx, check, sessions, namespace) },
 			}
 		}
 	}
 	return events.NewHandler(o)
+}
+
+// maxAdmitScan bounds the sessions asked about before a namespace stream opens for a caller
+// without a namespace-wide grant: the most recently updated ones. A caller granted only an
+// older session follows it with ?session=.
+const maxAdmitScan = 100
+
+// readsAny is nil when check allows the namespace as a whole or one of its maxAdmitScan
+// most recently updated sessions. The access layer remembers each answer, so a reconnecting
+// client costs no new reviews.
+func readsAny(ctx context.Context, check func(ctx context.Context, namespace, name string) error, sessions client.Reader, namespace string) error {
+	err := check(ctx, namespace, "")
+	if err == nil || !errors.Is(err, ErrForbidden) {
+		return err
+	}
+	names, lerr := newestNames(ctx, sessions, namespace, maxAdmitScan)
+	if lerr != nil {
+		return lerr
+	}
+	for _, name := range names {
+		err := check(ctx, namespace, name)
+		if err == nil || !errors.Is(err, ErrForbidden) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: the caller may read the transcript of no session in namespace %q (of its %d most recently updated); follow a session with ?session=",
+		ErrForbidden, namespace, maxAdmitScan)
+}
+
+// newestNames are the object names of up to n of namespace's sessions, most recently
+// updated first when the reader keeps that order.
+func newestNames(ctx context.Context, sessions client.Reader, namespace string, n int) ([]string, error) {
+	var names []string
+	add := func(s *v1.AgentSession) bool {
+		names = append(names, s.Name)
+		return len(names) < n
+	}
+	switch r := sessions.(type) {
+	case nil:
+		return nil, nil
+	case interface {
+		Newest(namespace string, yield func(*v1.AgentSession) bool)
+	}:
+		r.Newest(namespace, add)
+		return names, nil
+	}
+	all, err := sessiontools.ListSessions(ctx, sessions, namespace)
+	for _, s := range all {
+		if !add(s) {
+			break
+		}
+	}
+	return names, err
 }
 
 // WatchObjects feeds the hub from informers of sessions, sends and runs until ctx is done.

@@ -27,27 +27,20 @@ import (
 )
 
 // callerOptions are /mcp's and the console actions': each call made as the caller through
-// impersonation from the sidecar's identity (config/rbac/mcp_impersonation_role.yaml).
-// Tokens are asked for the history API's audiences.
-func callerOptions(rc *rest.Config, cfg SidecarConfig, transcripts sessiontools.Transcripts, sessions client.Reader) (mcpserver.Options, error) {
-	rv, err := caller.NewReviewer(rc, cfg.Audiences...)
-	if err != nil {
-		return mcpserver.Options{}, err
-	}
+// impersonation from the sidecar's identity (config/rbac/mcp_impersonation_role.yaml),
+// after the access layer the history API and /events ask (ka's) allows it. Tokens are asked
+// for the history API's audiences.
+func callerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, transcripts sessiontools.Transcripts, sessions client.Reader) (mcpserver.Options, error) {
 	f, err := caller.NewFactory(rc, scheme.New())
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
-	access, err := caller.NewAccess(rc)
-	if err != nil {
-		return mcpserver.Options{}, err
-	}
 	return mcpserver.Options{
-		Identify:     rv.Identify,
+		Identify:     ka.User,
 		ClientFor:    f.Client,
 		Store:        transcripts,
 		Sessions:     sessions,
-		Access:       access.Check,
+		Access:       ka.Access().Check,
 		AllowedHosts: cfg.MCPAllowedHosts,
 	}, nil
 }

@@ -74,9 +74,12 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := store.NewMetrics(reg)
 
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
 	hub := newEventHub()
 	var authz Authorizer
-	var metricsAuthz *KubeAuthorizer
+	var kubeAuthz *KubeAuthorizer
 	var rc *rest.Config
 	var objects client.Reader
 	if cfg.InsecureNoAuth {
@@ -92,7 +95,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		// One client serves every caller's reviews and impersonated calls: client-go's
 		// default of 5 requests/s would queue callers behind each other.
 		rc.QPS, rc.Burst = apiQPS, apiBurst
-		ka, err := NewKubeAuthorizer(rc)
+		ka, err := newKubeAuthorizer(rc, cfg.Clock)
 		if err != nil {
 			return err
 		}
@@ -100,7 +103,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		if objects, err = WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
 			return err
 		}
-		authz, metricsAuthz = ka, ka
+		authz, kubeAuthz = ka, ka
 	}
 
 	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub))
@@ -132,49 +135,47 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	}
 
 	var ready atomic.Bool
-	mux := http.NewServeMux()
-	history := NewHistoryHandler(HistoryOptions{
-		Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
-		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
-	})
-	mux.Handle("/sessions/", history)
-	var eventsHandler http.Handler = NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events"))
-	if ka, ok := authz.(*KubeAuthorizer); ok {
-		eventsHandler = LimitStreams(eventsHandler, ka.Identify, maxStreamsOr(cfg.MaxStreamsPerUser))
+	routes := map[string]http.Handler{
+		"/sessions/": NewHistoryHandler(HistoryOptions{
+			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
+			MaxStreamsPerUser: cfg.MaxStreamsPerUser,
+		}),
+		"/events":   NewEventsHandler(hub, authz, objects, cfg.DefaultNamespace, log.WithName("events")),
+		"/":         console.Handler(),
+		"/mcp":      noCallerAPI(),
+		"/console/": noCallerAPI(),
+		"/healthz":  http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }),
+		"/readyz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			if !ready.Load() {
+				http.Error(w, "not ready", http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = w.Write([]byte("ok"))
+		}),
+		"/metrics": metricsAuth(kubeAuthz, promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})),
 	}
-	mux.Handle("/events", eventsHandler)
-	mux.Handle("/", console.Handler())
-	if rc != nil {
-		o, err := callerOptions(rc, cfg, store, objects)
-		if err != nil {
-			_ = internalLn.Close()
-			_ = publicLn.Close()
-			_ = store.Close()
-			return err
+	if kubeAuthz != nil {
+		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, maxStreamsOr(cfg.MaxStreamsPerUser))
+		var o mcpserver.Options
+		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects); err == nil {
+			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), mcpserver.ConsoleHandler(o)
 		}
-		mux.Handle("/mcp", mcpserver.Handler(o))
-		mux.Handle("/console/", mcpserver.ConsoleHandler(o))
-	} else {
-		mux.Handle("/mcp", noCallerAPI())
-		mux.Handle("/console/", noCallerAPI())
 	}
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !ready.Load() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte("ok"))
-	})
-	mux.Handle("/metrics", metricsAuth(metricsAuthz, promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})))
+	var mux *http.ServeMux
+	if err == nil {
+		mux, err = publicMux(routes)
+	}
+	if err != nil {
+		_ = internalLn.Close()
+		_ = publicLn.Close()
+		_ = store.Close()
+		return err
+	}
 
 	internalSrv := &http.Server{Handler: NewAPIHandler(store), ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
-	if cfg.Clock == nil {
-		cfg.Clock = clock.RealClock{}
-	}
 	pruneCtx, stopPrune := context.WithCancel(ctx)
 	defer stopPrune()
 	go pruneArchived(pruneCtx, store, cfg.ArchivedRetention, cfg.Clock, log.WithName("retention"))
