@@ -17,12 +17,14 @@ package events
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
 	"k8s.io/utils/clock"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // Access is the caller's access, as the transcript-store's authorizer decides it for the
@@ -38,6 +40,9 @@ type Access struct {
 type Options struct {
 	Hub              *Hub
 	DefaultNamespace string
+	// Resolve finds the session a followed key or sessionId names (see
+	// Filter.ResolveSessions); nil follows keys only.
+	Resolve func(namespace, ref string) (Followed, bool)
 	// Access builds the caller's access from the request; Refuse answers a request whose
 	// first check failed (401/403). Nil Access serves everyone (local runs).
 	Access func(r *http.Request) Access
@@ -80,20 +85,32 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.o.Access != nil {
 		access = h.o.Access(r)
 	}
+	followed, unknown := f.ResolveSessions(h.o.Resolve)
 	// The first check authenticates the caller. A namespace stream goes on when the caller
-	// may read only some sessions: each event is judged by its own session.
-	first := ""
-	if f.SessionKey != "" {
-		first = objectName(f.SessionKey)
+	// may read only some sessions: each event is judged by its own session. A stream of
+	// named sessions opens only when the caller may read every one of them.
+	if len(followed) == 0 {
+		if err := access.Check(r.Context(), f.Namespace, ""); err != nil && access.Fatal(err) {
+			h.o.Refuse(w, err)
+			return
+		}
 	}
-	if err := access.Check(r.Context(), f.Namespace, first); err != nil && (first != "" || access.Fatal(err)) {
-		h.o.Refuse(w, err)
+	for _, s := range followed {
+		if err := access.Check(r.Context(), f.Namespace, s.Name); err != nil {
+			h.o.Refuse(w, err)
+			return
+		}
+	}
+	if unknown != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_ = json.NewEncoder(w).Encode(transcript.ErrorBody{Error: transcript.ErrorDetail{Type: transcript.ErrTypeNotFound, Message: unknown.Error()}})
 		return
 	}
-	h.stream(w, r, f, access)
+	h.stream(w, r, f, followed, access)
 }
 
-func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, access Access) {
+func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, followed []Followed, access Access) {
 	ctx := r.Context()
 	sub := h.o.Hub.Subscribe(r.Header.Get("Last-Event-ID"))
 	defer sub.Close()
@@ -108,7 +125,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 	buf := &out.Buf
 	decisions := map[string]decision{}
 	// allowed judges one session, cached for Recheck; ended is set when the caller's token
-	// is no longer accepted, or the one session it follows was revoked.
+	// is no longer accepted, or a session it follows was revoked.
 	ended := false
 	allowed := func(e Event) bool {
 		now := h.o.Clock.Now()
@@ -116,7 +133,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 			return d.ok
 		}
 		err := access.Check(ctx, e.Namespace, e.Name)
-		if err != nil && (access.Fatal(err) || f.SessionKey != "") {
+		if err != nil && (access.Fatal(err) || len(followed) > 0) {
 			ended = true
 		}
 		decisions[e.Name] = decision{ok: err == nil, expires: now.Add(h.o.Recheck)}
@@ -155,10 +172,12 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 				ended = true
 			}
 		case <-tick.C():
-			// Re-judge a followed session even when nothing happens in it.
+			// Re-judge the followed sessions even when nothing happens in them.
 			clear(decisions)
-			if f.SessionKey != "" && !allowed(Event{Namespace: f.Namespace, Name: objectName(f.SessionKey)}) {
-				ended = true
+			for _, s := range followed {
+				if !allowed(Event{Namespace: f.Namespace, Name: s.Name}) {
+					ended = true
+				}
 			}
 			buf.WriteString(": keepalive\n\n")
 		}

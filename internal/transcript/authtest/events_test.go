@@ -72,7 +72,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 		Expect(server.WatchObjects(ctx, cfg, hub, GinkgoLogr)).Error().NotTo(HaveOccurred())
 		authz, err := server.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, evNS, GinkgoLogr))
+		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, st, evNS, GinkgoLogr))
 		DeferCleanup(srv.Close)
 	})
 

@@ -38,12 +38,22 @@ func PublishCommits(hub *events.Hub) store.Option {
 	})
 }
 
+// SessionResolver finds a live session by key or sessionId; *FileStore implements it.
+type SessionResolver interface {
+	Resolve(namespace, keyOrID string) (transcript.SessionHeader, error)
+}
+
 // NewEventsHandler serves GET /events, judging each session with the history API's check
 // (get agentsessions/transcript) as the caller; nil authz serves everyone (local runs).
-func NewEventsHandler(hub *events.Hub, authz Authorizer, defaultNamespace string, log logr.Logger) http.Handler {
+// sessions resolves a followed session's key or sessionId, as the history API does.
+func NewEventsHandler(hub *events.Hub, authz Authorizer, sessions SessionResolver, defaultNamespace string, log logr.Logger) http.Handler {
 	o := events.Options{
 		Hub: hub, DefaultNamespace: defaultNamespace,
 		Refuse: func(w http.ResponseWriter, err error) { refuseAuth(w, err, log) },
+		Resolve: func(namespace, ref string) (events.Followed, bool) {
+			hdr, err := sessions.Resolve(namespace, ref)
+			return events.Followed{Key: hdr.SessionKey, Name: sessionName(hdr)}, err == nil
+		},
 	}
 	if authz != nil {
 		o.Access = func(r *http.Request) events.Access {

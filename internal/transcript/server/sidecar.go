@@ -138,7 +138,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 	})
 	mux.Handle("/sessions/", history)
-	var eventsHandler http.Handler = NewEventsHandler(hub, authz, cfg.DefaultNamespace, log.WithName("events"))
+	var eventsHandler http.Handler = NewEventsHandler(hub, authz, store, cfg.DefaultNamespace, log.WithName("events"))
 	if ka, ok := authz.(*KubeAuthorizer); ok {
 		eventsHandler = LimitStreams(eventsHandler, ka.Identify, maxStreamsOr(cfg.MaxStreamsPerUser))
 	}
