@@ -134,9 +134,12 @@ func (v *SessionSendValidator) unknown(ctx context.Context, send *v1.SessionSend
 	return invalid("SessionSend", send.Name, fe)
 }
 
-// ValidateUpdate implements admission.Validator: the spec is immutable (CRD rule) and the
-// operator's annotations change only by the operator.
+// ValidateUpdate implements admission.Validator: the spec is immutable but for cancel (as
+// the CRD's rules also say) and the operator's annotations change only by the operator.
 func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *v1.SessionSend) (admission.Warnings, error) {
+	if err := policy.CancelOnlySend(old.Spec, send.Spec); err != nil {
+		return nil, invalid("SessionSend", send.Name, err)
+	}
 	if k := v.forgedAnnotation(ctx, old.Annotations, send.Annotations, managerOnlyAnnotations...); k != "" {
 		return nil, forbidden("sessionsends", send.Name, managerOnly(k))
 	}

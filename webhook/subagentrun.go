@@ -160,9 +160,13 @@ func activeChildren(ctx context.Context, r client.Reader, ns, requester string) 
 	return n, nil
 }
 
-// ValidateUpdate implements admission.Validator: the spec is immutable (CRD rule) and the
-// hop count and child key, which the controller trusts, change only by the operator.
+// ValidateUpdate implements admission.Validator: the spec is immutable but for cancel (as
+// the CRD's rules also say) and the hop count and child key, which the controller trusts,
+// change only by the operator.
 func (v *SubagentRunValidator) ValidateUpdate(ctx context.Context, old, run *v1.SubagentRun) (admission.Warnings, error) {
+	if err := policy.CancelOnlyRun(old.Spec, run.Spec); err != nil {
+		return nil, invalid("SubagentRun", run.Name, err)
+	}
 	if k := v.forgedAnnotation(ctx, old.Annotations, run.Annotations, v1.HopsAnnotation, v1.ChildSessionKeyAnnotation); k != "" {
 		return nil, forbidden("subagentruns", run.Name, managerOnly(k))
 	}

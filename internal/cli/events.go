@@ -29,12 +29,20 @@ import (
 )
 
 func newEventsCommand(o *options) *cobra.Command {
-	var session, kinds, output string
+	var sessions []string
+	var kinds, output string
 	cmd := &cobra.Command{
 		Use:   "events",
 		Short: "Follow the namespace's live event stream: session changes and messages",
+		Long: `Follow the namespace's live event stream: session changes and messages, of every
+session you may read or of the sessions named with --session (a key or a sessionId,
+repeated to follow several). The stream runs until you stop it (Ctrl-C closes it).`,
 		Example: `  # every session you may read in the namespace, as it changes
   kubectl sessions events
+
+  # the messages of two sessions, one named by its sessionId
+  kubectl sessions events --session agent:main:main --session 0b6f9a3e-1111-4222-8333-444455556666 \
+    --kinds session.message
 
   # one session, with its sends and runs, as JSON lines
   kubectl sessions events --session agent:main:main \
@@ -44,25 +52,22 @@ func newEventsCommand(o *options) *cobra.Command {
 			if output != "" && output != "json" {
 				return fmt.Errorf("unknown output %q: want json", output)
 			}
-			return o.events(cmd, session, kinds, output == "json")
+			return o.events(cmd, sessions, kinds, output == "json")
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&session, "session", "", "only this session key")
+	f.StringArrayVar(&sessions, "session", nil, "only this session (key or sessionId); repeat to follow several")
 	f.StringVar(&kinds, "kinds", "", "comma-separated kinds (default sessions.changed,session.message)")
 	f.StringVarP(&output, "output", "o", "", "json: one JSON object per event (default: one line of text)")
 	return cmd
 }
 
-func (o *options) events(cmd *cobra.Command, session, kinds string, asJSON bool) error {
+func (o *options) events(cmd *cobra.Command, sessions []string, kinds string, asJSON bool) error {
 	ns, err := o.namespace()
 	if err != nil {
 		return err
 	}
-	q := url.Values{}
-	if session != "" {
-		q.Set("session", session)
-	}
+	q := url.Values{"session": sessions}
 	if kinds != "" {
 		q.Set("kinds", kinds)
 	}

@@ -17,11 +17,13 @@ package cli
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// The plugin asks /events for the namespace and prints each event, as text or JSON lines.
+// The plugin asks /events for the namespace and the sessions named by --session (repeated,
+// keys or sessionIds) and prints each event, as text or JSON lines.
 func TestEventsPrintsTheStream(t *testing.T) {
 	var got *http.Request
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,12 +33,12 @@ func TestEventsPrintsTheStream(t *testing.T) {
 			"id: e-2\nevent: sessions.changed\ndata: {\"phase\":\"message\",\"sessionKey\":\"agent:a:main\",\"stats\":{\"messageCount\":3,\"totalTokens\":9,\"lastPreview\":\"hello\"}}\n\n"))
 	}))
 	defer srv.Close()
-	common := []string{"events", "--history-url", srv.URL, "--token-for-history", "tok", "-n", "team", "--session", "agent:a:main"}
+	common := []string{"events", "--history-url", srv.URL, "--token-for-history", "tok", "-n", "team", "--session", "agent:a:main", "--session", "0b6f9a3e-1111-4222-8333-444455556666"}
 	out, stderr, code := run(t, common...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if got.URL.Path != "/events" || got.URL.Query().Get("namespace") != "team" || got.URL.Query().Get("session") != "agent:a:main" ||
+	if got.URL.Path != "/events" || got.URL.Query().Get("namespace") != "team" || !slices.Equal(got.URL.Query()["session"], []string{"agent:a:main", "0b6f9a3e-1111-4222-8333-444455556666"}) ||
 		got.Header.Get("Authorization") != "Bearer tok" {
 		t.Fatalf("request %s %v", got.URL, got.Header)
 	}

@@ -21,7 +21,10 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	toolscache "k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -88,25 +91,32 @@ func sendOutcome(s *v1.SessionSend) (string, error) {
 	}
 }
 
-// waitFor watches obj until done holds for its latest state, and returns that state.
+// waitFor watches obj until done holds for its latest state, and returns that state. The
+// watch is client-go's list-then-watch: a watch the server closes (its timeout, an API
+// server restart, a dropped connection) resumes from the last resourceVersion seen, and
+// one too old to resume relists, so only ctx ends the wait without an outcome.
 func waitFor[T client.Object](ctx context.Context, cl client.WithWatch, obj T, list client.ObjectList, done func(T) bool) (T, error) {
-	w, err := cl.Watch(ctx, list, client.InNamespace(obj.GetNamespace()),
-		client.MatchingFields{"metadata.name": obj.GetName()})
+	// A new list each call: the reflector keeps what a list returns.
+	opts := func(o metav1.ListOptions) (client.ObjectList, []client.ListOption) {
+		return list.DeepCopyObject().(client.ObjectList), []client.ListOption{client.InNamespace(obj.GetNamespace()),
+			client.MatchingFields{"metadata.name": obj.GetName()}, &client.ListOptions{Raw: &o}}
+	}
+	lw := &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			l, lo := opts(o)
+			return l, cl.List(ctx, l, lo...)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			l, lo := opts(o)
+			return cl.Watch(ctx, l, lo...)
+		},
+	}
+	ev, err := watchtools.UntilWithSync(ctx, lw, obj.DeepCopyObject(), nil, func(ev watch.Event) (bool, error) {
+		got, ok := ev.Object.(T)
+		return ok && (ev.Type == watch.Added || ev.Type == watch.Modified) && done(got), nil
+	})
 	if err != nil {
-		return obj, err
+		return obj, fmt.Errorf("no outcome yet: %w", err)
 	}
-	defer w.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return obj, fmt.Errorf("no outcome yet: %w", ctx.Err())
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return obj, fmt.Errorf("watch closed before an outcome")
-			}
-			if got, isT := ev.Object.(T); isT && (ev.Type == watch.Added || ev.Type == watch.Modified) && done(got) {
-				return got, nil
-			}
-		}
-	}
+	return ev.Object.(T), nil
 }

@@ -16,6 +16,9 @@ package cli
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,27 +27,95 @@ import (
 )
 
 func newSpawnCommand(o *options) *cobra.Command {
-	var run v1.SubagentRunSpec
+	var f spawnFlags
 	var wait bool
 	cmd := &cobra.Command{
 		Use:   "spawn --agent ID TASK",
 		Short: "Spawn a sub-agent run; with --wait, follow it until its announce",
 		Example: `  # spawn a research run for the main session and wait for the announce
-  kubectl sessions spawn --agent research --requester agent:main:main --wait "three facts about llamas"`,
+  kubectl sessions spawn --agent research --requester agent:main:main --wait "three facts about llamas"
+
+  # a thread-bound session that stays, with two files in its workspace and at most 10 minutes per run
+  kubectl sessions spawn --agent research --thread --mode session --run-timeout 10m \
+    --attach notes.md --attach chart.png "summarise the notes and the chart"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run.Task = args[0]
-			return o.spawn(cmd, run, wait)
+			spec, err := f.spec(args[0])
+			if err != nil {
+				return err
+			}
+			return o.spawn(cmd, spec, wait)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&run.AgentID, "agent", "", "agent id to run under")
-	f.StringVar(&run.RequesterSessionKey, "requester", "", "session the result is announced to")
-	f.StringVar(&run.Label, "label", "", "label for logs and UIs")
-	f.StringVar(&run.Model, "model", "", "model override (must be in the Agent's allowedModels)")
-	f.StringVar((*string)(&run.Cleanup), "cleanup", "", "delete or keep the child session after the announce")
-	f.BoolVar(&wait, "wait", false, "wait until the run and its announce are done")
+	f.add(cmd)
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the run and its announce are done")
 	return cmd
+}
+
+// spawnFlags are the spawn command's flags for the SubagentRun spec. Values are passed on
+// as given: the admission webhook judges them (allowed thinking levels, modes, sizes).
+type spawnFlags struct {
+	run        v1.SubagentRunSpec
+	runTimeout string
+	attach     []string
+}
+
+func (f *spawnFlags) add(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.run.AgentID, "agent", "", "agent id to run under")
+	fs.StringVar(&f.run.RequesterSessionKey, "requester", "", "session the result is announced to")
+	fs.StringVar(&f.run.Label, "label", "", "label for logs and UIs")
+	fs.StringVar(&f.run.Model, "model", "", "model override (must be in the Agent's allowedModels)")
+	fs.StringVar(&f.run.Thinking, "thinking", "", "thinking level override (off, minimal, low, medium, high, xhigh)")
+	fs.BoolVar(&f.run.Thread, "thread", false, "thread-bound routing where the channel supports it")
+	fs.StringVar((*string)(&f.run.Mode), "mode", "", "run (one task) or session (stays; needs --thread); default session with --thread, else run")
+	fs.StringVar((*string)(&f.run.Sandbox), "sandbox", "", "inherit (the requester's sandbox setting) or require (refuse unless the child runs sandboxed)")
+	fs.StringVar(&f.runTimeout, "run-timeout", "", "abort the run after this long (90s, 10m, or seconds); 0 = no limit; default the Agent's")
+	fs.StringVar((*string)(&f.run.Cleanup), "cleanup", "", "delete or keep the child session after the announce")
+	fs.StringArrayVar(&f.attach, "attach", nil, "put FILE in the child's workspace (repeat for several); text as utf8, else base64")
+}
+
+// spec is the SubagentRun spec the flags ask for, with task.
+func (f *spawnFlags) spec(task string) (v1.SubagentRunSpec, error) {
+	spec := f.run
+	spec.Task = task
+	if f.runTimeout != "" {
+		secs, err := seconds(f.runTimeout)
+		if err != nil {
+			return spec, fmt.Errorf("--run-timeout: %w", err)
+		}
+		spec.RunTimeoutSeconds = &secs
+	}
+	for _, path := range f.attach {
+		a, err := readAttachment(path)
+		if err != nil {
+			return spec, err
+		}
+		spec.Attachments = append(spec.Attachments, a)
+	}
+	return spec, nil
+}
+
+// seconds reads a duration (90s, 10m) or a bare number of seconds, in whole seconds.
+func seconds(s string) (int32, error) {
+	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("%q is negative", s)
+		}
+		return int32(n), nil
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q: want a duration such as 90s or 10m, or a number of seconds", s)
+	case d < 0:
+		return 0, fmt.Errorf("%q is negative", s)
+	case d%time.Second != 0:
+		return 0, fmt.Errorf("%q is not a whole number of seconds", s)
+	case d/time.Second > math.MaxInt32:
+		return 0, fmt.Errorf("%q is too long", s)
+	}
+	return int32(d / time.Second), nil
 }
 
 func (o *options) spawn(cmd *cobra.Command, spec v1.SubagentRunSpec, wait bool) error {

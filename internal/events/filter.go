@@ -15,6 +15,7 @@
 package events
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -23,24 +24,48 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
-// Filter is what one subscriber asked for: a namespace, optionally one session, and the
+// Filter is what one subscriber asked for: a namespace, optionally some sessions, and the
 // kinds it wants (sessions.changed and session.message unless it names others).
 type Filter struct {
-	Namespace  string
-	SessionKey string
-	Kinds      []string
+	Namespace string
+	// Sessions are the followed sessions as asked (keys or sessionIds) until ResolveSessions
+	// turns them into keys; none follows the whole namespace.
+	Sessions []string
+	Kinds    []string
 }
+
+// maxSessions bounds the sessions one stream follows: each is judged on every recheck.
+const maxSessions = 100
+
+// ErrUnknownSession is a followed session that is neither a session key nor a known sessionId.
+var ErrUnknownSession = errors.New("unknown session")
+
+// Followed is one followed session: the key its events carry and the AgentSession object
+// name its access is judged on.
+type Followed struct{ Key, Name string }
 
 var knownKinds = []string{KindSessionsChanged, KindSessionMessage, KindSendsChanged, KindRunsChanged}
 
-// ParseFilter reads ?namespace=&session=&kinds=a,b from a request's query.
+// ParseFilter reads ?namespace=&session=&session=&kinds=a,b from a request's query; session
+// is repeated to follow several sessions in one stream.
 func ParseFilter(q url.Values, defaultNamespace string) (Filter, error) {
-	f := Filter{Namespace: q.Get("namespace"), SessionKey: q.Get("session")}
+	f := Filter{Namespace: q.Get("namespace")}
 	if f.Namespace == "" {
 		f.Namespace = defaultNamespace
 	}
 	if f.Namespace == "" {
 		return f, fmt.Errorf("namespace is required")
+	}
+	for _, s := range q["session"] {
+		if s == "" {
+			return f, fmt.Errorf("session is empty: give a session key or a sessionId")
+		}
+		if !slices.Contains(f.Sessions, s) {
+			f.Sessions = append(f.Sessions, s)
+		}
+	}
+	if len(f.Sessions) > maxSessions {
+		return f, fmt.Errorf("%d sessions asked; one stream follows %d at most", len(f.Sessions), maxSessions)
 	}
 	if k := q.Get("kinds"); k != "" {
 		for _, kind := range strings.Split(k, ",") {
@@ -57,10 +82,36 @@ func ParseFilter(q url.Values, defaultNamespace string) (Filter, error) {
 	return f, nil
 }
 
+// ResolveSessions turns each asked session into the one it names: resolve looks a key or a
+// sessionId up among the namespace's sessions. A key no session has yet is followed as it
+// is, so a stream can wait for a session to be created; anything else is unknown (the
+// error), yet still listed under the name its key would have, so that the caller judges
+// access before it tells a miss and a caller without access cannot probe which sessionIds
+// exist. After it, f.Sessions holds keys.
+func (f *Filter) ResolveSessions(resolve func(namespace, ref string) (Followed, bool)) ([]Followed, error) {
+	var out []Followed
+	var unknown error
+	for i, ref := range f.Sessions {
+		s, ok := Followed{}, false
+		if resolve != nil {
+			s, ok = resolve(f.Namespace, ref)
+		}
+		if !ok {
+			s = Followed{Key: ref, Name: objectName(ref)}
+			if _, err := sessionkey.Parse(ref); err != nil && unknown == nil {
+				unknown = fmt.Errorf("%w %q: not a session key (%v), and no session has it as sessionId", ErrUnknownSession, ref, err)
+			}
+		}
+		f.Sessions[i] = s.Key
+		out = append(out, s)
+	}
+	return out, unknown
+}
+
 // Match tells whether e is for this subscriber (authorization aside).
 func (f Filter) Match(e Event) bool {
 	return e.Namespace == f.Namespace &&
-		(f.SessionKey == "" || e.SessionKey == f.SessionKey) &&
+		(len(f.Sessions) == 0 || slices.Contains(f.Sessions, e.SessionKey)) &&
 		slices.Contains(f.Kinds, e.Kind)
 }
 

@@ -17,12 +17,14 @@ package events
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
 	"k8s.io/utils/clock"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // Access is the caller's access, as the transcript-store's authorizer decides it for the
@@ -42,6 +44,9 @@ type Access struct {
 type Options struct {
 	Hub              *Hub
 	DefaultNamespace string
+	// Resolve finds the session a followed key or sessionId names (see
+	// Filter.ResolveSessions); nil follows keys only.
+	Resolve func(namespace, ref string) (Followed, bool)
 	// Access builds the caller's access from the request; Refuse answers a request whose
 	// first check failed (401/403). Nil Access serves everyone (local runs).
 	Access func(r *http.Request) Access
@@ -84,18 +89,31 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.o.Access != nil {
 		access = h.o.Access(r)
 	}
-	if err := admit(r.Context(), f, access); err != nil {
+	followed, unknown := f.ResolveSessions(h.o.Resolve)
+	if err := admit(r.Context(), f, followed, access); err != nil {
 		h.o.Refuse(w, err)
 		return
 	}
-	h.stream(w, r, f, access)
+	if unknown != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_ = json.NewEncoder(w).Encode(transcript.ErrorBody{Error: transcript.ErrorDetail{Type: transcript.ErrTypeNotFound, Message: unknown.Error()}})
+		return
+	}
+	h.stream(w, r, f, followed, access)
 }
 
-// admit is the check before a stream opens: a session stream needs that session, a
-// namespace stream some session of the namespace (each event is then judged by its own).
-func admit(ctx context.Context, f Filter, access Access) error {
-	if f.SessionKey != "" {
-		return access.Check(ctx, f.Namespace, objectName(f.SessionKey))
+// admit is the check before a stream opens: a stream of named sessions needs every one of
+// them, a namespace stream some session of the namespace (each event is then judged by its
+// own). The first check also authenticates the caller.
+func admit(ctx context.Context, f Filter, followed []Followed, access Access) error {
+	if len(followed) > 0 {
+		for _, s := range followed {
+			if err := access.Check(ctx, f.Namespace, s.Name); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if access.Any != nil {
 		return access.Any(ctx, f.Namespace)
@@ -106,7 +124,7 @@ func admit(ctx context.Context, f Filter, access Access) error {
 	return nil
 }
 
-func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, access Access) {
+func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, followed []Followed, access Access) {
 	ctx := r.Context()
 	sub := h.o.Hub.Subscribe(r.Header.Get("Last-Event-ID"))
 	defer sub.Close()
@@ -121,7 +139,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 	buf := &out.Buf
 	decisions := map[string]decision{}
 	// allowed judges one session, cached for Recheck; ended is set when the caller's token
-	// is no longer accepted, or the one session it follows was revoked.
+	// is no longer accepted, or a session it follows was revoked.
 	ended := false
 	allowed := func(e Event) bool {
 		now := h.o.Clock.Now()
@@ -129,7 +147,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 			return d.ok
 		}
 		err := access.Check(ctx, e.Namespace, e.Name)
-		if err != nil && (access.Fatal(err) || f.SessionKey != "") {
+		if err != nil && (access.Fatal(err) || len(followed) > 0) {
 			ended = true
 		}
 		decisions[e.Name] = decision{ok: err == nil, expires: now.Add(h.o.Recheck)}
@@ -168,10 +186,12 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, acces
 				ended = true
 			}
 		case <-tick.C():
-			// Re-judge a followed session even when nothing happens in it.
+			// Re-judge the followed sessions even when nothing happens in them.
 			clear(decisions)
-			if f.SessionKey != "" && !allowed(Event{Namespace: f.Namespace, Name: objectName(f.SessionKey)}) {
-				ended = true
+			for _, s := range followed {
+				if !allowed(Event{Namespace: f.Namespace, Name: s.Name}) {
+					ended = true
+				}
 			}
 			buf.WriteString(": keepalive\n\n")
 		}

@@ -16,6 +16,7 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -77,7 +79,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{hub: NewHub(64, "t"), clock: clocktesting.NewFakeClock(time.Now()), g: &grants{m: map[string]map[string]bool{}}}
 	f.srv = httptest.NewServer(NewHandler(Options{
-		Hub: f.hub, DefaultNamespace: "ns", Access: f.g.access, Clock: f.clock,
+		Hub: f.hub, DefaultNamespace: "ns", Access: f.g.access, Clock: f.clock, Resolve: resolveIDs,
 		Refuse: func(w http.ResponseWriter, err error) {
 			code := http.StatusForbidden
 			if errors.Is(err, errNoToken) {
@@ -148,7 +150,17 @@ func (f *fixture) waitSubscribed(t *testing.T, n int) {
 const (
 	mine   = "agent:a:main"
 	theirs = "agent:b:main"
+	third  = "agent:c:main"
+	mineID = "0b6f9a3e-1111-4222-8333-444455556666"
 )
+
+// resolveIDs knows one session by its sessionId, as the store's Resolve does.
+func resolveIDs(namespace, ref string) (Followed, bool) {
+	if namespace == "ns" && (ref == mineID || ref == mine) {
+		return Followed{Key: mine, Name: sessionkey.ObjectName(mine)}, true
+	}
+	return Followed{}, false
+}
 
 func TestASubscriberSeesItsSessionsInOrderAndNothingOfOthers(t *testing.T) {
 	f := newFixture(t)
@@ -232,5 +244,57 @@ func TestAccessIsCheckedAndRevocationEndsTheStream(t *testing.T) {
 		if got.Event == KindSessionMessage {
 			t.Fatalf("event after revocation: %s", got.Data)
 		}
+	}
+}
+
+// One stream follows several sessions, each named by its key or by its sessionId
+// (session= repeated, the spec's per-key sessions.messages.subscribe), and nothing else.
+func TestAStreamFollowsSessionsByKeyAndBySessionID(t *testing.T) {
+	f := newFixture(t)
+	f.g.set("alice", sessionkey.ObjectName(mine), true)
+	f.g.set("alice", sessionkey.ObjectName(third), true)
+	s, code := f.open(t, "alice", "namespace=ns&session="+mineID+"&session="+third, "")
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	f.waitSubscribed(t, 1)
+	f.publish(KindSessionMessage, theirs, `{"n":0}`)
+	f.publish(KindSessionMessage, mine, `{"n":1}`)
+	f.publish(KindSessionMessage, third, `{"n":2}`)
+	f.publish(KindSessionMessage, theirs, `{"n":3}`)
+	f.publish(KindSessionsChanged, mine, `{"n":4}`)
+	for _, want := range []string{`{"n":1}`, `{"n":2}`, `{"n":4}`} {
+		if got := s.next(t); string(got.Data) != want {
+			t.Fatalf("got %s %s, want %s", got.Event, got.Data, want)
+		}
+	}
+}
+
+// Every followed session must be readable; an unknown sessionId is a 404 not_found, told
+// only to a caller that may read the session the ref would name.
+func TestFollowingRefusesUnreadableAndUnknownSessions(t *testing.T) {
+	f := newFixture(t)
+	f.g.set("bob", sessionkey.ObjectName(mine), true)
+	if _, code := f.open(t, "bob", "namespace=ns&session="+mine+"&session="+theirs, ""); code != http.StatusForbidden {
+		t.Fatalf("one unreadable session of two: status %d, want 403", code)
+	}
+	const unknownID = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+	if _, code := f.open(t, "bob", "namespace=ns&session="+unknownID, ""); code != http.StatusForbidden {
+		t.Fatalf("unknown sessionId, no access: status %d, want 403", code)
+	}
+	f.g.set("carol", "", true)
+	req, _ := http.NewRequest(http.MethodGet, f.srv.URL+"/events?namespace=ns&session="+unknownID, nil)
+	req.Header.Set("Authorization", "carol")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var body transcript.ErrorBody
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusNotFound || body.Error.Type != transcript.ErrTypeNotFound {
+		t.Fatalf("unknown sessionId: status %d, body %+v (%v); want 404 not_found", resp.StatusCode, body, err)
+	}
+	if _, code := f.open(t, "carol", "namespace=ns&session=", ""); code != http.StatusBadRequest {
+		t.Fatalf("empty session: status %d, want 400", code)
 	}
 }

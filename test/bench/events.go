@@ -45,7 +45,7 @@ func benchEvents() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: server.NewEventsHandler(hub, nil, nil, benchNS, logr.Discard())}
+	srv := &http.Server{Handler: server.NewEventsHandler(hub, nil, st, nil, benchNS, logr.Discard())}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 

@@ -36,6 +36,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -357,5 +358,33 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 		Expect(k8s.Create(ctx, sendObj(nsRate, "agent:main:webchat:direct:u1", ""))).To(Succeed())
 		By("another namespace has its own bucket")
 		Expect(manager.Create(ctx, withHops(1, sendObj(nsH, "agent:research:main", "agent:main:main")))).To(Succeed())
+	})
+
+	It("lets an editor cancel sends and runs, and change nothing else of them", func() {
+		send, run := sendObj(nsH, "agent:research:main", ""), runObj(nsH, "", "research")
+		Expect(alice.Create(ctx, send)).To(Succeed())
+		Expect(alice.Create(ctx, run)).To(Succeed())
+		patch := func(obj client.Object, body string) error {
+			return alice.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(body)))
+		}
+		for _, change := range []struct {
+			obj  client.Object
+			body string
+		}{
+			{send, `{"spec":{"message":"something else"}}`},
+			{send, `{"spec":{"cancel":true,"timeoutSeconds":0}}`},
+			{send, `{"spec":{"fromSessionKey":"agent:research:main"}}`},
+			{run, `{"spec":{"task":"something else"}}`},
+			{run, `{"spec":{"cancel":true,"thinking":"high"}}`},
+			{run, `{"spec":{"attachments":[{"name":"f","content":"x"}]}}`},
+		} {
+			Expect(patch(change.obj, change.body)).To(MatchError(ContainSubstring("spec is immutable but for cancel")),
+				"%T %s", change.obj, change.body)
+		}
+		for _, obj := range []client.Object{send, run} {
+			Expect(sessiontools.Cancel(ctx, alice, obj)).To(Succeed(), "cancel %T", obj)
+			Expect(patch(obj, `{"spec":{"cancel":false}}`)).To(MatchError(ContainSubstring("spec.cancel cannot go back to false")))
+		}
+		Expect(send.Spec.Cancel && run.Spec.Cancel).To(BeTrue())
 	})
 })

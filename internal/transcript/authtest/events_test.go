@@ -77,7 +77,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 			Spec: v1.AgentSessionSpec{Key: seen, AgentID: "e"}})).To(Succeed())
 		authz, err := server.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, objects, evNS, GinkgoLogr))
+		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, st, objects, evNS, GinkgoLogr))
 		DeferCleanup(srv.Close)
 	})
 

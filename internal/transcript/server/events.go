@@ -40,14 +40,27 @@ func PublishCommits(hub *events.Hub) store.Option {
 	})
 }
 
+// SessionResolver finds a live session by key or sessionId; *FileStore implements it.
+type SessionResolver interface {
+	Resolve(namespace, keyOrID string) (transcript.SessionHeader, error)
+}
+
 // NewEventsHandler serves GET /events, judging each session with the history API's check
 // (the access layer's ReadTranscript) as the caller; nil authz serves everyone (local
-// runs). A namespace stream opens only for a caller who may read some session of it:
-// sessions lists the namespace's sessions to find one (nil: only a namespace-wide grant).
-func NewEventsHandler(hub *events.Hub, authz Authorizer, sessions client.Reader, defaultNamespace string, log logr.Logger) http.Handler {
+// runs). resolver finds a followed session by key or sessionId, as the history API does
+// (nil: by key only). A namespace stream opens only for a caller who may read some session
+// of it: sessions lists the namespace's sessions to find one (nil: only a namespace-wide
+// grant).
+func NewEventsHandler(hub *events.Hub, authz Authorizer, resolver SessionResolver, sessions client.Reader, defaultNamespace string, log logr.Logger) http.Handler {
 	o := events.Options{
 		Hub: hub, DefaultNamespace: defaultNamespace,
 		Refuse: func(w http.ResponseWriter, err error) { refuseAuth(w, err, log) },
+	}
+	if resolver != nil {
+		o.Resolve = func(namespace, ref string) (events.Followed, bool) {
+			hdr, err := resolver.Resolve(namespace, ref)
+			return events.Followed{Key: hdr.SessionKey, Name: sessionName(hdr)}, err == nil
+		}
 	}
 	if authz != nil {
 		o.Access = func(r *http.Request) events.Access {

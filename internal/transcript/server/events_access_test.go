@@ -45,7 +45,7 @@ func TestNamespaceEventsOpenOnlyForACallerWhoReadsSomething(t *testing.T) {
 	g := newGrants()
 	g.set("one", sessionkey.ObjectName("agent:a:s1"))
 	g.set("none")
-	srv := httptest.NewServer(server.NewEventsHandler(events.NewHub(0, "t"), g, b.Build(), "ns", logr.Discard()))
+	srv := httptest.NewServer(server.NewEventsHandler(events.NewHub(0, "t"), g, nil, b.Build(), "ns", logr.Discard()))
 	t.Cleanup(srv.Close)
 	open := func(token string) int {
 		ctx, cancel := context.WithCancel(t.Context())

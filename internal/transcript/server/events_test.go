@@ -17,7 +17,8 @@ import (
 )
 
 // The sidecar serves the console at / and publishes every store commit on /events: an append through the internal API
-// reaches an /events subscriber as session.message and then sessions.changed "message".
+// reaches an /events subscriber as session.message and then sessions.changed "message",
+// and a subscriber following the session by its sessionId.
 func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	ctx := context.Background()
 	a := sidecartest.Start(t, server.SidecarConfig{DefaultNamespace: "ns", InsecureNoAuth: true})
@@ -29,19 +30,27 @@ func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	if page.StatusCode != http.StatusOK || page.Header.Get("Content-Security-Policy") != console.CSP {
 		t.Fatalf("console at /: %d, CSP %q", page.StatusCode, page.Header.Get("Content-Security-Policy"))
 	}
-	resp, err := http.Get("http://" + a.Public + "/events?namespace=ns")
-	if err != nil {
-		t.Fatal(err)
+	get := func(query string, want int) *http.Response {
+		resp, err := http.Get("http://" + a.Public + "/events?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = resp.Body.Close() })
+		if resp.StatusCode != want {
+			t.Fatalf("%s: status %d, want %d", query, resp.StatusCode, want)
+		}
+		return resp
 	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
+	resp := get("namespace=ns", http.StatusOK)
 	c := client.NewClient(a.Internal)
 	hdr := transcript.SessionHeader{Namespace: "ns", SessionID: "s1", SessionKey: "agent:a:main", CreatedAt: time.Now()}
 	if _, err := c.CreateSession(ctx, hdr); err != nil {
 		t.Fatal(err)
 	}
+	// A stream of two sessions, one named by its sessionId (resolved by the store), one by
+	// a key no session has yet; a sessionId no session has is 404 not_found.
+	followed := get("namespace=ns&session=s1&session=agent:b:main&kinds=session.message", http.StatusOK)
+	get("namespace=ns&session=no-such-id", http.StatusNotFound)
 	msg := transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: "text", Text: "hello"}}}
 	if _, err := c.Append(ctx, "ns", "s1", transcript.AppendRequest{Message: msg}); err != nil {
 		t.Fatal(err)
@@ -56,5 +65,10 @@ func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	if err != nil || ev.Event != events.KindSessionsChanged || json.Unmarshal(ev.Data, &change) != nil ||
 		change.Phase != events.PhaseMessage || change.Stats.MessageCount != 1 || change.Stats.LastPreview != "hello" {
 		t.Fatalf("second event %s %s (%v), want sessions.changed of phase message", ev.Event, ev.Data, err)
+	}
+	ev, err = sse.NewReader(followed.Body).Next()
+	var m events.SessionMessage
+	if err != nil || ev.Event != events.KindSessionMessage || json.Unmarshal(ev.Data, &m) != nil || m.SessionID != "s1" || m.SessionKey != "agent:a:main" {
+		t.Fatalf("followed stream: %s %s (%v), want the message of s1", ev.Event, ev.Data, err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 
 // HistorySource is what the public history API reads; *FileStore implements it.
 type HistorySource interface {
-	Resolve(namespace, keyOrID string) (transcript.SessionHeader, error)
+	SessionResolver
 	Read(ctx context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error)
 	Subscribe(ctx context.Context, namespace, sessionID string) (*store.Subscription, int64, error)
 }

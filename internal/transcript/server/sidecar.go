@@ -140,7 +140,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
 			MaxStreamsPerUser: cfg.MaxStreamsPerUser,
 		}),
-		"/events":   NewEventsHandler(hub, authz, objects, cfg.DefaultNamespace, log.WithName("events")),
+		"/events":   NewEventsHandler(hub, authz, store, objects, cfg.DefaultNamespace, log.WithName("events")),
 		"/":         console.Handler(),
 		"/mcp":      noCallerAPI(),
 		"/console/": noCallerAPI(),
