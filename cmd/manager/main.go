@@ -62,6 +62,7 @@ type options struct {
 	idleTimeout      time.Duration
 	egressAllow      stringList
 	egressStrict     bool
+	egressAPIServer  bool
 	concurrency      int
 	ttlAfterFinished time.Duration
 	qps              float64
@@ -89,8 +90,9 @@ func main() {
 	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
-	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback, link-local and the API server are refused unless an entry allows them.")
+	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
 	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink and MCP destination no --egress-allow entry names.")
+	flag.BoolVar(&o.egressAPIServer, "egress-allow-apiserver", false, "Let model, sink and MCP connections reach the cluster's API server. Off, it is refused whatever --egress-allow says (a 10.0.0.0/8 entry does not re-open the kubernetes Service).")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
@@ -179,8 +181,10 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err != nil {
 		return err
 	}
-	if err := egressPolicy.RefuseAPIServer(ctx, net.DefaultResolver, mgr.GetConfig().Host); err != nil {
-		return err
+	if !o.egressAPIServer {
+		if err := egressPolicy.RefuseAPIServer(ctx, net.DefaultResolver, mgr.GetConfig().Host); err != nil {
+			return err
+		}
 	}
 	watcher, err := client.NewWithWatch(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {

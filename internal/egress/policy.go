@@ -102,8 +102,10 @@ func (p *Policy) add(e string) error {
 	return nil
 }
 
-// Refuse adds addresses refused unless an entry allows them: the manager passes the
-// cluster's API server here.
+// Refuse adds addresses refused whatever the entries say: the manager passes the cluster's
+// API server here. An allow entry meant for in-cluster models (10.0.0.0/8, a URL prefix on
+// a Service name) must not re-open it; an operator who wants it reachable does not refuse
+// it (--egress-allow-apiserver).
 func (p *Policy) Refuse(addrs ...netip.Addr) {
 	for _, a := range addrs {
 		a = a.Unmap()
@@ -115,10 +117,16 @@ func (p *Policy) Refuse(addrs ...netip.Addr) {
 // flag that would allow it.
 type Error struct {
 	Host, Reason string
+	// apiServer marks the API server's refusal, which no allow entry lifts.
+	apiServer bool
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("egress to %s refused: %s (an operator may allow it with --egress-allow)", e.Host, e.Reason)
+	flag := "--egress-allow"
+	if e.apiServer {
+		flag = "--egress-allow-apiserver"
+	}
+	return fmt.Sprintf("egress to %s refused: %s (an operator may allow it with %s)", e.Host, e.Reason, flag)
 }
 
 // IsRefused tells whether err (or an error it wraps) is an egress refusal.
@@ -136,13 +144,19 @@ func (p *Policy) CheckURL(raw string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return &Error{Host: raw, Reason: "not an http(s) URL"}
 	}
+	host, port := hostPort(u)
+	literal, lerr := netip.ParseAddr(host)
+	if lerr == nil {
+		if err := p.refusedAPIServer(host, port, literal); err != nil {
+			return err
+		}
+	}
 	named, err := p.urlNamed(u)
 	if err != nil || named {
 		return err
 	}
-	host, port := hostPort(u)
-	if a, err := netip.ParseAddr(host); err == nil {
-		return p.judge(host, port, a)
+	if lerr == nil {
+		return p.judge(host, port, literal)
 	}
 	if p.hostNamed(host, port) {
 		return nil
@@ -203,9 +217,13 @@ func (p *Policy) hostNamed(host, port string) bool {
 	return false
 }
 
-// judge decides one resolved address of host:port that no URL prefix entry named.
+// judge decides one resolved address of host:port that no URL prefix entry named. The API
+// server is refused before any entry is consulted.
 func (p *Policy) judge(host, port string, a netip.Addr) error {
 	a = a.Unmap()
+	if err := p.refusedAPIServer(host, port, a); err != nil {
+		return err
+	}
 	if p.hostNamed(host, port) {
 		return nil
 	}
@@ -216,24 +234,36 @@ func (p *Policy) judge(host, port string, a netip.Addr) error {
 			}
 		}
 	}
-	where := net.JoinHostPort(host, port)
-	if host != a.String() {
-		where += " (" + a.String() + ")"
-	}
 	if reason := special(a); reason != "" {
-		return &Error{Host: where, Reason: reason}
+		return &Error{Host: where(host, port, a), Reason: reason}
 	}
-	if p != nil {
-		for _, r := range p.refused {
-			if r.Contains(a) {
-				return &Error{Host: where, Reason: "the cluster's API server"}
-			}
-		}
-		if p.denyOthers {
-			return &Error{Host: where, Reason: "not on the egress allow list"}
+	if p != nil && p.denyOthers {
+		return &Error{Host: where(host, port, a), Reason: "not on the egress allow list"}
+	}
+	return nil
+}
+
+// refusedAPIServer refuses an address of the cluster's API server, whatever the entries.
+func (p *Policy) refusedAPIServer(host, port string, a netip.Addr) error {
+	if p == nil {
+		return nil
+	}
+	a = a.Unmap()
+	for _, r := range p.refused {
+		if r.Contains(a) {
+			return &Error{Host: where(host, port, a), Reason: "the cluster's API server", apiServer: true}
 		}
 	}
 	return nil
+}
+
+// where names a destination for an error: host:port, and the address a name resolved to.
+func where(host, port string, a netip.Addr) string {
+	w := net.JoinHostPort(host, port)
+	if host != a.String() {
+		w += " (" + a.String() + ")"
+	}
+	return w
 }
 
 // special names the address classes refused by default.

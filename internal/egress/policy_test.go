@@ -26,8 +26,10 @@ func TestCheckURL(t *testing.T) {
 	cases := map[string]struct {
 		allow      []string
 		denyOthers bool
-		url        string
-		refused    bool
+		// apiServerAllowed is --egress-allow-apiserver: the manager does not refuse it.
+		apiServerAllowed bool
+		url              string
+		refused          bool
 	}{
 		"public name":                       {url: "https://api.openai.com/v1"},
 		"public address":                    {url: "http://203.0.113.7:8000/v1"},
@@ -53,7 +55,13 @@ func TestCheckURL(t *testing.T) {
 		"URL prefix, other scheme":          {allow: []string{"https://127.0.0.1:8080/"}, url: "http://127.0.0.1:8080/", refused: true},
 		"strict list refuses the unnamed":   {allow: []string{"api.openai.com"}, denyOthers: true, url: "https://api.anthropic.com/", refused: true},
 		"strict list allows the named":      {allow: []string{"api.openai.com"}, denyOthers: true, url: "https://API.openai.com./v1"},
-		"API server allowed explicitly":     {allow: []string{"10.96.0.1/32"}, url: "https://10.96.0.1/api"},
+		"API server behind a CIDR entry":    {allow: []string{"10.0.0.0/8"}, url: "https://10.96.0.1/api", refused: true},
+		"API server named by its address":   {allow: []string{"10.96.0.1/32"}, url: "https://10.96.0.1/api", refused: true},
+		"API server by host:port entry":     {allow: []string{"10.96.0.1:443"}, url: "https://10.96.0.1/api", refused: true},
+		"API server by URL prefix":          {allow: []string{"https://10.96.0.1/"}, url: "https://10.96.0.1/api", refused: true},
+		"API server allowed by the flag":    {apiServerAllowed: true, url: "https://10.96.0.1/api"},
+		"API server by flag, strict list":   {apiServerAllowed: true, allow: []string{"10.96.0.1"}, denyOthers: true, url: "https://10.96.0.1/api"},
+		"in-cluster model beside it":        {allow: []string{"10.0.0.0/8"}, denyOthers: true, url: "http://10.1.2.3:8000/v1"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -61,7 +69,9 @@ func TestCheckURL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.Refuse(apiServer)
+			if !tc.apiServerAllowed {
+				p.Refuse(apiServer)
+			}
 			err = p.CheckURL(tc.url)
 			if got := err != nil; got != tc.refused {
 				t.Fatalf("CheckURL(%q) = %v, want refused=%v", tc.url, err, tc.refused)
@@ -98,7 +108,7 @@ func TestRefuseAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, u := range []string{"https://10.96.0.1/", "https://192.0.2.10:6443/api"} {
-		if err := p.CheckURL(u); !IsRefused(err) || !strings.Contains(err.Error(), "API server") {
+		if err := p.CheckURL(u); !IsRefused(err) || !strings.Contains(err.Error(), "API server") || !strings.Contains(err.Error(), "--egress-allow-apiserver") {
 			t.Errorf("CheckURL(%s) = %v, want the API server refused", u, err)
 		}
 	}

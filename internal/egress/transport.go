@@ -125,11 +125,14 @@ func (p *Policy) DialContext(r Resolver) func(ctx context.Context, network, addr
 		}
 		var errs []error
 		for _, a := range addrs {
-			if !allowAll {
-				if err := p.judge(host, port, a); err != nil {
-					errs = append(errs, err)
-					continue
-				}
+			judge := p.judge
+			if allowAll {
+				// A URL prefix entry trusts what its host resolves to, except the API server.
+				judge = p.refusedAPIServer
+			}
+			if err := judge(host, port, a); err != nil {
+				errs = append(errs, err)
+				continue
 			}
 			conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(a.Unmap(), uint16(pn)).String())
 			if err == nil {

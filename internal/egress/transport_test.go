@@ -135,3 +135,24 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		t.Fatalf("redirect followed, the other server got Authorization %q", v)
 	}
 }
+
+// Entries that trust a name's resolution (host, URL prefix) or a range (CIDR) still never
+// dial the API server: it is refused before any entry is consulted.
+func TestAPIServerRefusedAtDialWhateverTheEntries(t *testing.T) {
+	srv, hits := okServer(t)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	// The name resolves to the API server's address, as kubernetes.default.svc does.
+	toAPIServer := fixedResolver{netip.MustParseAddr("127.0.0.1")}
+	target := "http://kubernetes.default.svc:" + port + "/api"
+	for _, entry := range []string{"127.0.0.0/8", "kubernetes.default.svc", "http://kubernetes.default.svc:" + port + "/"} {
+		p := mustParse(t, entry)
+		p.Refuse(netip.MustParseAddr("127.0.0.1"))
+		_, err := get(t, p.Client(ClientOptions{Resolver: toAPIServer}), target)
+		if !IsRefused(err) || !strings.Contains(err.Error(), "API server") {
+			t.Errorf("allowed by %q: %v, want the API server refused", entry, err)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the API server was reached %d times", hits.Load())
+	}
+}
