@@ -36,13 +36,14 @@ func (r *AgentReconciler) mcpStatus(ctx context.Context, a *v1.Agent) (string, b
 	return mcpSummary(a.Status.MCPServers)
 }
 
-// mcpRefused returns the reason and message of the first MCP server whose configuration the
-// operator refuses (its URL by the egress allow list, a header Secret by the Secret rule): the
-// Agent is not Ready then, as with a bad API key. An unreachable server is not counted.
+// mcpRefused returns the reason and message of the first MCP server the operator refuses
+// (its URL by the egress allow list, a header Secret by the Secret rule, or a server that
+// pointed the client at another origin): the Agent is not Ready then, as with a bad API
+// key. An unreachable server is not counted.
 func mcpRefused(servers []v1.MCPServerStatus) (string, string) {
 	for _, s := range servers {
 		switch s.Reason {
-		case mcptools.ReasonEgressRefused, mcptools.ReasonSecretNotUsable, mcptools.ReasonInvalidURL:
+		case mcptools.ReasonEgressRefused, mcptools.ReasonSecretNotUsable, mcptools.ReasonInvalidURL, mcptools.ReasonOriginRefused:
 			return s.Reason, fmt.Sprintf("MCP server %s: %s", s.Name, s.Message)
 		}
 	}

@@ -198,7 +198,13 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 		if err := out[i].err; err != nil {
 			st.Message = truncate(err.Error(), 480)
 			st.Reason = s.cfg.reason
-			if st.Reason == "" {
+			var oe *OriginError
+			switch {
+			case st.Reason != "":
+			case errors.As(err, &oe):
+				// The refusal alone: what else the SDK wrapped around it says less.
+				st.Reason, st.Message = ReasonOriginRefused, oe.Error()
+			default:
 				st.Reason = ReasonUnreachable
 			}
 		} else {
@@ -266,9 +272,11 @@ func closeAll(servers []*server) {
 // serverConfig is one server of an Agent with its header values read.
 type serverConfig struct {
 	name, url string
-	headers   http.Header
-	allowed   []string
-	timeout   time.Duration
+	// parsed is url parsed, nil when it is invalid (err says so).
+	parsed  *url.URL
+	headers http.Header
+	allowed []string
+	timeout time.Duration
 	// err is a configuration failure (a Secret not readable, a URL refused): the server is
 	// not dialled. reason names it for status (ReasonEgressRefused, ...).
 	err    error
@@ -282,7 +290,10 @@ const (
 	ReasonEgressRefused   = "EgressRefused"
 	ReasonSecretNotUsable = "SecretNotUsable"
 	ReasonInvalidURL      = "InvalidURL"
-	ReasonUnreachable     = "Unreachable"
+	// ReasonOriginRefused: the server pointed the client at another origin (an HTTP+SSE
+	// endpoint event or a redirect); it is the server's doing, reported like the above.
+	ReasonOriginRefused = "OriginRefused"
+	ReasonUnreachable   = "Unreachable"
 )
 
 func (p *Pool) config(ctx context.Context, agent *v1.Agent, spec *v1.MCPServer) serverConfig {
@@ -299,6 +310,7 @@ func (p *Pool) config(ctx context.Context, agent *v1.Agent, spec *v1.MCPServer) 
 		c.err, c.reason = errors.New("url must be http(s)://host/..."), ReasonInvalidURL
 		return c
 	}
+	c.parsed = u
 	if p.opts.CheckURL != nil {
 		if err := p.opts.CheckURL(ctx, agent.Namespace, u); err != nil {
 			c.err, c.reason = fmt.Errorf("url refused: %w", err), ReasonEgressRefused
@@ -340,31 +352,6 @@ func version(agent *v1.Agent, cfgs []serverConfig) string {
 		}
 	}
 	return fmt.Sprintf("%s/%d/%s", agent.UID, agent.Generation, hex.EncodeToString(h.Sum(nil)[:8]))
-}
-
-// headerTransport adds the configured headers to every request to one server.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers http.Header
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range t.headers {
-			r.Header[k] = v
-		}
-	}
-	return t.base.RoundTrip(r)
-}
-
-// httpClient is the client of one server. Redirects are not followed: they would carry the
-// headers (credentials) to a host nobody configured and step around the URL check.
-func httpClient(base http.RoundTripper, headers http.Header) *http.Client {
-	return &http.Client{
-		Transport:     headerTransport{base: base, headers: headers},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }
 
 // implementation is how the manager introduces itself to servers.

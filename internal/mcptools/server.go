@@ -51,7 +51,10 @@ type server struct {
 }
 
 func newServer(c serverConfig, o *Options) *server {
-	s := &server{cfg: c, opts: o, http: httpClient(o.Transport, c.headers)}
+	s := &server{cfg: c, opts: o}
+	if c.parsed != nil {
+		s.http = httpClient(o.Transport, c.parsed, c.headers)
+	}
 	s.client = mcp.NewClient(implementation, &mcp.ClientOptions{
 		// No roots, sampling or elicitation: the manager only calls tools.
 		Capabilities:           &mcp.ClientCapabilities{},
@@ -206,7 +209,7 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, context.Cance
 	}
 	cs, cancel, sseErr := s.dial(ctx, &mcp.SSEClientTransport{Endpoint: s.cfg.url, HTTPClient: s.http})
 	if sseErr != nil {
-		return nil, nil, fmt.Errorf("initialize: %w (HTTP+SSE: %v)", err, sseErr)
+		return nil, nil, fmt.Errorf("initialize: %w (HTTP+SSE: %w)", err, sseErr)
 	}
 	return cs, cancel, nil
 }
