@@ -26,7 +26,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
@@ -44,7 +47,14 @@ type AgentReconciler struct {
 	// MCP probes the Agent's MCP tool servers for status.mcpServers and the Ready message;
 	// nil skips them.
 	MCP *mcptools.Pool
+	// probes runs those probes off the workers; set up with MCP by setupWith.
+	probes *mcpProbes
 }
+
+// agentWorkers is how many Agents are reconciled at once. A reconcile never waits on an MCP
+// server (mcpProbes), so a few suffice; more than one so no Agent waits behind another's
+// Secret reads and status write.
+const agentWorkers = 4
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agents,verbs=get;list;watch
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agents/status,verbs=get;update;patch
@@ -55,6 +65,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.Get(ctx, req.NamespacedName, a); err != nil {
 		if apierrors.IsNotFound(err) && r.MCP != nil {
 			r.MCP.Forget(req.NamespacedName)
+			r.probes.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -67,7 +78,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	var res ctrl.Result
-	if summary, retry := r.mcpStatus(ctx, a); summary != "" {
+	if summary, retry := r.mcpStatus(a); summary != "" {
 		cond.Message += "; " + summary
 		if retry {
 			res.RequeueAfter = secretRecheck
@@ -76,10 +87,14 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if reason == "" {
 		reason, msg = mcpRefused(a.Status.MCPServers)
 	}
-	if reason != "" {
+	switch {
+	case reason != "":
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, truncate(msg, 512)
 		// Secrets are not watched (the manager does not cache them): look again later.
 		res.RequeueAfter = secretRecheck
+	case mcpProbing(a.Status.MCPServers):
+		// Not known yet: the probe's end reconciles the Agent again.
+		cond.Status, cond.Reason = metav1.ConditionUnknown, mcpReasonProbing
 	}
 	return res, setReady(ctx, r.Client, a, &a.Status.Conditions, &a.Status.ObservedGeneration, cond)
 }
@@ -128,9 +143,13 @@ func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]
 	return c.Status().Update(ctx, obj)
 }
 
-// setupWith registers the reconciler.
-func (r *AgentReconciler) setupWith(b *builder.Builder) error {
-	return b.
-		For(&v1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Named("agent").Complete(r)
+// setupWith registers the reconciler; probes runs its MCP probes (nil when MCP is nil).
+func (r *AgentReconciler) setupWith(b *builder.Builder, probes *mcpProbes) error {
+	b = b.For(&v1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers})
+	if r.MCP != nil {
+		r.probes = probes
+		b = b.WatchesRawSource(source.Channel(probes.done, &handler.EnqueueRequestForObject{}))
+	}
+	return b.Named("agent").Complete(r)
 }

@@ -15,7 +15,6 @@
 package controllers
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -23,17 +22,57 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
-// mcpStatus asks the Agent's MCP servers (through the pool the turns use, so a probe warms
-// their cache) and records what answered initialize in status.mcpServers. It returns the
-// sentence for the Ready message and whether a server should be asked again later. A
-// server that is down does not make the Agent unready: its tools are simply not offered.
-func (r *AgentReconciler) mcpStatus(ctx context.Context, a *v1.Agent) (string, bool) {
+// mcpStatus records in status.mcpServers what the Agent's MCP servers answered initialize
+// (probed through the pool the turns use, so a probe warms their cache). It takes a
+// finished probe of this generation, else starts one and keeps what the last probe of this
+// generation said, or reports the servers as probing. It returns the sentence for the
+// Ready message and whether a server should be asked again later. A server that is down
+// does not make the Agent unready: its tools are simply not offered.
+func (r *AgentReconciler) mcpStatus(a *v1.Agent) (string, bool) {
 	if r.MCP == nil || len(a.Spec.Tools.MCPServers) == 0 {
 		a.Status.MCPServers = nil
 		return "", false
 	}
-	a.Status.MCPServers = r.MCP.Resolve(ctx, a).Status()
-	return mcpSummary(a.Status.MCPServers)
+	if servers, ok := r.probes.result(a); ok {
+		a.Status.MCPServers = servers
+		return mcpSummary(servers)
+	}
+	r.probes.start(a)
+	if !mcpReported(a) {
+		a.Status.MCPServers = make([]v1.MCPServerStatus, len(a.Spec.Tools.MCPServers))
+		for i, s := range a.Spec.Tools.MCPServers {
+			a.Status.MCPServers[i] = v1.MCPServerStatus{Name: s.Name, Reason: mcpReasonProbing, Message: "waiting for the first answer"}
+		}
+	}
+	summary, _ := mcpSummary(a.Status.MCPServers)
+	return summary, false
+}
+
+// mcpReasonProbing is the reason of a server, and of the Agent's Ready condition, while the
+// first probe of a generation runs.
+const mcpReasonProbing = "Probing"
+
+// mcpReported says whether status.mcpServers is about a's generation and servers.
+func mcpReported(a *v1.Agent) bool {
+	if a.Status.ObservedGeneration != a.Generation || len(a.Status.MCPServers) != len(a.Spec.Tools.MCPServers) {
+		return false
+	}
+	for i, s := range a.Spec.Tools.MCPServers {
+		if a.Status.MCPServers[i].Name != s.Name {
+			return false
+		}
+	}
+	return true
+}
+
+// mcpProbing says whether a server has not been probed yet.
+func mcpProbing(servers []v1.MCPServerStatus) bool {
+	for _, s := range servers {
+		if s.Reason == mcpReasonProbing {
+			return true
+		}
+	}
+	return false
 }
 
 // mcpRefused returns the reason and message of the first MCP server the operator refuses
@@ -55,9 +94,12 @@ func mcpSummary(servers []v1.MCPServerStatus) (string, bool) {
 	parts := make([]string, 0, len(servers))
 	retry := false
 	for _, s := range servers {
-		if s.Connected {
+		switch {
+		case s.Connected:
 			parts = append(parts, fmt.Sprintf("%s %d tools", s.Name, s.Tools))
-		} else {
+		case s.Reason == mcpReasonProbing:
+			parts = append(parts, s.Name+" probing")
+		default:
 			parts = append(parts, s.Name+" not connected")
 			retry = true
 		}

@@ -67,6 +67,12 @@ type Options struct {
 	// MCP is the MCP tool server pool the engine uses; the Agent reconciler reports on
 	// the servers through it. Nil skips that report.
 	MCP *mcptools.Pool
+	// MCPProbeTimeout bounds one readiness probe of an Agent's MCP servers (default
+	// DefaultMCPProbeTimeout), whatever the servers' call timeouts.
+	MCPProbeTimeout time.Duration
+	// MCPProbesPerNamespace is how many Agents of one namespace are probed at once (default
+	// DefaultMCPProbesPerNamespace): hanging servers cost only their namespace.
+	MCPProbesPerNamespace int
 	// Shard limits the controllers to the namespaces of one shard (--shard); the zero value
 	// owns them all.
 	Shard shard.Shard
@@ -104,11 +110,13 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		events: o.Events.GetEventRecorder("announce-delivery")}
 	sends := NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished)
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
+	probes := newMCPProbes(o.MCP, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
 	return errors.Join(
 		mgr.Add(sends.finishedTTL),
+		mgr.Add(probes),
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
-		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b()),
+		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
 		NewSubagentRunReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,

@@ -63,6 +63,8 @@ type options struct {
 	egressAllow      stringList
 	egressStrict     bool
 	egressAPIServer  bool
+	mcpProbeTimeout  time.Duration
+	mcpProbesPerNS   int
 	concurrency      int
 	ttlAfterFinished time.Duration
 	qps              float64
@@ -93,6 +95,8 @@ func main() {
 	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
 	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink and MCP destination no --egress-allow entry names.")
 	flag.BoolVar(&o.egressAPIServer, "egress-allow-apiserver", false, "Let model, sink and MCP connections reach the cluster's API server. Off, it is refused whatever --egress-allow says (a 10.0.0.0/8 entry does not re-open the kubernetes Service).")
+	flag.DurationVar(&o.mcpProbeTimeout, "mcp-probe-timeout", controllers.DefaultMCPProbeTimeout, "Bound of one readiness probe of an Agent's MCP servers (initialize and tools/list), whatever their timeoutSeconds.")
+	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", controllers.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
@@ -213,6 +217,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
 		TTLAfterFinished: o.ttlAfterFinished, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
+		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS,
 	}); err != nil {
 		return err
 	}

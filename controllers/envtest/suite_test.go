@@ -143,14 +143,15 @@ func startManager() {
 	Expect(err).NotTo(HaveOccurred())
 	d := delivery.New(allowSink)
 	d.Backoff, d.MaxWait = time.Millisecond, time.Millisecond
-	// MCP servers under the manager's rules: no egress entry, so loopback servers are refused.
-	closed, err := egress.Parse(nil, false)
+	// MCP servers under the manager's rules: loopback is refused but for mcpHost, where the
+	// MCP specs' servers listen.
+	closed, err := egress.Parse([]string{mcpHost + "/32"}, false)
 	Expect(err).NotTo(HaveOccurred())
 	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
 	engine.UseTools(runtime.ToolSources{MCP: mcp, WorkspaceRoot: dataDir + "/workspaces"})
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events, MCP: mcp,
-		TTLAfterFinished: suiteTTL,
+		TTLAfterFinished: suiteTTL, MCPProbeTimeout: suiteProbeTimeout,
 	})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	mgrStop, mgrDone = cancel, make(chan struct{})
@@ -170,6 +171,13 @@ func stopManager() {
 	Expect(store.Close()).To(Succeed())
 	mgrStop = nil
 }
+
+// mcpHost is the one loopback address the suite lets MCP servers listen on.
+const mcpHost = "127.0.0.2"
+
+// suiteProbeTimeout is the manager's --mcp-probe-timeout here: longer than any Eventually
+// window, so a spec passes only if no Agent waits for another's probe to time out.
+const suiteProbeTimeout = 5 * testenv.Timeout
 
 // suiteTTL is the manager's --ttl-after-finished here: a day, as its default, on the fake
 // clock; the TTL specs step past it.

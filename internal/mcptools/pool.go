@@ -223,6 +223,37 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 	return set
 }
 
+// Probe is Resolve for a readiness report, bounded by timeout rather than by the servers'
+// own (call) timeouts. A server that has not answered by then is reported so, and is not
+// held against the turns (no redial back-off): it may only be slower than a probe waits.
+func (p *Pool) Probe(ctx context.Context, agent *v1.Agent, timeout time.Duration) *Set {
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, probeDeadline(timeout))
+	defer cancel()
+	return p.Resolve(ctx, agent)
+}
+
+// probeDeadline is the cause of a probe's context ending: its timeout.
+type probeDeadline time.Duration
+
+func (d probeDeadline) Error() string {
+	return fmt.Sprintf("no answer within the %s probe timeout", time.Duration(d))
+}
+
+// probeEnded says whether ctx ended because a probe's time ran out.
+func probeEnded(ctx context.Context) bool {
+	var d probeDeadline
+	return ctx.Err() != nil && errors.As(context.Cause(ctx), &d)
+}
+
+// probeError says "no answer within the probe timeout" for an error a probe's deadline
+// caused, instead of what the SDK made of the cancelled request.
+func probeError(ctx context.Context, err error) error {
+	if probeEnded(ctx) {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
 // Forget closes the sessions of a deleted Agent.
 func (p *Pool) Forget(key types.NamespacedName) {
 	p.mu.Lock()

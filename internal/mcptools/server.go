@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,7 +36,9 @@ type server struct {
 	client *mcp.Client
 	http   *http.Client
 
-	mu       sync.Mutex
+	// lock guards what follows. A channel, not a mutex: a probe with a short deadline gives
+	// up waiting behind a turn's connect that may take the server's whole timeout.
+	lock     chan struct{}
 	cs       *mcp.ClientSession
 	cancel   context.CancelFunc // ends cs's connection
 	tools    []Tool             // nil: not listed yet
@@ -51,7 +52,7 @@ type server struct {
 }
 
 func newServer(c serverConfig, o *Options) *server {
-	s := &server{cfg: c, opts: o}
+	s := &server{cfg: c, opts: o, lock: make(chan struct{}, 1)}
 	if c.parsed != nil {
 		s.http = httpClient(o.Transport, c.parsed, c.headers)
 	}
@@ -69,23 +70,25 @@ func (s *server) list(ctx context.Context) ([]Tool, error) {
 	if s.cfg.err != nil {
 		return nil, s.cfg.err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, max(s.cfg.timeout, MinListTimeout))
+	defer cancel()
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	if s.tools != nil && !s.stale.Load() {
 		return s.tools, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, max(s.cfg.timeout, MinListTimeout))
-	defer cancel()
 	cs, err := s.session(ctx)
 	if err != nil {
-		return nil, err
+		return nil, probeError(ctx, err)
 	}
 	// Cleared before listing: a change announced while the list is read lists again.
 	s.stale.Store(false)
 	tools, err := s.fetch(ctx, cs)
 	if err != nil {
 		s.dropLocked(cs)
-		return nil, fmt.Errorf("tools/list: %w", err)
+		return nil, probeError(ctx, fmt.Errorf("tools/list: %w", err))
 	}
 	s.tools = tools
 	return tools, nil
@@ -138,9 +141,7 @@ func (s *server) call(ctx context.Context, tool string, args []byte) Result {
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
 	defer cancel()
-	s.mu.Lock()
-	cs, err := s.session(cctx)
-	s.mu.Unlock()
+	cs, err := s.lockedSession(cctx)
 	if err != nil {
 		return errorResult("MCP server %q is unavailable: %v", s.cfg.name, err)
 	}
@@ -165,7 +166,8 @@ func (s *server) call(ctx context.Context, tool string, args []byte) Result {
 // session returns the open client session, connecting if there is none. A server that
 // failed is not dialled again for a back-off that starts at RetryAfter and doubles with
 // each failure in a row, up to MaxRetryAfter: a down or black-holed server costs turns one
-// bounded wait now and then, not one per turn. s.mu is held.
+// bounded wait now and then, not one per turn. A probe that ran out of its own (shorter)
+// time is no failure of the server. s.lock is held.
 func (s *server) session(ctx context.Context) (*mcp.ClientSession, error) {
 	if s.closed {
 		return nil, errors.New("the agent changed; retry")
@@ -178,8 +180,10 @@ func (s *server) session(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	cs, cancel, err := s.connect(ctx)
 	if err != nil {
-		s.err, s.failedAt = err, s.opts.Clock.Now()
-		s.failures++
+		if !probeEnded(ctx) {
+			s.err, s.failedAt = err, s.opts.Clock.Now()
+			s.failures++
+		}
 		return nil, err
 	}
 	s.cs, s.cancel, s.err, s.failures = cs, cancel, nil, 0
@@ -189,6 +193,27 @@ func (s *server) session(ctx context.Context) (*mcp.ClientSession, error) {
 	}()
 	return cs, nil
 }
+
+// lockedSession is session under s.lock.
+func (s *server) lockedSession(ctx context.Context) (*mcp.ClientSession, error) {
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	return s.session(ctx)
+}
+
+// acquire takes s.lock, or gives up when ctx ends first.
+func (s *server) acquire(ctx context.Context) error {
+	select {
+	case s.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return probeError(ctx, fmt.Errorf("another connect to the server is under way: %w", ctx.Err()))
+	}
+}
+
+func (s *server) release() { <-s.lock }
 
 // redialAfter is the back-off after n connect failures in a row.
 func redialAfter(n int) time.Duration {
@@ -235,8 +260,8 @@ func (s *server) dial(ctx context.Context, t mcp.Transport) (*mcp.ClientSession,
 
 // drop forgets a broken session; the cached tool list stays.
 func (s *server) drop(cs *mcp.ClientSession) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	_ = s.acquire(context.Background())
+	defer s.release()
 	s.dropLocked(cs)
 }
 
@@ -255,8 +280,8 @@ func (s *server) dropLocked(cs *mcp.ClientSession) {
 
 // close ends the session for good (the Agent changed or was deleted).
 func (s *server) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	_ = s.acquire(context.Background())
+	defer s.release()
 	s.closed = true
 	s.dropLocked(s.cs)
 }

@@ -215,3 +215,60 @@ func (s *Server) Close() {
 		s.srv.Close()
 	})
 }
+
+// Hanging is a server that accepts connections and never answers: a black-holed MCP server.
+type Hanging struct {
+	// URL is the endpoint to configure on an Agent.
+	URL string
+
+	ln       net.Listener
+	mu       sync.Mutex
+	conns    []net.Conn
+	accepted int
+	closed   bool
+}
+
+// Hang starts a Hanging server on addr (host:port).
+func Hang(addr string) *Hanging {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		panic(fmt.Sprintf("mcptest: listen on %s: %v", addr, err))
+	}
+	h := &Hanging{URL: "http://" + ln.Addr().String() + "/mcp", ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			h.mu.Lock()
+			if h.closed {
+				_ = c.Close()
+			} else {
+				h.conns = append(h.conns, c)
+				h.accepted++
+			}
+			h.mu.Unlock()
+		}
+	}()
+	return h
+}
+
+// Accepted is how many connections the server accepted.
+func (h *Hanging) Accepted() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.accepted
+}
+
+// Close stops listening and closes every connection.
+func (h *Hanging) Close() {
+	_ = h.ln.Close()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for _, c := range h.conns {
+		_ = c.Close()
+	}
+	h.conns = nil
+}
