@@ -40,10 +40,16 @@ type Policy struct {
 	cidrs    []netip.Prefix
 	hosts    []hostRule
 	prefixes []*url.URL
-	// refused are further addresses refused unless allowed, e.g. the API server's.
-	refused []netip.Prefix
+	// refused are the API server's endpoints, refused whatever the entries say.
+	refused []refusal
 	// denyOthers refuses every destination no entry allows.
 	denyOthers bool
+}
+
+// refusal is an address refused on one port ("" is every port).
+type refusal struct {
+	addr netip.Addr
+	port string
 }
 
 // hostRule allows a host name (or literal address) as it appears in a URL; port "" is any.
@@ -102,14 +108,14 @@ func (p *Policy) add(e string) error {
 	return nil
 }
 
-// Refuse adds addresses refused whatever the entries say: the manager passes the cluster's
-// API server here. An allow entry meant for in-cluster models (10.0.0.0/8, a URL prefix on
-// a Service name) must not re-open it; an operator who wants it reachable does not refuse
-// it (--egress-allow-apiserver).
-func (p *Policy) Refuse(addrs ...netip.Addr) {
+// Refuse adds addresses refused on port ("" is every port) whatever the entries say: the
+// manager passes the cluster's API server here. An allow entry meant for in-cluster models
+// (10.0.0.0/8, a URL prefix on a Service name) must not re-open it; an operator who wants
+// it reachable does not refuse it (--egress-allow-apiserver). The port keeps other servers
+// on the API server's address (a node's, or 127.0.0.1 in a dev cluster) allowable.
+func (p *Policy) Refuse(port string, addrs ...netip.Addr) {
 	for _, a := range addrs {
-		a = a.Unmap()
-		p.refused = append(p.refused, netip.PrefixFrom(a, a.BitLen()))
+		p.refused = append(p.refused, refusal{addr: a.Unmap(), port: port})
 	}
 }
 
@@ -250,7 +256,7 @@ func (p *Policy) refusedAPIServer(host, port string, a netip.Addr) error {
 	}
 	a = a.Unmap()
 	for _, r := range p.refused {
-		if r.Contains(a) {
+		if r.addr == a && (r.port == "" || r.port == port) {
 			return &Error{Host: where(host, port, a), Reason: "the cluster's API server", apiServer: true}
 		}
 	}
@@ -293,30 +299,33 @@ func hostPort(u *url.URL) (string, string) {
 	return host, port
 }
 
-// RefuseAPIServer refuses the addresses of the cluster's API server: the host of the
-// manager's own client config (an address or a name, resolved now) and, in a Pod, the
-// kubernetes Service address. The manager's credentials never go there on a user's behalf,
-// and a user's URL must not reach it with the manager's network position.
+// RefuseAPIServer refuses the cluster's API server: the host and port of the manager's own
+// client config (an address or a name, resolved now) and, in a Pod, the kubernetes Service
+// address on every port (a virtual IP of the API server alone). The manager's credentials
+// never go there on a user's behalf, and a user's URL must not reach it with the manager's
+// network position.
 func (p *Policy) RefuseAPIServer(ctx context.Context, r Resolver, apiHost string) error {
-	hosts := []string{os.Getenv("KUBERNETES_SERVICE_HOST")}
+	type endpoint struct{ host, port string }
+	eps := []endpoint{{host: os.Getenv("KUBERNETES_SERVICE_HOST")}}
 	if u, err := url.Parse(apiHost); err == nil && u.Host != "" {
-		hosts = append(hosts, u.Hostname())
-	} else if h, _, err := net.SplitHostPort(apiHost); err == nil {
-		hosts = append(hosts, h)
+		h, port := hostPort(u)
+		eps = append(eps, endpoint{h, port})
+	} else if h, port, err := net.SplitHostPort(apiHost); err == nil {
+		eps = append(eps, endpoint{h, port})
 	}
-	for _, h := range hosts {
-		if h == "" {
+	for _, e := range eps {
+		if e.host == "" {
 			continue
 		}
-		if a, err := netip.ParseAddr(h); err == nil {
-			p.Refuse(a)
+		if a, err := netip.ParseAddr(e.host); err == nil {
+			p.Refuse(e.port, a)
 			continue
 		}
-		addrs, err := r.LookupNetIP(ctx, "ip", h)
+		addrs, err := r.LookupNetIP(ctx, "ip", e.host)
 		if err != nil {
-			return fmt.Errorf("resolving the API server %s: %w", h, err)
+			return fmt.Errorf("resolving the API server %s: %w", e.host, err)
 		}
-		p.Refuse(addrs...)
+		p.Refuse(e.port, addrs...)
 	}
 	return nil
 }

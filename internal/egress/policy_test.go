@@ -70,7 +70,7 @@ func TestCheckURL(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !tc.apiServerAllowed {
-				p.Refuse(apiServer)
+				p.Refuse("", apiServer)
 			}
 			err = p.CheckURL(tc.url)
 			if got := err != nil; got != tc.refused {
@@ -107,9 +107,14 @@ func TestRefuseAPIServer(t *testing.T) {
 	if err := p.RefuseAPIServer(context.Background(), fixedResolver{netip.MustParseAddr("192.0.2.10")}, "https://api.cluster.example:6443"); err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{"https://10.96.0.1/", "https://192.0.2.10:6443/api"} {
+	for _, u := range []string{"https://10.96.0.1/", "https://10.96.0.1:8080/", "https://192.0.2.10:6443/api"} {
 		if err := p.CheckURL(u); !IsRefused(err) || !strings.Contains(err.Error(), "API server") || !strings.Contains(err.Error(), "--egress-allow-apiserver") {
 			t.Errorf("CheckURL(%s) = %v, want the API server refused", u, err)
 		}
+	}
+	// Another server on the API server's host (a node's address, or loopback in a dev
+	// cluster) is not the API server: its own rules apply.
+	if err := p.CheckURL("http://192.0.2.10:8000/v1"); err != nil {
+		t.Errorf("another port of the API server's host: %v, want allowed", err)
 	}
 }

@@ -146,7 +146,7 @@ func TestAPIServerRefusedAtDialWhateverTheEntries(t *testing.T) {
 	target := "http://kubernetes.default.svc:" + port + "/api"
 	for _, entry := range []string{"127.0.0.0/8", "kubernetes.default.svc", "http://kubernetes.default.svc:" + port + "/"} {
 		p := mustParse(t, entry)
-		p.Refuse(netip.MustParseAddr("127.0.0.1"))
+		p.Refuse(port, netip.MustParseAddr("127.0.0.1"))
 		_, err := get(t, p.Client(ClientOptions{Resolver: toAPIServer}), target)
 		if !IsRefused(err) || !strings.Contains(err.Error(), "API server") {
 			t.Errorf("allowed by %q: %v, want the API server refused", entry, err)
@@ -154,5 +154,26 @@ func TestAPIServerRefusedAtDialWhateverTheEntries(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Fatalf("the API server was reached %d times", hits.Load())
+	}
+}
+
+// A dev cluster runs the API server on loopback beside its models: an entry allowing
+// loopback reaches the models, never the API server's port.
+func TestAPIServerPortOnlyOnItsHost(t *testing.T) {
+	model, hits := okServer(t)
+	apiServer, apiHits := okServer(t)
+	p := mustParse(t, "127.0.0.1/32")
+	if err := p.RefuseAPIServer(t.Context(), fixedResolver{}, apiServer.URL); err != nil {
+		t.Fatal(err)
+	}
+	c := p.Client(ClientOptions{})
+	if resp, err := get(t, c, model.URL+"/v1"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the model beside the API server: %v", err)
+	}
+	if _, err := get(t, c, apiServer.URL+"/api"); !IsRefused(err) {
+		t.Fatalf("the API server: %v, want refused", err)
+	}
+	if hits.Load() != 1 || apiHits.Load() != 0 {
+		t.Fatalf("model reached %d times, API server %d", hits.Load(), apiHits.Load())
 	}
 }
