@@ -203,7 +203,7 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 			case st.Reason != "":
 			case errors.As(err, &oe):
 				// The refusal alone: what else the SDK wrapped around it says less.
-				st.Reason, st.Message = ReasonOriginRefused, oe.Error()
+				st.Reason, st.Message = ReasonOriginRefused, truncate(oe.Error(), 480)
 			default:
 				st.Reason = ReasonUnreachable
 			}
