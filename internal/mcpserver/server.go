@@ -39,6 +39,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
 
 // Options configure the handler.
@@ -62,6 +63,8 @@ type Options struct {
 	// EventStore keeps each stream's events so a dropped client resumes with
 	// Last-Event-ID; nil is an in-memory store.
 	EventStore mcp.EventStore
+	// Limits bound each user's sessions, streams and API rate.
+	Limits SessionLimits
 }
 
 // DefaultNamespace is the namespace of a request without ?namespace=.
@@ -86,6 +89,7 @@ func Handler(o Options) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		return newServer(o, namespaceOf(r), r.URL.Query().Get("session"))
 	}, &mcp.StreamableHTTPOptions{EventStore: o.EventStore})
+	limited := newSessionLimiter(o.Limits, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r, o.AllowedHosts) {
 			http.Error(w, "host or origin not allowed", http.StatusForbidden)
@@ -94,9 +98,12 @@ func Handler(o Options) http.Handler {
 		u, _, err := o.identify(r.Context(), r.Header)
 		if err != nil {
 			code := http.StatusInternalServerError
-			if errors.Is(err, caller.ErrUnauthenticated) {
+			switch {
+			case errors.Is(err, caller.ErrUnauthenticated):
 				code = http.StatusUnauthorized
 				w.Header().Set("WWW-Authenticate", `Bearer realm="agent-sessions"`)
+			case errors.Is(err, userlimits.ErrRateLimited):
+				code = http.StatusTooManyRequests
 			}
 			http.Error(w, err.Error(), code)
 			return
@@ -104,13 +111,16 @@ func Handler(o Options) http.Handler {
 		// The caller must at least list the namespace's sessions.
 		if err := o.mayList(r.Context(), u, namespaceOf(r)); err != nil {
 			code := http.StatusInternalServerError
-			if apierrors.IsForbidden(err) {
+			switch {
+			case apierrors.IsForbidden(err):
 				code = http.StatusForbidden
+			case errors.Is(err, userlimits.ErrRateLimited):
+				code = http.StatusTooManyRequests
 			}
 			http.Error(w, err.Error(), code)
 			return
 		}
-		h.ServeHTTP(w, r)
+		limited.serve(w, r, u.GetName())
 	})
 }
 

@@ -12,9 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package mcpservertest serves the MCP endpoint over a fake API for tests: token "alice"
-// may use every namespace, token "mallory" is refused every list and every right of the
-// access layer (as RBAC would), and any other token is not accepted.
+// Package mcpservertest serves the MCP endpoint over a fake API for tests: tokens "alice"
+// and "bob" may use every namespace, token "mallory" is refused every list and every right
+// of the access layer (as RBAC would), and any other token is not accepted.
 package mcpservertest
 
 import (
@@ -55,8 +55,8 @@ func Handler() (http.Handler, client.WithWatch) {
 	return mcpserver.Handler(o), fc
 }
 
-// Options are the endpoint's options over a fake API: tokens "alice" and "mallory" are
-// users of those names (mallory may not list sessions), any other token is refused.
+// Options are the endpoint's options over a fake API: tokens "alice", "bob" and "mallory"
+// are users of those names (mallory may not list sessions), any other token is refused.
 func Options() (mcpserver.Options, client.WithWatch) {
 	main := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: sessionkey.ObjectName("agent:main:main")},
 		Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
@@ -67,7 +67,7 @@ func Options() (mcpserver.Options, client.WithWatch) {
 	}})
 	return mcpserver.Options{
 		Identify: func(_ context.Context, token string) (user.Info, error) {
-			if token == "alice" || token == "mallory" {
+			if token == "alice" || token == "bob" || token == "mallory" {
 				return &user.DefaultInfo{Name: token}, nil
 			}
 			return nil, caller.ErrUnauthenticated
@@ -79,9 +79,10 @@ func Options() (mcpserver.Options, client.WithWatch) {
 			return fc, nil
 		},
 		Store: noTranscripts{},
-		// The access layer as RBAC would answer: alice may do everything, mallory nothing.
+		// The access layer as RBAC would answer: alice and bob may do everything, mallory
+		// nothing.
 		Access: func(_ context.Context, u user.Info, attrs authzv1.ResourceAttributes) error {
-			if u.GetName() == "alice" {
+			if u.GetName() == "alice" || u.GetName() == "bob" {
 				return nil
 			}
 			return apierrors.NewForbidden(schema.GroupResource{Group: attrs.Group, Resource: attrs.Resource}, attrs.Name, errors.New("no RBAC rule"))
