@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 
@@ -28,7 +29,15 @@ func main() {
 	flag.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", false, "serve history without authentication and without TLS (local runs only)")
 	flag.StringVar(&cfg.TLSCertDir, "tls-cert-dir", "", "directory holding tls.crt and tls.key of the public API (reloaded on change); empty means a self-signed certificate")
 	audiences := flag.String("token-audiences", server.DefaultAudience, "comma-separated audiences asked of history readers' tokens (TokenReview); empty accepts tokens for the API server")
-	flag.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", 32, "history streams (SSE) one user may hold open at once")
+	flag.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", server.DefaultMaxStreamsPerUser,
+		"streams one user may hold open at once: /events, history follows and /mcp GET streams together")
+	flag.IntVar(&cfg.MaxMCPSessionsPerUser, "max-mcp-sessions-per-user", mcpserver.DefaultMaxSessionsPerUser,
+		"MCP sessions one user may hold open at once on /mcp; the next initialize gets 429")
+	flag.DurationVar(&cfg.MCPSessionIdleTimeout, "mcp-session-idle-timeout", mcpserver.DefaultSessionIdleTimeout,
+		"an MCP session no request (nor open GET stream) has used for this long is closed")
+	flag.Float64Var(&cfg.APIQPSPerUser, "api-qps-per-user", server.DefaultAPIQPSPerUser,
+		"API calls per second the store makes on one user's behalf (reviews, impersonated tool calls); over it the user gets 429; negative: no limit")
+	flag.IntVar(&cfg.APIBurstPerUser, "api-burst-per-user", server.DefaultAPIBurstPerUser, "burst of --api-qps-per-user")
 	mcpHosts := flag.String("mcp-allowed-hosts", "", "comma-separated host names /mcp answers to besides localhost (DNS rebinding protection); empty checks only the Origin")
 	flag.DurationVar(&cfg.ArchivedRetention, "archived-transcript-retention", server.DefaultArchivedRetention,
 		"how long archived transcripts (*.jsonl.deleted.<unix>) are kept before they are removed; 0 keeps them forever")

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	authnclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -139,6 +140,9 @@ type Factory struct {
 	base   *rest.Config
 	scheme *runtime.Scheme
 	mapper meta.RESTMapper
+	// Limit, when set, is the rate limiter of u's calls, shared by all of u's clients
+	// (otherwise each client would get a fresh bucket of base's rate).
+	Limit func(user string) flowcontrol.RateLimiter
 }
 
 // NewFactory returns a Factory over base.
@@ -156,5 +160,9 @@ func NewFactory(base *rest.Config, scheme *runtime.Scheme) (*Factory, error) {
 
 // Client is a controller-runtime client (with watch) acting as u.
 func (f *Factory) Client(u user.Info) (client.WithWatch, error) {
-	return client.NewWithWatch(Config(f.base, u), client.Options{Scheme: f.scheme, Mapper: f.mapper})
+	cfg := Config(f.base, u)
+	if f.Limit != nil {
+		cfg.RateLimiter = f.Limit(u.GetName())
+	}
+	return client.NewWithWatch(cfg, client.Options{Scheme: f.scheme, Mapper: f.mapper})
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
 
 // maxActionBody bounds a console action's body: a send's message is at most 256 KiB.
@@ -81,6 +82,10 @@ func ConsoleHandler(o Options) http.Handler {
 		}
 		if err := o.mayList(r.Context(), id.user, id.namespace); err != nil {
 			actionError(w, apiCode(err), err)
+			return
+		}
+		if err := o.Limits.Rates.Exhausted(id.user.GetName()); err != nil {
+			actionError(w, http.StatusTooManyRequests, err)
 			return
 		}
 		act, ok := consoleActions[r.URL.Path]
@@ -228,6 +233,9 @@ func toolNamed(name string) (sessiontools.Tool, bool) {
 
 // apiCode is the HTTP status the API server answered with, or 500.
 func apiCode(err error) int {
+	if errors.Is(err, userlimits.ErrRateLimited) {
+		return http.StatusTooManyRequests
+	}
 	var s apierrors.APIStatus
 	if errors.As(err, &s) && s.Status().Code >= 400 {
 		return int(s.Status().Code)

@@ -10,6 +10,7 @@ const (
 	ErrTypeUnavailable      = "unavailable"
 	ErrTypeInternal         = "internal"
 	ErrTypeTooManyStreams   = "too_many_streams"
+	ErrTypeTooManyRequests  = "too_many_requests"
 )
 
 // ErrorBody is the JSON shape of every error response of both APIs.

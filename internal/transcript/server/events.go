@@ -16,6 +16,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -74,7 +75,11 @@ func NewEventsHandler(hub *events.Hub, authz Authorizer, resolver SessionResolve
 			}
 			return events.Access{
 				Check: check,
-				Fatal: func(err error) bool { return errors.Is(err, ErrUnauthenticated) },
+				// A caller over their API rate is refused (429), or their stream ends to be
+				// resumed with Last-Event-ID, rather than silently missing events.
+				Fatal: func(err error) bool {
+					return errors.Is(err, ErrUnauthenticated) || errors.Is(err, userlimits.ErrRateLimited)
+				},
 				Any:   func(ctx context.Context, namespace string) error { return readsAny(ctx, check, sessions, namespace) },
 			}
 		}
@@ -173,27 +178,4 @@ func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log log
 type recencyCache struct {
 	cache.Cache
 	*sessionrows.Recency
-}
-
-// LimitStreams bounds the /events streams one user holds open at once, as the history API
-// bounds its own: the max+1st gets 429. identify names the token's user; a request it
-// cannot name goes on to h, which refuses it.
-func LimitStreams(h http.Handler, identify func(ctx context.Context, token string) (string, error), max int) http.Handler {
-	counts := &streamCounts{open: map[string]int{}}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, _ := bearerToken(r)
-		user, err := identify(r.Context(), token)
-		if err != nil {
-			h.ServeHTTP(w, r)
-			return
-		}
-		release, ok := counts.acquire(user, max)
-		if !ok {
-			writeError(w, http.StatusTooManyRequests, transcript.ErrTypeTooManyStreams,
-				fmt.Sprintf("user %q has %d event streams open, the most allowed", user, max))
-			return
-		}
-		defer release()
-		h.ServeHTTP(w, r)
-	})
 }

@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 )
@@ -43,8 +43,11 @@ type HistoryOptions struct {
 	// MaxStreamsPerUser bounds the streams one user holds open at once (default 32).
 	ReauthInterval    time.Duration
 	MaxStreamsPerUser int
-	Clock             clock.WithTicker
-	Log               logr.Logger
+	// Streams, when set, counts the streams instead, shared with the other doors
+	// (MaxStreamsPerUser is then its bound).
+	Streams *userlimits.Streams
+	Clock   clock.WithTicker
+	Log     logr.Logger
 }
 
 // HistoryPattern is where NewHistoryHandler expects to be mounted.
@@ -67,7 +70,10 @@ func NewHistoryHandler(o HistoryOptions) http.Handler {
 		o.ReauthInterval = time.Minute
 	}
 	o.MaxStreamsPerUser = maxStreamsOr(o.MaxStreamsPerUser)
-	h := &historyHandler{o: o, streams: streamCounts{open: map[string]int{}}}
+	if o.Streams == nil {
+		o.Streams = userlimits.NewStreams(o.MaxStreamsPerUser)
+	}
+	h := &historyHandler{o: o}
 	mux := http.NewServeMux()
 	mux.Handle(HistoryPattern, h)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -87,31 +93,7 @@ func maxStreamsOr(n int) int {
 }
 
 type historyHandler struct {
-	o       HistoryOptions
-	streams streamCounts
-}
-
-// streamCounts counts the open streams per user.
-type streamCounts struct {
-	mu   sync.Mutex
-	open map[string]int
-}
-
-// acquire takes one of user's max streams; release gives it back.
-func (c *streamCounts) acquire(user string, max int) (release func(), ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.open[user] >= max {
-		return nil, false
-	}
-	c.open[user]++
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.open[user]--; c.open[user] <= 0 {
-			delete(c.open, user)
-		}
-	}, true
+	o HistoryOptions
 }
 
 func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -154,10 +136,8 @@ func (h *historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if q.Follow || acceptsEventStream(r) {
-		release, ok := h.streams.acquire(user, h.o.MaxStreamsPerUser)
+		release, ok := acquireStream(w, h.o.Streams, user)
 		if !ok {
-			writeError(w, http.StatusTooManyRequests, transcript.ErrTypeTooManyStreams,
-				fmt.Sprintf("user %q has %d history streams open, the most allowed", user, h.o.MaxStreamsPerUser))
 			return
 		}
 		defer release()
@@ -222,6 +202,8 @@ func refuseAuth(w http.ResponseWriter, err error, log logr.Logger) {
 		writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, err.Error())
 	case errors.Is(err, ErrForbidden):
 		writeError(w, http.StatusForbidden, transcript.ErrTypeForbidden, err.Error())
+	case errors.Is(err, userlimits.ErrRateLimited):
+		writeError(w, http.StatusTooManyRequests, transcript.ErrTypeTooManyRequests, err.Error())
 	default:
 		log.Error(err, "authorization check failed")
 		writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, "authorization check failed")

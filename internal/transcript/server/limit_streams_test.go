@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
 
 // One user holds at most max event streams; another user, and the first once a stream
@@ -29,7 +30,7 @@ func TestLimitStreamsPerUser(t *testing.T) {
 		}
 		return token, nil
 	}
-	h := server.LimitStreams(inner, identify, 1)
+	h := server.LimitStreams(inner, identify, userlimits.NewStreams(1))
 	get := func(token string) chan int {
 		code := make(chan int, 1)
 		go func() {

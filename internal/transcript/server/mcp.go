@@ -30,10 +30,15 @@ import (
 // impersonation from the sidecar's identity (config/rbac/mcp_impersonation_role.yaml),
 // after the access layer the history API and /events ask (ka's) allows it. Tokens are asked
 // for the history API's audiences.
-func callerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, transcripts sessiontools.Transcripts, sessions client.Reader) (mcpserver.Options, error) {
+func callerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, transcripts sessiontools.Transcripts, sessions client.Reader,
+	limits userLimits) (mcpserver.Options, error) {
 	f, err := caller.NewFactory(rc, scheme.New())
 	if err != nil {
 		return mcpserver.Options{}, err
+	}
+	// Each caller's impersonated calls take from their own bucket (ka's reviews do too).
+	if limits.rates != nil {
+		f.Limit = limits.rates.Limiter
 	}
 	return mcpserver.Options{
 		Identify:     ka.User,
@@ -42,6 +47,7 @@ func callerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, trans
 		Sessions:     sessions,
 		Access:       ka.Access().Check,
 		AllowedHosts: cfg.MCPAllowedHosts,
+		Limits:       limits.mcp,
 	}, nil
 }
 

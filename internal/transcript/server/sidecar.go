@@ -40,15 +40,26 @@ type SidecarConfig struct {
 	// Audiences are asked of history readers' tokens (TokenReview); empty means the API
 	// server's own.
 	Audiences []string
-	// MaxStreamsPerUser bounds one user's open history streams (0: the handler's default).
+	// MaxStreamsPerUser bounds one user's open streams, /events, history and /mcp GET
+	// together (0: DefaultMaxStreamsPerUser).
 	MaxStreamsPerUser int
+	// MaxMCPSessionsPerUser bounds one user's open MCP sessions, and MCPSessionIdleTimeout
+	// closes one unused for that long (0: mcpserver's defaults).
+	MaxMCPSessionsPerUser int
+	MCPSessionIdleTimeout time.Duration
+	// APIQPSPerUser and APIBurstPerUser are each user's share of the store's API calls made
+	// on their behalf (0: DefaultAPIQPSPerUser, DefaultAPIBurstPerUser; a negative QPS: no
+	// limit).
+	APIQPSPerUser   float64
+	APIBurstPerUser int
 	// MCPAllowedHosts are the host names /mcp answers to besides localhost (DNS rebinding
 	// protection); empty checks only the Origin.
 	MCPAllowedHosts []string
 	// ArchivedRetention is how long archived transcripts are kept; 0 keeps them forever.
 	ArchivedRetention time.Duration
-	// Clock drives the retention loop; nil is the real clock.
-	Clock           clock.WithTicker
+	// Clock drives the retention loop, the per-user rates and MCP idle expiry; nil is the
+	// real clock.
+	Clock           clock.WithTickerAndDelayedExecution
 	ShutdownTimeout time.Duration
 	Log             logr.Logger
 	// Ready, when set, receives the bound addresses once both listeners are up.
@@ -77,6 +88,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
 	}
+	limits := newUserLimits(cfg)
 	hub := newEventHub()
 	var authz Authorizer
 	var kubeAuthz *KubeAuthorizer
@@ -100,6 +112,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			return err
 		}
 		ka.Audiences = cfg.Audiences
+		ka.ChargeSARs(limits.rates)
 		if objects, err = WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
 			return err
 		}
@@ -138,7 +151,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	routes := map[string]http.Handler{
 		"/sessions/": NewHistoryHandler(HistoryOptions{
 			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
-			MaxStreamsPerUser: cfg.MaxStreamsPerUser,
+			MaxStreamsPerUser: cfg.MaxStreamsPerUser, Streams: limits.streams,
 		}),
 		"/events":   NewEventsHandler(hub, authz, store, objects, cfg.DefaultNamespace, log.WithName("events")),
 		"/":         console.Handler(),
@@ -155,9 +168,9 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		"/metrics": metricsAuth(kubeAuthz, promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})),
 	}
 	if kubeAuthz != nil {
-		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, maxStreamsOr(cfg.MaxStreamsPerUser))
+		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, limits.streams)
 		var o mcpserver.Options
-		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects); err == nil {
+		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), mcpserver.ConsoleHandler(o)
 		}
 	}
