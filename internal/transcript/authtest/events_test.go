@@ -8,11 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
-	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -40,32 +37,14 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 
 	BeforeAll(func() {
 		DeferCleanup(cancel)
-		core, err := coreclient.NewForConfig(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		rbac, err := rbacclient.NewForConfig(cfg)
-		Expect(err).NotTo(HaveOccurred())
+		var err error
 		k8s, err = client.New(cfg, client.Options{Scheme: scheme.New()})
 		Expect(err).NotTo(HaveOccurred())
-		_, err = core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: evNS}}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = core.ServiceAccounts(evNS).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "watcher"}}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = rbac.Roles(evNS).Create(ctx, &rbacv1.Role{
-			ObjectMeta: metav1.ObjectMeta{Name: "one-transcript"},
-			Rules: []rbacv1.PolicyRule{{
-				APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
-				Resources:     []string{server.AuthResource + "/" + server.AuthSubresource},
-				ResourceNames: []string{sessionkey.ObjectName(mine), sessionkey.ObjectName(seen)},
-			}},
-		}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = rbac.RoleBindings(evNS).Create(ctx, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "one-transcript"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "one-transcript"},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "watcher", Namespace: evNS}},
-		}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		token = requestTokenIn(ctx, core, evNS, "watcher")
+		token = grant(ctx, evNS, []rbacv1.PolicyRule{{
+			APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
+			Resources:     []string{server.AuthResource + "/" + server.AuthSubresource},
+			ResourceNames: []string{sessionkey.ObjectName(mine), sessionkey.ObjectName(seen)},
+		}}, "watcher")[0]
 
 		hub := events.NewHub(0, "t")
 		st, err = store.OpenFileStore(GinkgoT().TempDir(), server.PublishCommits(hub))

@@ -3,12 +3,18 @@
 package authtest
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
+	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -45,3 +51,32 @@ var _ = AfterSuite(func() {
 		Expect(testEnv.Stop()).To(Succeed())
 	}
 })
+
+// grant creates namespace with the ServiceAccounts sas, all bound to one Role of rules,
+// and returns a token of each.
+func grant(ctx context.Context, namespace string, rules []rbacv1.PolicyRule, sas ...string) []string {
+	core, err := coreclient.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	rbac, err := rbacclient.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = rbac.Roles(namespace).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "granted"}, Rules: rules}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "granted"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "granted"},
+	}
+	for _, sa := range sas {
+		_, err = core.ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		binding.Subjects = append(binding.Subjects, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: namespace})
+	}
+	_, err = rbac.RoleBindings(namespace).Create(ctx, binding, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	tokens := make([]string, len(sas))
+	for i, sa := range sas {
+		tokens[i] = requestTokenIn(ctx, core, namespace, sa)
+	}
+	return tokens
+}

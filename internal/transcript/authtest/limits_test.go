@@ -1,0 +1,178 @@
+package authtest
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+)
+
+// The transcript-store's per-user bounds, through RunSidecar with its real doors: tokens
+// judged by TokenReview, access by SubjectAccessReview, tool calls by impersonation.
+var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
+	const limNS = "team-limits"
+	const key = "agent:l:main"
+	const burst = 30
+	var (
+		base       string
+		alice, bob string
+		clk        = clocktesting.NewFakeClock(time.Now())
+		https      = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the store's self-signed test certificate
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+
+	BeforeAll(func() {
+		DeferCleanup(cancel)
+		tokens := grant(ctx, limNS, []rbacv1.PolicyRule{{
+			APIGroups: []string{server.AuthGroup}, Verbs: []string{"get", "list", "watch"},
+			Resources: []string{server.AuthResource, server.AuthResource + "/" + server.AuthSubresource},
+		}}, "alice", "bob")
+		alice, bob = tokens[0], tokens[1]
+
+		// The store's own identity: an admin, as its ServiceAccount is for what it does.
+		storeUser, err := testEnv.AddUser(envtest.User{Name: "transcript-store", Groups: []string{"system:masters"}}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		kubeconfig, err := storeUser.KubeConfig()
+		Expect(err).NotTo(HaveOccurred())
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "kubeconfig"), kubeconfig, 0o600)).To(Succeed())
+
+		type addrs struct{ internal, public string }
+		ready, done := make(chan addrs, 1), make(chan error, 1)
+		sctx, stop := context.WithCancel(ctx)
+		go func() {
+			done <- server.RunSidecar(sctx, server.SidecarConfig{
+				DataDir: filepath.Join(dir, "data"), Socket: filepath.Join(dir, "s.sock"), Listen: "127.0.0.1:0",
+				DefaultNamespace: limNS, Kubeconfig: filepath.Join(dir, "kubeconfig"),
+				MaxStreamsPerUser: 2, MaxMCPSessionsPerUser: 2, MCPSessionIdleTimeout: 10 * time.Minute,
+				APIQPSPerUser: 0.001, APIBurstPerUser: burst, Clock: clk, Log: GinkgoLogr,
+				Ready: func(s, l string) { ready <- addrs{s, l} },
+			})
+		}()
+		DeferCleanup(func() { stop(); <-done })
+		var a addrs
+		Eventually(ready, timeout).Should(Receive(&a))
+		base = "https://" + a.public
+		_, err = client.NewClient(a.internal).CreateSession(ctx, transcript.SessionHeader{
+			Namespace: limNS, SessionID: "s1", SessionKey: key, CreatedAt: time.Now()})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	type answer struct {
+		code    int
+		session string
+		body    string
+		stream  io.ReadCloser
+	}
+	do := func(ctx context.Context, method, path, token string, header map[string]string, body string) answer {
+		req, err := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Authorization", "Bearer "+token)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := https.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		a := answer{code: resp.StatusCode, session: resp.Header.Get("Mcp-Session-Id")}
+		if method == http.MethodGet && resp.StatusCode == http.StatusOK {
+			a.stream = resp.Body // an open stream
+			return a
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		a.body = string(b)
+		return a
+	}
+	mcpHeaders := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	initialize := func(token string) answer {
+		return do(ctx, http.MethodPost, "/mcp?namespace="+limNS, token, mcpHeaders,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	}
+	mcpGet := func(ctx context.Context, token, session string) answer {
+		return do(ctx, http.MethodGet, "/mcp?namespace="+limNS, token, map[string]string{
+			"Accept": "text/event-stream", "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}, "")
+	}
+	var aliceSession string
+
+	It("refuses a user's MCP session over the cap while another user gets in", func() {
+		// RBAC reaches the API server's authorizer through an informer.
+		var first answer
+		Eventually(func() int { first = initialize(alice); return first.code }, timeout, interval).Should(Equal(http.StatusOK))
+		aliceSession = first.session
+		Expect(initialize(alice).code).To(Equal(http.StatusOK))
+		over := initialize(alice)
+		Expect(over.code).To(Equal(http.StatusTooManyRequests))
+		Expect(over.body).To(ContainSubstring("--max-mcp-sessions-per-user"))
+		Eventually(func() int { return initialize(bob).code }, timeout, interval).Should(Equal(http.StatusOK))
+	})
+
+	It("closes idle sessions and frees their slots", func() {
+		clk.Step(10 * time.Minute)
+		Eventually(func() int { return initialize(alice).code }, timeout, interval).Should(Equal(http.StatusOK))
+		Expect(mcpGet(ctx, alice, aliceSession).code).To(Equal(http.StatusNotFound), "the expired session")
+	})
+
+	It("counts MCP GET streams with /events and history streams", func() {
+		s := initialize(alice) // her second session beside the one the last spec opened
+		Expect(s.code).To(Equal(http.StatusOK))
+		events := do(ctx, http.MethodGet, "/events?namespace="+limNS, alice, nil, "")
+		Expect(events.code).To(Equal(http.StatusOK))
+		DeferCleanup(events.stream.Close)
+		gctx, endGet := context.WithCancel(ctx)
+		get := mcpGet(gctx, alice, s.session)
+		Expect(get.code).To(Equal(http.StatusOK))
+
+		follow := "/sessions/" + url.PathEscape(key) + "/history?follow=1&namespace=" + limNS
+		over := do(ctx, http.MethodGet, follow, alice, nil, "")
+		Expect(over.code).To(Equal(http.StatusTooManyRequests))
+		Expect(over.body).To(ContainSubstring("--max-streams-per-user"))
+		Expect(do(ctx, http.MethodGet, "/events?namespace="+limNS, alice, nil, "").code).To(Equal(http.StatusTooManyRequests))
+		theirs := do(ctx, http.MethodGet, follow, bob, nil, "")
+		Expect(theirs.code).To(Equal(http.StatusOK), theirs.body)
+		_ = theirs.stream.Close()
+
+		endGet()
+		_ = get.stream.Close()
+		Eventually(func() int {
+			a := do(ctx, http.MethodGet, follow, alice, nil, "")
+			if a.stream != nil {
+				_ = a.stream.Close()
+			}
+			return a.code
+		}, timeout, interval).Should(Equal(http.StatusOK))
+	})
+
+	It("refuses a user over their API rate with 429, and not another user", func() {
+		// Each new session name costs alice a SubjectAccessReview; her bucket never refills
+		// (the clock stands still).
+		code := 0
+		for i := 0; i <= burst && code != http.StatusTooManyRequests; i++ {
+			a := do(ctx, http.MethodGet, fmt.Sprintf("/sessions/agent:l:probe-%d/history?namespace=%s", i, limNS), alice, nil, "")
+			code = a.code
+			if code == http.StatusTooManyRequests {
+				Expect(a.body).To(ContainSubstring("--api-qps-per-user"))
+			}
+		}
+		Expect(code).To(Equal(http.StatusTooManyRequests))
+		Expect(initialize(alice).code).To(Equal(http.StatusTooManyRequests), "alice's MCP initialize")
+		Expect(do(ctx, http.MethodGet, "/sessions/"+url.PathEscape(key)+"/history?namespace="+limNS, bob, nil, "").code).
+			To(Equal(http.StatusOK), "bob's history")
+		Expect(initialize(bob).code).To(Equal(http.StatusOK), "bob's MCP initialize")
+	})
+})
