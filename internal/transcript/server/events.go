@@ -80,7 +80,7 @@ func NewEventsHandler(hub *events.Hub, authz Authorizer, resolver SessionResolve
 				Fatal: func(err error) bool {
 					return errors.Is(err, ErrUnauthenticated) || errors.Is(err, userlimits.ErrRateLimited)
 				},
-				Any:   func(ctx context.Context, namespace string) error { return readsAny(ctx, check, sessions, namespace) },
+				Any: func(ctx context.Context, namespace string) error { return readsAny(ctx, check, sessions, namespace) },
 			}
 		}
 	}
