@@ -9,7 +9,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -30,10 +32,10 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 	const key = "agent:l:main"
 	const burst = 30
 	var (
-		base       string
-		alice, bob string
-		clk        = clocktesting.NewFakeClock(time.Now())
-		https      = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the store's self-signed test certificate
+		base              string
+		alice, bob, carol string
+		clk               = clocktesting.NewFakeClock(time.Now())
+		https             = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the store's self-signed test certificate
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 
@@ -42,8 +44,8 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 		tokens := grant(ctx, limNS, []rbacv1.PolicyRule{{
 			APIGroups: []string{server.AuthGroup}, Verbs: []string{"get", "list", "watch"},
 			Resources: []string{server.AuthResource, server.AuthResource + "/" + server.AuthSubresource},
-		}}, "alice", "bob")
-		alice, bob = tokens[0], tokens[1]
+		}}, "alice", "bob", "carol")
+		alice, bob, carol = tokens[0], tokens[1], tokens[2]
 
 		// The store's own identity: an admin, as its ServiceAccount is for what it does.
 		storeUser, err := testEnv.AddUser(envtest.User{Name: "transcript-store", Groups: []string{"system:masters"}}, nil)
@@ -156,6 +158,36 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 			}
 			return a.code
 		}, timeout, interval).Should(Equal(http.StatusOK))
+	})
+
+	It("holds one token's initialize flood to the cap", func() {
+		const flood, workers = 8000, 8
+		heap := func() float64 {
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			return float64(m.HeapInuse) / (1 << 20)
+		}
+		before := heap()
+		var mu sync.Mutex
+		codes := map[int]int{}
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				for range flood / workers {
+					c := initialize(carol).code
+					mu.Lock()
+					codes[c]++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		// A figure for the record (docs/security.md, Limits), not asserted.
+		fmt.Fprintf(GinkgoWriter, "initialize flood through RunSidecar: %d calls, answers %v, heap in use %.1f MiB before, %.1f MiB after\n",
+			flood, codes, before, heap())
+		Expect(codes[http.StatusOK]).To(Equal(2))
 	})
 
 	It("refuses a user over their API rate with 429, and not another user", func() {
