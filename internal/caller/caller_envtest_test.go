@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,11 +31,13 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
 
 // shippedRole is the ClusterRole of config/rbac/mcp_impersonation_role.yaml as shipped.
@@ -136,5 +139,28 @@ func TestImpersonatedCallsAreJudgedAsTheCaller(t *testing.T) {
 		if c.allowed && err != nil || !c.allowed && !apierrors.IsForbidden(err) {
 			t.Errorf("Access.Check(%s lists %s) = %v, want allowed=%v", c.who, c.ns, err, c.allowed)
 		}
+	}
+
+	// With a per-user rate, all of a caller's clients and reviews share one bucket: alice's
+	// second call, on a new client, is refused before it reaches the API server, and so is
+	// a review about her the memo does not answer; bob's calls are not.
+	rates := userlimits.NewRates(1, 1, clocktesting.NewFakePassiveClock(time.Now()))
+	relay.Limit = rates.Limiter
+	access.SARs = userlimits.ChargeSARs(access.SARs, rates)
+	if err := list(relay, "alice", "team"); err != nil {
+		t.Errorf("alice's first call within her burst: %v", err)
+	}
+	if err := list(relay, "alice", "team"); !errors.Is(err, userlimits.ErrRateLimited) {
+		t.Errorf("alice's second call over her rate: %v, want ErrRateLimited", err)
+	}
+	aliceIn := func(ns string) error {
+		return access.Check(ctx, &user.DefaultInfo{Name: "alice", Groups: []string{"system:authenticated"}},
+			authzv1.ResourceAttributes{Verb: "get", Group: v1.GroupVersion.Group, Resource: "agentsessions", Namespace: ns})
+	}
+	if err := aliceIn("team"); !errors.Is(err, userlimits.ErrRateLimited) {
+		t.Errorf("a review about alice over her rate: %v, want ErrRateLimited", err)
+	}
+	if err := list(relay, "bob", "team"); !apierrors.IsForbidden(err) {
+		t.Errorf("bob's call: %v, want the API server's forbidden (his own bucket)", err)
 	}
 }
