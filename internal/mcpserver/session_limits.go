@@ -143,13 +143,25 @@ func (l *sessionLimiter) open(w http.ResponseWriter, r *http.Request, user strin
 			"or raise --max-mcp-sessions-per-user", user, l.lim.MaxPerUser, l.lim.IdleTimeout))
 		return
 	}
+	// The SDK closes a session whose first message is not an initialize.
 	initialize := isInitialize(r)
-	l.next.ServeHTTP(w, r)
-	id := w.Header().Get(sessionIDHeader)
-	if !initialize {
-		id = "" // the SDK closes a session whose first message is not an initialize
+	// The session is bound before the SDK's answer goes out: the client's next request
+	// may arrive before ServeHTTP returns.
+	var id string
+	hw := &headerHook{ResponseWriter: w, hook: func(h http.Header) {
+		if initialize && l.bind(user, h.Get(sessionIDHeader)) {
+			id = h.Get(sessionIDHeader)
+		}
+	}}
+	l.next.ServeHTTP(hw, r)
+	hw.fire() // an answer with no body
+	if id == "" {
+		l.mu.Lock()
+		l.releaseLocked(user)
+		l.mu.Unlock()
+		return
 	}
-	l.opened(user, id)
+	l.used(id)
 }
 
 // isInitialize tells whether r's body is an initialize request, leaving the body to be read
@@ -176,17 +188,16 @@ func (l *sessionLimiter) reserve(user string) bool {
 	return true
 }
 
-// opened binds a reservation to the session the SDK opened (id), or gives it back.
-func (l *sessionLimiter) opened(user, id string) {
+// bind gives user's reservation to the session the SDK opened (id), in use by the request
+// that opened it; false when there is none.
+func (l *sessionLimiter) bind(user, id string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if id == "" || l.sessions[id] != nil {
-		l.releaseLocked(user)
-		return
+		return false
 	}
-	s := &trackedSession{user: user}
-	l.sessions[id] = s
-	l.armLocked(id, s)
+	l.sessions[id] = &trackedSession{user: user, inFlight: 1}
+	return true
 }
 
 // use marks a request of user on session id as started; false when id is not user's.
@@ -199,7 +210,9 @@ func (l *sessionLimiter) use(id, user string) bool {
 	}
 	s.inFlight++
 	s.uses++
-	s.idle.Stop()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	return true
 }
 
@@ -247,7 +260,9 @@ func (l *sessionLimiter) forgetLocked(id string) {
 	if s == nil {
 		return
 	}
-	s.idle.Stop()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	delete(l.sessions, id)
 	l.releaseLocked(s.user)
 }
@@ -291,6 +306,39 @@ func (s *statusWriter) WriteHeader(code int) {
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// headerHook calls hook once, with the headers, just before they are written.
+type headerHook struct {
+	http.ResponseWriter
+	hook  func(http.Header)
+	fired bool
+}
+
+func (h *headerHook) fire() {
+	if !h.fired {
+		h.fired = true
+		h.hook(h.Header())
+	}
+}
+
+func (h *headerHook) WriteHeader(code int) {
+	h.fire()
+	h.ResponseWriter.WriteHeader(code)
+}
+
+func (h *headerHook) Write(b []byte) (int, error) {
+	h.fire()
+	return h.ResponseWriter.Write(b)
+}
+
+// Flush is found before Unwrap by http.ResponseController, so a flush of unwritten headers
+// fires the hook too.
+func (h *headerHook) Flush() {
+	h.fire()
+	_ = http.NewResponseController(h.ResponseWriter).Flush()
+}
+
+func (h *headerHook) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
 type discard struct{}
 
