@@ -111,7 +111,7 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 		in.Limits = policy.LimitsFor(nil)
 	}
 	if errs := policy.CheckSpawn(in); len(errs) > 0 {
-		return nil, invalid("SubagentRun", run.Name, errs...)
+		return nil, refusal("subagentruns", "SubagentRun", run.Name, errs)
 	}
 	if hint, ok := run.Annotations[v1.ChildSessionKeyAnnotation]; ok {
 		if denial, err := v.judgeChildKey(ctx, ns, hint, in.TargetID); err != nil || denial != "" {
