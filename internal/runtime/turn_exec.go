@@ -209,7 +209,7 @@ func (t *turn) loop(ctx context.Context) error {
 				System:   t.system,
 				Messages: t.msgs,
 				Tools:    t.tools,
-				Thinking: t.session.Spec.ThinkingLevel,
+				Thinking: string(t.session.Spec.ThinkingLevel),
 			})
 			modelCallDuration.WithLabelValues(t.prov.Name(), outcome(err != nil)).Observe(t.e.now().Sub(began).Seconds())
 			endChatSpan(cspan, resp, err)
