@@ -216,7 +216,7 @@ func (t *turn) loop(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing))
+			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing, t.session.Spec.ThinkingLevel))
 			countModelUsage(t.req.Namespace, t.agent.Name, cmp.Or(msg.Model, t.agent.Spec.Model.Name, t.prov.Name()), msg.Usage)
 		}
 		calls := t.noteAssistant(&msg, false)
