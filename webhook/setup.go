@@ -51,7 +51,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	return errors.Join(
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch})).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch})).
-			WithDefaulter(&SubagentRunDefaulter{}).Complete(),
+			WithDefaulter(&SubagentRunDefaulter{Reader: r, APIReader: api}).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(withLog[*v1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).
 			WithDefaulter(&PolicySecrets{gate}).Complete(),

@@ -32,18 +32,32 @@ import (
 // +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-subagentrun,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=subagentruns,verbs=create;update,versions=v1alpha1,name=vsubagentrun.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
 
 // SubagentRunDefaulter sets mode, whose default depends on thread (session when thread is
-// true, else run): a CRD schema default cannot depend on another field.
-type SubagentRunDefaulter struct{}
+// true, else run): a CRD schema default cannot depend on another field. A spawn with no
+// requester and no agentId (a person's minimal spawn) gets the namespace's default agent,
+// so that the object says which agent runs it.
+type SubagentRunDefaulter struct {
+	Reader client.Reader
+	// APIReader confirms cache misses (nil: none).
+	APIReader client.Reader
+}
 
 var _ admission.Defaulter[*v1.SubagentRun] = &SubagentRunDefaulter{}
 
 // Default implements admission.Defaulter.
-func (d *SubagentRunDefaulter) Default(_ context.Context, run *v1.SubagentRun) error {
+func (d *SubagentRunDefaulter) Default(ctx context.Context, run *v1.SubagentRun) error {
 	if run.Spec.Mode == "" {
 		run.Spec.Mode = v1.ModeRun
 		if run.Spec.Thread {
 			run.Spec.Mode = v1.ModeSession
 		}
+	}
+	if run.Spec.AgentID == "" && run.Spec.RequesterSessionKey == "" {
+		// None found: the validator refuses the spawn and names the Agents.
+		id, _, err := lookup.New(d.Reader, d.APIReader).DefaultAgentID(ctx, run.Namespace)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		run.Spec.AgentID = id
 	}
 	return nil
 }
@@ -98,6 +112,11 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 	}
 	in.TargetID = policy.TargetAgentID(&run.Spec, in.Requester)
 	var err error
+	if in.TargetID == "" {
+		if in.Agents, err = lookup.New(v.Reader, v.APIReader).AgentIDs(ctx, ns); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
 	if in.Target, err = getAgent(ctx, v.Reader, v.APIReader, ns, in.TargetID); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -111,7 +130,7 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 		in.Limits = policy.LimitsFor(nil)
 	}
 	if errs := policy.CheckSpawn(in); len(errs) > 0 {
-		return nil, invalid("SubagentRun", run.Name, errs...)
+		return nil, refusal("subagentruns", "SubagentRun", run.Name, errs)
 	}
 	if hint, ok := run.Annotations[v1.ChildSessionKeyAnnotation]; ok {
 		if denial, err := v.judgeChildKey(ctx, ns, hint, in.TargetID); err != nil || denial != "" {

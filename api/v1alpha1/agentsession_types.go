@@ -62,10 +62,9 @@ type AgentSessionSpec struct {
 	// +kubebuilder:validation:MaxLength=256
 	Model string `json:"model,omitempty"`
 
-	// thinkingLevel is passed to providers that support extended thinking.
+	// thinkingLevel is how much the model reasons before it answers (off, minimal, low, medium, high, xhigh); unset leaves the provider's default.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	ThinkingLevel string `json:"thinkingLevel,omitempty"`
+	ThinkingLevel ThinkingLevel `json:"thinkingLevel,omitempty"`
 
 	// verboseLevel controls how much tool output the session shows.
 	// +optional

@@ -95,6 +95,21 @@ const (
 	ChatTypeRoom   ChatType = "room"
 )
 
+// ThinkingLevel is how much a model reasons before it answers: off, minimal, low, medium,
+// high or xhigh. Each provider maps it onto its own setting (OpenAI reasoning_effort,
+// Anthropic's extended-thinking budget); unset leaves the provider's default.
+// +kubebuilder:validation:Enum=off;minimal;low;medium;high;xhigh
+type ThinkingLevel string
+
+const (
+	ThinkingOff     ThinkingLevel = "off"
+	ThinkingMinimal ThinkingLevel = "minimal"
+	ThinkingLow     ThinkingLevel = "low"
+	ThinkingMedium  ThinkingLevel = "medium"
+	ThinkingHigh    ThinkingLevel = "high"
+	ThinkingXHigh   ThinkingLevel = "xhigh"
+)
+
 // DeliveryContext is where a session's replies go, normalized.
 type DeliveryContext struct {
 	// channel is the messaging surface, e.g. discord, telegram, webchat.

@@ -153,6 +153,10 @@ type SessionPolicySpec struct {
 	// limits bound the chains and the rate of sends and spawns that agents' tools make.
 	// +optional
 	Limits *ChainLimits `json:"limits,omitempty"`
+	// defaultAgentId is the agent a spawn without a requester and without spec.agentId runs under (a person's minimal spawn); unset, the namespace's only Agent when it has one.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
+	DefaultAgentID string `json:"defaultAgentId,omitempty"`
 }
 
 // ChainLimits bound what agents start on their own: how long a chain of tool-made sends and spawns may grow, and how fast a namespace's tools may create them.

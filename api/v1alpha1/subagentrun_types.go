@@ -78,7 +78,6 @@ type Attachment struct {
 // +kubebuilder:validation:XValidation:rule="self.task == oldSelf.task && has(self.label) == has(oldSelf.label) && (!has(self.label) || self.label == oldSelf.label) && has(self.agentId) == has(oldSelf.agentId) && (!has(self.agentId) || self.agentId == oldSelf.agentId) && has(self.model) == has(oldSelf.model) && (!has(self.model) || self.model == oldSelf.model) && has(self.thinking) == has(oldSelf.thinking) && (!has(self.thinking) || self.thinking == oldSelf.thinking) && has(self.runTimeoutSeconds) == has(oldSelf.runTimeoutSeconds) && (!has(self.runTimeoutSeconds) || self.runTimeoutSeconds == oldSelf.runTimeoutSeconds) && has(self.thread) == has(oldSelf.thread) && (!has(self.thread) || self.thread == oldSelf.thread) && has(self.mode) == has(oldSelf.mode) && (!has(self.mode) || self.mode == oldSelf.mode) && has(self.cleanup) == has(oldSelf.cleanup) && (!has(self.cleanup) || self.cleanup == oldSelf.cleanup) && has(self.sandbox) == has(oldSelf.sandbox) && (!has(self.sandbox) || self.sandbox == oldSelf.sandbox) && has(self.requesterSessionKey) == has(oldSelf.requesterSessionKey) && (!has(self.requesterSessionKey) || self.requesterSessionKey == oldSelf.requesterSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished) && has(self.attachments) == has(oldSelf.attachments) && (!has(self.attachments) || self.attachments == oldSelf.attachments)",message="spec is immutable but for cancel; create a new SubagentRun"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'session' || (has(self.thread) && self.thread)",message="mode session requires thread: true"
-// +kubebuilder:validation:XValidation:rule="has(self.agentId) || has(self.requesterSessionKey)",message="agentId is required when requesterSessionKey is empty"
 type SubagentRunSpec struct {
 	// task is what the sub-agent is asked to do.
 	// +required
@@ -89,7 +88,7 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Label string `json:"label,omitempty"`
-	// agentId spawns under another agent, if the requester's agent allows it; default the requester's agent.
+	// agentId spawns under another agent, if the requester's agent allows it; default the requester's agent, or for a spawn without a requester the namespace's default agent (SessionPolicy spec.defaultAgentId, else its only Agent).
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
 	AgentID string `json:"agentId,omitempty"`
@@ -97,10 +96,9 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Model string `json:"model,omitempty"`
-	// thinking overrides the thinking level for the run.
+	// thinking overrides the thinking level for the run (off, minimal, low, medium, high, xhigh).
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	Thinking string `json:"thinking,omitempty"`
+	Thinking ThinkingLevel `json:"thinking,omitempty"`
 	// runTimeoutSeconds aborts the run after N seconds; unset takes the Agent's subagents.runTimeoutSeconds, 0 means no limit.
 	// +optional
 	// +kubebuilder:validation:Minimum=0

@@ -211,6 +211,21 @@ var _ = DescribeTable("invalid objects are rejected on create",
 		r.Spec.Mode = v1.ModeSession
 		return r
 	}, "mode session requires thread: true"}),
+	Entry("spawn: thinking outside the levels", invalidCreate{func(ns string) client.Object {
+		r := validRun(ns)
+		r.Spec.Thinking = "max"
+		return r
+	}, `spec.thinking: Unsupported value: "max": supported values: "off", "minimal", "low", "medium", "high", "xhigh"`}),
+	Entry("session: thinkingLevel outside the levels", invalidCreate{func(ns string) client.Object {
+		s := validSession(ns)
+		s.Spec.ThinkingLevel = "extreme"
+		return s
+	}, `spec.thinkingLevel: Unsupported value: "extreme": supported values: "off", "minimal", "low", "medium", "high", "xhigh"`}),
+	Entry("policy: defaultAgentId not an agent id", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.DefaultAgentID = "Research Agent"
+		return p
+	}, "spec.defaultAgentId"}),
 	Entry("spawn: negative runTimeoutSeconds", invalidCreate{func(ns string) client.Object {
 		r := validRun(ns)
 		r.Spec.RunTimeoutSeconds = ptr.To[int32](-5)

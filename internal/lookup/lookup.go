@@ -27,6 +27,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -95,6 +96,37 @@ func (l Lookup) SessionPolicy(ctx context.Context, namespace string) (*v1.Sessio
 		return nil, err
 	}
 	return p, nil
+}
+
+// AgentIDs are the names of the namespace's Agents, from the cache.
+func (l Lookup) AgentIDs(ctx context.Context, namespace string) ([]string, error) {
+	var list v1.AgentList
+	if err := l.Cache.List(ctx, &list, client.InNamespace(namespace)); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(list.Items))
+	for _, a := range list.Items {
+		ids = append(ids, a.Name)
+	}
+	return ids, nil
+}
+
+// DefaultAgentID is the agent a person's spawn that names none runs under
+// (policy.DefaultAgentID), and the namespace's Agents for a refusal that names them.
+func (l Lookup) DefaultAgentID(ctx context.Context, namespace string) (string, []string, error) {
+	pol, err := l.SessionPolicy(ctx, namespace)
+	if err != nil {
+		return "", nil, err
+	}
+	ids, err := l.AgentIDs(ctx, namespace)
+	if err != nil {
+		return "", nil, err
+	}
+	var spec *v1.SessionPolicySpec
+	if pol != nil {
+		spec = &pol.Spec
+	}
+	return policy.DefaultAgentID(spec, ids), ids, nil
 }
 
 // ParentOf returns the spawnedBy of a session key, from the cache.

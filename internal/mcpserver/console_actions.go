@@ -150,7 +150,7 @@ func consoleSend(ctx context.Context, call *sessiontools.Call, dec *json.Decoder
 	case err != nil:
 		return apiCode(err), nil, err
 	case denied != nil:
-		return http.StatusForbidden, nil, errors.New(denied.Error)
+		return refusalCode(denied), nil, errors.New(denied.Error)
 	}
 	return http.StatusCreated, map[string]string{"name": s.Name, "runId": sessiontools.TurnID(s.UID, "round-1")}, nil
 }
@@ -241,6 +241,15 @@ func apiCode(err error) int {
 		return int(s.Status().Code)
 	}
 	return http.StatusInternalServerError
+}
+
+// refusalCode is the HTTP status of a refused send: 403 for a policy or RBAC refusal, 422
+// for arguments the API server refused.
+func refusalCode(r *sessiontools.StatusResult) int {
+	if r.Status == sessiontools.StatusForbidden {
+		return http.StatusForbidden
+	}
+	return http.StatusUnprocessableEntity
 }
 
 func actionError(w http.ResponseWriter, code int, err error) {

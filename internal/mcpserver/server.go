@@ -258,7 +258,7 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	if err != nil {
 		return nil, err
 	}
-	return textResult(string(b), false), nil
+	return textResult(string(b), sessiontools.Refused(out)), nil
 }
 
 func textResult(text string, isErr bool) *mcp.CallToolResult {

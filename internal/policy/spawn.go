@@ -17,6 +17,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -45,6 +46,33 @@ type SpawnInput struct {
 	Depth          int
 	ActiveChildren int
 	Limits         AttachmentLimits
+	// Agents are the namespace's Agent names, gathered only when there is no TargetID: the
+	// refusal names them.
+	Agents []string
+}
+
+// DefaultAgentID is the agent a spawn runs under when it names none and has no requester (a
+// person's minimal spawn): the SessionPolicy's defaultAgentId, else the namespace's only
+// Agent; "" when there is neither.
+func DefaultAgentID(pol *v1.SessionPolicySpec, agents []string) string {
+	if pol != nil && pol.DefaultAgentID != "" {
+		return pol.DefaultAgentID
+	}
+	if len(agents) == 1 {
+		return agents[0]
+	}
+	return ""
+}
+
+// noAgent is the refusal of a spawn that names no agent when the namespace has no default.
+func noAgent(path *field.Path, agents []string) *field.Error {
+	if len(agents) == 0 {
+		return field.Required(path, "this namespace has no Agent to run the spawn: create one first")
+	}
+	agents = slices.Sorted(slices.Values(agents))
+	return field.Required(path, fmt.Sprintf(
+		"no default agent in this namespace: name one of its Agents (%s) or set spec.defaultAgentId on SessionPolicy default",
+		strings.Join(agents, ", ")))
 }
 
 // TargetAgentID is the agent a spawn runs under: spec.agentId, else the requester's agent.
@@ -62,6 +90,9 @@ func TargetAgentID(spec *v1.SubagentRunSpec, requester *v1.AgentSession) string 
 func CheckSpawn(in SpawnInput) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
+	if in.TargetID == "" {
+		return append(errs, noAgent(spec.Child("agentId"), in.Agents))
+	}
 	if !sessionkey.ValidAgentID(in.TargetID) {
 		errs = append(errs, field.Invalid(spec.Child("agentId"), in.TargetID, "must match [a-z0-9][a-z0-9_-]{0,63}"))
 		return errs

@@ -149,6 +149,18 @@ func TestCheckSpawn(t *testing.T) {
 			in:   spawnInput(func(in *SpawnInput) { in.Spec.Mode = v1.ModeSession }),
 			want: []string{"FieldValueInvalid spec.mode"},
 		},
+		"a person's spawn naming no agent, several Agents": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Requester, in.TargetID, in.Target, in.Agents = nil, "", nil, []string{"research", "main"}
+			}),
+			want:       []string{"FieldValueRequired spec.agentId"},
+			wantDetail: "no default agent in this namespace: name one of its Agents (main, research) or set spec.defaultAgentId on SessionPolicy default",
+		},
+		"a person's spawn naming no agent, no Agent": {
+			in:         spawnInput(func(in *SpawnInput) { in.Requester, in.TargetID, in.Target = nil, "", nil }),
+			want:       []string{"FieldValueRequired spec.agentId"},
+			wantDetail: "this namespace has no Agent",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -209,6 +221,28 @@ func TestCheckAttachments(t *testing.T) {
 			errs := CheckAttachments(tc.atts, tc.limits, field.NewPath("spec", "attachments"))
 			if diff := cmp.Diff(tc.want, errorsOf(errs)); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDefaultAgentID(t *testing.T) {
+	cases := map[string]struct {
+		pol    *v1.SessionPolicySpec
+		agents []string
+		want   string
+	}{
+		"the policy's default":          {pol: &v1.SessionPolicySpec{DefaultAgentID: "research"}, agents: []string{"main", "research"}, want: "research"},
+		"the policy's default wins":     {pol: &v1.SessionPolicySpec{DefaultAgentID: "research"}, agents: []string{"main"}, want: "research"},
+		"the only Agent":                {agents: []string{"main"}, want: "main"},
+		"the only Agent, policy unset":  {pol: &v1.SessionPolicySpec{}, agents: []string{"main"}, want: "main"},
+		"several Agents and no default": {agents: []string{"main", "research"}},
+		"no Agent":                      {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := DefaultAgentID(tc.pol, tc.agents); got != tc.want {
+				t.Errorf("DefaultAgentID = %q, want %q", got, tc.want)
 			}
 		})
 	}

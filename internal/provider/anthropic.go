@@ -33,9 +33,9 @@ const (
 	defaultAnthropicMaxTokens = 4096
 )
 
-// anthropic speaks the Messages API. Request.Thinking is not sent: extended
-// thinking requires echoing signed thinking blocks back on tool-use turns,
-// which Message does not carry.
+// anthropic speaks the Messages API. A thinking level enables extended thinking with a
+// budget (thinkingBudget); the signed thinking blocks of a reply travel back with its
+// message (Message.Reasoning), as the API requires within a tool loop.
 type anthropic struct{ endpoint }
 
 func newAnthropic(cfg Config) *anthropic {
@@ -56,6 +56,32 @@ type antRequest struct {
 	Messages  []antMessage `json:"messages"`
 	Tools     []antTool    `json:"tools,omitempty"`
 	Stream    bool         `json:"stream,omitempty"`
+	Thinking  *antThinking `json:"thinking,omitempty"`
+}
+
+// antThinking enables extended thinking; budget_tokens counts within max_tokens.
+type antThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+// thinkingBudget is the extended-thinking budget of a level, in tokens; 0 (off, unset)
+// sends no thinking block. The API's least budget is 1024; xhigh stays within the 32k
+// output tokens of the smallest current models once the reply's tokens are added.
+func thinkingBudget(level string) int {
+	switch level {
+	case "minimal":
+		return 1024
+	case "low":
+		return 2048
+	case "medium":
+		return 8192
+	case "high":
+		return 16384
+	case "xhigh":
+		return 24576
+	}
+	return 0
 }
 
 type antMessage struct {
@@ -76,6 +102,34 @@ type antBlock struct {
 	ToolUseID string `json:"tool_use_id,omitempty"`
 	Content   string `json:"content,omitempty"`
 	IsError   bool   `json:"is_error,omitempty"`
+	// thinking, redacted_thinking
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+}
+
+// reasoningBlocks are the thinking blocks to send back with an assistant message.
+func reasoningBlocks(rs []Reasoning) []antBlock {
+	var out []antBlock
+	for _, r := range rs {
+		if r.Redacted != "" {
+			out = append(out, antBlock{Type: "redacted_thinking", Data: r.Redacted})
+			continue
+		}
+		out = append(out, antBlock{Type: "thinking", Thinking: r.Text, Signature: r.Signature})
+	}
+	return out
+}
+
+// reasoningOf is the Reasoning of a thinking or redacted_thinking block.
+func reasoningOf(b *antBlock) (Reasoning, bool) {
+	switch b.Type {
+	case "thinking":
+		return Reasoning{Text: b.Thinking, Signature: b.Signature}, true
+	case "redacted_thinking":
+		return Reasoning{Redacted: b.Data}, true
+	}
+	return Reasoning{}, false
 }
 
 type antTool struct {
@@ -113,6 +167,12 @@ func (p *anthropic) wireRequest(req Request) antRequest {
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultAnthropicMaxTokens
 	}
+	budget := thinkingBudget(req.Thinking)
+	if budget > 0 {
+		// max_tokens must exceed the budget: the reply keeps its own allowance on top.
+		w.Thinking = &antThinking{Type: "enabled", BudgetTokens: budget}
+		w.MaxTokens += budget
+	}
 	w.Messages = make([]antMessage, 0, len(req.Messages))
 	for i := range req.Messages {
 		m := &req.Messages[i]
@@ -121,6 +181,9 @@ func (p *anthropic) wireRequest(req Request) antRequest {
 		switch m.Role {
 		case RoleAssistant:
 			role = "assistant"
+			if budget > 0 {
+				blocks = append(blocks, reasoningBlocks(m.Reasoning)...)
+			}
 			if m.Text != "" {
 				blocks = append(blocks, antBlock{Type: "text", Text: m.Text})
 			}
@@ -190,12 +253,16 @@ func (p *anthropic) decode(body io.Reader) (*Response, error) {
 	out := &Response{Model: r.Model, StopReason: stopReason(r.StopReason),
 		Usage: Usage{InputTokens: r.Usage.inputTokens(), OutputTokens: r.Usage.OutputTokens, CachedInputTokens: r.Usage.CacheReadInputTokens}}
 	var text strings.Builder
-	for _, b := range r.Content {
+	for i := range r.Content {
+		b := &r.Content[i]
 		switch b.Type {
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
 			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: argsOrEmpty(b.Input)})
+		}
+		if rb, ok := reasoningOf(b); ok {
+			out.Reasoning = append(out.Reasoning, rb)
 		}
 	}
 	out.Text = text.String()
@@ -217,6 +284,8 @@ type antDelta struct {
 	Text        string `json:"text"`
 	PartialJSON string `json:"partial_json"`
 	StopReason  string `json:"stop_reason"`
+	Thinking    string `json:"thinking"`
+	Signature   string `json:"signature"`
 }
 
 // antStreamErrorType maps the error type of a stream error event onto ours.
@@ -237,6 +306,9 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 	var text strings.Builder
 	var calls callBuilders
 	var usage antUsage
+	// thinking blocks by their index, in the order they started
+	var reasoning []Reasoning
+	reasoningAt := map[int]int{}
 	events := sse.NewReader(body)
 	for {
 		ev, err := nextEvent(events)
@@ -266,6 +338,10 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 						return nil, err
 					}
 				}
+				if rb, ok := reasoningOf(b); ok {
+					reasoningAt[e.Index] = len(reasoning)
+					reasoning = append(reasoning, rb)
+				}
 			}
 		case "content_block_delta":
 			var d antDelta
@@ -279,6 +355,13 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 				if err := calls.add(e.Index, "", "", d.PartialJSON); err != nil {
 					return nil, err
 				}
+			case "thinking_delta", "signature_delta":
+				i, ok := reasoningAt[e.Index]
+				if !ok {
+					return nil, malformed("%s for block %d, which is no thinking block", d.Type, e.Index)
+				}
+				reasoning[i].Text += d.Thinking
+				reasoning[i].Signature += d.Signature
 			}
 		case "message_delta":
 			var d antDelta
@@ -302,6 +385,7 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 		case "message_stop":
 			out.Text = text.String()
 			out.ToolCalls = calls.toolCalls()
+			out.Reasoning = reasoning
 			out.Usage = Usage{InputTokens: usage.inputTokens(), OutputTokens: usage.OutputTokens, CachedInputTokens: usage.CacheReadInputTokens}
 			return out, nil
 		case "error":

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,6 +33,7 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 
 	req := toolConversation
 	req.MaxTokens = 0 // the default must be filled in
+	req.Thinking = "" // thinking: TestAnthropicThinking
 	got, err := p.Complete(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +42,8 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 		Text:       "Let me look.",
 		ToolCalls:  []ToolCall{{ID: "toolu_c", Name: "sessions_list", Arguments: json.RawMessage(`{"limit":5}`)}},
 		StopReason: "tool_calls", Model: "test-model-2",
-		Usage: Usage{InputTokens: 50, OutputTokens: 12, CachedInputTokens: 10},
+		Usage:     Usage{InputTokens: 50, OutputTokens: 12, CachedInputTokens: 10},
+		Reasoning: []Reasoning{{Text: "hm", Signature: "x"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
@@ -121,6 +124,33 @@ func TestAnthropicStream(t *testing.T) {
 			wantErr:      &Error{StatusCode: 200, Type: ErrConnection, Retryable: true},
 			wantRequests: 2,
 		},
+		"thinking deltas": {
+			events: []string{
+				ev("message_start", `{"type":"message_start","message":{"type":"message","model":"m","usage":{"input_tokens":5}}}`),
+				ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me "}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"think."}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}`),
+				ev("content_block_stop", `{"type":"content_block_stop","index":0}`),
+				ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}`),
+				ev("content_block_stop", `{"type":"content_block_stop","index":1}`),
+				ev("content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"42"}}`),
+				ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}`),
+				ev("message_stop", `{"type":"message_stop"}`),
+			},
+			want: &Response{Text: "42", StopReason: "stop", Model: "m", Usage: Usage{InputTokens: 5, OutputTokens: 9},
+				Reasoning: []Reasoning{{Text: "Let me think.", Signature: "EqQB"}, {Redacted: "opaque"}}},
+			wantRequests: 1,
+		},
+		"a thinking delta for another block": {
+			events: []string{
+				ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"x"}}`),
+			},
+			wantErr:      &Error{StatusCode: 200, Type: ErrMalformedResponse},
+			wantRequests: 1,
+		},
 		"malformed event": {
 			events:       []string{"event: message_start\ndata: {\"type\":\n\n"},
 			wantErr:      &Error{StatusCode: 200, Type: ErrMalformedResponse},
@@ -129,4 +159,49 @@ func TestAnthropicStream(t *testing.T) {
 	}
 	runStreamCases(t, Anthropic, cases, Request{Messages: []Message{user("hi")}, MaxTokens: 64},
 		`{"model":"test-model","max_tokens":64,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`)
+}
+
+// Each thinking level is an extended-thinking budget, max_tokens keeps the reply's own
+// allowance above it, and the signed thinking of an earlier reply goes back with it.
+func TestAnthropicThinking(t *testing.T) {
+	withThinking := []Message{user("why?"),
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "t1", Name: "sessions_list"}},
+			Reasoning: []Reasoning{{Text: "I should look.", Signature: "sig"}, {Redacted: "opaque"}}},
+		{Role: RoleTool, ToolCallID: "t1", ToolName: "sessions_list", Text: "[]"}}
+	toolUse := `{"type":"tool_use","id":"t1","name":"sessions_list","input":{}}`
+	sentBack := `{"role":"assistant","content":[{"type":"thinking","thinking":"I should look.","signature":"sig"},
+		{"type":"redacted_thinking","data":"opaque"},` + toolUse + `]}`
+	plain := `{"role":"assistant","content":[` + toolUse + `]}`
+	body := func(maxTokens int, thinking, assistant string) string {
+		if thinking != "" {
+			thinking = `"thinking":` + thinking + `,`
+		}
+		return `{"model":"test-model","max_tokens":` + strconv.Itoa(maxTokens) + `,` + thinking + `"messages":[
+			{"role":"user","content":[{"type":"text","text":"why?"}]},` + assistant + `,
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"[]"}]}]}`
+	}
+	cases := map[string]struct {
+		level string
+		want  string
+	}{
+		"unset: no thinking": {want: body(1000, "", plain)},
+		"off: no thinking":   {level: "off", want: body(1000, "", plain)},
+		"minimal":            {level: "minimal", want: body(2024, `{"type":"enabled","budget_tokens":1024}`, sentBack)},
+		"low":                {level: "low", want: body(3048, `{"type":"enabled","budget_tokens":2048}`, sentBack)},
+		"medium":             {level: "medium", want: body(9192, `{"type":"enabled","budget_tokens":8192}`, sentBack)},
+		"high":               {level: "high", want: body(17384, `{"type":"enabled","budget_tokens":16384}`, sentBack)},
+		"xhigh":              {level: "xhigh", want: body(25576, `{"type":"enabled","budget_tokens":24576}`, sentBack)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := newStub(t, reply(http.StatusOK, `{"type":"message","model":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}`))
+			p := mustNew(t, Anthropic, srv, newTestClock())
+			if _, err := p.Complete(context.Background(), Request{Messages: withThinking, MaxTokens: 1000, Thinking: tc.level}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(decodeJSON(t, tc.want), srv.requests()[0].body); diff != "" {
+				t.Errorf("request body (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

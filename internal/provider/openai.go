@@ -156,11 +156,12 @@ func (p *openAI) wireRequest(req Request) oaiRequest {
 	return w
 }
 
-// reasoningEffort maps a thinking level onto reasoning_effort; "off" and
-// unknown levels send nothing so servers without reasoning still accept it.
+// reasoningEffort maps a thinking level onto reasoning_effort, whose values have the
+// levels' names; "off" (and no level) sends nothing, so servers without reasoning still
+// accept the request. Admission refuses any other level.
 func reasoningEffort(level string) string {
 	switch level {
-	case "minimal", "low", "medium", "high":
+	case "minimal", "low", "medium", "high", "xhigh":
 		return level
 	}
 	return ""

@@ -152,3 +152,33 @@ func TestOpenAIStream(t *testing.T) {
 	runStreamCases(t, OpenAI, cases, Request{Messages: []Message{user("hi")}},
 		`{"model":"test-model","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`)
 }
+
+// Each thinking level is the reasoning_effort of its name; off sends none.
+func TestOpenAIReasoningEffort(t *testing.T) {
+	cases := map[string]struct{ level, want string }{
+		"unset":   {},
+		"off":     {level: "off"},
+		"minimal": {level: "minimal", want: "minimal"},
+		"low":     {level: "low", want: "low"},
+		"medium":  {level: "medium", want: "medium"},
+		"high":    {level: "high", want: "high"},
+		"xhigh":   {level: "xhigh", want: "xhigh"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := newStub(t, reply(http.StatusOK, `{"model":"m","choices":[{"message":{"content":"ok"},"finish_reason":"stop"}]}`))
+			p := mustNew(t, OpenAI, srv, newTestClock())
+			if _, err := p.Complete(context.Background(), Request{Messages: []Message{user("hi")}, Thinking: tc.level}); err != nil {
+				t.Fatal(err)
+			}
+			body := srv.requests()[0].body.(map[string]any)
+			got, sent := body["reasoning_effort"]
+			if tc.want == "" && sent {
+				t.Errorf("reasoning_effort %v sent, want none", got)
+			}
+			if tc.want != "" && got != tc.want {
+				t.Errorf("reasoning_effort = %v, want %q", got, tc.want)
+			}
+		})
+	}
+}

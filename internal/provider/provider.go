@@ -69,6 +69,17 @@ type Message struct {
 	ToolCallID, ToolName string
 	// IsError marks a tool result that reports a failure.
 	IsError bool
+	// Reasoning is the thinking an assistant message came with, sent back as it came
+	// (Anthropic requires its signed thinking blocks back within a tool loop).
+	Reasoning []Reasoning
+}
+
+// Reasoning is one block of a model's thinking: its text and signature, or, when the
+// provider redacted it, only its opaque data.
+type Reasoning struct {
+	Text, Signature string
+	// Redacted holds the opaque data of a redacted block.
+	Redacted string
 }
 
 // Tool is a function the model may call.
@@ -87,7 +98,8 @@ type Request struct {
 	Tools    []Tool
 	// MaxTokens caps the reply; 0 leaves it to the provider (anthropic: 4096).
 	MaxTokens int
-	// Thinking is the session's thinking level (off|minimal|low|medium|high).
+	// Thinking is the session's thinking level (off|minimal|low|medium|high|xhigh); empty
+	// leaves the provider's default.
 	Thinking string
 }
 
@@ -109,6 +121,8 @@ type Response struct {
 	// StopReason is "stop", "tool_calls", "length" or a provider-specific value.
 	StopReason string
 	Model      string
+	// Reasoning is the model's thinking before its answer, when the provider returns it.
+	Reasoning []Reasoning
 }
 
 // Provider answers model calls. Implementations are safe for concurrent use.

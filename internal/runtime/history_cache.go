@@ -184,7 +184,7 @@ func recordsBytes(recs []transcript.Record) int {
 		n += recordOverhead + len(r.ID) + len(r.IdempotencyKey) + len(r.Message.ToolCallID) + len(r.Message.ToolName)
 		for j := range r.Message.Content {
 			b := &r.Message.Content[j]
-			n += len(b.Text) + len(b.ID) + len(b.Name) + len(b.Arguments)
+			n += len(b.Text) + len(b.ID) + len(b.Name) + len(b.Arguments) + len(b.Thinking) + len(b.ThinkingSignature)
 		}
 	}
 	return n

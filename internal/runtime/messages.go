@@ -47,8 +47,11 @@ func toProvider(m *transcript.Message) (provider.Message, bool) {
 	case transcript.RoleAssistant:
 		out.Role = provider.RoleAssistant
 		for _, c := range m.Content {
-			if c.Type == transcript.BlockToolCall {
+			switch c.Type {
+			case transcript.BlockToolCall:
 				out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			case transcript.BlockThinking:
+				out.Reasoning = append(out.Reasoning, reasoningOf(c))
 			}
 		}
 	case transcript.RoleToolResult:
@@ -60,15 +63,32 @@ func toProvider(m *transcript.Message) (provider.Message, bool) {
 	return out, true
 }
 
-// assistantMessage is the transcript form of a model response, its usage priced with the
-// turn's Agent pricing (nil: unpriced).
-func assistantMessage(resp *provider.Response, providerName string, pricing *v1.Pricing) transcript.Message {
+// reasoningOf is the provider form of a thinking block.
+func reasoningOf(c transcript.ContentBlock) provider.Reasoning {
+	if c.Redacted {
+		return provider.Reasoning{Redacted: c.ThinkingSignature}
+	}
+	return provider.Reasoning{Text: c.Thinking, Signature: c.ThinkingSignature}
+}
+
+// thinkingBlock is the transcript form of a block of the model's thinking.
+func thinkingBlock(r provider.Reasoning) transcript.ContentBlock {
+	if r.Redacted != "" {
+		return transcript.ContentBlock{Type: transcript.BlockThinking, ThinkingSignature: r.Redacted, Redacted: true}
+	}
+	return transcript.ContentBlock{Type: transcript.BlockThinking, Thinking: r.Text, ThinkingSignature: r.Signature}
+}
+
+// assistantMessage is the transcript form of a model response made at the thinking level
+// thinking, its usage priced with the turn's Agent pricing (nil: unpriced).
+func assistantMessage(resp *provider.Response, providerName string, pricing *v1.Pricing, thinking v1.ThinkingLevel) transcript.Message {
 	m := transcript.Message{
-		Role:       transcript.RoleAssistant,
-		Content:    make([]transcript.ContentBlock, 0, 1+len(resp.ToolCalls)),
-		Model:      resp.Model,
-		Provider:   providerName,
-		StopReason: resp.StopReason,
+		Role:          transcript.RoleAssistant,
+		Content:       make([]transcript.ContentBlock, 0, 1+len(resp.ToolCalls)+len(resp.Reasoning)),
+		Model:         resp.Model,
+		Provider:      providerName,
+		StopReason:    resp.StopReason,
+		ThinkingLevel: string(thinking),
 		Usage: &transcript.Usage{
 			Input:       resp.Usage.InputTokens,
 			Output:      resp.Usage.OutputTokens,
@@ -80,6 +100,9 @@ func assistantMessage(resp *provider.Response, providerName string, pricing *v1.
 	// The pricing was validated at admission; one that does not parse leaves it unpriced.
 	if priced, err := usage.Price(pricing, resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedInputTokens); err == nil {
 		m.Usage.CostNanos, m.Usage.Currency = priced.CostNanos, priced.Currency
+	}
+	for _, r := range resp.Reasoning {
+		m.Content = append(m.Content, thinkingBlock(r))
 	}
 	if resp.Text != "" || len(resp.ToolCalls) == 0 {
 		m.Content = append(m.Content, transcript.ContentBlock{Type: transcript.BlockText, Text: resp.Text})

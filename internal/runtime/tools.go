@@ -112,7 +112,7 @@ func runTool(ctx context.Context, tl *tool, t *turn, call *provider.ToolCall) (s
 	if err != nil {
 		return errorResult(err), true
 	}
-	return string(b), false
+	return string(b), sessiontools.Refused(out)
 }
 
 func outcome(isErr bool) string {

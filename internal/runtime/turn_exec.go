@@ -209,14 +209,14 @@ func (t *turn) loop(ctx context.Context) error {
 				System:   t.system,
 				Messages: t.msgs,
 				Tools:    t.tools,
-				Thinking: t.session.Spec.ThinkingLevel,
+				Thinking: string(t.session.Spec.ThinkingLevel),
 			})
 			modelCallDuration.WithLabelValues(t.prov.Name(), outcome(err != nil)).Observe(t.e.now().Sub(began).Seconds())
 			endChatSpan(cspan, resp, err)
 			if err != nil {
 				return err
 			}
-			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing))
+			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing, t.session.Spec.ThinkingLevel))
 			countModelUsage(t.req.Namespace, t.agent.Name, cmp.Or(msg.Model, t.agent.Spec.Model.Name, t.prov.Name()), msg.Usage)
 		}
 		calls := t.noteAssistant(&msg, false)

@@ -82,7 +82,7 @@ func RowOf(s *v1.AgentSession) SessionRow {
 		Name: s.Name, Key: s.Spec.Key, Kind: string(s.Status.Kind), Channel: s.Status.Channel,
 		DisplayName: s.Spec.DisplayName, SessionID: s.Status.SessionID, Model: s.Spec.Model,
 		ContextTokens: s.Status.ContextTokens, TotalTokens: s.Status.TotalTokens,
-		ThinkingLevel: s.Spec.ThinkingLevel, VerboseLevel: s.Spec.VerboseLevel,
+		ThinkingLevel: string(s.Spec.ThinkingLevel), VerboseLevel: s.Spec.VerboseLevel,
 		SystemSent: s.Status.SystemSent, AbortedLastRun: s.Status.AbortedLastRun,
 		SendPolicy: string(s.Spec.SendPolicy), LastChannel: s.Spec.LastChannel, LastTo: s.Spec.LastTo,
 		DeliveryContext: s.Spec.DeliveryContext, TranscriptPath: s.Status.TranscriptPath,

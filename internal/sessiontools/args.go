@@ -22,7 +22,8 @@ import (
 	"strconv"
 )
 
-// Result statuses of the seeds, plus forbidden for an admission or RBAC denial.
+// Result statuses of the seeds, plus forbidden for a policy or RBAC refusal (arguments
+// the API server refuses are error: see Refusal).
 const (
 	StatusAccepted  = "accepted"
 	StatusOK        = "ok"

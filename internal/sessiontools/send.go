@@ -64,8 +64,8 @@ func sendTool() Tool {
 		}}
 }
 
-// createOnce creates obj, or reads the one an earlier run of the call created. A denial by
-// the access layer, RBAC or admission comes back as a forbidden result, with its message.
+// createOnce creates obj, or reads the one an earlier run of the call created. A refusal by
+// the access layer, RBAC or admission comes back as a result (Refusal), with its message.
 func (c *Call) createOnce(ctx context.Context, obj client.Object) (*StatusResult, error) {
 	if c.Stamp != nil {
 		if err := c.Stamp(ctx, obj); err != nil {
@@ -81,8 +81,9 @@ func (c *Call) createOnce(ctx context.Context, obj client.Object) (*StatusResult
 		return nil, nil
 	case apierrors.IsAlreadyExists(err):
 		return nil, c.apiReader().Get(ctx, client.ObjectKeyFromObject(obj), obj)
-	case apierrors.IsForbidden(err), apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
-		return &StatusResult{Status: StatusForbidden, Error: err.Error()}, nil
+	}
+	if r := Refusal(err); r != nil {
+		return r, nil
 	}
 	return nil, err
 }
@@ -109,8 +110,8 @@ func (c *Call) send(ctx context.Context, ref, message string, timeout int32) (an
 	return c.Wait(ctx, s, time.Duration(timeout)*time.Second+5*time.Second)
 }
 
-// StartSend creates the call's SessionSend without waiting for it: the send, or a
-// forbidden result with the API server's message when RBAC or admission refused it.
+// StartSend creates the call's SessionSend without waiting for it: the send, or the
+// refusal (Refusal) with the API server's message when RBAC or admission refused it.
 func (c *Call) StartSend(ctx context.Context, ref, message string, timeout int32) (*v1.SessionSend, *StatusResult, error) {
 	if SendsToItself(ref, c.Session) {
 		return nil, nil, fmt.Errorf("sessions_send: %q is this session itself; answer in your reply instead of sending to yourself", ref)

@@ -24,22 +24,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 type spawnArgs struct {
-	Task              string          `json:"task"`
-	Label             string          `json:"label"`
-	AgentID           string          `json:"agentId"`
-	Model             string          `json:"model"`
-	Thinking          string          `json:"thinking"`
-	RunTimeoutSeconds Number          `json:"runTimeoutSeconds"`
-	Thread            bool            `json:"thread"`
-	Mode              string          `json:"mode"`
-	Cleanup           string          `json:"cleanup"`
-	Sandbox           string          `json:"sandbox"`
-	Attachments       []v1.Attachment `json:"attachments"`
+	Task              string           `json:"task"`
+	Label             string           `json:"label"`
+	AgentID           string           `json:"agentId"`
+	Model             string           `json:"model"`
+	Thinking          v1.ThinkingLevel `json:"thinking"`
+	RunTimeoutSeconds Number           `json:"runTimeoutSeconds"`
+	Thread            bool             `json:"thread"`
+	Mode              string           `json:"mode"`
+	Cleanup           string           `json:"cleanup"`
+	Sandbox           string           `json:"sandbox"`
+	Attachments       []v1.Attachment  `json:"attachments"`
 }
 
 // SpawnResult is the sessions_spawn result.
@@ -56,7 +57,8 @@ func spawnTool() Tool {
 	return Tool{Name: "sessions_spawn",
 		Description: "Spawn a sub-agent run in a new session; it announces its result back here. Never blocks.",
 		Schema: Schema(map[string]any{
-			"task": str, "label": str, "agentId": str, "model": str, "thinking": str,
+			"task": str, "label": str, "agentId": str, "model": str,
+			"thinking":          map[string]any{"type": "string", "enum": []string{"off", "minimal", "low", "medium", "high", "xhigh"}},
 			"runTimeoutSeconds": map[string]any{"type": "number"},
 			"thread":            map[string]any{"type": "boolean"},
 			"mode":              map[string]any{"type": "string", "enum": []string{"run", "session"}},
@@ -83,18 +85,22 @@ func (c *Call) spawn(ctx context.Context, a spawnArgs) (any, error) {
 		agentID = c.agentID()
 	}
 	if agentID == "" {
-		return nil, errors.New("agentId is required when no session spawns")
+		// A person's spawn: the namespace's default agent, as admission chooses it. With none
+		// (or none readable) agentId stays empty and admission refuses, naming the Agents.
+		a.AgentID, _, _ = lookup.New(c.Reader, c.apiReader()).DefaultAgentID(ctx, c.Namespace)
+		agentID = a.AgentID
 	}
-	child := sessionkey.SubagentKey(agentID, c.callUUID())
 	run := &v1.SubagentRun{
-		ObjectMeta: metav1.ObjectMeta{Name: c.ObjectName("spawn-"), Namespace: c.Namespace,
-			Annotations: map[string]string{v1.ChildSessionKeyAnnotation: child}},
+		ObjectMeta: metav1.ObjectMeta{Name: c.ObjectName("spawn-"), Namespace: c.Namespace},
 		Spec: v1.SubagentRunSpec{
 			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
 			Thread: a.Thread, Mode: v1.SpawnMode(a.Mode), Cleanup: v1.Cleanup(a.Cleanup),
 			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments,
 			RequesterSessionKey: c.sessionKey(),
 		},
+	}
+	if agentID != "" {
+		run.Annotations = map[string]string{v1.ChildSessionKeyAnnotation: sessionkey.SubagentKey(agentID, c.callUUID())}
 	}
 	if a.RunTimeoutSeconds.Set {
 		t := int32(max(a.RunTimeoutSeconds.V, 0))

@@ -26,6 +26,9 @@ const (
 const (
 	BlockText     = "text"
 	BlockToolCall = "toolCall"
+	// BlockThinking is a model's thinking before its answer, kept so that the next call of
+	// a tool loop can send it back (Anthropic requires its signed blocks back).
+	BlockThinking = "thinking"
 )
 
 // Provenance kinds the operator writes; other values are kept as given.
@@ -54,13 +57,18 @@ var ErrClosed = errors.New("transcript: store closed")
 
 var ErrInvalid = errors.New("transcript: invalid request")
 
-// ContentBlock is one block of a message: text or a tool call.
+// ContentBlock is one block of a message: text, a tool call, or thinking.
 type ContentBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Thinking is a thinking block's text and ThinkingSignature the provider's signature of
+	// it; a Redacted block carries only the provider's opaque data, in ThinkingSignature.
+	Thinking          string `json:"thinking,omitempty"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
 }
 
 // Usage is the token and cost accounting of one model turn.
@@ -94,8 +102,11 @@ type Message struct {
 	Model      string         `json:"model,omitempty"`
 	Provider   string         `json:"provider,omitempty"`
 	StopReason string         `json:"stopReason,omitempty"`
-	Usage      *Usage         `json:"usage,omitempty"`
-	Provenance *Provenance    `json:"provenance,omitempty"`
+	// ThinkingLevel is the thinking level the model call of an assistant message was made
+	// with, when the session sets one.
+	ThinkingLevel string      `json:"thinkingLevel,omitempty"`
+	Usage         *Usage      `json:"usage,omitempty"`
+	Provenance    *Provenance `json:"provenance,omitempty"`
 }
 
 // Record is one line of a transcript after the header.
@@ -210,7 +221,7 @@ func (r *AppendRequest) validate() error {
 		return errors.Join(ErrInvalid, errors.New("unknown role "+quote(r.Message.Role)))
 	}
 	for _, b := range r.Message.Content {
-		if b.Type != BlockText && b.Type != BlockToolCall {
+		if b.Type != BlockText && b.Type != BlockToolCall && b.Type != BlockThinking {
 			return errors.Join(ErrInvalid, errors.New("unknown content block type "+quote(b.Type)))
 		}
 	}
