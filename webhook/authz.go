@@ -105,7 +105,26 @@ func actAsDenial(ctx context.Context, key, field string) string {
 
 // managerOnlyAnnotations are set by the operator's session tools and trusted by the
 // controllers; nobody else may set or change them.
-var managerOnlyAnnotations = []string{v1.HopsAnnotation}
+var managerOnlyAnnotations = []string{v1.HopsAnnotation, v1.ChainRootAnnotation}
+
+// managerOnlyLabels are the labels of the same rule.
+var managerOnlyLabels = []string{v1.ChainLabel}
+
+// forgedMark returns the refusal of a request that sets or changes one of annotations or a
+// manager-only label without being the manager (old nil on create), or "".
+func (a authz) forgedMark(ctx context.Context, old, cur client.Object, annotations ...string) string {
+	var oldAnnotations, oldLabels map[string]string
+	if old != nil {
+		oldAnnotations, oldLabels = old.GetAnnotations(), old.GetLabels()
+	}
+	if k := a.forgedAnnotation(ctx, oldAnnotations, cur.GetAnnotations(), annotations...); k != "" {
+		return managerOnly(k)
+	}
+	if k := a.forgedAnnotation(ctx, oldLabels, cur.GetLabels(), managerOnlyLabels...); k != "" {
+		return managerOnlyLabel(k)
+	}
+	return ""
+}
 
 // forgedAnnotation returns the first manager-only annotation that the request sets or
 // changes (old nil on create) without being the manager, or "".

@@ -18,42 +18,61 @@ import (
 	"context"
 	"fmt"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // chains holds the limits on what agents' tools start: the hop count each tool-made object
-// carries, and the per-namespace rate of tool-made objects.
+// carries, the size of its chain and the pairs repeated in it, and the per-namespace rate
+// of tool-made objects.
 type chains struct {
-	rate *toolRate
+	rate   *toolRate
+	ledger *chainLedger
 	// defaultPerMinute is the operator's rate when the SessionPolicy sets none.
 	defaultPerMinute int
 }
 
 // judgeChain returns a denial for an object over the hop limit or, when a session tool made
-// it (it carries a hop count, which only the manager may set), over the namespace's rate;
-// else "". Call it last: it takes a rate token.
-func (c chains) judgeChain(ctx context.Context, annotations map[string]string, ns string, p *v1.SessionPolicySpec) string {
+// it (it carries a hop count, which only the manager may set), over its chain's limits or
+// the namespace's rate; else "". member is who asks whom. Call it last: it takes a rate
+// token and records the object in its chain.
+func (c chains) judgeChain(ctx context.Context, obj client.Object, member policy.ChainMember, p *v1.SessionPolicySpec) (string, error) {
+	annotations := obj.GetAnnotations()
 	if _, tool := annotations[v1.HopsAnnotation]; !tool {
-		return ""
+		return "", nil
 	}
 	hops, err := policy.HopsOf(annotations)
 	if err != nil {
-		return err.Error()
+		return err.Error(), nil
 	}
 	if why := policy.CheckHops(hops, p); why != "" {
-		return why
+		return why, nil
+	}
+	_, inChain := obj.GetLabels()[v1.ChainLabel]
+	if inChain && c.ledger != nil {
+		if why, err := c.ledger.admit(ctx, obj, member, p, !isDryRun(ctx)); why != "" || err != nil {
+			return why, err
+		}
 	}
 	if c.rate == nil || isDryRun(ctx) {
-		return ""
+		return "", nil
 	}
 	perMinute := policy.ToolCreatesPerMinute(p, c.defaultPerMinute)
-	if !c.rate.allow(ns, perMinute) {
-		return policy.RateDenial(perMinute)
+	if !c.rate.allow(obj.GetNamespace(), perMinute) {
+		if inChain && c.ledger != nil {
+			c.ledger.forget(obj)
+		}
+		return policy.RateDenial(perMinute), nil
 	}
-	return ""
+	return "", nil
 }
 
 func managerOnly(annotation string) string {
 	return fmt.Sprintf("annotation %s is set only by the operator's session tools; remove it (a person's send or spawn starts a new chain)", annotation)
+}
+
+func managerOnlyLabel(label string) string {
+	return fmt.Sprintf("label %s is set only by the operator's session tools; remove it (a person's send or spawn starts a new chain)", label)
 }

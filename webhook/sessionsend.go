@@ -48,8 +48,8 @@ var _ admission.Validator[*v1.SessionSend] = &SessionSendValidator{}
 func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.SessionSend) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	ns := send.Namespace
-	if k := v.forgedAnnotation(ctx, nil, send.Annotations, managerOnlyAnnotations...); k != "" {
-		return nil, forbidden("sessionsends", send.Name, managerOnly(k))
+	if why := v.forgedMark(ctx, nil, send, managerOnlyAnnotations...); why != "" {
+		return nil, forbidden("sessionsends", send.Name, why)
 	}
 	var requester *v1.AgentSession
 	agentID := ""
@@ -119,7 +119,10 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	if d := policy.DecideSend(sp, policy.TargetOf(target)); !d.Allowed {
 		return nil, forbidden("sessionsends", send.Name, d.Reason)
 	}
-	if why := v.judgeChain(ctx, send.Annotations, ns, pspec); why != "" {
+	if why, err := v.judgeChain(ctx, send, sendMember(send, target.Spec.Key), pspec); err != nil || why != "" {
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
 		return nil, forbidden("sessionsends", send.Name, why)
 	}
 	return nil, nil
@@ -140,8 +143,8 @@ func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *v1
 	if err := policy.CancelOnlySend(old.Spec, send.Spec); err != nil {
 		return nil, invalid("SessionSend", send.Name, err)
 	}
-	if k := v.forgedAnnotation(ctx, old.Annotations, send.Annotations, managerOnlyAnnotations...); k != "" {
-		return nil, forbidden("sessionsends", send.Name, managerOnly(k))
+	if why := v.forgedMark(ctx, old, send, managerOnlyAnnotations...); why != "" {
+		return nil, forbidden("sessionsends", send.Name, why)
 	}
 	return nil, nil
 }

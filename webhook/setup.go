@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -37,8 +38,10 @@ type Options struct {
 	// (SessionPolicy spec.limits.toolCreatesPerMinute overrides it); 0 uses
 	// policy.DefaultToolCreatesPerMinute.
 	ToolCreatesPerMinute int
-	// Clock drives the rate buckets; nil is the real clock.
+	// Clock drives the rate buckets and the chains' tallies; nil is the real clock.
 	Clock clock.PassiveClock
+	// Events records on a chain's root the chain limit it hit; nil records none.
+	Events recorder.EventRecorder
 }
 
 // SetupWithManager registers every webhook with the manager's webhook server. The cache's
@@ -46,7 +49,7 @@ type Options struct {
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	r, api := mgr.GetClient(), mgr.GetAPIReader()
 	az := authz{Client: r, Manager: o.ManagerUsername}
-	ch := newChains(o)
+	ch := newChains(o, api)
 	gate := secretGate{authz: az, Secrets: api}
 	return errors.Join(
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch})).Complete(),
@@ -60,17 +63,23 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	)
 }
 
-func newChains(o Options) chains {
+// newChains builds the chain limits; api lists a chain's members (nil: the chain limits
+// are not enforced).
+func newChains(o Options, api client.Reader) chains {
 	perMinute := o.ToolCreatesPerMinute
 	if perMinute <= 0 {
 		perMinute = policy.DefaultToolCreatesPerMinute
 	}
-	return chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute}
+	c := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute}
+	if api != nil {
+		c.ledger = newChainLedger(o.Clock, api, o.Events)
+	}
+	return c
 }
 
 // NewSessionSendValidator is the SessionSend validator SetupWithManager registers, for
 // callers that serve it themselves (the benchmark): r reads the cache, c creates
 // SubjectAccessReviews for users other than o.ManagerUsername.
 func NewSessionSendValidator(r client.Reader, c client.Client, o Options) *SessionSendValidator {
-	return &SessionSendValidator{Reader: r, authz: authz{Client: c, Manager: o.ManagerUsername}, chains: newChains(o)}
+	return &SessionSendValidator{Reader: r, authz: authz{Client: c, Manager: o.ManagerUsername}, chains: newChains(o, r)}
 }

@@ -16,6 +16,7 @@ package webhook
 
 import (
 	"context"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -78,8 +79,8 @@ var _ admission.Validator[*v1.SubagentRun] = &SubagentRunValidator{}
 // ValidateCreate implements admission.Validator.
 func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.SubagentRun) (admission.Warnings, error) {
 	ns := run.Namespace
-	if k := v.forgedAnnotation(ctx, nil, run.Annotations, managerOnlyAnnotations...); k != "" {
-		return nil, forbidden("subagentruns", run.Name, managerOnly(k))
+	if why := v.forgedMark(ctx, nil, run, managerOnlyAnnotations...); why != "" {
+		return nil, forbidden("subagentruns", run.Name, why)
 	}
 	in := policy.SpawnInput{Spec: &run.Spec}
 	if key := run.Spec.RequesterSessionKey; key != "" {
@@ -144,7 +145,10 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 	if pol != nil {
 		pspec = &pol.Spec
 	}
-	if why := v.judgeChain(ctx, run.Annotations, ns, pspec); why != "" {
+	if why, err := v.judgeChain(ctx, run, policy.ChainMember{Requester: run.Spec.RequesterSessionKey}, pspec); err != nil || why != "" {
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
 		return nil, forbidden("subagentruns", run.Name, why)
 	}
 	return nil, nil
@@ -186,8 +190,8 @@ func (v *SubagentRunValidator) ValidateUpdate(ctx context.Context, old, run *v1.
 	if err := policy.CancelOnlyRun(old.Spec, run.Spec); err != nil {
 		return nil, invalid("SubagentRun", run.Name, err)
 	}
-	if k := v.forgedAnnotation(ctx, old.Annotations, run.Annotations, v1.HopsAnnotation, v1.ChildSessionKeyAnnotation); k != "" {
-		return nil, forbidden("subagentruns", run.Name, managerOnly(k))
+	if why := v.forgedMark(ctx, old, run, slices.Concat(managerOnlyAnnotations, []string{v1.ChildSessionKeyAnnotation})...); why != "" {
+		return nil, forbidden("subagentruns", run.Name, why)
 	}
 	return nil, nil
 }

@@ -140,6 +140,17 @@ const ChildSessionKeyAnnotation = "sessions.agents.dev/child-session-key"
 // spec.limits.maxHops. Objects a person creates carry none (hop 0).
 const HopsAnnotation = "sessions.agents.dev/hops"
 
+// ChainLabel on a SessionSend or SubagentRun names the chain it belongs to: the UID of its
+// root, the send or run (made by a person, or without a requester) that the chain of tool
+// calls started from. The session tools set it on everything they create; the webhook
+// accepts it only from the manager and counts a chain's members by it against the
+// SessionPolicy's spec.limits.maxSendsPerChain and maxPairRepeats. A root carries none.
+const ChainLabel = "sessions.agents.dev/chain"
+
+// ChainRootAnnotation names a chain's root as <Kind>/<name> beside ChainLabel, so that the
+// webhook can tell the root which chain limit its chain hit. Set by the manager only.
+const ChainRootAnnotation = "sessions.agents.dev/chain-root"
+
 // AgentUsableLabel, set to "true" on a Secret, lets any Agent or SessionPolicy sink of its
 // namespace use the Secret, whoever created them. Without it, only a creator who may get the
 // Secret can reference it.

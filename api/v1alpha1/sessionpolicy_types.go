@@ -159,7 +159,7 @@ type SessionPolicySpec struct {
 	DefaultAgentID string `json:"defaultAgentId,omitempty"`
 }
 
-// ChainLimits bound what agents start on their own: how long a chain of tool-made sends and spawns may grow, and how fast a namespace's tools may create them.
+// ChainLimits bound what agents start on their own: how long and how large a chain of tool-made sends and spawns may grow, how often it may repeat a pair, and how fast a namespace's tools may create them.
 type ChainLimits struct {
 	// maxHops is the longest chain of tool-made sends and spawns from one person's send or spawn (hop 1 is the first tool call); default 8.
 	// +optional
@@ -172,6 +172,16 @@ type ChainLimits struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	ToolCreatesPerMinute *int32 `json:"toolCreatesPerMinute,omitempty"`
+	// maxSendsPerChain is how many SessionSends and SubagentRuns one chain may hold: its root (a person's send or spawn) and every send and spawn agents' tools made from it, whatever their depth or fan-out; default 20.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	MaxSendsPerChain *int32 `json:"maxSendsPerChain,omitempty"`
+	// maxPairRepeats is how many tool-made sends of one chain may go from the same requester session to the same target session; default 2, which stops A to B to A loops and A to B to C to A cycles at their second lap.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	MaxPairRepeats *int32 `json:"maxPairRepeats,omitempty"`
 }
 
 // SessionPolicyStatus reports whether the policy is in force.

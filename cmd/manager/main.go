@@ -228,7 +228,8 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err != nil {
 		return fmt.Errorf("learning the manager's own user (the one user that speaks for any session): %w", err)
 	}
-	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user, ToolCreatesPerMinute: o.toolRate})
+	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user, ToolCreatesPerMinute: o.toolRate,
+		Events: events.GetEventRecorder("admission")})
 }
 
 // whoAmI asks the API server who the manager is: the one user whose sends and spawns may

@@ -30,10 +30,10 @@ import (
 )
 
 // stamp marks an object a session tool is about to create: the turn's owner (so that
-// cancelling it cancels what its turns started), the hop count, and with tracing on its
-// own trace linked to this call.
+// cancelling it cancels what its turns started), the hop count and the chain, and with
+// tracing on its own trace linked to this call.
 func (c *toolCall) stamp(ctx context.Context, obj client.Object) error {
-	hops, err := c.hopsAnnotation(ctx)
+	chainLabels, marks, err := c.chainMarks(ctx)
 	if err != nil {
 		return err
 	}
@@ -42,12 +42,13 @@ func (c *toolCall) stamp(ctx context.Context, obj client.Object) error {
 		labels = map[string]string{}
 	}
 	labels[v1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
+	maps.Copy(labels, chainLabels)
 	obj.SetLabels(labels)
 	a := obj.GetAnnotations()
 	if a == nil {
 		a = map[string]string{}
 	}
-	maps.Copy(a, hops)
+	maps.Copy(a, marks)
 	if tracing.Enabled() {
 		// Its own trace from the start (no annotation write later), linked to this call.
 		a[tracing.Annotation] = tracing.NewRoot()
@@ -57,11 +58,13 @@ func (c *toolCall) stamp(ctx context.Context, obj client.Object) error {
 	return nil
 }
 
-// hopsAnnotation is the annotation a session tool puts on the SessionSend or SubagentRun it
-// creates: the hop count of the object that owns the calling turn, plus one. The webhook
-// accepts it only from the manager and holds it to the SessionPolicy's maxHops, so a chain
-// of agents calling each other ends however the models answer.
-func (c *toolCall) hopsAnnotation(ctx context.Context) (map[string]string, error) {
+// chainMarks are the labels and annotations a session tool puts on the SessionSend or
+// SubagentRun it creates: the hop count of the object that owns the calling turn plus one,
+// and the chain it belongs to (the owner's, or the owner itself when it is a root). The
+// webhook accepts them only from the manager and holds them to the SessionPolicy's
+// maxHops, maxSendsPerChain and maxPairRepeats, so a chain of agents calling each other
+// ends however the models answer.
+func (c *toolCall) chainMarks(ctx context.Context) (labels, annotations map[string]string, err error) {
 	var owner client.Object
 	switch c.req.Owner.Kind {
 	case OwnerSessionSend:
@@ -69,15 +72,22 @@ func (c *toolCall) hopsAnnotation(ctx context.Context) (map[string]string, error
 	case OwnerSubagentRun:
 		owner = &v1.SubagentRun{}
 	}
-	var parent map[string]string
+	var parentLabels, parentAnnotations map[string]string
+	parentUID := ""
 	if owner != nil {
 		err := c.e.opts.Reader.Get(ctx, c.req.Owner.NamespacedName, owner)
 		if err != nil && !apierrors.IsNotFound(err) {
-			return nil, err
+			return nil, nil, err
 		}
-		// An owner deleted mid-turn starts a chain again; the namespace's rate still
-		// bounds how often.
-		parent = owner.GetAnnotations()
+		// An owner deleted mid-turn starts a hop count again and is taken for a root; the
+		// namespace's rate still bounds how often.
+		parentLabels, parentAnnotations = owner.GetLabels(), owner.GetAnnotations()
+		parentUID = string(OwnerUIDOf(c.req.ID))
 	}
-	return map[string]string{v1.HopsAnnotation: strconv.Itoa(policy.NextHops(parent))}, nil
+	labels, annotations = policy.NextChain(parentLabels, parentAnnotations, parentUID, c.req.Owner.Kind, c.req.Owner.Name)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[v1.HopsAnnotation] = strconv.Itoa(policy.NextHops(parentAnnotations))
+	return labels, annotations, nil
 }
