@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -71,14 +70,11 @@ var _ = BeforeSuite(func() {
 	manager, err = client.New(mcfg, client.Options{Scheme: testenv.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 
-	wh := env.WebhookInstallOptions
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:     testenv.Scheme(),
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir,
-		}),
+		Scheme:        testenv.Scheme(),
+		Metrics:       metricsserver.Options{BindAddress: "0"},
+		Controller:    config.Controller{SkipNameValidation: ptr.To(true)},
+		WebhookServer: testenv.WebhookServer(env),
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
@@ -86,14 +82,8 @@ var _ = BeforeSuite(func() {
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser,
 		Clock: clocktesting.NewFakePassiveClock(time.Now())})).To(Succeed())
 	cached = mgr.GetClient()
-	var mctx context.Context
-	mctx, cancel = context.WithCancel(ctx)
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(mctx)).To(Succeed())
-	}()
-	Eventually(func() error { return mgr.GetWebhookServer().StartedChecker()(nil) }, testenv.Timeout, testenv.Interval).Should(Succeed())
-	Expect(mgr.GetCache().WaitForCacheSync(mctx)).To(BeTrue())
+	cancel, err = testenv.RunWithWebhooks(ctx, mgr)
+	Expect(err).NotTo(HaveOccurred())
 })
 
 var _ = AfterSuite(func() {

@@ -1,0 +1,200 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package storm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// settled is how long a storm's count must stay the same to have stopped: a scripted turn
+// takes milliseconds, so a storm still going adds sends well within it.
+const settled = 3 * time.Second
+
+// sendsOnAnyInput is a scripted agent that answers every input, reply-back and announce
+// steps included, by sending it on to target without waiting: the hostile storm of issue 34.
+func sendsOnAnyInput(ns, name, target string) *v1.Agent {
+	args, err := json.Marshal(map[string]any{"sessionKey": target, "message": "{{input}}", "timeoutSeconds": 0})
+	Expect(err).NotTo(HaveOccurred())
+	return &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "^",
+			ToolCalls: []v1.ScriptToolCall{{Name: "sessions_send", Arguments: &runtime.RawExtension{Raw: args}}},
+			Reply:     "{{toolResults}}"}}}}}
+}
+
+// storm makes a namespace whose agents send on around the ring (a→b→a, or a→b→c→a), seeds it
+// with one person's send to a, waits until the count of SessionSends stops growing and
+// returns the seed and every send.
+func storm(limits *v1.ChainLimits, ring ...string) (*v1.SessionSend, []v1.SessionSend) {
+	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "storm-"}}
+	Expect(k8s.Create(ctx, n)).To(Succeed())
+	ns := n.Name
+	objs := []client.Object{&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1.SessionPolicySpec{
+		Visibility: v1.VisibilityAll, AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}, Limits: limits}}}
+	for i, a := range ring {
+		key := sessionkey.MainKey(a)
+		objs = append(objs, sendsOnAnyInput(ns, a, sessionkey.MainKey(ring[(i+1)%len(ring)])),
+			&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+				Spec: v1.AgentSessionSpec{Key: key, AgentID: a}})
+	}
+	for _, o := range objs {
+		Expect(k8s.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
+	}
+	Eventually(func(g Gomega) {
+		for _, a := range ring {
+			var s v1.AgentSession
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(sessionkey.MainKey(a))}, &s)).To(Succeed())
+			g.Expect(s.Status.SessionID).NotTo(BeEmpty())
+		}
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+
+	seed := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
+		Spec: v1.SessionSendSpec{SessionKey: sessionkey.MainKey(ring[0]), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+	Expect(k8s.Create(ctx, seed)).To(Succeed())
+
+	count := func() int {
+		var l v1.SessionSendList
+		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		return len(l.Items)
+	}
+	// The storm has stopped when every send has finished and no new one comes.
+	Eventually(func(g Gomega) {
+		var l v1.SessionSendList
+		g.Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		g.Expect(len(l.Items)).To(BeNumerically(">", 1), "the storm never started")
+		for _, s := range l.Items {
+			g.Expect(v1.Finished(s.Status.Conditions)).To(BeTrue(), "send %s still running", s.Name)
+		}
+		n := len(l.Items)
+		g.Consistently(count, settled, testenv.Interval).Should(Equal(n))
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	var l v1.SessionSendList
+	Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
+	return seed, l.Items
+}
+
+// replies are every turn's reply of the sends: their tool results, as the model saw them.
+func replies(sends []v1.SessionSend) string {
+	var b strings.Builder
+	for _, s := range sends {
+		b.WriteString(s.Status.Reply + "\n")
+		for _, t := range s.Status.Turns {
+			b.WriteString(t.Reply + "\n")
+		}
+	}
+	return b.String()
+}
+
+// chainEvents are the notes of the ChainLimitReached Events about o.
+func chainEvents(g Gomega, o client.Object) []string {
+	var list eventsv1.EventList
+	g.Expect(k8s.List(ctx, &list, client.InNamespace(o.GetNamespace()))).To(Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.UID == o.GetUID() && e.Reason == "ChainLimitReached" {
+			out = append(out, e.Note)
+		}
+	}
+	return out
+}
+
+// expectStopped checks a finished storm: every send but the seed is in the seed's chain,
+// the count is within the limit, the model was told why, and the seed got one Event naming
+// the limit.
+func expectStopped(name string, seed *v1.SessionSend, sends []v1.SessionSend, max int, limit string) {
+	GinkgoWriter.Printf("%s: %d SessionSends when it stopped (limit %d)\n", name, len(sends), max)
+	AddReportEntry(name, fmt.Sprintf("%d SessionSends", len(sends)))
+	Expect(len(sends)).To(BeNumerically("<=", max))
+	for _, s := range sends {
+		if s.Name != seed.Name {
+			Expect(s.Labels).To(HaveKeyWithValue(v1.ChainLabel, string(seed.UID)), "send %s", s.Name)
+		}
+	}
+	Expect(replies(sends)).To(ContainSubstring("chain limit reached:"))
+	Expect(replies(sends)).To(ContainSubstring("spec.limits." + limit))
+	Expect(replies(sends)).To(ContainSubstring("stop sending"))
+	Eventually(func(g Gomega) {
+		g.Expect(chainEvents(g, seed)).To(ConsistOf(ContainSubstring("spec.limits." + limit)))
+	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+}
+
+var _ = Describe("a storm of agents that send each other on any input", func() {
+	It("stops a pair at its second lap with the defaults", func() {
+		seed, sends := storm(nil, "a", "b")
+		// The seed, then a→b and b→a twice each.
+		expectStopped("pair storm, defaults", seed, sends, 5, "maxPairRepeats")
+	})
+
+	It("stops a triangle at its second lap with the defaults", func() {
+		seed, sends := storm(nil, "a", "b", "c")
+		// The seed, then a→b, b→c and c→a twice each.
+		expectStopped("triangle storm, defaults", seed, sends, 7, "maxPairRepeats")
+	})
+
+	It("stops a pair that may loop at maxSendsPerChain, whatever its depth and fan-out", func() {
+		seed, sends := storm(&v1.ChainLimits{MaxHops: ptr.To[int32](64), MaxPairRepeats: ptr.To[int32](1000)}, "a", "b")
+		expectStopped("pair storm, maxPairRepeats 1000", seed, sends, 20, "maxSendsPerChain")
+	})
+})
+
+var _ = Describe("the chain label", func() {
+	It("is refused from anyone but the manager, on create and on update", func() {
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "forged-"}}
+		Expect(k8s.Create(ctx, n)).To(Succeed())
+		ns := n.Name
+		Expect(k8s.Create(ctx, sendsOnAnyInput(ns, "a", "agent:a:other"))).To(Succeed())
+		forged := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: ns,
+			Labels: map[string]string{v1.ChainLabel: "some-other-chain"}},
+			Spec: v1.SessionSendSpec{SessionKey: "agent:a:main", Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+		err := k8s.Create(ctx, forged)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("label sessions.agents.dev/chain is set only by the operator's session tools"))
+
+		root := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "rooted", Namespace: ns,
+			Annotations: map[string]string{v1.ChainRootAnnotation: "SessionSend/seed"}},
+			Spec: v1.SubagentRunSpec{AgentID: "a", Task: "t"}}
+		err = k8s.Create(ctx, root)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("annotation sessions.agents.dev/chain-root is set only by"))
+
+		plain := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns},
+			Spec: v1.SessionSendSpec{SessionKey: "agent:a:main", Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+		Expect(k8s.Create(ctx, plain)).To(Succeed())
+		Eventually(func() error {
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(plain), plain); err != nil {
+				return err
+			}
+			plain.Labels = map[string]string{v1.ChainLabel: "joined-later"}
+			return k8s.Update(ctx, plain)
+		}, testenv.Timeout, testenv.Interval).Should(WithTransform(apierrors.IsForbidden, BeTrue()))
+	})
+})
