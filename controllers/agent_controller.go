@@ -133,6 +133,9 @@ const secretRecheck = 30 * time.Second
 // setReady writes the Ready condition and observedGeneration when they changed.
 func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) error {
 	changed := meta.SetStatusCondition(conds, cond)
+	if setStalled(conds, cond) {
+		changed = true
+	}
 	if *observed != obj.GetGeneration() {
 		*observed, changed = obj.GetGeneration(), true
 	}

@@ -109,8 +109,7 @@ func (r *AgentSessionReconciler) archiveWhenAsked(ctx context.Context, s *v1.Age
 func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.AgentSession) error {
 	key, err := sessionkey.Parse(s.Spec.Key)
 	if err != nil {
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionFalse,
-			Reason: "InvalidKey", Message: truncate(err.Error(), 256), ObservedGeneration: s.Generation})
+		setSessionReady(s, metav1.ConditionFalse, "InvalidKey", truncate(err.Error(), 256))
 		s.Status.ObservedGeneration = s.Generation
 		return nil
 	}
@@ -124,7 +123,11 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 		if err := r.archive(ctx, s); err != nil {
 			return err
 		}
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionFalse,
+		// Archived, not un-Ready: the session is done, as a completed Job is, and GitOps
+		// tools (kstatus reads Ready=False as InProgress) must not wait for it forever.
+		meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionReady)
+		meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionStalled)
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue,
 			Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
 		return nil
 	}
@@ -143,9 +146,15 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 		}
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", stats.Path)
 	}
-	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue,
-		Reason: "TranscriptReady", Message: "the transcript exists", ObservedGeneration: s.Generation})
+	setSessionReady(s, metav1.ConditionTrue, "TranscriptReady", "the transcript exists")
 	return nil
+}
+
+// setSessionReady sets the session's Ready condition and the Stalled that mirrors it.
+func setSessionReady(s *v1.AgentSession, status metav1.ConditionStatus, reason, msg string) {
+	ready := metav1.Condition{Type: v1.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: s.Generation}
+	meta.SetStatusCondition(&s.Status.Conditions, ready)
+	setStalled(&s.Status.Conditions, ready)
 }
 
 // finalize archives the transcript (kept on the volume as *.deleted.<unix>) and lets the

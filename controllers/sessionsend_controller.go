@@ -88,6 +88,11 @@ func (r *SessionSendReconciler) newObject() *v1.SessionSend   { return &v1.Sessi
 func (r *SessionSendReconciler) status(s *v1.SessionSend) any { return &s.Status }
 func (r *SessionSendReconciler) observe(s *v1.SessionSend) {
 	s.Status.ObservedGeneration = s.Generation
+	phase := s.Status.Phase
+	if phase == "" {
+		phase = v1.SendRunning
+	}
+	setProgress(&s.Status.Conditions, s.Generation, string(phase), "the send is in phase "+string(phase))
 }
 func (r *SessionSendReconciler) phase(s *v1.SessionSend) string  { return string(s.Status.Phase) }
 func (r *SessionSendReconciler) finished(s *v1.SessionSend) bool { return sendFinished(s) }

@@ -83,6 +83,11 @@ func (r *SubagentRunReconciler) newObject() *v1.SubagentRun     { return &v1.Sub
 func (r *SubagentRunReconciler) status(run *v1.SubagentRun) any { return &run.Status }
 func (r *SubagentRunReconciler) observe(run *v1.SubagentRun) {
 	run.Status.ObservedGeneration = run.Generation
+	reason, msg := "Running", "the run's task is running"
+	if p := run.Status.Phase; p != "" && p != v1.RunPending && p != v1.RunRunning {
+		reason, msg = "Announcing", "the run's task ended "+string(p)+"; its announce and cleanup are running"
+	}
+	setProgress(&run.Status.Conditions, run.Generation, reason, msg)
 }
 func (r *SubagentRunReconciler) phase(run *v1.SubagentRun) string  { return string(run.Status.Phase) }
 func (r *SubagentRunReconciler) finished(run *v1.SubagentRun) bool { return runFinished(run) }

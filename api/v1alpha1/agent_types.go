@@ -269,7 +269,8 @@ type MCPServerStatus struct {
 type AgentStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready (the provider is configured and its API key Secret exists).
+	// conditions: Ready (the provider is configured and its API key Secret exists), and
+	// Stalled with the same reason while it is not.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -298,7 +299,9 @@ type Agent struct {
 
 	// +required
 	Spec AgentSpec `json:"spec"`
+	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status AgentStatus `json:"status,omitempty"`
 }
 

@@ -114,7 +114,8 @@ type AgentSessionStatus struct {
 	// observedGeneration is the generation the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready once the transcript exists.
+	// conditions: Ready once the transcript exists (Stalled instead when the key is invalid);
+	// Archived instead of Ready once the session is archived.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -190,7 +191,9 @@ type AgentSession struct {
 
 	// +required
 	Spec AgentSessionSpec `json:"spec"`
+	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status AgentSessionStatus `json:"status,omitempty"`
 }
 

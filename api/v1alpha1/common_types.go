@@ -18,6 +18,16 @@ const (
 	// ConditionModelRetrying says a turn of an AgentSession is retrying its model call
 	// (True, with the attempt and the error class) or was the last time it did (False).
 	ConditionModelRetrying = "ModelRetrying"
+	// ConditionReconciling is True while a SessionSend or SubagentRun works (kstatus reads
+	// InProgress); absent otherwise.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True while an Agent, SessionPolicy or AgentSession is not Ready for
+	// a reason only a change can mend, and on a SessionSend or SubagentRun that failed or
+	// timed out (kstatus reads Failed); absent otherwise.
+	ConditionStalled = "Stalled"
+	// ConditionArchived says an AgentSession is archived: it runs no more turns and its
+	// transcript is kept read-only. It replaces Ready, so kstatus reads the session Current.
+	ConditionArchived = "Archived"
 )
 
 // Finished reports whether conditions mark a SessionSend or SubagentRun as finished:

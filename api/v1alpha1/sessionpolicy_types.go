@@ -188,6 +188,7 @@ type ChainLimits struct {
 type SessionPolicyStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// conditions: Ready (the policy is in force), and Stalled with the same reason while it is not.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -210,7 +211,9 @@ type SessionPolicy struct {
 
 	// +optional
 	Spec SessionPolicySpec `json:"spec,omitempty"`
+	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status SessionPolicyStatus `json:"status,omitempty"`
 }
 

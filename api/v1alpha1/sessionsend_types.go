@@ -95,7 +95,8 @@ type SessionSendStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// conditions: Replied (round 1 ended); at the end one of Completed (every step ended
-	// well), Failed or Cancelled.
+	// well), Failed or Cancelled. For GitOps tools (kstatus): Reconciling while the send works,
+	// Stalled once it failed.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -154,7 +155,9 @@ type SessionSend struct {
 
 	// +required
 	Spec SessionSendSpec `json:"spec"`
+	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status SessionSendStatus `json:"status,omitempty"`
 }
 

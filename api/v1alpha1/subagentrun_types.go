@@ -170,7 +170,8 @@ type SubagentRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// conditions, when the run and its announce are done: Completed (the task succeeded),
-	// Failed (it failed or timed out) or Cancelled.
+	// Failed (it failed or timed out) or Cancelled. For GitOps tools (kstatus): Reconciling
+	// while the run works, Stalled once it failed or timed out.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -233,7 +234,9 @@ type SubagentRun struct {
 
 	// +required
 	Spec SubagentRunSpec `json:"spec"`
+	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status SubagentRunStatus `json:"status,omitempty"`
 }
 
