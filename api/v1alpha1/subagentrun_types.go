@@ -118,9 +118,10 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:default=inherit
 	Sandbox SandboxMode `json:"sandbox,omitempty"`
-	// attachments are files materialized into the child's workspace.
+	// attachments are files materialized into the child's workspace, one per name.
 	// +optional
-	// +listType=atomic
+	// +listType=map
+	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=50
 	Attachments []Attachment `json:"attachments,omitempty"`
 	// requesterSessionKey is the session that asked; the announce runs there.
