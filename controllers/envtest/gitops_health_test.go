@@ -51,8 +51,17 @@ var _ = Describe("GitOps health", func() {
 	It("reads every kind in every phase as kstatus and the Argo CD health script should", func() {
 		ns, other := newNamespace(), newNamespace()
 		var rows []healthRow
+		var working []client.Object // cancelled at the end: their turns hold executor slots
+		DeferCleanup(func() {
+			for _, o := range working {
+				cancel(o)
+			}
+		})
 		add := func(kind, phase string, obj client.Object) {
 			rows = append(rows, healthRow{kind, phase, asStored(obj)})
+			if strings.HasPrefix(phase, "running") || strings.HasPrefix(phase, "timed out (") || phase == "reply-back" {
+				working = append(working, obj)
+			}
 		}
 		slow := func(match string) v1.ScriptRule {
 			return v1.ScriptRule{Match: match, Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}}
