@@ -6,6 +6,9 @@ K8S_VERSION ?= 1.37.0
 IMG ?= agent-session-operator:dev
 GO ?= go
 CONTROLLER_GEN ?= $(GO) tool controller-gen
+# helm-docs has a module of its own (hack/tools): it is built against Helm 3.15 and its
+# Kubernetes 0.30 modules, which must not mix with the operator's in go.mod.
+HELM_DOCS ?= $(GO) tool -modfile=hack/tools/go.mod helm-docs
 # The envtest binaries (kube-apiserver, etcd, kubectl) are built once per machine into a
 # cache outside the repo; the script prints their directory as its last line.
 ENVTEST_ASSETS = $(shell K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh | tail -n 1)
@@ -43,10 +46,10 @@ vet: ## go vet.
 	$(GO) vet ./...
 
 .PHONY: verify
-verify: manifests generate docs ## Regenerate and fail if anything generated is stale.
-	@if [ -n "$$(git status --porcelain -- api config docs)" ]; then \
-		echo "generated files are stale; run 'make manifests generate docs' and commit:"; \
-		git status --porcelain -- api config docs; git diff --stat -- api config docs; exit 1; fi
+verify: manifests generate docs helm-docs ## Regenerate and fail if anything generated is stale; helm lint --strict.
+	@if [ -n "$$(git status --porcelain -- api config docs dist/chart/README.md)" ]; then \
+		echo "generated files are stale; run 'make manifests generate docs helm-docs' and commit:"; \
+		git status --porcelain -- api config docs dist/chart/README.md; git diff --stat -- api config docs dist/chart/README.md; exit 1; fi
 	@diff -r config/crd/bases dist/chart/crds >/dev/null && diff -q config/rbac/role.yaml dist/chart/files/manager-role.yaml >/dev/null \
 		&& diff -q config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml >/dev/null \
 		&& diff -q config/prometheus/rules.yaml dist/chart/files/rules.yaml >/dev/null \
@@ -54,6 +57,7 @@ verify: manifests generate docs ## Regenerate and fail if anything generated is 
 		|| { echo "dist/chart is stale; run 'make helm-chart-sync' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	@hack/check-rules.sh config/prometheus/rules.yaml
+	@$(MAKE) --no-print-directory helm-lint
 
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints their directory last.
@@ -164,8 +168,12 @@ helm-chart-sync: manifests ## Copy the generated CRDs, manager role and webhooks
 	cp config/prometheus/rules.yaml config/prometheus/dashboard.json dist/chart/files/
 
 .PHONY: helm-lint
-helm-lint: ## Lint the Helm chart.
-	$(HELM) lint dist/chart
+helm-lint: ## Lint the Helm chart; a warning fails (--strict).
+	$(HELM) lint --strict dist/chart
+
+.PHONY: helm-docs
+helm-docs: ## Generate dist/chart/README.md from the "# --" comments of values.yaml (helm-docs).
+	$(HELM_DOCS) --chart-search-root=dist/chart --skip-version-footer --log-level=warning
 
 .PHONY: helm-install
 helm-install: ## helm upgrade --install the chart into NAMESPACE with image IMG.

@@ -15,30 +15,24 @@
 // limitations under the License.
 
 // Package chart keeps the Helm chart and config/default in step: both are hand-written, and
-// every difference between them is an install that behaves differently. It runs with make
-// test-cluster (the cluster build tag), which builds helm.
+// every difference between them is an install that behaves differently. This file runs with
+// make test-cluster (the cluster build tag); the chart's own checks (values schema, NOTES,
+// lint, Artifact Hub annotations) run in make test. Both use the helm that
+// hack/cluster-binaries.sh builds once per machine.
 package chart
 
 import (
-	"bytes"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/yaml"
 
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
-const (
-	release   = "agent-session-operator"
-	namespace = "agent-session-operator-system"
-	image     = "agent-session-operator:dev"
-)
+// image is the image config/default installs, which the chart's defaults name too.
+const image = "agent-session-operator:dev"
 
 // TestChartMatchesKustomize renders the chart with its default values and config/default
 // (and, in cert-manager mode, the chart with webhook.certs=cert-manager and the cert-manager
@@ -47,8 +41,8 @@ const (
 // CRDs, which the chart ships in crds/) are left out.
 func TestChartMatchesKustomize(t *testing.T) {
 	root := testenv.RepoRoot()
-	bins := toolDir(t, root, "hack/cluster-binaries.sh", "helm")
-	kubectl := filepath.Join(toolDir(t, root, "hack/envtest-binaries.sh"), "kubectl")
+	bins := testenv.ToolDir(t, "hack/cluster-binaries.sh", "helm")
+	kubectl := filepath.Join(testenv.ToolDir(t, "hack/envtest-binaries.sh"), "kubectl")
 	for mode, c := range map[string]struct {
 		set, overlay string
 	}{
@@ -56,8 +50,8 @@ func TestChartMatchesKustomize(t *testing.T) {
 		"cert-manager": {set: "webhook.certs=cert-manager", overlay: "config/overlays/cert-manager"},
 	} {
 		t.Run(mode, func(t *testing.T) {
-			chart := run(t, root, nil, filepath.Join(bins, "helm"), "template", release, "dist/chart", "-n", namespace, "--set", c.set)
-			kust := run(t, root, []string{"KUBECTL=" + kubectl}, "hack/install-yaml.sh", image, c.overlay)
+			chart := testenv.Run(t, root, nil, filepath.Join(bins, "helm"), "template", release, "dist/chart", "-n", namespace, "--set", c.set)
+			kust := testenv.Run(t, root, []string{"KUBECTL=" + kubectl}, "hack/install-yaml.sh", image, c.overlay)
 			got, want := objectsOf(t, chart), objectsOf(t, kust)
 			delete(want, "Namespace/"+namespace)
 			for k := range want {
@@ -69,69 +63,5 @@ func TestChartMatchesKustomize(t *testing.T) {
 				t.Errorf("chart (+) and %s (-) differ:\n%s", c.overlay, d)
 			}
 		})
-	}
-}
-
-// toolDir runs a hack/ script that builds tools once per machine and prints their directory.
-func toolDir(t *testing.T, root, script string, args ...string) string {
-	t.Helper()
-	out := run(t, root, nil, filepath.Join(root, script), args...)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1]
-}
-
-func run(t *testing.T, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
-	}
-	return string(out)
-}
-
-// objectsOf decodes a multi-document stream into its objects by "Kind/name", normalized.
-func objectsOf(t *testing.T, stream string) map[string]map[string]any {
-	t.Helper()
-	out := map[string]map[string]any{}
-	for _, doc := range strings.Split(stream, "\n---") {
-		var o map[string]any
-		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
-			t.Fatalf("%v in:\n%s", err, doc)
-		}
-		if len(o) == 0 {
-			continue
-		}
-		normalize(o)
-		meta, _ := o["metadata"].(map[string]any)
-		out[fmt.Sprintf("%s/%s", o["kind"], meta["name"])] = o
-	}
-	return out
-}
-
-// normalize drops what only Helm adds.
-func normalize(o map[string]any) {
-	if meta, ok := o["metadata"].(map[string]any); ok {
-		if labels, ok := meta["labels"].(map[string]any); ok {
-			for _, l := range []string{"app.kubernetes.io/instance", "app.kubernetes.io/managed-by", "helm.sh/chart"} {
-				delete(labels, l)
-			}
-		}
-	}
-	if o["kind"] != "Deployment" {
-		return
-	}
-	spec, _ := o["spec"].(map[string]any)
-	tmpl, _ := spec["template"].(map[string]any)
-	pod, _ := tmpl["spec"].(map[string]any)
-	containers, _ := pod["containers"].([]any)
-	for _, c := range containers {
-		if m, ok := c.(map[string]any); ok {
-			delete(m, "imagePullPolicy")
-		}
 	}
 }
