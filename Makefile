@@ -135,6 +135,19 @@ build: ## Build the binaries into bin/.
 run-local: build mcp-npm ## Local control plane + CRDs + webhook + manager + transcript-store + samples + the everything MCP server.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" bin/devcluster --repo-root "$(CURDIR)" --bin-dir "$(CURDIR)/bin"
 
+# The kubectl plugin's release: VERSION is the chart's appVersion.
+VERSION ?= v$(shell sed -n 's/^appVersion: "\(.*\)"$$/\1/p' dist/chart/Chart.yaml)
+RELEASE_DIR ?= dist/release
+
+.PHONY: release-archives
+release-archives: ## kubectl-sessions_VERSION_OS_ARCH.tar.gz (binary + LICENSE) for linux/darwin amd64/arm64 and sha256sums.txt into RELEASE_DIR.
+	hack/release-archives.sh $(RELEASE_DIR) $(VERSION)
+
+.PHONY: krew-manifest
+krew-manifest: release-archives ## plugins/sessions.yaml (krew-index layout) from the release archives' sums.
+	mkdir -p plugins
+	hack/krew-manifest.sh $(RELEASE_DIR) $(VERSION) > plugins/sessions.yaml
+
 .PHONY: docker-build
 docker-build: ## Build the container image (needs a Docker engine).
 	docker build -t $(IMG) .
