@@ -63,6 +63,7 @@ func TestValuesSchema(t *testing.T) {
 		"a string for a boolean":     {set: []string{"networkPolicy.enabled=maybe"}, want: "/networkPolicy/enabled"},
 		"an unknown cert mode":       {set: []string{"webhook.certs=letsencrypt"}, want: "/webhook/certs"},
 		"a duration without unit":    {set: []string{"manager.ttlAfterFinished=24"}, want: "/manager/ttlAfterFinished"},
+		"an empty idle timeout":      {set: []string{"transcriptStore.mcpSessionIdleTimeout="}, want: "/transcriptStore/mcpSessionIdleTimeout"},
 		"a size that is no quantity": {set: []string{"persistence.size=10GB"}, want: "/persistence/size"},
 		"a port out of range": {set: []string{"networkPolicy.egress.apiServer[0].port=70000"},
 			want: "/networkPolicy/egress/apiServer/0/port"},
