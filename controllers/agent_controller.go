@@ -36,6 +36,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // AgentReconciler reports whether an Agent can run turns: its provider configuration is
@@ -89,7 +90,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	switch {
 	case reason != "":
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, truncate(msg, 512)
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, textutil.Truncate(msg, maxConditionMessage)
 		// Secrets are not watched (the manager does not cache them): look again later.
 		res.RequeueAfter = secretRecheck
 	case mcpProbing(a.Status.MCPServers):

@@ -34,6 +34,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -109,7 +110,7 @@ func (r *AgentSessionReconciler) archiveWhenAsked(ctx context.Context, s *v1.Age
 func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.AgentSession) error {
 	key, err := sessionkey.Parse(s.Spec.Key)
 	if err != nil {
-		setSessionReady(s, metav1.ConditionFalse, "InvalidKey", truncate(err.Error(), 256))
+		setSessionReady(s, metav1.ConditionFalse, "InvalidKey", textutil.Truncate(err.Error(), maxConditionMessage))
 		s.Status.ObservedGeneration = s.Generation
 		return nil
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // blockedAtDelivery starts the reason of an announce the send policy stopped.
@@ -51,7 +52,7 @@ type announcer struct {
 // threadID, when set, is the thread of the session's channel it goes to.
 func (a *announcer) outcome(ctx context.Context, session *v1.AgentSession, threadID string, res runtime.TurnResult, key string) *v1.Announce {
 	if res.Err != nil {
-		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + truncate(res.Err.Error(), 512)}
+		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + textutil.Truncate(res.Err.Error(), maxErrorText)}
 	}
 	return a.announce(ctx, session, threadID, res.Text, key)
 }
@@ -79,7 +80,7 @@ func announceEventType(a *v1.Announce) (string, bool) {
 // announce delivers reply to the session's channel; threadID, when set, overrides the thread
 // of its delivery context (a thread-bound sub-agent's announce in its requester).
 func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, threadID, reply, key string) *v1.Announce {
-	out := &v1.Announce{Message: truncate(strings.TrimSpace(reply), maxAnnounceMessage)}
+	out := &v1.Announce{Message: textutil.Truncate(strings.TrimSpace(reply), maxAnnounceMessage)}
 	if IsSkip(reply, v1.AnnounceSkip) {
 		out.Status, out.Reason = v1.AnnounceSkipped, v1.AnnounceSkip
 		return out
@@ -167,21 +168,10 @@ func (a *announcer) recordOn(session *v1.AgentSession, target string) func(deliv
 	return func(m delivery.Message) {
 		if a.events != nil {
 			a.events.Eventf(session, nil, corev1.EventTypeNormal, "AnnounceDelivered", "Deliver",
-				"announce to %s: %s", target, truncate(m.Text, maxAnnounceEventText))
+				"announce to %s: %s", target, textutil.Truncate(m.Text, maxAnnounceEventText))
 		}
 	}
 }
 
 // maxAnnounceEventText keeps an announce Event's note under the API's 1 KiB.
 const maxAnnounceEventText = 900
-
-// truncate cuts s to n bytes at most, at a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // The conditions below are what GitOps tools read: sigs.k8s.io/cli-utils' kstatus (Flux)
@@ -42,7 +43,7 @@ func setProgress(conds *[]metav1.Condition, generation int64, reason, msg string
 		return
 	}
 	meta.SetStatusCondition(conds, metav1.Condition{Type: v1.ConditionReconciling, Status: metav1.ConditionTrue,
-		Reason: reason, Message: truncate(msg, maxConditionMessage), ObservedGeneration: generation})
+		Reason: reason, Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: generation})
 }
 
 // setStalled mirrors a Ready condition that is False into Stalled=True (same reason and

@@ -25,6 +25,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // maxStatusText bounds each model-written status field (reply, turns[].reply, result,
@@ -34,6 +35,10 @@ const maxStatusText = 8 << 10
 
 // maxConditionMessage bounds a condition's message to what kubectl describe shows.
 const maxConditionMessage = 512
+
+// maxErrorText bounds an error copied into a status field (notes, turns[].error, an
+// announce's reason): what a person reads; the whole error is in the manager's log.
+const maxErrorText = 1024
 
 // outcome is how a send or run ended; its condition type is the Job convention's.
 type outcome string
@@ -48,7 +53,7 @@ const (
 // so `kubectl wait --for=condition=Completed` does not return on a failure.
 func setOutcome(conds *[]metav1.Condition, generation int64, o outcome, reason, msg string) {
 	meta.SetStatusCondition(conds, metav1.Condition{Type: string(o), Status: metav1.ConditionTrue,
-		Reason: reason, Message: truncate(msg, maxConditionMessage), ObservedGeneration: generation})
+		Reason: reason, Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: generation})
 }
 
 // cancelStarted sets spec.cancel on the unfinished sends and runs that obj's turns started

@@ -22,6 +22,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -84,7 +85,7 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 		if why, err := r.replyBackDenied(ctx, send.Namespace, pol, session); err != nil || why != "" {
 			if why != "" {
 				// The exchange ends where the send policy would refuse a send into that session.
-				st.Turns = append(st.Turns, v1.SendTurn{Round: int32(round), Session: session, Skipped: true, Error: truncate(why, 1024)})
+				st.Turns = append(st.Turns, v1.SendTurn{Round: int32(round), Session: session, Skipped: true, Error: textutil.Truncate(why, maxErrorText)})
 			}
 			return why != "", err
 		}
@@ -98,9 +99,9 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 			return false, err
 		}
 		st.Usage = usage.Add(st.Usage, res.Usage())
-		turn := v1.SendTurn{Round: int32(round), Session: session, Reply: truncate(res.Text, maxStatusText), Skipped: endsPingPong(res.Text)}
+		turn := v1.SendTurn{Round: int32(round), Session: session, Reply: textutil.Truncate(res.Text, maxStatusText), Skipped: endsPingPong(res.Text)}
 		if res.Err != nil {
-			turn.Error = truncate(res.Err.Error(), 1024)
+			turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		}
 		st.Turns = append(st.Turns, turn)
 	}

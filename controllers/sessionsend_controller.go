@@ -38,6 +38,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -227,9 +228,9 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	}
 	st.TargetSessionKey, st.RunID = target.Spec.Key, runtime.TurnID(send.UID, "round-1")
 	st.Usage = usage.Add(st.Usage, res.Usage())
-	turn := v1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: truncate(res.Text, maxStatusText)}
+	turn := v1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: textutil.Truncate(res.Text, maxStatusText)}
 	if res.Err != nil {
-		turn.Error = truncate(res.Err.Error(), 1024)
+		turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		st.Turns = append(st.Turns, turn)
 		r.failWith(f, "RunFailed", "the run failed: "+turn.Error)
 		return false, nil
@@ -325,7 +326,7 @@ func (r *SessionSendReconciler) fail(f *flow[*v1.SessionSend], msg string) {
 // failWith ends the send with status error, and an Event of reason.
 func (r *SessionSendReconciler) failWith(f *flow[*v1.SessionSend], reason, msg string) {
 	st := &f.obj.Status
-	st.Status, st.Error = v1.SendError, truncate(msg, maxStatusText)
+	st.Status, st.Error = v1.SendError, textutil.Truncate(msg, maxStatusText)
 	setReplied(f.obj, metav1.ConditionFalse, "Error", msg)
 	f.event(corev1.EventTypeWarning, reason, "%s", msg)
 	r.end(f, failed, v1.SendFailed, "Failed", msg)
@@ -342,7 +343,7 @@ func (r *SessionSendReconciler) end(f *flow[*v1.SessionSend], o outcome, phase v
 
 func setReplied(send *v1.SessionSend, status metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(&send.Status.Conditions, metav1.Condition{Type: v1.ConditionReplied, Status: status,
-		Reason: reason, Message: truncate(msg, maxConditionMessage), ObservedGeneration: send.Generation})
+		Reason: reason, Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: send.Generation})
 }
 
 // setupWith registers the reconciler, woken by the engine when its turns end.

@@ -40,6 +40,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -275,7 +276,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	if st.Result == "" {
 		st.Result = res.LastToolResult
 	}
-	st.Result = truncate(st.Result, maxStatusText)
+	st.Result = textutil.Truncate(st.Result, maxStatusText)
 	elapsed := res.Finished.Sub(res.Started)
 	st.Stats = runStats(child.Spec.Key, child, elapsed, res.InputTokens, res.OutputTokens)
 	st.Usage = usage.Add(st.Usage, res.Usage())
@@ -291,7 +292,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	case errors.Is(res.Err, runtime.ErrDeadline):
 		st.Phase, st.Notes = v1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, f.agent))
 	default:
-		st.Phase, st.Notes = v1.RunFailed, truncate(res.Err.Error(), 1024)
+		st.Phase, st.Notes = v1.RunFailed, textutil.Truncate(res.Err.Error(), maxErrorText)
 	}
 	f.event(corev1.EventTypeNormal, string(st.Phase), "task %s in %s", st.Phase, elapsed.Round(time.Millisecond))
 	return true, nil
@@ -425,7 +426,7 @@ func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *flow[*v1.Subagent
 }
 
 func (r *SubagentRunReconciler) fail(f *flow[*v1.SubagentRun], msg string) {
-	f.obj.Status.Notes = truncate(msg, 1024)
+	f.obj.Status.Notes = textutil.Truncate(msg, maxErrorText)
 	r.finish(f, v1.RunFailed, msg)
 }
 

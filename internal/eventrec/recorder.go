@@ -31,7 +31,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -44,6 +43,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 const (
@@ -237,7 +238,7 @@ func (r *eventRecorder) makeEvent(regarding, related runtime.Object, annotations
 		Reason:              reason,
 		Regarding:           *ref,
 		Related:             relatedRef,
-		Note:                truncateNote(note),
+		Note:                textutil.Truncate(note, maxNote),
 		Type:                eventtype,
 	}, nil
 }
@@ -250,16 +251,4 @@ func (p *Provider) eventName(regarding string, now time.Time) string {
 		regarding = regarding[:n]
 	}
 	return regarding + suffix
-}
-
-// truncateNote keeps a note within the API's limit, cut on a character boundary.
-func truncateNote(note string) string {
-	if len(note) <= maxNote {
-		return note
-	}
-	i := maxNote - len("...")
-	for i > 0 && !utf8.RuneStart(note[i]) {
-		i--
-	}
-	return note[:i] + "..."
 }

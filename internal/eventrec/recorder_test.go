@@ -31,6 +31,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 func newProvider(t *testing.T, o Options) (*Provider, client.Client, *clocktesting.FakeClock) {
@@ -147,7 +148,7 @@ func TestMakeEvent(t *testing.T) {
 			}},
 		"a long note is cut on a character boundary": {regarding: send("s1"), typ: corev1.EventTypeWarning, note: strings.Repeat("é", 600),
 			check: func(t *testing.T, ev *eventsv1.Event) {
-				if len(ev.Note) > maxNote || !utf8.ValidString(ev.Note) || !strings.HasSuffix(ev.Note, "...") {
+				if len(ev.Note) > maxNote || !utf8.ValidString(ev.Note) || !strings.HasSuffix(ev.Note, textutil.Marker) {
 					t.Errorf("note of %d bytes, valid UTF-8 %v", len(ev.Note), utf8.ValidString(ev.Note))
 				}
 			}},

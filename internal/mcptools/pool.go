@@ -38,6 +38,7 @@ import (
 	"k8s.io/utils/clock"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // ProtocolVersion is the MCP revision the client offers in initialize: the newest one with
@@ -54,6 +55,8 @@ const (
 	MaxToolsPerServer   = 128
 	MaxSchemaBytes      = 32 << 10
 	MaxDescriptionBytes = 2 << 10
+	// maxServerMessage bounds the error an Agent's status.mcpServers[].message quotes.
+	maxServerMessage = 480
 	// maxListed bounds how many tools (over all pages) are read from one listing.
 	maxListed = 1024
 	// RetryAfter is how long a server that failed to connect is not dialled again; it
@@ -196,14 +199,14 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 	for i, s := range servers {
 		st := v1.MCPServerStatus{Name: s.cfg.name}
 		if err := out[i].err; err != nil {
-			st.Message = truncate(err.Error(), 480)
+			st.Message = textutil.Truncate(err.Error(), maxServerMessage)
 			st.Reason = s.cfg.reason
 			var oe *OriginError
 			switch {
 			case st.Reason != "":
 			case errors.As(err, &oe):
 				// The refusal alone: what else the SDK wrapped around it says less.
-				st.Reason, st.Message = ReasonOriginRefused, truncate(oe.Error(), 480)
+				st.Reason, st.Message = ReasonOriginRefused, textutil.Truncate(oe.Error(), maxServerMessage)
 			default:
 				st.Reason = ReasonUnreachable
 			}

@@ -19,9 +19,10 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // MaxResultBytes bounds the text of one tool result handed to the model and the transcript;
@@ -105,9 +106,6 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[truncated: %d more bytes]", len(s)-cut)
+	head := textutil.Prefix(s, n)
+	return head + fmt.Sprintf("\n[truncated: %d more bytes]", len(s)-len(head))
 }

@@ -28,11 +28,15 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // observeRetries returns ctx with a provider retry observer that shows a slow model call on
 // the session: an Event per retry and the ModelRetrying condition (True while the call
 // retries, False once it ended), so a hung endpoint is visible instead of a silent Running.
+// maxRetryCause bounds the model error the ModelRetrying condition's message quotes.
+const maxRetryCause = 300
+
 func (e *Engine) observeRetries(ctx context.Context, t *turn) context.Context {
 	if t.session == nil {
 		return ctx
@@ -72,7 +76,7 @@ func retryCondition(r provider.Retry, turnID string, generation int64) metav1.Co
 	c := metav1.Condition{Type: v1.ConditionModelRetrying, ObservedGeneration: generation}
 	cause := ""
 	if r.Err != nil {
-		cause = ": " + truncate(r.Err.Error(), 300)
+		cause = ": " + textutil.Truncate(r.Err.Error(), maxRetryCause)
 	}
 	switch {
 	case !r.Done:

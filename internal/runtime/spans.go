@@ -23,12 +23,17 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
 
 // The spans of a turn, after the OpenTelemetry GenAI semantic conventions: invoke_agent for
 // the turn, chat for each model call, execute_tool for each tool call. No message content is
 // recorded. With tracing off the tracer is a no-op.
+
+// maxSpanStatus bounds the error a span's status carries: traces are for timing and
+// causes, the whole text is in the transcript.
+const maxSpanStatus = 256
 
 func startTurnSpan(ctx context.Context, req *TurnRequest) (context.Context, trace.Span) {
 	return tracing.Tracer().Start(tracing.WithParent(ctx, req.TraceParent), "invoke_agent",
@@ -52,7 +57,7 @@ func endTurnSpan(span trace.Span, t *turn) {
 	span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", t.res.InputTokens),
 		attribute.Int64("gen_ai.usage.output_tokens", t.res.OutputTokens))
 	if err := t.res.Err; err != nil {
-		span.SetStatus(codes.Error, truncate(err.Error(), 256))
+		span.SetStatus(codes.Error, textutil.Truncate(err.Error(), maxSpanStatus))
 	}
 	span.End()
 }
@@ -78,7 +83,7 @@ func endChatSpan(span trace.Span, resp *provider.Response, err error) {
 		if errors.As(err, &perr) {
 			span.SetAttributes(attribute.String("error.type", perr.Type))
 		}
-		span.SetStatus(codes.Error, truncate(err.Error(), 256))
+		span.SetStatus(codes.Error, textutil.Truncate(err.Error(), maxSpanStatus))
 	}
 	span.End()
 }
@@ -91,7 +96,7 @@ func startToolSpan(ctx context.Context, call *provider.ToolCall) (context.Contex
 
 func endToolSpan(span trace.Span, isErr bool, text string) {
 	if isErr {
-		span.SetStatus(codes.Error, truncate(text, 256))
+		span.SetStatus(codes.Error, textutil.Truncate(text, maxSpanStatus))
 	}
 	span.End()
 }

@@ -27,12 +27,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // record reports a finished turn: metrics and an Event when it failed. Its session's
 // counters go to the status throttle later (offerStatus), once the owner is woken.
+// maxEventError bounds the error a turn's Warning Event quotes (a note holds 1 KiB).
+const maxEventError = 512
+
 func (e *Engine) record(ctx context.Context, t *turn) {
 	res := &t.res
 	agent := ""
@@ -63,7 +67,7 @@ func (e *Engine) record(ctx context.Context, t *turn) {
 			if res.Aborted {
 				reason = "TurnAborted"
 			}
-			r.Eventf(t.session, nil, corev1.EventTypeWarning, reason, "Turn", "turn %s: %s", t.req.ID, truncate(res.Err.Error(), 512))
+			r.Eventf(t.session, nil, corev1.EventTypeWarning, reason, "Turn", "turn %s: %s", t.req.ID, textutil.Truncate(res.Err.Error(), maxEventError))
 		}
 	}
 }
@@ -133,17 +137,6 @@ func (e *Engine) patchStatus(ctx context.Context, u statusUpdate) error {
 	}
 	obj := u.session.DeepCopy()
 	return e.opts.Client.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, body))
-}
-
-// truncate cuts s to n bytes at most, at a rune boundary, for Events and results.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // sessionUsage is a session's status.usage: its transcript's counters, which hold every

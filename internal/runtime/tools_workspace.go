@@ -29,6 +29,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // Bounds of the workspace tools: a listing or a read never floods the model's context.
@@ -39,6 +40,8 @@ const (
 	defaultWorkspaceRead  = 16 << 10
 	maxWorkspaceRead      = 64 << 10
 	maxWorkspacePath      = 1024
+	// maxPathInError bounds the path an error to the model repeats.
+	maxPathInError = 80
 )
 
 func workspaceListTool(dir string) *tool {
@@ -111,7 +114,7 @@ func workspacePath(p string) (string, error) {
 		return ".", nil
 	}
 	if len(p) > maxWorkspacePath || strings.ContainsRune(p, 0) || !filepath.IsLocal(p) {
-		return "", fmt.Errorf("path %q is not inside the workspace", truncateRunes(p, 80))
+		return "", fmt.Errorf("path %q is not inside the workspace", textutil.Truncate(p, maxPathInError))
 	}
 	return filepath.ToSlash(filepath.Clean(p)), nil
 }
@@ -248,7 +251,7 @@ func utf8Prefix(b []byte, more bool) (string, bool) {
 
 // workspaceError words a file system error without the host path of the workspace.
 func workspaceError(p string, err error) error {
-	p = truncateRunes(p, 80)
+	p = textutil.Truncate(p, maxPathInError)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: no such file or directory in the workspace", p)
@@ -262,11 +265,4 @@ func workspaceError(p string, err error) error {
 		return fmt.Errorf("%s: %v", p, pe.Err)
 	}
 	return fmt.Errorf("%s: %v", p, err)
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // Roles a message may carry.
@@ -186,31 +188,21 @@ type Store interface {
 	Archive(ctx context.Context, namespace, sessionID string) error
 }
 
+// PreviewLen bounds a session's lastPreview, in bytes.
 const PreviewLen = 120
 
-// preview returns the first ~120 characters of a user/assistant text message, or "" when the
-// message does not qualify for the session preview.
+// Preview returns the start (at most PreviewLen bytes) of a user/assistant text message, or ""
+// when the message does not qualify for the session preview.
 func Preview(m *Message) string {
 	if m.Role != RoleUser && m.Role != RoleAssistant {
 		return ""
 	}
 	for _, b := range m.Content {
 		if b.Type == BlockText && b.Text != "" {
-			return truncateRunes(b.Text, PreviewLen)
+			return textutil.Truncate(b.Text, PreviewLen)
 		}
 	}
 	return ""
-}
-
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
 
 // validate checks what every store enforces before assigning a seq.

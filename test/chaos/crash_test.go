@@ -33,6 +33,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -375,23 +376,16 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 		for _, r := range recs {
 			m := r.Message.Role + ": " + text(r.Message)
 			if count[m]++; count[m] == 2 {
-				t.Errorf("session %s holds %q twice", s.Spec.Key, truncate(m, 120))
+				t.Errorf("session %s holds %q twice", s.Spec.Key, textutil.Truncate(m, 120))
 			}
 		}
 		for _, reply := range replies[s.Spec.Key] {
 			if n := count["assistant: "+reply]; n != 1 {
-				t.Errorf("session %s holds the reply %q %d times, want once", s.Spec.Key, truncate(reply, 80), n)
+				t.Errorf("session %s holds the reply %q %d times, want once", s.Spec.Key, textutil.Truncate(reply, 80), n)
 			}
 		}
 	}
 	if seen != len(want) {
 		t.Errorf("found %d sessions, want %d", seen, len(want))
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

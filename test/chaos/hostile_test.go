@@ -27,6 +27,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
 // hostileInput posts objects a careless or malicious client would, as raw JSON so that even
@@ -106,7 +107,7 @@ func (e *env) hostileInput(t *testing.T) {
 		case err == nil:
 			t.Errorf("%s: accepted, want an error saying %q", tc.name, tc.wantError)
 		case !strings.Contains(err.Error(), tc.wantError):
-			t.Errorf("%s: error %q does not say %q", tc.name, truncate(err.Error(), 300), tc.wantError)
+			t.Errorf("%s: error %q does not say %q", tc.name, textutil.Truncate(err.Error(), 300), tc.wantError)
 		}
 	}
 	if len(accepted) == 0 || t.Failed() { // an object wrongly accepted would be waited for

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 	"github.com/google/go-cmp/cmp"
@@ -148,7 +150,7 @@ func TestStatsAndArchive(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.UpdatedAt, st.Path = st.UpdatedAt.UTC().Round(0), ""
-			want := transcript.Stats{MessageCount: 3, InputTokens: 10, OutputTokens: 20, TotalTokens: 30, Turns: 1, LastPreview: long[:2*transcript.PreviewLen]}
+			want := transcript.Stats{MessageCount: 3, InputTokens: 10, OutputTokens: 20, TotalTokens: 30, Turns: 1, LastPreview: strings.Repeat("é", (transcript.PreviewLen-len(textutil.Marker))/2) + textutil.Marker}
 			if diff := cmp.Diff(want, st, cmpIgnoreTime); diff != "" {
 				t.Errorf("stats (-want +got):\n%s", diff)
 			}
