@@ -237,7 +237,7 @@ func (r *SubagentRunReconciler) accept(_ context.Context, f *flow[*v1.SubagentRu
 		st.Attachments, st.AttachmentsDir = receipts, dir
 	}
 	now := metav1.NewTime(r.clock.Now())
-	st.Status, st.RunID, st.ChildSessionKey, st.Phase, st.StartedAt = "accepted", string(run.UID), child.Spec.Key, v1.RunRunning, &now
+	st.Status, st.RunID, st.ChildSessionKey, st.Phase, st.StartedAt = v1.SpawnAccepted, string(run.UID), child.Spec.Key, v1.RunRunning, &now
 	f.event(corev1.EventTypeNormal, "Accepted", "running in %s", child.Spec.Key)
 	return true, nil
 }
@@ -435,7 +435,7 @@ func (r *SubagentRunReconciler) finish(f *flow[*v1.SubagentRun], phase v1.RunPha
 	run, st := f.obj, &f.obj.Status
 	st.Phase = phase
 	if st.Status == "" {
-		st.Status, st.RunID = "accepted", string(run.UID)
+		st.Status, st.RunID = v1.SpawnAccepted, string(run.UID)
 	}
 	now := metav1.NewTime(r.clock.Now())
 	st.CompletedAt = &now

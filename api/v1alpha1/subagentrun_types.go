@@ -166,6 +166,15 @@ type AttachmentReceipt struct {
 	SHA256 string `json:"sha256"`
 }
 
+// SpawnStatus is the result status of sessions_spawn a run's status keeps. A spawn the
+// caller may not make or the API server refuses never becomes a run, so accepted is the only
+// value; the enum keeps any other word out of the API.
+// +kubebuilder:validation:Enum=accepted
+type SpawnStatus string
+
+// SpawnAccepted: the run exists and its child session is being started.
+const SpawnAccepted SpawnStatus = "accepted"
+
 // SubagentRunStatus is the seeds' sessions_spawn result and the run's outcome.
 type SubagentRunStatus struct {
 	// +optional
@@ -179,7 +188,7 @@ type SubagentRunStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// status is accepted once the spawn is taken.
 	// +optional
-	Status string `json:"status,omitempty"`
+	Status SpawnStatus `json:"status,omitempty"`
 	// +optional
 	RunID string `json:"runId,omitempty"`
 	// childSessionKey is agent:<agentId>:subagent:<uuid>.

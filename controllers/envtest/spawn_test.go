@@ -82,7 +82,7 @@ var _ = Describe("SubagentRun", func() {
 		}), runCompleted)
 
 		st := run.Status
-		Expect(st.Status).To(Equal("accepted"))
+		Expect(st.Status).To(Equal(v1.SpawnAccepted))
 		Expect(st.Phase).To(Equal(v1.RunSucceeded))
 		Expect(st.Result).To(Equal("found it"))
 		Expect(st.ChildSessionKey).To(Equal("agent:research:subagent:" + string(run.UID)))

@@ -347,3 +347,16 @@ var _ = Describe("immutable fields", func() {
 		Expect(err.Error()).To(ContainSubstring("spec.cancel cannot go back to false"))
 	})
 })
+
+var _ = Describe("status words", func() {
+	It("refuse a SubagentRun status.status other than accepted", func() {
+		r := validRun(newNamespace())
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		r.Status.Status = "done"
+		err := k8s.Status().Update(ctx, r)
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring(`status.status: Unsupported value: "done"`))
+		r.Status.Status = v1.SpawnAccepted
+		Expect(k8s.Status().Update(ctx, r)).To(Succeed())
+	})
+})
