@@ -16,6 +16,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -149,16 +150,16 @@ func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *flow[*v1.S
 	if err != nil {
 		return false, err
 	}
-	if (ref == sessionkey.Main || ref == sessionkey.Global) && agentID == "" {
-		r.fail(f, "sessionKey main names the requester's main session, and this send has no fromSessionKey; name the target's full key, e.g. agent:<agentId>:main")
+	s, key, err := r.lookup.SendTarget(ctx, send.Namespace, ref, agentID)
+	if errors.Is(err, lookup.ErrMainWithoutRequester) {
+		r.fail(f, err.Error())
 		return false, nil
 	}
-	s, err := r.lookup.ResolveSession(ctx, send.Namespace, ref, agentID)
 	if err != nil {
 		return false, err
 	}
 	if s == nil {
-		created, err := r.createMainSession(ctx, send.Namespace, sessionkey.Resolve(ref, agentID))
+		created, err := r.createMainSession(ctx, send.Namespace, key)
 		if err != nil {
 			return false, err
 		}

@@ -217,6 +217,16 @@ func TestSessionSendSteps(t *testing.T) {
 	}
 }
 
+// A send past admission (the webhook off) that names main without a requester fails with
+// lookup's one text, the one the webhook gives.
+func TestMainWithoutRequesterFailsWithLookupsText(t *testing.T) {
+	f := newFixture(t, nil, send(func(s *v1.SessionSend) { s.Spec.SessionKey = "main" }), session("agent:bob:main", "bob"))
+	_, got := reconcileSend(t, f)
+	if got.Status.Phase != v1.SendFailed || got.Status.Error != lookup.ErrMainWithoutRequester.Error() {
+		t.Errorf("phase %q, error %q; want %q, %q", got.Status.Phase, got.Status.Error, v1.SendFailed, lookup.ErrMainWithoutRequester)
+	}
+}
+
 // A status write refused as stale emits no Event: the next reconcile queues it again.
 func TestEventsOnlyAfterTheWriteLands(t *testing.T) {
 	conflict := &interceptor.Funcs{SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {

@@ -71,12 +71,10 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		requester, agentID = s, s.Spec.AgentID
 	}
 	ref := send.Spec.SessionKey
-	if (ref == sessionkey.Main || ref == sessionkey.Global) && agentID == "" {
-		return nil, invalid("SessionSend", send.Name, field.Invalid(spec.Child("sessionKey"), ref,
-			"main names the requester's main session and this send has no fromSessionKey; use the full key, e.g. agent:<agentId>:main"))
+	target, key, err := lookup.New(v.Reader, v.APIReader).SendTarget(ctx, ns, ref, agentID)
+	if errors.Is(err, lookup.ErrMainWithoutRequester) {
+		return nil, invalid("SessionSend", send.Name, field.Invalid(spec.Child("sessionKey"), ref, err.Error()))
 	}
-	key := sessionkey.Resolve(ref, agentID)
-	target, err := lookup.New(v.Reader, v.APIReader).ResolveSession(ctx, ns, ref, agentID)
 	if err == nil && target == nil {
 		// The controller creates an Agent's main session on first send: judge that session.
 		var agent *v1.Agent

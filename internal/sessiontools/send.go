@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 )
 
 // sessions_send bounds: the seeds' default wait is > 0; a call should not wait for hours.
@@ -95,8 +95,8 @@ func SendsToItself(ref string, self *v1.AgentSession) bool {
 	if self == nil {
 		return false
 	}
-	resolved := sessionkey.Resolve(ref, self.Spec.AgentID)
-	return resolved == self.Spec.Key || (self.Status.SessionID != "" && ref == self.Status.SessionID)
+	resolved, err := lookup.SendTargetKey(ref, self.Spec.AgentID)
+	return err == nil && resolved == self.Spec.Key || (self.Status.SessionID != "" && ref == self.Status.SessionID)
 }
 
 func (c *Call) send(ctx context.Context, ref, message string, timeout int32) (any, error) {

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -183,7 +184,9 @@ var _ = Describe("admission", Ordered, func() {
 			return denied(`spec.sessionKey: Not found: "agent:main:telegram:group:none"`, create(sendObj(nsAll, "agent:main:telegram:group:none", "agent:main:main")))
 		}),
 		Entry("main resolves to the requester's main session", func() verdict { return allowed(create(sendObj(nsAll, "main", "agent:research:main"))) }),
-		Entry("main without a requester", func() verdict { return denied("has no fromSessionKey", create(sendObj(nsAll, "main", ""))) }),
+		Entry("main without a requester", func() verdict {
+			return denied(lookup.ErrMainWithoutRequester.Error(), create(sendObj(nsAll, "main", "")))
+		}),
 		Entry("the main session of an existing Agent, not created yet", func() verdict { return allowed(create(sendObj(nsAll, "agent:ops:main", ""))) }),
 		Entry("a requester that does not exist", func() verdict {
 			return denied("spec.fromSessionKey: Not found", create(sendObj(nsAll, "agent:research:main", "agent:ghost:main")))

@@ -1,0 +1,68 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package lookup
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+func TestSendTarget(t *testing.T) {
+	session := func(name, key, id string) *v1.AgentSession {
+		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"},
+			Spec: v1.AgentSessionSpec{Key: key}, Status: v1.AgentSessionStatus{SessionID: id}}
+	}
+	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
+		session("bob-main", "agent:bob:main", "sid-bob"), session("ann-x", "agent:ann:group:x", "sid-ann"))).Build()
+	l := New(c, nil)
+	const mainText = "main names the requester's main session and this send has no fromSessionKey; use the target's full key, e.g. agent:<agentId>:main"
+	type result struct{ Session, Key, Err string }
+	cases := map[string]struct {
+		ref, requester string
+		want           result
+	}{
+		"main of the requester":      {ref: "main", requester: "bob", want: result{Session: "agent:bob:main", Key: "agent:bob:main"}},
+		"global is main":             {ref: "global", requester: "bob", want: result{Session: "agent:bob:main", Key: "agent:bob:main"}},
+		"main without a requester":   {ref: "main", want: result{Err: mainText}},
+		"global without a requester": {ref: "global", want: result{Err: mainText}},
+		"a full key":                 {ref: "agent:ann:group:x", want: result{Session: "agent:ann:group:x", Key: "agent:ann:group:x"}},
+		"a sessionId":                {ref: "sid-ann", requester: "bob", want: result{Session: "agent:ann:group:x", Key: "sid-ann"}},
+		"main not created yet":       {ref: "main", requester: "cy", want: result{Key: "agent:cy:main"}},
+		"a key no session has":       {ref: "agent:ann:group:y", want: result{Key: "agent:ann:group:y"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, key, err := l.SendTarget(context.Background(), "ns", tc.ref, tc.requester)
+			got := result{Key: key}
+			if s != nil {
+				got.Session = s.Spec.Key
+			}
+			if err != nil {
+				got.Err = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("SendTarget(%q, %q) (-want +got):\n%s", tc.ref, tc.requester, diff)
+			}
+		})
+	}
+}
