@@ -84,7 +84,15 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if equality.Semantic.DeepEqual(base.Status, s.Status) {
 		return res, nil
 	}
-	return res, r.Status().Patch(ctx, s, client.MergeFrom(base))
+	if err := r.Status().Patch(ctx, s, client.MergeFrom(base)); err != nil {
+		return res, err
+	}
+	// The Event after the write lands (as steps.go): a refused write says nothing, and the
+	// reconcile it is retried in creates (idempotently) and says it then.
+	if base.Status.SessionID == "" && s.Status.SessionID != "" {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", s.Status.TranscriptPath)
+	}
+	return res, nil
 }
 
 // archiveWhenAsked archives the session once its archive-at annotation (set by the run that
@@ -145,7 +153,6 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 		if s.Status.UpdatedAt == nil { // the UPDATED column of a session with no message yet
 			s.Status.UpdatedAt = &metav1.Time{Time: stats.UpdatedAt}
 		}
-		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", stats.Path)
 	}
 	setSessionReady(s, metav1.ConditionTrue, "TranscriptReady", "the transcript exists")
 	return nil
