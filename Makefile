@@ -58,6 +58,7 @@ verify: manifests generate docs helm-docs ## Regenerate and fail if anything gen
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	@hack/check-rules.sh config/prometheus/rules.yaml
 	@$(MAKE) --no-print-directory helm-lint
+	@hack/check-license.sh
 
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints their directory last.
