@@ -45,6 +45,10 @@ fmt: ## go fmt.
 vet: ## go vet.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: ## golangci-lint with .golangci.yml (pinned in go.mod's tool block; nothing to install).
+	$(GO) tool golangci-lint run ./...
+
 .PHONY: verify
 verify: manifests generate docs helm-docs ## Regenerate and fail if anything generated is stale; helm lint --strict.
 	@if [ -n "$$(git status --porcelain -- api config docs dist/chart/README.md)" ]; then \
