@@ -93,7 +93,7 @@ func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *
 	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
 		WithStatusSubresource(&v1.SessionSend{}, &v1.SubagentRun{}, &v1.AgentSession{})).Build()
 	if funcs != nil {
-		c = interceptor.NewClient(c.(client.WithWatch), *funcs)
+		c = interceptor.NewClient(c, *funcs)
 	}
 	return &fixture{c: c, clock: clocktesting.NewFakeClock(epoch), runner: &fakeRunner{results: map[string]runtime.TurnResult{}}, events: &fakeRecorder{}}
 }

@@ -49,13 +49,13 @@ func SecretsFrom(r client.Reader) SecretReader {
 		switch {
 		case apierrors.IsNotFound(err):
 			// Only a vouched Secret gets here: its writer may read it, so this tells nothing new.
-			return nil, fmt.Errorf("Secret %q not found", ref.Name)
+			return nil, fmt.Errorf("secret %q not found", ref.Name)
 		case err != nil:
 			return nil, err
 		}
 		v, ok := s.Data[ref.Key]
 		if !ok {
-			return nil, fmt.Errorf("Secret %q has no key %q", ref.Name, ref.Key)
+			return nil, fmt.Errorf("secret %q has no key %q", ref.Name, ref.Key)
 		}
 		return v, nil
 	}

@@ -53,7 +53,7 @@ func TestHeaderSecretsFollowTheSecretRule(t *testing.T) {
 		"vouched for":         {secret: "vouched", want: "Bearer vouched"},
 		"neither, present":    {secret: "private", wantErr: policy.UnusableSecret("private")},
 		"neither, absent":     {secret: "nowhere", wantErr: policy.UnusableSecret("nowhere")},
-		"vouched for, absent": {secret: "gone", wantErr: `Secret "gone" not found`},
+		"vouched for, absent": {secret: "gone", wantErr: `secret "gone" not found`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

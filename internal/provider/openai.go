@@ -151,7 +151,7 @@ func (p *openAI) wireRequest(req Request) oaiRequest {
 		w.Messages = append(w.Messages, om)
 	}
 	for _, t := range req.Tools {
-		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunction(t)})
 	}
 	return w
 }

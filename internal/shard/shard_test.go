@@ -49,7 +49,7 @@ func TestEveryNamespaceHasOneOwner(t *testing.T) {
 		if owners != 1 {
 			t.Fatalf("namespace %s has %d owners", ns, owners)
 		}
-		if Of(ns, n) != Of(ns, n) {
+		if again := Of(ns, n); again != Of(ns, n) {
 			t.Fatalf("namespace %s moved", ns)
 		}
 	}
