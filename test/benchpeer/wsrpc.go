@@ -52,7 +52,7 @@ func dialGateway(ctx context.Context, g *gateway) (*rpcClient, error) {
 	for {
 		f, err := c.read(ctx)
 		if err != nil {
-			conn.CloseNow()
+			_ = conn.CloseNow()
 			return nil, err
 		}
 		if f.Type == "event" && f.Event == "connect.challenge" {
@@ -67,7 +67,7 @@ func dialGateway(ctx context.Context, g *gateway) (*rpcClient, error) {
 		"auth": map[string]any{"token": g.Token},
 	})
 	if err != nil {
-		conn.CloseNow()
+		_ = conn.CloseNow()
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	return c, nil
