@@ -56,11 +56,11 @@ func readSamples() []*unstructured.Unstructured {
 		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 		for {
 			u := &unstructured.Unstructured{}
-			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+			err := dec.Decode(&u.Object)
+			if errors.Is(err, io.EOF) {
 				break
-			} else {
-				Expect(err).NotTo(HaveOccurred(), f)
 			}
+			Expect(err).NotTo(HaveOccurred(), f)
 			if len(u.Object) > 0 {
 				objs = append(objs, u)
 			}

@@ -40,7 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
-// ErrUnauthenticated: no token, an invalid one, or an anonymous user (HTTP 401).
+// ErrUnauthenticated is no token, an invalid one, or an anonymous user (HTTP 401).
 var ErrUnauthenticated = errors.New("unauthenticated")
 
 // Reviewer asks the API server who a token is.

@@ -341,7 +341,7 @@ func (p *Pool) config(ctx context.Context, agent *v1.Agent, spec *v1.MCPServer) 
 		c.err, c.reason = fmt.Errorf("invalid url: %w", err), ReasonInvalidURL
 		return c
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		c.err, c.reason = errors.New("url must be http(s)://host/..."), ReasonInvalidURL
+		c.err, c.reason = errors.New("url must be http(s)://host/path"), ReasonInvalidURL
 		return c
 	}
 	c.parsed = u

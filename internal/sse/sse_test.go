@@ -98,8 +98,8 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if max := bytes.Count(in, []byte("data")); len(events) > max {
-			t.Fatalf("%d events from input with %d data fields", len(events), max)
+		if n := bytes.Count(in, []byte("data")); len(events) > n {
+			t.Fatalf("%d events from input with %d data fields", len(events), n)
 		}
 		for _, ev := range events {
 			if strings.ContainsAny(ev.Event, "\r\n") || bytes.ContainsAny(ev.Data, "\r") {

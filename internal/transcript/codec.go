@@ -115,6 +115,7 @@ type RecordMeta struct {
 	} `json:"message"`
 }
 
+// DecodeMeta decodes only the RecordMeta of one transcript line.
 func DecodeMeta(line []byte) (RecordMeta, error) {
 	var m RecordMeta
 	if err := json.Unmarshal(line, &m); err != nil {

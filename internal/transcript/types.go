@@ -67,10 +67,10 @@ const (
 // ErrNotFound is returned for an unknown or archived session.
 var ErrNotFound = errors.New("transcript: session not found")
 
-// ErrInvalid is returned for a request the store refuses (bad role, missing ids, ...).
 // ErrClosed is returned by a FileStore that is shutting down.
 var ErrClosed = errors.New("transcript: store closed")
 
+// ErrInvalid is returned for a request the store refuses (bad role, missing ids, ...).
 var ErrInvalid = errors.New("transcript: invalid request")
 
 // ContentBlock is one block of a message: text, a tool call, or thinking.

@@ -68,11 +68,11 @@ func shippedRoles() {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {
 		role := &rbacv1.ClusterRole{}
-		if err := dec.Decode(role); errors.Is(err, io.EOF) {
+		err := dec.Decode(role)
+		if errors.Is(err, io.EOF) {
 			return
-		} else {
-			Expect(err).NotTo(HaveOccurred())
 		}
+		Expect(err).NotTo(HaveOccurred())
 		if err := k8s.Create(ctx, role); !apierrors.IsAlreadyExists(err) {
 			Expect(err).NotTo(HaveOccurred())
 		}

@@ -33,9 +33,9 @@ import (
 )
 
 var (
-	// ErrUnauthenticated: no token, an invalid one, or an anonymous user (HTTP 401).
+	// ErrUnauthenticated is no token, an invalid one, or an anonymous user (HTTP 401).
 	ErrUnauthenticated = caller.ErrUnauthenticated
-	// ErrForbidden: the user may not read the namespace's transcripts (HTTP 403).
+	// ErrForbidden is a user who may not read the namespace's transcripts (HTTP 403).
 	ErrForbidden = errors.New("forbidden")
 )
 

@@ -104,7 +104,8 @@ func TestHistoryStreamEndsWhenAccessIsRevoked(t *testing.T) {
 	resp := f.get(t, "GET", mainPath+"?follow=1", "bob")
 	defer resp.Body.Close()
 	s := &sseReader{r: bufio.NewReader(resp.Body)}
-	for ev := s.next(t); ev.event != "history"; ev = s.next(t) {
+	for ev := s.next(t); ev.event != "history"; {
+		ev = s.next(t)
 	}
 	f.clock.Step(reauth) // still allowed: the stream goes on
 	g.set("bob")

@@ -288,7 +288,8 @@ func TestHistorySSEKeepaliveAndEnd(t *testing.T) {
 	f := newHistoryFixture(t)
 	s, done := f.follow(t, "follow=1&limit=1")
 	defer done()
-	for ev := s.next(t); ev.event != "history"; ev = s.next(t) {
+	for ev := s.next(t); ev.event != "history"; {
+		ev = s.next(t)
 	}
 	// The ticker is created before the first byte is written, so stepping now fires it.
 	f.clock.Step(time.Minute)

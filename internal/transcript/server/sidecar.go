@@ -90,6 +90,8 @@ const (
 	apiBurst = 200
 )
 
+// RunSidecar serves the transcript store's internal and public APIs until ctx ends, then
+// drains appends and shuts both down.
 func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	log := cfg.Log
 	if cfg.ShutdownTimeout <= 0 {

@@ -38,11 +38,11 @@ type pooledFile struct {
 	elem *list.Element
 }
 
-func newFilePool(max int, onCount func(int)) *filePool {
-	if max < 1 {
-		max = 1
+func newFilePool(limit int, onCount func(int)) *filePool {
+	if limit < 1 {
+		limit = 1
 	}
-	return &filePool{max: max, lru: list.New(), byPath: map[string]*pooledFile{}, onCount: onCount}
+	return &filePool{max: limit, lru: list.New(), byPath: map[string]*pooledFile{}, onCount: onCount}
 }
 
 // acquire returns the open file for path; release must be called when done.
