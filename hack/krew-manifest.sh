@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright 2026 The agent-session-operator Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # Prints the krew plugin manifest (krew-index layout: plugins/sessions.yaml) for the archives
 # hack/release-archives.sh wrote into DIR: one platform per archive, with the sha256 from
 # DIR/sha256sums.txt and the GitHub release download URL of VERSION. krew checks the sum of

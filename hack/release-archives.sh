@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright 2026 The agent-session-operator Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # Writes the kubectl plugin's release archives: for each OS/ARCH (default: linux and darwin,
 # amd64 and arm64) OUT/kubectl-sessions_VERSION_OS_ARCH.tar.gz holding the kubectl-sessions
 # binary and LICENSE, then OUT/sha256sums.txt over every archive of VERSION in OUT. The

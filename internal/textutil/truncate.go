@@ -22,31 +22,31 @@ import "unicode/utf8"
 // Marker ends a string that Truncate cut, so a reader sees that text is missing.
 const Marker = "…"
 
-// Truncate returns s when it fits in max bytes; otherwise its longest prefix that ends on a
+// Truncate returns s when it fits in limit bytes; otherwise its longest prefix that ends on a
 // rune boundary and leaves room for Marker, followed by Marker. The result is never longer
-// than max bytes and is valid UTF-8 when s is, because Kubernetes and the API server's
+// than limit bytes and is valid UTF-8 when s is, because Kubernetes and the API server's
 // validators count bytes and refuse an over-long field forever.
-func Truncate(s string, max int) string {
-	if len(s) <= max {
+func Truncate(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	if max < len(Marker) {
-		return Prefix(s, max)
+	if limit < len(Marker) {
+		return Prefix(s, limit)
 	}
-	return Prefix(s, max-len(Marker)) + Marker
+	return Prefix(s, limit-len(Marker)) + Marker
 }
 
-// Prefix returns the longest prefix of s of at most max bytes that ends on a rune boundary,
+// Prefix returns the longest prefix of s of at most limit bytes that ends on a rune boundary,
 // for callers that write their own marker.
-func Prefix(s string, max int) string {
-	if len(s) <= max {
+func Prefix(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	if max < 0 {
-		max = 0
+	if limit < 0 {
+		limit = 0
 	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
+	for limit > 0 && !utf8.RuneStart(s[limit]) {
+		limit--
 	}
-	return s[:max]
+	return s[:limit]
 }

@@ -72,16 +72,16 @@ func TestPrefix(t *testing.T) {
 // FuzzTruncate holds the two promises for any input: within the limit, valid UTF-8 kept valid.
 func FuzzTruncate(f *testing.F) {
 	f.Add("héllo wörld 😀", 7)
-	f.Fuzz(func(t *testing.T, s string, max int) {
-		if max < 0 || max > 1<<16 || !utf8.ValidString(s) {
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 0 || limit > 1<<16 || !utf8.ValidString(s) {
 			return
 		}
-		got := Truncate(s, max)
-		if len(got) > max || !utf8.ValidString(got) {
-			t.Fatalf("Truncate(%q, %d) = %q", s, max, got)
+		got := Truncate(s, limit)
+		if len(got) > limit || !utf8.ValidString(got) {
+			t.Fatalf("Truncate(%q, %d) = %q", s, limit, got)
 		}
 		if got != s && !strings.HasPrefix(s, strings.TrimSuffix(got, Marker)) {
-			t.Fatalf("Truncate(%q, %d) = %q is not a prefix", s, max, got)
+			t.Fatalf("Truncate(%q, %d) = %q is not a prefix", s, limit, got)
 		}
 	})
 }

@@ -27,9 +27,9 @@ type Streams struct {
 	open map[string]int
 }
 
-// NewStreams bounds every user to max open streams.
-func NewStreams(max int) *Streams {
-	return &Streams{max: max, open: map[string]int{}}
+// NewStreams bounds every user to n open streams.
+func NewStreams(n int) *Streams {
+	return &Streams{max: n, open: map[string]int{}}
 }
 
 // Max is the bound.

@@ -130,10 +130,10 @@ func chainEvents(g Gomega, o client.Object) []string {
 // expectStopped checks a finished storm: every send but the seed is in the seed's chain,
 // the count is within the limit, the model was told why, and the seed got one Event naming
 // the limit.
-func expectStopped(name string, seed *v1.SessionSend, sends []v1.SessionSend, max int, limit string) {
-	GinkgoWriter.Printf("%s: %d SessionSends when it stopped (limit %d)\n", name, len(sends), max)
+func expectStopped(name string, seed *v1.SessionSend, sends []v1.SessionSend, bound int, limit string) {
+	GinkgoWriter.Printf("%s: %d SessionSends when it stopped (limit %d)\n", name, len(sends), bound)
 	AddReportEntry(name, fmt.Sprintf("%d SessionSends", len(sends)))
-	Expect(len(sends)).To(BeNumerically("<=", max))
+	Expect(len(sends)).To(BeNumerically("<=", bound))
 	for _, s := range sends {
 		if s.Name != seed.Name {
 			Expect(s.Labels).To(HaveKeyWithValue(v1.ChainLabel, string(seed.UID)), "send %s", s.Name)
