@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Channel is a messaging surface as the seeds name it.
+// Channel is a messaging surface as the session-tools specification names it.
 // +kubebuilder:validation:Enum=whatsapp;telegram;discord;signal;imessage;webchat;internal;unknown
 type Channel string
 

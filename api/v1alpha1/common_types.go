@@ -63,7 +63,7 @@ func Finished(conditions []metav1.Condition) bool {
 // writes a session's status.phase.
 const ArchiveAtAnnotation = "sessions.agents.dev/archive-at"
 
-// Tokens of the seeds that a model replies with, exactly.
+// Tokens of the session-tools specification that a model replies with, exactly.
 const (
 	// ReplySkip stops the reply-back ping-pong.
 	ReplySkip = "REPLY_SKIP"

@@ -54,8 +54,8 @@ type SendRule struct {
 	Action Action `json:"action"`
 }
 
-// SendPolicySpec is the seeds' session.sendPolicy: the first matching deny denies, a
-// matching allow allows, else default. A session's own spec.sendPolicy wins over all.
+// SendPolicySpec is session.sendPolicy of the session-tools specification: the first
+// matching deny denies, a matching allow allows, else default. A session's own spec.sendPolicy wins over all.
 type SendPolicySpec struct {
 	// rules are tried in order.
 	// +optional

@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// SendStatus is the seeds' result status of sessions_send.
+// SendStatus is the result status of sessions_send in the session-tools specification.
 // +kubebuilder:validation:Enum=accepted;ok;timeout;error
 type SendStatus string
 
@@ -104,7 +104,8 @@ type SendTurn struct {
 	Error string `json:"error,omitempty"`
 }
 
-// SessionSendStatus is the seeds' sessions_send result plus the steps after it.
+// SessionSendStatus is the sessions_send result of the session-tools specification plus
+// the steps after it.
 type SessionSendStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`

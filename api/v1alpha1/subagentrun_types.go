@@ -189,7 +189,8 @@ type SpawnStatus string
 // SpawnAccepted: the run exists and its child session is being started.
 const SpawnAccepted SpawnStatus = "accepted"
 
-// SubagentRunStatus is the seeds' sessions_spawn result and the run's outcome.
+// SubagentRunStatus is the sessions_spawn result of the session-tools specification and
+// the run's outcome.
 type SubagentRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
