@@ -13,7 +13,7 @@
 // limitations under the License.
 
 // Package docs keeps the user-facing text true to the tree: the README's layout section
-// names every Go package and only paths that exist, and the docs name the session-tools
-// specification in words a reader can follow. Plain unit tests on the files; no control
-// plane.
+// names every Go package and only paths that exist, docs/architecture.md names only files
+// that exist, and the docs name the session-tools specification in words a reader can
+// follow. Plain unit tests on the files; no control plane.
 package docs
