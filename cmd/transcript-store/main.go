@@ -27,14 +27,14 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 func main() {
-	var cfg server.SidecarConfig
+	var cfg transcriptstore.SidecarConfig
 	flag.StringVar(&cfg.DataDir, "data-dir", "/var/lib/agent-sessions", "directory holding <namespace>/<sessionId>.jsonl transcripts")
 	flag.StringVar(&cfg.Socket, "socket", "/run/agent-sessions/transcript.sock", "unix socket of the internal API (or 127.0.0.1:port)")
 	flag.StringVar(&cfg.Listen, "listen", ":8090", "address of the public HTTP API, health and metrics")
@@ -42,18 +42,18 @@ func main() {
 	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig for TokenReview/SubjectAccessReview (in-cluster config when empty)")
 	flag.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", false, "serve history without authentication and without TLS (local runs only)")
 	flag.StringVar(&cfg.TLSCertDir, "tls-cert-dir", "", "directory holding tls.crt and tls.key of the public API (reloaded on change); empty means a self-signed certificate")
-	audiences := flag.String("token-audiences", server.DefaultAudience, "comma-separated audiences asked of history readers' tokens (TokenReview); empty accepts tokens for the API server")
-	flag.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", server.DefaultMaxStreamsPerUser,
+	audiences := flag.String("token-audiences", transcriptstore.DefaultAudience, "comma-separated audiences asked of history readers' tokens (TokenReview); empty accepts tokens for the API server")
+	flag.IntVar(&cfg.MaxStreamsPerUser, "max-streams-per-user", transcriptstore.DefaultMaxStreamsPerUser,
 		"streams one user may hold open at once: /events, history follows and /mcp GET streams together")
 	flag.IntVar(&cfg.MaxMCPSessionsPerUser, "max-mcp-sessions-per-user", mcpserver.DefaultMaxSessionsPerUser,
 		"MCP sessions one user may hold open at once on /mcp; the next initialize gets 429")
 	flag.DurationVar(&cfg.MCPSessionIdleTimeout, "mcp-session-idle-timeout", mcpserver.DefaultSessionIdleTimeout,
 		"an MCP session no request (nor open GET stream) has used for this long is closed")
-	flag.Float64Var(&cfg.APIQPSPerUser, "api-qps-per-user", server.DefaultAPIQPSPerUser,
+	flag.Float64Var(&cfg.APIQPSPerUser, "api-qps-per-user", transcriptstore.DefaultAPIQPSPerUser,
 		"API calls per second the store makes on one user's behalf (reviews, impersonated tool calls); over it the user gets 429; negative: no limit")
-	flag.IntVar(&cfg.APIBurstPerUser, "api-burst-per-user", server.DefaultAPIBurstPerUser, "burst of --api-qps-per-user")
+	flag.IntVar(&cfg.APIBurstPerUser, "api-burst-per-user", transcriptstore.DefaultAPIBurstPerUser, "burst of --api-qps-per-user")
 	mcpHosts := flag.String("mcp-allowed-hosts", "", "comma-separated host names /mcp answers to besides localhost (DNS rebinding protection); empty checks only the Origin")
-	flag.DurationVar(&cfg.ArchivedRetention, "archived-transcript-retention", server.DefaultArchivedRetention,
+	flag.DurationVar(&cfg.ArchivedRetention, "archived-transcript-retention", transcriptstore.DefaultArchivedRetention,
 		"how long archived transcripts (*.jsonl.deleted.<unix>) are kept before they are removed; 0 keeps them forever")
 	flag.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "how long SIGTERM waits for appends and streams to drain (default 20s)")
 	flag.Parse()
@@ -74,7 +74,7 @@ func main() {
 	cfg.Log.Info("Go collector target", "gcPercent", memtune.Apply())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := server.RunSidecar(ctx, cfg); err != nil {
+	if err := transcriptstore.RunSidecar(ctx, cfg); err != nil {
 		cfg.Log.Error(err, "transcript-store failed")
 		os.Exit(1)
 	}

@@ -29,8 +29,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 func init() { register("events", benchEvents) }
@@ -46,7 +46,7 @@ func benchEvents() ([]Figure, error) {
 	}
 	defer os.RemoveAll(dir)
 	hub := events.NewHub(0, "bench")
-	st, err := store.OpenFileStore(dir, server.PublishCommits(hub))
+	st, err := store.OpenFileStore(dir, transcriptstore.PublishCommits(hub))
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func benchEvents() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: server.NewEventsHandler(hub, nil, st, nil, benchNS, logr.Discard())}
+	srv := &http.Server{Handler: transcriptstore.NewEventsHandler(hub, nil, st, nil, benchNS, logr.Discard())}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 

@@ -31,8 +31,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -258,7 +258,7 @@ func benchSSE(root string) (p50, p99 float64, err error) {
 		return 0, 0, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/sessions/", server.NewHistoryHandler(server.HistoryOptions{Source: st, DefaultNamespace: benchNS,
+	mux.Handle("/sessions/", transcriptstore.NewHistoryHandler(transcriptstore.HistoryOptions{Source: st, DefaultNamespace: benchNS,
 		// Every follower is the same (unauthenticated) caller here.
 		MaxStreamsPerUser: followers}))
 	srv := &http.Server{Handler: mux}

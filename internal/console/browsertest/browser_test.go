@@ -29,8 +29,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/console/chromiumtest"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server/sidecartest"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecartest"
 )
 
 func TestConsoleInChromium(t *testing.T) {
@@ -41,7 +41,7 @@ func TestConsoleInChromium(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	a := sidecartest.Start(t, server.SidecarConfig{DefaultNamespace: "default", InsecureNoAuth: true})
+	a := sidecartest.Start(t, transcriptstore.SidecarConfig{DefaultNamespace: "default", InsecureNoAuth: true})
 	store := client.NewClient(a.Internal)
 	const key = "agent:main:main"
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "default", SessionID: "s1", SessionKey: key, CreatedAt: time.Now()}); err != nil {

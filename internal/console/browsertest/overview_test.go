@@ -41,8 +41,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	storeclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server/sidecartest"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecartest"
 )
 
 // The keys of the overview's sessions: a main session whose run spawned a child, whose run
@@ -101,7 +101,7 @@ func TestConsoleOverviewInChromium(t *testing.T) {
 	createRun(t, ctx, c, "deep-dive", child1, child2, v1.RunSucceeded, nil)
 	createRun(t, ctx, c, "fact-check", child2, child3, v1.RunRunning, nil)
 
-	a := sidecartest.Start(t, server.SidecarConfig{DefaultNamespace: "default", Kubeconfig: kubeconfig})
+	a := sidecartest.Start(t, transcriptstore.SidecarConfig{DefaultNamespace: "default", Kubeconfig: kubeconfig})
 	store := storeclient.NewClient(a.Internal)
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "default", SessionID: "s-main", SessionKey: mainKey, CreatedAt: updated}); err != nil {
 		t.Fatal(err)

@@ -25,8 +25,8 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 // The sidecar dies after it stored an append but before it answered: the client retries on
@@ -34,7 +34,7 @@ import (
 func TestClientRetriesABrokenConnection(t *testing.T) {
 	st := transcripttest.OpenStore(t, t.TempDir())
 	transcripttest.CreateSession(t, st, "s1", "agent:a:main")
-	api := server.NewAPIHandler(st)
+	api := transcriptstore.NewAPIHandler(st)
 	var broken atomic.Int32
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") && broken.Add(1) == 1 {

@@ -25,6 +25,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecartest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,7 +34,7 @@ var stores = map[string]func(t *testing.T) transcript.Store{
 	"memory": func(*testing.T) transcript.Store { return transcripttest.NewMemoryStore() },
 	"file":   func(t *testing.T) transcript.Store { return transcripttest.OpenStore(t, t.TempDir()) },
 	"client": func(t *testing.T) transcript.Store {
-		return transcripttest.StartAPI(t, transcripttest.OpenStore(t, t.TempDir()))
+		return sidecartest.StartAPI(t, transcripttest.OpenStore(t, t.TempDir()))
 	},
 }
 

@@ -17,15 +17,10 @@ package transcripttest
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
@@ -95,20 +90,6 @@ func SeqRange(from, to int64) []int64 {
 		out = append(out, i)
 	}
 	return out
-}
-
-// StartAPI serves the internal API for st on a unix socket and returns a client for it.
-func StartAPI(t testing.TB, st transcript.Store) *client.Client {
-	t.Helper()
-	sock := filepath.Join(t.TempDir(), "t.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	srv := &http.Server{Handler: server.NewAPIHandler(st)}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return client.NewClient(sock)
 }
 
 // MustTime parses an RFC 3339 time.

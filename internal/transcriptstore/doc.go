@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package server is the transcript-store sidecar: the internal API the manager appends and
+// Package transcriptstore is the transcript-store sidecar: the internal API the manager appends and
 // reads through, and the public listener's doors (history, events, /mcp, the console), each
 // acting for an authenticated caller.
-package server
+package transcriptstore

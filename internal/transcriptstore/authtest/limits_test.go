@@ -36,7 +36,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 // The transcript-store's per-user bounds, through RunSidecar with its real doors: tokens
@@ -56,8 +56,8 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 	BeforeAll(func() {
 		DeferCleanup(cancel)
 		tokens := grant(ctx, limNS, []rbacv1.PolicyRule{{
-			APIGroups: []string{server.AuthGroup}, Verbs: []string{"get", "list", "watch"},
-			Resources: []string{server.AuthResource, server.AuthResource + "/" + server.AuthSubresource},
+			APIGroups: []string{transcriptstore.AuthGroup}, Verbs: []string{"get", "list", "watch"},
+			Resources: []string{transcriptstore.AuthResource, transcriptstore.AuthResource + "/" + transcriptstore.AuthSubresource},
 		}}, "alice", "bob", "carol")
 		alice, bob, carol = tokens[0], tokens[1], tokens[2]
 
@@ -73,7 +73,7 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 		ready, done := make(chan addrs, 1), make(chan error, 1)
 		sctx, stop := context.WithCancel(ctx)
 		go func() {
-			done <- server.RunSidecar(sctx, server.SidecarConfig{
+			done <- transcriptstore.RunSidecar(sctx, transcriptstore.SidecarConfig{
 				DataDir: filepath.Join(dir, "data"), Socket: filepath.Join(dir, "s.sock"), Listen: "127.0.0.1:0",
 				DefaultNamespace: limNS, Kubeconfig: filepath.Join(dir, "kubeconfig"),
 				MaxStreamsPerUser: 2, MaxMCPSessionsPerUser: 2, MCPSessionIdleTimeout: 10 * time.Minute,

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server_test
+package transcriptstore_test
 
 import (
 	"context"
@@ -26,8 +26,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server/sidecartest"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecartest"
 )
 
 // The sidecar serves the console at / and publishes every store commit on /events: an append through the internal API
@@ -35,7 +35,7 @@ import (
 // and a subscriber following the session by its sessionId.
 func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	ctx := context.Background()
-	a := sidecartest.Start(t, server.SidecarConfig{DefaultNamespace: "ns", InsecureNoAuth: true})
+	a := sidecartest.Start(t, transcriptstore.SidecarConfig{DefaultNamespace: "ns", InsecureNoAuth: true})
 	page, err := http.Get("http://" + a.Public + "/")
 	if err != nil {
 		t.Fatal(err)

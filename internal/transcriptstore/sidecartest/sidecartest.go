@@ -12,17 +12,21 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package sidecartest runs the real transcript-store sidecar for a test.
+// Package sidecartest runs the real transcript-store sidecar, or its internal API alone, for a test.
 package sidecartest
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"path/filepath"
 	"testing"
 
 	"github.com/go-logr/logr"
 
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 // Addrs are the sidecar's bound addresses: its internal API and its public listener.
@@ -30,7 +34,7 @@ type Addrs struct{ Internal, Public string }
 
 // Start runs the sidecar with cfg until the test ends, on a fresh data directory, socket
 // and loopback port unless cfg names them, and returns once both listeners are up.
-func Start(t testing.TB, cfg server.SidecarConfig) Addrs {
+func Start(t testing.TB, cfg transcriptstore.SidecarConfig) Addrs {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
@@ -48,7 +52,7 @@ func Start(t testing.TB, cfg server.SidecarConfig) Addrs {
 	cfg.Ready = func(s, l string) { ready <- Addrs{s, l} }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- server.RunSidecar(ctx, cfg) }()
+	go func() { done <- transcriptstore.RunSidecar(ctx, cfg) }()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
 	case a := <-ready:
@@ -57,4 +61,18 @@ func Start(t testing.TB, cfg server.SidecarConfig) Addrs {
 		t.Fatal(err)
 		return Addrs{}
 	}
+}
+
+// StartAPI serves the internal API for st on a unix socket and returns a client for it.
+func StartAPI(t testing.TB, st transcript.Store) *client.Client {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "t.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	srv := &http.Server{Handler: transcriptstore.NewAPIHandler(st)}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return client.NewClient(sock)
 }

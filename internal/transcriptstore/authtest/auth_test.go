@@ -31,8 +31,8 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 const ns = "team-a"
@@ -61,8 +61,8 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 		_, err = rbac.Roles(ns).Create(ctx, &rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Name: "transcript-reader"},
 			Rules: []rbacv1.PolicyRule{{
-				APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
-				Resources: []string{server.AuthResource + "/" + server.AuthSubresource},
+				APIGroups: []string{transcriptstore.AuthGroup}, Verbs: []string{transcriptstore.AuthVerb},
+				Resources: []string{transcriptstore.AuthResource + "/" + transcriptstore.AuthSubresource},
 			}},
 		}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -86,10 +86,10 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 		}})
 		Expect(err).NotTo(HaveOccurred())
 
-		authz, err := server.NewKubeAuthorizer(cfg)
+		authz, err := transcriptstore.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		authz.SetTTL(0) // every request asks the API server
-		srv = httptest.NewServer(server.NewHistoryHandler(server.HistoryOptions{
+		srv = httptest.NewServer(transcriptstore.NewHistoryHandler(transcriptstore.HistoryOptions{
 			Source: store, Authorizer: authz, DefaultNamespace: ns,
 		}))
 		DeferCleanup(srv.Close)
@@ -132,8 +132,8 @@ var _ = Describe("history API against a real API server", Ordered, func() {
 		_, err = rbac.Roles(ns).Create(ctx, &rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Name: "one-transcript"},
 			Rules: []rbacv1.PolicyRule{{
-				APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
-				Resources:     []string{server.AuthResource + "/" + server.AuthSubresource},
+				APIGroups: []string{transcriptstore.AuthGroup}, Verbs: []string{transcriptstore.AuthVerb},
+				Resources:     []string{transcriptstore.AuthResource + "/" + transcriptstore.AuthSubresource},
 				ResourceNames: []string{sessionkey.ObjectName("agent:a:main")},
 			}},
 		}, metav1.CreateOptions{})

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server_test
+package transcriptstore_test
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 // The doors' fixture: a real API server, the transcript-store sidecar (RunSidecar) running
@@ -115,7 +115,7 @@ func startDoors(t *testing.T) *doorFixture {
 	ready := make(chan addrs, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- server.RunSidecar(sctx, server.SidecarConfig{
+		done <- transcriptstore.RunSidecar(sctx, transcriptstore.SidecarConfig{
 			DataDir: t.TempDir(), Socket: "127.0.0.1:0", Listen: "127.0.0.1:0", DefaultNamespace: doorNS,
 			Kubeconfig: kubeconfig, Audiences: []string{audience}, Clock: f.clock, Log: logr.Discard(),
 			Ready: func(s, l string) { ready <- addrs{s, l} },
@@ -209,7 +209,7 @@ func (f *doorFixture) eventually(what string, try func() (bool, string)) {
 	f.t.Helper()
 	deadline := time.Now().Add(testenv.Timeout)
 	for {
-		f.clock.Step(server.DecisionTTL + time.Second)
+		f.clock.Step(transcriptstore.DecisionTTL + time.Second)
 		ok, got := try()
 		if ok {
 			return

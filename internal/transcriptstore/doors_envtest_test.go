@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server_test
+package transcriptstore_test
 
 import (
 	"net/http"
@@ -27,10 +27,10 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
-// The door matrix: every door of the sidecar (server.DoorRoutes), every tool it offers
+// The door matrix: every door of the sidecar (transcriptstore.DoorRoutes), every tool it offers
 // (mcpserver.ToolNames, over /mcp and /console/tools/) and every console action
 // (mcpserver.ConsolePaths) has a row naming the access layer's right it asks, and each row
 // is tried by every kind of caller. A door or tool added without a row fails
@@ -40,7 +40,7 @@ import (
 // doorRow is one door asking one right. try makes the request as token in ns and says
 // whether it was allowed, with what it got.
 type doorRow struct {
-	door  string // a route of server.DoorRoutes
+	door  string // a route of transcriptstore.DoorRoutes
 	what  string // the tool or console path, for /mcp and /console/
 	right caller.Right
 	try   func(f *doorFixture, token, ns string) (bool, string)
@@ -140,7 +140,7 @@ func TestDoorMatrixCoversEveryDoor(t *testing.T) {
 	has := func(door, what string) bool {
 		return slices.ContainsFunc(rows, func(r doorRow) bool { return r.door == door && (what == "" || r.what == what) })
 	}
-	for _, d := range server.DoorRoutes() {
+	for _, d := range transcriptstore.DoorRoutes() {
 		if !has(d, "") {
 			t.Errorf("door %s has no row in the door matrix", d)
 		}
@@ -162,7 +162,7 @@ func TestDoorMatrixCoversEveryDoor(t *testing.T) {
 		}
 	}
 	for _, r := range rows {
-		if !slices.Contains(server.DoorRoutes(), r.door) {
+		if !slices.Contains(transcriptstore.DoorRoutes(), r.door) {
 			t.Errorf("row %s names no door of the sidecar", r)
 		}
 	}

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server_test
+package transcriptstore_test
 
 import (
 	"bufio"
@@ -27,8 +27,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 // grants is an Authorizer whose token is its user and whose grants change under a test: a
@@ -49,7 +49,7 @@ func (g *grants) Authorize(_ context.Context, token, namespace, name string) (st
 			return token, nil
 		}
 	}
-	return "", fmt.Errorf("%w: %s may not read %s/%s", server.ErrForbidden, token, namespace, name)
+	return "", fmt.Errorf("%w: %s may not read %s/%s", transcriptstore.ErrForbidden, token, namespace, name)
 }
 
 func (g *grants) set(user string, names ...string) {
@@ -65,7 +65,7 @@ func accessFixture(t *testing.T, g *grants, maxStreams int) (*historyFixture, *g
 	f := &historyFixture{store: transcripttest.OpenStore(t, t.TempDir()), clock: clocktesting.NewFakeClock(time.Now())}
 	transcripttest.CreateSession(t, f.store, "s1", "agent:a:main")
 	transcripttest.AppendN(t, f.store, "s1", 3, false)
-	f.srv = httptest.NewServer(server.NewHistoryHandler(server.HistoryOptions{
+	f.srv = httptest.NewServer(transcriptstore.NewHistoryHandler(transcriptstore.HistoryOptions{
 		Source: f.store, Authorizer: g, DefaultNamespace: transcripttest.Namespace,
 		KeepAlive: time.Minute, ReauthInterval: reauth, MaxStreamsPerUser: maxStreams, Clock: f.clock,
 	}))

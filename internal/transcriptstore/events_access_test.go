@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server_test
+package transcriptstore_test
 
 import (
 	"context"
@@ -29,7 +29,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 // Issue 30: /events refuses, before the stream opens, a caller who may read no session of
@@ -45,7 +45,7 @@ func TestNamespaceEventsOpenOnlyForACallerWhoReadsSomething(t *testing.T) {
 	g := newGrants()
 	g.set("one", sessionkey.ObjectName("agent:a:s1"))
 	g.set("none")
-	srv := httptest.NewServer(server.NewEventsHandler(events.NewHub(0, "t"), g, nil, b.Build(), "ns", logr.Discard()))
+	srv := httptest.NewServer(transcriptstore.NewEventsHandler(events.NewHub(0, "t"), g, nil, b.Build(), "ns", logr.Discard()))
 	t.Cleanup(srv.Close)
 	open := func(token string) int {
 		ctx, cancel := context.WithCancel(t.Context())

@@ -32,8 +32,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 var _ = Describe("/events against a real API server", Ordered, func() {
@@ -55,22 +55,22 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 		k8s, err = client.New(cfg, client.Options{Scheme: scheme.New()})
 		Expect(err).NotTo(HaveOccurred())
 		token = grant(ctx, evNS, []rbacv1.PolicyRule{{
-			APIGroups: []string{server.AuthGroup}, Verbs: []string{server.AuthVerb},
-			Resources:     []string{server.AuthResource + "/" + server.AuthSubresource},
+			APIGroups: []string{transcriptstore.AuthGroup}, Verbs: []string{transcriptstore.AuthVerb},
+			Resources:     []string{transcriptstore.AuthResource + "/" + transcriptstore.AuthSubresource},
 			ResourceNames: []string{sessionkey.ObjectName(mine), sessionkey.ObjectName(seen)},
 		}}, "watcher")[0]
 
 		hub := events.NewHub(0, "t")
-		st, err = store.OpenFileStore(GinkgoT().TempDir(), server.PublishCommits(hub))
+		st, err = store.OpenFileStore(GinkgoT().TempDir(), transcriptstore.PublishCommits(hub))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)
-		objects, err := server.WatchObjects(ctx, cfg, hub, GinkgoLogr)
+		objects, err := transcriptstore.WatchObjects(ctx, cfg, hub, GinkgoLogr)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(k8s.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(seen), Namespace: evNS},
 			Spec: v1.AgentSessionSpec{Key: seen, AgentID: "e"}})).To(Succeed())
-		authz, err := server.NewKubeAuthorizer(cfg)
+		authz, err := transcriptstore.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		srv = httptest.NewServer(server.NewEventsHandler(hub, authz, st, objects, evNS, GinkgoLogr))
+		srv = httptest.NewServer(transcriptstore.NewEventsHandler(hub, authz, st, objects, evNS, GinkgoLogr))
 		DeferCleanup(srv.Close)
 	})
 

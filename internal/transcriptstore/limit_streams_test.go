@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server_test
+package transcriptstore_test
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
 
@@ -44,7 +44,7 @@ func TestLimitStreamsPerUser(t *testing.T) {
 		}
 		return token, nil
 	}
-	h := server.LimitStreams(inner, identify, userlimits.NewStreams(1))
+	h := transcriptstore.LimitStreams(inner, identify, userlimits.NewStreams(1))
 	get := func(token string) chan int {
 		code := make(chan int, 1)
 		go func() {

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package server_test
+package transcriptstore_test
 
 import (
 	"bufio"
@@ -27,9 +27,9 @@ import (
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/server"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -42,11 +42,11 @@ func (fakeAuthorizer) Authorize(_ context.Context, token, namespace, _ string) (
 	case "allowed":
 		return "alice", nil
 	case "denied":
-		return "", fmt.Errorf("%w: no access to %s", server.ErrForbidden, namespace)
+		return "", fmt.Errorf("%w: no access to %s", transcriptstore.ErrForbidden, namespace)
 	case "anonymous":
-		return "", fmt.Errorf("%w: anonymous user", server.ErrUnauthenticated)
+		return "", fmt.Errorf("%w: anonymous user", transcriptstore.ErrUnauthenticated)
 	}
-	return "", fmt.Errorf("%w: unknown token", server.ErrUnauthenticated)
+	return "", fmt.Errorf("%w: unknown token", transcriptstore.ErrUnauthenticated)
 }
 
 type historyFixture struct {
@@ -60,7 +60,7 @@ func newHistoryFixture(t *testing.T) *historyFixture {
 	f := &historyFixture{store: transcripttest.OpenStore(t, t.TempDir()), clock: clocktesting.NewFakeClock(time.Now())}
 	transcripttest.CreateSession(t, f.store, "s1", "agent:a:main")
 	transcripttest.AppendN(t, f.store, "s1", 30, true) // every third is a tool result
-	f.srv = httptest.NewServer(server.NewHistoryHandler(server.HistoryOptions{
+	f.srv = httptest.NewServer(transcriptstore.NewHistoryHandler(transcriptstore.HistoryOptions{
 		Source: f.store, Authorizer: fakeAuthorizer{}, DefaultNamespace: transcripttest.Namespace,
 		KeepAlive: time.Minute, Clock: f.clock,
 	}))
