@@ -32,10 +32,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // TranscriptFinalizer archives a session's transcript before the object goes.
@@ -192,7 +192,7 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession
 	if r.WorkspaceRoot == "" {
 		return nil
 	}
-	if err := os.RemoveAll(runtime.WorkspaceDir(r.WorkspaceRoot, s.Namespace, s.Status.SessionID)); err != nil {
+	if err := os.RemoveAll(turns.WorkspaceDir(r.WorkspaceRoot, s.Namespace, s.Status.SessionID)); err != nil {
 		return fmt.Errorf("remove workspace: %w", err)
 	}
 	return nil

@@ -27,9 +27,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // blockedAtDelivery starts the reason of an announce the send policy stopped.
@@ -50,7 +50,7 @@ type announcer struct {
 
 // outcome is the announce of a finished announce turn: delivered, skipped or failed.
 // threadID, when set, is the thread of the session's channel it goes to.
-func (a *announcer) outcome(ctx context.Context, session *v1.AgentSession, threadID string, res runtime.TurnResult, key string) *v1.Announce {
+func (a *announcer) outcome(ctx context.Context, session *v1.AgentSession, threadID string, res turns.TurnResult, key string) *v1.Announce {
 	if res.Err != nil {
 		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + textutil.Truncate(res.Err.Error(), maxErrorText)}
 	}

@@ -22,13 +22,13 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // AttachmentsDir is where a run's attachments land in its child's workspace:
 // <root>/<namespace>/<sessionId>/.agents/attachments/<uuid>/.
 func AttachmentsDir(root, namespace, sessionID, uuid string) string {
-	return filepath.Join(runtime.WorkspaceDir(root, namespace, sessionID), ".agents", "attachments", uuid)
+	return filepath.Join(turns.WorkspaceDir(root, namespace, sessionID), ".agents", "attachments", uuid)
 }
 
 // manifestEntry is one file of the attachments manifest.

@@ -21,9 +21,9 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -89,8 +89,8 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 			}
 			return why != "", err
 		}
-		res, finished, err := r.runTurn(ctx, f, fmt.Sprintf("round-%d", round), func() runtime.TurnRequest {
-			return runtime.TurnRequest{SessionKey: session, Input: textMessage(last.Reply,
+		res, finished, err := r.runTurn(ctx, f, fmt.Sprintf("round-%d", round), func() turns.TurnRequest {
+			return turns.TurnRequest{SessionKey: session, Input: textMessage(last.Reply,
 				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: last.Session, SourceTool: "sessions_send"}),
 				SystemContext: protocol.ReplyBack(last.Session, round-1, maxPingPong(pol))}
 		})

@@ -37,10 +37,10 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -63,11 +63,11 @@ type SessionSendReconciler struct {
 }
 
 // NewSessionSendReconciler wires a SessionSendReconciler; SetupWithManager registers it.
-func NewSessionSendReconciler(c client.Client, l lookup.Lookup, runner runtime.Runner, clk clock.Clock,
+func NewSessionSendReconciler(c client.Client, l lookup.Lookup, runner turns.Runner, clk clock.Clock,
 	rec recorder.EventRecorder, ann *announcer, ttl time.Duration) *SessionSendReconciler {
 	r := &SessionSendReconciler{lookup: l, announcer: ann, ttl: ttl}
 	r.stepRunner = stepRunner[*v1.SessionSend]{client: c, runner: runner, clock: clk, recorder: rec,
-		ownerKind: runtime.OwnerSessionSend, of: r, lookup: l}
+		ownerKind: turns.OwnerSessionSend, of: r, lookup: l}
 	return r
 }
 
@@ -222,12 +222,12 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	if len(st.Turns) > 0 {
 		return true, nil
 	}
-	res, ok, err := r.runTurn(ctx, f, "round-1", func() runtime.TurnRequest { return roundOneRequest(send, target) })
+	res, ok, err := r.runTurn(ctx, f, "round-1", func() turns.TurnRequest { return roundOneRequest(send, target) })
 	if !ok || err != nil {
 		r.waitingForRoundOne(f)
 		return false, err
 	}
-	st.TargetSessionKey, st.RunID = target.Spec.Key, runtime.TurnID(send.UID, "round-1")
+	st.TargetSessionKey, st.RunID = target.Spec.Key, turns.TurnID(send.UID, "round-1")
 	st.Usage = usage.Add(st.Usage, res.Usage())
 	turn := v1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: textutil.Truncate(res.Text, maxStatusText)}
 	if res.Err != nil {
@@ -270,17 +270,17 @@ func (r *SessionSendReconciler) waitingForRoundOne(f *flow[*v1.SessionSend]) {
 		f.event(corev1.EventTypeNormal, "Accepted", "fire-and-forget send accepted")
 	}
 	st.Phase, st.StartedAt = v1.SendRunning, ptrTime(send.CreationTimestamp)
-	st.TargetSessionKey, st.RunID = f.session.Spec.Key, runtime.TurnID(send.UID, "round-1")
+	st.TargetSessionKey, st.RunID = f.session.Spec.Key, turns.TurnID(send.UID, "round-1")
 }
 
-func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession) runtime.TurnRequest {
+func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession) turns.TurnRequest {
 	prov := &transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}
 	var system string
 	if from := send.Spec.FromSessionKey; from != "" {
 		prov.Kind, prov.SourceSessionKey = transcript.ProvenanceInterSession, from
 		system = protocol.RoundOne(from)
 	}
-	return runtime.TurnRequest{SessionKey: target.Spec.Key, Input: textMessage(send.Spec.Message, prov), SystemContext: system}
+	return turns.TurnRequest{SessionKey: target.Spec.Key, Input: textMessage(send.Spec.Message, prov), SystemContext: system}
 }
 
 // announce runs the announce step in the target and delivers what it says. The step is
@@ -292,8 +292,8 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 		return true, nil
 	}
 	latest := latestReply(st.Turns)
-	res, ok, err := r.runTurn(ctx, f, "announce", func() runtime.TurnRequest {
-		return runtime.TurnRequest{SessionKey: f.session.Spec.Key,
+	res, ok, err := r.runTurn(ctx, f, "announce", func() turns.TurnRequest {
+		return turns.TurnRequest{SessionKey: f.session.Spec.Key,
 			Input: textMessage(AgentAnnounceInput(send.Spec.Message, st.Turns[0].Reply, latest),
 				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: send.Spec.FromSessionKey, SourceTool: "sessions_send"}),
 			SystemContext: protocol.AgentAnnounce(send.Spec.FromSessionKey)}
@@ -303,7 +303,7 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 		return false, err
 	}
 	st.Usage = usage.Add(st.Usage, res.Usage())
-	st.Announce = r.announcer.outcome(ctx, f.session, "", res, runtime.TurnID(send.UID, "announce"))
+	st.Announce = r.announcer.outcome(ctx, f.session, "", res, turns.TurnID(send.UID, "announce"))
 	announceEvent(f, st.Announce)
 	return true, nil
 }
@@ -351,7 +351,7 @@ func setReplied(send *v1.SessionSend, status metav1.ConditionStatus, reason, msg
 func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) error {
 	return b.
 		For(&v1.SessionSend{}).
-		WatchesRawSource(source.Channel(r.runner.Wake(runtime.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("sessionsend").Complete(r)
 }

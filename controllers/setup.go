@@ -36,9 +36,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // DefaultTTLAfterFinished is the manager's default for --ttl-after-finished: finished sends
@@ -47,7 +47,7 @@ const DefaultTTLAfterFinished = 24 * time.Hour
 
 // Options wire the reconcilers to the turn engine, the transcript store and the outside.
 type Options struct {
-	Runner runtime.Runner
+	Runner turns.Runner
 	Store  transcript.Store
 	// Clock times timeouts and TTLs; nil is the real clock.
 	Clock clock.Clock

@@ -32,8 +32,8 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // notReadyRequeue is how soon a step waiting for a session's transcript looks again.
@@ -77,7 +77,7 @@ type step[T client.Object] struct {
 // and the soonest requeue any of them asked for.
 type flow[T client.Object] struct {
 	obj     T
-	owner   runtime.Owner
+	owner   turns.Owner
 	log     logr.Logger
 	events  []queuedEvent
 	requeue time.Duration
@@ -108,10 +108,10 @@ func (f *flow[T]) requeueAfter(d time.Duration) {
 // owner's turns when it finishes, is cancelled or is gone, and runTurn.
 type stepRunner[T client.Object] struct {
 	client   client.Client
-	runner   runtime.Runner
+	runner   turns.Runner
 	clock    clock.Clock
 	recorder recorder.EventRecorder
-	// ownerKind is runtime.OwnerSessionSend or runtime.OwnerSubagentRun.
+	// ownerKind is turns.OwnerSessionSend or turns.OwnerSubagentRun.
 	ownerKind string
 	of        ownerKind[T]
 	stale     staleReads
@@ -122,7 +122,7 @@ type stepRunner[T client.Object] struct {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	owner := runtime.Owner{Kind: r.ownerKind, NamespacedName: req.NamespacedName}
+	owner := turns.Owner{Kind: r.ownerKind, NamespacedName: req.NamespacedName}
 	log := ctrl.LoggerFrom(ctx)
 	obj := r.of.newObject()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
@@ -169,7 +169,7 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		r.stale.wrote(obj, replaced)
 		if !r.of.finished(before) && r.of.finished(obj) {
-			runtime.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
+			turns.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
 			r.endTrace(obj)
 			r.of.finishedNow(obj)
 		}
@@ -209,7 +209,7 @@ func (r *stepRunner[T]) runSteps(ctx context.Context, f *flow[T]) error {
 
 // release drops everything the engine and the stale guard hold for the owner; running
 // turns are aborted, so a deleted object stops its model calls.
-func (r *stepRunner[T]) release(owner runtime.Owner, log logr.Logger, why string) {
+func (r *stepRunner[T]) release(owner turns.Owner, log logr.Logger, why string) {
 	if n := r.runner.Abort(owner); n > 0 {
 		log.V(2).Info("aborted turns", "reason", why, "turns", n)
 	}
@@ -219,8 +219,8 @@ func (r *stepRunner[T]) release(owner runtime.Owner, log logr.Logger, why string
 // runTurn returns the outcome of the owner's turn at step, submitting the request made
 // by build when the engine has none (the engine wakes the owner when the turn ends, and
 // dedupes a turn already queued or running). It is the one place turns are submitted.
-func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, build func() runtime.TurnRequest) (runtime.TurnResult, bool, error) {
-	id := runtime.TurnID(f.obj.GetUID(), step)
+func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, build func() turns.TurnRequest) (turns.TurnResult, bool, error) {
+	id := turns.TurnID(f.obj.GetUID(), step)
 	if res, ok := r.runner.Result(f.owner, id); ok {
 		return res, true, nil
 	}
@@ -228,13 +228,13 @@ func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, bu
 	req.ID, req.Owner, req.Namespace = id, f.owner, f.obj.GetNamespace()
 	req.TraceParent = f.obj.GetAnnotations()[tracing.Annotation]
 	if why, err := r.agentUnready(ctx, req.Namespace, req.SessionKey); err != nil || why != "" {
-		return runtime.TurnResult{Err: errors.New(why)}, why != "", err
+		return turns.TurnResult{Err: errors.New(why)}, why != "", err
 	}
 	if err := r.runner.Submit(ctx, req); err != nil {
-		return runtime.TurnResult{}, false, err
+		return turns.TurnResult{}, false, err
 	}
 	f.log.V(2).Info("turn submitted", "step", step, "session", req.SessionKey)
-	return runtime.TurnResult{}, false, nil
+	return turns.TurnResult{}, false, nil
 }
 
 // agentUnready is why the Agent of the session named key cannot run a turn ("" when it can,

@@ -25,7 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -39,9 +39,9 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // Unit tables for the step runner and the step functions: a fake client, a fake clock and
@@ -51,20 +51,20 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // fakeRunner is a turn engine whose turns end when a test says so.
 type fakeRunner struct {
-	results   map[string]runtime.TurnResult
+	results   map[string]turns.TurnResult
 	submitted []string
-	aborted   []runtime.Owner
+	aborted   []turns.Owner
 }
 
-func (f *fakeRunner) Submit(_ context.Context, req runtime.TurnRequest) error {
+func (f *fakeRunner) Submit(_ context.Context, req turns.TurnRequest) error {
 	f.submitted = append(f.submitted, req.ID)
 	return nil
 }
-func (f *fakeRunner) Result(_ runtime.Owner, id string) (runtime.TurnResult, bool) {
+func (f *fakeRunner) Result(_ turns.Owner, id string) (turns.TurnResult, bool) {
 	r, ok := f.results[id]
 	return r, ok
 }
-func (f *fakeRunner) Abort(o runtime.Owner) int {
+func (f *fakeRunner) Abort(o turns.Owner) int {
 	f.aborted = append(f.aborted, o)
 	return 0
 }
@@ -73,11 +73,11 @@ func (f *fakeRunner) Wake(string) <-chan event.GenericEvent { return nil }
 // fakeRecorder keeps the reasons of the Events it is given.
 type fakeRecorder struct{ reasons []string }
 
-func (r *fakeRecorder) Eventf(_, _ k8sruntime.Object, _, reason, _, _ string, _ ...any) {
+func (r *fakeRecorder) Eventf(_, _ runtime.Object, _, reason, _, _ string, _ ...any) {
 	r.reasons = append(r.reasons, reason)
 }
 
-func (r *fakeRecorder) AnnotatedEventf(_, _ k8sruntime.Object, _ map[string]string, _, reason, _, _ string, _ ...any) {
+func (r *fakeRecorder) AnnotatedEventf(_, _ runtime.Object, _ map[string]string, _, reason, _, _ string, _ ...any) {
 	r.reasons = append(r.reasons, reason)
 }
 
@@ -95,7 +95,7 @@ func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *
 	if funcs != nil {
 		c = interceptor.NewClient(c, *funcs)
 	}
-	return &fixture{c: c, clock: clocktesting.NewFakeClock(epoch), runner: &fakeRunner{results: map[string]runtime.TurnResult{}}, events: &fakeRecorder{}}
+	return &fixture{c: c, clock: clocktesting.NewFakeClock(epoch), runner: &fakeRunner{results: map[string]turns.TurnResult{}}, events: &fakeRecorder{}}
 }
 
 func (f *fixture) sends() *SessionSendReconciler {
@@ -138,10 +138,10 @@ func reconcileSend(t *testing.T, f *fixture) (ctrl.Result, *v1.SessionSend) {
 }
 
 func TestSessionSendSteps(t *testing.T) {
-	ok := runtime.TurnResult{Text: "pong"}
+	ok := turns.TurnResult{Text: "pong"}
 	cases := map[string]struct {
 		send    *v1.SessionSend
-		results map[string]runtime.TurnResult
+		results map[string]turns.TurnResult
 		advance time.Duration
 		// want
 		phase     v1.SendPhase
@@ -163,20 +163,20 @@ func TestSessionSendSteps(t *testing.T) {
 			phase: v1.SendRunning, status: v1.SendTimeout, submitted: []string{"u1/round-1"}, events: []string{"Timeout"},
 		},
 		"a person's send: Completed with its round 1, no announce, no Event": {
-			send: send(), results: map[string]runtime.TurnResult{"u1/round-1": ok},
+			send: send(), results: map[string]turns.TurnResult{"u1/round-1": ok},
 			phase: v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted,
 		},
 		"a session's send whose round 1 ends the ping-pong: the announce turn is next": {
-			send: send(fromAlice), results: map[string]runtime.TurnResult{"u1/round-1": {Text: v1.ReplySkip}},
+			send: send(fromAlice), results: map[string]turns.TurnResult{"u1/round-1": {Text: v1.ReplySkip}},
 			phase: v1.SendAnnouncing, status: v1.SendOK, submitted: []string{"u1/announce"},
 		},
 		"every step of a session's send done: Completed; a skipped announce writes no Event": {
 			send:    send(fromAlice),
-			results: map[string]runtime.TurnResult{"u1/round-1": {Text: v1.ReplySkip}, "u1/announce": {Text: v1.AnnounceSkip}},
+			results: map[string]turns.TurnResult{"u1/round-1": {Text: v1.ReplySkip}, "u1/announce": {Text: v1.AnnounceSkip}},
 			phase:   v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted,
 		},
 		"a failed round 1: Failed, and no Completed": {
-			send: send(), results: map[string]runtime.TurnResult{"u1/round-1": {Err: errors.New("model down")}},
+			send: send(), results: map[string]turns.TurnResult{"u1/round-1": {Err: errors.New("model down")}},
 			phase: v1.SendFailed, status: v1.SendError, condition: v1.ConditionFailed, events: []string{"RunFailed"},
 		},
 		"a missing target fails with its name": {
@@ -244,12 +244,12 @@ func TestEventsOnlyAfterTheWriteLands(t *testing.T) {
 
 // A deleted send aborts its turns; a finished one is released and deleted after its TTL.
 func TestSendReleaseAndTTL(t *testing.T) {
-	owner := runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: sendKey}
+	owner := turns.Owner{Kind: turns.OwnerSessionSend, NamespacedName: sendKey}
 	f := newFixture(t, nil)
 	if _, got := reconcileSend(t, f); got.Name != "" {
 		t.Fatal("found a send")
 	}
-	if diff := cmp.Diff([]runtime.Owner{owner}, f.runner.aborted); diff != "" {
+	if diff := cmp.Diff([]turns.Owner{owner}, f.runner.aborted); diff != "" {
 		t.Errorf("aborted owners of a send gone (-want +got):\n%s", diff)
 	}
 
@@ -346,7 +346,7 @@ func TestSubagentRunSteps(t *testing.T) {
 	}
 	cases := map[string]struct {
 		objs      []client.Object
-		results   map[string]runtime.TurnResult
+		results   map[string]turns.TurnResult
 		phase     v1.RunPhase
 		condition string
 		notes     string
@@ -361,11 +361,11 @@ func TestSubagentRunSteps(t *testing.T) {
 			objs: []client.Object{run(running), agent}, phase: v1.RunFailed, condition: v1.ConditionFailed, notes: "was deleted before the run finished",
 		},
 		"done: Completed with the child kept": {
-			objs: []client.Object{run(running), agent, child}, results: map[string]runtime.TurnResult{"r1/task": {Text: "found"}},
+			objs: []client.Object{run(running), agent, child}, results: map[string]turns.TurnResult{"r1/task": {Text: "found"}},
 			phase: v1.RunSucceeded, condition: v1.ConditionCompleted,
 		},
 		"a failed task is Failed, not Completed": {
-			objs: []client.Object{run(running), agent, child}, results: map[string]runtime.TurnResult{"r1/task": {Err: errors.New("boom")}},
+			objs: []client.Object{run(running), agent, child}, results: map[string]turns.TurnResult{"r1/task": {Err: errors.New("boom")}},
 			phase: v1.RunFailed, condition: v1.ConditionFailed, notes: "boom",
 		},
 		"spec.cancel: Cancelled, announced, nothing more run": {
@@ -424,7 +424,7 @@ func TestReplyBackStopsWhereTheSendPolicyDenies(t *testing.T) {
 			{Match: v1.SendRuleMatch{KeyPrefix: "agent:alice:"}, Action: v1.ActionDeny}}}}}
 	f := newFixture(t, nil, send(fromAlice),
 		session("agent:bob:main", "bob"), session("agent:alice:main", "alice"), pol)
-	f.runner.results["u1/round-1"] = runtime.TurnResult{Text: "hi alice"}
+	f.runner.results["u1/round-1"] = turns.TurnResult{Text: "hi alice"}
 	_, got := reconcileSend(t, f)
 	if diff := cmp.Diff([]string{"u1/announce"}, f.runner.submitted); diff != "" {
 		t.Errorf("submitted turns (-want +got):\n%s", diff)

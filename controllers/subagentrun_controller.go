@@ -38,10 +38,10 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -58,11 +58,11 @@ type SubagentRunReconciler struct {
 }
 
 // NewSubagentRunReconciler wires a SubagentRunReconciler; SetupWithManager registers it.
-func NewSubagentRunReconciler(c client.Client, l lookup.Lookup, runner runtime.Runner, clk clock.Clock,
+func NewSubagentRunReconciler(c client.Client, l lookup.Lookup, runner turns.Runner, clk clock.Clock,
 	rec recorder.EventRecorder, ann *announcer, workspaceRoot string, ttl time.Duration) *SubagentRunReconciler {
 	r := &SubagentRunReconciler{lookup: l, announcer: ann, workspaceRoot: workspaceRoot, ttl: ttl}
 	r.stepRunner = stepRunner[*v1.SubagentRun]{client: c, runner: runner, clock: clk, recorder: rec,
-		ownerKind: runtime.OwnerSubagentRun, of: r, lookup: l}
+		ownerKind: turns.OwnerSubagentRun, of: r, lookup: l}
 	return r
 }
 
@@ -259,8 +259,8 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	if st.Phase != v1.RunRunning {
 		return true, nil
 	}
-	res, ok, err := r.runTurn(ctx, f, "task", func() runtime.TurnRequest {
-		req := runtime.TurnRequest{SessionKey: child.Spec.Key,
+	res, ok, err := r.runTurn(ctx, f, "task", func() turns.TurnRequest {
+		req := turns.TurnRequest{SessionKey: child.Spec.Key,
 			Input: textMessage(taskInput(run), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
 				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"}),
 			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label)}
@@ -289,7 +289,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	switch {
 	case res.Err == nil:
 		st.Phase = v1.RunSucceeded
-	case errors.Is(res.Err, runtime.ErrDeadline):
+	case errors.Is(res.Err, turns.ErrDeadline):
 		st.Phase, st.Notes = v1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, f.agent))
 	default:
 		st.Phase, st.Notes = v1.RunFailed, textutil.Truncate(res.Err.Error(), maxErrorText)
@@ -346,8 +346,8 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 		step = "announce-cancelled"
 	}
 	outcome := runOutcome(st)
-	res, ok, err := r.runTurn(ctx, f, step, func() runtime.TurnRequest {
-		return runtime.TurnRequest{SessionKey: requester.Spec.Key,
+	res, ok, err := r.runTurn(ctx, f, step, func() turns.TurnRequest {
+		return turns.TurnRequest{SessionKey: requester.Spec.Key,
 			Input: textMessage(SubagentAnnounceInput(outcome), &transcript.Provenance{Kind: transcript.ProvenanceSubagentAnnounce,
 				SourceSessionKey: st.ChildSessionKey, SourceTool: "sessions_spawn"}),
 			SystemContext: protocol.SubagentAnnounce(st.ChildSessionKey)}
@@ -359,7 +359,7 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	// The channel gets the normalised announce, not the model's words as they are: Status
 	// and the stats line are the runtime's.
 	res.Text = SubagentAnnounceReply(outcome, res.Text)
-	st.Announce = r.announcer.outcome(ctx, requester, threadOf(run), res, runtime.TurnID(run.UID, step))
+	st.Announce = r.announcer.outcome(ctx, requester, threadOf(run), res, turns.TurnID(run.UID, step))
 	announceEvent(f, st.Announce)
 	return true, nil
 }
@@ -457,7 +457,7 @@ func (r *SubagentRunReconciler) setupWith(b *builder.Builder, concurrency int) e
 	return b.
 		For(&v1.SubagentRun{}).
 		Owns(&v1.AgentSession{}).
-		WatchesRawSource(source.Channel(r.runner.Wake(runtime.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("subagentrun").Complete(r)
 }

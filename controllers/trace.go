@@ -22,8 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // ensureTrace gives an object its trace when tracing is on and it has none yet (made with
@@ -46,7 +46,7 @@ func (r *stepRunner[T]) endTrace(obj T) {
 		return
 	}
 	name := "sessions_spawn"
-	if r.ownerKind == runtime.OwnerSessionSend {
+	if r.ownerKind == turns.OwnerSessionSend {
 		name = "sessions_send"
 	}
 	phase := r.of.phase(obj)

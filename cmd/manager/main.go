@@ -49,10 +49,10 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
-	agentruntime "github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
@@ -101,9 +101,9 @@ func main() {
 	flag.BoolVar(&o.enableHTTP2, "enable-http2", false, "Serve HTTP/2 on the webhook and metrics servers (off: CVE-2023-44487).")
 	flag.StringVar(&o.transcriptSocket, "transcript-socket", "/run/agent-sessions/transcript.sock", "The transcript-store's internal API: a unix socket path, or http://host:port.")
 	flag.StringVar(&o.workspaceRoot, "workspace-root", "/var/lib/agent-sessions/workspaces", "Directory of the sub-agent workspaces (attachments).")
-	flag.IntVar(&o.maxTurns, "max-concurrent-turns", agentruntime.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
+	flag.IntVar(&o.maxTurns, "max-concurrent-turns", turns.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
 	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
-	flag.DurationVar(&o.statusInterval, "session-status-interval", agentruntime.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
+	flag.DurationVar(&o.statusInterval, "session-status-interval", turns.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
 	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
@@ -212,7 +212,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(events); err != nil {
 		return err
 	}
-	engine, err := agentruntime.NewEngine(agentruntime.Options{
+	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
@@ -227,7 +227,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
 	// rule (read uncached), server URLs and dialed addresses under the egress policy.
 	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
-	engine.UseTools(agentruntime.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
+	engine.UseTools(turns.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
 		TTLAfterFinished: o.ttlAfterFinished, Deliverer: delivery.New(egressPolicy), Shard: o.shard,

@@ -23,13 +23,13 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // Turns belong to their object: deleting it or setting spec.cancel stops its model calls.
@@ -51,7 +51,7 @@ var _ = Describe("Turns owned by their object", func() {
 			g.Expect(s.Status.Status).To(Equal(v1.SendAccepted))
 		})
 		Eventually(func() bool { started, _ := calls.state(input); return started }, testenv.Timeout, testenv.Interval).Should(BeTrue())
-		owner := runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)}
+		owner := turns.Owner{Kind: turns.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)}
 		Expect(engine.Holds(owner)).To(BeTrue())
 
 		Expect(k8s.Delete(ctx, send)).To(Succeed())
@@ -99,7 +99,7 @@ var _ = Describe("Turns owned by their object", func() {
 		Expect(announce).NotTo(BeEmpty(), "the requester got no announce with Status: cancelled")
 		// The task never recorded stats: the announce says how long the run ran and its child.
 		Expect(announce).To(MatchRegexp(`\nStats: runtime [0-9.]+m?s, tokens 0 in / 0 out, sessionKey agent:[a-z]+:subagent:[0-9a-f-]+, sessionId [0-9a-f-]+`))
-		Expect(engine.Holds(runtime.Owner{Kind: runtime.OwnerSubagentRun, NamespacedName: client.ObjectKeyFromObject(run)})).To(BeFalse())
+		Expect(engine.Holds(turns.Owner{Kind: turns.OwnerSubagentRun, NamespacedName: client.ObjectKeyFromObject(run)})).To(BeFalse())
 	})
 
 	It("cancels a send in its reply-back, and the run its round-1 turn spawned", func() {
@@ -110,7 +110,7 @@ var _ = Describe("Turns owned by their object", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "carol", Namespace: ns}, Spec: v1.AgentSpec{
 			Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "^delegate",
-				ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn", Arguments: &k8sruntime.RawExtension{Raw: args}}},
+				ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn", Arguments: &runtime.RawExtension{Raw: args}}},
 				Reply:     "digging started: {{toolResults}}"}}},
 			Subagents: v1.SubagentsSpec{AllowAgents: []string{"research"}},
 		}})).To(Succeed())
@@ -142,7 +142,7 @@ var _ = Describe("Turns owned by their object", func() {
 			_, cancelled := calls.state(text)
 			Expect(cancelled).To(BeTrue(), "the model call of %q was not cancelled", text)
 		}
-		Expect(engine.Holds(runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)})).To(BeFalse())
+		Expect(engine.Holds(turns.Owner{Kind: turns.OwnerSessionSend, NamespacedName: client.ObjectKeyFromObject(send)})).To(BeFalse())
 	})
 
 	It("fails a run whose child session is deleted, with the reason", func() {

@@ -26,7 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -210,7 +210,7 @@ func asStored(obj client.Object) *unstructured.Unstructured {
 }
 
 func toUnstructured(obj client.Object) *unstructured.Unstructured {
-	content, err := k8sruntime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	Expect(err).NotTo(HaveOccurred())
 	u := &unstructured.Unstructured{Object: content}
 	gvks, _, err := testenv.Scheme().ObjectKinds(obj)

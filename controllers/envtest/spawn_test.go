@@ -34,9 +34,9 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 func createRun(ns string, spec v1.SubagentRunSpec) *v1.SubagentRun {
@@ -186,5 +186,5 @@ var _ = Describe("SubagentRun", func() {
 
 // workspaceOf is the workspace directory of a session in the suite's workspace root.
 func workspaceOf(ns, sessionID string) string {
-	return runtime.WorkspaceDir(filepath.Join(dataDir, "workspaces"), ns, sessionID)
+	return turns.WorkspaceDir(filepath.Join(dataDir, "workspaces"), ns, sessionID)
 }

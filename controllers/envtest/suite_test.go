@@ -49,8 +49,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 var (
@@ -67,7 +67,7 @@ var (
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
 	writes sync.Map
 	// engine is the running manager's turn engine; calls sees every model call it makes.
-	engine *runtime.Engine
+	engine *turns.Engine
 	// mgrCache is the running manager's informer cache.
 	mgrCache cache.Cache
 	calls    = &modelCalls{}
@@ -127,7 +127,7 @@ func startManager() {
 	// The manager's event recorder, on the real clock: no spec times events.
 	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
 	Expect(mgr.Add(events)).To(Succeed())
-	engine, err = runtime.NewEngine(runtime.Options{
+	engine, err = turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, Clock: fakeClock, Recorder: events.GetEventRecorder("agent-runtime"),
 		// The throttle is unit-tested; here a session's counters are checked after each turn.
@@ -148,7 +148,7 @@ func startManager() {
 	closed, err := egress.Parse([]string{mcpHost + "/32"}, false)
 	Expect(err).NotTo(HaveOccurred())
 	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
-	engine.UseTools(runtime.ToolSources{MCP: mcp, WorkspaceRoot: dataDir + "/workspaces"})
+	engine.UseTools(turns.ToolSources{MCP: mcp, WorkspaceRoot: dataDir + "/workspaces"})
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events, MCP: mcp,
 		TTLAfterFinished: suiteTTL, MCPProbeTimeout: suiteProbeTimeout,

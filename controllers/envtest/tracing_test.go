@@ -30,7 +30,7 @@ import (
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -126,7 +126,7 @@ var _ = Describe("GenAI traces over OTLP", func() {
 		spawnArgs, _ := json.Marshal(map[string]any{"task": "look around", "agentId": "bob"})
 		createAgent(ns, "alice", rule("^Sub-agent announce step", v1.AnnounceSkip), rule("^Agent-to-agent announce step", v1.AnnounceSkip),
 			v1.ScriptRule{Match: "^delegate", Reply: "{{toolResults}}",
-				ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn", Arguments: &k8sruntime.RawExtension{Raw: spawnArgs}}}})
+				ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn", Arguments: &runtime.RawExtension{Raw: spawnArgs}}}})
 		createAgent(ns, "bob", rule("^look", "found it"), rule("^Agent-to-agent announce step", v1.AnnounceSkip))
 		createSession(ns, "agent:alice:main", "alice")
 		createSession(ns, "agent:bob:main", "bob")

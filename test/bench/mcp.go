@@ -22,18 +22,18 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 func init() {
@@ -56,7 +56,7 @@ const (
 func benchMCP() ([]Figure, error) {
 	srv := mcptest.New(false)
 	defer srv.Close()
-	args := &k8sruntime.RawExtension{Raw: []byte(`{"text":"x"}`)}
+	args := &runtime.RawExtension{Raw: []byte(`{"text":"x"}`)}
 	agent := &v1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: benchNS, Name: "bench"},
 		Spec: v1.AgentSpec{
@@ -81,21 +81,21 @@ func benchMCP() ([]Figure, error) {
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: mcpSessionID, SessionKey: mcpKey}); err != nil {
 		return nil, err
 	}
-	engine, err := runtime.NewEngine(runtime.Options{Client: cl, Reader: cl, Store: store})
+	engine, err := turns.NewEngine(turns.Options{Client: cl, Reader: cl, Store: store})
 	if err != nil {
 		return nil, err
 	}
 	defer engine.Stop()
 	pool := mcptools.NewPool(mcptools.Options{})
 	defer pool.Close()
-	engine.UseTools(runtime.ToolSources{MCP: pool})
-	wake := engine.Wake(runtime.OwnerSessionSend)
+	engine.UseTools(turns.ToolSources{MCP: pool})
+	wake := engine.Wake(turns.OwnerSessionSend)
 
 	turn := func(i int, input string) (time.Duration, error) {
 		id := "bench-" + strconv.Itoa(i)
 		start := time.Now()
-		owner := runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: benchNS, Name: id}}
-		err := engine.Submit(ctx, runtime.TurnRequest{
+		owner := turns.Owner{Kind: turns.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: benchNS, Name: id}}
+		err := engine.Submit(ctx, turns.TurnRequest{
 			ID: id, Namespace: benchNS, SessionKey: mcpKey,
 			Input: transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: input}}},
 			Owner: owner,

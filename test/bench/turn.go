@@ -26,16 +26,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	apiruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 func init() {
@@ -78,18 +78,18 @@ func benchTurn() ([]Figure, error) {
 		}
 	}
 	sink := &statusSink{r: r}
-	e, err := runtime.NewEngine(runtime.Options{Client: sink, Reader: r, APIReader: r, Store: st})
+	e, err := turns.NewEngine(turns.Options{Client: sink, Reader: r, APIReader: r, Store: st})
 	if err != nil {
 		return nil, err
 	}
 	defer e.Stop()
-	wake := e.Wake(runtime.OwnerSessionSend)
+	wake := e.Wake(turns.OwnerSessionSend)
 
 	run := func(n int, prefix string) error {
 		for i := range n {
 			id := prefix + strconv.Itoa(i)
-			owner := runtime.Owner{Kind: runtime.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: turnNS, Name: id}}
-			req := runtime.TurnRequest{
+			owner := turns.Owner{Kind: turns.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: turnNS, Name: id}}
+			req := turns.TurnRequest{
 				ID: id + "/round-1", Namespace: turnNS, SessionKey: "agent:bench:webchat:group:t" + strconv.Itoa(i%turnSessions),
 				Input: transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "hello"}}},
 				Owner: owner,
@@ -216,6 +216,6 @@ func (w sinkWriter) Patch(context.Context, client.Object, client.Patch, ...clien
 	w.s.patches.Add(1)
 	return nil
 }
-func (w sinkWriter) Apply(context.Context, apiruntime.ApplyConfiguration, ...client.SubResourceApplyOption) error {
+func (w sinkWriter) Apply(context.Context, runtime.ApplyConfiguration, ...client.SubResourceApplyOption) error {
 	return nil
 }

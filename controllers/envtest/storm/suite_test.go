@@ -36,9 +36,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
-	"github.com/agent-sessions/agent-session-operator/internal/runtime"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
@@ -86,7 +86,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
 	Expect(mgr.Add(events)).To(Succeed())
-	engine, err := runtime.NewEngine(runtime.Options{
+	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, Recorder: events.GetEventRecorder("agent-runtime"),
 	})

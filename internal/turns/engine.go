@@ -1,0 +1,323 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package turns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxConcurrentTurns = 64
+	DefaultWakeBuffer         = 1024
+	DefaultStatusInterval     = time.Second
+
+	// statusWriteTimeout bounds one session status write.
+	statusWriteTimeout = 10 * time.Second
+)
+
+// Errors a TurnResult may carry; match them with errors.Is.
+var (
+	// ErrDeadline: the turn's Deadline passed.
+	ErrDeadline = errors.New("turn deadline exceeded")
+	// ErrAborted: the turn was aborted with Abort.
+	ErrAborted = errors.New("turn aborted")
+	// ErrShutdown: the manager is stopping; submit the turn again after the restart.
+	ErrShutdown = errors.New("turn engine shutting down")
+	// ErrToolLoop: the model still asked for tools after MaxToolIterations model calls.
+	ErrToolLoop = errors.New("tool loop bound reached")
+)
+
+// Options configure an Engine. Client, Reader and Store are required.
+type Options struct {
+	// Client writes: session status patches, SessionSend and SubagentRun creates.
+	Client client.Client
+	// Reader is the manager's informer cache: AgentSessions, Agents and SessionPolicies are
+	// read from it, so tools make no API call per row.
+	Reader client.Reader
+	// APIReader reads Secrets (API keys) uncached, so the manager need not cache every Secret;
+	// nil means Client.
+	APIReader client.Reader
+	// Watcher watches SessionSends while sessions_send waits for a reply; nil means Client
+	// when it implements client.WithWatch. Without one, sessions_send with timeoutSeconds > 0
+	// reports an error.
+	Watcher client.WithWatch
+	// Store holds the transcripts.
+	Store transcript.Store
+	// Clock times deadlines, waits and durations; nil means the real clock.
+	Clock clock.WithTickerAndDelayedExecution
+	// MaxConcurrentTurns bounds the turns running at once across all sessions (default 64).
+	MaxConcurrentTurns int
+	// MaxTurnsPerNamespace bounds the turns of one namespace running at once, so that no
+	// namespace can hold every slot (default half of MaxConcurrentTurns, at least 1).
+	MaxTurnsPerNamespace int
+	// WakeBuffer is the size of each Wake channel (default 1024).
+	WakeBuffer int
+	// Recorder, when set, records an Event on the session for failed and aborted turns.
+	Recorder events.EventRecorder
+	// StatusInterval is how often at most a busy session's status is written after turns
+	// (the first turn after a quiet interval is written at once, the last one always);
+	// 0 means DefaultStatusInterval, a negative value writes after every turn.
+	StatusInterval time.Duration
+	// ModelAttemptTimeout bounds one HTTP attempt of a model call (a hung one is retried);
+	// 0 means provider.DefaultAttemptTimeout, negative means no bound.
+	ModelAttemptTimeout time.Duration
+	// ModelIdleTimeout bounds the silence within a model HTTP attempt (no first byte, no
+	// progress); 0 means provider.DefaultIdleTimeout, negative means no bound.
+	ModelIdleTimeout time.Duration
+	// Egress is the operator's egress policy for model base URLs; nil refuses loopback,
+	// link-local and unspecified addresses.
+	Egress *egress.Policy
+	// NewProvider builds a provider from an Agent's config; nil means provider.New. Tests
+	// and benchmarks wrap it to observe model calls.
+	NewProvider func(provider.Config) (provider.Provider, error)
+}
+
+// Engine runs agent turns: one FIFO lane per session and a global bound. It implements
+// Runner and manager.Runnable. Turns run as soon as they are submitted (Start need not have
+// been called); Start only ties the engine's life to the manager: when its context ends,
+// running turns are cancelled with ErrShutdown and Start returns once they have ended.
+type Engine struct {
+	opts  Options
+	clock clock.WithTickerAndDelayedExecution
+	// toolEnv is what the session tools read and write with: the manager's clients.
+	toolEnv sessiontools.Env
+	slots   *fairShare
+
+	base context.Context
+	stop context.CancelCauseFunc
+	wg   sync.WaitGroup
+
+	mu    sync.Mutex
+	lanes map[laneKey]*lane
+	jobs  map[string]*job // queued or running, by turn id
+	// owners holds, per owner, its queued and running turns and its finished outcomes not
+	// yet released (see owners.go); the engine's memory is bounded by its live owners.
+	owners owners
+	wake   map[string]chan event.GenericEvent
+
+	providers providerCache
+	tools     toolset
+	history   *historyCache
+	status    *throttle[statusUpdate]
+}
+
+var (
+	_ Runner                         = (*Engine)(nil)
+	_ manager.Runnable               = (*Engine)(nil)
+	_ manager.LeaderElectionRunnable = (*Engine)(nil)
+)
+
+// NewEngine returns an engine ready to take turns.
+func NewEngine(o Options) (*Engine, error) {
+	if o.Client == nil || o.Reader == nil || o.Store == nil {
+		return nil, errors.New("runtime: Options.Client, Reader and Store are required")
+	}
+	if o.APIReader == nil {
+		o.APIReader = o.Client
+	}
+	if o.Watcher == nil {
+		o.Watcher, _ = o.Client.(client.WithWatch)
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.MaxConcurrentTurns <= 0 {
+		o.MaxConcurrentTurns = DefaultMaxConcurrentTurns
+	}
+	if o.MaxTurnsPerNamespace <= 0 {
+		o.MaxTurnsPerNamespace = max(1, o.MaxConcurrentTurns/2)
+	}
+	if o.WakeBuffer <= 0 {
+		o.WakeBuffer = DefaultWakeBuffer
+	}
+	if o.NewProvider == nil {
+		o.NewProvider = provider.New
+	}
+	e := &Engine{
+		opts:    o,
+		clock:   o.Clock,
+		slots:   newFairShare(o.MaxConcurrentTurns, o.MaxTurnsPerNamespace),
+		lanes:   map[laneKey]*lane{},
+		jobs:    map[string]*job{},
+		owners:  owners{},
+		wake:    map[string]chan event.GenericEvent{},
+		tools:   sessionTools(),
+		history: newHistoryCache(DefaultHistoryCacheBytes),
+		toolEnv: sessiontools.Env{Client: o.Client, Reader: o.Reader, APIReader: o.APIReader,
+			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
+	}
+	if o.StatusInterval == 0 {
+		o.StatusInterval = DefaultStatusInterval
+	}
+	e.status = newThrottle(o.Clock, o.StatusInterval, e.writeStatus)
+	e.base, e.stop = context.WithCancelCause(context.Background())
+	return e, nil
+}
+
+// Start implements manager.Runnable: it blocks until ctx ends, then cancels every turn and
+// waits for the lanes to drain.
+func (e *Engine) Start(ctx context.Context) error {
+	<-ctx.Done()
+	e.Stop()
+	return nil
+}
+
+// Stop cancels every queued and running turn with ErrShutdown and waits for them to end.
+func (e *Engine) Stop() {
+	e.stop(ErrShutdown)
+	e.wg.Wait()
+	e.status.flush()
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: turns are submitted by the
+// reconcilers, which run on the leader only.
+func (e *Engine) NeedLeaderElection() bool { return true }
+
+// Submit implements Runner.
+func (e *Engine) Submit(_ context.Context, req TurnRequest) error {
+	switch {
+	case req.ID == "":
+		return errors.New("runtime: turn without ID")
+	case req.Namespace == "" || req.SessionKey == "":
+		return fmt.Errorf("runtime: turn %s names no session", req.ID)
+	case req.Owner.Kind == "" || req.Owner.Name == "":
+		return fmt.Errorf("runtime: turn %s has no owner", req.ID)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.jobs[req.ID]; ok {
+		return nil
+	}
+	if _, ok := e.owners.result(req.Owner, req.ID); ok {
+		return nil
+	}
+	j := e.newJob(req)
+	e.owners.add(j)
+	e.enqueueLocked(j)
+	return nil
+}
+
+// Result implements Runner.
+func (e *Engine) Result(owner Owner, id string) (TurnResult, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.owners.result(owner, id)
+}
+
+// Abort implements Runner: the owner's running turns are cancelled (their model calls see
+// the context end) and end with ErrAborted, marking their sessions abortedLastRun; queued
+// ones are dropped; finished outcomes are forgotten, and so are those of the cancelled turns
+// when they end. It reports how many turns were queued or running.
+func (e *Engine) Abort(owner Owner) int {
+	e.mu.Lock()
+	live := e.owners.release(owner)
+	e.mu.Unlock()
+	for _, j := range live {
+		j.cancel(ErrAborted)
+	}
+	return len(live)
+}
+
+// Holds reports whether the engine holds a turn or an outcome of owner.
+func (e *Engine) Holds(owner Owner) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.owners[owner]
+	return ok
+}
+
+// Owners reports how many owners the engine holds turns or outcomes for: those with a turn
+// queued or running, or a finished one not yet released with Abort.
+func (e *Engine) Owners() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.owners)
+}
+
+// Wake implements Runner.
+func (e *Engine) Wake(kind string) <-chan event.GenericEvent {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.wakeLocked(kind)
+}
+
+func (e *Engine) wakeLocked(kind string) chan event.GenericEvent {
+	ch, ok := e.wake[kind]
+	if !ok {
+		ch = make(chan event.GenericEvent, e.opts.WakeBuffer)
+		e.wake[kind] = ch
+	}
+	return ch
+}
+
+// finish records a turn's outcome and wakes its owner.
+func (e *Engine) finish(j *job, res TurnResult) {
+	e.mu.Lock()
+	delete(e.jobs, j.req.ID)
+	e.owners.finish(j, res)
+	ch := e.wakeLocked(j.req.Owner.Kind)
+	e.mu.Unlock()
+
+	ev := event.GenericEvent{Object: ownerObject(j.req.Owner)}
+	select {
+	case ch <- ev:
+		return
+	default:
+	}
+	// The buffer is full: a slow controller must not stall the lane, so the event waits in
+	// its own goroutine until it is taken or the engine stops.
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		select {
+		case ch <- ev:
+		case <-e.base.Done():
+		}
+	}()
+}
+
+// ownerObject is the object of a wake event; only its namespace and name matter to
+// handler.EnqueueRequestForObject.
+func ownerObject(o Owner) client.Object {
+	meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
+	switch o.Kind {
+	case OwnerSessionSend:
+		return &v1.SessionSend{ObjectMeta: meta}
+	case OwnerSubagentRun:
+		return &v1.SubagentRun{ObjectMeta: meta}
+	}
+	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
+}
+
+// now is the engine clock's time.
+func (e *Engine) now() time.Time { return e.clock.Now() }

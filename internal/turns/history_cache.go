@@ -1,0 +1,191 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package turns
+
+import (
+	"container/list"
+	"context"
+	"sync"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// DefaultHistoryCacheBytes bounds the recent history the engine keeps between turns.
+const DefaultHistoryCacheBytes = 4 << 20
+
+// historyCache keeps the recent records of the sessions that ran turns lately, so a turn asks
+// the store only for what was appended since its session's last read instead of decoding the
+// whole window again (most of a busy manager's CPU). The store stays the source of truth:
+// records never change once written, so a cached prefix plus the records after it is exactly
+// what a full read returns, and the engine's own appends extend an entry only when they follow
+// it with no gap (extend), which lets a turn skip the read when its input lands right after
+// the cached records (turn_history.go). Least recently used sessions are dropped beyond a
+// byte budget.
+type historyCache struct {
+	max int
+
+	mu    sync.Mutex
+	size  int
+	lru   *list.List // of *historyEntry, most recent first
+	byKey map[string]*list.Element
+}
+
+type historyEntry struct {
+	key    string
+	recs   []transcript.Record
+	window int // recs are the last window records of the transcript (all when fewer)
+	bytes  int
+}
+
+func newHistoryCache(maxBytes int) *historyCache {
+	return &historyCache{max: maxBytes, lru: list.New(), byKey: map[string]*list.Element{}}
+}
+
+// recent returns the last limit records of a transcript, reading from store only those after
+// the cached ones. The records are shared with the cache: read them, never modify them.
+func (c *historyCache) recent(ctx context.Context, store transcript.Store, namespace, sessionID string, limit int) ([]transcript.Record, error) {
+	key := historyKey(namespace, sessionID)
+	cached, window := c.get(key)
+	if window < limit {
+		// The entry may lack records older than it holds that this window needs.
+		cached, window = nil, limit
+	}
+	var after int64
+	if n := len(cached); n > 0 {
+		after = cached[n-1].Seq
+	}
+	page, err := store.Read(ctx, namespace, sessionID, transcript.ReadOptions{Limit: window, AfterSeq: after, IncludeTools: true})
+	if err != nil {
+		// A session the store no longer has may come back with seqs from 1 again.
+		c.drop(key)
+		return nil, err
+	}
+	recs := page.Messages
+	if after > 0 && !page.HasMore {
+		recs = joinWindow(cached, recs, window)
+	}
+	c.put(key, recs, window)
+	return recs[max(0, len(recs)-limit):], nil
+}
+
+// joinWindow is the last window records of cached followed by recs, in a new slice (readers
+// share cached).
+func joinWindow(cached, recs []transcript.Record, window int) []transcript.Record {
+	keep := max(0, len(cached)+len(recs)-window)
+	return append(append(make([]transcript.Record, 0, len(cached)-keep+len(recs)), cached[keep:]...), recs...)
+}
+
+// historyKey is a transcript's key in the cache.
+func historyKey(namespace, sessionID string) string { return namespace + "/" + sessionID }
+
+// peek returns the last limit cached records of a transcript without asking the store, and
+// false when the cache cannot answer for that many. They are exact only up to the store's
+// newest record when nothing was appended since: the caller proves that (extend).
+func (c *historyCache) peek(key string, limit int) ([]transcript.Record, bool) {
+	recs, window := c.get(key)
+	if len(recs) == 0 || window < limit {
+		return nil, false
+	}
+	return recs[max(0, len(recs)-limit):], true
+}
+
+// extend appends records the engine just appended to a cached transcript when they follow
+// its last cached record with no gap, and says whether they did. Records that do not (the
+// cache is behind another writer's appends, or the store returned records it already had)
+// leave the entry as it is: the next read brings it up to date.
+func (c *historyCache) extend(key string, recs []transcript.Record) bool {
+	if len(recs) == 0 {
+		return false
+	}
+	c.mu.Lock()
+	el, ok := c.byKey[key]
+	if !ok {
+		c.mu.Unlock()
+		return false
+	}
+	e := el.Value.(*historyEntry)
+	next := e.recs[len(e.recs)-1].Seq + 1
+	for i := range recs {
+		if recs[i].Seq != next+int64(i) {
+			c.mu.Unlock()
+			return false
+		}
+	}
+	merged, window := joinWindow(e.recs, recs, e.window), e.window
+	c.mu.Unlock()
+	c.put(key, merged, window)
+	return true
+}
+
+// get returns a session's cached records, the last window of its transcript (all of it when
+// shorter).
+func (c *historyCache) get(key string) ([]transcript.Record, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		return nil, 0
+	}
+	c.lru.MoveToFront(el)
+	e := el.Value.(*historyEntry)
+	return e.recs, e.window
+}
+
+// put stores recs (which the cache then owns) and evicts beyond the budget; a history
+// larger than the whole budget is not kept.
+func (c *historyCache) put(key string, recs []transcript.Record, window int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removeLocked(key)
+	b := recordsBytes(recs)
+	if b > c.max || len(recs) == 0 {
+		return
+	}
+	c.byKey[key] = c.lru.PushFront(&historyEntry{key: key, recs: recs, window: window, bytes: b})
+	c.size += b
+	for c.size > c.max {
+		c.removeLocked(c.lru.Back().Value.(*historyEntry).key)
+	}
+}
+
+func (c *historyCache) drop(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removeLocked(key)
+}
+
+func (c *historyCache) removeLocked(key string) {
+	if el, ok := c.byKey[key]; ok {
+		c.size -= el.Value.(*historyEntry).bytes
+		c.lru.Remove(el)
+		delete(c.byKey, key)
+	}
+}
+
+// recordOverhead estimates a record's memory beyond its variable-length strings.
+const recordOverhead = 256
+
+func recordsBytes(recs []transcript.Record) int {
+	n := 0
+	for i := range recs {
+		r := &recs[i]
+		n += recordOverhead + len(r.ID) + len(r.IdempotencyKey) + len(r.Message.ToolCallID) + len(r.Message.ToolName)
+		for j := range r.Message.Content {
+			b := &r.Message.Content[j]
+			n += len(b.Text) + len(b.ID) + len(b.Name) + len(b.Arguments) + len(b.Thinking) + len(b.ThinkingSignature)
+		}
+	}
+	return n
+}

@@ -1,0 +1,180 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package turns
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// readLog is a store that records the reads it serves and can fail the next one.
+type readLog struct {
+	transcript.Store
+	reads   []transcript.ReadOptions
+	failOne bool
+}
+
+func (s *readLog) Read(ctx context.Context, ns, id string, o transcript.ReadOptions) (transcript.Page, error) {
+	s.reads = append(s.reads, o)
+	if s.failOne {
+		s.failOne = false
+		return transcript.Page{}, errors.New("store down")
+	}
+	return s.Store.Read(ctx, ns, id, o)
+}
+
+func newHistoryStore(t *testing.T, sessions ...string) *readLog {
+	t.Helper()
+	st := &readLog{Store: transcripttest.NewMemoryStore()}
+	for _, id := range sessions {
+		if _, err := st.CreateSession(context.Background(), transcript.SessionHeader{Namespace: "ns", SessionID: id, SessionKey: "agent:a:" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+func appendText(t *testing.T, st transcript.Store, id string, n int, size int) {
+	t.Helper()
+	for range n {
+		m := transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: "text", Text: strings.Repeat("x", size)}}}
+		if _, err := st.Append(context.Background(), "ns", id, transcript.AppendRequest{Message: m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func recentSeqs(t *testing.T, c *historyCache, st transcript.Store, id string, limit int) []int64 {
+	t.Helper()
+	recs, err := c.recent(context.Background(), st, "ns", id, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int64, len(recs))
+	for i := range recs {
+		out[i] = recs[i].Seq
+	}
+	return out
+}
+
+func TestHistoryCacheReadsOnlyWhatIsNew(t *testing.T) {
+	st := newHistoryStore(t, "s1")
+	c := newHistoryCache(1 << 20)
+	appendText(t, st, "s1", 3, 10)
+	if got := recentSeqs(t, c, st, "s1", 5); !cmp.Equal(got, []int64{1, 2, 3}) {
+		t.Fatalf("first read = %v", got)
+	}
+	appendText(t, st, "s1", 4, 10)
+	if got := recentSeqs(t, c, st, "s1", 5); !cmp.Equal(got, []int64{3, 4, 5, 6, 7}) {
+		t.Errorf("window after 4 more = %v, want 3..7", got)
+	}
+	if got := recentSeqs(t, c, st, "s1", 5); !cmp.Equal(got, []int64{3, 4, 5, 6, 7}) {
+		t.Errorf("read with nothing new = %v, want 3..7", got)
+	}
+	// More than the window since the last read: the page alone is the history.
+	appendText(t, st, "s1", 9, 10)
+	if got := recentSeqs(t, c, st, "s1", 5); !cmp.Equal(got, []int64{12, 13, 14, 15, 16}) {
+		t.Errorf("window after a gap = %v, want 12..16", got)
+	}
+	want := []int64{0, 3, 7, 7}
+	for i, o := range st.reads {
+		if o.AfterSeq != want[i] || o.Limit != 5 || !o.IncludeTools {
+			t.Errorf("read %d = %+v, want AfterSeq %d, limit 5, tools", i, o, want[i])
+		}
+	}
+}
+
+func TestHistoryCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	st := newHistoryStore(t, "a", "b", "c")
+	for _, id := range []string{"a", "b", "c"} {
+		appendText(t, st, id, 2, 100)
+	}
+	// Room for two of the three histories (2 records of about 356 bytes each).
+	c := newHistoryCache(2 * 2 * (recordOverhead + 150))
+	recentSeqs(t, c, st, "a", 10)
+	recentSeqs(t, c, st, "b", 10)
+	recentSeqs(t, c, st, "a", 10) // a is now the most recent
+	recentSeqs(t, c, st, "c", 10) // evicts b
+	st.reads = nil
+	recentSeqs(t, c, st, "a", 10)
+	recentSeqs(t, c, st, "b", 10)
+	if st.reads[0].AfterSeq != 2 || st.reads[1].AfterSeq != 0 {
+		t.Errorf("reads after eviction = %+v, want a cached (after 2) and b read whole", st.reads)
+	}
+
+	// A history larger than the whole budget is never kept.
+	big := newHistoryStore(t, "big")
+	appendText(t, big, "big", 1, 4096)
+	small := newHistoryCache(1024)
+	recentSeqs(t, small, big, "big", 10)
+	recentSeqs(t, small, big, "big", 10)
+	if big.reads[1].AfterSeq != 0 || small.size != 0 {
+		t.Errorf("oversized history cached: reads %+v, size %d", big.reads, small.size)
+	}
+}
+
+func TestHistoryCacheForgetsASessionOnError(t *testing.T) {
+	st := newHistoryStore(t, "s1")
+	c := newHistoryCache(1 << 20)
+	appendText(t, st, "s1", 3, 10)
+	recentSeqs(t, c, st, "s1", 10)
+	st.failOne = true
+	if _, err := c.recent(context.Background(), st, "ns", "s1", 10); err == nil {
+		t.Fatal("read through a failing store succeeded")
+	}
+	recentSeqs(t, c, st, "s1", 10)
+	if last := st.reads[len(st.reads)-1]; last.AfterSeq != 0 {
+		t.Errorf("read after an error = %+v, want a whole read", last)
+	}
+}
+
+// The cache must return exactly what a whole read returns, whatever the interleaving of
+// appends, reads, window sizes and evictions.
+func TestHistoryCacheMatchesWholeReads(t *testing.T) {
+	ids := []string{"s0", "s1", "s2", "s3"}
+	st := newHistoryStore(t, ids...)
+	c := newHistoryCache(6 * (recordOverhead + 40))
+	rng := rand.New(rand.NewPCG(1, 2))
+	ctx := context.Background()
+	for step := range 2000 {
+		id := ids[rng.IntN(len(ids))]
+		if rng.IntN(2) == 0 {
+			appendText(t, st, id, 1+rng.IntN(4), rng.IntN(40))
+			continue
+		}
+		limit := 1 + rng.IntN(8)
+		got, err := c.recent(ctx, st, "ns", id, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := st.Store.Read(ctx, "ns", id, transcript.ReadOptions{Limit: limit, IncludeTools: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(page.Messages, got); diff != "" {
+			t.Fatalf("step %d, %s limit %s (-whole +cached):\n%s", step, id, strconv.Itoa(limit), diff)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package turns
+
+import (
+	"context"
+	"maps"
+	"strconv"
+
+	"go.opentelemetry.io/otel/trace"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
+)
+
+// stamp marks an object a session tool is about to create: the turn's owner (so that
+// cancelling it cancels what its turns started), the hop count and the chain, and with
+// tracing on its own trace linked to this call.
+func (c *toolCall) stamp(ctx context.Context, obj client.Object) error {
+	chainLabels, marks, err := c.chainMarks(ctx)
+	if err != nil {
+		return err
+	}
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[v1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
+	maps.Copy(labels, chainLabels)
+	obj.SetLabels(labels)
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	maps.Copy(a, marks)
+	if tracing.Enabled() {
+		// Its own trace from the start (no annotation write later), linked to this call.
+		a[tracing.Annotation] = tracing.NewRoot()
+		a[tracing.LinkAnnotation] = tracing.Format(trace.SpanContextFromContext(ctx))
+	}
+	obj.SetAnnotations(a)
+	return nil
+}
+
+// chainMarks are the labels and annotations a session tool puts on the SessionSend or
+// SubagentRun it creates: the hop count of the object that owns the calling turn plus one,
+// and the chain it belongs to (the owner's, or the owner itself when it is a root). The
+// webhook accepts them only from the manager and holds them to the SessionPolicy's
+// maxHops, maxSendsPerChain and maxPairRepeats, so a chain of agents calling each other
+// ends however the models answer.
+func (c *toolCall) chainMarks(ctx context.Context) (labels, annotations map[string]string, err error) {
+	var owner client.Object
+	switch c.req.Owner.Kind {
+	case OwnerSessionSend:
+		owner = &v1.SessionSend{}
+	case OwnerSubagentRun:
+		owner = &v1.SubagentRun{}
+	}
+	var parentLabels, parentAnnotations map[string]string
+	parentUID := ""
+	if owner != nil {
+		err := c.e.opts.Reader.Get(ctx, c.req.Owner.NamespacedName, owner)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, nil, err
+		}
+		// An owner deleted mid-turn starts a hop count again and is taken for a root; the
+		// namespace's rate still bounds how often.
+		parentLabels, parentAnnotations = owner.GetLabels(), owner.GetAnnotations()
+		parentUID = string(OwnerUIDOf(c.req.ID))
+	}
+	labels, annotations = policy.NextChain(parentLabels, parentAnnotations, parentUID, c.req.Owner.Kind, c.req.Owner.Name)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[v1.HopsAnnotation] = strconv.Itoa(policy.NextHops(parentAnnotations))
+	return labels, annotations, nil
+}

@@ -1,0 +1,99 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package turns
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
+)
+
+// ToolSources are where the tools beyond the session tools come from.
+type ToolSources struct {
+	// MCP resolves Agents' MCP tool servers; nil offers no MCP tools. The manager shares
+	// one pool between the engine and the Agent reconciler.
+	MCP *mcptools.Pool
+	// WorkspaceRoot holds the sub-agent workspaces, <root>/<namespace>/<sessionId>, where
+	// attachments land; empty offers no workspace tools.
+	WorkspaceRoot string
+}
+
+// UseTools sets the engine's tool sources. Call it before the first Submit.
+func (e *Engine) UseTools(src ToolSources) { e.tools.src = src }
+
+// WorkspaceDir is the workspace of a sub-agent session.
+func WorkspaceDir(root, namespace, sessionID string) string {
+	return filepath.Join(root, namespace, sessionID)
+}
+
+// forTurn assembles the tools a turn is offered, in a stable order. A session gets the
+// built-in tools and its Agent's MCP tools. A sub-agent session gets no session tools (so
+// it cannot spawn or send), the MCP tools narrowed by its Agent's spec.subagents.tools,
+// and workspace_list / workspace_read over its own workspace.
+func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSession) ([]provider.Tool, map[string]*tool) {
+	sub := isSubagent(s)
+	var defs []provider.Tool
+	offered := map[string]*tool{}
+	add := func(tl *tool) {
+		if _, dup := offered[tl.def.Name]; !dup {
+			offered[tl.def.Name] = tl
+			defs = append(defs, tl.def)
+		}
+	}
+	allowed := func(name string) bool {
+		allow := agent.Spec.Subagents.Tools
+		return !sub || len(allow) == 0 || slices.Contains(allow, name)
+	}
+	for _, tl := range ts.builtin {
+		if !(sub && tl.session) && allowed(tl.def.Name) {
+			add(tl)
+		}
+	}
+	if ts.src.MCP != nil && len(agent.Spec.Tools.MCPServers) > 0 {
+		set := ts.src.MCP.Resolve(ctx, agent)
+		for _, mt := range set.Tools() {
+			if allowed(mt.Name) {
+				add(mcpTool(set, mt))
+			}
+		}
+	}
+	if sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "" {
+		dir := WorkspaceDir(ts.src.WorkspaceRoot, s.Namespace, s.Status.SessionID)
+		add(workspaceListTool(dir))
+		add(workspaceReadTool(dir))
+	}
+	return defs, offered
+}
+
+// mcpTool offers one tool of an MCP server; its result text and error flag go to the model
+// as the server gave them. A server that fails or is slow ends only this call.
+func mcpTool(set *mcptools.Set, mt mcptools.Tool) *tool {
+	desc := mt.Description
+	if desc == "" {
+		desc = "Tool " + mt.Remote + " of the MCP server " + mt.Server + "."
+	}
+	return &tool{
+		mcp: true,
+		def: provider.Tool{Name: mt.Name, Description: desc, Parameters: mt.Schema},
+		run: func(ctx context.Context, c *toolCall) (any, error) {
+			r := set.Call(ctx, mt.Name, c.args)
+			return toolText{text: r.Text, isErr: r.IsError}, nil
+		},
+	}
+}

@@ -1,0 +1,286 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package turns
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// MaxToolIterations bounds the model calls of one turn; a model still asking for tools
+// after that many ends the turn with ErrToolLoop.
+const MaxToolIterations = 16
+
+// turn is the state of one running turn.
+type turn struct {
+	e       *Engine
+	req     *TurnRequest
+	session *v1.AgentSession
+	agent   *v1.Agent
+	prov    provider.Provider
+
+	system string
+	tools  []provider.Tool
+	// offered are the tools of this turn by name: a call of any other is an error result.
+	offered map[string]*tool
+	// msgs is what the model sees: the fitted history, then this turn's messages.
+	msgs []provider.Message
+	// done holds this turn's records already in the transcript (a repeated turn): their
+	// steps are not run again, their content is reused.
+	done map[string]transcript.Record
+	// pending are appended together at the next flush: one durable append before tools run
+	// and one at the end, not one per message.
+	pending []transcript.AppendRequest
+	step    int
+
+	lastInput int64 // input tokens of the last model call: the context size
+	res       TurnResult
+
+	// cachedLast is the seq of the last cached record the turn's history came from, until
+	// its first append proves nothing was appended after it (verifyHistory); 0 when the
+	// history was read from the store. appended is set by the turn's first append, and
+	// contiguous when that append landed right after cachedLast.
+	cachedLast int64
+	appended   bool
+	contiguous bool
+}
+
+// runTurn runs one turn to its end and records it; the caller wakes the owner, then hands
+// the turn's effect on its session's status to offerStatus.
+func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
+	turnsRunning.Inc()
+	defer turnsRunning.Dec()
+	t := &turn{e: e, req: req, res: TurnResult{Started: e.now()}}
+	ctx, span := startTurnSpan(ctx, req)
+	defer func() { endTurnSpan(span, t) }()
+	err := t.prepare(ctx)
+	if err == nil {
+		var stop func()
+		ctx, stop = e.withTurnDeadline(ctx, t.agent)
+		defer stop()
+		// The input is durable before the model is called: history shows what a running
+		// turn works on, and an interrupted turn keeps its input.
+		err = t.flush(ctx)
+	}
+	if err == nil {
+		err = t.verifyHistory(ctx)
+	}
+	if err == nil {
+		err = t.loop(ctx)
+	}
+	if ferr := t.flush(context.WithoutCancel(ctx)); err == nil {
+		err = ferr
+	}
+	t.res.Finished = e.now()
+	if cause := interruption(ctx); cause != nil && err != nil {
+		t.res.Aborted = true
+		if !errors.Is(err, cause) {
+			err = fmt.Errorf("%w: %v", cause, err)
+		}
+	}
+	t.res.Err = err
+	e.record(ctx, t)
+	return t
+}
+
+// abortedBeforeStart is the outcome of a turn cancelled while it waited in its lane.
+func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) *turn {
+	now := e.now()
+	t := &turn{e: e, req: req, res: TurnResult{Started: now, Finished: now, Err: cause, Aborted: true}}
+	if s, err := e.sessionByKey(e.base, req.Namespace, req.SessionKey); err == nil {
+		t.session = s
+	}
+	e.record(e.base, t)
+	return t
+}
+
+// prepare loads the session, agent, provider and history, and queues the input message.
+func (t *turn) prepare(ctx context.Context) error {
+	e, req := t.e, t.req
+	s, err := e.sessionByKey(ctx, req.Namespace, req.SessionKey)
+	if err != nil {
+		return err
+	}
+	t.session = s
+	if s.Status.SessionID == "" {
+		return fmt.Errorf("session %q has no sessionId yet", req.SessionKey)
+	}
+	if t.agent, err = e.agent(ctx, req.Namespace, s.Spec.AgentID); err != nil {
+		return err
+	}
+	if t.prov, err = e.provider(ctx, t.agent); err != nil {
+		return err
+	}
+	t.system = t.agent.Spec.SystemPrompt
+	if req.SystemContext != "" {
+		if t.system != "" {
+			t.system += "\n\n"
+		}
+		t.system += req.SystemContext
+	}
+	t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
+
+	return t.loadHistory(ctx)
+}
+
+// recordSystemContext queues the turn's system context (its role in a send or run) as a
+// system record before its input, once: a reader of the transcript sees what the model was
+// told. Models never get it back from history (toProvider skips system records); each turn
+// brings its own.
+func (t *turn) recordSystemContext() {
+	if t.req.SystemContext == "" {
+		return
+	}
+	k := t.req.ID + "/system"
+	if _, ok := t.done[k]; ok {
+		return
+	}
+	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: transcript.Message{
+		Role: transcript.RoleSystem, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: t.req.SystemContext}},
+	}})
+}
+
+// key is the idempotency key of the current step.
+func (t *turn) key() string { return t.req.ID + "/" + strconv.Itoa(t.step) }
+
+// reuse returns the message already recorded for the current step, or queues m for it.
+func (t *turn) reuse(m transcript.Message) transcript.Message {
+	k := t.key()
+	if r, ok := t.done[k]; ok {
+		return r.Message
+	}
+	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: m})
+	return m
+}
+
+// flush appends the pending messages. When the store already had a key (a turn repeated
+// after a crash), the stored record wins, so the repeated turn has the first one's outcome;
+// flush returns the stored version of the last pending message.
+func (t *turn) flush(ctx context.Context) error {
+	if len(t.pending) == 0 || t.session == nil {
+		return nil
+	}
+	recs, err := t.e.opts.Store.Append(ctx, t.req.Namespace, t.session.Status.SessionID, t.pending...)
+	t.pending = t.pending[:0]
+	if err != nil {
+		return fmt.Errorf("appending to transcript: %w", err)
+	}
+	t.noteAppended(recs)
+	if len(recs) > 0 {
+		last := &recs[len(recs)-1]
+		if last.Message.Role == transcript.RoleAssistant {
+			t.noteAssistant(&last.Message, true)
+		}
+	}
+	return nil
+}
+
+// loop calls the model and runs the tools it asks for, MaxToolIterations times at most.
+func (t *turn) loop(ctx context.Context) error {
+	for range MaxToolIterations {
+		t.step++
+		var msg transcript.Message
+		if r, ok := t.done[t.key()]; ok {
+			msg = r.Message
+		} else {
+			began := t.e.now()
+			cctx, cspan := startChatSpan(ctx, t)
+			resp, err := t.prov.Complete(t.e.observeRetries(cctx, t), provider.Request{
+				Model:    t.session.Spec.Model,
+				System:   t.system,
+				Messages: t.msgs,
+				Tools:    t.tools,
+				Thinking: string(t.session.Spec.ThinkingLevel),
+			})
+			modelCallDuration.WithLabelValues(t.prov.Name(), outcome(err != nil)).Observe(t.e.now().Sub(began).Seconds())
+			endChatSpan(cspan, resp, err)
+			if err != nil {
+				return err
+			}
+			msg = t.reuse(assistantMessage(resp, t.prov.Name(), t.agent.Spec.Model.Pricing, t.session.Spec.ThinkingLevel))
+			countModelUsage(t.req.Namespace, t.agent.Name, cmp.Or(msg.Model, t.agent.Spec.Model.Name, t.prov.Name()), msg.Usage)
+		}
+		calls := t.noteAssistant(&msg, false)
+		if len(calls) == 0 {
+			return nil
+		}
+		// The call must be durable before its effects (objects created by tools).
+		if err := t.flush(ctx); err != nil {
+			return err
+		}
+		last := &t.msgs[len(t.msgs)-1]
+		for i := range last.ToolCalls {
+			if err := t.callTool(ctx, &last.ToolCalls[i]); err != nil {
+				return err
+			}
+		}
+	}
+	t.res.StopReason = provider.StopReasonToolCalls
+	return fmt.Errorf("%w: the model asked for tools after %d calls", ErrToolLoop, MaxToolIterations)
+}
+
+// noteAssistant puts an assistant message into the model's view and the result; replace
+// swaps it for the stored version after a flush. It returns the message's tool calls.
+func (t *turn) noteAssistant(m *transcript.Message, replace bool) []provider.ToolCall {
+	pm, _ := toProvider(m)
+	if replace {
+		if n := len(t.msgs); n > 0 && t.msgs[n-1].Role == provider.RoleAssistant {
+			t.msgs[n-1] = pm
+		}
+		t.res.Text = pm.Text
+		return pm.ToolCalls
+	}
+	t.msgs = append(t.msgs, pm)
+	t.res.Text, t.res.StopReason = pm.Text, m.StopReason
+	if u := m.Usage; u != nil {
+		t.res.InputTokens += u.Input
+		t.res.OutputTokens += u.Output
+		t.res.Cost += u.Cost
+		t.res.CachedInputTokens += u.CachedInput
+		if u.Currency != "" {
+			t.res.CostNanos += u.CostNanos
+			t.res.Currency = u.Currency
+		}
+		t.lastInput = u.Input
+	}
+	return pm.ToolCalls
+}
+
+// callTool runs one tool call (unless a repeated turn already has its result) and queues
+// its result.
+func (t *turn) callTool(ctx context.Context, call *provider.ToolCall) error {
+	t.step++
+	var msg transcript.Message
+	if r, ok := t.done[t.key()]; ok {
+		msg = r.Message
+	} else {
+		text, isErr := t.e.tools.run(ctx, t, call)
+		if err := interruption(ctx); err != nil {
+			return err
+		}
+		msg = t.reuse(toolResultMessage(call, text, isErr))
+	}
+	pm, _ := toProvider(&msg)
+	t.msgs = append(t.msgs, pm)
+	t.res.LastToolResult = pm.Text
+	return nil
+}

@@ -1,0 +1,111 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package turns
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// loadHistory gives the turn its session's recent history and queues its input. A session
+// whose recent records are cached (the lane's earlier turns appended them) is not read: the
+// turn's first append says whether anything else was appended since, and verifyHistory reads
+// only then. Otherwise the history is read from the store as before.
+func (t *turn) loadHistory(ctx context.Context) error {
+	e, req := t.e, t.req
+	key := historyKey(req.Namespace, t.session.Status.SessionID)
+	if recs, ok := e.history.peek(key, historyMessages); ok && !t.hasOwn(recs) {
+		t.cachedLast = recs[len(recs)-1].Seq
+		t.useHistory(recs)
+		return nil
+	}
+	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, t.session.Status.SessionID, historyMessages)
+	if err != nil {
+		return fmt.Errorf("reading transcript: %w", err)
+	}
+	t.useHistory(recs)
+	return nil
+}
+
+// verifyHistory runs after the turn's first append. A history taken from the cache stands
+// when that append landed right after it; otherwise another writer appended in between (or
+// the turn ran before), and the history is read from the store and used instead, the
+// turn's own records (its input just appended among them) as done.
+func (t *turn) verifyHistory(ctx context.Context) error {
+	if t.cachedLast == 0 || t.contiguous {
+		return nil
+	}
+	t.cachedLast = 0
+	recs, err := t.e.history.recent(ctx, t.e.opts.Store, t.req.Namespace, t.session.Status.SessionID, historyMessages)
+	if err != nil {
+		return fmt.Errorf("reading transcript: %w", err)
+	}
+	t.useHistory(recs)
+	return nil
+}
+
+// noteAppended keeps the cache in step with the turn's appends, and records whether the
+// first of them followed the cached history.
+func (t *turn) noteAppended(recs []transcript.Record) {
+	extended := t.e.history.extend(historyKey(t.req.Namespace, t.session.Status.SessionID), recs)
+	if !t.appended {
+		t.appended = true
+		t.contiguous = extended && t.cachedLast > 0 && len(recs) > 0 && recs[0].Seq == t.cachedLast+1
+	}
+}
+
+// hasOwn says recs hold a record of this turn (it ran before): those cases read the store.
+func (t *turn) hasOwn(recs []transcript.Record) bool {
+	prefix := t.req.ID + "/"
+	for i := range recs {
+		if strings.HasPrefix(recs[i].IdempotencyKey, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// useHistory splits recs into the turn's own records (done) and the history the model
+// sees, queues the system context and the input unless done, and fits the model's view.
+func (t *turn) useHistory(recs []transcript.Record) {
+	prefix := t.req.ID + "/"
+	history := make([]provider.Message, 0, len(recs)+4)
+	for i := range recs {
+		r := &recs[i]
+		if strings.HasPrefix(r.IdempotencyKey, prefix) {
+			if t.done == nil {
+				t.done = map[string]transcript.Record{}
+			}
+			t.done[r.IdempotencyKey] = *r
+			continue
+		}
+		if m, ok := toProvider(&r.Message); ok {
+			history = append(history, m)
+		}
+	}
+
+	t.recordSystemContext()
+	input := t.reuse(t.req.Input)
+	in, _ := toProvider(&input)
+	window := int64(DefaultContextTokens)
+	if w := t.agent.Spec.Model.ContextTokens; w != nil {
+		window = *w
+	}
+	t.msgs = append(fitContext(history, contextBudget(window, t.system, t.tools, &in)), in)
+}
