@@ -211,14 +211,14 @@ func hostAllowed(r *http.Request, allowed []string) bool {
 	return true
 }
 
-// tools are the session tools and subagents.
-func tools() []sessiontools.Tool { return append(sessiontools.All(), subagentsTool()) }
+// Tools are the session tools and subagents, as /mcp and the console offer them.
+func Tools() []sessiontools.Tool { return append(sessiontools.All(), subagentsTool()) }
 
 // ToolNames are the tools /mcp and /console/tools/ offer, each a door of its own (the door
 // matrix test needs a row for each).
 func ToolNames() []string {
 	var names []string
-	for _, t := range tools() {
+	for _, t := range Tools() {
 		names = append(names, t.Name)
 	}
 	return names
@@ -227,7 +227,7 @@ func ToolNames() []string {
 // newServer is the MCP server with the tools.
 func newServer(o Options, namespace, session string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agent-sessions", Version: "v1alpha1"}, nil)
-	for _, t := range tools() {
+	for _, t := range Tools() {
 		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return run(ctx, o, namespace, session, req, t.Run)

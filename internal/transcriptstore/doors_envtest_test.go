@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
@@ -32,7 +33,7 @@ import (
 
 // The door matrix: every door of the sidecar (transcriptstore.DoorRoutes), every tool it offers
 // (mcpserver.ToolNames, over /mcp and /console/tools/) and every console action
-// (mcpserver.ConsolePaths) has a row naming the access layer's right it asks, and each row
+// (actions.Paths) has a row naming the access layer's right it asks, and each row
 // is tried by every kind of caller. A door or tool added without a row fails
 // TestDoorMatrixCoversEveryDoor; one that skips the layer fails TestDoorMatrix (the caller
 // without the right gets through).
@@ -150,7 +151,7 @@ func TestDoorMatrixCoversEveryDoor(t *testing.T) {
 			t.Errorf("MCP tool %s has no row in the door matrix", tool)
 		}
 	}
-	for _, p := range mcpserver.ConsolePaths() {
+	for _, p := range actions.Paths() {
 		if !has("/console/", p) {
 			t.Errorf("console action %s has no row in the door matrix", p)
 		}

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/console"
+	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
@@ -187,7 +188,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, limits.streams)
 		var o mcpserver.Options
 		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects, limits); err == nil {
-			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), mcpserver.ConsoleHandler(o)
+			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 		}
 	}
 	var mux *http.ServeMux

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package mcpserver_test
+package actions_test
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 )
 
@@ -50,7 +50,7 @@ func consoleAction(t *testing.T, h http.Handler, path, token, origin, contentTyp
 
 func TestConsoleSendIsAPersonsSend(t *testing.T) {
 	o, fc := mcpservertest.Options()
-	h := mcpserver.ConsoleHandler(o)
+	h := actions.Handler(o)
 	code, out := consoleAction(t, h, "/console/send", "alice", "https://127.0.0.1:8443", "application/json",
 		`{"sessionKey":"agent:main:main","message":"hello from the console"}`)
 	if code != http.StatusCreated || out["name"] == "" || out["runId"] == "" {
@@ -76,21 +76,21 @@ func TestConsoleCancelSetsSpecCancel(t *testing.T) {
 	if err := fc.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	code, out := consoleAction(t, mcpserver.ConsoleHandler(o), "/console/cancel", "alice", "", "application/json", `{"kind":"run","name":"slow"}`)
+	code, out := consoleAction(t, actions.Handler(o), "/console/cancel", "alice", "", "application/json", `{"kind":"run","name":"slow"}`)
 	if code != http.StatusOK {
 		t.Fatalf("cancel: %d %v", code, out)
 	}
 	if err := fc.Get(ctx, client.ObjectKeyFromObject(run), run); err != nil || !run.Spec.Cancel {
 		t.Errorf("spec.cancel = %v (%v), want true", run.Spec.Cancel, err)
 	}
-	if code, _ := consoleAction(t, mcpserver.ConsoleHandler(o), "/console/cancel", "alice", "", "application/json", `{"kind":"send","name":"missing"}`); code != http.StatusNotFound {
+	if code, _ := consoleAction(t, actions.Handler(o), "/console/cancel", "alice", "", "application/json", `{"kind":"send","name":"missing"}`); code != http.StatusNotFound {
 		t.Errorf("cancel of a missing send: %d, want 404", code)
 	}
 }
 
 func TestConsoleRunsSessionToolsAsAPerson(t *testing.T) {
 	o, _ := mcpservertest.Options()
-	h := mcpserver.ConsoleHandler(o)
+	h := actions.Handler(o)
 	req := httptest.NewRequest(http.MethodPost, "/console/tools/sessions_list?namespace="+mcpservertest.Namespace, strings.NewReader(`{"limit":10}`))
 	req.Header.Set("Authorization", "Bearer alice")
 	req.Header.Set("Content-Type", "application/json")
@@ -112,7 +112,7 @@ func TestConsoleRunsSessionToolsAsAPerson(t *testing.T) {
 
 func TestConsoleActionsRefuse(t *testing.T) {
 	o, _ := mcpservertest.Options()
-	h := mcpserver.ConsoleHandler(o)
+	h := actions.Handler(o)
 	send := `{"sessionKey":"agent:main:main","message":"x"}`
 	for _, c := range []struct {
 		name, path, token, origin, contentType, body string
@@ -148,7 +148,7 @@ func TestConsoleWorkListsASessionsSendsAndRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h := mcpserver.ConsoleHandler(o)
+	h := actions.Handler(o)
 	req := httptest.NewRequest(http.MethodPost, "/console/work?namespace="+ns, strings.NewReader(`{"sessionKey":"agent:main:main"}`))
 	req.Header.Set("Authorization", "Bearer alice")
 	req.Header.Set("Content-Type", "application/json")

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package mcpserver
+package actions
 
 import (
 	"context"
@@ -22,11 +22,8 @@ import (
 	"slices"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
-	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
-	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
 
 // maxActionBody bounds a console action's body: a send's message is at most 256 KiB.
@@ -42,7 +39,7 @@ type cancelAction struct {
 	Name string `json:"name"`
 }
 
-// ConsoleHandler serves the console's writes and first reads, made as the signed-in caller exactly as
+// Handler serves the console's writes and first reads, made as the signed-in caller exactly as
 // the MCP tools are:
 //
 //	POST /console/send?namespace=NS   {"sessionKey","message"}  a person's send; 201 {"name","runId"}
@@ -55,14 +52,14 @@ type cancelAction struct {
 // person: they need the bearer header and a JSON body (both force a CORS preflight, which
 // is never granted) and a local or allowed Origin. Like /mcp, every action needs the right
 // to list the namespace's sessions, and then the rights of what it does.
-func ConsoleHandler(o Options) http.Handler {
+func Handler(o mcpserver.Options) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			actionError(w, http.StatusMethodNotAllowed, errors.New("POST only"))
 			return
 		}
-		if !hostAllowed(r, o.AllowedHosts) {
+		if !o.HostAllowed(r) {
 			actionError(w, http.StatusForbidden, errors.New("host or origin not allowed"))
 			return
 		}
@@ -70,22 +67,9 @@ func ConsoleHandler(o Options) http.Handler {
 			actionError(w, http.StatusUnsupportedMediaType, errors.New("Content-Type must be application/json"))
 			return
 		}
-		id, err := o.identityOf(r.Context(), r.Header, namespaceOf(r), "")
+		call, code, err := o.ActionCall(w, r)
 		if err != nil {
-			code := http.StatusInternalServerError
-			if errors.Is(err, caller.ErrUnauthenticated) {
-				code = http.StatusUnauthorized
-				w.Header().Set("WWW-Authenticate", `Bearer realm="agent-sessions"`)
-			}
 			actionError(w, code, err)
-			return
-		}
-		if err := o.mayList(r.Context(), id.user, id.namespace); err != nil {
-			actionError(w, apiCode(err), err)
-			return
-		}
-		if err := o.Limits.Rates.Exhausted(id.user.GetName()); err != nil {
-			actionError(w, http.StatusTooManyRequests, err)
 			return
 		}
 		act, ok := consoleActions[r.URL.Path]
@@ -94,11 +78,6 @@ func ConsoleHandler(o Options) http.Handler {
 		}
 		if !ok {
 			actionError(w, http.StatusNotFound, errors.New("no such action"))
-			return
-		}
-		call, err := newCall(r.Context(), o, id, callID("console", id))
-		if err != nil {
-			actionError(w, http.StatusInternalServerError, err)
 			return
 		}
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
@@ -124,14 +103,14 @@ var consoleActions = map[string]consoleAction{
 	"/console/sessions": consoleSessions,
 }
 
-// ConsolePaths are every console action's path, each a door of its own (the door matrix
+// Paths are every console action's path, each a door of its own (the door matrix
 // test needs a row for each).
-func ConsolePaths() []string {
+func Paths() []string {
 	var paths []string
 	for p := range consoleActions {
 		paths = append(paths, p)
 	}
-	for _, t := range tools() {
+	for _, t := range mcpserver.Tools() {
 		paths = append(paths, consoleToolsPrefix+t.Name)
 	}
 	slices.Sort(paths)
@@ -148,7 +127,7 @@ func consoleSend(ctx context.Context, call *sessiontools.Call, dec *json.Decoder
 	s, denied, err := call.StartSend(ctx, a.SessionKey, a.Message, sessiontools.DefaultSendTimeoutSeconds)
 	switch {
 	case err != nil:
-		return apiCode(err), nil, err
+		return mcpserver.APICode(err), nil, err
 	case denied != nil:
 		return refusalCode(denied), nil, errors.New(denied.Error)
 	}
@@ -166,7 +145,7 @@ func consoleCancel(ctx context.Context, call *sessiontools.Call, dec *json.Decod
 	}
 	obj.SetNamespace(call.Namespace)
 	if err := call.Cancel(ctx, obj); err != nil {
-		return apiCode(err), nil, err
+		return mcpserver.APICode(err), nil, err
 	}
 	return http.StatusOK, map[string]string{"name": a.Name, "status": "cancel requested"}, nil
 }
@@ -180,7 +159,7 @@ func consoleWork(ctx context.Context, call *sessiontools.Call, dec *json.Decoder
 	}
 	work, err := workOf(ctx, call, a.SessionKey)
 	if err != nil {
-		return apiCode(err), nil, err
+		return mcpserver.APICode(err), nil, err
 	}
 	return http.StatusOK, work, nil
 }
@@ -194,7 +173,7 @@ func consoleSessions(ctx context.Context, call *sessiontools.Call, dec *json.Dec
 	}
 	rows, err := sessionsOf(ctx, call, a.Limit)
 	if err != nil {
-		return apiCode(err), nil, err
+		return mcpserver.APICode(err), nil, err
 	}
 	return http.StatusOK, map[string]any{"sessions": rows, "count": len(rows)}, nil
 }
@@ -216,31 +195,19 @@ func toolAction(path string) (consoleAction, bool) {
 		}
 		out, err := t.Run(ctx, call, args)
 		if err != nil {
-			return apiCode(err), nil, err
+			return mcpserver.APICode(err), nil, err
 		}
 		return http.StatusOK, out, nil
 	}, true
 }
 
 func toolNamed(name string) (sessiontools.Tool, bool) {
-	for _, t := range tools() {
+	for _, t := range mcpserver.Tools() {
 		if t.Name == name {
 			return t, true
 		}
 	}
 	return sessiontools.Tool{}, false
-}
-
-// apiCode is the HTTP status the API server answered with, or 500.
-func apiCode(err error) int {
-	if errors.Is(err, userlimits.ErrRateLimited) {
-		return http.StatusTooManyRequests
-	}
-	var s apierrors.APIStatus
-	if errors.As(err, &s) && s.Status().Code >= 400 {
-		return int(s.Status().Code)
-	}
-	return http.StatusInternalServerError
 }
 
 // refusalCode is the HTTP status of a refused send: 403 for a policy or RBAC refusal, 422

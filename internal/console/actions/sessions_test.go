@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package mcpserver_test
+package actions_test
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -55,7 +55,7 @@ func TestConsoleSessionsCarryCountersAndUsage(t *testing.T) {
 	if err := fc.Create(ctx, ops); err != nil {
 		t.Fatal(err)
 	}
-	h := mcpserver.ConsoleHandler(o)
+	h := actions.Handler(o)
 	type row struct {
 		Key                string    `json:"key"`
 		Kind               string    `json:"kind"`
@@ -110,7 +110,7 @@ func TestConsoleWorkListsTheRunTree(t *testing.T) {
 		Runs        []v1.SubagentRun `json:"runs"`
 		Descendants []v1.SubagentRun `json:"descendants"`
 	}
-	postJSON(t, mcpserver.ConsoleHandler(o), "/console/work", `{"sessionKey":"agent:main:main"}`, &out)
+	postJSON(t, actions.Handler(o), "/console/work", `{"sessionKey":"agent:main:main"}`, &out)
 	names := func(runs []v1.SubagentRun) []string {
 		var n []string
 		for _, r := range runs {
