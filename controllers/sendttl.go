@@ -15,9 +15,8 @@
 package controllers
 
 import (
-	"container/heap"
 	"context"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,40 +36,43 @@ import (
 // sendTTL deletes finished SessionSends when their TTL has passed. The manager's cache holds
 // no finished send (cacheindex.UnfinishedSends), so the send controller cannot wait for a
 // TTL: it hands each send it finishes to schedule, and at start (a restart, a new leader)
-// sweep schedules every finished send the API server has. A scheduled send is a name, a
-// UID and a due time, about a tenth of the cached object it replaces.
-//
-// Due times come from the injected clock; a real ticker looks for due sends every ttlPoll,
-// so the schedule sets no timer on that clock (a fake clock's waiters stay the turns').
+// sweep schedules every finished send the API server has. A scheduled send waits in a
+// delaying work queue (as jobset's TTL controller does) as a name and a UID, and the queue's
+// de-duplication keeps a send scheduled twice (by the controller and the sweep) once.
 type sendTTL struct {
 	api   client.Reader // the API server, not the cache: finished sends are only there
 	del   client.Writer
 	clock clock.PassiveClock
 	def   time.Duration
 	owns  func(namespace string) bool
-
-	mu  sync.Mutex
-	due ttlHeap
+	queue workqueue.TypedDelayingInterface[ttlItem]
 }
 
-// ttlItem is one scheduled send. 100,000 finished sends are 100,000 items, so the UID is
-// kept as the 16 bytes of its UUID rather than its 36-character string (rawUID holds a UID
-// that is not a UUID: the API server never makes one).
+// ttlItem is one scheduled send. 100,000 finished sends are 100,000 items, so the item is
+// 48 bytes: one namespace/name string, and the UID as the 16 bytes of its UUID rather than
+// its 36-character string (rawUID holds a UID that is not a UUID: the API server never makes
+// one). Waiting in the queue (its map key, its heap entry, the string) a send costs about
+// 200 bytes (BenchmarkSendTTLBytes); a hand-rolled heap held at least 112.
 type ttlItem struct {
-	types.NamespacedName
+	key    string    // namespace/name: one string, not two
 	uid    uuid.UUID // zero when rawUID holds the UID
 	rawUID types.UID
-	At     time.Time
 }
 
-func newTTLItem(ns, name string, uid types.UID, at time.Time) ttlItem {
-	item := ttlItem{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}, At: at}
+func newTTLItem(ns, name string, uid types.UID) ttlItem {
+	item := ttlItem{key: ns + "/" + name}
 	if u, err := uuid.Parse(string(uid)); err == nil && u.String() == string(uid) && u != (uuid.UUID{}) {
 		item.uid = u
 	} else {
 		item.rawUID = uid
 	}
 	return item
+}
+
+// Key is the scheduled send's namespace and name (neither holds a slash).
+func (i ttlItem) Key() types.NamespacedName {
+	ns, name, _ := strings.Cut(i.key, "/")
+	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
 // UID is the scheduled send's UID.
@@ -80,78 +83,62 @@ func (i ttlItem) UID() types.UID {
 	return types.UID(i.uid.String())
 }
 
-// ttlHeap orders scheduled sends by due time, soonest first.
-type ttlHeap []ttlItem
-
-func (h ttlHeap) Len() int           { return len(h) }
-func (h ttlHeap) Less(i, j int) bool { return h[i].At.Before(h[j].At) }
-func (h ttlHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *ttlHeap) Push(x any)        { *h = append(*h, x.(ttlItem)) }
-func (h *ttlHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 const (
 	// sweepPage is the page size of the start sweep's lists.
 	sweepPage = 500
-	// ttlPoll is how often due sends are looked for: a TTL ends at most this late.
+	// ttlPoll is the longest the queue waits before it reads the clock again: a TTL ends at
+	// most this late, however the clock jumps.
 	ttlPoll = time.Second
 	// ttlRetry is how soon a failed delete is tried again.
 	ttlRetry = 10 * time.Second
 )
 
+// newSendTTL reads due times from clk, and waits on real timers of at most ttlPoll (pollClock),
+// so the schedule sets no timer on clk: a fake clock's waiters stay the turns'.
 func newSendTTL(api client.Reader, del client.Writer, clk clock.PassiveClock, def time.Duration, owns func(string) bool) *sendTTL {
-	return &sendTTL{api: api, del: del, clock: clk, def: def, owns: owns}
+	return newSendTTLOn(api, del, pollClock{clk}, def, owns)
+}
+
+// newSendTTLOn waits on the timers of clk itself (a unit test's fake clock).
+func newSendTTLOn(api client.Reader, del client.Writer, clk clock.WithTicker, def time.Duration, owns func(string) bool) *sendTTL {
+	return &sendTTL{api: api, del: del, clock: clk, def: def, owns: owns,
+		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[ttlItem]{Clock: clk})}
 }
 
 // schedule queues the deletion of a finished send at its TTL; one kept forever is not queued.
 func (t *sendTTL) schedule(s *v1.SessionSend) {
-	now := t.clock.Now()
-	left, keep := ttlLeft(s.Spec.TTLSecondsAfterFinished, t.def, s.Status.CompletedAt, nil, now)
+	left, keep := ttlLeft(s.Spec.TTLSecondsAfterFinished, t.def, s.Status.CompletedAt, nil, t.clock.Now())
 	if keep || !t.owns(s.Namespace) {
 		return
 	}
-	t.add(newTTLItem(s.Namespace, s.Name, s.UID, now.Add(left)))
-}
-
-func (t *sendTTL) add(item ttlItem) {
-	t.mu.Lock()
-	heap.Push(&t.due, item)
-	t.mu.Unlock()
-}
-
-// popDue takes the soonest send if it is due.
-func (t *sendTTL) popDue() (ttlItem, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.due) == 0 || t.due[0].At.After(t.clock.Now()) {
-		return ttlItem{}, false
-	}
-	return heap.Pop(&t.due).(ttlItem), true
+	t.queue.AddAfter(newTTLItem(s.Namespace, s.Name, s.UID), left)
 }
 
 // Start sweeps, then deletes what falls due until ctx ends.
 func (t *sendTTL) Start(ctx context.Context) error {
+	go func() {
+		<-ctx.Done()
+		t.queue.ShutDown()
+	}()
 	if err := t.sweep(ctx); err != nil {
 		// A partial sweep leaves the rest for the next start; sends finished from now on
 		// are scheduled as they finish.
 		ctrl.LoggerFrom(ctx).Error(err, "listing finished SessionSends for their TTL")
 	}
-	tick := time.NewTicker(ttlPoll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-		for item, ok := t.popDue(); ok && ctx.Err() == nil; item, ok = t.popDue() {
-			t.delete(ctx, item)
-		}
+	for t.next(ctx) {
 	}
+	return nil
+}
+
+// next deletes the next due send; false once the queue is shut down.
+func (t *sendTTL) next(ctx context.Context) bool {
+	item, shutdown := t.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer t.queue.Done(item)
+	t.delete(ctx, item)
+	return true
 }
 
 // NeedLeaderElection: only the leader deletes.
@@ -184,16 +171,16 @@ func (t *sendTTL) sweep(ctx context.Context) error {
 // delete removes the send if it is still the one scheduled (same UID). A send owns nothing,
 // so no propagation policy: an orphaning delete would wait for the garbage collector.
 func (t *sendTTL) delete(ctx context.Context, item ttlItem) {
-	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: item.Namespace, Name: item.Name}}
+	key := item.Key()
+	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	uid := item.UID()
 	err := t.del.Delete(ctx, s, client.Preconditions{UID: &uid})
 	switch {
 	case err == nil:
-		ctrl.LoggerFrom(ctx).V(2).Info("deleted after its TTL", "sessionSend", item.NamespacedName)
+		ctrl.LoggerFrom(ctx).V(2).Info("deleted after its TTL", "sessionSend", key)
 	case apierrors.IsNotFound(err), apierrors.IsConflict(err): // gone, or another object by that name
 	default:
-		ctrl.LoggerFrom(ctx).Error(err, "deleting a SessionSend after its TTL", "sessionSend", item.NamespacedName)
-		item.At = t.clock.Now().Add(ttlRetry)
-		t.add(item)
+		ctrl.LoggerFrom(ctx).Error(err, "deleting a SessionSend after its TTL", "sessionSend", key)
+		t.queue.AddAfter(item, ttlRetry)
 	}
 }
