@@ -38,7 +38,7 @@ func TestCancelledStats(t *testing.T) {
 			want: v1.RunStats{Runtime: "0s", SessionKey: "agent:a:subagent:1"},
 		},
 		"cancelled while its task ran": {
-			st: v1.SubagentRunStatus{ChildSessionKey: "agent:a:subagent:1", StartedAt: &started,
+			st: v1.SubagentRunStatus{ChildSessionKey: "agent:a:subagent:1", OwnerStatus: v1.OwnerStatus{StartedAt: &started},
 				Usage: &v1.Usage{InputTokens: 12, OutputTokens: 3}},
 			child: child,
 			want: v1.RunStats{Runtime: "1m30.001s", InputTokens: 12, OutputTokens: 3, SessionKey: "agent:a:subagent:1",

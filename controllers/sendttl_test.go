@@ -100,7 +100,7 @@ func (a *ttlAPI) deletes() []string {
 func finishedSend(name string, phase v1.SendPhase, ttl *int32, ago time.Duration) *v1.SessionSend {
 	at := metav1.NewTime(epoch.Add(-ago))
 	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID(name + "-uid")},
-		Spec: v1.SessionSendSpec{TTLSecondsAfterFinished: ttl}, Status: v1.SessionSendStatus{Phase: phase, CompletedAt: &at}}
+		Spec: v1.SessionSendSpec{TTLSecondsAfterFinished: ttl}, Status: v1.SessionSendStatus{Phase: phase, OwnerStatus: v1.OwnerStatus{CompletedAt: &at}}}
 }
 
 // startTTL runs a schedule on a fake clock until the test ends.

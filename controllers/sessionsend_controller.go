@@ -67,7 +67,7 @@ func NewSessionSendReconciler(c client.Client, l lookup.Lookup, runner turns.Run
 	rec recorder.EventRecorder, ann *announcer, ttl time.Duration) *SessionSendReconciler {
 	r := &SessionSendReconciler{lookup: l, announcer: ann, ttl: ttl}
 	r.stepRunner = stepRunner[*v1.SessionSend]{client: c, runner: runner, clock: clk, recorder: rec,
-		ownerKind: turns.OwnerSessionSend, of: r, lookup: l}
+		ownerKind: turns.OwnerSessionSend, of: r, lookup: l, finishedNow: r.scheduleTTL}
 	return r
 }
 
@@ -78,6 +78,7 @@ func NewSessionSendReconciler(c client.Client, l lookup.Lookup, runner turns.Run
 
 func (r *SessionSendReconciler) steps() []step[*v1.SessionSend] {
 	return []step[*v1.SessionSend]{
+		{"cancel", r.cancel},
 		{"resolveTarget", r.resolveTarget},
 		{"roundOne", r.roundOne},
 		{"replyBack", r.replyBack},
@@ -86,26 +87,22 @@ func (r *SessionSendReconciler) steps() []step[*v1.SessionSend] {
 	}
 }
 
-func (r *SessionSendReconciler) newObject() *v1.SessionSend   { return &v1.SessionSend{} }
-func (r *SessionSendReconciler) status(s *v1.SessionSend) any { return &s.Status }
 func (r *SessionSendReconciler) observe(s *v1.SessionSend) {
-	s.Status.ObservedGeneration = s.Generation
 	phase := s.Status.Phase
 	if phase == "" {
 		phase = v1.SendRunning
 	}
 	setProgress(&s.Status.Conditions, s.Generation, string(phase), "the send is in phase "+string(phase))
 }
-func (r *SessionSendReconciler) phase(s *v1.SessionSend) string  { return string(s.Status.Phase) }
-func (r *SessionSendReconciler) finished(s *v1.SessionSend) bool { return sendFinished(s) }
-func (r *SessionSendReconciler) cancelRequested(s *v1.SessionSend) bool {
-	return s.Spec.Cancel && s.Status.Phase != v1.SendCancelled
-}
+func (r *SessionSendReconciler) phase(s *v1.SessionSend) string { return string(s.Status.Phase) }
 
-// cancel ends the send Cancelled; what its turns started is cancelled too.
-func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionSend]) error {
+// cancel ends the send Cancelled when spec.cancel asks; what its turns started is cancelled too.
+func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+	if !r.abortForCancel(f, f.obj.Spec.Cancel && f.obj.Status.Phase != v1.SendCancelled) {
+		return true, nil
+	}
 	if err := cancelStarted(ctx, r.client, f.obj, ""); err != nil {
-		return err
+		return false, err
 	}
 	st := &f.obj.Status
 	if st.Status == "" || st.Status == v1.SendAccepted {
@@ -115,11 +112,11 @@ func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionS
 		st.Error = "cancelled by spec.cancel"
 	}
 	r.end(f, cancelled, v1.SendCancelled, "Cancelled", "cancelled by spec.cancel; its running turns were aborted")
-	return nil
+	return true, nil
 }
 
-// finishedNow hands the send to the TTL schedule.
-func (r *SessionSendReconciler) finishedNow(s *v1.SessionSend) {
+// scheduleTTL hands a send that just finished to the TTL schedule.
+func (r *SessionSendReconciler) scheduleTTL(s *v1.SessionSend) {
 	if r.finishedTTL != nil {
 		r.finishedTTL.schedule(s)
 	}
@@ -133,13 +130,13 @@ func (r *SessionSendReconciler) afterFinish(ctx context.Context, s *v1.SessionSe
 
 // sendFinished reads what the cache keeps of a finished send (cacheindex trims the rest,
 // conditions included): it has completedAt.
-func sendFinished(s *v1.SessionSend) bool { return s.Status.CompletedAt != nil }
+func sendFinished(s *v1.SessionSend) bool { return s.Status.Finished() }
 
 // resolveTarget finds the target session: a key, a sessionId, or the alias main. A main
 // session that does not exist yet is created for an existing Agent.
 func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
 	send := f.obj
-	if r.finished(send) {
+	if sendFinished(send) {
 		return false, nil
 	}
 	ref := send.Spec.SessionKey

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -39,30 +40,25 @@ import (
 // notReadyRequeue is how soon a step waiting for a session's transcript looks again.
 const notReadyRequeue = 250 * time.Millisecond
 
-// ownerKind is what the step runner needs of a kind whose objects own turns (SessionSend,
-// SubagentRun): how to make, inspect and cancel one, and its steps in order.
-type ownerKind[T client.Object] interface {
-	newObject() T
-	// status is the part of the object the runner writes, compared before and after.
-	status(obj T) any
-	// observe stamps status.observedGeneration before the write.
-	observe(obj T)
-	// finished says the object reached a terminal phase (as the cache shows it).
-	finished(obj T) bool
-	// phase is the object's phase, for the finished-objects metric.
-	phase(obj T) string
-	// cancelRequested says spec.cancel is set and the object is not cancelled yet.
-	cancelRequested(obj T) bool
-	// cancel ends the object Cancelled (its turns are already aborted); the steps that
-	// still apply to a cancelled object (a run's announce) run after it.
-	cancel(ctx context.Context, f *flow[T]) error
-	// steps are the kind's named steps in order.
+// turnOwner is an object that owns turns (SessionSend, SubagentRun). The status the kinds
+// share (v1.OwnerStatus: observedGeneration, startedAt, completedAt) is read and stamped here.
+type turnOwner interface {
+	client.Object
+	GetOwnerStatus() *v1.OwnerStatus
+}
+
+// ownerKind is what differs between the kinds that own turns.
+type ownerKind[T turnOwner] interface {
+	// steps are the kind's named steps in order; the first applies a requested cancel
+	// (abortForCancel), so the steps that still apply to a cancelled object run after it.
 	steps() []step[T]
-	// afterFinish handles a finished object: its TTL, a kept child's archive.
+	// observe sets the kind's progress condition before a status write.
+	observe(obj T)
+	// phase is the object's phase, for the finished-objects metric and its trace.
+	phase(obj T) string
+	// afterFinish handles a finished object as the cache shows it: its TTL, a kept child's
+	// archive.
 	afterFinish(ctx context.Context, obj T) (ctrl.Result, error)
-	// finishedNow is told the status write that finished obj landed: what cannot wait for
-	// the cache to show it finished (a finished send never shows there).
-	finishedNow(obj T)
 }
 
 // step is one named step of an owner's reconcile. It returns done=false when the object
@@ -106,7 +102,7 @@ func (f *flow[T]) requeueAfter(d time.Duration) {
 // that owns the protocol with the turn engine: the stale-read guard, the deferred status
 // write (once at the end, if anything changed), the Events after it, the release of the
 // owner's turns when it finishes, is cancelled or is gone, and runTurn.
-type stepRunner[T client.Object] struct {
+type stepRunner[T turnOwner] struct {
 	client   client.Client
 	runner   turns.Runner
 	clock    clock.Clock
@@ -114,7 +110,10 @@ type stepRunner[T client.Object] struct {
 	// ownerKind is turns.OwnerSessionSend or turns.OwnerSubagentRun.
 	ownerKind string
 	of        ownerKind[T]
-	stale     staleReads
+	// finishedNow, when set, is told the status write that finished an object landed: what
+	// cannot wait for the cache to show it finished (a finished send never shows there).
+	finishedNow func(T)
+	stale       staleReads
 	// lookup finds the Agent of a turn's session, so a turn of an Agent that is not Ready
 	// fails at once with its reason instead of calling a provider that cannot answer.
 	lookup lookup.Lookup
@@ -124,7 +123,7 @@ type stepRunner[T client.Object] struct {
 func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	owner := turns.Owner{Kind: r.ownerKind, NamespacedName: req.NamespacedName}
 	log := ctrl.LoggerFrom(ctx)
-	obj := r.of.newObject()
+	obj := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.release(owner, log, "gone")
@@ -140,7 +139,7 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	case !obj.GetDeletionTimestamp().IsZero():
 		r.release(owner, log, "deleting")
 		return ctrl.Result{}, nil
-	case r.of.finished(obj):
+	case obj.GetOwnerStatus().Finished():
 		// Released when the cache shows it finished: until then the stale mark keeps a
 		// reconcile queued meanwhile from redoing a step from the old read.
 		r.release(owner, log, "finished")
@@ -155,7 +154,9 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	f := &flow[T]{obj: obj, owner: owner, log: log}
 	before := obj.DeepCopyObject().(T)
 	stepErr := r.runSteps(ctx, f)
-	if !equality.Semantic.DeepEqual(r.of.status(before), r.of.status(obj)) {
+	// The steps change only status, so a changed object is a changed status.
+	if !equality.Semantic.DeepEqual(before, obj) {
+		obj.GetOwnerStatus().ObservedGeneration = obj.GetGeneration()
 		r.of.observe(obj)
 		replaced := obj.GetResourceVersion()
 		if err := r.client.Status().Update(ctx, obj); err != nil {
@@ -168,10 +169,12 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, err
 		}
 		r.stale.wrote(obj, replaced)
-		if !r.of.finished(before) && r.of.finished(obj) {
+		if !before.GetOwnerStatus().Finished() && obj.GetOwnerStatus().Finished() {
 			turns.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
 			r.endTrace(obj)
-			r.of.finishedNow(obj)
+			if r.finishedNow != nil {
+				r.finishedNow(obj)
+			}
 		}
 	}
 	for _, ev := range f.events {
@@ -185,15 +188,8 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	return ctrl.Result{RequeueAfter: f.requeue}, nil
 }
 
-// runSteps applies a requested cancel, then runs the steps until one waits or fails.
+// runSteps runs the steps until one waits or fails.
 func (r *stepRunner[T]) runSteps(ctx context.Context, f *flow[T]) error {
-	if r.of.cancelRequested(f.obj) {
-		n := r.runner.Abort(f.owner)
-		f.log.V(2).Info("cancel requested", "abortedTurns", n)
-		if err := r.of.cancel(ctx, f); err != nil {
-			return err
-		}
-	}
 	for _, s := range r.of.steps() {
 		done, err := s.run(ctx, f)
 		if err != nil {
@@ -205,6 +201,16 @@ func (r *stepRunner[T]) runSteps(ctx context.Context, f *flow[T]) error {
 		}
 	}
 	return nil
+}
+
+// abortForCancel aborts the owner's turns when spec.cancel asks (requested) and the object
+// is not cancelled yet; the kind's cancel step then ends it Cancelled.
+func (r *stepRunner[T]) abortForCancel(f *flow[T], requested bool) bool {
+	if requested {
+		n := r.runner.Abort(f.owner)
+		f.log.V(2).Info("cancel requested", "abortedTurns", n)
+	}
+	return requested
 }
 
 // release drops everything the engine and the stale guard hold for the owner; running

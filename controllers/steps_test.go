@@ -17,6 +17,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -255,7 +256,7 @@ func TestSendReleaseAndTTL(t *testing.T) {
 
 	done := metav1.NewTime(epoch)
 	finished := send(func(s *v1.SessionSend) {
-		s.Status = v1.SessionSendStatus{Phase: v1.SendCompleted, CompletedAt: &done}
+		s.Status = v1.SessionSendStatus{Phase: v1.SendCompleted, OwnerStatus: v1.OwnerStatus{CompletedAt: &done}}
 		s.Spec.TTLSecondsAfterFinished = ptr.To[int32](60)
 	})
 	f = newFixture(t, nil, finished)
@@ -342,7 +343,7 @@ func TestSubagentRunSteps(t *testing.T) {
 		Name: "run", UID: "r1", Controller: ptr.To(true)}}
 	running := func(r *v1.SubagentRun) {
 		now := metav1.NewTime(epoch)
-		r.Status = v1.SubagentRunStatus{Status: "accepted", Phase: v1.RunRunning, ChildSessionKey: childKey, StartedAt: &now}
+		r.Status = v1.SubagentRunStatus{Status: "accepted", Phase: v1.RunRunning, ChildSessionKey: childKey, OwnerStatus: v1.OwnerStatus{StartedAt: &now}}
 	}
 	cases := map[string]struct {
 		objs      []client.Object
@@ -438,3 +439,16 @@ func TestReplyBackStopsWhereTheSendPolicyDenies(t *testing.T) {
 }
 
 func fromAlice(s *v1.SessionSend) { s.Spec.FromSessionKey = "agent:alice:main" }
+
+// The kinds share their status through v1.OwnerStatus: the runner asks a kind only for what
+// differs (steps, progress, phase, afterFinish), not for copied accessors.
+func TestOwnerKindIsSmall(t *testing.T) {
+	if n := reflect.TypeFor[ownerKind[*v1.SessionSend]]().NumMethod(); n > 4 {
+		t.Errorf("ownerKind has %d methods, want at most 4", n)
+	}
+	send := &v1.SessionSend{}
+	send.GetOwnerStatus().CompletedAt = &metav1.Time{Time: epoch}
+	if !sendFinished(send) || send.Status.CompletedAt == nil {
+		t.Error("the shared status is not the send's status")
+	}
+}

@@ -71,6 +71,7 @@ func NewSubagentRunReconciler(c client.Client, l lookup.Lookup, runner turns.Run
 
 func (r *SubagentRunReconciler) steps() []step[*v1.SubagentRun] {
 	return []step[*v1.SubagentRun]{
+		{"cancel", r.cancel},
 		{"resolveAgent", r.resolveAgent},
 		{"ensureChild", r.ensureChild},
 		{"accept", r.accept},
@@ -80,31 +81,27 @@ func (r *SubagentRunReconciler) steps() []step[*v1.SubagentRun] {
 	}
 }
 
-func (r *SubagentRunReconciler) newObject() *v1.SubagentRun     { return &v1.SubagentRun{} }
-func (r *SubagentRunReconciler) status(run *v1.SubagentRun) any { return &run.Status }
 func (r *SubagentRunReconciler) observe(run *v1.SubagentRun) {
-	run.Status.ObservedGeneration = run.Generation
 	reason, msg := "Running", "the run's task is running"
 	if p := run.Status.Phase; p != "" && p != v1.RunPending && p != v1.RunRunning {
 		reason, msg = "Announcing", "the run's task ended "+string(p)+"; its announce and cleanup are running"
 	}
 	setProgress(&run.Status.Conditions, run.Generation, reason, msg)
 }
-func (r *SubagentRunReconciler) phase(run *v1.SubagentRun) string  { return string(run.Status.Phase) }
-func (r *SubagentRunReconciler) finished(run *v1.SubagentRun) bool { return runFinished(run) }
-func (r *SubagentRunReconciler) cancelRequested(run *v1.SubagentRun) bool {
-	return run.Spec.Cancel && run.Status.Phase != v1.RunCancelled
-}
+func (r *SubagentRunReconciler) phase(run *v1.SubagentRun) string { return string(run.Status.Phase) }
 
 // runFinished: finish set completedAt, which the cache's trim keeps.
-func runFinished(run *v1.SubagentRun) bool { return run.Status.CompletedAt != nil }
+func runFinished(run *v1.SubagentRun) bool { return run.Status.Finished() }
 
-// cancel marks the run Cancelled and cancels what its child session started; the announce
-// (Status: cancelled) and the cleanup still run.
-func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.SubagentRun]) error {
+// cancel marks the run Cancelled when spec.cancel asks and cancels what its child session
+// started; the announce (Status: cancelled) and the cleanup still run.
+func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
 	run, st := f.obj, &f.obj.Status
+	if !r.abortForCancel(f, run.Spec.Cancel && st.Phase != v1.RunCancelled) {
+		return true, nil
+	}
 	if err := cancelStarted(ctx, r.client, run, st.ChildSessionKey); err != nil {
-		return err
+		return false, err
 	}
 	st.Phase, st.Notes = v1.RunCancelled, "cancelled by spec.cancel"
 	if st.Stats == nil {
@@ -112,17 +109,14 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 		if st.ChildSessionKey != "" {
 			var err error
 			if child, err = r.lookup.SessionByKey(ctx, run.Namespace, st.ChildSessionKey); err != nil {
-				return err
+				return false, err
 			}
 		}
 		st.Stats = cancelledStats(st, child, r.clock.Now())
 	}
 	f.event(corev1.EventTypeNormal, "Cancelled", "run cancelled by spec.cancel; its task was aborted")
-	return nil
+	return true, nil
 }
-
-// finishedNow: a finished run stays in the cache, and afterFinish handles it there.
-func (r *SubagentRunReconciler) finishedNow(*v1.SubagentRun) {}
 
 // afterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.

@@ -243,3 +243,24 @@ type Usage struct {
 	// +optional
 	Turns int64 `json:"turns,omitempty"`
 }
+
+// OwnerStatus is the status SessionSend and SubagentRun share, embedded inline in both (the
+// CRD schemas are as if each declared the fields): the step runner reads and stamps it for
+// either kind.
+type OwnerStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+}
+
+// GetOwnerStatus is the send's shared status.
+func (s *SessionSend) GetOwnerStatus() *OwnerStatus { return &s.Status.OwnerStatus }
+
+// GetOwnerStatus is the run's shared status.
+func (r *SubagentRun) GetOwnerStatus() *OwnerStatus { return &r.Status.OwnerStatus }
+
+// Finished says the owner reached its end: completedAt is set (the cache's trim keeps it).
+func (s *OwnerStatus) Finished() bool { return s.CompletedAt != nil }

@@ -107,8 +107,7 @@ type SendTurn struct {
 // SessionSendStatus is the sessions_send result of the session-tools specification plus
 // the steps after it.
 type SessionSendStatus struct {
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	OwnerStatus `json:",inline"`
 	// conditions: Replied (round 1 ended); at the end one of Completed (every step ended
 	// well), Failed or Cancelled. For GitOps tools (kstatus): Reconciling while the send works,
 	// Stalled once it failed.
@@ -141,10 +140,6 @@ type SessionSendStatus struct {
 	// announce is the outcome of the announce step in the target.
 	// +optional
 	Announce *Announce `json:"announce,omitempty"`
-	// +optional
-	StartedAt *metav1.Time `json:"startedAt,omitempty"`
-	// +optional
-	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 	// usage adds up every turn of the send: round 1, the ping-pong turns on both sides, and the announce step.
 	// +optional
 	Usage *Usage `json:"usage,omitempty"`

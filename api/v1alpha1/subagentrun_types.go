@@ -192,8 +192,7 @@ const SpawnAccepted SpawnStatus = "accepted"
 // SubagentRunStatus is the sessions_spawn result of the session-tools specification and
 // the run's outcome.
 type SubagentRunStatus struct {
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	OwnerStatus `json:",inline"`
 	// conditions, when the run and its announce are done: Completed (the task succeeded),
 	// Failed (it failed or timed out) or Cancelled. For GitOps tools (kstatus): Reconciling
 	// while the run works, Stalled once it failed or timed out.
@@ -232,10 +231,6 @@ type SubagentRunStatus struct {
 	// archiveAt is when the kept child session will be archived.
 	// +optional
 	ArchiveAt *metav1.Time `json:"archiveAt,omitempty"`
-	// +optional
-	StartedAt *metav1.Time `json:"startedAt,omitempty"`
-	// +optional
-	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 	// usage adds up the run's turns (the task and the announce) and, rolled up as it finishes, the usage of the runs its child spawned, so a run reports its whole tree.
 	// +optional
 	Usage *Usage `json:"usage,omitempty"`

@@ -76,7 +76,7 @@ func TestTrimFinishedRun(t *testing.T) {
 				Notes: "n", Stats: &v1.RunStats{Runtime: "1s"}, Attachments: []v1.AttachmentReceipt{{Name: "big.bin"}},
 				Announce:    &v1.Announce{Status: v1.AnnounceDelivered, Message: "the announce"},
 				Conditions:  []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}},
-				CompletedAt: completedAt},
+				OwnerStatus: v1.OwnerStatus{CompletedAt: completedAt}},
 		}
 	}
 	trimmed := &v1.SubagentRun{
@@ -85,7 +85,7 @@ func TestTrimFinishedRun(t *testing.T) {
 		Status: v1.SubagentRunStatus{Phase: v1.RunSucceeded, ChildSessionKey: "agent:x:subagent:1",
 			Announce:    &v1.Announce{Status: v1.AnnounceDelivered},
 			Conditions:  []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}},
-			CompletedAt: &done},
+			OwnerStatus: v1.OwnerStatus{CompletedAt: &done}},
 	}
 	cases := map[string]struct {
 		in, want any

@@ -282,7 +282,7 @@ func createRun(t *testing.T, ctx context.Context, c client.Client, name, request
 		t.Fatal(err)
 	}
 	started := metav1.NewTime(time.Now().Add(-time.Minute))
-	r.Status = v1.SubagentRunStatus{Status: "accepted", ChildSessionKey: child, Phase: phase, Usage: usage, StartedAt: &started}
+	r.Status = v1.SubagentRunStatus{Status: "accepted", ChildSessionKey: child, Phase: phase, Usage: usage, OwnerStatus: v1.OwnerStatus{StartedAt: &started}}
 	if phase == v1.RunSucceeded {
 		r.Status.CompletedAt = &started
 	}
