@@ -82,15 +82,19 @@ test: vet mcp-npm ## Unit tables, envtest suites, e2e and chaos (what CI runs).
 test-chaos: ## Only the chaos suite (part of make test): process kills, API server restart, provider faults.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -timeout $(TEST_TIMEOUT) -count=1 -v ./test/chaos/
 
-# Each fuzz target runs for FUZZTIME from its committed corpus (testdata/fuzz); the seeds
-# alone already run in make test.
-FUZZTIME ?= 10s
+# Each fuzz target runs FUZZTIME from its committed corpus (testdata/fuzz); the seeds alone
+# already run in make test. FUZZTIME is a count of executions, not a duration: Go 1.26's
+# fuzz coordinator can report a spurious "context deadline exceeded" when a duration ends
+# while a worker is mid-call (golang/go#75804, fixed in Go 1.27), which a loaded CI machine
+# hits; a count has no deadline to race. 200000x is a few seconds per target here.
+FUZZTIME ?= 200000x
 FUZZ_TARGETS = internal/sessionkey:FuzzParse internal/sessionkey:FuzzObjectName \
+	internal/sessionkey:FuzzChatTypeOfTo internal/events:FuzzParseFilter \
 	internal/transcript:FuzzDecodeRecord internal/transcript:FuzzParseHistoryQuery \
-	internal/sse:FuzzReader internal/provider:FuzzStreamDecoders
+	internal/sse:FuzzReader internal/provider:FuzzStreamDecoders internal/textutil:FuzzTruncate
 
 .PHONY: test-fuzz
-test-fuzz: ## Run every fuzz target for FUZZTIME (CI: 10s each).
+test-fuzz: ## Run every fuzz target for FUZZTIME executions (default 200000x).
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; \
