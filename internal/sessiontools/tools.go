@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,6 +86,9 @@ func (e *Env) apiReader() client.Reader {
 	}
 	return e.Client
 }
+
+// Now is the time on the Env's clock.
+func (e *Env) Now() time.Time { return e.clock().Now() }
 
 func (e *Env) clock() clock.WithTicker {
 	if e.Clock != nil {

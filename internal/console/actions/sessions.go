@@ -16,7 +16,6 @@ package actions
 
 import (
 	"context"
-	"time"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
@@ -48,7 +47,7 @@ func sessionsOf(ctx context.Context, call *sessiontools.Call, limit sessiontools
 	for _, s := range all {
 		byKey[s.Spec.Key] = s
 	}
-	rows := sessionrows.ListRows(all, sessionrows.NewListParams(nil, limit.Or(sessionrows.MaxListLimit), 0, 0), time.Now(), nil)
+	rows := sessionrows.ListRows(all, sessionrows.NewListParams(nil, limit.Or(sessionrows.MaxListLimit), 0, 0), call.Now(), nil)
 	out := make([]consoleSession, 0, len(rows))
 	for _, r := range rows {
 		s := byKey[r.Key]
