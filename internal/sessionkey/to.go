@@ -22,14 +22,15 @@ import "strings"
 // group keys ("discord:group:7"); "" when it names none. The delivery check
 // judges an announce by the chat it goes to, so a recipient that names a
 // group is judged as a group whatever the session is. Case is ignored: a
-// sink may read "Group:7" as a group too.
+// sink may read "Group:7" as a group too, and spaces around a part ("group :7") as
+// nothing, so each part is trimmed: a recipient cannot hide its chat type behind one.
 func ChatTypeOfTo(to string) string {
-	first, rest, _ := strings.Cut(strings.ToLower(strings.TrimSpace(to)), ":")
-	if isChatType(first) {
+	first, rest, _ := strings.Cut(strings.ToLower(to), ":")
+	if first = strings.TrimSpace(first); isChatType(first) {
 		return first
 	}
-	if second, _, ok := strings.Cut(rest, ":"); ok && isChatType(second) {
-		return second
+	if second, _, ok := strings.Cut(rest, ":"); ok && isChatType(strings.TrimSpace(second)) {
+		return strings.TrimSpace(second)
 	}
 	return ""
 }

@@ -21,19 +21,21 @@ import (
 
 func TestChatTypeOfTo(t *testing.T) {
 	cases := map[string]string{
-		"group:7":          ChatTypeGroup,
-		"channel:C1":       ChatTypeChannel,
-		"direct:+1555":     ChatTypeDirect,
-		" group:7":         ChatTypeGroup,
-		"discord:group:7":  ChatTypeGroup,
-		"slack:channel:C1": ChatTypeChannel,
-		"group:":           ChatTypeGroup,
-		"room-1":           "",
-		"alice":            "",
-		"":                 "",
-		"groups:7":         "",
-		"a:b:group:7":      "",
-		"Group:7":          ChatTypeGroup,
+		"group:7":           ChatTypeGroup,
+		"channel:C1":        ChatTypeChannel,
+		"direct:+1555":      ChatTypeDirect,
+		" group:7":          ChatTypeGroup,
+		"discord:group:7":   ChatTypeGroup,
+		"group :7":          ChatTypeGroup,
+		"discord: group :7": ChatTypeGroup,
+		"slack:channel:C1":  ChatTypeChannel,
+		"group:":            ChatTypeGroup,
+		"room-1":            "",
+		"alice":             "",
+		"":                  "",
+		"groups:7":          "",
+		"a:b:group:7":       "",
+		"Group:7":           ChatTypeGroup,
 	}
 	for to, want := range cases {
 		if got := ChatTypeOfTo(to); got != want {
