@@ -40,6 +40,7 @@ type SessionSendValidator struct {
 	APIReader client.Reader
 	authz
 	chains
+	budgetGate
 }
 
 var _ admission.Validator[*v1.SessionSend] = &SessionSendValidator{}
@@ -116,6 +117,9 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	}
 	if d := policy.DecideSend(sp, policy.TargetOf(target)); !d.Allowed {
 		return nil, forbidden("sessionsends", send.Name, d.Reason)
+	}
+	if why := v.judgeBudget(pol, send.Spec.Budget, false); why != "" {
+		return nil, forbidden("sessionsends", send.Name, why)
 	}
 	if why, err := v.judgeChain(ctx, send, sendMember(send, target.Spec.Key), pspec); err != nil || why != "" {
 		if err != nil {

@@ -38,7 +38,8 @@ type Options struct {
 	// (SessionPolicy spec.limits.toolCreatesPerMinute overrides it); 0 uses
 	// policy.DefaultToolCreatesPerMinute.
 	ToolCreatesPerMinute int
-	// Clock drives the rate buckets and the chains' tallies; nil is the real clock.
+	// Clock drives the rate buckets, the chains' tallies and the budget windows; nil is the
+	// real clock.
 	Clock clock.PassiveClock
 	// Events records on a chain's root the chain limit it hit; nil records none.
 	Events recorder.EventRecorder
@@ -50,10 +51,11 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	r, api := mgr.GetClient(), mgr.GetAPIReader()
 	az := authz{Client: r, Manager: o.ManagerUsername}
 	ch := newChains(o, api)
+	bg := budgetGate{clock: o.Clock}
 	gate := secretGate{authz: az, Secrets: api}
 	return errors.Join(
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch})).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch})).
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
 			WithDefaulter(&SubagentRunDefaulter{Reader: r, APIReader: api}).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(withLog[*v1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).
@@ -81,5 +83,5 @@ func newChains(o Options, api client.Reader) chains {
 // callers that serve it themselves (the benchmark): r reads the cache, c creates
 // SubjectAccessReviews for users other than o.ManagerUsername.
 func NewSessionSendValidator(r client.Reader, c client.Client, o Options) *SessionSendValidator {
-	return &SessionSendValidator{Reader: r, authz: authz{Client: c, Manager: o.ManagerUsername}, chains: newChains(o, r)}
+	return &SessionSendValidator{Reader: r, authz: authz{Client: c, Manager: o.ManagerUsername}, chains: newChains(o, r), budgetGate: budgetGate{clock: o.Clock}}
 }

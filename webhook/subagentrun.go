@@ -72,6 +72,7 @@ type SubagentRunValidator struct {
 	APIReader client.Reader
 	authz
 	chains
+	budgetGate
 }
 
 var _ admission.Validator[*v1.SubagentRun] = &SubagentRunValidator{}
@@ -144,6 +145,9 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 	var pspec *v1.SessionPolicySpec
 	if pol != nil {
 		pspec = &pol.Spec
+	}
+	if why := v.judgeBudget(pol, run.Spec.Budget, true); why != "" {
+		return nil, forbidden("subagentruns", run.Name, why)
 	}
 	if why, err := v.judgeChain(ctx, run, policy.ChainMember{Requester: run.Spec.RequesterSessionKey}, pspec); err != nil || why != "" {
 		if err != nil {

@@ -171,6 +171,9 @@ type SessionPolicySpec struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
 	DefaultAgentID string `json:"defaultAgentId,omitempty"`
+	// budgets bound what the namespace's turns spend: per window, per send and per run tree.
+	// +optional
+	Budgets *Budgets `json:"budgets,omitempty"`
 }
 
 // ChainLimits bound what agents start on their own: how long and how large a chain of tool-made sends and spawns may grow, how often it may repeat a pair, and how fast a namespace's tools may create them.
@@ -207,6 +210,9 @@ type SessionPolicyStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// spend is what the namespace's turns used in the current window of spec.budgets.namespace, written every few seconds while it changes.
+	// +optional
+	Spend *Spend `json:"spend,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -49,6 +49,7 @@ const (
 // SessionSendSpec is a sessions_send call. It cannot change once created, but for cancel.
 // +kubebuilder:validation:XValidation:rule="self.sessionKey == oldSelf.sessionKey && self.message == oldSelf.message && has(self.timeoutSeconds) == has(oldSelf.timeoutSeconds) && (!has(self.timeoutSeconds) || self.timeoutSeconds == oldSelf.timeoutSeconds) && has(self.fromSessionKey) == has(oldSelf.fromSessionKey) && (!has(self.fromSessionKey) || self.fromSessionKey == oldSelf.fromSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SessionSend"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
+// +kubebuilder:validation:XValidation:rule="has(self.budget) == has(oldSelf.budget) && (!has(self.budget) || self.budget == oldSelf.budget)",message="spec.budget is immutable; create a new SessionSend"
 type SessionSendSpec struct {
 	// sessionKey is the target: a session key, a sessionId, or main (the main session of the requester's agent).
 	// +required
@@ -85,6 +86,10 @@ type SessionSendSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+
+	// budget bounds all the send's turns; unset fields take the SessionPolicy's spec.budgets.perSend, and none may be above it.
+	// +optional
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // SendTurn is one turn of a send: round 1 in the target, then the reply-back rounds.

@@ -92,6 +92,7 @@ type Attachment struct {
 // +kubebuilder:validation:XValidation:rule="self.task == oldSelf.task && has(self.label) == has(oldSelf.label) && (!has(self.label) || self.label == oldSelf.label) && has(self.agentId) == has(oldSelf.agentId) && (!has(self.agentId) || self.agentId == oldSelf.agentId) && has(self.model) == has(oldSelf.model) && (!has(self.model) || self.model == oldSelf.model) && has(self.thinking) == has(oldSelf.thinking) && (!has(self.thinking) || self.thinking == oldSelf.thinking) && has(self.runTimeoutSeconds) == has(oldSelf.runTimeoutSeconds) && (!has(self.runTimeoutSeconds) || self.runTimeoutSeconds == oldSelf.runTimeoutSeconds) && has(self.thread) == has(oldSelf.thread) && (!has(self.thread) || self.thread == oldSelf.thread) && has(self.mode) == has(oldSelf.mode) && (!has(self.mode) || self.mode == oldSelf.mode) && has(self.cleanup) == has(oldSelf.cleanup) && (!has(self.cleanup) || self.cleanup == oldSelf.cleanup) && has(self.sandbox) == has(oldSelf.sandbox) && (!has(self.sandbox) || self.sandbox == oldSelf.sandbox) && has(self.requesterSessionKey) == has(oldSelf.requesterSessionKey) && (!has(self.requesterSessionKey) || self.requesterSessionKey == oldSelf.requesterSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished) && has(self.attachments) == has(oldSelf.attachments) && (!has(self.attachments) || self.attachments == oldSelf.attachments)",message="spec is immutable but for cancel; create a new SubagentRun"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'session' || (has(self.thread) && self.thread)",message="mode session requires thread: true"
+// +kubebuilder:validation:XValidation:rule="has(self.budget) == has(oldSelf.budget) && (!has(self.budget) || self.budget == oldSelf.budget)",message="spec.budget is immutable; create a new SubagentRun"
 type SubagentRunSpec struct {
 	// task is what the sub-agent is asked to do.
 	// +required
@@ -151,6 +152,9 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+	// budget bounds the run tree (the run and every run its child spawned); unset fields take the SessionPolicy's spec.budgets.perRun, and none may be above it.
+	// +optional
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // RunStats is the stats line of an announce.

@@ -1,0 +1,171 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package usage
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// Spent is what a send, a run tree or a namespace's window used, as budgets count it:
+// tokens are input plus output, Turns the turns begun (the one about to call its model
+// included).
+type Spent struct {
+	Tokens, CostNanos, Turns int64
+}
+
+// Plus is s and o added up.
+func (s Spent) Plus(o Spent) Spent {
+	return Spent{Tokens: s.Tokens + o.Tokens, CostNanos: s.CostNanos + o.CostNanos, Turns: s.Turns + o.Turns}
+}
+
+// Minus is s less o.
+func (s Spent) Minus(o Spent) Spent {
+	return Spent{Tokens: s.Tokens - o.Tokens, CostNanos: s.CostNanos - o.CostNanos, Turns: s.Turns - o.Turns}
+}
+
+// SpentOf is a turn's usage as budgets count it (not a begun turn: Turns is 0).
+func SpentOf(t Turn) Spent {
+	return Spent{Tokens: t.Input + t.Output, CostNanos: t.CostNanos}
+}
+
+// SpentOfUsage is an object's recorded usage as budgets count it. A cost in more than one
+// currency counts as none.
+func SpentOfUsage(u *v1.Usage) Spent {
+	if u == nil {
+		return Spent{}
+	}
+	cost, _ := ParseNanos(u.Cost)
+	return Spent{Tokens: u.InputTokens + u.OutputTokens, CostNanos: cost, Turns: u.Turns}
+}
+
+// EffectiveBudget is own's fields where set, else def's (the SessionPolicy's perSend or
+// perRun). Either may be nil.
+func EffectiveBudget(own, def *v1.Budget) v1.Budget {
+	var b v1.Budget
+	if def != nil {
+		b = *def
+	}
+	if own == nil {
+		return b
+	}
+	if own.MaxCost != "" {
+		b.MaxCost = own.MaxCost
+	}
+	if own.MaxTokens != nil {
+		b.MaxTokens = own.MaxTokens
+	}
+	if own.MaxTurns != nil {
+		b.MaxTurns = own.MaxTurns
+	}
+	return b
+}
+
+// AbovePolicy is why own (a send's or run's spec.budget) asks more than the policy's
+// ceiling (field is "perSend" or "perRun"), or "" when it does not. A field the policy does
+// not bound may be anything.
+func AbovePolicy(own, ceiling *v1.Budget, field string) string {
+	if own == nil || ceiling == nil {
+		return ""
+	}
+	var over []string
+	if own.MaxCost != "" && ceiling.MaxCost != "" {
+		o, _ := ParseNanos(own.MaxCost)
+		c, _ := ParseNanos(ceiling.MaxCost)
+		if o > c {
+			over = append(over, fmt.Sprintf("maxCost %q is above %q", own.MaxCost, ceiling.MaxCost))
+		}
+	}
+	if own.MaxTokens != nil && ceiling.MaxTokens != nil && *own.MaxTokens > *ceiling.MaxTokens {
+		over = append(over, fmt.Sprintf("maxTokens %d is above %d", *own.MaxTokens, *ceiling.MaxTokens))
+	}
+	if own.MaxTurns != nil && ceiling.MaxTurns != nil && *own.MaxTurns > *ceiling.MaxTurns {
+		over = append(over, fmt.Sprintf("maxTurns %d is above %d", *own.MaxTurns, *ceiling.MaxTurns))
+	}
+	if len(over) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("budget above the policy: spec.budget %s, the most SessionPolicy spec.budgets.%s allows; lower spec.budget or ask a namespace admin to raise the policy",
+		strings.Join(over, ", "), field)
+}
+
+// Exceeded is why spent is over b ("" when it is not): a cost or token count that reached
+// its limit, or more turns begun than maxTurns. whose names what b bounds, e.g. "the send"
+// or "the run tree of subagentrun/a". A cost in another currency than the limit's is not
+// compared (the budget is in the Agents' one currency).
+func Exceeded(b v1.Budget, spent Spent, whose string) string {
+	if b.MaxCost != "" {
+		if limit, err := ParseNanos(b.MaxCost); err == nil && spent.CostNanos >= limit {
+			return fmt.Sprintf("budget exceeded: %s cost %s of its maxCost %q", whose, FormatNanos(spent.CostNanos), b.MaxCost)
+		}
+	}
+	if b.MaxTokens != nil && spent.Tokens >= *b.MaxTokens {
+		return fmt.Sprintf("budget exceeded: %s used %d tokens of its maxTokens %d", whose, spent.Tokens, *b.MaxTokens)
+	}
+	if b.MaxTurns != nil && spent.Turns > int64(*b.MaxTurns) {
+		return fmt.Sprintf("budget exceeded: %s would begin turn %d, over its maxTurns %d", whose, spent.Turns, *b.MaxTurns)
+	}
+	return ""
+}
+
+// WindowStart is the start of the budget window holding now: windows are aligned on
+// multiples of their length since the Unix epoch, so a 24h window resets at 00:00 UTC and
+// a restarted manager finds the same window.
+func WindowStart(now time.Time, window time.Duration) time.Time {
+	if window <= 0 {
+		return time.Time{}
+	}
+	n := now.UnixNano()
+	return time.Unix(0, n-n%int64(window)).UTC()
+}
+
+// WindowSpent is what spend holds for the window that holds now: nothing when spend is of
+// an earlier window.
+func WindowSpent(b *v1.NamespaceBudget, spend *v1.Spend, now time.Time) Spent {
+	if b == nil || spend == nil || spend.WindowStart == nil ||
+		!spend.WindowStart.Time.Equal(WindowStart(now, b.Window.Duration)) {
+		return Spent{}
+	}
+	cost, _ := ParseNanos(spend.Cost)
+	return Spent{Tokens: spend.Tokens, CostNanos: cost}
+}
+
+// NamespaceSpent is why the namespace may start no more work in this window ("" when it
+// may): its spend reached maxCost or maxTokens of b. The words say what was spent, the
+// limit as the policy writes it, and when the window resets.
+func NamespaceSpent(b *v1.NamespaceBudget, spent Spent, now time.Time) string {
+	if b == nil {
+		return ""
+	}
+	start := WindowStart(now, b.Window.Duration)
+	what := ""
+	if b.MaxCost != "" {
+		if limit, err := ParseNanos(b.MaxCost); err == nil && spent.CostNanos >= limit {
+			what = fmt.Sprintf("cost %s of its maxCost %q", FormatNanos(spent.CostNanos), b.MaxCost)
+		}
+	}
+	if what == "" && b.MaxTokens != nil && spent.Tokens >= *b.MaxTokens {
+		what = "used " + strconv.FormatInt(spent.Tokens, 10) + " tokens of its maxTokens " + strconv.FormatInt(*b.MaxTokens, 10)
+	}
+	if what == "" {
+		return ""
+	}
+	return fmt.Sprintf("namespace budget spent: the namespace's turns %s in the %s window since %s (SessionPolicy spec.budgets.namespace); the window resets at %s",
+		what, b.Window.Duration, start.Format(time.RFC3339), start.Add(b.Window.Duration).Format(time.RFC3339))
+}

@@ -1,0 +1,114 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package usage
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+func TestAbovePolicy(t *testing.T) {
+	ceiling := &v1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](200000), MaxTurns: ptr.To[int32](20)}
+	cases := map[string]struct {
+		own, ceiling *v1.Budget
+		want         []string // substrings; none: allowed
+	}{
+		"no own budget":       {nil, ceiling, nil},
+		"no ceiling":          {&v1.Budget{MaxCost: "100"}, nil, nil},
+		"below":               {&v1.Budget{MaxCost: "0.5", MaxTokens: ptr.To[int64](10), MaxTurns: ptr.To[int32](20)}, ceiling, nil},
+		"cost above":          {&v1.Budget{MaxCost: "1.000000001"}, ceiling, []string{"budget", `maxCost "1.000000001" is above "1"`, "spec.budgets.perSend"}},
+		"tokens and turns":    {&v1.Budget{MaxTokens: ptr.To[int64](200001), MaxTurns: ptr.To[int32](21)}, ceiling, []string{"maxTokens 200001 is above 200000", "maxTurns 21 is above 20"}},
+		"field not in policy": {&v1.Budget{MaxTurns: ptr.To[int32](99)}, &v1.Budget{MaxCost: "1"}, nil},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := AbovePolicy(c.own, c.ceiling, "perSend")
+			if len(c.want) == 0 && got != "" {
+				t.Fatalf("want allowed, got %q", got)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestExceeded(t *testing.T) {
+	b := v1.Budget{MaxCost: "0.01", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](3)}
+	cases := map[string]struct {
+		spent Spent
+		want  string
+	}{
+		"under":          {Spent{Tokens: 999, CostNanos: 9_999_999, Turns: 3}, ""},
+		"cost reached":   {Spent{CostNanos: 10_000_000}, `budget exceeded: the send cost 0.01 of its maxCost "0.01"`},
+		"tokens reached": {Spent{Tokens: 1000}, "budget exceeded: the send used 1000 tokens of its maxTokens 1000"},
+		"a fourth turn":  {Spent{Turns: 4}, "budget exceeded: the send would begin turn 4, over its maxTurns 3"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, Exceeded(b, c.spent, "the send")); diff != "" {
+				t.Error(diff)
+			}
+		})
+	}
+}
+
+func TestEffectiveBudget(t *testing.T) {
+	def := &v1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](100)}
+	got := EffectiveBudget(&v1.Budget{MaxTokens: ptr.To[int64](50), MaxTurns: ptr.To[int32](2)}, def)
+	want := v1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](50), MaxTurns: ptr.To[int32](2)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestNamespaceSpent(t *testing.T) {
+	now := time.Date(2026, 11, 25, 17, 30, 0, 0, time.UTC)
+	day := metav1.Duration{Duration: 24 * time.Hour}
+	midnight := metav1.NewTime(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+	yesterday := metav1.NewTime(midnight.Add(-24 * time.Hour))
+	b := &v1.NamespaceBudget{Window: day, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)}
+	cases := map[string]struct {
+		spend *v1.Spend
+		want  string
+	}{
+		"nothing spent": {nil, ""},
+		"under":         {&v1.Spend{WindowStart: &midnight, Cost: "49.99", Tokens: 10}, ""},
+		"cost reached": {&v1.Spend{WindowStart: &midnight, Cost: "50.5", Tokens: 10},
+			`namespace budget spent: the namespace's turns cost 50.5 of its maxCost "50" in the 24h0m0s window since 2026-11-25T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-26T00:00:00Z`},
+		"tokens reached": {&v1.Spend{WindowStart: &midnight, Tokens: 5000000},
+			"namespace budget spent: the namespace's turns used 5000000 tokens of its maxTokens 5000000 in the 24h0m0s window since 2026-11-25T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-26T00:00:00Z"},
+		"an earlier window": {&v1.Spend{WindowStart: &yesterday, Cost: "500"}, ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, NamespaceSpent(b, WindowSpent(b, c.spend, now), now)); diff != "" {
+				t.Error(diff)
+			}
+		})
+	}
+	if got := WindowStart(now, time.Hour); !got.Equal(time.Date(2026, 11, 25, 17, 0, 0, 0, time.UTC)) {
+		t.Errorf("hour window starts at %v", got)
+	}
+}
