@@ -54,9 +54,19 @@ type RunOutcome struct {
 	Notes   string
 	Runtime time.Duration
 	Stats   v1.RunStats
+	// BudgetExceeded: a budget stopped the run (Phase Failed); its Status says so.
+	BudgetExceeded bool
 }
 
 // statusWord is the announce's Status: from the runtime outcome, never from the model.
+func (o RunOutcome) statusWord() string {
+	if o.BudgetExceeded {
+		return "budget exceeded"
+	}
+	return statusWord(o.Phase)
+}
+
+// statusWord is the Status of a run that ended in phase p.
 func statusWord(p v1.RunPhase) string {
 	switch p {
 	case v1.RunSucceeded:
@@ -95,7 +105,7 @@ func SubagentAnnounceInput(o RunOutcome) string {
 	}
 	return strings.Join([]string{
 		SubagentAnnounceOpening,
-		"Status: " + statusWord(o.Phase),
+		"Status: " + o.statusWord(),
 		"Result: " + oneLine(o.Result),
 		"Notes: " + oneLine(notes),
 		"Stats: " + StatsLine(o.Stats),
@@ -114,7 +124,7 @@ func SubagentAnnounceReply(o RunOutcome, reply string) string {
 	}
 	p := parseAnnounceReply(reply)
 	return strings.Join([]string{
-		"Status: " + statusWord(o.Phase),
+		"Status: " + o.statusWord(),
 		"Result: " + indentRest(cmp.Or(p.result, p.free, strings.TrimSpace(o.Result), "none")),
 		"Notes: " + indentRest(cmp.Or(p.notes, strings.TrimSpace(o.Notes), "none")),
 		"Stats: " + StatsLine(o.Stats),

@@ -16,6 +16,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -104,6 +105,9 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 			turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		}
 		st.Turns = append(st.Turns, turn)
+		if errors.Is(res.Err, turns.ErrBudgetExceeded) {
+			return false, r.stopForBudget(ctx, f, res.Err.Error())
+		}
 	}
 }
 

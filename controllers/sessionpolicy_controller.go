@@ -24,7 +24,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
@@ -35,6 +37,8 @@ import (
 type SessionPolicyReconciler struct {
 	client.Client
 	APIReader client.Reader
+	// spend records the namespace's budget window spend in status.spend (nil: never).
+	spend *spendWriter
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionpolicies,verbs=get;list;watch
@@ -72,12 +76,22 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 			break
 		}
 	}
-	return res, setReady(ctx, r.Client, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond)
+	if err := setReady(ctx, r.Client, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond); err != nil {
+		return res, err
+	}
+	again, err := r.spend.record(ctx, r.Client, p)
+	if again > 0 && (res.RequeueAfter == 0 || again < res.RequeueAfter) {
+		res.RequeueAfter = again
+	}
+	return res, err
 }
 
 // setupWith registers the reconciler.
+// The budget keeper wakes it when a namespace's spend changes.
 func (r *SessionPolicyReconciler) setupWith(b *builder.Builder) error {
-	return b.
-		For(&v1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Named("sessionpolicy").Complete(r)
+	b = b.For(&v1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	if r.spend != nil {
+		b = b.WatchesRawSource(source.Channel(r.spend.keeper.wake, &handler.EnqueueRequestForObject{}))
+	}
+	return b.Named("sessionpolicy").Complete(r)
 }

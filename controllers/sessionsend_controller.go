@@ -230,6 +230,9 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	if res.Err != nil {
 		turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		st.Turns = append(st.Turns, turn)
+		if errors.Is(res.Err, turns.ErrBudgetExceeded) {
+			return false, r.stopForBudget(ctx, f, res.Err.Error())
+		}
 		r.failWith(f, "RunFailed", "the run failed: "+turn.Error)
 		return false, nil
 	}

@@ -108,7 +108,14 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
 		events: o.Events.GetEventRecorder("announce-delivery")}
-	sends := NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished)
+	// Budgets: the keeper judges every model call of the engine's turns and learns each
+	// turn's last call from the outcome the controllers read through runner.
+	keeper := newBudgetKeeper(l, o.Clock)
+	if e, ok := o.Runner.(interface{ UseBudget(turns.BudgetCheck) }); ok {
+		e.UseBudget(keeper)
+	}
+	runner := budgetRunner{Runner: o.Runner, keeper: keeper}
+	sends := NewSessionSendReconciler(c, l, runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished)
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
 	probes := newMCPProbes(o.MCP, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
 	return errors.Join(
@@ -117,9 +124,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b(), probes),
-		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).setupWith(b()),
+		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(keeper)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
-		NewSubagentRunReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
+		NewSubagentRunReconciler(c, l, runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
 			o.WorkspaceRoot, o.TTLAfterFinished).setupWith(b(), o.Concurrency),
 	)
 }

@@ -285,6 +285,10 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 		st.Phase = v1.RunSucceeded
 	case errors.Is(res.Err, turns.ErrDeadline):
 		st.Phase, st.Notes = v1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, f.agent))
+	case errors.Is(res.Err, turns.ErrBudgetExceeded):
+		if err := r.stopForBudget(ctx, f, res.Err.Error()); err != nil {
+			return false, err
+		}
 	default:
 		st.Phase, st.Notes = v1.RunFailed, textutil.Truncate(res.Err.Error(), maxErrorText)
 	}
@@ -360,7 +364,7 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 
 // runOutcome is the finished run as its announce reports it.
 func runOutcome(st *v1.SubagentRunStatus) RunOutcome {
-	o := RunOutcome{Phase: st.Phase, Result: st.Result, Notes: st.Notes}
+	o := RunOutcome{Phase: st.Phase, BudgetExceeded: budgetStopped(st), Result: st.Result, Notes: st.Notes}
 	if st.Stats != nil {
 		o.Stats = *st.Stats
 	}
@@ -440,7 +444,11 @@ func (r *SubagentRunReconciler) finish(f *flow[*v1.SubagentRun], phase v1.RunPha
 	case v1.RunCancelled:
 		o = cancelled
 	}
-	setOutcome(&st.Conditions, run.Generation, o, string(phase), msg)
+	reason := string(phase)
+	if budgetStopped(st) {
+		reason = v1.ReasonBudgetExceeded
+	}
+	setOutcome(&st.Conditions, run.Generation, o, reason, msg)
 	f.event(corev1.EventTypeNormal, "Completed", "%s: %s", phase, msg)
 	f.log.V(2).Info("run finished", "phase", phase)
 }

@@ -127,6 +127,7 @@ type Engine struct {
 
 	providers providerCache
 	tools     toolset
+	budget    BudgetCheck
 	history   *historyCache
 	status    *throttle[statusUpdate]
 }

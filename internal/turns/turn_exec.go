@@ -202,6 +202,9 @@ func (t *turn) loop(ctx context.Context) error {
 		if r, ok := t.done[t.key()]; ok {
 			msg = r.Message
 		} else {
+			if err := t.checkBudget(ctx); err != nil {
+				return err
+			}
 			began := t.e.now()
 			cctx, cspan := startChatSpan(ctx, t)
 			resp, err := t.prov.Complete(t.e.observeRetries(cctx, t), provider.Request{

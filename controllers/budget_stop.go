@@ -1,0 +1,66 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+)
+
+// A send or run whose turn a budget stopped ends as a cancel ends it (its running turns
+// aborted, what its turns started cancelled), but Failed, with the reason BudgetExceeded.
+
+// stopForBudget ends the send Failed (BudgetExceeded). A send that replied keeps status ok
+// and its reply: the requester already has them.
+func (r *SessionSendReconciler) stopForBudget(ctx context.Context, f *flow[*v1.SessionSend], why string) error {
+	r.runner.Abort(f.owner)
+	if err := cancelStarted(ctx, r.client, f.obj, ""); err != nil {
+		return err
+	}
+	st := &f.obj.Status
+	if st.Status == "" || st.Status == v1.SendAccepted {
+		st.Status = v1.SendError
+		setReplied(f.obj, metav1.ConditionFalse, "Error", why)
+	}
+	st.Error = textutil.Truncate(why, maxStatusText)
+	f.event(corev1.EventTypeWarning, v1.ReasonBudgetExceeded, "%s", why)
+	r.end(f, failed, v1.SendFailed, v1.ReasonBudgetExceeded, why)
+	return nil
+}
+
+// stopForBudget marks the run's task Failed by a budget (its notes say which) and cancels
+// what its child session started; the announce (Status: budget exceeded) and the cleanup
+// still run, and finish gives the Failed condition the reason BudgetExceeded.
+func (r *SubagentRunReconciler) stopForBudget(ctx context.Context, f *flow[*v1.SubagentRun], why string) error {
+	st := &f.obj.Status
+	if err := cancelStarted(ctx, r.client, f.obj, st.ChildSessionKey); err != nil {
+		return err
+	}
+	st.Phase, st.Notes = v1.RunFailed, textutil.Truncate(why, maxErrorText)
+	f.event(corev1.EventTypeWarning, v1.ReasonBudgetExceeded, "%s", why)
+	return nil
+}
+
+// budgetStopped: a budget stopped the run. Its notes hold the keeper's words, which begin
+// so (usage.Exceeded, usage.NamespaceSpent); a run's notes carry nothing else of the kind.
+func budgetStopped(st *v1.SubagentRunStatus) bool {
+	return st.Phase == v1.RunFailed && (strings.HasPrefix(st.Notes, "budget exceeded:") || strings.HasPrefix(st.Notes, "namespace budget spent:"))
+}

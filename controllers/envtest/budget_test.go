@@ -1,0 +1,167 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
+)
+
+// Budgets at run time: before each model call the runtime counts what a send, a run tree
+// and the namespace's window used, and stops the owner over a limit.
+var _ = Describe("budgets", func() {
+	var ns string
+	priced := v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}
+	pricedAgent := func(name string, mut func(*v1.Agent), rules ...v1.ScriptRule) {
+		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.AgentSpec{
+			Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules, Pricing: &priced}}}
+		if mut != nil {
+			mut(a)
+		}
+		Expect(k8s.Create(ctx, a)).To(Succeed())
+	}
+	budgetExceeded := func(conds []metav1.Condition) {
+		c := meta.FindStatusCondition(conds, v1.ConditionFailed)
+		Expect(c).NotTo(BeNil(), "no Failed condition")
+		Expect(c.Reason).To(Equal(v1.ReasonBudgetExceeded))
+	}
+	BeforeEach(func() { ns = newNamespace() })
+
+	It("stops a send whose ping-pong passes its maxTurns", func() {
+		createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](5)},
+			Budgets: &v1.Budgets{PerSend: &v1.Budget{MaxTurns: ptr.To[int32](20)}}})
+		pricedAgent("alice", nil)
+		pricedAgent("bob", nil)
+		createSession(ns, "agent:alice:main", "alice")
+		createSession(ns, "agent:bob:main", "bob")
+		send := createSend(ns, "agent:bob:main", "chat", 30, "agent:alice:main")
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(send), send)).To(Succeed())
+		// Budgets are immutable, so this send carries its own from the start: recreate it.
+		Expect(k8s.Delete(ctx, send)).To(Succeed())
+		send = &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns}, Spec: v1.SessionSendSpec{
+			SessionKey: "agent:bob:main", Message: "chat", FromSessionKey: "agent:alice:main", Budget: &v1.Budget{MaxTurns: ptr.To[int32](2)}}}
+		Expect(k8s.Create(ctx, send)).To(Succeed())
+
+		waitSend(send, completed)
+		Expect(send.Status.Phase).To(Equal(v1.SendFailed))
+		budgetExceeded(send.Status.Conditions)
+		Expect(send.Status.Error).To(Equal("budget exceeded: the send would begin turn 3, over its maxTurns 2"))
+		Expect(send.Status.Turns).To(HaveLen(3), "round 1, round 2, and round 3 stopped before its model call")
+		Expect(send.Status.Turns[2].Error).To(ContainSubstring("budget exceeded"))
+		Expect(send.Status.Status).To(Equal(v1.SendOK), "round 1 replied: the requester has its answer")
+		Expect(send.Status.Announce).To(BeNil(), "a stopped send does not announce")
+	})
+
+	It("stops a run tree three deep that passes its maxTokens, and the run still announces", func() {
+		createPolicy(ns, v1.SessionPolicySpec{})
+		deep := func(a *v1.Agent) { a.Spec.Subagents.MaxSpawnDepth = ptr.To[int32](3) }
+		pricedAgent("main", nil, rule("^Sub-agent announce step", v1.AnnounceSkip))
+		pricedAgent("worker", deep, rule("^Sub-agent announce step", v1.AnnounceSkip))
+		createSession(ns, "agent:main:main", "main")
+
+		// r1's tree may use 2000 tokens: r1 uses a few hundred, r2 (a task of 8000 bytes,
+		// echoed) some 4000, so r3's first model call finds the tree over its budget.
+		r1 := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "r1", Namespace: ns}, Spec: v1.SubagentRunSpec{
+			Task: "hi", AgentID: "worker", RequesterSessionKey: "agent:main:main", Budget: &v1.Budget{MaxTokens: ptr.To[int64](2000)}}}
+		Expect(k8s.Create(ctx, r1)).To(Succeed())
+		waitRun(r1, runCompleted)
+		Expect(r1.Status.Phase).To(Equal(v1.RunSucceeded))
+		r2 := waitRun(createRun(ns, v1.SubagentRunSpec{Task: strings.Repeat("research ", 900), AgentID: "worker",
+			RequesterSessionKey: r1.Status.ChildSessionKey}), runCompleted)
+		Expect(r2.Status.Phase).To(Equal(v1.RunSucceeded))
+		r3 := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "dig deeper", AgentID: "worker",
+			RequesterSessionKey: r2.Status.ChildSessionKey}), runCompleted)
+
+		Expect(r3.Status.Phase).To(Equal(v1.RunFailed))
+		budgetExceeded(r3.Status.Conditions)
+		Expect(r3.Status.Notes).To(MatchRegexp(`^budget exceeded: the run tree of subagentrun/r1 used \d+ tokens of its maxTokens 2000$`))
+		Expect(r3.Status.Stats).NotTo(BeNil())
+		var requester v1.AgentSession
+		Expect(k8s.Get(ctx, keyOf(ns, r2.Status.ChildSessionKey), &requester)).To(Succeed())
+		var announce string
+		for _, r := range messages(ns, &requester) {
+			if r.Message.Provenance != nil && r.Message.Provenance.Kind == transcript.ProvenanceSubagentAnnounce {
+				announce = r.Message.Content[0].Text
+			}
+		}
+		Expect(announce).To(ContainSubstring("\nStatus: budget exceeded\n"))
+		Expect(announce).To(ContainSubstring("\nStats: runtime "))
+	})
+
+	It("keeps the window's spend in the SessionPolicy across a manager restart, and stops work once it is spent", func() {
+		window := metav1.Duration{Duration: 8760 * time.Hour}
+		createPolicy(ns, v1.SessionPolicySpec{Budgets: &v1.Budgets{Namespace: &v1.NamespaceBudget{Window: window, MaxTokens: ptr.To[int64](1000000000)}}})
+		pricedAgent("carol", nil)
+		createSession(ns, "agent:carol:main", "carol")
+		spend := func(g Gomega) *v1.Spend {
+			p := &v1.SessionPolicy{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p)).To(Succeed())
+			g.Expect(p.Status.Spend).NotTo(BeNil())
+			return p.Status.Spend
+		}
+		tokens := func(s *v1.SessionSend) int64 { return s.Status.Usage.InputTokens + s.Status.Usage.OutputTokens }
+		cost := func(sends ...*v1.SessionSend) string {
+			var u *v1.Usage
+			for _, s := range sends {
+				u = usage.Merge(u, s.Status.Usage)
+			}
+			return u.Cost
+		}
+
+		first := waitSend(createSend(ns, "agent:carol:main", "first question", 30, ""), completed)
+		Eventually(func(g Gomega) {
+			s := spend(g)
+			g.Expect(s.Tokens).To(Equal(tokens(first)))
+			g.Expect(s.Cost).To(Equal(cost(first)))
+			g.Expect(s.WindowStart.Time.Equal(usage.WindowStart(fakeClock.Now(), window.Duration))).To(BeTrue())
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+
+		stopManager()
+		startManager()
+
+		second := waitSend(createSend(ns, "agent:carol:main", "a second question", 30, ""), completed)
+		var spent int64
+		Eventually(func(g Gomega) {
+			s := spend(g)
+			g.Expect(s.Tokens).To(Equal(tokens(first)+tokens(second)), "the restarted manager goes on from the recorded spend")
+			g.Expect(s.Cost).To(Equal(cost(first, second)))
+			spent = s.Tokens
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+
+		By("a window spent to its limit stops the next turn before its model call")
+		p := &v1.SessionPolicy{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p)).To(Succeed())
+		p.Spec.Budgets.Namespace.MaxTokens = ptr.To(spent)
+		Expect(k8s.Update(ctx, p)).To(Succeed())
+		Eventually(func(g Gomega) {
+			third := waitSend(createSend(ns, "agent:carol:main", "a third question", 30, ""), completed)
+			g.Expect(third.Status.Phase).To(Equal(v1.SendFailed))
+			g.Expect(third.Status.Error).To(HavePrefix("namespace budget spent: the namespace's turns used"))
+			g.Expect(meta.FindStatusCondition(third.Status.Conditions, v1.ConditionFailed).Reason).To(Equal(v1.ReasonBudgetExceeded))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	})
+})
