@@ -61,6 +61,7 @@ verify: manifests generate docs helm-docs ## Regenerate and fail if anything gen
 		|| { echo "dist/chart is stale; run 'make helm-chart-sync' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	@hack/check-rules.sh config/prometheus/rules.yaml
+	@hack/test-rules.sh config/prometheus/rules.yaml
 	@$(MAKE) --no-print-directory helm-lint
 	@hack/check-license.sh
 

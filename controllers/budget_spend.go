@@ -19,11 +19,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // SpendWriteInterval is how often at most a namespace's SessionPolicy status.spend is
@@ -58,6 +61,7 @@ func (w *spendWriter) record(ctx context.Context, c client.Client, p *v1.Session
 		return wait, nil // the keeper stays awake: no wake is queued meanwhile
 	}
 	s, _ := w.keeper.windowSpendOf(p)
+	exportSpend(p, s)
 	if s == nil || equality.Semantic.DeepEqual(p.Status.Spend, s) {
 		return 0, nil
 	}
@@ -70,4 +74,28 @@ func (w *spendWriter) record(ctx context.Context, c client.Client, p *v1.Session
 	w.written[p.Namespace] = now
 	w.mu.Unlock()
 	return 0, nil
+}
+
+// exportSpend sets the budget window gauges of p's namespace (s nil: it has no budget).
+func exportSpend(p *v1.SessionPolicy, s *v1.Spend) {
+	ns := p.Namespace
+	if s == nil {
+		turns.BudgetWindowSpend.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+		turns.BudgetWindowLimit.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+		return
+	}
+	b := p.Spec.Budgets.Namespace
+	cost, _ := usage.ParseNanos(s.Cost)
+	turns.BudgetWindowSpend.WithLabelValues(ns, "cost").Set(float64(cost) / 1e9)
+	turns.BudgetWindowSpend.WithLabelValues(ns, "tokens").Set(float64(s.Tokens))
+	if limit, err := usage.ParseNanos(b.MaxCost); err == nil && b.MaxCost != "" {
+		turns.BudgetWindowLimit.WithLabelValues(ns, "cost").Set(float64(limit) / 1e9)
+	} else {
+		turns.BudgetWindowLimit.DeleteLabelValues(ns, "cost")
+	}
+	if b.MaxTokens != nil {
+		turns.BudgetWindowLimit.WithLabelValues(ns, "tokens").Set(float64(*b.MaxTokens))
+	} else {
+		turns.BudgetWindowLimit.DeleteLabelValues(ns, "tokens")
+	}
 }

@@ -41,11 +41,16 @@ func newUsageCommand(o *options) *cobra.Command {
   # per session of one agent, updated in the last day
   kubectl sessions usage --by session --agent research --since 24h
 
-  # per sub-agent run: each run's row holds the runs its child spawned too
+  # per sub-agent run: each run's row holds the runs its child spawned too, and BUDGET
+  # its spend against its budget (spec.budget, else the SessionPolicy's perRun)
   kubectl sessions usage --by run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, ns, err := o.clientIn()
+			if err != nil {
+				return err
+			}
+			pol, err := namespacePolicy(cmd.Context(), cl, ns)
 			if err != nil {
 				return err
 			}
@@ -62,10 +67,11 @@ func newUsageCommand(o *options) *cobra.Command {
 				if err := cl.List(cmd.Context(), &list, client.InNamespace(ns)); err != nil {
 					return err
 				}
-				rows = runUsageRows(list.Items, agent, cutoff(since))
+				rows = runUsageRows(list.Items, agent, cutoff(since), perRunBudget(pol))
 			default:
 				return fmt.Errorf("--by %q: want agent, session or run", by)
 			}
+			printNamespaceBudget(o.streams.Out, pol, time.Now())
 			printUsage(o.streams.Out, by, rows)
 			return nil
 		},
@@ -87,6 +93,8 @@ func cutoff(since time.Duration) time.Time {
 type usageRow struct {
 	name, agent string
 	usage       *v1.Usage
+	// budget bounds the row (a run tree's); nil: none.
+	budget *v1.Budget
 }
 
 // sessionUsageRows are the sessions' cumulative usage, one row each or added up per agent.
@@ -114,8 +122,9 @@ func sessionUsageRows(sessions []v1.AgentSession, perAgent bool, agent string, a
 	return sortedRows(byName)
 }
 
-// runUsageRows are the runs' usage, each with its subtree rolled up.
-func runUsageRows(runs []v1.SubagentRun, agent string, after time.Time) []usageRow {
+// runUsageRows are the runs' usage, each with its subtree rolled up, and each run tree's
+// budget: its spec.budget over the policy's perRun (nil: none).
+func runUsageRows(runs []v1.SubagentRun, agent string, after time.Time, perRun *v1.Budget) []usageRow {
 	byName := map[string]*usageRow{}
 	for i := range runs {
 		r := &runs[i]
@@ -125,7 +134,8 @@ func runUsageRows(runs []v1.SubagentRun, agent string, after time.Time) []usageR
 		if !after.IsZero() && (r.Status.CompletedAt == nil || r.Status.CompletedAt.Time.Before(after)) {
 			continue
 		}
-		byName[r.Name] = &usageRow{name: r.Name, agent: r.Spec.AgentID, usage: r.Status.Usage}
+		b := usage.EffectiveBudget(r.Spec.Budget, perRun)
+		byName[r.Name] = &usageRow{name: r.Name, agent: r.Spec.AgentID, usage: r.Status.Usage, budget: &b}
 	}
 	return sortedRows(byName)
 }
@@ -142,7 +152,7 @@ func sortedRows(m map[string]*usageRow) []usageRow {
 func printUsage(out io.Writer, by string, rows []usageRow) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	head := map[string]string{"agent": "AGENT", "session": "SESSION\tAGENT", "run": "RUN\tAGENT"}[by]
-	fmt.Fprintf(tw, "%s\tTURNS\tINPUT\tOUTPUT\tCACHED\tCOST\n", head)
+	fmt.Fprintf(tw, "%s\tTURNS\tINPUT\tOUTPUT\tCACHED\tCOST\tBUDGET\n", head)
 	for _, r := range rows {
 		name := r.name
 		if by != "agent" {
@@ -153,8 +163,8 @@ func printUsage(out io.Writer, by string, rows []usageRow) {
 		if u.Cost != "" {
 			cost = u.Cost + " " + u.Currency
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", name, u.Turns, strconv.FormatInt(u.InputTokens, 10),
-			strconv.FormatInt(u.OutputTokens, 10), strconv.FormatInt(u.CachedInputTokens, 10), cost)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", name, u.Turns, strconv.FormatInt(u.InputTokens, 10),
+			strconv.FormatInt(u.OutputTokens, 10), strconv.FormatInt(u.CachedInputTokens, 10), cost, budgetText(r.budget, usage.SpentOfUsage(u)))
 	}
 	_ = tw.Flush()
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -43,12 +44,12 @@ func TestUsageTable(t *testing.T) {
 		want      string
 	}{
 		"by agent": {by: "agent", want: "" +
-			"AGENT     TURNS  INPUT  OUTPUT  CACHED  COST\n" +
-			"main      3      150    15      0       0.00075 USD\n" +
-			"research  1      7      0       0       -\n"},
+			"AGENT     TURNS  INPUT  OUTPUT  CACHED  COST         BUDGET\n" +
+			"main      3      150    15      0       0.00075 USD  -\n" +
+			"research  1      7      0       0       -            -\n"},
 		"by session since a day, one agent": {by: "session", agent: "main", after: now.Add(-24 * time.Hour), want: "" +
-			"SESSION          AGENT  TURNS  INPUT  OUTPUT  CACHED  COST\n" +
-			"agent:main:main  main   2      100    10      0       0.0005 USD\n"},
+			"SESSION          AGENT  TURNS  INPUT  OUTPUT  CACHED  COST        BUDGET\n" +
+			"agent:main:main  main   2      100    10      0       0.0005 USD  -\n"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -60,13 +61,26 @@ func TestUsageTable(t *testing.T) {
 		})
 	}
 
-	runs := []v1.SubagentRun{{ObjectMeta: metav1.ObjectMeta{Name: "spawn-a"}, Spec: v1.SubagentRunSpec{AgentID: "research"},
+	runs := []v1.SubagentRun{{ObjectMeta: metav1.ObjectMeta{Name: "spawn-a"}, Spec: v1.SubagentRunSpec{AgentID: "research",
+		Budget: &v1.Budget{MaxTokens: ptr.To[int64](48)}},
 		Status: v1.SubagentRunStatus{Usage: &v1.Usage{InputTokens: 9, OutputTokens: 3, Turns: 4, Cost: "1.5", Currency: "EUR"}}}}
 	var out bytes.Buffer
-	printUsage(&out, "run", runUsageRows(runs, "", time.Time{}))
-	want := "RUN      AGENT     TURNS  INPUT  OUTPUT  CACHED  COST\n" +
-		"spawn-a  research  4      9      3       0       1.5 EUR\n"
+	perRun := &v1.Budget{MaxCost: "5", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](200)}
+	printUsage(&out, "run", runUsageRows(runs, "", time.Time{}, perRun))
+	want := "RUN      AGENT     TURNS  INPUT  OUTPUT  CACHED  COST     BUDGET\n" +
+		"spawn-a  research  4      9      3       0       1.5 EUR  cost 1.5/5 (30%), tokens 12/48 (25%), turns 4/200 (2%)\n"
 	if d := cmp.Diff(want, out.String()); d != "" {
 		t.Errorf("runs (-want +got):\n%s", d)
+	}
+
+	out.Reset()
+	start := metav1.NewTime(time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))
+	printNamespaceBudget(&out, &v1.SessionPolicy{
+		Spec: v1.SessionPolicySpec{Budgets: &v1.Budgets{Namespace: &v1.NamespaceBudget{
+			Window: metav1.Duration{Duration: 24 * time.Hour}, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)}}},
+		Status: v1.SessionPolicyStatus{Spend: &v1.Spend{WindowStart: &start, Cost: "40", Tokens: 100000}}}, now)
+	want = "NAMESPACE BUDGET: cost 40/50 (80%), tokens 100000/5000000 (2%) in the 24h0m0s window since 2026-11-24T00:00:00Z (resets 2026-11-25T00:00:00Z)\n"
+	if d := cmp.Diff(want, out.String()); d != "" {
+		t.Errorf("namespace budget (-want +got):\n%s", d)
 	}
 }
