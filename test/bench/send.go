@@ -302,7 +302,7 @@ func setupSendFixtures(ctx context.Context, cl client.Client) error {
 	policy := &v1.SessionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: sendNS},
 		Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityAll,
-			AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](replyBackTurns)}},
+			AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](replyBackTurns)}, Budgets: benchBudgets()},
 	}
 	objs := []client.Object{agent, policy}
 	for i := range sendConcurrency {

@@ -79,6 +79,7 @@ func (e *env) crashes(t *testing.T) {
 	wg.Wait()
 
 	sends, runs := e.waitTerminal(t, ns, chaosSends, chaosSpawns)
+	e.checkSpend(t, ns)
 
 	// Every send ran its three turns and delivered its announce; every run succeeded and
 	// announced back.
@@ -145,6 +146,12 @@ func (e *env) crashFixtures(t *testing.T, ns, sinkURL string) {
 			Visibility:   v1.VisibilityAll,
 			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](2)},
 			Delivery:     []v1.DeliverySink{{Channel: "webchat", URL: sinkURL}},
+			// Budgets on, generous: every check runs under the faults and none may stop work.
+			Budgets: &v1.Budgets{
+				Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1_000_000_000_000)},
+				PerSend:   &v1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
+				PerRun:    &v1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
+			},
 		}},
 		agent("bob", v1.ScriptRule{Match: "^Agent-to-agent announce step", Reply: "announced {{input}}"}),
 		agent("alice", v1.ScriptRule{Match: "^Sub-agent announce step", Reply: "relayed {{input}}"}),
@@ -326,6 +333,21 @@ func (e *env) poll(t *testing.T, what string, cond func() (bool, error), explain
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// checkSpend: the namespace's budget window recorded the workload's spend in its
+// SessionPolicy, whatever manager wrote it last (the spend goes on across restarts from the
+// recorded one; a SIGKILL loses at most what the last few seconds added).
+func (e *env) checkSpend(t *testing.T, ns string) {
+	t.Helper()
+	p := &v1.SessionPolicy{}
+	e.poll(t, "the SessionPolicy's status.spend", func() (bool, error) {
+		if err := e.k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "default"}, p); err != nil {
+			return false, err
+		}
+		return p.Status.Spend != nil && p.Status.Spend.Tokens > 0, nil
+	})
+	t.Logf("the namespace's window spent %d tokens", p.Status.Spend.Tokens)
 }
 
 // checkTranscripts: no message is stored twice, and each session holds exactly the messages
