@@ -110,7 +110,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		events: o.Events.GetEventRecorder("announce-delivery")}
 	// Budgets: the keeper judges every model call of the engine's turns and learns each
 	// turn's last call from the outcome the controllers read through runner.
-	keeper := newBudgetKeeper(l, o.Clock)
+	// The keeper reads the cache only: a namespace without a SessionPolicy must not cost an
+	// API call per model call.
+	keeper := newBudgetKeeper(lookup.Lookup{Cache: c}, o.Clock)
 	if e, ok := o.Runner.(interface{ UseBudget(turns.BudgetCheck) }); ok {
 		e.UseBudget(keeper)
 	}
