@@ -58,11 +58,7 @@ var _ = Describe("budgets", func() {
 		pricedAgent("bob", nil)
 		createSession(ns, "agent:alice:main", "alice")
 		createSession(ns, "agent:bob:main", "bob")
-		send := createSend(ns, "agent:bob:main", "chat", 30, "agent:alice:main")
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(send), send)).To(Succeed())
-		// Budgets are immutable, so this send carries its own from the start: recreate it.
-		Expect(k8s.Delete(ctx, send)).To(Succeed())
-		send = &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns}, Spec: v1.SessionSendSpec{
+		send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns}, Spec: v1.SessionSendSpec{
 			SessionKey: "agent:bob:main", Message: "chat", FromSessionKey: "agent:alice:main", Budget: &v1.Budget{MaxTurns: ptr.To[int32](2)}}}
 		Expect(k8s.Create(ctx, send)).To(Succeed())
 
