@@ -16,12 +16,14 @@
 // Agent and SessionPolicy. Each behaviour has its own file (replyback.go, announce.go,
 // ttl.go, attachments.go); the rules they apply come from internal/policy.
 //
-// SessionSend and SubagentRun own agent turns. Both run through the step runner in
-// steps.go, the one place that speaks to the turn engine (runTurn), writes status (once per
-// reconcile, Events after it), guards against stale reads (stale.go) and releases an
+// Controllers are the only writers of status; the turn engine reports. SessionSend and
+// SubagentRun own agent turns. Both run through the step runner in steps.go, the one place
+// that submits turns (runTurn, with the session and Agent it resolved), writes their status
+// (once per reconcile, Events after it), guards against stale reads (stale.go) and releases an
 // object's turns when it finishes, is cancelled (outcome.go) or is deleted. Their steps
 // are listed at the top of each controller: read steps.go first, then a controller's
-// steps() to see what happens to a send or a run, and in which order.
+// steps() to see what happens to a send or a run, and in which order. The AgentSession
+// reconciler writes what the engine reports of a session's turns (session_report.go).
 package controllers
 
 import (
@@ -114,7 +116,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	return errors.Join(
 		mgr.Add(sends.finishedTTL),
 		mgr.Add(probes),
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).setupWith(b()),

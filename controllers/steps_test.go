@@ -70,6 +70,10 @@ func (f *fakeRunner) Abort(o turns.Owner) int {
 	return 0
 }
 func (f *fakeRunner) Wake(string) <-chan event.GenericEvent { return nil }
+func (f *fakeRunner) SessionReport(types.NamespacedName) (turns.SessionReport, bool) {
+	return turns.SessionReport{}, false
+}
+func (f *fakeRunner) ReportWritten(types.NamespacedName, uint64) {}
 
 // fakeRecorder keeps the reasons of the Events it is given.
 type fakeRecorder struct{ reasons []string }
@@ -91,6 +95,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *fixture {
 	t.Helper()
+	objs = withAgents(objs)
 	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
 		WithStatusSubresource(&v1.SessionSend{}, &v1.SubagentRun{}, &v1.AgentSession{})).Build()
 	if funcs != nil {
@@ -107,6 +112,24 @@ func (f *fixture) sends() *SessionSendReconciler {
 func (f *fixture) runs() *SubagentRunReconciler {
 	l := lookup.New(f.c, nil)
 	return NewSubagentRunReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New(nil)}, "", time.Hour)
+}
+
+// withAgents adds the Agent of each session that names one not among objs: a turn request
+// carries its session's Agent.
+func withAgents(objs []client.Object) []client.Object {
+	have := map[string]bool{}
+	for _, o := range objs {
+		if a, ok := o.(*v1.Agent); ok {
+			have[a.Name] = true
+		}
+	}
+	for _, o := range objs {
+		if s, ok := o.(*v1.AgentSession); ok && !have[s.Spec.AgentID] {
+			have[s.Spec.AgentID] = true
+			objs = append(objs, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: s.Spec.AgentID, Namespace: s.Namespace}})
+		}
+	}
+	return objs
 }
 
 func session(key, agent string) *v1.AgentSession {

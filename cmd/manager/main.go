@@ -71,7 +71,6 @@ type options struct {
 	workspaceRoot    string
 	maxTurns         int
 	maxTurnsPerNS    int
-	statusInterval   time.Duration
 	attemptTimeout   time.Duration
 	idleTimeout      time.Duration
 	egressAllow      stringList
@@ -103,7 +102,6 @@ func main() {
 	flag.StringVar(&o.workspaceRoot, "workspace-root", "/var/lib/agent-sessions/workspaces", "Directory of the sub-agent workspaces (attachments).")
 	flag.IntVar(&o.maxTurns, "max-concurrent-turns", turns.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
 	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
-	flag.DurationVar(&o.statusInterval, "session-status-interval", turns.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
 	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
@@ -215,7 +213,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
-		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
+		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
 		Egress: egressPolicy,
 	})
 	if err != nil {
