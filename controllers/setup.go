@@ -110,7 +110,10 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
 		events: o.Events.GetEventRecorder("announce-delivery")}
-	sends := NewSessionSendReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished)
+	owners := func(name string) ownerDeps {
+		return ownerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Announcer: ann}
+	}
+	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), TTL: o.TTLAfterFinished}
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
 	probes := newMCPProbes(o.MCP, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
 	return errors.Join(
@@ -121,7 +124,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
-		NewSubagentRunReconciler(c, l, o.Runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
-			o.WorkspaceRoot, o.TTLAfterFinished).setupWith(b(), o.Concurrency),
+		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,
+			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
 	)
 }

@@ -98,6 +98,21 @@ func (f *flow[T]) requeueAfter(d time.Duration) {
 	}
 }
 
+// ownerDeps are the fields the reconcilers of turn owners (SessionSend, SubagentRun) are
+// built with, as every reconciler here is: an embedded client and exported fields.
+type ownerDeps struct {
+	client.Client
+	// Lookup finds sessions, Agents and policies: the cache first, a miss confirmed uncached.
+	Lookup lookup.Lookup
+	// Runner is the turn engine.
+	Runner turns.Runner
+	// Clock times timeouts, archive-at and TTLs.
+	Clock    clock.Clock
+	Recorder recorder.EventRecorder
+	// Announcer delivers the announce step's reply.
+	Announcer *announcer
+}
+
 // stepRunner reconciles an owner of turns through its kind's steps. It is the one place
 // that owns the protocol with the turn engine: the stale-read guard, the deferred status
 // write (once at the end, if anything changed), the Events after it, the release of the

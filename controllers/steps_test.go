@@ -104,14 +104,19 @@ func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *
 	return &fixture{c: c, clock: clocktesting.NewFakeClock(epoch), runner: &fakeRunner{results: map[string]turns.TurnResult{}}, events: &fakeRecorder{}}
 }
 
-func (f *fixture) sends() *SessionSendReconciler {
+// deps wires a reconciler of turn owners to the fixture's fakes.
+func (f *fixture) deps() ownerDeps {
 	l := lookup.New(f.c, nil)
-	return NewSessionSendReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New(nil)}, time.Hour)
+	return ownerDeps{Client: f.c, Lookup: l, Runner: f.runner, Clock: f.clock, Recorder: f.events,
+		Announcer: &announcer{lookup: l, deliverer: delivery.New(nil)}}
+}
+
+func (f *fixture) sends() *SessionSendReconciler {
+	return (&SessionSendReconciler{ownerDeps: f.deps(), TTL: time.Hour}).wire()
 }
 
 func (f *fixture) runs() *SubagentRunReconciler {
-	l := lookup.New(f.c, nil)
-	return NewSubagentRunReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New(nil)}, "", time.Hour)
+	return (&SubagentRunReconciler{ownerDeps: f.deps(), TTL: time.Hour}).wire()
 }
 
 // withAgents adds the Agent of each session that names one not among objs: a turn request
