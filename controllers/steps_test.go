@@ -55,6 +55,9 @@ type fakeRunner struct {
 	results   map[string]turns.TurnResult
 	submitted []string
 	aborted   []turns.Owner
+	// reports are the sessions' reports; written, the seqs acknowledged.
+	reports map[types.NamespacedName]turns.SessionReport
+	written []uint64
 }
 
 func (f *fakeRunner) Submit(_ context.Context, req turns.TurnRequest) error {
@@ -70,10 +73,13 @@ func (f *fakeRunner) Abort(o turns.Owner) int {
 	return 0
 }
 func (f *fakeRunner) Wake(string) <-chan event.GenericEvent { return nil }
-func (f *fakeRunner) SessionReport(types.NamespacedName) (turns.SessionReport, bool) {
-	return turns.SessionReport{}, false
+func (f *fakeRunner) SessionReport(key types.NamespacedName) (turns.SessionReport, bool) {
+	r, ok := f.reports[key]
+	return r, ok
 }
-func (f *fakeRunner) ReportWritten(types.NamespacedName, uint64) {}
+func (f *fakeRunner) ReportWritten(_ types.NamespacedName, seq uint64) {
+	f.written = append(f.written, seq)
+}
 
 // fakeRecorder keeps the reasons of the Events it is given.
 type fakeRecorder struct{ reasons []string }
