@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -31,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -54,6 +54,10 @@ type AgentSessionReconciler struct {
 	Store transcript.Store
 	// Runner holds the sessions' turn reports and wakes the reconciler when one changes.
 	Runner turns.Runner
+	// StatusInterval is how long a report waits in the work queue before it is written, so a
+	// busy session's turns cost one status write per interval (--session-status-interval);
+	// <= 0 writes at once.
+	StatusInterval time.Duration
 	// Clock decides when an archive-at annotation is due; nil is the real clock.
 	Clock    clock.Clock
 	Recorder recorder.EventRecorder
@@ -237,7 +241,7 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession
 // setupWith registers the reconciler.
 func (r *AgentSessionReconciler) setupWith(b *builder.Builder) error {
 	if r.Runner != nil {
-		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), &handler.EnqueueRequestForObject{}))
+		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
 	}
 	return b.For(&v1.AgentSession{}).Named("agentsession").Complete(r)
 }

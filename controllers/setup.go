@@ -63,6 +63,10 @@ type Options struct {
 	Concurrency int
 	// Events hands out the controllers' event recorders; nil is the manager's.
 	Events EventRecorders
+	// SessionStatusInterval is how long the AgentSession controller lets the turn engine's
+	// reports of a session gather before it writes them (one status write per busy
+	// session per interval); 0 is DefaultSessionStatusInterval, negative writes at once.
+	SessionStatusInterval time.Duration
 	// TTLAfterFinished deletes finished SessionSends and SubagentRuns whose
 	// spec.ttlSecondsAfterFinished is unset that long after they finished; 0 keeps them.
 	TTLAfterFinished time.Duration
@@ -104,6 +108,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Events == nil {
 		o.Events = mgr
 	}
+	if o.SessionStatusInterval == 0 {
+		o.SessionStatusInterval = DefaultSessionStatusInterval
+	}
 	// Each controller sees only the namespaces of this manager's shard.
 	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr).WithEventFilter(o.Shard.Predicate()) }
 	c := mgr.GetClient()
@@ -119,7 +126,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	return errors.Join(
 		mgr.Add(sends.finishedTTL),
 		mgr.Add(probes),
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader()}).setupWith(b()),

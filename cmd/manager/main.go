@@ -80,6 +80,7 @@ type options struct {
 	mcpProbesPerNS   int
 	concurrency      int
 	ttlAfterFinished time.Duration
+	statusInterval   time.Duration
 	qps              float64
 	burst            int
 	toolRate         int
@@ -110,6 +111,7 @@ func main() {
 	flag.DurationVar(&o.mcpProbeTimeout, "mcp-probe-timeout", controllers.DefaultMCPProbeTimeout, "Bound of one readiness probe of an Agent's MCP servers (initialize and tools/list), whatever their timeoutSeconds.")
 	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", controllers.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
+	flag.DurationVar(&o.statusInterval, "session-status-interval", controllers.DefaultSessionStatusInterval, "How long the turn engine's reports of a session gather before its status is written (a busy session's status is written about once per interval); negative writes after every turn.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
@@ -228,7 +230,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine.UseTools(turns.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
-		TTLAfterFinished: o.ttlAfterFinished, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
+		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS,
 	}); err != nil {
 		return err
