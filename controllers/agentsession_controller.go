@@ -18,11 +18,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -42,11 +46,18 @@ import (
 const TranscriptFinalizer = "sessions.agents.dev/transcript"
 
 // AgentSessionReconciler gives each session its transcript (the sessionId is the object's
-// UID), derives kind and channel from the key, and archives the transcript on delete or when
-// the session is archived. Counters are kept by the turn engine after each turn.
+// UID), derives kind and channel from the key, archives the transcript on delete or when
+// the session is archived, and writes what the turn engine reports of the session's turns
+// (counters, the ModelRetrying condition): the one writer of a session's status.
 type AgentSessionReconciler struct {
 	client.Client
 	Store transcript.Store
+	// Runner holds the sessions' turn reports and wakes the reconciler when one changes.
+	Runner turns.Runner
+	// StatusInterval is how long a report waits in the work queue before it is written, so a
+	// busy session's turns cost one status write per interval (--session-status-interval);
+	// <= 0 writes at once.
+	StatusInterval time.Duration
 	// Clock decides when an archive-at annotation is due; nil is the real clock.
 	Clock    clock.Clock
 	Recorder recorder.EventRecorder
@@ -63,12 +74,15 @@ type AgentSessionReconciler struct {
 func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	s := &v1.AgentSession{}
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forgetReport(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !s.DeletionTimestamp.IsZero() {
+		r.forgetReport(req.NamespacedName)
 		return ctrl.Result{}, r.finalize(ctx, s)
 	}
-	// Merge patches: the turn engine patches the same status (counters) concurrently.
 	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
 		base := s.DeepCopy()
 		controllerutil.AddFinalizer(s, TranscriptFinalizer)
@@ -81,11 +95,22 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.reconcileTranscript(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if equality.Semantic.DeepEqual(base.Status, s.Status) {
-		return res, nil
+	rep, reported := r.report(req.NamespacedName)
+	if reported {
+		if err := r.applyReport(ctx, s, rep); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
-	if err := r.Status().Patch(ctx, s, client.MergeFrom(base)); err != nil {
-		return res, err
+	if !equality.Semantic.DeepEqual(base.Status, s.Status) {
+		// One write of the whole status, with the optimistic lock: a merge patch replaces
+		// the conditions list, so a write computed from a stale cache must fail (and be
+		// retried from a fresh read) rather than drop a condition it did not see.
+		if err := r.Status().Patch(ctx, s, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return res, err
+		}
+	}
+	if reported {
+		r.Runner.ReportWritten(req.NamespacedName, rep.Seq)
 	}
 	// The Event after the write lands (as steps.go): a refused write says nothing, and the
 	// reconcile it is retried in creates (idempotently) and says it then.
@@ -93,6 +118,21 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", s.Status.TranscriptPath)
 	}
 	return res, nil
+}
+
+// report is the engine's unwritten report of the session, if any.
+func (r *AgentSessionReconciler) report(key types.NamespacedName) (turns.SessionReport, bool) {
+	if r.Runner == nil {
+		return turns.SessionReport{}, false
+	}
+	return r.Runner.SessionReport(key)
+}
+
+// forgetReport drops the report of a session that is gone or going.
+func (r *AgentSessionReconciler) forgetReport(key types.NamespacedName) {
+	if rep, ok := r.report(key); ok {
+		r.Runner.ReportWritten(key, rep.Seq)
+	}
 }
 
 // archiveWhenAsked archives the session once its archive-at annotation (set by the run that
@@ -200,5 +240,8 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession
 
 // setupWith registers the reconciler.
 func (r *AgentSessionReconciler) setupWith(b *builder.Builder) error {
+	if r.Runner != nil {
+		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
+	}
 	return b.For(&v1.AgentSession{}).Named("agentsession").Complete(r)
 }

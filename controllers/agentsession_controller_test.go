@@ -21,14 +21,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // TranscriptCreated is said only once the status that records the transcript is written: a
@@ -70,5 +74,58 @@ func TestTranscriptCreatedOnlyAfterTheWriteLands(t *testing.T) {
 	}
 	if got.Status.SessionID != "uid-1" {
 		t.Errorf("sessionId %q, want the object's UID", got.Status.SessionID)
+	}
+}
+
+// What the engine reports of a session's turns (counters, the retry condition) lands with the
+// rest of the status in one write, and the engine is told which report it held.
+func TestSessionReportInOneWrite(t *testing.T) {
+	ctx := context.Background()
+	patches := 0
+	funcs := &interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+		patches++
+		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	}}
+	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1", Finalizers: []string{TranscriptFinalizer}},
+		Spec: v1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
+	f := newFixture(t, funcs, s)
+	store := transcripttest.NewMemoryStore()
+	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "ns", SessionID: "uid-1", SessionKey: "agent:bob:main"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Append(ctx, "ns", "uid-1",
+		transcript.AppendRequest{IdempotencyKey: "t/0", Message: transcript.Message{Role: transcript.RoleUser,
+			Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "ping"}}}},
+		transcript.AppendRequest{IdempotencyKey: "t/1", Message: transcript.Message{Role: transcript.RoleAssistant,
+			Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "pong"}}, Usage: &transcript.Usage{Input: 10, Output: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(s)
+	retrying := metav1.Condition{Type: v1.ConditionModelRetrying, Status: metav1.ConditionFalse, Reason: "Recovered", Message: "turn t: model call succeeded on attempt 2"}
+	f.runner.reports = map[types.NamespacedName]turns.SessionReport{key: {Seq: 7, TurnEnded: true, AbortedLastRun: true, ContextTokens: 10, Retry: &retrying}}
+	r := &AgentSessionReconciler{Client: f.c, Store: store, Runner: f.runner, Clock: f.clock, Recorder: f.events}
+
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
+		t.Fatal(err)
+	}
+	if patches != 1 {
+		t.Errorf("status writes = %d, want 1 (the transcript, the counters and the conditions together)", patches)
+	}
+	if diff := cmp.Diff([]uint64{7}, f.runner.written); diff != "" {
+		t.Errorf("reports acknowledged (-want +got):\n%s", diff)
+	}
+	got := &v1.AgentSession{}
+	if err := f.c.Get(ctx, key, got); err != nil {
+		t.Fatal(err)
+	}
+	st := got.Status
+	if st.SessionID != "uid-1" || st.MessageCount != 2 || st.InputTokens != 10 || st.OutputTokens != 2 || st.LastMessagePreview != "pong" ||
+		st.ContextTokens != 10 || !st.SystemSent || !st.AbortedLastRun || st.Usage == nil || st.Usage.Turns != 1 {
+		t.Errorf("status = %+v, want the transcript's counters and the report's marks", st)
+	}
+	for _, c := range []string{v1.ConditionReady, v1.ConditionModelRetrying} {
+		if meta.FindStatusCondition(st.Conditions, c) == nil {
+			t.Errorf("condition %s missing from %+v", c, st.Conditions)
+		}
 	}
 }

@@ -73,7 +73,7 @@ func maxPingPong(p *v1.SessionPolicy) int {
 // side's latest reply. It reports done once the loop is over.
 func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
 	send, st := f.obj, &f.obj.Status
-	pol, err := r.lookup.SessionPolicy(ctx, send.Namespace)
+	pol, err := r.Lookup.SessionPolicy(ctx, send.Namespace)
 	if err != nil {
 		return false, err
 	}
@@ -114,7 +114,7 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 // replyBackDenied is why the send policy refuses a reply-back turn in the session named key
 // ("" when it allows it): every turn of the exchange runs only where a send could.
 func (r *SessionSendReconciler) replyBackDenied(ctx context.Context, namespace string, pol *v1.SessionPolicy, key string) (string, error) {
-	s, err := r.lookup.SessionByKey(ctx, namespace, key)
+	s, err := r.Lookup.SessionByKey(ctx, namespace, key)
 	if err != nil || s == nil {
 		return "", err
 	}

@@ -25,13 +25,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -52,22 +49,21 @@ import (
 // (accepted, timeout, ok or error, each ping-pong turn, completion): a person's send
 // costs two API writes with its create.
 type SessionSendReconciler struct {
-	stepRunner[*v1.SessionSend]
-	lookup    lookup.Lookup
-	announcer *announcer
-	// ttl deletes a finished send whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
-	ttl time.Duration
+	ownerDeps
+	// TTL deletes a finished send whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
+	TTL time.Duration
 	// finishedTTL, when set, deletes the sends this reconciler finishes after their TTL:
 	// the manager's cache drops finished sends (cacheindex.UnfinishedSends).
 	finishedTTL *sendTTL
+
+	// stepRunner runs the steps with the fields above; wire sets it.
+	stepRunner[*v1.SessionSend]
 }
 
-// NewSessionSendReconciler wires a SessionSendReconciler; SetupWithManager registers it.
-func NewSessionSendReconciler(c client.Client, l lookup.Lookup, runner turns.Runner, clk clock.Clock,
-	rec recorder.EventRecorder, ann *announcer, ttl time.Duration) *SessionSendReconciler {
-	r := &SessionSendReconciler{lookup: l, announcer: ann, ttl: ttl}
-	r.stepRunner = stepRunner[*v1.SessionSend]{client: c, runner: runner, clock: clk, recorder: rec,
-		ownerKind: turns.OwnerSessionSend, of: r, lookup: l, finishedNow: r.scheduleTTL}
+// wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
+func (r *SessionSendReconciler) wire() *SessionSendReconciler {
+	r.stepRunner = stepRunner[*v1.SessionSend]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
+		ownerKind: turns.OwnerSessionSend, of: r, lookup: r.Lookup, finishedNow: r.scheduleTTL}
 	return r
 }
 
@@ -125,7 +121,7 @@ func (r *SessionSendReconciler) scheduleTTL(s *v1.SessionSend) {
 // afterFinish deletes the finished send once its TTL has passed (a cache that keeps finished
 // sends: without the manager's field selector).
 func (r *SessionSendReconciler) afterFinish(ctx context.Context, s *v1.SessionSend) (ctrl.Result, error) {
-	return deleteAfterTTL(ctx, r.client, r.clock, s, s.Spec.TTLSecondsAfterFinished, r.ttl, s.Status.CompletedAt, nil)
+	return deleteAfterTTL(ctx, r.client, r.clock, s, s.Spec.TTLSecondsAfterFinished, r.TTL, s.Status.CompletedAt, nil)
 }
 
 // sendFinished reads what the cache keeps of a finished send (cacheindex trims the rest,
@@ -147,7 +143,7 @@ func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *flow[*v1.S
 	if err != nil {
 		return false, err
 	}
-	s, key, err := r.lookup.SendTarget(ctx, send.Namespace, ref, agentID)
+	s, key, err := r.Lookup.SendTarget(ctx, send.Namespace, ref, agentID)
 	if errors.Is(err, lookup.ErrMainWithoutRequester) {
 		r.fail(f, err.Error())
 		return false, nil
@@ -185,7 +181,7 @@ func (r *SessionSendReconciler) requesterAgent(ctx context.Context, send *v1.Ses
 	if from == "" {
 		return "", nil
 	}
-	s, err := r.lookup.SessionByKey(ctx, send.Namespace, from)
+	s, err := r.Lookup.SessionByKey(ctx, send.Namespace, from)
 	if err != nil || s == nil {
 		return sessionkey.AgentOf(from), err
 	}
@@ -198,7 +194,7 @@ func (r *SessionSendReconciler) createMainSession(ctx context.Context, namespace
 	if err != nil || k.Kind != sessionkey.KindMain || k.AgentID == "" || key != sessionkey.MainKey(k.AgentID) {
 		return false, nil
 	}
-	if agent, err := r.lookup.Agent(ctx, namespace, k.AgentID); agent == nil || err != nil {
+	if agent, err := r.Lookup.Agent(ctx, namespace, k.AgentID); agent == nil || err != nil {
 		return false, err
 	}
 	s := &v1.AgentSession{
@@ -303,7 +299,7 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 		return false, err
 	}
 	st.Usage = usage.Add(st.Usage, res.Usage())
-	st.Announce = r.announcer.outcome(ctx, f.session, "", res, turns.TurnID(send.UID, "announce"))
+	st.Announce = r.Announcer.outcome(ctx, f.session, "", res, turns.TurnID(send.UID, "announce"))
 	announceEvent(f, st.Announce)
 	return true, nil
 }
@@ -347,8 +343,9 @@ func setReplied(send *v1.SessionSend, status metav1.ConditionStatus, reason, msg
 		Reason: reason, Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: send.Generation})
 }
 
-// setupWith registers the reconciler, woken by the engine when its turns end.
+// setupWith wires the step runner and registers the reconciler, woken by the engine when its turns end.
 func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) error {
+	r.wire()
 	return b.
 		For(&v1.SessionSend{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSessionSend), &handler.EnqueueRequestForObject{})).

@@ -16,12 +16,14 @@
 // Agent and SessionPolicy. Each behaviour has its own file (replyback.go, announce.go,
 // ttl.go, attachments.go); the rules they apply come from internal/policy.
 //
-// SessionSend and SubagentRun own agent turns. Both run through the step runner in
-// steps.go, the one place that speaks to the turn engine (runTurn), writes status (once per
-// reconcile, Events after it), guards against stale reads (stale.go) and releases an
+// Controllers are the only writers of status; the turn engine reports. SessionSend and
+// SubagentRun own agent turns. Both run through the step runner in steps.go, the one place
+// that submits turns (runTurn, with the session and Agent it resolved), writes their status
+// (once per reconcile, Events after it), guards against stale reads (stale.go) and releases an
 // object's turns when it finishes, is cancelled (outcome.go) or is deleted. Their steps
 // are listed at the top of each controller: read steps.go first, then a controller's
-// steps() to see what happens to a send or a run, and in which order.
+// steps() to see what happens to a send or a run, and in which order. The AgentSession
+// reconciler writes what the engine reports of a session's turns (session_report.go).
 package controllers
 
 import (
@@ -61,6 +63,10 @@ type Options struct {
 	Concurrency int
 	// Events hands out the controllers' event recorders; nil is the manager's.
 	Events EventRecorders
+	// SessionStatusInterval is how long the AgentSession controller lets the turn engine's
+	// reports of a session gather before it writes them (one status write per busy
+	// session per interval); 0 is DefaultSessionStatusInterval, negative writes at once.
+	SessionStatusInterval time.Duration
 	// TTLAfterFinished deletes finished SessionSends and SubagentRuns whose
 	// spec.ttlSecondsAfterFinished is unset that long after they finished; 0 keeps them.
 	TTLAfterFinished time.Duration
@@ -102,6 +108,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if o.Events == nil {
 		o.Events = mgr
 	}
+	if o.SessionStatusInterval == 0 {
+		o.SessionStatusInterval = DefaultSessionStatusInterval
+	}
 	// Each controller sees only the namespaces of this manager's shard.
 	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr).WithEventFilter(o.Shard.Predicate()) }
 	c := mgr.GetClient()
@@ -117,18 +126,21 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		e.UseBudget(keeper)
 	}
 	runner := budgetRunner{Runner: o.Runner, keeper: keeper}
-	sends := NewSessionSendReconciler(c, l, runner, o.Clock, o.Events.GetEventRecorder("sessionsend-controller"), ann, o.TTLAfterFinished)
+	owners := func(name string) ownerDeps {
+		return ownerDeps{Client: c, Lookup: l, Runner: runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Announcer: ann}
+	}
+	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), TTL: o.TTLAfterFinished}
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
 	probes := newMCPProbes(o.MCP, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
 	return errors.Join(
 		mgr.Add(sends.finishedTTL),
 		mgr.Add(probes),
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
+		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(keeper)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
-		NewSubagentRunReconciler(c, l, runner, o.Clock, o.Events.GetEventRecorder("subagentrun-controller"), ann,
-			o.WorkspaceRoot, o.TTLAfterFinished).setupWith(b(), o.Concurrency),
+		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,
+			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
 	)
 }

@@ -98,6 +98,21 @@ func (f *flow[T]) requeueAfter(d time.Duration) {
 	}
 }
 
+// ownerDeps are the fields the reconcilers of turn owners (SessionSend, SubagentRun) are
+// built with, as every reconciler here is: an embedded client and exported fields.
+type ownerDeps struct {
+	client.Client
+	// Lookup finds sessions, Agents and policies: the cache first, a miss confirmed uncached.
+	Lookup lookup.Lookup
+	// Runner is the turn engine.
+	Runner turns.Runner
+	// Clock times timeouts, archive-at and TTLs.
+	Clock    clock.Clock
+	Recorder recorder.EventRecorder
+	// Announcer delivers the announce step's reply.
+	Announcer *announcer
+}
+
 // stepRunner reconciles an owner of turns through its kind's steps. It is the one place
 // that owns the protocol with the turn engine: the stale-read guard, the deferred status
 // write (once at the end, if anything changed), the Events after it, the release of the
@@ -114,8 +129,7 @@ type stepRunner[T turnOwner] struct {
 	// cannot wait for the cache to show it finished (a finished send never shows there).
 	finishedNow func(T)
 	stale       staleReads
-	// lookup finds the Agent of a turn's session, so a turn of an Agent that is not Ready
-	// fails at once with its reason instead of calling a provider that cannot answer.
+	// lookup finds a turn's session and its Agent, which the turn request carries.
 	lookup lookup.Lookup
 }
 
@@ -233,7 +247,8 @@ func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, bu
 	req := build()
 	req.ID, req.Owner, req.Namespace = id, f.owner, f.obj.GetNamespace()
 	req.TraceParent = f.obj.GetAnnotations()[tracing.Annotation]
-	if why, err := r.agentUnready(ctx, req.Namespace, req.SessionKey); err != nil || why != "" {
+	why, err := r.resolveTurn(ctx, &req)
+	if err != nil || why != "" {
 		return turns.TurnResult{Err: errors.New(why)}, why != "", err
 	}
 	if err := r.runner.Submit(ctx, req); err != nil {
@@ -243,19 +258,25 @@ func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, bu
 	return turns.TurnResult{}, false, nil
 }
 
-// agentUnready is why the Agent of the session named key cannot run a turn ("" when it can,
-// or when the session or Agent is not found: the turn then fails with that reason).
-func (r *stepRunner[T]) agentUnready(ctx context.Context, namespace, key string) (string, error) {
-	if r.lookup.Cache == nil {
-		return "", nil
-	}
-	s, err := r.lookup.SessionByKey(ctx, namespace, key)
-	if err != nil || s == nil {
-		return "", err
-	}
-	agent, err := r.lookup.Agent(ctx, namespace, s.Spec.AgentID)
+// resolveTurn hands the turn its session and Agent, so the engine looks neither up again;
+// it says why the turn cannot run ("" when it can): the session or Agent is missing, or the
+// Agent is not Ready (the turn fails at once instead of calling a provider that cannot
+// answer).
+func (r *stepRunner[T]) resolveTurn(ctx context.Context, req *turns.TurnRequest) (string, error) {
+	s, err := r.lookup.SessionByKey(ctx, req.Namespace, req.SessionKey)
 	if err != nil {
 		return "", err
 	}
+	if s == nil {
+		return fmt.Sprintf("session %q not found", req.SessionKey), nil
+	}
+	agent, err := r.lookup.Agent(ctx, req.Namespace, s.Spec.AgentID)
+	if err != nil {
+		return "", err
+	}
+	if agent == nil {
+		return fmt.Sprintf("agent %q not found", s.Spec.AgentID), nil
+	}
+	req.Session, req.Agent = s, agent
 	return policy.AgentUnready(agent), nil
 }

@@ -55,6 +55,9 @@ type fakeRunner struct {
 	results   map[string]turns.TurnResult
 	submitted []string
 	aborted   []turns.Owner
+	// reports are the sessions' reports; written, the seqs acknowledged.
+	reports map[types.NamespacedName]turns.SessionReport
+	written []uint64
 }
 
 func (f *fakeRunner) Submit(_ context.Context, req turns.TurnRequest) error {
@@ -70,6 +73,13 @@ func (f *fakeRunner) Abort(o turns.Owner) int {
 	return 0
 }
 func (f *fakeRunner) Wake(string) <-chan event.GenericEvent { return nil }
+func (f *fakeRunner) SessionReport(key types.NamespacedName) (turns.SessionReport, bool) {
+	r, ok := f.reports[key]
+	return r, ok
+}
+func (f *fakeRunner) ReportWritten(_ types.NamespacedName, seq uint64) {
+	f.written = append(f.written, seq)
+}
 
 // fakeRecorder keeps the reasons of the Events it is given.
 type fakeRecorder struct{ reasons []string }
@@ -91,6 +101,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *fixture {
 	t.Helper()
+	objs = withAgents(objs)
 	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
 		WithStatusSubresource(&v1.SessionSend{}, &v1.SubagentRun{}, &v1.AgentSession{})).Build()
 	if funcs != nil {
@@ -99,14 +110,37 @@ func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *
 	return &fixture{c: c, clock: clocktesting.NewFakeClock(epoch), runner: &fakeRunner{results: map[string]turns.TurnResult{}}, events: &fakeRecorder{}}
 }
 
-func (f *fixture) sends() *SessionSendReconciler {
+// deps wires a reconciler of turn owners to the fixture's fakes.
+func (f *fixture) deps() ownerDeps {
 	l := lookup.New(f.c, nil)
-	return NewSessionSendReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New(nil)}, time.Hour)
+	return ownerDeps{Client: f.c, Lookup: l, Runner: f.runner, Clock: f.clock, Recorder: f.events,
+		Announcer: &announcer{lookup: l, deliverer: delivery.New(nil)}}
+}
+
+func (f *fixture) sends() *SessionSendReconciler {
+	return (&SessionSendReconciler{ownerDeps: f.deps(), TTL: time.Hour}).wire()
 }
 
 func (f *fixture) runs() *SubagentRunReconciler {
-	l := lookup.New(f.c, nil)
-	return NewSubagentRunReconciler(f.c, l, f.runner, f.clock, f.events, &announcer{lookup: l, deliverer: delivery.New(nil)}, "", time.Hour)
+	return (&SubagentRunReconciler{ownerDeps: f.deps(), TTL: time.Hour}).wire()
+}
+
+// withAgents adds the Agent of each session that names one not among objs: a turn request
+// carries its session's Agent.
+func withAgents(objs []client.Object) []client.Object {
+	have := map[string]bool{}
+	for _, o := range objs {
+		if a, ok := o.(*v1.Agent); ok {
+			have[a.Name] = true
+		}
+	}
+	for _, o := range objs {
+		if s, ok := o.(*v1.AgentSession); ok && !have[s.Spec.AgentID] {
+			have[s.Spec.AgentID] = true
+			objs = append(objs, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: s.Spec.AgentID, Namespace: s.Namespace}})
+		}
+	}
+	return objs
 }
 
 func session(key, agent string) *v1.AgentSession {

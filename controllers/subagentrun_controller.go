@@ -23,19 +23,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
-	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -49,20 +46,20 @@ import (
 // ensureChild (the child session), accept (its attachments), task under the run timeout,
 // announce in the requester, cleanup (delete the child, or ask it to archive itself later).
 type SubagentRunReconciler struct {
+	ownerDeps
+	// WorkspaceRoot holds the sub-agent workspaces, where a run's attachments land.
+	WorkspaceRoot string
+	// TTL deletes a finished run whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
+	TTL time.Duration
+
+	// stepRunner runs the steps with the fields above; wire sets it.
 	stepRunner[*v1.SubagentRun]
-	lookup        lookup.Lookup
-	announcer     *announcer
-	workspaceRoot string
-	// ttl deletes a finished run whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
-	ttl time.Duration
 }
 
-// NewSubagentRunReconciler wires a SubagentRunReconciler; SetupWithManager registers it.
-func NewSubagentRunReconciler(c client.Client, l lookup.Lookup, runner turns.Runner, clk clock.Clock,
-	rec recorder.EventRecorder, ann *announcer, workspaceRoot string, ttl time.Duration) *SubagentRunReconciler {
-	r := &SubagentRunReconciler{lookup: l, announcer: ann, workspaceRoot: workspaceRoot, ttl: ttl}
-	r.stepRunner = stepRunner[*v1.SubagentRun]{client: c, runner: runner, clock: clk, recorder: rec,
-		ownerKind: turns.OwnerSubagentRun, of: r, lookup: l}
+// wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
+func (r *SubagentRunReconciler) wire() *SubagentRunReconciler {
+	r.stepRunner = stepRunner[*v1.SubagentRun]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
+		ownerKind: turns.OwnerSubagentRun, of: r, lookup: r.Lookup}
 	return r
 }
 
@@ -108,7 +105,7 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 		var child *v1.AgentSession
 		if st.ChildSessionKey != "" {
 			var err error
-			if child, err = r.lookup.SessionByKey(ctx, run.Namespace, st.ChildSessionKey); err != nil {
+			if child, err = r.Lookup.SessionByKey(ctx, run.Namespace, st.ChildSessionKey); err != nil {
 				return false, err
 			}
 		}
@@ -121,7 +118,7 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 // afterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.
 func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {
-	def := r.ttl
+	def := r.TTL
 	if run.Spec.Mode == v1.ModeSession {
 		def = 0 // the run holds its persistent session: only an explicit TTL deletes it
 	}
@@ -133,14 +130,14 @@ func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.Subagen
 func (r *SubagentRunReconciler) resolveAgent(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
 	run := f.obj
 	if key := run.Spec.RequesterSessionKey; key != "" {
-		s, err := r.lookup.SessionByKey(ctx, run.Namespace, key)
+		s, err := r.Lookup.SessionByKey(ctx, run.Namespace, key)
 		if err != nil {
 			return false, err
 		}
 		f.requester = s
 	}
 	agentID := policy.TargetAgentID(&run.Spec, f.requester)
-	agent, err := r.lookup.Agent(ctx, run.Namespace, agentID)
+	agent, err := r.Lookup.Agent(ctx, run.Namespace, agentID)
 	if err != nil {
 		return false, err
 	}
@@ -172,7 +169,7 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.Sub
 	var child *v1.AgentSession
 	if key != "" {
 		var err error
-		if child, err = r.lookup.SessionByKey(ctx, run.Namespace, key); err != nil {
+		if child, err = r.Lookup.SessionByKey(ctx, run.Namespace, key); err != nil {
 			return false, err
 		}
 	}
@@ -222,7 +219,7 @@ func (r *SubagentRunReconciler) accept(_ context.Context, f *flow[*v1.SubagentRu
 		return true, nil
 	}
 	if len(run.Spec.Attachments) > 0 {
-		dir := AttachmentsDir(r.workspaceRoot, run.Namespace, child.Status.SessionID, string(run.UID))
+		dir := AttachmentsDir(r.WorkspaceRoot, run.Namespace, child.Status.SessionID, string(run.UID))
 		receipts, err := MaterializeAttachments(dir, run.Spec.Attachments)
 		if err != nil {
 			r.fail(f, fmt.Sprintf("attachments: %v", err))
@@ -357,7 +354,7 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	// The channel gets the normalised announce, not the model's words as they are: Status
 	// and the stats line are the runtime's.
 	res.Text = SubagentAnnounceReply(outcome, res.Text)
-	st.Announce = r.announcer.outcome(ctx, requester, threadOf(run), res, turns.TurnID(run.UID, step))
+	st.Announce = r.Announcer.outcome(ctx, requester, threadOf(run), res, turns.TurnID(run.UID, step))
 	announceEvent(f, st.Announce)
 	return true, nil
 }
@@ -391,7 +388,7 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.Subagen
 		}
 		r.finish(f, st.Phase, "child session deleted after the announce")
 	default:
-		pol, err := r.lookup.SessionPolicy(ctx, run.Namespace)
+		pol, err := r.Lookup.SessionPolicy(ctx, run.Namespace)
 		if err != nil {
 			return false, err
 		}
@@ -453,9 +450,10 @@ func (r *SubagentRunReconciler) finish(f *flow[*v1.SubagentRun], phase v1.RunPha
 	f.log.V(2).Info("run finished", "phase", phase)
 }
 
-// setupWith registers the reconciler, woken by the engine when its turns end and by
+// setupWith wires the step runner and registers the reconciler, woken by the engine when its turns end and by
 // its child sessions' changes (the transcript becoming ready).
 func (r *SubagentRunReconciler) setupWith(b *builder.Builder, concurrency int) error {
+	r.wire()
 	return b.
 		For(&v1.SubagentRun{}).
 		Owns(&v1.AgentSession{}).

@@ -71,7 +71,6 @@ type options struct {
 	workspaceRoot    string
 	maxTurns         int
 	maxTurnsPerNS    int
-	statusInterval   time.Duration
 	attemptTimeout   time.Duration
 	idleTimeout      time.Duration
 	egressAllow      stringList
@@ -81,6 +80,7 @@ type options struct {
 	mcpProbesPerNS   int
 	concurrency      int
 	ttlAfterFinished time.Duration
+	statusInterval   time.Duration
 	qps              float64
 	burst            int
 	toolRate         int
@@ -103,7 +103,6 @@ func main() {
 	flag.StringVar(&o.workspaceRoot, "workspace-root", "/var/lib/agent-sessions/workspaces", "Directory of the sub-agent workspaces (attachments).")
 	flag.IntVar(&o.maxTurns, "max-concurrent-turns", turns.DefaultMaxConcurrentTurns, "Agent turns running at once across all sessions.")
 	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
-	flag.DurationVar(&o.statusInterval, "session-status-interval", turns.DefaultStatusInterval, "How often at most a busy session's status counters are written; negative writes after every turn.")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
 	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
@@ -112,6 +111,7 @@ func main() {
 	flag.DurationVar(&o.mcpProbeTimeout, "mcp-probe-timeout", controllers.DefaultMCPProbeTimeout, "Bound of one readiness probe of an Agent's MCP servers (initialize and tools/list), whatever their timeoutSeconds.")
 	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", controllers.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
+	flag.DurationVar(&o.statusInterval, "session-status-interval", controllers.DefaultSessionStatusInterval, "How long the turn engine's reports of a session gather before its status is written (a busy session's status is written about once per interval); negative writes after every turn.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
@@ -215,7 +215,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
-		StatusInterval: o.statusInterval, ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
+		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
 		Egress: egressPolicy,
 	})
 	if err != nil {
@@ -230,7 +230,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine.UseTools(turns.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
-		TTLAfterFinished: o.ttlAfterFinished, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
+		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS,
 	}); err != nil {
 		return err

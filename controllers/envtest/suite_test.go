@@ -71,6 +71,9 @@ var (
 	// mgrCache is the running manager's informer cache.
 	mgrCache cache.Cache
 	calls    = &modelCalls{}
+	// engineStatusWrites counts the status writes the engine's client was asked for: none,
+	// the controllers are the only writers of status (one_writer_test.go).
+	engineStatusWrites atomic.Int64
 )
 
 func TestControllers(t *testing.T) {
@@ -95,6 +98,7 @@ var _ = BeforeSuite(func() {
 
 var _ = AfterSuite(func() {
 	stopManager()
+	Expect(engineStatusWrites.Load()).To(BeZero(), "status writes asked of the turn engine's client")
 	if sink != nil {
 		sink.Close()
 	}
@@ -128,11 +132,9 @@ func startManager() {
 	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
 	Expect(mgr.Add(events)).To(Succeed())
 	engine, err = turns.NewEngine(turns.Options{
-		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
+		Client: noStatusWrites{mgr.GetClient()}, Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, Clock: fakeClock, Recorder: events.GetEventRecorder("agent-runtime"),
-		// The throttle is unit-tested; here a session's counters are checked after each turn.
-		StatusInterval: -1,
-		NewProvider:    calls.wrap,
+		NewProvider: calls.wrap,
 		// Model stubs listen on loopback (protocol_test.go); MCP servers stay refused below.
 		Egress: allowLoopback,
 	})

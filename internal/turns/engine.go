@@ -39,10 +39,6 @@ import (
 const (
 	DefaultMaxConcurrentTurns = 64
 	DefaultWakeBuffer         = 1024
-	DefaultStatusInterval     = time.Second
-
-	// statusWriteTimeout bounds one session status write.
-	statusWriteTimeout = 10 * time.Second
 )
 
 // Errors a TurnResult may carry; match them with errors.Is.
@@ -59,7 +55,8 @@ var (
 
 // Options configure an Engine. Client, Reader and Store are required.
 type Options struct {
-	// Client writes: session status patches, SessionSend and SubagentRun creates.
+	// Client writes what the tools make (SessionSends, SubagentRuns, spec.cancel); never a
+	// status: the engine reports to the controllers (SessionReport) and they write it.
 	Client client.Client
 	// Reader is the manager's informer cache: AgentSessions, Agents and SessionPolicies are
 	// read from it, so tools make no API call per row.
@@ -84,10 +81,6 @@ type Options struct {
 	WakeBuffer int
 	// Recorder, when set, records an Event on the session for failed and aborted turns.
 	Recorder events.EventRecorder
-	// StatusInterval is how often at most a busy session's status is written after turns
-	// (the first turn after a quiet interval is written at once, the last one always);
-	// 0 means DefaultStatusInterval, a negative value writes after every turn.
-	StatusInterval time.Duration
 	// ModelAttemptTimeout bounds one HTTP attempt of a model call (a hung one is retried);
 	// 0 means provider.DefaultAttemptTimeout, negative means no bound.
 	ModelAttemptTimeout time.Duration
@@ -124,12 +117,14 @@ type Engine struct {
 	// yet released (see owners.go); the engine's memory is bounded by its live owners.
 	owners owners
 	wake   map[string]chan event.GenericEvent
+	// reports are the sessions' reports their controller has not written yet (report.go).
+	reports reports
+	seq     uint64
 
 	providers providerCache
 	tools     toolset
 	budget    BudgetCheck
 	history   *historyCache
-	status    *throttle[statusUpdate]
 }
 
 var (
@@ -172,15 +167,12 @@ func NewEngine(o Options) (*Engine, error) {
 		jobs:    map[string]*job{},
 		owners:  owners{},
 		wake:    map[string]chan event.GenericEvent{},
+		reports: reports{},
 		tools:   sessionTools(),
 		history: newHistoryCache(DefaultHistoryCacheBytes),
 		toolEnv: sessiontools.Env{Client: o.Client, Reader: o.Reader, APIReader: o.APIReader,
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
-	if o.StatusInterval == 0 {
-		o.StatusInterval = DefaultStatusInterval
-	}
-	e.status = newThrottle(o.Clock, o.StatusInterval, e.writeStatus)
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil
 }
@@ -197,7 +189,6 @@ func (e *Engine) Start(ctx context.Context) error {
 func (e *Engine) Stop() {
 	e.stop(ErrShutdown)
 	e.wg.Wait()
-	e.status.flush()
 }
 
 // NeedLeaderElection implements manager.LeaderElectionRunnable: turns are submitted by the
@@ -213,6 +204,8 @@ func (e *Engine) Submit(_ context.Context, req TurnRequest) error {
 		return fmt.Errorf("runtime: turn %s names no session", req.ID)
 	case req.Owner.Kind == "" || req.Owner.Name == "":
 		return fmt.Errorf("runtime: turn %s has no owner", req.ID)
+	case req.Session == nil || req.Agent == nil:
+		return fmt.Errorf("runtime: turn %s comes without its session and Agent", req.ID)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -288,23 +281,7 @@ func (e *Engine) finish(j *job, res TurnResult) {
 	e.owners.finish(j, res)
 	ch := e.wakeLocked(j.req.Owner.Kind)
 	e.mu.Unlock()
-
-	ev := event.GenericEvent{Object: ownerObject(j.req.Owner)}
-	select {
-	case ch <- ev:
-		return
-	default:
-	}
-	// The buffer is full: a slow controller must not stall the lane, so the event waits in
-	// its own goroutine until it is taken or the engine stops.
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		select {
-		case ch <- ev:
-		case <-e.base.Done():
-		}
-	}()
+	e.send(ch, event.GenericEvent{Object: ownerObject(j.req.Owner)})
 }
 
 // ownerObject is the object of a wake event; only its namespace and name matter to

@@ -139,8 +139,7 @@ func (f *fixture) createTranscript(s *v1.AgentSession) {
 }
 
 func (f *fixture) newEngine(opts ...fixtureOption) *Engine {
-	// Status after every turn unless a test sets an interval: most check it after one.
-	o := Options{Client: f.client, Reader: f.client, Store: f.store, Clock: f.clock, NewProvider: f.calls.wrap, StatusInterval: -1}
+	o := Options{Client: f.client, Reader: f.client, Store: f.store, Clock: f.clock, NewProvider: f.calls.wrap}
 	for _, fn := range opts {
 		fn(&o)
 	}
@@ -168,11 +167,36 @@ func ownerOf(id string) Owner {
 	return Owner{Kind: OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: ns, Name: "send-" + id}}
 }
 
+// submit submits req with its session and Agent, as the step runner resolves them.
 func (f *fixture) submit(req TurnRequest) {
 	f.t.Helper()
+	f.resolve(&req)
 	if err := f.engine.Submit(context.Background(), req); err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// resolve sets req's session and Agent from the fixture's objects.
+func (f *fixture) resolve(req *TurnRequest) {
+	f.t.Helper()
+	ctx := context.Background()
+	s := &v1.AgentSession{}
+	if err := f.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: sessionkey.ObjectName(req.SessionKey)}, s); err != nil {
+		f.t.Fatal(err)
+	}
+	a := &v1.Agent{}
+	if err := f.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: s.Spec.AgentID}, a); err != nil {
+		f.t.Fatal(err)
+	}
+	req.Session, req.Agent = s, a
+}
+
+// report returns the engine's report of session key once every lane is idle.
+func (f *fixture) report(key string) SessionReport {
+	f.t.Helper()
+	s := f.settled(key)
+	r, _ := f.engine.SessionReport(types.NamespacedName{Namespace: s.Namespace, Name: s.Name})
+	return r
 }
 
 // await blocks until the engine wakes the owner of id, then returns the turn's result.

@@ -101,7 +101,7 @@ func (e *Engine) drain(k laneKey, l *lane) {
 		}
 		j.cancel(nil) // release the deadline timer
 		e.finish(j, t.res)
-		e.offerStatus(t)
+		e.reportTurn(t)
 	}
 }
 
@@ -138,5 +138,5 @@ func (e *Engine) dropQueued(k laneKey, j *job) {
 	laneQueueDepth.Dec()
 	t := e.abortedBeforeStart(&j.req, context.Cause(j.ctx))
 	e.finish(j, t.res)
-	e.offerStatus(t)
+	e.reportTurn(t)
 }

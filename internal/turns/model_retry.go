@@ -20,10 +20,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -32,8 +29,9 @@ import (
 )
 
 // observeRetries returns ctx with a provider retry observer that shows a slow model call on
-// the session: an Event per retry and the ModelRetrying condition (True while the call
-// retries, False once it ended), so a hung endpoint is visible instead of a silent Running.
+// the session: an Event per retry and, through the session's report, the ModelRetrying
+// condition (True while the call retries, False once it ended), so a hung endpoint is
+// visible instead of a silent Running.
 // maxRetryCause bounds the model error the ModelRetrying condition's message quotes.
 const maxRetryCause = 300
 
@@ -41,10 +39,10 @@ func (e *Engine) observeRetries(ctx context.Context, t *turn) context.Context {
 	if t.session == nil {
 		return ctx
 	}
-	return provider.WithRetryObserver(ctx, func(r provider.Retry) { e.noteRetry(ctx, t.session, t.req.ID, r) })
+	return provider.WithRetryObserver(ctx, func(r provider.Retry) { e.noteRetry(t.session, t.req.ID, r) })
 }
 
-func (e *Engine) noteRetry(ctx context.Context, s *v1.AgentSession, turnID string, r provider.Retry) {
+func (e *Engine) noteRetry(s *v1.AgentSession, turnID string, r provider.Retry) {
 	cond := retryCondition(r, turnID, s.Generation)
 	if rec := e.opts.Recorder; rec != nil {
 		kind := corev1.EventTypeWarning
@@ -53,22 +51,8 @@ func (e *Engine) noteRetry(ctx context.Context, s *v1.AgentSession, turnID strin
 		}
 		rec.Eventf(s, nil, kind, v1.ConditionModelRetrying, "ModelCall", "%s", cond.Message)
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
-	defer cancel()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &v1.AgentSession{}
-		if err := e.opts.APIReader.Get(wctx, client.ObjectKeyFromObject(s), cur); err != nil {
-			return err
-		}
-		base := cur.DeepCopy()
-		if !meta.SetStatusCondition(&cur.Status.Conditions, cond) {
-			return nil
-		}
-		return e.opts.Client.Status().Patch(wctx, cur, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
-	})
-	if err != nil {
-		ctrl.LoggerFrom(ctx).V(2).Info("could not write ModelRetrying", "session", s.Spec.Key, "error", err.Error())
-	}
+	// Reported, not written: the AgentSession controller sets it in the session's status.
+	e.report(client.ObjectKeyFromObject(s), func(rep *SessionReport) { rep.Retry = &cond })
 }
 
 // retryCondition is the ModelRetrying condition a retry report sets.

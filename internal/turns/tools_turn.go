@@ -22,6 +22,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 // ToolSources are where the tools beyond the session tools come from.
@@ -40,6 +41,15 @@ func (e *Engine) UseTools(src ToolSources) { e.tools.src = src }
 // WorkspaceDir is the workspace of a sub-agent session.
 func WorkspaceDir(root, namespace, sessionID string) string {
 	return filepath.Join(root, namespace, sessionID)
+}
+
+// isSubagent says whether s is a sub-agent session, which gets no session tools.
+func isSubagent(s *v1.AgentSession) bool {
+	if s.Spec.SpawnedBy != "" {
+		return true
+	}
+	k, err := sessionkey.Parse(s.Spec.Key)
+	return err == nil && k.Subagent
 }
 
 // forTurn assembles the tools a turn is offered, in a stable order. A session gets the

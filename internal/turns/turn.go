@@ -18,7 +18,9 @@
 //
 // This file is the contract between the engine and the controllers: reconcilers Submit a turn
 // and return; when it finishes the engine sends a GenericEvent for the turn's Owner on the
-// channel Wake(kind) returns, and the reconciler reads the outcome with Result.
+// channel Wake(kind) returns, and the reconciler reads the outcome with Result. The engine
+// writes no Kubernetes status: what a session's status shows of its turns is a SessionReport
+// the AgentSession controller reads when Wake(WakeAgentSession) names the session.
 package turns
 
 import (
@@ -28,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
@@ -65,6 +68,10 @@ type TurnRequest struct {
 	// alias). The session's AgentSession must exist and have a status.sessionId.
 	Namespace  string
 	SessionKey string
+	// Session and Agent are the session's AgentSession and its Agent as the submitter
+	// resolved them (required): the engine looks neither up again.
+	Session *v1.AgentSession
+	Agent   *v1.Agent
 	// Input is the turn's input message (role user), with provenance when it did not come from
 	// the session's own user.
 	Input transcript.Message
@@ -124,6 +131,13 @@ type Runner interface {
 	// (a GenericEvent whose object carries the owner's namespace and name); controllers
 	// watch it with source.Channel.
 	Wake(kind string) <-chan event.GenericEvent
+	// SessionReport returns what the engine reports of a session's turns (counters to
+	// refresh, retry state) not yet written to its status; Wake(WakeAgentSession) announces
+	// a new one. The engine writes no status: the AgentSession controller does.
+	SessionReport(session types.NamespacedName) (SessionReport, bool)
+	// ReportWritten tells the engine a report up to seq is in the session's status (or the
+	// session is gone): it forgets the report unless a newer one arrived.
+	ReportWritten(session types.NamespacedName, seq uint64)
 }
 
 // Usage is the turn's usage as internal/usage adds it up.

@@ -64,8 +64,8 @@ type turn struct {
 	contiguous bool
 }
 
-// runTurn runs one turn to its end and records it; the caller wakes the owner, then hands
-// the turn's effect on its session's status to offerStatus.
+// runTurn runs one turn to its end and records it; the caller wakes the owner, then reports
+// the turn to its session (reportTurn).
 func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 	turnsRunning.Inc()
 	defer turnsRunning.Dec()
@@ -105,28 +105,21 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 // abortedBeforeStart is the outcome of a turn cancelled while it waited in its lane.
 func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) *turn {
 	now := e.now()
-	t := &turn{e: e, req: req, res: TurnResult{Started: now, Finished: now, Err: cause, Aborted: true}}
-	if s, err := e.sessionByKey(e.base, req.Namespace, req.SessionKey); err == nil {
-		t.session = s
-	}
+	t := &turn{e: e, req: req, session: req.Session, res: TurnResult{Started: now, Finished: now, Err: cause, Aborted: true}}
 	e.record(e.base, t)
 	return t
 }
 
-// prepare loads the session, agent, provider and history, and queues the input message.
+// prepare builds the provider for the session and Agent the request brings, loads the
+// history, and queues the input message.
 func (t *turn) prepare(ctx context.Context) error {
 	e, req := t.e, t.req
-	s, err := e.sessionByKey(ctx, req.Namespace, req.SessionKey)
-	if err != nil {
-		return err
-	}
-	t.session = s
+	s := req.Session
+	t.session, t.agent = s, req.Agent
 	if s.Status.SessionID == "" {
 		return fmt.Errorf("session %q has no sessionId yet", req.SessionKey)
 	}
-	if t.agent, err = e.agent(ctx, req.Namespace, s.Spec.AgentID); err != nil {
-		return err
-	}
+	var err error
 	if t.prov, err = e.provider(ctx, t.agent); err != nil {
 		return err
 	}

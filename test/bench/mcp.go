@@ -96,7 +96,7 @@ func benchMCP() ([]Figure, error) {
 		start := time.Now()
 		owner := turns.Owner{Kind: turns.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: benchNS, Name: id}}
 		err := engine.Submit(ctx, turns.TurnRequest{
-			ID: id, Namespace: benchNS, SessionKey: mcpKey,
+			ID: id, Namespace: benchNS, SessionKey: mcpKey, Session: session, Agent: agent,
 			Input: transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: input}}},
 			Owner: owner,
 		})

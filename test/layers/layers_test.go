@@ -53,7 +53,7 @@ var layers = [][]string{
 	{"internal/transcriptstore"},
 	// test helpers and suites that run whole programs
 	{"controllers/envtest", "controllers/envtest/storm", "internal/console/browsertest",
-		"internal/console/chromiumtest", "internal/transcriptstore/authtest",
+		"internal/console/chromiumtest", "internal/transcriptstore/envtest",
 		"internal/transcriptstore/sidecartest", "webhook/envtest"},
 }
 

@@ -12,9 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package authtest runs the history API's real authentication path (TokenReview and
+// Package envtest runs the history API's real authentication path (TokenReview and
 // SubjectAccessReview judged by a kube-apiserver from envtest) as a Ginkgo suite.
-package authtest
+package envtest
 
 import (
 	"context"
