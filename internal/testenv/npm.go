@@ -56,6 +56,12 @@ func (p MCPPackages) SDKClient() string {
 	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client")
 }
 
+// A2ASDK is the A2A JavaScript SDK's dist directory (ESM), to import client/index.js and
+// server/index.js from.
+func (p MCPPackages) A2ASDK() string {
+	return filepath.Join(p.Dir, "node_modules", "@a2a-js", "sdk", "dist")
+}
+
 var (
 	mcpOnce sync.Once
 	mcpPkgs MCPPackages

@@ -15,9 +15,7 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -65,13 +63,8 @@ var _ = Describe("The session tools over MCP from outside", Ordered, func() {
 	var node string
 
 	runClient := func(url, token string) outsideResult {
-		cmd := exec.CommandContext(ctx, node, script, url, token)
-		cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+cluster.HistoryCAFile)
-		out, err := cmd.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		var r outsideResult
-		Expect(json.Unmarshal([]byte(lines[len(lines)-1]), &r)).To(Succeed(), string(out))
+		runNodeJSON(node, script, &r, url, token)
 		return r
 	}
 

@@ -48,7 +48,7 @@ var layers = [][]string{
 	// the doors and the turn engine
 	{"internal/cli", "internal/mcpserver", "internal/turns", "webhook"},
 	// what serves them: the console (its page and actions), the controllers
-	{"controllers", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
+	{"controllers", "internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
 	// the transcript-store program
 	{"internal/transcriptstore"},
 	// test helpers and suites that run whole programs
