@@ -15,12 +15,14 @@
 package e2e
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
@@ -123,7 +125,7 @@ var _ = Describe("Agents over A2A to a client nobody here wrote", Ordered, func(
 			{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"get", "list", "watch", "create", "patch"}},
 		}, devcluster.HistoryAudience)
 
-		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
+		applyReady(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
 metadata:
   name: a2a-echo
@@ -137,10 +139,7 @@ spec:
     - match: "^slow"
       delay: 120s
       reply: "too late"
-`)
-		Expect(err).NotTo(HaveOccurred(), out)
-		out, err = kubectl("wait", "--for=condition=Ready", "agent/a2a-echo", "--timeout=60s")
-		Expect(err).NotTo(HaveOccurred(), out)
+`, "a2a-echo")
 	})
 
 	It("reads the agent card: name, description, streaming, A2A 0.3", func() {
@@ -183,5 +182,92 @@ spec:
 
 	It("refuses a namespace the caller holds no rights in (403)", func() {
 		Expect(run("kube-system", "a2a-echo", caller, "card", "").Refused).To(HaveSuffix(": 403"))
+	})
+})
+
+var _ = Describe("A remote A2A agent nobody here wrote, as one of our Agents' tools", Ordered, func() {
+	var remote *gbytes.Buffer
+	const token = "planner-secret-token"
+
+	BeforeAll(func() {
+		remote = gbytes.NewBuffer()
+		url, stop, err := testenv.StartA2ARemote(io.MultiWriter(remote, GinkgoWriter), token)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(stop)
+		applyReady(`apiVersion: v1
+kind: Secret
+metadata:
+  name: planner-token
+  labels: {sessions.agents.dev/agent-usable: "true"}
+stringData:
+  header: "Bearer ` + token + `"
+---
+apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata:
+  name: tripper
+spec:
+  model:
+    provider: scripted
+    script:
+    - match: "^plan "
+      toolCalls: [{name: a2a__planner, arguments: {message: "{{input}}"}}]
+      reply: "{{toolResults}}"
+    - match: "^slowly "
+      toolCalls: [{name: a2a__planner, arguments: {message: "slow {{input}}"}}]
+      reply: "{{toolResults}}"
+  tools:
+    a2aAgents:
+    - name: planner
+      url: ` + url + `
+      headers: [{name: Authorization, valueFrom: {secretKeyRef: {name: planner-token, key: header}}}]
+      timeoutSeconds: 120
+---
+apiVersion: sessions.agents.dev/v1alpha1
+kind: AgentSession
+metadata:
+  name: tripper-main
+spec:
+  key: agent:tripper:main
+  agentId: tripper
+  chatType: direct
+`, "tripper")
+	})
+
+	It("reports in Ready which cards were read", func() {
+		out, err := kubectl("get", "agent", "tripper", "-o",
+			`jsonpath={.status.conditions[?(@.type=="Ready")].message}|{.status.a2aAgents[0].cardRead}|{.status.a2aAgents[0].agentName}`)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(Equal("scripted provider configured; A2A agents: planner card read|true|planner"))
+	})
+
+	It("calls it through a2a__planner: the transcript shows the call and the answer", func() {
+		out, code := plugin("send", "agent:tripper:main", "plan Lisbon in May")
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring("plan for: plan Lisbon in May"))
+		out, code = plugin("history", "agent:tripper:main", "--include-tools", "--limit", "20")
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring(`[call a2a__planner {"message":"plan Lisbon in May"}]`))
+		Expect(out).To(MatchRegexp(`toolResult a2a__planner\tplan for: plan Lisbon in May\n`))
+		Eventually(remote).Should(gbytes.Say("TASK .* plan Lisbon in May"))
+	})
+
+	It("cancels the remote task when the send is cancelled", func() {
+		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
+kind: SessionSend
+metadata:
+  name: tripper-slowly
+spec:
+  sessionKey: agent:tripper:main
+  message: slowly to Porto
+  timeoutSeconds: 0
+`)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(remote, testenv.Timeout).Should(gbytes.Say("TASK (\\S+) slow slowly to Porto"))
+		out, err = kubectl("patch", "sessionsend", "tripper-slowly", "--type=merge", "-p", `{"spec":{"cancel":true}}`)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(remote, testenv.Timeout).Should(gbytes.Say("CANCELLED"))
+		out, err = kubectl("wait", "--for=jsonpath={.status.phase}=Cancelled", "sessionsend/tripper-slowly", "--timeout=60s")
+		Expect(err).NotTo(HaveOccurred(), out)
 	})
 })

@@ -75,7 +75,7 @@ var _ = Describe("The session tools over MCP from outside", Ordered, func() {
 		script = filepath.Join(GinkgoT().TempDir(), "outside.mjs")
 		Expect(os.WriteFile(script, []byte(strings.ReplaceAll(outsideClient, "SDK", pkgs.SDKClient())), 0o600)).To(Succeed())
 
-		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
+		applyReady(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
 metadata:
   name: outside
@@ -96,10 +96,7 @@ spec:
   key: agent:outside:main
   agentId: outside
   chatType: direct
-`)
-		Expect(err).NotTo(HaveOccurred(), out)
-		out, err = kubectl("wait", "--for=condition=Ready", "agent/outside", "--timeout=60s")
-		Expect(err).NotTo(HaveOccurred(), out)
+`, "outside")
 	})
 
 	It("lists the tools, sends into a session and reads its history with a ServiceAccount token", func() {
