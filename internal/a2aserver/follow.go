@@ -24,19 +24,24 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 )
 
-// follow hands each state of the send to yield, from the API server's copy on, then each
-// change /events' hub publishes, until the send has ended, yield returns false or ctx ends.
-// The hub's copy of an ended send is trimmed (the sidecar's cache keeps no reply), so the
-// ended send is read from the API server as the caller. A subscriber cut off for lagging
-// subscribes again and reads the send anew: no state is lost, some may be seen twice.
-func (h *agentHandler) follow(ctx context.Context, send *v1.SessionSend, yield func(*v1.SessionSend) bool) error {
+// follow hands each state of the send to yield, then each change /events' hub publishes,
+// until the send has ended, yield returns false or ctx ends. sub, when set, was subscribed
+// before send was read (or created): send is its first state. Without one, the send is read
+// from the API server after subscribing. The hub's copy of an ended send is trimmed (the
+// sidecar's cache keeps no reply), so the ended send is read from the API server as the
+// caller. A subscriber cut off for lagging subscribes again and reads the send anew: no
+// state is lost, some may be seen twice.
+func (h *agentHandler) follow(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(*v1.SessionSend) bool) error {
 	key := client.ObjectKeyFromObject(send)
+	cur := send
 	for {
-		sub := h.hub.Subscribe("")
-		cur := &v1.SessionSend{}
-		if err := h.call.APIReader.Get(ctx, key, cur); err != nil {
-			sub.Close()
-			return err
+		if sub == nil {
+			sub = h.hub.Subscribe("")
+			cur = &v1.SessionSend{}
+			if err := h.call.APIReader.Get(ctx, key, cur); err != nil {
+				sub.Close()
+				return err
+			}
 		}
 		if !yield(cur) || terminal(TaskState(&cur.Status)) {
 			sub.Close()
@@ -47,6 +52,7 @@ func (h *agentHandler) follow(ctx context.Context, send *v1.SessionSend, yield f
 		if done || err != nil {
 			return err
 		}
+		sub = nil
 	}
 }
 

@@ -21,8 +21,10 @@
 package a2aserver
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/a2a"
@@ -122,6 +124,21 @@ func agentURL(r *http.Request) string {
 		scheme = "http"
 	}
 	return scheme + "://" + r.Host + strings.TrimSuffix(r.URL.Path, a2asrv.WellKnownAgentCardPath)
+}
+
+// a2aErrors are the protocol's errors; any other error is answered as an internal error
+// carrying its message (the SDK would answer it without one).
+var a2aErrors = []error{a2a.ErrParseError, a2a.ErrInvalidRequest, a2a.ErrMethodNotFound, a2a.ErrInvalidParams,
+	a2a.ErrInternalError, a2a.ErrServerError, a2a.ErrTaskNotFound, a2a.ErrTaskNotCancelable,
+	a2a.ErrPushNotificationNotSupported, a2a.ErrUnsupportedOperation, a2a.ErrUnsupportedContentType,
+	a2a.ErrInvalidAgentResponse, a2a.ErrAuthenticatedExtendedCardNotConfigured}
+
+// protocolError is err as one of the protocol's errors; nil stays nil.
+func protocolError(err error) error {
+	if err == nil || slices.ContainsFunc(a2aErrors, func(e error) bool { return errors.Is(err, e) }) {
+		return err
+	}
+	return fmt.Errorf("%w: %s", a2a.ErrInternalError, err.Error())
 }
 
 // refused is err as the protocol's error: a refusal by the access layer, RBAC or admission

@@ -15,11 +15,15 @@
 package a2aserver
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -75,5 +79,25 @@ func TestCard(t *testing.T) {
 	}
 	if s, ok := c.SecuritySchemes[SecurityScheme].(a2a.HTTPAuthSecurityScheme); !ok || s.Scheme != "Bearer" {
 		t.Errorf("security scheme %#v, want HTTP Bearer", c.SecuritySchemes[SecurityScheme])
+	}
+}
+
+// A refusal is an invalid request and a lost task is not found, each with its message; any
+// other error is an internal error that still says what happened.
+func TestProtocolErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err  error
+		want error
+	}{
+		"task not found": {err: a2a.ErrTaskNotFound, want: a2a.ErrTaskNotFound},
+		"refused":        {err: refused(apierrors.NewForbidden(schema.GroupResource{Resource: "sessionsends"}, "", errors.New("no"))), want: a2a.ErrInvalidRequest},
+		"anything else":  {err: errGone, want: a2a.ErrInternalError},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := protocolError(tc.err)
+			if !errors.Is(got, tc.want) || !strings.Contains(got.Error(), tc.err.Error()) {
+				t.Errorf("protocolError(%v) = %v, want %v with the message", tc.err, got, tc.want)
+			}
+		})
 	}
 }

@@ -82,6 +82,18 @@ func (h *agentHandler) start(ctx context.Context, p *a2a.MessageSendParams) (*v1
 	return send, contextID, err
 }
 
+// startFollowed is start with the hub subscribed before the send is created, so the created
+// send is the first state to follow and no change after it is missed.
+func (h *agentHandler) startFollowed(ctx context.Context, p *a2a.MessageSendParams) (*v1.SessionSend, *events.Subscription, error) {
+	sub := h.hub.Subscribe("")
+	send, _, err := h.start(ctx, p)
+	if err != nil {
+		sub.Close()
+		return nil, nil, err
+	}
+	return send, sub, nil
+}
+
 // messageText is the message's text parts, one after the other.
 func messageText(m *a2a.Message) string {
 	var parts []string
@@ -116,17 +128,18 @@ func contextOf(send *v1.SessionSend) string {
 
 // OnSendMessage sends, then waits for the task to end unless the client asked not to block.
 func (h *agentHandler) OnSendMessage(ctx context.Context, p *a2a.MessageSendParams) (a2a.SendMessageResult, error) {
-	send, _, err := h.start(ctx, p)
+	send, sub, err := h.startFollowed(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, protocolError(err)
 	}
 	if p.Config != nil && p.Config.Blocking != nil && !*p.Config.Blocking {
+		sub.Close()
 		return taskOf(send), nil
 	}
 	var last *v1.SessionSend
-	err = h.follow(ctx, send, func(s *v1.SessionSend) bool { last = s; return true })
+	err = h.follow(ctx, send, sub, func(s *v1.SessionSend) bool { last = s; return true })
 	if err != nil {
-		return nil, err
+		return nil, protocolError(err)
 	}
 	return taskOf(last), nil
 }
@@ -135,12 +148,12 @@ func (h *agentHandler) OnSendMessage(ctx context.Context, p *a2a.MessageSendPara
 // the reply as an artifact before the final state.
 func (h *agentHandler) OnSendMessageStream(ctx context.Context, p *a2a.MessageSendParams) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		send, _, err := h.start(ctx, p)
+		send, sub, err := h.startFollowed(ctx, p)
 		if err != nil {
-			yield(nil, err)
+			yield(nil, protocolError(err))
 			return
 		}
-		h.stream(ctx, send, yield)
+		h.stream(ctx, send, sub, yield)
 	}
 }
 
@@ -153,18 +166,18 @@ func (h *agentHandler) OnResubscribeToTask(ctx context.Context, p *a2a.TaskIDPar
 		}
 		send, err := h.find(ctx, p.ID)
 		if err != nil {
-			yield(nil, err)
+			yield(nil, protocolError(err))
 			return
 		}
-		h.stream(ctx, send, yield)
+		h.stream(ctx, send, nil, yield)
 	}
 }
 
-// stream yields the task, then each change of its state until it ends.
-func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, yield func(a2a.Event, error) bool) {
+// stream yields the task, then each change of its state until it ends (sub as follow takes it).
+func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(a2a.Event, error) bool) {
 	var last a2a.TaskState
 	first := true
-	err := h.follow(ctx, send, func(s *v1.SessionSend) bool {
+	err := h.follow(ctx, send, sub, func(s *v1.SessionSend) bool {
 		t := taskOf(s)
 		if first {
 			first, last = false, t.Status.State
@@ -183,7 +196,7 @@ func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, yield f
 		return yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: t.Status, Final: terminal(t.Status.State)}, nil)
 	})
 	if err != nil {
-		yield(nil, err)
+		yield(nil, protocolError(err))
 	}
 }
 
@@ -194,7 +207,7 @@ func (h *agentHandler) OnGetTask(ctx context.Context, q *a2a.TaskQueryParams) (*
 	}
 	send, err := h.find(ctx, q.ID)
 	if err != nil {
-		return nil, err
+		return nil, protocolError(err)
 	}
 	return taskOf(send), nil
 }
@@ -207,7 +220,7 @@ func (h *agentHandler) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*
 	}
 	send, err := h.find(ctx, p.ID)
 	if err != nil {
-		return nil, err
+		return nil, protocolError(err)
 	}
 	if terminal(TaskState(&send.Status)) {
 		return nil, fmt.Errorf("%w: the task is %s", a2a.ErrTaskNotCancelable, TaskState(&send.Status))
@@ -216,15 +229,15 @@ func (h *agentHandler) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*
 		return nil, refused(err)
 	}
 	if err := sessiontools.Cancel(ctx, h.call.Client, send); err != nil {
-		return nil, refused(err)
+		return nil, protocolError(refused(err))
 	}
 	// The controller ends the send at once; a manager that is down leaves it working.
 	wait, stop := context.WithTimeout(ctx, cancelWait)
 	defer stop()
 	last := send
-	err = h.follow(wait, send, func(s *v1.SessionSend) bool { last = s; return true })
+	err = h.follow(wait, send, nil, func(s *v1.SessionSend) bool { last = s; return true })
 	if err != nil && wait.Err() == nil {
-		return nil, err
+		return nil, protocolError(err)
 	}
 	return taskOf(last), nil
 }
