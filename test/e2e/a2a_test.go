@@ -200,7 +200,7 @@ metadata:
   name: planner-token
   labels: {sessions.agents.dev/agent-usable: "true"}
 stringData:
-  header: "Bearer ` + token + `"
+  header: "Bearer `+token+`"
 ---
 apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
@@ -219,7 +219,7 @@ spec:
   tools:
     a2aAgents:
     - name: planner
-      url: ` + url + `
+      url: `+url+`
       headers: [{name: Authorization, valueFrom: {secretKeyRef: {name: planner-token, key: header}}}]
       timeoutSeconds: 120
 ---
