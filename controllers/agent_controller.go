@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
@@ -48,7 +49,10 @@ type AgentReconciler struct {
 	// MCP probes the Agent's MCP tool servers for status.mcpServers and the Ready message;
 	// nil skips them.
 	MCP *mcptools.Pool
-	// probes runs those probes off the workers; set up with MCP by setupWith.
+	// A2A reads the Agent's remote A2A agents' cards for status.a2aAgents and the Ready
+	// message, in the same probes; nil skips them.
+	A2A *a2atools.Client
+	// probes runs those probes off the workers; set up with MCP or A2A by setupWith.
 	probes *mcpProbes
 }
 
@@ -66,6 +70,11 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.Get(ctx, req.NamespacedName, a); err != nil {
 		if apierrors.IsNotFound(err) && r.MCP != nil {
 			r.MCP.Forget(req.NamespacedName)
+		}
+		if apierrors.IsNotFound(err) && r.A2A != nil {
+			r.A2A.Forget(req.NamespacedName)
+		}
+		if apierrors.IsNotFound(err) && r.probes != nil {
 			r.probes.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -88,12 +97,15 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if reason == "" {
 		reason, msg = mcpRefused(a.Status.MCPServers)
 	}
+	if reason == "" {
+		reason, msg = a2aRefused(a.Status.A2AAgents)
+	}
 	switch {
 	case reason != "":
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, textutil.Truncate(msg, maxConditionMessage)
 		// Secrets are not watched (the manager does not cache them): look again later.
 		res.RequeueAfter = secretRecheck
-	case mcpProbing(a.Status.MCPServers):
+	case mcpProbing(a.Status.MCPServers) || a2aProbing(a.Status.A2AAgents):
 		// Not known yet: the probe's end reconciles the Agent again.
 		cond.Status, cond.Reason = metav1.ConditionUnknown, mcpReasonProbing
 	}
@@ -151,7 +163,7 @@ func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]
 func (r *AgentReconciler) setupWith(b *builder.Builder, probes *mcpProbes) error {
 	b = b.For(&v1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers})
-	if r.MCP != nil {
+	if r.MCP != nil || r.A2A != nil {
 		r.probes = probes
 		b = b.WatchesRawSource(source.Channel(probes.done, &handler.EnqueueRequestForObject{}))
 	}

@@ -29,23 +29,60 @@ import (
 // Ready message and whether a server should be asked again later. A server that is down
 // does not make the Agent unready: its tools are simply not offered.
 func (r *AgentReconciler) mcpStatus(a *v1.Agent) (string, bool) {
-	if r.MCP == nil || len(a.Spec.Tools.MCPServers) == 0 {
+	mcp := r.MCP != nil && len(a.Spec.Tools.MCPServers) > 0
+	remote := r.A2A != nil && len(a.Spec.Tools.A2AAgents) > 0
+	if !mcp {
 		a.Status.MCPServers = nil
+	}
+	if !remote {
+		a.Status.A2AAgents = nil
+	}
+	if !mcp && !remote {
 		return "", false
 	}
-	if servers, ok := r.probes.result(a); ok {
-		a.Status.MCPServers = servers
-		return mcpSummary(servers)
+	if res, ok := r.probes.result(a); ok {
+		a.Status.MCPServers, a.Status.A2AAgents = nonEmpty(res.servers, mcp), nonEmpty(res.cards, remote)
+		return toolsSummary(a)
 	}
 	r.probes.start(a)
-	if !mcpReported(a) {
+	if mcp && !mcpReported(a) {
 		a.Status.MCPServers = make([]v1.MCPServerStatus, len(a.Spec.Tools.MCPServers))
 		for i, s := range a.Spec.Tools.MCPServers {
 			a.Status.MCPServers[i] = v1.MCPServerStatus{Name: s.Name, Reason: mcpReasonProbing, Message: "waiting for the first answer"}
 		}
 	}
-	summary, _ := mcpSummary(a.Status.MCPServers)
+	if remote && !a2aReported(a) {
+		a.Status.A2AAgents = make([]v1.A2AAgentStatus, len(a.Spec.Tools.A2AAgents))
+		for i, s := range a.Spec.Tools.A2AAgents {
+			a.Status.A2AAgents[i] = v1.A2AAgentStatus{Name: s.Name, Reason: mcpReasonProbing, Message: "waiting for the card"}
+		}
+	}
+	summary, _ := toolsSummary(a)
 	return summary, false
+}
+
+// nonEmpty is list when want, else nil.
+func nonEmpty[T any](list []T, want bool) []T {
+	if !want {
+		return nil
+	}
+	return list
+}
+
+// toolsSummary is the Ready message's part on the MCP servers and remote A2A agents, and
+// whether one should be asked again later.
+func toolsSummary(a *v1.Agent) (string, bool) {
+	var parts []string
+	retry := false
+	if len(a.Status.MCPServers) > 0 {
+		s, r := mcpSummary(a.Status.MCPServers)
+		parts, retry = append(parts, s), r
+	}
+	if len(a.Status.A2AAgents) > 0 {
+		s, r := a2aSummary(a.Status.A2AAgents)
+		parts, retry = append(parts, s), retry || r
+	}
+	return strings.Join(parts, "; "), retry
 }
 
 // mcpReasonProbing is the reason of a server, and of the Agent's Ready condition, while the

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -32,7 +33,8 @@ const (
 	DefaultMCPProbesPerNamespace = 4
 )
 
-// mcpProbes asks Agents' MCP servers whether they answer, off the reconcile workers: a
+// mcpProbes asks Agents' MCP servers whether they answer (and reads their remote A2A
+// agents' cards), off the reconcile workers: a
 // server that accepts and never answers must not hold a worker every namespace shares. A
 // probe runs in its own goroutine, bounded by a timeout of its own (not the servers' call
 // timeouts) and by a number of probes per namespace at once, so a namespace's hanging
@@ -40,6 +42,7 @@ const (
 // (done) and takes the result.
 type mcpProbes struct {
 	pool    *mcptools.Pool
+	a2a     *a2atools.Client
 	timeout time.Duration
 	perNS   int
 	done    chan event.GenericEvent
@@ -66,9 +69,10 @@ type probeResult struct {
 	uid        types.UID
 	generation int64
 	servers    []v1.MCPServerStatus
+	cards      []v1.A2AAgentStatus
 }
 
-func newMCPProbes(pool *mcptools.Pool, timeout time.Duration, perNamespace int) *mcpProbes {
+func newMCPProbes(pool *mcptools.Pool, a2a *a2atools.Client, timeout time.Duration, perNamespace int) *mcpProbes {
 	if timeout <= 0 {
 		timeout = DefaultMCPProbeTimeout
 	}
@@ -76,7 +80,7 @@ func newMCPProbes(pool *mcptools.Pool, timeout time.Duration, perNamespace int) 
 		perNamespace = DefaultMCPProbesPerNamespace
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &mcpProbes{pool: pool, timeout: timeout, perNS: perNamespace, done: make(chan event.GenericEvent),
+	return &mcpProbes{pool: pool, a2a: a2a, timeout: timeout, perNS: perNamespace, done: make(chan event.GenericEvent),
 		ctx: ctx, stop: stop, slots: map[string]*nsSlots{},
 		running: map[types.NamespacedName]bool{}, results: map[types.NamespacedName]probeResult{}}
 }
@@ -90,13 +94,13 @@ func (p *mcpProbes) Start(ctx context.Context) error {
 
 // result takes the finished probe of a's generation; a result of another generation or
 // another Agent of the same name is dropped.
-func (p *mcpProbes) result(a *v1.Agent) ([]v1.MCPServerStatus, bool) {
+func (p *mcpProbes) result(a *v1.Agent) (probeResult, bool) {
 	key := types.NamespacedName{Namespace: a.Namespace, Name: a.Name}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.results[key]
 	delete(p.results, key)
-	return r.servers, ok && r.uid == a.UID && r.generation == a.Generation
+	return r, ok && r.uid == a.UID && r.generation == a.Generation
 }
 
 // start probes a unless a probe of it is under way (its end reconciles a again, which then
@@ -113,15 +117,20 @@ func (p *mcpProbes) start(a *v1.Agent) {
 }
 
 func (p *mcpProbes) run(key types.NamespacedName, a *v1.Agent) {
-	var servers []v1.MCPServerStatus
+	r := probeResult{uid: a.UID, generation: a.Generation}
 	if release, ok := p.acquire(key.Namespace); ok {
-		servers = p.pool.Probe(p.ctx, a, p.timeout).Status()
+		if p.pool != nil {
+			r.servers = p.pool.Probe(p.ctx, a, p.timeout).Status()
+		}
+		if p.a2a != nil {
+			r.cards = p.a2a.Probe(p.ctx, a, p.timeout).Status()
+		}
 		release()
 	}
 	p.mu.Lock()
 	delete(p.running, key)
 	if p.ctx.Err() == nil {
-		p.results[key] = probeResult{uid: a.UID, generation: a.Generation, servers: servers}
+		p.results[key] = r
 	}
 	p.mu.Unlock()
 	select {

@@ -38,7 +38,7 @@ func TestProbeSlotsArePerNamespace(t *testing.T) {
 	t.Cleanup(srv.Close)
 	pool := mcptools.NewPool(mcptools.Options{CheckURL: func(context.Context, string, *url.URL) error { return nil }})
 	t.Cleanup(pool.Close)
-	probes := newMCPProbes(pool, time.Hour, 2)
+	probes := newMCPProbes(pool, nil, time.Hour, 2)
 	t.Cleanup(probes.stop)
 
 	agent := func(ns, name, u string) *v1.Agent {
@@ -60,7 +60,7 @@ func TestProbeSlotsArePerNamespace(t *testing.T) {
 		t.Fatal("b was never probed")
 	}
 	got, ok := probes.result(b)
-	if !ok || len(got) != 1 || !got[0].Connected {
+	if !ok || len(got.servers) != 1 || !got.servers[0].Connected {
 		t.Fatalf("b's probe: %+v, %v", got, ok)
 	}
 	if n := hang.Accepted(); n > 2 {
@@ -75,7 +75,7 @@ func TestProbeSlotsArePerNamespace(t *testing.T) {
 }
 
 func TestProbeResultIsOfOneGeneration(t *testing.T) {
-	probes := newMCPProbes(nil, 0, 0)
+	probes := newMCPProbes(nil, nil, 0, 0)
 	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "a", UID: "u", Generation: 2}}
 	key := types.NamespacedName{Namespace: "n", Name: "a"}
 	probes.results[key] = probeResult{uid: "u", generation: 1, servers: []v1.MCPServerStatus{{Name: "old"}}}

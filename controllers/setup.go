@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
@@ -73,6 +74,9 @@ type Options struct {
 	// MCP is the MCP tool server pool the engine uses; the Agent reconciler reports on
 	// the servers through it. Nil skips that report.
 	MCP *mcptools.Pool
+	// A2A reads the cards of Agents' remote A2A agents, as the engine does; the Agent
+	// reconciler reports on them through it (with the MCP probes). Nil skips that report.
+	A2A *a2atools.Client
 	// MCPProbeTimeout bounds one readiness probe of an Agent's MCP servers (default
 	// DefaultMCPProbeTimeout), whatever the servers' call timeouts.
 	MCPProbeTimeout time.Duration
@@ -131,13 +135,13 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	}
 	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), TTL: o.TTLAfterFinished}
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
-	probes := newMCPProbes(o.MCP, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
+	probes := newMCPProbes(o.MCP, o.A2A, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
 	return errors.Join(
 		mgr.Add(sends.finishedTTL),
 		mgr.Add(probes),
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
-		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP}).setupWith(b(), probes),
+		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(keeper)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
 		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,

@@ -214,6 +214,40 @@ type ToolsSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
 	MCPServers []MCPServer `json:"mcpServers,omitempty"`
+	// a2aAgents are remote A2A agents the agent's turns may call; the model sees each as the tool a2a__<name>.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	A2AAgents []A2AAgent `json:"a2aAgents,omitempty"`
+}
+
+// A2AAgent is a remote A2A agent the agent's turns may send a message to and wait for.
+type A2AAgent struct {
+	// name is a DNS label; the model sees the remote agent as the tool a2a__<name>.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+	// url is the agent's base URL; its agent card is read from url + /.well-known/agent-card.json.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://`
+	URL string `json:"url"`
+	// headers are sent with every request to the agent, its card included.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Headers []MCPHeader `json:"headers,omitempty"`
+	// timeoutSeconds bounds one call, from the send to the final answer, default 120; a call that takes longer cancels the remote task and ends with an error result, not the turn.
+	// +optional
+	// +kubebuilder:default=120
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=600
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 }
 
 // SandboxSpec says whether the agent runs sandboxed.
@@ -231,6 +265,10 @@ type SandboxSpec struct {
 type AgentSpec struct {
 	// +required
 	Model ModelSpec `json:"model"`
+	// description says what the agent does, for people and other agents: agents_list shows it and the agent's A2A card carries it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Description string `json:"description,omitempty"`
 	// allowedModels are the model overrides a spawn may ask for.
 	// +optional
 	// +listType=set
@@ -294,6 +332,34 @@ type AgentStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	MCPServers []MCPServerStatus `json:"mcpServers,omitempty"`
+	// a2aAgents reports, per configured remote A2A agent, whether its agent card was read.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	A2AAgents []A2AAgentStatus `json:"a2aAgents,omitempty"`
+}
+
+// A2AAgentStatus is what the last read of one remote A2A agent's card found.
+type A2AAgentStatus struct {
+	// name is the agent's name in spec.tools.a2aAgents.
+	Name string `json:"name"`
+	// cardRead says the agent card was read and is usable.
+	CardRead bool `json:"cardRead"`
+	// agentName is the name the card gives.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	AgentName string `json:"agentName,omitempty"`
+	// streaming says the card offers streaming, which calls then use.
+	// +optional
+	Streaming bool `json:"streaming,omitempty"`
+	// reason is why the card was not read, in one word, as for MCP servers: EgressRefused, SecretNotUsable, InvalidURL, or Unreachable.
+	// The first three make the Agent not Ready.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// message says why the card was not read.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -40,6 +40,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/certs"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
@@ -105,9 +106,9 @@ func main() {
 	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
-	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink and MCP connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
-	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink and MCP destination no --egress-allow entry names.")
-	flag.BoolVar(&o.egressAPIServer, "egress-allow-apiserver", false, "Let model, sink and MCP connections reach the cluster's API server. Off, it is refused whatever --egress-allow says (a 10.0.0.0/8 entry does not re-open the kubernetes Service).")
+	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink, MCP and A2A connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
+	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink, MCP and A2A destination no --egress-allow entry names.")
+	flag.BoolVar(&o.egressAPIServer, "egress-allow-apiserver", false, "Let model, sink, MCP and A2A connections reach the cluster's API server. Off, it is refused whatever --egress-allow says (a 10.0.0.0/8 entry does not re-open the kubernetes Service).")
 	flag.DurationVar(&o.mcpProbeTimeout, "mcp-probe-timeout", controllers.DefaultMCPProbeTimeout, "Bound of one readiness probe of an Agent's MCP servers (initialize and tools/list), whatever their timeoutSeconds.")
 	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", controllers.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
@@ -227,9 +228,11 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
 	// rule (read uncached), server URLs and dialed addresses under the egress policy.
 	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
-	engine.UseTools(turns.ToolSources{MCP: mcp, WorkspaceRoot: o.workspaceRoot})
+	// Remote A2A agents are dialled under the same egress and Secret rules as MCP servers.
+	remoteAgents := a2atools.NewClient(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
+	engine.UseTools(turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot})
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp,
+		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS,
 	}); err != nil {

@@ -34,7 +34,13 @@ func (o Options) HostAllowed(r *http.Request) bool { return hostAllowed(r, o.All
 // returns the call to act through as that caller, or the HTTP status and error to answer
 // with (a 401 also sets WWW-Authenticate).
 func (o Options) ActionCall(w http.ResponseWriter, r *http.Request) (*sessiontools.Call, int, error) {
-	id, err := o.identityOf(r.Context(), r.Header, namespaceOf(r), "")
+	return o.ActionCallIn(w, r, namespaceOf(r), "console")
+}
+
+// ActionCallIn is ActionCall in namespace, for a door that names it in its path (A2A); the
+// call's ID is "<via>/<namespace>/<user>/<random>".
+func (o Options) ActionCallIn(w http.ResponseWriter, r *http.Request, namespace, via string) (*sessiontools.Call, int, error) {
+	id, err := o.identityOf(r.Context(), r.Header, namespace, "")
 	if err != nil {
 		if errors.Is(err, caller.ErrUnauthenticated) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="agent-sessions"`)
@@ -48,7 +54,7 @@ func (o Options) ActionCall(w http.ResponseWriter, r *http.Request) (*sessiontoo
 	if err := o.Limits.Rates.Exhausted(id.user.GetName()); err != nil {
 		return nil, http.StatusTooManyRequests, err
 	}
-	call, err := newCall(r.Context(), o, id, callID("console", id))
+	call, err := newCall(r.Context(), o, id, callID(via, id))
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}

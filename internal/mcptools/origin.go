@@ -81,6 +81,15 @@ func (t originTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
+// OriginClient is the client of a remote at serverURL that talks only to its origin and
+// sends headers with every request (httpClient), for the manager's other remote tools.
+func OriginClient(base http.RoundTripper, serverURL *url.URL, headers http.Header) *http.Client {
+	return httpClient(base, serverURL, headers)
+}
+
+// SameOrigin says whether a and b have one origin (scheme, host, port).
+func SameOrigin(a, b *url.URL) bool { return origin(a) == origin(b) }
+
 // httpClient is the client of the server at serverURL. No redirect is followed, to the same
 // origin or another: the refusal names where it pointed, so the Agent says why.
 func httpClient(base http.RoundTripper, serverURL *url.URL, headers http.Header) *http.Client {

@@ -331,40 +331,61 @@ const (
 )
 
 func (p *Pool) config(ctx context.Context, agent *v1.Agent, spec *v1.MCPServer) serverConfig {
-	c := serverConfig{name: spec.Name, url: spec.URL, allowed: spec.AllowedTools, timeout: DefaultTimeout, headers: http.Header{}}
+	c := serverConfig{name: spec.Name, url: spec.URL, allowed: spec.AllowedTools, timeout: DefaultTimeout}
 	if spec.TimeoutSeconds != nil && *spec.TimeoutSeconds > 0 {
 		c.timeout = time.Duration(*spec.TimeoutSeconds) * time.Second
 	}
-	u, err := url.Parse(spec.URL)
+	e := ResolveEndpoint(ctx, &p.opts, agent, spec.URL, spec.Headers)
+	c.parsed, c.headers, c.err, c.reason = e.URL, e.Headers, e.Err, e.Reason
+	return c
+}
+
+// Endpoint is a remote an Agent names (an MCP server, an A2A agent) as the manager may dial
+// it: its URL and the header values its Secrets hold, or why it is not dialled.
+type Endpoint struct {
+	// URL is the parsed URL; nil when it is invalid.
+	URL     *url.URL
+	Headers http.Header
+	// Err is a configuration failure (a Secret not readable, a URL refused), Reason names it
+	// for status (ReasonInvalidURL, ReasonEgressRefused, ReasonSecretNotUsable).
+	Err    error
+	Reason string
+}
+
+// ResolveEndpoint judges rawURL (http(s), the egress allow list) and reads the headers'
+// Secrets under the Secret rule, as o says, for agent.
+func ResolveEndpoint(ctx context.Context, o *Options, agent *v1.Agent, rawURL string, headers []v1.MCPHeader) Endpoint {
+	e := Endpoint{Headers: http.Header{}}
+	u, err := url.Parse(rawURL)
 	switch {
 	case err != nil:
-		c.err, c.reason = fmt.Errorf("invalid url: %w", err), ReasonInvalidURL
-		return c
+		e.Err, e.Reason = fmt.Errorf("invalid url: %w", err), ReasonInvalidURL
+		return e
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		c.err, c.reason = errors.New("url must be http(s)://host/path"), ReasonInvalidURL
-		return c
+		e.Err, e.Reason = errors.New("url must be http(s)://host/path"), ReasonInvalidURL
+		return e
 	}
-	c.parsed = u
-	if p.opts.CheckURL != nil {
-		if err := p.opts.CheckURL(ctx, agent.Namespace, u); err != nil {
-			c.err, c.reason = fmt.Errorf("url refused: %w", err), ReasonEgressRefused
-			return c
+	e.URL = u
+	if o.CheckURL != nil {
+		if err := o.CheckURL(ctx, agent.Namespace, u); err != nil {
+			e.Err, e.Reason = fmt.Errorf("url refused: %w", err), ReasonEgressRefused
+			return e
 		}
 	}
-	for _, h := range spec.Headers {
+	for _, h := range headers {
 		ref := &h.ValueFrom.SecretKeyRef
-		if p.opts.ReadSecret == nil {
-			c.err, c.reason = fmt.Errorf("header %s: secrets cannot be read", h.Name), ReasonSecretNotUsable
-			return c
+		if o.ReadSecret == nil {
+			e.Err, e.Reason = fmt.Errorf("header %s: secrets cannot be read", h.Name), ReasonSecretNotUsable
+			return e
 		}
-		v, err := p.opts.ReadSecret(ctx, agent, ref)
+		v, err := o.ReadSecret(ctx, agent, ref)
 		if err != nil {
-			c.err, c.reason = fmt.Errorf("header %s: %w", h.Name, err), ReasonSecretNotUsable
-			return c
+			e.Err, e.Reason = fmt.Errorf("header %s: %w", h.Name, err), ReasonSecretNotUsable
+			return e
 		}
-		c.headers.Set(h.Name, string(v))
+		e.Headers.Set(h.Name, string(v))
 	}
-	return c
+	return e
 }
 
 // version identifies an Agent's generation and the header values it resolved to: a new

@@ -50,6 +50,13 @@ func AgentSecretRefs(a *v1.Agent) []SecretRef {
 			refs = append(refs, secretRef(path, &srv.Headers[j].ValueFrom.SecretKeyRef)...)
 		}
 	}
+	remotes := field.NewPath("spec", "tools", "a2aAgents")
+	for i, ra := range a.Spec.Tools.A2AAgents {
+		for j := range ra.Headers {
+			path := remotes.Index(i).Child("headers").Index(j).Child("valueFrom", "secretKeyRef")
+			refs = append(refs, secretRef(path, &ra.Headers[j].ValueFrom.SecretKeyRef)...)
+		}
+	}
 	return refs
 }
 

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -59,4 +60,29 @@ func TestSecretRules(t *testing.T) {
 	if msg := UnusableSecret("k"); strings.Contains(msg, "not found") || strings.Contains(msg, "no key") {
 		t.Errorf("the unusable message must not tell whether the Secret or key exists: %q", msg)
 	}
+}
+
+// Every Secret an Agent's headers name is vouched for and judged: its MCP servers' and its
+// remote A2A agents'.
+func TestAgentSecretRefsHeaders(t *testing.T) {
+	header := func(secret string) []v1.MCPHeader {
+		return []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: secretKey(secret)}}}
+	}
+	a := &v1.Agent{Spec: v1.AgentSpec{Tools: v1.ToolsSpec{
+		MCPServers: []v1.MCPServer{{Name: "m", Headers: header("mcp-token")}},
+		A2AAgents:  []v1.A2AAgent{{Name: "planner", Headers: header("planner-token")}},
+	}}}
+	var got []string
+	for _, r := range AgentSecretRefs(a) {
+		got = append(got, r.Path.String()+"="+r.Name)
+	}
+	want := []string{"spec.tools.mcpServers[0].headers[0].valueFrom.secretKeyRef=mcp-token",
+		"spec.tools.a2aAgents[0].headers[0].valueFrom.secretKeyRef=planner-token"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("AgentSecretRefs (-want +got):\n%s", d)
+	}
+}
+
+func secretKey(name string) corev1.SecretKeySelector {
+	return corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "header"}
 }

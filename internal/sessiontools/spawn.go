@@ -140,25 +140,41 @@ func AllowedAgents(self string, allow []string, all []string) []string {
 }
 
 // agentsList is the agents the calling session's agent may spawn under; a person may name
-// any Agent of the namespace (admission still judges the spawn).
+// any Agent of the namespace (admission still judges the spawn). descriptions carries each
+// listed Agent's spec.description, for those that have one.
 func (c *Call) agentsList(ctx context.Context) (any, error) {
 	self, allow := "", []string{"*"}
 	if c.Agent != nil {
 		self, allow = c.Agent.Name, c.Agent.Spec.Subagents.AllowAgents
 	}
+	var list v1.AgentList
+	if err := c.Reader.List(ctx, &list, client.InNamespace(c.Namespace)); err != nil {
+		return nil, err
+	}
 	var all []string
-	if slices.Contains(allow, "*") {
-		var list v1.AgentList
-		if err := c.Reader.List(ctx, &list, client.InNamespace(c.Namespace)); err != nil {
-			return nil, err
+	described := map[string]string{}
+	for _, a := range list.Items {
+		all = append(all, a.Name)
+		if a.Spec.Description != "" {
+			described[a.Name] = a.Spec.Description
 		}
-		for _, a := range list.Items {
-			all = append(all, a.Name)
-		}
+	}
+	if !slices.Contains(allow, "*") {
+		all = nil
 	}
 	ids := AllowedAgents(self, allow, all)
 	if self == "" {
 		ids = slices.DeleteFunc(ids, func(id string) bool { return id == "" })
 	}
-	return map[string]any{"agents": ids}, nil
+	out := map[string]any{"agents": ids}
+	descriptions := map[string]string{}
+	for _, id := range ids {
+		if d, ok := described[id]; ok {
+			descriptions[id] = d
+		}
+	}
+	if len(descriptions) > 0 {
+		out["descriptions"] = descriptions
+	}
+	return out, nil
 }

@@ -56,6 +56,12 @@ func (p MCPPackages) SDKClient() string {
 	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client")
 }
 
+// A2ASDK is the A2A JavaScript SDK's dist directory (ESM), to import client/index.js and
+// server/index.js from.
+func (p MCPPackages) A2ASDK() string {
+	return filepath.Join(p.Dir, "node_modules", "@a2a-js", "sdk", "dist")
+}
+
 var (
 	mcpOnce sync.Once
 	mcpPkgs MCPPackages
@@ -89,14 +95,28 @@ func StartEverything(log io.Writer) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
+	addr, stop, err := startListening("the everything server", log, func(port string) *exec.Cmd {
+		cmd := exec.Command(pkgs.Node(), pkgs.Everything(), "streamableHttp")
+		cmd.Env = append(os.Environ(), "PORT="+port)
+		return cmd
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return "http://" + addr + "/mcp", stop, nil
+}
+
+// startListening starts the command build makes for a free loopback port, its output to
+// log, and waits until something listens on that port. It returns the address and a stop
+// function.
+func startListening(what string, log io.Writer, build func(port string) *exec.Cmd) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}
 	addr := ln.Addr().String()
 	_ = ln.Close()
-	cmd := exec.Command(pkgs.Node(), pkgs.Everything(), "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+strings.TrimPrefix(addr, "127.0.0.1:"))
+	cmd := build(strings.TrimPrefix(addr, "127.0.0.1:"))
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
@@ -116,7 +136,7 @@ func StartEverything(log io.Writer) (string, func(), error) {
 	}
 	if err := wait.PollUntilContextTimeout(context.Background(), Interval, Timeout, true, listening); err != nil {
 		stop()
-		return "", nil, fmt.Errorf("the everything server did not listen on %s: %w", addr, dialErr)
+		return "", nil, fmt.Errorf("%s did not listen on %s: %w", what, addr, dialErr)
 	}
-	return "http://" + addr + "/mcp", stop, nil
+	return addr, stop, nil
 }

@@ -112,6 +112,7 @@ func doorRows() []doorRow {
 		{door: "/console/", what: "/console/sessions", right: caller.ListSessions,
 			try: status(http.StatusOK, http.MethodPost, "/console/sessions?", map[string]any{"limit": 10})},
 	}
+	rows = append(rows, a2aRows()...)
 	for _, door := range []string{"/mcp", "/console/"} {
 		for _, tc := range toolCases {
 			if door == "/console/" && tc.session != "" {

@@ -42,7 +42,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
@@ -60,6 +62,7 @@ const (
 	audience  = "agent-sessions"
 	heldSend  = "held-send"
 	heldRun   = "held-run"
+	heldTask  = "held-a2a-send"
 	sidecarID = "transcript-store"
 )
 
@@ -70,6 +73,8 @@ type doorFixture struct {
 	clock *clocktesting.FakeClock
 	admin client.Client
 	core  *coreclient.CoreV1Client
+	// heldTaskID is the A2A task id of the held A2A send of session A.
+	heldTaskID string
 }
 
 // startDoors starts the control plane and the sidecar; sessions A and B hold one message
@@ -132,6 +137,8 @@ func startDoors(t *testing.T) *doorFixture {
 
 	store := transcriptclient.NewLoopbackClient("http://" + a.internal)
 	for _, ns := range []string{doorNS, otherNS} {
+		f.must(f.admin.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"},
+			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}))
 		for _, key := range []string{keyA, keyB} {
 			if ns == otherNS && key == keyB {
 				continue
@@ -151,6 +158,10 @@ func startDoors(t *testing.T) *doorFixture {
 	}
 	f.must(f.admin.Create(ctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldSend},
 		Spec: v1.SessionSendSpec{SessionKey: keyA, Message: "held"}}))
+	task := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldTask,
+		Labels: map[string]string{a2aserver.LabelAgent: "a"}}, Spec: v1.SessionSendSpec{SessionKey: keyA, Message: "held"}}
+	f.must(f.admin.Create(ctx, task))
+	f.heldTaskID = sessiontools.TurnID(task.UID, "round-1")
 	f.must(f.admin.Create(ctx, &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldRun},
 		Spec: v1.SubagentRunSpec{AgentID: "a", Task: "held", RequesterSessionKey: keyA}}))
 	return f

@@ -51,12 +51,12 @@ func callerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, trans
 	}, nil
 }
 
-// noCallerAPI answers /mcp and the console actions of a sidecar without API access
+// noCallerAPI answers /mcp, /a2a/ and the console actions of a sidecar without API access
 // (--insecure-no-auth): it cannot tell who calls, so it acts for nobody.
 func noCallerAPI() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "this transcript-store runs with --insecure-no-auth: it cannot authenticate callers, "+
-			"so the session tools (MCP) and console actions are off; the history API and events still answer",
+			"so the session tools (MCP), A2A and console actions are off; the history API and events still answer",
 			http.StatusNotImplemented)
 	})
 }

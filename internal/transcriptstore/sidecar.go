@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
@@ -174,6 +175,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		"/":         console.Handler(),
 		"/mcp":      noCallerAPI(),
 		"/console/": noCallerAPI(),
+		"/a2a/":     noCallerAPI(),
 		"/healthz":  http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }),
 		"/readyz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			if !ready.Load() {
@@ -189,6 +191,8 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		var o mcpserver.Options
 		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
+			// Each A2A request may wait for its task or stream it: it counts as a stream.
+			routes["/a2a/"] = LimitStreams(a2aserver.Handler(a2aserver.Options{Callers: o, Hub: hub}), kubeAuthz.Identify, limits.streams)
 		}
 	}
 	var mux *http.ServeMux

@@ -28,9 +28,11 @@ type tool struct {
 	def provider.Tool
 	// session marks the session tools, which sub-agent sessions do not get.
 	session bool
-	// mcp marks a tool of an Agent's MCP server.
-	mcp bool
-	run func(ctx context.Context, c *toolCall) (any, error)
+	// family names the remote tools of an Agent ("mcp" for its MCP servers', "a2a" for its
+	// remote A2A agents): their names are the remotes' to choose, so each family is one
+	// metric series.
+	family string
+	run    func(ctx context.Context, c *toolCall) (any, error)
 }
 
 // toolCall is one call of a tool within a turn.
@@ -87,8 +89,8 @@ func (ts *toolset) run(ctx context.Context, t *turn, call *provider.ToolCall) (s
 		return errorResult(fmt.Errorf("unknown tool %q", call.Name)), true
 	}
 	label := call.Name
-	if tl.mcp {
-		label = "mcp" // one series for every MCP tool: their names are the servers' to choose
+	if tl.family != "" {
+		label = tl.family
 	}
 	began := t.e.now()
 	ctx, span := startToolSpan(ctx, call)

@@ -20,6 +20,7 @@ import (
 	"slices"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -30,6 +31,8 @@ type ToolSources struct {
 	// MCP resolves Agents' MCP tool servers; nil offers no MCP tools. The manager shares
 	// one pool between the engine and the Agent reconciler.
 	MCP *mcptools.Pool
+	// A2A reads Agents' remote A2A agents' cards and calls them; nil offers none.
+	A2A *a2atools.Client
 	// WorkspaceRoot holds the sub-agent workspaces, <root>/<namespace>/<sessionId>, where
 	// attachments land; empty offers no workspace tools.
 	WorkspaceRoot string
@@ -53,7 +56,7 @@ func isSubagent(s *v1.AgentSession) bool {
 }
 
 // forTurn assembles the tools a turn is offered, in a stable order. A session gets the
-// built-in tools and its Agent's MCP tools. A sub-agent session gets no session tools (so
+// built-in tools, its Agent's MCP tools and its remote A2A agents. A sub-agent session gets no session tools (so
 // it cannot spawn or send), the MCP tools narrowed by its Agent's spec.subagents.tools,
 // and workspace_list / workspace_read over its own workspace.
 func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSession) ([]provider.Tool, map[string]*tool) {
@@ -83,6 +86,14 @@ func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSess
 			}
 		}
 	}
+	if ts.src.A2A != nil && len(agent.Spec.Tools.A2AAgents) > 0 {
+		set := ts.src.A2A.Resolve(ctx, agent)
+		for _, at := range set.Tools() {
+			if allowed(at.Name) {
+				add(a2aTool(set, at))
+			}
+		}
+	}
 	if sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "" {
 		dir := WorkspaceDir(ts.src.WorkspaceRoot, s.Namespace, s.Status.SessionID)
 		add(workspaceListTool(dir))
@@ -99,10 +110,23 @@ func mcpTool(set *mcptools.Set, mt mcptools.Tool) *tool {
 		desc = "Tool " + mt.Remote + " of the MCP server " + mt.Server + "."
 	}
 	return &tool{
-		mcp: true,
-		def: provider.Tool{Name: mt.Name, Description: desc, Parameters: mt.Schema},
+		family: "mcp",
+		def:    provider.Tool{Name: mt.Name, Description: desc, Parameters: mt.Schema},
 		run: func(ctx context.Context, c *toolCall) (any, error) {
 			r := set.Call(ctx, mt.Name, c.args)
+			return toolText{text: r.Text, isErr: r.IsError}, nil
+		},
+	}
+}
+
+// a2aTool offers one remote A2A agent: the call sends the message and waits for the task;
+// the turn's end (its run cancelled, its timeout) cancels the remote task.
+func a2aTool(set *a2atools.Set, at a2atools.Tool) *tool {
+	return &tool{
+		family: "a2a",
+		def:    provider.Tool{Name: at.Name, Description: at.Description, Parameters: a2atools.Schema},
+		run: func(ctx context.Context, c *toolCall) (any, error) {
+			r := set.Call(ctx, at.Name, c.args)
 			return toolText{text: r.Text, isErr: r.IsError}, nil
 		},
 	}

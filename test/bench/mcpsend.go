@@ -60,30 +60,9 @@ func benchMCPSend() ([]Figure, error) {
 	}
 	defer func() { _ = cs.Close() }()
 
-	direct := func(i int) (time.Duration, error) {
-		return directSend(ctx, dyn, fmt.Sprintf("direct-%d-%d", time.Now().UnixNano(), i))
-	}
-	viaMCP := func(int) (time.Duration, error) { return mcpSend(ctx, cs) }
-	// Warm both paths, then alternate them so load drifts hit both alike.
-	for i := range 5 {
-		if _, err := direct(i); err != nil {
-			return nil, fmt.Errorf("warm-up direct send: %w", err)
-		}
-		if _, err := viaMCP(i); err != nil {
-			return nil, fmt.Errorf("warm-up MCP send: %w", err)
-		}
-	}
-	var d, m []time.Duration
-	for i := range mcpSends {
-		dd, err := direct(i)
-		if err != nil {
-			return nil, err
-		}
-		md, err := viaMCP(i)
-		if err != nil {
-			return nil, err
-		}
-		d, m = append(d, dd), append(m, md)
+	d, m, err := sideBySide(ctx, dyn, func() (time.Duration, error) { return mcpSend(ctx, cs) })
+	if err != nil {
+		return nil, err
 	}
 	// A call that waits on nothing, to split the overhead into the MCP round trip (token
 	// review, impersonated client, streamable HTTP) and the send's wait.

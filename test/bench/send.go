@@ -267,14 +267,30 @@ func clusterClients(ctx context.Context, logName string, mgrArgs []string, qps f
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = qps, int(2*qps)
-	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	cfg := clientConfig(c, qps)
+	cl, dyn, err := benchClients(c, qps)
 	if err != nil {
 		stop()
 		return nil, nil, nil, nil, nil, err
 	}
-	return c, cfg, cl, dynamic.NewForConfigOrDie(cfg), stop, nil
+	return c, cfg, cl, dyn, stop, nil
+}
+
+// clientConfig is the cluster's admin config at qps (burst twice that).
+func clientConfig(c *devcluster.Cluster, qps float32) *rest.Config {
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = qps, int(2*qps)
+	return cfg
+}
+
+// benchClients are a typed and a dynamic admin client of the cluster at qps.
+func benchClients(c *devcluster.Cluster, qps float32) (client.Client, dynamic.Interface, error) {
+	cfg := clientConfig(c, qps)
+	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, dynamic.NewForConfigOrDie(cfg), nil
 }
 
 func startCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, func(), error) {

@@ -36,8 +36,9 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// ConnectMCP opens an MCP session on url with token, trusting the history listener's CA.
-func ConnectMCP(ctx context.Context, url, token, caFile string) (*mcp.ClientSession, error) {
+// HistoryClient is an HTTP client for the history listener's doors: it sends token and
+// trusts the listener's CA.
+func HistoryClient(token, caFile string) (*http.Client, error) {
 	ca, err := os.ReadFile(caFile)
 	if err != nil {
 		return nil, err
@@ -46,8 +47,16 @@ func ConnectMCP(ctx context.Context, url, token, caFile string) (*mcp.ClientSess
 	if !pool.AppendCertsFromPEM(ca) {
 		return nil, fmt.Errorf("no certificate in %s", caFile)
 	}
-	hc := &http.Client{Transport: bearerTransport{token: token,
-		next: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}
+	return &http.Client{Transport: bearerTransport{token: token,
+		next: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}, nil
+}
+
+// ConnectMCP opens an MCP session on url with token, trusting the history listener's CA.
+func ConnectMCP(ctx context.Context, url, token, caFile string) (*mcp.ClientSession, error) {
+	hc, err := HistoryClient(token, caFile)
+	if err != nil {
+		return nil, err
+	}
 	return mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
 }

@@ -15,9 +15,7 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -65,13 +63,8 @@ var _ = Describe("The session tools over MCP from outside", Ordered, func() {
 	var node string
 
 	runClient := func(url, token string) outsideResult {
-		cmd := exec.CommandContext(ctx, node, script, url, token)
-		cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+cluster.HistoryCAFile)
-		out, err := cmd.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		var r outsideResult
-		Expect(json.Unmarshal([]byte(lines[len(lines)-1]), &r)).To(Succeed(), string(out))
+		runNodeJSON(node, script, &r, url, token)
 		return r
 	}
 
@@ -82,7 +75,7 @@ var _ = Describe("The session tools over MCP from outside", Ordered, func() {
 		script = filepath.Join(GinkgoT().TempDir(), "outside.mjs")
 		Expect(os.WriteFile(script, []byte(strings.ReplaceAll(outsideClient, "SDK", pkgs.SDKClient())), 0o600)).To(Succeed())
 
-		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1
+		applyReady(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
 metadata:
   name: outside
@@ -103,10 +96,7 @@ spec:
   key: agent:outside:main
   agentId: outside
   chatType: direct
-`)
-		Expect(err).NotTo(HaveOccurred(), out)
-		out, err = kubectl("wait", "--for=condition=Ready", "agent/outside", "--timeout=60s")
-		Expect(err).NotTo(HaveOccurred(), out)
+`, "outside")
 	})
 
 	It("lists the tools, sends into a session and reads its history with a ServiceAccount token", func() {

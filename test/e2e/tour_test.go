@@ -35,6 +35,14 @@ func applyYAML(y string) (string, error) {
 	return kubectl("apply", "-f", f)
 }
 
+// applyReady applies yaml and waits until the Agent named agent is Ready.
+func applyReady(yaml, agent string) {
+	out, err := applyYAML(yaml)
+	Expect(err).NotTo(HaveOccurred(), out)
+	out, err = kubectl("wait", "--for=condition=Ready", "agent/"+agent, "--timeout=60s")
+	Expect(err).NotTo(HaveOccurred(), out)
+}
+
 var _ = Describe("a user's first tour", func() {
 	It("applies a send and waits for Completed with kubectl", func() {
 		out, err := applyYAML(`apiVersion: sessions.agents.dev/v1alpha1

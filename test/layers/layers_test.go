@@ -45,10 +45,12 @@ var layers = [][]string{
 	{"internal/events", "internal/lookup", "internal/secretaccess", "internal/sessionrows", "internal/testenv"},
 	// the session tools and the agent's MCP tools
 	{"internal/devcluster", "internal/mcptools", "internal/sessiontools"},
+	// the agent's remote A2A agents, dialled under the MCP tools' egress and Secret rules
+	{"internal/a2atools"},
 	// the doors and the turn engine
 	{"internal/cli", "internal/mcpserver", "internal/turns", "webhook"},
 	// what serves them: the console (its page and actions), the controllers
-	{"controllers", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
+	{"controllers", "internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
 	// the transcript-store program
 	{"internal/transcriptstore"},
 	// test helpers and suites that run whole programs

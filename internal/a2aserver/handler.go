@@ -1,0 +1,154 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package a2aserver serves every Agent as an A2A agent (github.com/a2aproject/a2a-go) at
+// /a2a/{namespace}/{agent} on the transcript-store's listener, its agent card at
+// /a2a/{namespace}/{agent}/.well-known/agent-card.json. A context is a session, a task is a
+// SessionSend (its id the send's runId), cancelling a task sets spec.cancel. Every request
+// is admitted as /mcp admits one (internal/mcpserver) and every action is made as the caller
+// through impersonation (internal/caller): RBAC and the admission webhook judge the caller.
+package a2aserver
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/events"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+)
+
+// Route is the listener's route the A2A agents are served under.
+const Route = "/a2a/"
+
+// LabelAgent marks the sessions and sends the A2A server made for an agent; tasks are
+// found among the sends it marks.
+const LabelAgent = "a2a.sessions.agents.dev/agent"
+
+// AnnotationContext is a send's A2A context id, as the caller named it.
+const AnnotationContext = "a2a.sessions.agents.dev/context-id"
+
+// maxRequestBytes bounds one JSON-RPC request (the SDK decodes the body whole).
+const maxRequestBytes = 1 << 20
+
+// Options configure the handler.
+type Options struct {
+	// Callers admits a caller and acts as it, as /mcp and the console do.
+	Callers mcpserver.Options
+	// Hub is /events' source of object changes, which streams and waits follow.
+	Hub *events.Hub
+}
+
+// Handler serves the agent cards and the JSON-RPC endpoints.
+func Handler(o Options) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+Route+"{namespace}/{agent}"+a2asrv.WellKnownAgentCardPath, o.card)
+	mux.HandleFunc("POST "+Route+"{namespace}/{agent}", o.rpc)
+	return mux
+}
+
+// card answers the agent card, to an admitted caller.
+func (o Options) card(w http.ResponseWriter, r *http.Request) {
+	h, ok := o.admit(w, r)
+	if !ok {
+		return
+	}
+	a2asrv.NewStaticAgentCardHandler(Card(h.agent, agentURL(r))).ServeHTTP(w, r)
+}
+
+// rpc answers one JSON-RPC request (a stream for message/stream and tasks/resubscribe).
+func (o Options) rpc(w http.ResponseWriter, r *http.Request) {
+	h, ok := o.admit(w, r)
+	if !ok {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
+	a2asrv.NewJSONRPCHandler(h).ServeHTTP(w, r)
+}
+
+// admit lets in a caller /mcp would let in (authenticated, allowed to list the namespace's
+// sessions, within its rate) asking after an Agent it may read; otherwise it answers the
+// HTTP status A2A clients expect of a transport's authentication: 401 or 403.
+func (o Options) admit(w http.ResponseWriter, r *http.Request) (*agentHandler, bool) {
+	if !o.Callers.HostAllowed(r) {
+		http.Error(w, "host or origin not allowed", http.StatusForbidden)
+		return nil, false
+	}
+	ns, name := r.PathValue("namespace"), r.PathValue("agent")
+	if len(validation.IsDNS1123Label(ns)) > 0 || !sessionkey.ValidAgentID(name) {
+		http.Error(w, "no such agent: want /a2a/<namespace>/<agent id>", http.StatusNotFound)
+		return nil, false
+	}
+	call, code, err := o.Callers.ActionCallIn(w, r, ns, "a2a")
+	if err != nil {
+		http.Error(w, err.Error(), code)
+		return nil, false
+	}
+	agent, err := lookup.Agent(r.Context(), call.Reader, call.APIReader, ns, name)
+	if err == nil && agent == nil {
+		err = apierrors.NewNotFound(v1.GroupVersion.WithResource("agents").GroupResource(), name)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), mcpserver.APICode(err))
+		return nil, false
+	}
+	return &agentHandler{call: call, agent: agent, hub: o.Hub}, true
+}
+
+// agentURL is the JSON-RPC endpoint the request's card describes, as the caller reached it.
+func agentURL(r *http.Request) string {
+	scheme := "https"
+	if r.TLS == nil {
+		scheme = "http"
+	}
+	return scheme + "://" + r.Host + strings.TrimSuffix(r.URL.Path, a2asrv.WellKnownAgentCardPath)
+}
+
+// a2aErrors are the protocol's errors; any other error is answered as an internal error
+// carrying its message (the SDK would answer it without one).
+var a2aErrors = []error{a2a.ErrParseError, a2a.ErrInvalidRequest, a2a.ErrMethodNotFound, a2a.ErrInvalidParams,
+	a2a.ErrInternalError, a2a.ErrServerError, a2a.ErrTaskNotFound, a2a.ErrTaskNotCancelable,
+	a2a.ErrPushNotificationNotSupported, a2a.ErrUnsupportedOperation, a2a.ErrUnsupportedContentType,
+	a2a.ErrInvalidAgentResponse, a2a.ErrAuthenticatedExtendedCardNotConfigured}
+
+// protocolError is err as one of the protocol's errors; nil stays nil.
+func protocolError(err error) error {
+	if err == nil || slices.ContainsFunc(a2aErrors, func(e error) bool { return errors.Is(err, e) }) {
+		return err
+	}
+	return fmt.Errorf("%w: %s", a2a.ErrInternalError, err.Error())
+}
+
+// refused is err as the protocol's error: a refusal by the access layer, RBAC or admission
+// is an invalid request carrying the API server's message; nil stays nil.
+func refused(err error) error {
+	if err == nil {
+		return nil
+	}
+	if r := sessiontools.Refusal(err); r != nil {
+		return fmt.Errorf("%w: %s", a2a.ErrInvalidRequest, r.Error)
+	}
+	return err
+}

@@ -1,0 +1,103 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package a2aserver
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// A send's phase and status are the task's state; a completed one carries the reply as its
+// artifact, a failed or cancelled one its error as the status message.
+func TestTaskFollowsTheSend(t *testing.T) {
+	at := metav1.Now()
+	for name, tc := range map[string]struct {
+		st        v1.SessionSendStatus
+		state     a2a.TaskState
+		artifacts []*a2a.Artifact
+		message   string
+	}{
+		"not yet seen by the controller": {state: a2a.TaskStateSubmitted},
+		"accepted":                       {st: v1.SessionSendStatus{Status: v1.SendAccepted, Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
+		"running, no status yet":         {st: v1.SessionSendStatus{Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
+		"timed out, the run goes on":     {st: v1.SessionSendStatus{Status: v1.SendTimeout, Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
+		"ok": {st: v1.SessionSendStatus{Status: v1.SendOK, Phase: v1.SendCompleted, Reply: "pong", OwnerStatus: v1.OwnerStatus{CompletedAt: &at}},
+			state: a2a.TaskStateCompleted, artifacts: []*a2a.Artifact{replyArtifact("pong")}},
+		"error":     {st: v1.SessionSendStatus{Status: v1.SendError, Phase: v1.SendFailed, Error: "model down"}, state: a2a.TaskStateFailed, message: "model down"},
+		"cancelled": {st: v1.SessionSendStatus{Status: v1.SendError, Phase: v1.SendCancelled, Error: "cancelled"}, state: a2a.TaskStateCanceled, message: "cancelled"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			task := Task(&v1.SessionSend{Status: tc.st}, "uid/round-1", "ctx")
+			if task.Status.State != tc.state {
+				t.Errorf("state %q, want %q", task.Status.State, tc.state)
+			}
+			if d := cmp.Diff(tc.artifacts, task.Artifacts); d != "" {
+				t.Errorf("artifacts (-want +got):\n%s", d)
+			}
+			got := ""
+			if m := task.Status.Message; m != nil {
+				got = messageText(m)
+			}
+			if got != tc.message {
+				t.Errorf("status message %q, want %q", got, tc.message)
+			}
+		})
+	}
+}
+
+// The card names the agent, describes it from spec.description, streams, and asks a bearer token.
+func TestCard(t *testing.T) {
+	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "planner"}, Spec: v1.AgentSpec{Description: "plans trips"}}
+	c := Card(a, "https://store/a2a/team/planner")
+	got := map[string]any{"name": c.Name, "description": c.Description, "url": c.URL, "streaming": c.Capabilities.Streaming,
+		"version": c.ProtocolVersion, "skill": c.Skills[0].Description}
+	want := map[string]any{"name": "planner", "description": "plans trips", "url": "https://store/a2a/team/planner", "streaming": true,
+		"version": "0.3.0", "skill": "plans trips"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("card (-want +got):\n%s", d)
+	}
+	if s, ok := c.SecuritySchemes[SecurityScheme].(a2a.HTTPAuthSecurityScheme); !ok || s.Scheme != "Bearer" {
+		t.Errorf("security scheme %#v, want HTTP Bearer", c.SecuritySchemes[SecurityScheme])
+	}
+}
+
+// A refusal is an invalid request and a lost task is not found, each with its message; any
+// other error is an internal error that still says what happened.
+func TestProtocolErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err  error
+		want error
+	}{
+		"task not found": {err: a2a.ErrTaskNotFound, want: a2a.ErrTaskNotFound},
+		"refused":        {err: refused(apierrors.NewForbidden(schema.GroupResource{Resource: "sessionsends"}, "", errors.New("no"))), want: a2a.ErrInvalidRequest},
+		"anything else":  {err: errGone, want: a2a.ErrInternalError},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := protocolError(tc.err)
+			if !errors.Is(got, tc.want) || !strings.Contains(got.Error(), tc.err.Error()) {
+				t.Errorf("protocolError(%v) = %v, want %v with the message", tc.err, got, tc.want)
+			}
+		})
+	}
+}

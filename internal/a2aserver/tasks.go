@@ -1,0 +1,308 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package a2aserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/events"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+)
+
+// agentHandler answers the A2A methods for one request of an admitted caller to one agent.
+type agentHandler struct {
+	call  *sessiontools.Call
+	agent *v1.Agent
+	hub   *events.Hub
+}
+
+var _ a2asrv.RequestHandler = (*agentHandler)(nil)
+
+// sendTimeoutSeconds is the sends' timeoutSeconds: the longest a send waits, so its status
+// arrives with the reply in one write. A task that outlives it keeps working: the run goes on.
+const sendTimeoutSeconds = sessiontools.MaxSendTimeoutSeconds
+
+// start creates the send of a message: into the context's session, as the caller. Its name
+// comes from the caller and the message id, so a client that repeats a message gets its
+// task again rather than a second send.
+func (h *agentHandler) start(ctx context.Context, p *a2a.MessageSendParams) (*v1.SessionSend, string, error) {
+	if p == nil || p.Message == nil {
+		return nil, "", fmt.Errorf("%w: message is required", a2a.ErrInvalidParams)
+	}
+	if p.Message.TaskID != "" {
+		return nil, "", fmt.Errorf("%w: a task takes no further messages here; send without taskId in the same contextId", a2a.ErrUnsupportedOperation)
+	}
+	text := messageText(p.Message)
+	if text == "" {
+		return nil, "", fmt.Errorf("%w: the message has no text part", a2a.ErrUnsupportedContentType)
+	}
+	key, contextID, err := h.contextSession(ctx, p.Message.ContextID)
+	if err != nil {
+		return nil, "", err
+	}
+	call := *h.call
+	if p.Message.ID != "" {
+		// The call's ID is a2a/<namespace>/<user>/<random>: the message id takes the random's place.
+		call.ID = h.call.ID[:strings.LastIndexByte(h.call.ID, '/')] + "/message/" + p.Message.ID
+	}
+	call.Stamp = func(_ context.Context, obj client.Object) error {
+		obj.SetLabels(map[string]string{LabelAgent: h.agent.Name})
+		obj.SetAnnotations(map[string]string{AnnotationContext: contextID})
+		return nil
+	}
+	send, denied, err := call.StartSend(ctx, key, text, sendTimeoutSeconds)
+	if err == nil && denied != nil {
+		err = fmt.Errorf("%w: %s", a2a.ErrInvalidRequest, denied.Error)
+	}
+	return send, contextID, err
+}
+
+// startFollowed is start with the hub subscribed before the send is created, so the created
+// send is the first state to follow and no change after it is missed.
+func (h *agentHandler) startFollowed(ctx context.Context, p *a2a.MessageSendParams) (*v1.SessionSend, *events.Subscription, error) {
+	sub := h.hub.Subscribe("")
+	send, _, err := h.start(ctx, p)
+	if err != nil {
+		sub.Close()
+		return nil, nil, err
+	}
+	return send, sub, nil
+}
+
+// messageText is the message's text parts, one after the other.
+func messageText(m *a2a.Message) string {
+	var parts []string
+	for _, p := range m.Parts {
+		switch t := p.(type) {
+		case a2a.TextPart:
+			parts = append(parts, t.Text)
+		case *a2a.TextPart:
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// taskID is the task id of a send: its runId.
+func taskID(send *v1.SessionSend) a2a.TaskID {
+	return a2a.TaskID(sessiontools.TurnID(send.UID, "round-1"))
+}
+
+// taskOf is the task of a send, in the context it was sent in.
+func taskOf(send *v1.SessionSend) *a2a.Task {
+	return Task(send, taskID(send), contextOf(send))
+}
+
+// contextOf is the context id a send was made in.
+func contextOf(send *v1.SessionSend) string {
+	if c := send.Annotations[AnnotationContext]; c != "" {
+		return c
+	}
+	return send.Spec.SessionKey
+}
+
+// OnSendMessage sends, then waits for the task to end unless the client asked not to block.
+func (h *agentHandler) OnSendMessage(ctx context.Context, p *a2a.MessageSendParams) (a2a.SendMessageResult, error) {
+	send, sub, err := h.startFollowed(ctx, p)
+	if err != nil {
+		return nil, protocolError(err)
+	}
+	if p.Config != nil && p.Config.Blocking != nil && !*p.Config.Blocking {
+		sub.Close()
+		return taskOf(send), nil
+	}
+	var last *v1.SessionSend
+	err = h.follow(ctx, send, sub, func(s *v1.SessionSend) bool { last = s; return true })
+	if err != nil {
+		return nil, protocolError(err)
+	}
+	return taskOf(last), nil
+}
+
+// OnSendMessageStream sends, then streams the task: the task, each change of its state, and
+// the reply as an artifact before the final state.
+func (h *agentHandler) OnSendMessageStream(ctx context.Context, p *a2a.MessageSendParams) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		send, sub, err := h.startFollowed(ctx, p)
+		if err != nil {
+			yield(nil, protocolError(err))
+			return
+		}
+		h.stream(ctx, send, sub, yield)
+	}
+}
+
+// OnResubscribeToTask streams a task the caller may read, from its state now.
+func (h *agentHandler) OnResubscribeToTask(ctx context.Context, p *a2a.TaskIDParams) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if p == nil {
+			yield(nil, a2a.ErrInvalidParams)
+			return
+		}
+		send, err := h.find(ctx, p.ID)
+		if err != nil {
+			yield(nil, protocolError(err))
+			return
+		}
+		h.stream(ctx, send, nil, yield)
+	}
+}
+
+// stream yields the task, then each change of its state until it ends (sub as follow takes it).
+func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(a2a.Event, error) bool) {
+	var last a2a.TaskState
+	first := true
+	err := h.follow(ctx, send, sub, func(s *v1.SessionSend) bool {
+		t := taskOf(s)
+		if first {
+			first, last = false, t.Status.State
+			return yield(t, nil)
+		}
+		if t.Status.State == last {
+			return true
+		}
+		last = t.Status.State
+		if t.Status.State == a2a.TaskStateCompleted {
+			art := &a2a.TaskArtifactUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Artifact: t.Artifacts[0], LastChunk: true}
+			if !yield(art, nil) {
+				return false
+			}
+		}
+		return yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: t.Status, Final: terminal(t.Status.State)}, nil)
+	})
+	if err != nil {
+		yield(nil, protocolError(err))
+	}
+}
+
+// OnGetTask is a task the caller may read.
+func (h *agentHandler) OnGetTask(ctx context.Context, q *a2a.TaskQueryParams) (*a2a.Task, error) {
+	if q == nil {
+		return nil, a2a.ErrInvalidParams
+	}
+	send, err := h.find(ctx, q.ID)
+	if err != nil {
+		return nil, protocolError(err)
+	}
+	return taskOf(send), nil
+}
+
+// OnCancelTask sets spec.cancel on the task's send as the caller, then waits for the send
+// to end (cancelled, or finished first).
+func (h *agentHandler) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*a2a.Task, error) {
+	if p == nil {
+		return nil, a2a.ErrInvalidParams
+	}
+	send, err := h.find(ctx, p.ID)
+	if err != nil {
+		return nil, protocolError(err)
+	}
+	if terminal(TaskState(&send.Status)) {
+		return nil, fmt.Errorf("%w: the task is %s", a2a.ErrTaskNotCancelable, TaskState(&send.Status))
+	}
+	if err := h.call.Access(ctx, caller.CancelSend, send.Name); err != nil {
+		return nil, refused(err)
+	}
+	if err := sessiontools.Cancel(ctx, h.call.Client, send); err != nil {
+		return nil, protocolError(refused(err))
+	}
+	// The controller ends the send at once; a manager that is down leaves it working.
+	wait, stop := context.WithTimeout(ctx, cancelWait)
+	defer stop()
+	last := send
+	err = h.follow(wait, send, nil, func(s *v1.SessionSend) bool { last = s; return true })
+	if err != nil && wait.Err() == nil {
+		return nil, protocolError(err)
+	}
+	return taskOf(last), nil
+}
+
+// cancelWait bounds how long tasks/cancel waits for the send to end; a task still working
+// then is answered as it is, and tasks/get tells when it has ended.
+const cancelWait = 5 * time.Second
+
+// find is the send of a task id, when the caller may read it: one of the sends the A2A
+// server made for this agent, into a session whose transcript the caller may read. Any
+// other id, another tenant's task among them, is not found.
+func (h *agentHandler) find(ctx context.Context, id a2a.TaskID) (*v1.SessionSend, error) {
+	uid := sessiontools.OwnerUIDOf(string(id))
+	if uid == "" || string(id) != sessiontools.TurnID(uid, "round-1") {
+		return nil, a2a.ErrTaskNotFound
+	}
+	var list v1.SessionSendList
+	err := h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace), client.MatchingLabels{LabelAgent: h.agent.Name})
+	if apierrors.IsForbidden(err) {
+		return nil, a2a.ErrTaskNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		s := &list.Items[i]
+		if s.UID != uid {
+			continue
+		}
+		target := s.Status.TargetSessionKey
+		if target == "" {
+			target = s.Spec.SessionKey
+		}
+		if err := h.call.Access(ctx, caller.ReadTranscript, sessionkey.ObjectName(target)); err != nil {
+			if apierrors.IsForbidden(err) {
+				return nil, a2a.ErrTaskNotFound
+			}
+			return nil, err
+		}
+		return s, nil
+	}
+	return nil, a2a.ErrTaskNotFound
+}
+
+// Push notifications are not offered (the card says so).
+func (h *agentHandler) OnGetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigParams) (*a2a.TaskPushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *agentHandler) OnListTaskPushConfig(context.Context, *a2a.ListTaskPushConfigParams) ([]*a2a.TaskPushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *agentHandler) OnSetTaskPushConfig(context.Context, *a2a.TaskPushConfig) (*a2a.TaskPushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *agentHandler) OnDeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigParams) error {
+	return a2a.ErrPushNotificationNotSupported
+}
+
+// OnGetExtendedAgentCard: the card served to an authenticated caller is the whole card.
+func (h *agentHandler) OnGetExtendedAgentCard(context.Context) (*a2a.AgentCard, error) {
+	return nil, a2a.ErrAuthenticatedExtendedCardNotConfigured
+}
+
+// errGone is a send deleted while it was followed.
+var errGone = errors.New("the task's send was deleted")
