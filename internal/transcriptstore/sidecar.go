@@ -136,10 +136,18 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		authz, kubeAuthz = ka, ka
 	}
 
-	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub))
+	index, err := openSearchIndex(cfg.DataDir, log.WithName("search"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = index.Close() }()
+	storeOpts := append([]store.Option{store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub)},
+		index.StoreOptions()...)
+	store, err := store.OpenFileStore(cfg.DataDir, storeOpts...)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
 	}
+	index.Start(store)
 	for _, r := range store.Repairs() {
 		log.Info("transcript tail repaired on open", "path", r.Path, "truncatedBytes", r.TruncatedBytes)
 	}

@@ -1,0 +1,196 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// Bounds of a search.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+	// MaxOffset bounds paging: past it a search should be narrowed, not paged.
+	MaxOffset = 10000
+	// MaxTerms and MaxQueryBytes bound what one query asks of the index.
+	MaxTerms      = 16
+	MaxQueryBytes = 1024
+)
+
+// ErrEmptyQuery is a query with no word to search for.
+var ErrEmptyQuery = errors.New("search: the query has no word to search for")
+
+// Query is one search of a namespace.
+type Query struct {
+	Namespace string
+	Text      string
+	Limit     int
+	Offset    int
+	// SessionIDs, when not nil, are the only sessions searched (a caller who sees some).
+	SessionIDs []string
+}
+
+// Hit is one matching message. Cursor is the history cursor that opens the session at it:
+// the page it starts ends with this message.
+type Hit struct {
+	SessionKey      string    `json:"sessionKey"`
+	SessionID       string    `json:"sessionId"`
+	Seq             int64     `json:"seq"`
+	MessageID       string    `json:"messageId"`
+	Role            string    `json:"role"`
+	TS              time.Time `json:"ts"`
+	Excerpt         string    `json:"excerpt"`
+	ContentRedacted bool      `json:"contentRedacted,omitempty"`
+	Cursor          string    `json:"cursor"`
+}
+
+// Result is a page of hits, best first. NextOffset, when not 0, asks for the next page.
+type Result struct {
+	Hits       []Hit `json:"hits"`
+	NextOffset int   `json:"nextOffset,omitempty"`
+}
+
+// Searcher answers searches: the index in the transcript-store, its client in the manager.
+type Searcher interface {
+	Search(ctx context.Context, q Query) (Result, error)
+}
+
+// Normalize checks a query and bounds its limit and offset.
+func Normalize(q Query) (Query, error) {
+	if err := transcript.ValidName(q.Namespace); err != nil {
+		return q, err
+	}
+	if len(q.Text) > MaxQueryBytes {
+		return q, fmt.Errorf("search: the query is longer than %d bytes", MaxQueryBytes)
+	}
+	if len(Terms(q.Text)) == 0 {
+		return q, ErrEmptyQuery
+	}
+	switch {
+	case q.Limit <= 0:
+		q.Limit = DefaultLimit
+	case q.Limit > MaxLimit:
+		q.Limit = MaxLimit
+	}
+	q.Offset = max(0, min(q.Offset, MaxOffset))
+	return q, nil
+}
+
+// Terms are the words of a query as the index splits text (letters and digits), lower case,
+// each once, at most MaxTerms.
+func Terms(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+		w = strings.ToLower(w)
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+		if len(out) == MaxTerms {
+			break
+		}
+	}
+	return out
+}
+
+// MatchExpr is the FTS5 expression of the terms: every word, each quoted so no word is read
+// as an operator.
+func MatchExpr(terms []string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = `"` + t + `"`
+	}
+	return strings.Join(q, " ")
+}
+
+// Search returns a page of the namespace's messages that hold every word of the query, best
+// first (BM25), each with a redacted excerpt read from its transcript.
+func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+	q, err := Normalize(q)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Hits: []Hit{}}
+	if q.SessionIDs != nil && len(q.SessionIDs) == 0 {
+		return res, nil
+	}
+	terms := Terms(q.Text)
+	sqlText := `SELECT fts.rowid, s.sid, s.key FROM fts JOIN sessions s ON s.id = (fts.rowid >> 32)
+		WHERE fts MATCH ? AND s.ns = ?`
+	args := []any{MatchExpr(terms), q.Namespace}
+	if q.SessionIDs != nil {
+		ids, err := json.Marshal(q.SessionIDs)
+		if err != nil {
+			return Result{}, err
+		}
+		sqlText += ` AND s.sid IN (SELECT value FROM json_each(?))`
+		args = append(args, string(ids))
+	}
+	sqlText += ` ORDER BY bm25(fts), fts.rowid DESC LIMIT ? OFFSET ?`
+	args = append(args, q.Limit+1, q.Offset)
+	rows, err := ix.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return Result{}, err
+	}
+	type match struct {
+		sid, key string
+		seq      int64
+	}
+	var matches []match
+	for rows.Next() {
+		var m match
+		var id int64
+		if err := rows.Scan(&id, &m.sid, &m.key); err != nil {
+			_ = rows.Close()
+			return Result{}, err
+		}
+		_, m.seq = splitRowID(id)
+		matches = append(matches, m)
+	}
+	_ = rows.Close()
+	if err := rows.Err(); err != nil {
+		return Result{}, err
+	}
+	if len(matches) > q.Limit {
+		matches = matches[:q.Limit]
+		res.NextOffset = q.Offset + q.Limit
+	}
+	for _, m := range matches {
+		page, err := ix.src.Read(ctx, q.Namespace, m.sid, transcript.ReadOptions{
+			AfterSeq: m.seq - 1, BeforeSeq: m.seq + 1, Limit: 1, IncludeTools: true})
+		if errors.Is(err, transcript.ErrNotFound) || (err == nil && len(page.Messages) == 0) {
+			continue // archived since it was indexed
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		rec := &page.Messages[0]
+		ex, redacted := Excerpt(Text(&rec.Message), terms)
+		res.Hits = append(res.Hits, Hit{SessionKey: m.key, SessionID: m.sid, Seq: rec.Seq, MessageID: rec.ID,
+			Role: rec.Message.Role, TS: rec.TS, Excerpt: ex, ContentRedacted: redacted,
+			Cursor: transcript.FormatCursor(rec.Seq + 1)})
+	}
+	return res, nil
+}
