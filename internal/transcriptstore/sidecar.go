@@ -178,6 +178,8 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
 			MaxStreamsPerUser: cfg.MaxStreamsPerUser, Streams: limits.streams,
 		}),
+		"/search": NewSearchHandler(SearchOptions{Index: index, Resolve: store, Authorizer: authz,
+			DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("search")}),
 		"/events":   NewEventsHandler(hub, authz, store, objects, cfg.DefaultNamespace, log.WithName("events")),
 		"/":         console.Handler(),
 		"/mcp":      noCallerAPI(),
@@ -195,7 +197,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	if kubeAuthz != nil {
 		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, limits.streams)
 		var o mcpserver.Options
-		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects, limits); err == nil {
+		if o, err = callerOptions(rc, cfg, kubeAuthz, searchable{store, index}, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 		}
 	}
@@ -210,7 +212,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		return err
 	}
 
-	internalSrv := &http.Server{Handler: NewAPIHandler(store), ReadHeaderTimeout: 10 * time.Second}
+	internalSrv := &http.Server{Handler: NewAPIHandler(store, index), ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 

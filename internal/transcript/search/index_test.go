@@ -70,7 +70,7 @@ func (x indexed) say(t *testing.T, id string, msgs ...transcript.Message) {
 }
 
 // hits searches after the index has caught up, and returns "key#seq excerpt" per hit.
-func (x indexed) hits(t *testing.T, q search.Query) ([]string, search.Result) {
+func (x indexed) hits(t *testing.T, q transcript.SearchQuery) ([]string, transcript.SearchResult) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -105,7 +105,7 @@ func seed(t *testing.T, x indexed) {
 func TestSearchAsAppended(t *testing.T) {
 	x := open(t, t.TempDir(), search.Options{})
 	seed(t, x)
-	got, _ := x.hits(t, search.Query{Text: "LLAMAS"})
+	got, _ := x.hits(t, transcript.SearchQuery{Text: "LLAMAS"})
 	// BM25: more hits of the word first, then shorter messages.
 	want := []string{
 		"agent:research:main#1 alpacas and llamas llamas llamas",
@@ -116,22 +116,22 @@ func TestSearchAsAppended(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("hits (-want +got):\n%s", d)
 	}
-	_, res := x.hits(t, search.Query{Text: "sk abcdefghijklmnopqrstuvwx"})
+	_, res := x.hits(t, transcript.SearchQuery{Text: "sk abcdefghijklmnopqrstuvwx"})
 	if len(res.Hits) != 1 || !res.Hits[0].ContentRedacted || res.Hits[0].Cursor != "seq:3" || res.Hits[0].MessageID == "" {
 		t.Errorf("hit of the key = %+v, want one redacted hit with cursor seq:3 and a message id", res.Hits)
 	}
-	got, _ = x.hits(t, search.Query{Text: "llamas camelids"})
+	got, _ = x.hits(t, transcript.SearchQuery{Text: "llamas camelids"})
 	if d := cmp.Diff([]string{"agent:main:main#2 Llamas are camelids from South America"}, got); d != "" {
 		t.Errorf("every word must match (-want +got):\n%s", d)
 	}
-	got, _ = x.hits(t, search.Query{Text: "llamas", SessionIDs: []string{"s1"}})
+	got, _ = x.hits(t, transcript.SearchQuery{Text: "llamas", SessionIDs: []string{"s1"}})
 	if len(got) != 2 {
 		t.Errorf("searching only s1 gave %q", got)
 	}
-	if got, _ := x.hits(t, search.Query{Text: "llamas", SessionIDs: []string{}}); len(got) != 0 {
+	if got, _ := x.hits(t, transcript.SearchQuery{Text: "llamas", SessionIDs: []string{}}); len(got) != 0 {
 		t.Errorf("searching no session gave %q", got)
 	}
-	if got, _ := x.hits(t, search.Query{Text: "system"}); len(got) != 0 {
+	if got, _ := x.hits(t, transcript.SearchQuery{Text: "system"}); len(got) != 0 {
 		t.Errorf("system context is not searched, got %q", got)
 	}
 }
@@ -142,7 +142,7 @@ func TestSearchPages(t *testing.T) {
 	var all []string
 	offset := 0
 	for range 10 {
-		got, res := x.hits(t, search.Query{Text: "llamas", Limit: 1, Offset: offset})
+		got, res := x.hits(t, transcript.SearchQuery{Text: "llamas", Limit: 1, Offset: offset})
 		all = append(all, got...)
 		if res.NextOffset == 0 {
 			break
@@ -160,7 +160,7 @@ func TestArchivedSessionsLeave(t *testing.T) {
 	if err := x.st.Archive(context.Background(), ns, "s2"); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := x.hits(t, search.Query{Text: "llamas"})
+	got, _ := x.hits(t, transcript.SearchQuery{Text: "llamas"})
 	if len(got) != 2 {
 		t.Errorf("after archiving s2: %q, want s1's two hits", got)
 	}
@@ -189,7 +189,7 @@ func TestRebuiltFromFiles(t *testing.T) {
 	_ = st.Close()
 
 	x = open(t, dir, search.Options{})
-	got, _ := x.hits(t, search.Query{Text: "llamas"})
+	got, _ := x.hits(t, transcript.SearchQuery{Text: "llamas"})
 	if len(got) != 3 {
 		t.Errorf("behind index caught up: %q, want s1's two and s3's one", got)
 	}
@@ -201,7 +201,7 @@ func TestRebuiltFromFiles(t *testing.T) {
 	_ = os.Remove(filepath.Join(dir, "search.db-wal"))
 	_ = os.Remove(filepath.Join(dir, "search.db-shm"))
 	x = open(t, dir, search.Options{})
-	got2, _ := x.hits(t, search.Query{Text: "llamas"})
+	got2, _ := x.hits(t, transcript.SearchQuery{Text: "llamas"})
 	if d := cmp.Diff(got, got2); d != "" {
 		t.Errorf("a deleted index rebuilt gives other hits (-before +after):\n%s", d)
 	}
@@ -224,7 +224,7 @@ func TestQueueOverflowCatchesUp(t *testing.T) {
 	for range 4 {
 		<-done
 	}
-	_, res := x.hits(t, search.Query{Text: "word", Limit: 100})
+	_, res := x.hits(t, transcript.SearchQuery{Text: "word", Limit: 100})
 	seen := map[int64]bool{}
 	for _, h := range res.Hits {
 		if seen[h.Seq] {

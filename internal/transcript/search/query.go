@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -38,50 +37,15 @@ const (
 )
 
 // ErrEmptyQuery is a query with no word to search for.
-var ErrEmptyQuery = errors.New("search: the query has no word to search for")
-
-// Query is one search of a namespace.
-type Query struct {
-	Namespace string
-	Text      string
-	Limit     int
-	Offset    int
-	// SessionIDs, when not nil, are the only sessions searched (a caller who sees some).
-	SessionIDs []string
-}
-
-// Hit is one matching message. Cursor is the history cursor that opens the session at it:
-// the page it starts ends with this message.
-type Hit struct {
-	SessionKey      string    `json:"sessionKey"`
-	SessionID       string    `json:"sessionId"`
-	Seq             int64     `json:"seq"`
-	MessageID       string    `json:"messageId"`
-	Role            string    `json:"role"`
-	TS              time.Time `json:"ts"`
-	Excerpt         string    `json:"excerpt"`
-	ContentRedacted bool      `json:"contentRedacted,omitempty"`
-	Cursor          string    `json:"cursor"`
-}
-
-// Result is a page of hits, best first. NextOffset, when not 0, asks for the next page.
-type Result struct {
-	Hits       []Hit `json:"hits"`
-	NextOffset int   `json:"nextOffset,omitempty"`
-}
-
-// Searcher answers searches: the index in the transcript-store, its client in the manager.
-type Searcher interface {
-	Search(ctx context.Context, q Query) (Result, error)
-}
+var ErrEmptyQuery = errors.Join(transcript.ErrInvalid, errors.New("search: the query has no word to search for"))
 
 // Normalize checks a query and bounds its limit and offset.
-func Normalize(q Query) (Query, error) {
+func Normalize(q transcript.SearchQuery) (transcript.SearchQuery, error) {
 	if err := transcript.ValidName(q.Namespace); err != nil {
 		return q, err
 	}
 	if len(q.Text) > MaxQueryBytes {
-		return q, fmt.Errorf("search: the query is longer than %d bytes", MaxQueryBytes)
+		return q, errors.Join(transcript.ErrInvalid, fmt.Errorf("search: the query is longer than %d bytes", MaxQueryBytes))
 	}
 	if len(Terms(q.Text)) == 0 {
 		return q, ErrEmptyQuery
@@ -127,12 +91,12 @@ func MatchExpr(terms []string) string {
 
 // Search returns a page of the namespace's messages that hold every word of the query, best
 // first (BM25), each with a redacted excerpt read from its transcript.
-func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+func (ix *Index) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	q, err := Normalize(q)
 	if err != nil {
-		return Result{}, err
+		return transcript.SearchResult{}, err
 	}
-	res := Result{Hits: []Hit{}}
+	res := transcript.SearchResult{Hits: []transcript.SearchHit{}}
 	if q.SessionIDs != nil && len(q.SessionIDs) == 0 {
 		return res, nil
 	}
@@ -143,7 +107,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if q.SessionIDs != nil {
 		ids, err := json.Marshal(q.SessionIDs)
 		if err != nil {
-			return Result{}, err
+			return transcript.SearchResult{}, err
 		}
 		sqlText += ` AND s.sid IN (SELECT value FROM json_each(?))`
 		args = append(args, string(ids))
@@ -152,7 +116,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	args = append(args, q.Limit+1, q.Offset)
 	rows, err := ix.db.QueryContext(ctx, sqlText, args...)
 	if err != nil {
-		return Result{}, err
+		return transcript.SearchResult{}, err
 	}
 	type match struct {
 		sid, key string
@@ -164,14 +128,14 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 		var id int64
 		if err := rows.Scan(&id, &m.sid, &m.key); err != nil {
 			_ = rows.Close()
-			return Result{}, err
+			return transcript.SearchResult{}, err
 		}
 		_, m.seq = splitRowID(id)
 		matches = append(matches, m)
 	}
 	_ = rows.Close()
 	if err := rows.Err(); err != nil {
-		return Result{}, err
+		return transcript.SearchResult{}, err
 	}
 	if len(matches) > q.Limit {
 		matches = matches[:q.Limit]
@@ -184,11 +148,11 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 			continue // archived since it was indexed
 		}
 		if err != nil {
-			return Result{}, err
+			return transcript.SearchResult{}, err
 		}
 		rec := &page.Messages[0]
 		ex, redacted := Excerpt(Text(&rec.Message), terms)
-		res.Hits = append(res.Hits, Hit{SessionKey: m.key, SessionID: m.sid, Seq: rec.Seq, MessageID: rec.ID,
+		res.Hits = append(res.Hits, transcript.SearchHit{SessionKey: m.key, SessionID: m.sid, Seq: rec.Seq, MessageID: rec.ID,
 			Role: rec.Message.Role, TS: rec.TS, Excerpt: ex, ContentRedacted: redacted,
 			Cursor: transcript.FormatCursor(rec.Seq + 1)})
 	}

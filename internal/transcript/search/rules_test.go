@@ -55,16 +55,16 @@ func TestTerms(t *testing.T) {
 
 func TestNormalize(t *testing.T) {
 	cases := map[string]struct {
-		in      Query
-		want    Query
+		in      transcript.SearchQuery
+		want    transcript.SearchQuery
 		wantErr string
 	}{
-		"defaults":        {in: Query{Namespace: "team", Text: "x"}, want: Query{Namespace: "team", Text: "x", Limit: DefaultLimit}},
-		"limit clamped":   {in: Query{Namespace: "team", Text: "x", Limit: 5000, Offset: -3}, want: Query{Namespace: "team", Text: "x", Limit: MaxLimit}},
-		"offset bounded":  {in: Query{Namespace: "team", Text: "x", Limit: 3, Offset: 1 << 30}, want: Query{Namespace: "team", Text: "x", Limit: 3, Offset: MaxOffset}},
-		"empty query":     {in: Query{Namespace: "team", Text: " ? "}, wantErr: ErrEmptyQuery.Error()},
-		"bad namespace":   {in: Query{Namespace: "../etc", Text: "x"}, wantErr: "not a valid namespace"},
-		"query too large": {in: Query{Namespace: "team", Text: strings.Repeat("a ", MaxQueryBytes)}, wantErr: "longer than"},
+		"defaults":        {in: transcript.SearchQuery{Namespace: "team", Text: "x"}, want: transcript.SearchQuery{Namespace: "team", Text: "x", Limit: DefaultLimit}},
+		"limit clamped":   {in: transcript.SearchQuery{Namespace: "team", Text: "x", Limit: 5000, Offset: -3}, want: transcript.SearchQuery{Namespace: "team", Text: "x", Limit: MaxLimit}},
+		"offset bounded":  {in: transcript.SearchQuery{Namespace: "team", Text: "x", Limit: 3, Offset: 1 << 30}, want: transcript.SearchQuery{Namespace: "team", Text: "x", Limit: 3, Offset: MaxOffset}},
+		"empty query":     {in: transcript.SearchQuery{Namespace: "team", Text: " ? "}, wantErr: ErrEmptyQuery.Error()},
+		"bad namespace":   {in: transcript.SearchQuery{Namespace: "../etc", Text: "x"}, wantErr: "not a valid namespace"},
+		"query too large": {in: transcript.SearchQuery{Namespace: "team", Text: strings.Repeat("a ", MaxQueryBytes)}, wantErr: "longer than"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
