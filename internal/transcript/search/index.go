@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -36,6 +37,9 @@ const (
 	DefaultQueue = 8192
 )
 
+// DefaultLinger is how long the indexer gathers commits into one transaction.
+const DefaultLinger = 100 * time.Millisecond
+
 // schemaVersion names the layout; an index of another version is dropped and rebuilt.
 const schemaVersion = "1"
 
@@ -49,14 +53,18 @@ type Source interface {
 type Options struct {
 	// Queue bounds the commits waiting for the indexer (0: DefaultQueue).
 	Queue int
-	Log   logr.Logger
+	// Linger is how long the indexer gathers commits into one transaction (0:
+	// DefaultLinger): how late a message may be found, traded for the indexer's work.
+	Linger time.Duration
+	Log    logr.Logger
 }
 
 // Index is the full-text index of a store's live transcripts.
 type Index struct {
-	db  *sql.DB
-	src Source
-	log logr.Logger
+	db     *sql.DB
+	src    Source
+	log    logr.Logger
+	linger time.Duration
 
 	queue chan job
 	stop  chan struct{}
@@ -78,6 +86,9 @@ func Open(path string, o Options) (*Index, error) {
 	if o.Queue <= 0 {
 		o.Queue = DefaultQueue
 	}
+	if o.Linger <= 0 {
+		o.Linger = DefaultLinger
+	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "synchronous(OFF)", "busy_timeout(10000)",
 		fmt.Sprintf("cache_size(-%d)", cacheKiB), "mmap_size(0)", "temp_store(FILE)"} {
@@ -92,7 +103,7 @@ func Open(path string, o Options) (*Index, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("search index %s: %w", path, err)
 	}
-	return &Index{db: db, log: o.Log, queue: make(chan job, o.Queue),
+	return &Index{db: db, log: o.Log, linger: o.Linger, queue: make(chan job, o.Queue),
 		stop: make(chan struct{}), done: make(chan struct{}), dirty: map[sessionRef]struct{}{},
 		wake: make(chan struct{}, 1)}, nil
 }

@@ -236,3 +236,61 @@ func TestQueueOverflowCatchesUp(t *testing.T) {
 		t.Errorf("found %d of 100 messages", len(seen))
 	}
 }
+
+// TestSearchOverAHundredThousandMessages: 1,000 sessions of 100 messages written as the store
+// writes them, indexed on open; the one message with a rare word is found, a word of every
+// message pages.
+func TestSearchOverAHundredThousandMessages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and indexes 100,000 messages")
+	}
+	dir := t.TempDir()
+	nsDir := filepath.Join(dir, "transcripts", ns)
+	if err := os.MkdirAll(nsDir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for s := range 1000 {
+		id := "s" + itoa(int64(s))
+		var buf []byte
+		h, err := transcript.EncodeHeader(transcript.SessionHeader{Namespace: ns, SessionID: id, SessionKey: "agent:main:subagent:" + id, CreatedAt: ts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf = append(buf, h...)
+		for i := int64(1); i <= 100; i++ {
+			text := "common words in message " + itoa(i) + " of " + id
+			if s == 777 && i == 42 {
+				text = "the zanzibar needle"
+			}
+			line, err := transcript.EncodeRecord(&transcript.Record{Seq: i, ID: id + "-" + itoa(i), TS: ts, Message: user(text)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf = append(buf, line...)
+		}
+		if err := os.WriteFile(filepath.Join(nsDir, id+".jsonl"), buf, 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := open(t, dir, search.Options{})
+	got, _ := x.hits(t, transcript.SearchQuery{Text: "Zanzibar"})
+	if d := cmp.Diff([]string{"agent:main:subagent:s777#42 the zanzibar needle"}, got); d != "" {
+		t.Errorf("rare word (-want +got):\n%s", d)
+	}
+	seen := map[string]bool{}
+	offset := 0
+	for range 3 {
+		page, res := x.hits(t, transcript.SearchQuery{Text: "common", Limit: 50, Offset: offset})
+		if len(page) != 50 || res.NextOffset != offset+50 {
+			t.Fatalf("page at %d: %d hits, next %d", offset, len(page), res.NextOffset)
+		}
+		for _, h := range page {
+			if seen[h] {
+				t.Errorf("%s on two pages", h)
+			}
+			seen[h] = true
+		}
+		offset = res.NextOffset
+	}
+}

@@ -34,6 +34,9 @@ const (
 	// MaxTerms and MaxQueryBytes bound what one query asks of the index.
 	MaxTerms      = 16
 	MaxQueryBytes = 1024
+	// RankWindow is how many of the newest matches BM25 ranks (more when a page reaches
+	// past them): a query's cost is bounded by it, not by how common its words are.
+	RankWindow = 1000
 )
 
 // ErrEmptyQuery is a query with no word to search for.
@@ -90,7 +93,8 @@ func MatchExpr(terms []string) string {
 }
 
 // Search returns a page of the namespace's messages that hold every word of the query, best
-// first (BM25), each with a redacted excerpt read from its transcript.
+// first (BM25 over the newest RankWindow matches), each with a redacted excerpt read from its
+// transcript.
 func (ix *Index) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	q, err := Normalize(q)
 	if err != nil {
@@ -101,7 +105,11 @@ func (ix *Index) Search(ctx context.Context, q transcript.SearchQuery) (transcri
 		return res, nil
 	}
 	terms := Terms(q.Text)
-	sqlText := `SELECT fts.rowid, s.sid, s.key FROM fts JOIN sessions s ON s.id = (fts.rowid >> 32)
+	// The newest matches (highest row ids: later sessions, later messages) come straight
+	// from the index in row id order; BM25 ranks the window of them a page needs. Scoring
+	// every match of a common word would cost O(matches); the window bounds it.
+	inner := `SELECT fts.rowid AS id, s.sid AS sid, s.key AS key, bm25(fts) AS score
+		FROM fts CROSS JOIN sessions s ON s.id = (fts.rowid >> 32)
 		WHERE fts MATCH ? AND s.ns = ?`
 	args := []any{MatchExpr(terms), q.Namespace}
 	if q.SessionIDs != nil {
@@ -109,11 +117,11 @@ func (ix *Index) Search(ctx context.Context, q transcript.SearchQuery) (transcri
 		if err != nil {
 			return transcript.SearchResult{}, err
 		}
-		sqlText += ` AND s.sid IN (SELECT value FROM json_each(?))`
+		inner += ` AND s.sid IN (SELECT value FROM json_each(?))`
 		args = append(args, string(ids))
 	}
-	sqlText += ` ORDER BY bm25(fts), fts.rowid DESC LIMIT ? OFFSET ?`
-	args = append(args, q.Limit+1, q.Offset)
+	sqlText := `SELECT id, sid, key FROM (` + inner + ` ORDER BY fts.rowid DESC LIMIT ?) ORDER BY score, id DESC LIMIT ? OFFSET ?`
+	args = append(args, max(RankWindow, q.Offset+q.Limit+1), q.Limit+1, q.Offset)
 	rows, err := ix.db.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return transcript.SearchResult{}, err

@@ -18,13 +18,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
-// maxBatch bounds the queued jobs the indexer writes in one transaction.
-const maxBatch = 512
+// maxBatch bounds the queued jobs (commits) the indexer writes in one transaction.
+const maxBatch = 2048
 
 // job is a commit (lines in seq order) or, with archived set, a session that went away.
 type job struct {
@@ -84,16 +85,7 @@ func (ix *Index) run() {
 		case <-ctx.Done():
 			return
 		case j := <-ix.queue:
-			batch = append(batch[:0], j)
-			for len(batch) < maxBatch {
-				select {
-				case j := <-ix.queue:
-					batch = append(batch, j)
-					continue
-				default:
-				}
-				break
-			}
+			batch = ix.collect(ctx, j, batch)
 			if err := ix.apply(ctx, batch); err != nil && ctx.Err() == nil {
 				ix.log.Error(err, "search index write failed; catching the sessions up from their files")
 				for _, j := range batch {
@@ -105,6 +97,32 @@ func (ix *Index) run() {
 			ix.catchUpDirty(ctx)
 		}
 	}
+}
+
+// collect gathers the jobs of one transaction: those queued within the linger after first,
+// up to maxBatch; a barrier ends it at once. Fewer, larger transactions mean fewer FTS5
+// segments to merge later, which is most of what indexing costs.
+func (ix *Index) collect(ctx context.Context, first job, batch []job) []job {
+	batch = append(batch[:0], first)
+	if first.barrier != nil {
+		return batch
+	}
+	timer := time.NewTimer(ix.linger)
+	defer timer.Stop()
+	for len(batch) < maxBatch {
+		select {
+		case j := <-ix.queue:
+			batch = append(batch, j)
+			if j.barrier != nil {
+				return batch
+			}
+		case <-timer.C:
+			return batch
+		case <-ctx.Done():
+			return batch
+		}
+	}
+	return batch
 }
 
 // release catches up the dirty sessions, then lets the barriers of the batch go.
