@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -66,9 +67,10 @@ type Index struct {
 	log    logr.Logger
 	linger time.Duration
 
-	queue chan job
-	stop  chan struct{}
-	done  chan struct{}
+	queue  chan job
+	queued atomic.Int64 // bytes of the queued jobs
+	stop   chan struct{}
+	done   chan struct{}
 
 	closeOnce sync.Once
 

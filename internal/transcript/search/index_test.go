@@ -72,7 +72,7 @@ func (x indexed) say(t *testing.T, id string, msgs ...transcript.Message) {
 // hits searches after the index has caught up, and returns "key#seq excerpt" per hit.
 func (x indexed) hits(t *testing.T, q transcript.SearchQuery) ([]string, transcript.SearchResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the 100,000 messages under -race
 	defer cancel()
 	if err := x.ix.Sync(ctx); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,12 @@ type job struct {
 	events   []store.Event
 	archived bool
 	barrier  chan struct{} // closed once everything queued before it is written
+	bytes    int64         // what the job holds, counted against MaxQueueBytes
 }
+
+// MaxQueueBytes bounds the records queued for the indexer, with the queue's length: a
+// commit past it is read back from its file instead.
+const MaxQueueBytes = 32 << 20
 
 // StoreOptions are the store hooks that feed the index: each only queues, so an append
 // waits for no index write; what does not fit the queue is read back from the file later.
@@ -45,11 +50,19 @@ func (ix *Index) StoreOptions() []store.Option {
 }
 
 func (ix *Index) enqueue(j job) {
-	select {
-	case ix.queue <- j:
-	default:
-		ix.markDirty(sessionRef{j.header.Namespace, j.header.SessionID})
+	j.bytes = int64(len(j.events)) * 64
+	for _, e := range j.events {
+		j.bytes += int64(len(e.Data))
 	}
+	if ix.queued.Add(j.bytes) <= MaxQueueBytes {
+		select {
+		case ix.queue <- j:
+			return
+		default:
+		}
+	}
+	ix.queued.Add(-j.bytes)
+	ix.markDirty(sessionRef{j.header.Namespace, j.header.SessionID})
 }
 
 // markDirty leaves a session to be caught up from its file.
@@ -93,6 +106,9 @@ func (ix *Index) run() {
 				}
 			}
 			ix.release(ctx, batch)
+			for _, j := range batch {
+				ix.queued.Add(-j.bytes)
+			}
 		case <-ix.wake:
 			ix.catchUpDirty(ctx)
 		}
