@@ -17,6 +17,7 @@ package search
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -138,4 +139,34 @@ func TestText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzQuery: whatever a caller types, the match expression is only quoted words (FTS5 reads
+// no operator, column or syntax error from it) and the excerpt stays within its bound and
+// valid UTF-8.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"llamas", `a OR "b" NEAR(c) col:x* ^y`, "Zürich 東京", "\x00\xff", strings.Repeat("w ", 40)} {
+		f.Add(s, "some text with llamas and sk-abcdefghijklmnopqrstuvwx")
+	}
+	f.Fuzz(func(t *testing.T, q, text string) {
+		terms := Terms(q)
+		if len(terms) > MaxTerms {
+			t.Fatalf("%d terms", len(terms))
+		}
+		for _, w := range terms {
+			if w == "" || strings.ContainsAny(w, `"*:^()`) {
+				t.Fatalf("term %q", w)
+			}
+		}
+		if e := MatchExpr(terms); strings.Count(e, `"`) != 2*len(terms) {
+			t.Fatalf("expression %q", e)
+		}
+		ex, _ := Excerpt(text, terms)
+		if len(ex) > ExcerptBytes+len("…") {
+			t.Fatalf("excerpt of %d bytes", len(ex))
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(ex) {
+			t.Fatalf("excerpt %q of valid text is not UTF-8", ex)
+		}
+	})
 }
