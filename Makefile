@@ -92,7 +92,8 @@ FUZZTIME ?= 200000x
 FUZZ_TARGETS = internal/sessionkey:FuzzParse internal/sessionkey:FuzzObjectName \
 	internal/sessionkey:FuzzChatTypeOfTo internal/events:FuzzParseFilter \
 	internal/transcript:FuzzDecodeRecord internal/transcript:FuzzParseHistoryQuery \
-	internal/sse:FuzzReader internal/provider:FuzzStreamDecoders internal/textutil:FuzzTruncate
+	internal/sse:FuzzReader internal/provider:FuzzStreamDecoders internal/textutil:FuzzTruncate \
+	internal/transcript/search:FuzzQuery
 
 .PHONY: test-fuzz
 test-fuzz: ## Run every fuzz target for FUZZTIME executions (default 200000x).

@@ -32,6 +32,7 @@ import (
 
 func newHistoryCommand(o *options) *cobra.Command {
 	var limit int
+	var cursor string
 	var includeTools, follow bool
 	cmd := &cobra.Command{
 		Use:   "history KEY",
@@ -43,21 +44,25 @@ func newHistoryCommand(o *options) *cobra.Command {
   kubectl sessions history agent:main:main --follow --include-tools`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.history(cmd, args[0], limit, includeTools, follow)
+			return o.history(cmd, args[0], limit, cursor, includeTools, follow)
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 50, "how many of the latest messages to print (1..1000)")
 	cmd.Flags().BoolVar(&includeTools, "include-tools", false, "include tool results")
+	cmd.Flags().StringVar(&cursor, "cursor", "", "print the page before this point: a search hit's cursor (seq:N)")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream new messages as they arrive")
 	return cmd
 }
 
-func (o *options) history(cmd *cobra.Command, key string, limit int, includeTools, follow bool) error {
+func (o *options) history(cmd *cobra.Command, key string, limit int, cursor string, includeTools, follow bool) error {
 	ns, err := o.namespace()
 	if err != nil {
 		return err
 	}
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
 	if includeTools {
 		q.Set("includeTools", "1")
 	}

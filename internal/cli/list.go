@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -81,9 +82,7 @@ func (o *options) list(ctx context.Context, p sessionrows.ListParams, output str
 	out := o.streams.Out
 	switch output {
 	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return printJSON(out, rows)
 	case "yaml":
 		b, err := yaml.Marshal(rows)
 		if err != nil {
@@ -160,6 +159,13 @@ func (o *options) listenerRequest(ctx context.Context, ns, path string, q url.Va
 		return nil, apiError(resp)
 	}
 	return resp, nil
+}
+
+// printJSON writes v as indented JSON, as -o json prints.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func orDash(s string) string {

@@ -33,6 +33,9 @@ type historyArgs struct {
 	SessionKey   string `json:"sessionKey"`
 	Limit        Number `json:"limit"`
 	IncludeTools bool   `json:"includeTools"`
+	// Cursor opens the page before a message: a sessions_search hit's cursor, or the
+	// nextCursor of the page after.
+	Cursor string `json:"cursor"`
 }
 
 func historyTool() Tool {
@@ -42,6 +45,7 @@ func historyTool() Tool {
 			"sessionKey":   map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"limit":        map[string]any{"type": "number", "description": "max messages (default 50, at most 1000)"},
 			"includeTools": map[string]any{"type": "boolean", "description": "include tool results (default false)"},
+			"cursor":       map[string]any{"type": "string", "description": "page before this point: a sessions_search hit's cursor, or nextCursor (default: the newest messages)"},
 		}, "sessionKey"),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a historyArgs
@@ -51,11 +55,16 @@ func historyTool() Tool {
 			if a.SessionKey == "" {
 				return nil, errors.New("sessionKey is required")
 			}
-			return c.history(ctx, a.SessionKey, int(Clamp(a.Limit.Or(DefaultHistoryLimit), 1, MaxHistoryLimit)), a.IncludeTools)
+			before, err := transcript.ParseCursor(a.Cursor)
+			if err != nil {
+				return nil, err
+			}
+			return c.history(ctx, a.SessionKey, transcript.ReadOptions{Limit: int(Clamp(a.Limit.Or(DefaultHistoryLimit), 1, MaxHistoryLimit)),
+				IncludeTools: a.IncludeTools, BeforeSeq: before})
 		}}
 }
 
-func (c *Call) history(ctx context.Context, ref string, limit int, includeTools bool) (any, error) {
+func (c *Call) history(ctx context.Context, ref string, o transcript.ReadOptions) (any, error) {
 	target, err := c.resolveSession(ctx, ref)
 	if err != nil {
 		return nil, err
@@ -70,9 +79,13 @@ func (c *Call) history(ctx context.Context, ref string, limit int, includeTools 
 	if target.Status.SessionID == "" {
 		return nil, fmt.Errorf("session %q has no transcript yet", target.Spec.Key)
 	}
-	page, err := c.readTranscript(ctx, target.Name, target.Status.SessionID, transcript.ReadOptions{Limit: limit, IncludeTools: includeTools})
+	page, err := c.readTranscript(ctx, target.Name, target.Status.SessionID, o)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"sessionKey": target.Spec.Key, "sessionId": target.Status.SessionID, "messages": page.Messages, "hasMore": page.HasMore}, nil
+	out := map[string]any{"sessionKey": target.Spec.Key, "sessionId": target.Status.SessionID, "messages": page.Messages, "hasMore": page.HasMore}
+	if page.NextCursor != "" {
+		out["nextCursor"] = page.NextCursor
+	}
+	return out, nil
 }

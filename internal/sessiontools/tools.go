@@ -13,7 +13,7 @@
 // limitations under the License.
 
 // Package sessiontools is the seeds' session tools, defined once: sessions_list,
-// sessions_history, sessions_send, sessions_spawn and agents_list. The turn runtime offers
+// sessions_history, sessions_search, sessions_send, sessions_spawn and agents_list. The turn runtime offers
 // them to models and the transcript-store's MCP endpoint offers them to callers outside the
 // cluster; both see the same names, schemas, arguments and result shapes.
 //
@@ -51,7 +51,7 @@ type Tool struct {
 
 // All is the session tools, in the order they are offered.
 func All() []Tool {
-	return []Tool{listTool(), historyTool(), sendTool(), spawnTool(), agentsListTool()}
+	return []Tool{listTool(), historyTool(), searchTool(), sendTool(), spawnTool(), agentsListTool()}
 }
 
 // Transcripts reads transcripts: the store in the manager, the local one in the sidecar.

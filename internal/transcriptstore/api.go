@@ -34,8 +34,25 @@ const maxBodySize = 8 << 20
 //	GET  /v1/sessions/{ns}/{id}/messages      read (?limit=&cursor=&includeTools=1 -> Page)
 //	GET  /v1/sessions/{ns}/{id}/stats         stats
 //	POST /v1/sessions/{ns}/{id}/archive       archive (204)
-func NewAPIHandler(store transcript.Store) http.Handler {
+//	POST /v1/search                           search (SearchQuery -> SearchResult; 503 without an index)
+func NewAPIHandler(store transcript.Store, index transcript.Searcher) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+transcript.APISearchPath, func(w http.ResponseWriter, r *http.Request) {
+		var q transcript.SearchQuery
+		if !decodeBody(w, r, &q) {
+			return
+		}
+		if index == nil {
+			writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, "this transcript-store keeps no search index")
+			return
+		}
+		res, err := index.Search(r.Context(), q)
+		if err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
+	})
 	mux.HandleFunc("POST "+transcript.APISessionsPath, func(w http.ResponseWriter, r *http.Request) {
 		var h transcript.SessionHeader
 		if !decodeBody(w, r, &h) {

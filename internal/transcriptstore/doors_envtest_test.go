@@ -77,6 +77,7 @@ var toolCases = []toolCase{
 		ok: func(t *testing.T, a answer) bool { return !a.isErr && messagesOf(t, a.text, keyA) > 0 }},
 	{name: "sessions_list", right: caller.ActAs, session: keyA, ok: notErr},
 	{name: "sessions_history", right: caller.ReadTranscript, args: map[string]any{"sessionKey": keyA}, ok: says("secret of " + keyA)},
+	{name: "sessions_search", right: caller.ReadTranscript, args: map[string]any{"query": "secret"}, ok: says("secret of " + keyA)},
 	{name: "sessions_send", right: caller.CreateSend, args: map[string]any{"sessionKey": keyA, "message": "hi", "timeoutSeconds": 0},
 		ok: says(`"status":"accepted"`)},
 	{name: "sessions_spawn", right: caller.CreateRun, args: map[string]any{"task": "t", "agentId": "a"}, ok: says(`"status":"accepted"`)},
@@ -98,6 +99,10 @@ func doorRows() []doorRow {
 	hist := "/sessions/" + url.PathEscape(keyA) + "/history?"
 	rows := []doorRow{
 		{door: "/sessions/", right: caller.ReadTranscript, try: status(http.StatusOK, http.MethodGet, hist, nil)},
+		{door: "/search", right: caller.ReadTranscript, try: func(f *doorFixture, token, ns string) (bool, string) {
+			a := f.do(http.MethodGet, "/search?q=secret&namespace="+ns, token, nil)
+			return a.status == http.StatusOK && strings.Contains(a.text, "secret of "+keyA), http.StatusText(a.status) + " " + a.text
+		}},
 		{door: "/events", what: "session", right: caller.ReadTranscript,
 			try: status(http.StatusOK, http.MethodGet, "/events?session="+url.QueryEscape(keyA)+"&", nil)},
 		{door: "/events", what: "namespace", right: caller.ReadTranscript, try: status(http.StatusOK, http.MethodGet, "/events?", nil)},

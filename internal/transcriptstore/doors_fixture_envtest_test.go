@@ -75,6 +75,8 @@ type doorFixture struct {
 	core  *coreclient.CoreV1Client
 	// heldTaskID is the A2A task id of the held A2A send of session A.
 	heldTaskID string
+	// store is the sidecar's internal API, as the manager reaches it.
+	store *transcriptclient.Client
 }
 
 // startDoors starts the control plane and the sidecar; sessions A and B hold one message
@@ -136,6 +138,7 @@ func startDoors(t *testing.T) *doorFixture {
 	f.base = "https://" + a.public
 
 	store := transcriptclient.NewLoopbackClient("http://" + a.internal)
+	f.store = store
 	for _, ns := range []string{doorNS, otherNS} {
 		f.must(f.admin.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"},
 			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}))
@@ -154,6 +157,16 @@ func startDoors(t *testing.T) *doorFixture {
 			_, err = store.Append(ctx, ns, s.Status.SessionID, transcript.AppendRequest{Message: transcript.Message{
 				Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "secret of " + key}}}})
 			f.must(err)
+		}
+	}
+	// The search index takes the appends in the background: wait until it holds them.
+	for _, ns := range []string{doorNS, otherNS} {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			res, err := store.Search(ctx, transcript.SearchQuery{Namespace: ns, Text: "secret"})
+			f.must(err)
+			if len(res.Hits) > 0 || time.Now().After(deadline) {
+				break
+			}
 		}
 	}
 	f.must(f.admin.Create(ctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldSend},

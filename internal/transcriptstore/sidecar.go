@@ -137,10 +137,18 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		authz, kubeAuthz = ka, ka
 	}
 
-	store, err := store.OpenFileStore(cfg.DataDir, store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub))
+	index, err := openSearchIndex(cfg.DataDir, log.WithName("search"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = index.Close() }()
+	storeOpts := append([]store.Option{store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub)},
+		index.StoreOptions()...)
+	store, err := store.OpenFileStore(cfg.DataDir, storeOpts...)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
 	}
+	index.Start(store)
 	for _, r := range store.Repairs() {
 		log.Info("transcript tail repaired on open", "path", r.Path, "truncatedBytes", r.TruncatedBytes)
 	}
@@ -171,6 +179,8 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
 			MaxStreamsPerUser: cfg.MaxStreamsPerUser, Streams: limits.streams,
 		}),
+		"/search": NewSearchHandler(SearchOptions{Index: index, Resolve: store, Authorizer: authz,
+			DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("search")}),
 		"/events":   NewEventsHandler(hub, authz, store, objects, cfg.DefaultNamespace, log.WithName("events")),
 		"/":         console.Handler(),
 		"/mcp":      noCallerAPI(),
@@ -189,7 +199,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	if kubeAuthz != nil {
 		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, limits.streams)
 		var o mcpserver.Options
-		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects, limits); err == nil {
+		if o, err = callerOptions(rc, cfg, kubeAuthz, searchable{store, index}, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 			// Each A2A request may wait for its task or stream it: it counts as a stream.
 			routes["/a2a/"] = LimitStreams(a2aserver.Handler(a2aserver.Options{Callers: o, Hub: hub}), kubeAuthz.Identify, limits.streams)
@@ -206,7 +216,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		return err
 	}
 
-	internalSrv := &http.Server{Handler: NewAPIHandler(store), ReadHeaderTimeout: 10 * time.Second}
+	internalSrv := &http.Server{Handler: NewAPIHandler(store, index), ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 

@@ -90,6 +90,11 @@ func benchAppendRate(root string) (float64, error) {
 		return 0, err
 	}
 	defer st.Close()
+	return appendRate(st)
+}
+
+// appendRate measures benchAppendRate's appends on st.
+func appendRate(st *store.FileStore) (float64, error) {
 	ctx := context.Background()
 	if _, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: "append", SessionKey: "agent:bench:main"}); err != nil {
 		return 0, err

@@ -28,8 +28,8 @@ import (
 )
 
 // outsideClient is a Node script on the official TypeScript SDK's client: it connects to
-// /mcp with a bearer token, lists the tools, sends into a session and reads its history,
-// and prints what it got as JSON (or the HTTP status of a refused connect).
+// /mcp with a bearer token, lists the tools, sends into a session, reads its history and
+// finds the send with sessions_search, and prints what it got as JSON (or the HTTP status of a refused connect).
 const outsideClient = `
 import { Client } from "file://SDK/index.js";
 import { StreamableHTTPClientTransport } from "file://SDK/streamableHttp.js";
@@ -46,7 +46,14 @@ const tools = (await client.listTools()).tools.map((t) => t.name).sort();
 const send = await client.callTool({ name: "sessions_send",
   arguments: { sessionKey: "agent:outside:main", message: "hello from outside", timeoutSeconds: 60 } });
 const history = await client.callTool({ name: "sessions_history", arguments: { sessionKey: "agent:outside:main" } });
-console.log(JSON.stringify({ tools, send: send.content[0].text, history: history.content[0].text }));
+// The search index takes appends in the background: ask until it has the send.
+let search;
+for (let i = 0; i < 100; i++) {
+  search = await client.callTool({ name: "sessions_search", arguments: { query: "hello outside", limit: 5 } });
+  if (search.content[0].text.includes("hello from outside")) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
+console.log(JSON.stringify({ tools, send: send.content[0].text, history: history.content[0].text, search: search.content[0].text }));
 await client.close();
 `
 
@@ -56,6 +63,7 @@ type outsideResult struct {
 	Tools   []string `json:"tools"`
 	Send    string   `json:"send"`
 	History string   `json:"history"`
+	Search  string   `json:"search"`
 }
 
 var _ = Describe("The session tools over MCP from outside", Ordered, func() {
@@ -102,11 +110,13 @@ spec:
 	It("lists the tools, sends into a session and reads its history with a ServiceAccount token", func() {
 		r := runClient(cluster.MCPURL("default"), cluster.Token)
 		Expect(r.Refused).To(BeZero(), r.Error)
-		Expect(r.Tools).To(Equal([]string{"agents_list", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "subagents"}))
+		Expect(r.Tools).To(Equal([]string{"agents_list", "sessions_history", "sessions_list", "sessions_search", "sessions_send", "sessions_spawn", "subagents"}))
 		Expect(r.Send).To(ContainSubstring(`"status":"ok"`))
 		Expect(r.Send).To(ContainSubstring(`"reply":"hi from inside"`))
 		Expect(r.History).To(ContainSubstring("hello from outside"))
 		Expect(r.History).To(ContainSubstring("hi from inside"))
+		Expect(r.Search).To(ContainSubstring(`"sessionKey":"agent:outside:main"`))
+		Expect(r.Search).To(ContainSubstring(`"excerpt":"hello from outside"`))
 	})
 
 	It("refuses a client without a token (401)", func() {

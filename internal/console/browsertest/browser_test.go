@@ -20,6 +20,7 @@ package browsertest
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +108,30 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	if from != "from agent:other:main " && from != "from agent:other:main" {
 		t.Errorf("provenance shown as %q", from)
+	}
+	// The search box finds the first message (the index takes it in the background: ask
+	// again until it has it) and its hit opens the session at that message.
+	if err := chromedp.Run(bctx, chromedp.SendKeys("#search-q", "kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		sctx, scancel := context.WithTimeout(bctx, time.Second)
+		err := chromedp.Run(sctx, chromedp.Click("#search button"), chromedp.WaitVisible("#hits li button"))
+		scancel()
+		if err == nil {
+			break
+		}
+		if try == 20 {
+			t.Fatalf("search hit: %v", err)
+		}
+	}
+	var hit string
+	if err := chromedp.Run(bctx, chromedp.Text("#hits li", &hit), chromedp.Click("#hits li button"),
+		chromedp.WaitVisible(`#transcript li[data-seq="1"]`), shot("console-search.png")); err != nil {
+		t.Fatalf("open the hit: %v", err)
+	}
+	if !strings.Contains(hit, key+" #1") || !strings.Contains(hit, "hello from kubectl") {
+		t.Errorf("hit shown as %q", hit)
 	}
 	// A narrow screen: the table becomes one block per session, nothing overflows.
 	var overflow bool

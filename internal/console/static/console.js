@@ -24,6 +24,29 @@
     setInterval(() => { for (const el of document.querySelectorAll("time[datetime]")) el.textContent = ago(el.dateTime); }, 30000);
   });
 
+  // search asks GET /search for the messages holding every word; each hit opens its session
+  // at the hit (the history page before its cursor ends with it).
+  $("search").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const q = new URLSearchParams({ namespace: state.ns, q: $("search-q").value, limit: "20" });
+    const resp = await fetch("/search?" + q, { headers: auth(), cache: "no-store" });
+    if (!resp.ok) { status("search: " + resp.status); return; }
+    const res = await resp.json();
+    const items = (res.hits || []).map((h) => {
+      const li = document.createElement("li");
+      const open = document.createElement("button");
+      open.type = "button";
+      open.textContent = h.sessionKey + " #" + h.seq;
+      open.addEventListener("click", () => openSession(h.sessionKey, h.cursor));
+      const ex = document.createElement("span");
+      ex.textContent = " " + h.excerpt;
+      li.append(open, ex);
+      return li;
+    });
+    $("hits").replaceChildren(...items);
+    status(items.length ? items.length + " matches" : "no matches");
+  });
+
   $("filter-kind").addEventListener("change", renderSessions);
   $("filter-text").addEventListener("input", renderSessions);
 
@@ -256,7 +279,7 @@
     $("shown").textContent = rows.length === all.length ? all.length + " sessions" : rows.length + " of " + all.length + " sessions";
   }
 
-  async function openSession(key) {
+  async function openSession(key, cursor) {
     state.open = key;
     state.work.clear();
     $("send").hidden = false;
@@ -266,6 +289,7 @@
     $("transcript").replaceChildren();
     $("work").replaceChildren();
     const q = new URLSearchParams({ namespace: state.ns, limit: "200", includeTools: "1" });
+    if (cursor) q.set("cursor", cursor);
     const resp = await fetch("/sessions/" + encodeURIComponent(key) + "/history?" + q, { headers: auth(), cache: "no-store" });
     if (!resp.ok) { status("history: " + resp.status); return; }
     const page = await resp.json();

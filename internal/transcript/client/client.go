@@ -111,6 +111,12 @@ func (c *Client) Archive(ctx context.Context, namespace, sessionID string) error
 	return c.do(ctx, http.MethodPost, sessionPath(namespace, sessionID, "/archive"), nil, nil)
 }
 
+// Search asks the sidecar's search index.
+func (c *Client) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	var res transcript.SearchResult
+	return res, c.do(ctx, http.MethodPost, transcript.APISearchPath, q, &res)
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	var body []byte
 	if in != nil {

@@ -185,7 +185,7 @@ func (s *session) waitDurable(gen int64) error {
 	s.durableGen = flushGen
 	s.st.opts.metrics.FsyncBatchSize.Observe(float64(len(batch)))
 	s.publishLocked(events)
-	if fn := s.st.opts.onCommit; fn != nil {
+	for _, fn := range s.st.opts.onCommit {
 		fn(Commit{Header: s.header, Events: events, Stats: s.stats})
 	}
 	return nil

@@ -46,7 +46,8 @@ type options struct {
 	metrics      *Metrics
 	log          logr.Logger
 	clock        clock.PassiveClock
-	onCommit     func(Commit)
+	onCommit     []func(Commit)
+	onArchive    []func(transcript.SessionHeader)
 }
 
 // WithMaxOpenFiles bounds the LRU of open transcript files (default 256).
@@ -67,9 +68,17 @@ type Commit struct {
 }
 
 // WithCommitHook calls fn with every commit, in seq order per session, under the session's
-// lock: fn must not block or call back into the store (the live event stream's hub only
-// queues).
-func WithCommitHook(fn func(Commit)) Option { return func(o *options) { o.onCommit = fn } }
+// lock: fn must not block or call back into the store (the live event stream's hub and the
+// search index only queue). Several hooks are called in the order given.
+func WithCommitHook(fn func(Commit)) Option {
+	return func(o *options) { o.onCommit = append(o.onCommit, fn) }
+}
+
+// WithArchiveHook calls fn with the header of each session once it is archived, under the
+// session's lock, with the same rules as WithCommitHook.
+func WithArchiveHook(fn func(transcript.SessionHeader)) Option {
+	return func(o *options) { o.onArchive = append(o.onArchive, fn) }
+}
 
 // WithClock sets the clock that stamps records and archive names.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
@@ -308,6 +317,19 @@ func (st *FileStore) unindexLocked(h transcript.SessionHeader) {
 	}
 }
 
+// Live lists the headers of every live session, in no order.
+func (st *FileStore) Live() []transcript.SessionHeader {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []transcript.SessionHeader
+	for _, hs := range st.headers {
+		for _, h := range hs {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // Resolve maps a session key or a sessionId in namespace to the live session's header.
 func (st *FileStore) Resolve(namespace, keyOrID string) (transcript.SessionHeader, error) {
 	st.mu.Lock()
@@ -499,6 +521,9 @@ func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) err
 	s.archived = true
 	s.broken = fmt.Errorf("%w: %s/%s archived", transcript.ErrNotFound, namespace, sessionID)
 	s.closeSubsLocked()
+	for _, fn := range st.opts.onArchive {
+		fn(s.header)
+	}
 	st.files.forget(s.path)
 	st.mu.Lock()
 	st.unindexLocked(s.header)

@@ -1,0 +1,152 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package sessiontools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// sessions_search bounds (the index clamps them too).
+const (
+	DefaultSearchLimit = 20
+	MaxSearchLimit     = 100
+)
+
+type searchArgs struct {
+	Query  string `json:"query"`
+	Limit  Number `json:"limit"`
+	Offset Number `json:"offset"`
+}
+
+func searchTool() Tool {
+	return Tool{Name: "sessions_search",
+		Description: "Search the transcripts of the sessions visible to this session for messages holding every word of a query, best matches first. " +
+			"Each hit gives sessionKey, sessionId, the message's seq and id, and an excerpt; open it with sessions_history {sessionKey, cursor}.",
+		Schema: Schema(map[string]any{
+			"query":  map[string]any{"type": "string", "description": "the words to find (all of them, any case)"},
+			"limit":  map[string]any{"type": "number", "description": "max hits (default 20, at most 100)"},
+			"offset": map[string]any{"type": "number", "description": "skip this many hits (the nextOffset of the previous page)"},
+		}, "query"),
+		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
+			var a searchArgs
+			if err := DecodeArgs(args, &a); err != nil {
+				return nil, err
+			}
+			if a.Query == "" {
+				return nil, errors.New("query is required")
+			}
+			return c.search(ctx, transcript.SearchQuery{Namespace: c.Namespace, Text: a.Query,
+				Limit: int(Clamp(a.Limit.Or(DefaultSearchLimit), 1, MaxSearchLimit)), Offset: int(Clamp(a.Offset.Or(0), 0, 1<<20))})
+		}}
+}
+
+// SearchResult is sessions_search's result: the hits of one page, and nextOffset while
+// there are more. A page may hold fewer hits than its limit when some were of sessions the
+// caller may not read.
+type SearchResult struct {
+	Query      string                 `json:"query"`
+	Hits       []transcript.SearchHit `json:"hits"`
+	Count      int                    `json:"count"`
+	NextOffset int                    `json:"nextOffset,omitempty"`
+}
+
+// search asks the index for the sessions the caller sees and keeps the hits of transcripts
+// it may read: an agent's session searches only the sessions its visibility shows it (a
+// sandboxed one, its own tree), and a caller without the namespace-wide transcript grant
+// gets only the hits of sessions it may read one by one.
+func (c *Call) search(ctx context.Context, q transcript.SearchQuery) (any, error) {
+	searcher, ok := c.Store.(transcript.Searcher)
+	if !ok {
+		return nil, errors.New("sessions_search is not available: the transcript store keeps no search index")
+	}
+	wide := c.may(ctx, caller.ReadTranscript, "") == nil
+	var byID map[string]*v1.AgentSession
+	if c.Session != nil || !wide {
+		all, err := c.sessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		seen, total, err := c.visibleSessions(ctx, all)
+		if err != nil {
+			return nil, err
+		}
+		byID = make(map[string]*v1.AgentSession, len(seen))
+		for _, s := range seen {
+			byID[s.Status.SessionID] = s
+		}
+		if len(seen) < total {
+			q.SessionIDs = make([]string, 0, len(seen))
+			for id := range byID {
+				q.SessionIDs = append(q.SessionIDs, id)
+			}
+		}
+	}
+	res, err := searcher.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := SearchResult{Query: q.Text, Hits: []transcript.SearchHit{}, NextOffset: res.NextOffset}
+	may := map[string]bool{}
+	for _, h := range res.Hits {
+		if !wide {
+			s, ok := byID[h.SessionID]
+			if !ok {
+				continue
+			}
+			if _, asked := may[s.Name]; !asked {
+				may[s.Name] = c.may(ctx, caller.ReadTranscript, s.Name) == nil
+			}
+			if !may[s.Name] {
+				continue
+			}
+		}
+		out.Hits = append(out.Hits, h)
+	}
+	out.Count = len(out.Hits)
+	return out, nil
+}
+
+// visibleSessions are the sessions with a transcript that the calling session sees (all of
+// them for a person, whose reader already runs with its own rights), and how many have one.
+func (c *Call) visibleSessions(ctx context.Context, all []*v1.AgentSession) ([]*v1.AgentSession, int, error) {
+	var pol *v1.SessionPolicy
+	if c.Session != nil {
+		var err error
+		if pol, err = c.sessionPolicy(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
+	out := make([]*v1.AgentSession, 0, len(all))
+	total := 0
+	for _, s := range all {
+		if s.Status.SessionID == "" {
+			continue
+		}
+		total++
+		if pol != nil {
+			if ok, _ := c.sees(ctx, pol, s); !ok {
+				continue
+			}
+		}
+		out = append(out, s)
+	}
+	return out, total, nil
+}
