@@ -42,16 +42,27 @@ func CacheOptions() cache.Options {
 	}
 }
 
-// ReaderCacheOptions are the transcript-store's: it shows whole objects (the console's work
-// list, /events), so nothing is trimmed or left out, but managed fields go and repeated
-// strings are shared as in the manager's.
+// ReaderCacheOptions are the transcript-store's: it caches AgentSessions only, without
+// managed fields or annotations (nothing it serves reads them), repeated strings shared.
+// Sends and runs are read from the API server by selectable fields and followed by a watch
+// that keeps nothing (events.Hub.Watch); ReaderFailOnMissingInformer keeps a stray read of
+// another kind from starting an informer that would cache it whole.
 func ReaderCacheOptions() cache.Options {
 	strip := cache.TransformStripManagedFields()
-	shared := cache.ByObject{Transform: chain(strip, Intern)}
 	return cache.Options{
-		DefaultTransform: strip,
-		ByObject:         map[client.Object]cache.ByObject{&v1.AgentSession{}: shared, &v1.SessionSend{}: shared, &v1.SubagentRun{}: shared},
+		DefaultTransform:            strip,
+		ReaderFailOnMissingInformer: true,
+		ByObject:                    map[client.Object]cache.ByObject{&v1.AgentSession{}: {Transform: chain(strip, dropAnnotations, Intern)}},
 	}
+}
+
+// dropAnnotations leaves out an object's annotations (kubectl's last-applied-configuration
+// alone is a copy of the whole spec).
+func dropAnnotations(obj any) (any, error) {
+	if o, ok := obj.(client.Object); ok {
+		o.SetAnnotations(nil)
+	}
+	return obj, nil
 }
 
 // SendPhaseField is the SessionSend CRD's selectable field status.phase.

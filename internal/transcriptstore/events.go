@@ -154,10 +154,10 @@ func newestNames(ctx context.Context, sessions client.Reader, namespace string, 
 	return names, err
 }
 
-// WatchObjects feeds the hub from informers of sessions, sends and runs until ctx is done.
-// The informers' own watches push every change; nothing polls. The cache it returns, with
-// the manager's session indexes and each namespace's sessions newest first, also answers
-// /mcp's session reads.
+// WatchObjects feeds the hub from an informer of sessions and watches of sends and runs
+// until ctx is done; nothing polls. The cache it returns holds sessions only (trimmed:
+// cacheindex.ReaderCacheOptions), with the manager's session indexes and each namespace's
+// sessions newest first, and answers /mcp's session reads.
 func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) (cache.Cache, error) {
 	opts := cacheindex.ReaderCacheOptions()
 	opts.Scheme = scheme.New()
@@ -165,10 +165,14 @@ func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log log
 	if err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
-	if err := cacheindex.SetupReaders(ctx, c); err != nil {
+	w, err := client.NewWithWatch(rc, client.Options{Scheme: opts.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("event watches: %w", err)
+	}
+	if err := cacheindex.SessionIndexes(ctx, c); err != nil {
 		return nil, fmt.Errorf("session indexes: %w", err)
 	}
-	if err := hub.Watch(ctx, c); err != nil {
+	if err := hub.Watch(ctx, c, w); err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
 	recency := sessionrows.NewRecency()
