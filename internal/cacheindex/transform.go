@@ -42,8 +42,8 @@ func CacheOptions() cache.Options {
 	}
 }
 
-// ReaderCacheOptions are the transcript-store's: it caches AgentSessions only, without
-// managed fields or annotations (nothing it serves reads them), repeated strings shared.
+// ReaderCacheOptions are the transcript-store's: it caches AgentSessions only, trimmed to
+// what it serves (TrimReaderSession), repeated strings shared.
 // Sends and runs are read from the API server by selectable fields and followed by a watch
 // that keeps nothing (events.Hub.Watch); ReaderFailOnMissingInformer keeps a stray read of
 // another kind from starting an informer that would cache it whole.
@@ -52,15 +52,18 @@ func ReaderCacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform:            strip,
 		ReaderFailOnMissingInformer: true,
-		ByObject:                    map[client.Object]cache.ByObject{&v1.AgentSession{}: {Transform: chain(strip, dropAnnotations, Intern)}},
+		ByObject:                    map[client.Object]cache.ByObject{&v1.AgentSession{}: {Transform: chain(strip, TrimReaderSession, Intern)}},
 	}
 }
 
-// dropAnnotations leaves out an object's annotations (kubectl's last-applied-configuration
-// alone is a copy of the whole spec).
-func dropAnnotations(obj any) (any, error) {
-	if o, ok := obj.(client.Object); ok {
-		o.SetAnnotations(nil)
+// TrimReaderSession leaves out of a session what the transcript-store never serves:
+// annotations (kubectl's last-applied-configuration alone is a copy of the whole spec),
+// labels, finalizers, owner references and conditions. sessions_list's rows, visibility
+// (spec.spawnedBy), the console and /events' summaries read the rest.
+func TrimReaderSession(obj any) (any, error) {
+	if s, ok := obj.(*v1.AgentSession); ok {
+		s.Annotations, s.Labels, s.Finalizers, s.OwnerReferences = nil, nil, nil, nil
+		s.Status.Conditions = nil
 	}
 	return obj, nil
 }

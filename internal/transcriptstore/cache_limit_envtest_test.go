@@ -93,8 +93,8 @@ func TestSidecarCachesNoSendsOrRunsYetPublishesThem(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Annotations) != 0 {
-		t.Errorf("the cached session keeps its annotations: %v", got.Annotations)
+	if len(got.Annotations) != 0 || got.Spec.Key != key {
+		t.Errorf("the cached session keeps its annotations (%v) or lost its key (%q)", got.Annotations, got.Spec.Key)
 	}
 	for _, o := range []client.Object{&v1.SessionSend{}, &v1.SubagentRun{}} {
 		var notCached *cache.ErrResourceNotCached

@@ -72,6 +72,9 @@ type SidecarConfig struct {
 	MCPAllowedHosts []string
 	// ArchivedRetention is how long archived transcripts are kept; 0 keeps them forever.
 	ArchivedRetention time.Duration
+	// Front passes requests for other shards' namespaces to their owner (an unsharded
+	// install answers everything itself).
+	Front FrontConfig
 	// Clock drives the retention loop, the per-user rates and MCP idle expiry; nil is the
 	// real clock.
 	Clock           clock.WithTickerAndDelayedExecution
@@ -190,6 +193,13 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		if o, err = callerOptions(rc, cfg, kubeAuthz, store, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 		}
+	}
+	var front *owners
+	if err == nil {
+		front, err = newOwners(cfg.Front, log.WithName("front"))
+	}
+	if err == nil {
+		frontDoors(routes, front, cfg.DefaultNamespace)
 	}
 	var mux *http.ServeMux
 	if err == nil {
