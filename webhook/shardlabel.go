@@ -24,10 +24,13 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
+// +kubebuilder:webhook:path=/mutate-sessions-agents-dev-v1alpha1-agentsession,mutating=true,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=agentsessions,verbs=create;update,versions=v1alpha1,name=magentsession.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/mutate-sessions-agents-dev-v1alpha1-sessionsend,mutating=true,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=sessionsends,verbs=create;update,versions=v1alpha1,name=msessionsend.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
+
 // ShardLabel stamps shard.Label with the object's namespace's shard, on sessions and sends
-// (runs: SubagentRunDefaulter), so that each shard's informers select only its namespaces.
-// Its MutatingWebhookConfiguration is installed only with more than one shard
-// (config/webhook/shards; the chart's shards value): one shard labels nothing.
+// (runs: SubagentRunDefaulter), so that each shard's informers select only its namespaces;
+// on updates too, so that no one takes an object out of its shard's cache. One shard labels
+// nothing (the webhook is installed anyway: which install is sharded is the manager's flag).
 type ShardLabel[T client.Object] struct{ Shard shard.Shard }
 
 var (

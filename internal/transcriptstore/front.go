@@ -22,6 +22,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -38,12 +39,13 @@ import (
 type FrontConfig struct {
 	Shard shard.Shard
 	// URLTemplate is the owner's public address with "{i}" for the shard index, e.g.
-	// https://agent-session-operator-shard-{i}.agents-system.svc:8090: operator
-	// configuration; nothing of a request but the shard index its namespace hashes to goes
-	// into the address.
+	// https://agent-session-operator-shard-{i}.agents-system.svc:8090, or the n addresses
+	// by index, comma-separated: operator configuration; nothing of a request but the shard
+	// index its namespace hashes to chooses the address.
 	URLTemplate string
 	// Transport reaches the owners (nil: TLS with RootCAs from CAFile, names checked
-	// against ServerName when set).
+	// against ServerName when set). Without a CAFile, the store's own serving certificate
+	// directory's ca.crt, or its tls.crt, is trusted: every shard serves one certificate.
 	Transport  http.RoundTripper
 	CAFile     string
 	ServerName string
@@ -60,26 +62,28 @@ type owners struct {
 	proxy []*httputil.ReverseProxy
 }
 
-func newOwners(c FrontConfig, log logr.Logger) (*owners, error) {
+func newOwners(c FrontConfig, certDir string, log logr.Logger) (*owners, error) {
 	if !c.Shard.Sharded() {
 		return nil, nil
 	}
-	if !strings.Contains(c.URLTemplate, "{i}") {
-		return nil, fmt.Errorf("shard front: the owners' URL template %q has no {i}", c.URLTemplate)
+	if c.CAFile == "" && certDir != "" {
+		c.CAFile = filepath.Join(certDir, "ca.crt")
+		if _, err := os.Stat(c.CAFile); err != nil {
+			c.CAFile = filepath.Join(certDir, "tls.crt")
+		}
+	}
+	urls, err := ownerURLs(c.URLTemplate, c.Shard.Count)
+	if err != nil {
+		return nil, err
 	}
 	rt := c.Transport
 	if rt == nil {
-		var err error
 		if rt, err = ownerTransport(c.CAFile, c.ServerName); err != nil {
 			return nil, err
 		}
 	}
 	o := &owners{self: c.Shard, proxy: make([]*httputil.ReverseProxy, c.Shard.Count)}
-	for i := range o.proxy {
-		target, err := url.Parse(strings.ReplaceAll(c.URLTemplate, "{i}", strconv.Itoa(i)))
-		if err != nil || target.Scheme == "" || target.Host == "" {
-			return nil, fmt.Errorf("shard front: owner %d's URL %q: want scheme://host[:port]", i, target)
-		}
+	for i, target := range urls {
 		o.proxy[i] = &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				host := pr.In.Host
@@ -98,6 +102,29 @@ func newOwners(c FrontConfig, log logr.Logger) (*owners, error) {
 		}
 	}
 	return o, nil
+}
+
+// ownerURLs are the n owners' addresses: the template with {i} replaced, or the list.
+func ownerURLs(template string, n int) ([]*url.URL, error) {
+	raw := strings.Split(template, ",")
+	if strings.Contains(template, "{i}") {
+		raw = make([]string, n)
+		for i := range raw {
+			raw[i] = strings.ReplaceAll(template, "{i}", strconv.Itoa(i))
+		}
+	}
+	if len(raw) != n {
+		return nil, fmt.Errorf("shard front: %q names %d owners, want a template with {i} or %d addresses", template, len(raw), n)
+	}
+	urls := make([]*url.URL, n)
+	for i, r := range raw {
+		u, err := url.Parse(strings.TrimSpace(r))
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("shard front: owner %d's URL %q: want scheme://host[:port]", i, r)
+		}
+		urls[i] = u
+	}
+	return urls, nil
 }
 
 // front serves next for the namespaces this shard owns and passes the others' requests to

@@ -196,7 +196,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	}
 	var front *owners
 	if err == nil {
-		front, err = newOwners(cfg.Front, log.WithName("front"))
+		front, err = newOwners(cfg.Front, cfg.TLSCertDir, log.WithName("front"))
 	}
 	if err == nil {
 		frontDoors(routes, front, cfg.DefaultNamespace)
