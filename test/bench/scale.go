@@ -149,18 +149,24 @@ func benchScale() ([]Figure, error) {
 
 // createScaleBatch creates sessions [from, to) and as many sends, each to be cancelled.
 func createScaleBatch(ctx context.Context, cl client.Client, from, to int) error {
+	return createScaleObjects(ctx, cl, scaleNS, from, to, true)
+}
+
+// createScaleObjects creates sessions [from, to) in namespace and, with sends, one send into
+// each, to be cancelled.
+func createScaleObjects(ctx context.Context, cl client.Client, namespace string, from, to int, sends bool) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(32)
 	for i := from; i < to; i++ {
 		g.Go(func() error {
 			key := "agent:bench:webchat:group:s" + strconv.Itoa(i)
-			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: scaleNS},
+			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
 				Spec: v1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: v1.ChatTypeGroup,
 					DisplayName: "group " + strconv.Itoa(i)}}
-			if err := cl.Create(gctx, s); err != nil {
+			if err := cl.Create(gctx, s); err != nil || !sends {
 				return err
 			}
-			return cl.Create(gctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "scale-" + strconv.Itoa(i), Namespace: scaleNS},
+			return cl.Create(gctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "scale-" + strconv.Itoa(i), Namespace: namespace},
 				Spec: v1.SessionSendSpec{SessionKey: key, Message: "hello " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0), Cancel: true}})
 		})
 	}
