@@ -427,6 +427,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
 	store.args = append(store.args, o.storeArgs...)
+	store.env = memoryLimit("256MiB")
 	if err := c.run(ctx, store); err != nil {
 		return nil, err
 	}
@@ -446,6 +447,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[1]), "--enable-webhooks=false")
 	}
 	mgr.args = append(mgr.args, o.managerArgs...)
+	mgr.env = memoryLimit("512MiB")
 	if err := c.run(ctx, mgr); err != nil {
 		return nil, err
 	}
@@ -482,6 +484,16 @@ func KubectlPath() string { return filepath.Join(testenv.Assets(), "kubectl") }
 func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) error {
 	p := &process{name: "kubectl", path: KubectlPath(), args: append([]string{"--kubeconfig=" + c.Kubeconfig}, args...)}
 	return p.runToEnd(ctx, out)
+}
+
+// memoryLimit is GOMEMLIMIT as the Deployment sets it from the container's memory limit
+// (config/manager: manager 512Mi, transcript-store 256Mi), unless the environment sets one:
+// near the limit the Go runtime collects harder instead of growing.
+func memoryLimit(limit string) []string {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return nil
+	}
+	return []string{"GOMEMLIMIT=" + limit}
 }
 
 // FreeAddrs are n loopback addresses free at the time of asking, for processes whose
