@@ -43,7 +43,8 @@ func namespaceOf(prefix string, index, n int) string {
 	}
 }
 
-// A shard's cache holds only its namespaces' sessions, sends and runs: objects made before
+// A shard's caches (its manager's and its store's) hold only its namespaces' sessions, sends
+// and runs: objects made before
 // the install was sharded are relabelled for their shard, new ones carry the label the
 // webhook stamps, and the webhook's reader still finds another shard's objects (from the
 // API server).
@@ -125,6 +126,34 @@ func TestShardCacheHoldsOnlyItsNamespaces(t *testing.T) {
 		if err != nil {
 			t.Errorf("shard 0's cache of %T holds %v, want %v only", tc.list, got, tc.names)
 		}
+	}
+
+	// The transcript-store of shard 0 caches its namespaces' sessions only, as its manager.
+	ro := cacheindex.ReaderCacheOptions(s0)
+	ro.Scheme = scheme.New()
+	rc, err := cache.New(cfg, ro)
+	if err == nil { // it reads no kind whose informer it was not asked for
+		_, err = rc.GetInformer(ctx, &v1.AgentSession{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = rc.Start(ctx) }()
+	var got []string
+	err = wait.PollUntilContextTimeout(ctx, testenv.Interval, testenv.Timeout, true, func(context.Context) (bool, error) {
+		var l v1.AgentSessionList
+		if err := rc.List(ctx, &l); err != nil {
+			return false, nil //nolint:nilerr // not synced yet
+		}
+		got = got[:0]
+		for _, s := range l.Items {
+			got = append(got, s.Namespace+"/"+s.Name)
+		}
+		slices.Sort(got)
+		return slices.Equal(got, []string{mine + "/s-new", mine + "/s-old"}), nil
+	})
+	if err != nil {
+		t.Errorf("shard 0's store caches sessions %v, want its namespace's only", got)
 	}
 
 	// The webhook answers for every namespace: its reader finds another shard's session.

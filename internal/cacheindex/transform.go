@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
 // CacheOptions keep the manager's cache small: managed fields go from every object, finished
@@ -43,16 +44,19 @@ func CacheOptions() cache.Options {
 }
 
 // ReaderCacheOptions are the transcript-store's: it caches AgentSessions only, trimmed to
-// what it serves (TrimReaderSession), repeated strings shared.
+// what it serves (TrimReaderSession), repeated strings shared; a shard's store, only its
+// own namespaces' (shard.Label), as the manager's.
 // Sends and runs are read from the API server by selectable fields and followed by a watch
 // that keeps nothing (events.Hub.Watch); ReaderFailOnMissingInformer keeps a stray read of
 // another kind from starting an informer that would cache it whole.
-func ReaderCacheOptions() cache.Options {
+func ReaderCacheOptions(s shard.Shard) cache.Options {
 	strip := cache.TransformStripManagedFields()
 	return cache.Options{
 		DefaultTransform:            strip,
 		ReaderFailOnMissingInformer: true,
-		ByObject:                    map[client.Object]cache.ByObject{&v1.AgentSession{}: {Transform: chain(strip, TrimReaderSession, Intern)}},
+		ByObject: map[client.Object]cache.ByObject{
+			&v1.AgentSession{}: {Label: s.Selector(), Transform: chain(strip, TrimReaderSession, Intern)},
+		},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
@@ -34,9 +35,9 @@ const followRetry = time.Second
 // resumes where it broke off (client-go's RetryWatcher) and starts over from a fresh one
 // when that is gone. Changes made while it starts over are not published; a subscriber
 // that must not miss one reads the object itself.
-func follow(ctx context.Context, w client.WithWatch, newList func() client.ObjectList, publish func(ObjectChange)) {
+func follow(ctx context.Context, w client.WithWatch, newList func() client.ObjectList, sel labels.Selector, publish func(ObjectChange)) {
 	for ctx.Err() == nil {
-		followOnce(ctx, w, newList, publish)
+		followOnce(ctx, w, newList, sel, publish)
 		select {
 		case <-ctx.Done():
 		case <-time.After(followRetry):
@@ -44,14 +45,14 @@ func follow(ctx context.Context, w client.WithWatch, newList func() client.Objec
 	}
 }
 
-func followOnce(ctx context.Context, w client.WithWatch, newList func() client.ObjectList, publish func(ObjectChange)) {
+func followOnce(ctx context.Context, w client.WithWatch, newList func() client.ObjectList, sel labels.Selector, publish func(ObjectChange)) {
 	head := newList()
-	if err := w.List(ctx, head, client.Limit(1)); err != nil {
+	if err := w.List(ctx, head, client.Limit(1), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return
 	}
 	rw, err := watchtools.NewRetryWatcherWithContext(ctx, head.GetResourceVersion(), &toolscache.ListWatch{
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return w.Watch(ctx, newList(), &client.ListOptions{Raw: &o})
+			return w.Watch(ctx, newList(), &client.ListOptions{Raw: &o, LabelSelector: sel})
 		}})
 	if err != nil {
 		return

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,9 +94,9 @@ func (h *Hub) PublishChange(c ObjectChange) {
 
 // Watch feeds the hub from the cache's session informer, and from watches of sends and runs
 // (w) that keep nothing: the transcript-store caches no sends or runs, whose finished ones
-// would outgrow its memory. It returns once the session handler is registered (the cache
+// would outgrow its memory. sel, when set, selects the objects watched (a shard's own). It returns once the session handler is registered (the cache
 // must be started by the caller); the send and run watches go on until ctx is done.
-func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch) error {
+func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch, sel labels.Selector) error {
 	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
 	if err != nil {
 		return err
@@ -124,8 +125,8 @@ func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch) erro
 	}); err != nil {
 		return err
 	}
-	go follow(ctx, w, func() client.ObjectList { return &v1.SessionSendList{} }, h.PublishChange)
-	go follow(ctx, w, func() client.ObjectList { return &v1.SubagentRunList{} }, h.PublishChange)
+	go follow(ctx, w, func() client.ObjectList { return &v1.SessionSendList{} }, sel, h.PublishChange)
+	go follow(ctx, w, func() client.ObjectList { return &v1.SubagentRunList{} }, sel, h.PublishChange)
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -41,7 +42,7 @@ func TestSidecarCachesNoSendsOrRunsYetPublishesThem(t *testing.T) {
 	hub := events.NewHub(64, "e")
 	sub := hub.Subscribe("")
 	defer sub.Close()
-	c, err := WatchObjects(ctx, cfg, hub, logr.Discard())
+	c, err := WatchObjects(ctx, cfg, hub, shard.Shard{}, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
@@ -157,9 +158,10 @@ func newestNames(ctx context.Context, sessions client.Reader, namespace string, 
 // WatchObjects feeds the hub from an informer of sessions and watches of sends and runs
 // until ctx is done; nothing polls. The cache it returns holds sessions only (trimmed:
 // cacheindex.ReaderCacheOptions), with the manager's session indexes and each namespace's
-// sessions newest first, and answers /mcp's session reads.
-func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) (cache.Cache, error) {
-	opts := cacheindex.ReaderCacheOptions()
+// sessions newest first, and answers /mcp's session reads. A shard's store (s) holds and
+// follows only its own namespaces' objects: its front passes the others' requests on.
+func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, s shard.Shard, log logr.Logger) (cache.Cache, error) {
+	opts := cacheindex.ReaderCacheOptions(s)
 	opts.Scheme = scheme.New()
 	c, err := cache.New(rc, opts)
 	if err != nil {
@@ -172,7 +174,7 @@ func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log log
 	if err := cacheindex.SessionIndexes(ctx, c); err != nil {
 		return nil, fmt.Errorf("session indexes: %w", err)
 	}
-	if err := hub.Watch(ctx, c, w); err != nil {
+	if err := hub.Watch(ctx, c, w, s.Selector()); err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
 	recency := sessionrows.NewRecency()

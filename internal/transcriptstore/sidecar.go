@@ -133,7 +133,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		}
 		ka.Audiences = cfg.Audiences
 		ka.ChargeSARs(limits.rates)
-		if objects, err = WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
+		if objects, err = WatchObjects(ctx, rc, hub, cfg.Front.Shard, log.WithName("events")); err != nil {
 			return err
 		}
 		authz, kubeAuthz = ka, ka
