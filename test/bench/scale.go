@@ -134,14 +134,15 @@ func benchScale() ([]Figure, error) {
 	}
 	return []Figure{
 		{Name: "manager_rss_" + k + "_mib", Value: mgrAt[last], Unit: "MiB",
-			Target: "< 400 with " + k + " sessions + " + k + " finished sends cached"},
+			Target: "< 400 with " + k + " sessions + " + k + " finished sends (GOMEMLIMIT 512MiB, as the Deployment sets it)"},
 		{Name: "manager_rss_per_10k_mib", Value: perStep(mgrAt), Unit: "MiB",
 			Target: fmt.Sprintf("growth per 10k sessions + 10k finished sends (%.1f MiB empty, %.1f at 10k)", mgr0, mgrAt[0])},
 		{Name: "manager_heap_inuse_" + k + "_mib", Value: heap / (1 << 20), Unit: "MiB",
 			Target: "heap spans in use behind manager_rss: live objects and garbage not yet collected"},
 		{Name: "transcript_store_rss_" + k + "_mib", Value: storeAt[last], Unit: "MiB",
-			Target: "the sidecar's informer cache (events, /mcp) and its open transcripts"},
-		{Name: "transcript_store_rss_per_10k_mib", Value: perStep(storeAt), Unit: "MiB"},
+			Target: "< 256 (its limit, GOMEMLIMIT as the Deployment sets it): its trimmed session cache and transcript index; no sends cached"},
+		{Name: "transcript_store_rss_per_10k_mib", Value: perStep(storeAt), Unit: "MiB",
+			Target: fmt.Sprintf("growth per 10k sessions + 10k finished sends (%.1f MiB empty, %.1f at 10k)", store0, storeAt[0])},
 		{Name: "sessions_list_" + k + "_ms", Value: msOf(median(list)), Unit: "ms",
 			Target: "< 50: sessions_list limit 50 over MCP in a namespace of " + k + " sessions, p50"},
 	}, nil
