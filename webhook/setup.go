@@ -25,7 +25,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
 // Options configure the webhooks.
@@ -43,21 +45,28 @@ type Options struct {
 	Clock clock.PassiveClock
 	// Events records on a chain's root the chain limit it hit; nil records none.
 	Events recorder.EventRecorder
+	// Shard is the manager's shard: its cache holds only its namespaces' sessions, sends
+	// and runs, so the webhook reads other namespaces' from the API server, and stamps
+	// shard.Label on new ones.
+	Shard shard.Shard
 }
 
 // SetupWithManager registers every webhook with the manager's webhook server. The cache's
 // field indexes must be registered first (cacheindex.Setup).
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
-	r, api := mgr.GetClient(), mgr.GetAPIReader()
+	api := mgr.GetAPIReader()
+	r := cacheindex.ShardClient(mgr.GetClient(), api, o.Shard)
 	az := authz{Client: r, Manager: o.ManagerUsername}
 	ch := newChains(o, api)
 	bg := budgetGate{clock: o.Clock}
 	gate := secretGate{authz: az, Secrets: api}
 	return errors.Join(
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
+			WithDefaulter(ShardLabel[*v1.SessionSend]{o.Shard}).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
-			WithDefaulter(&SubagentRunDefaulter{Reader: r, APIReader: api}).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).Complete(),
+			WithDefaulter(&SubagentRunDefaulter{Reader: r, APIReader: api, Shard: o.Shard}).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).
+			WithDefaulter(ShardLabel[*v1.AgentSession]{o.Shard}).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(withLog[*v1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).
 			WithDefaulter(&PolicySecrets{gate}).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(withLog[*v1.Agent]("agent", &AgentValidator{})).

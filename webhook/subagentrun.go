@@ -27,6 +27,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
 // +kubebuilder:webhook:path=/mutate-sessions-agents-dev-v1alpha1-subagentrun,mutating=true,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=subagentruns,verbs=create,versions=v1alpha1,name=msubagentrun.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
@@ -40,6 +41,8 @@ type SubagentRunDefaulter struct {
 	Reader client.Reader
 	// APIReader confirms cache misses (nil: none).
 	APIReader client.Reader
+	// Shard stamps shard.Label (see ShardLabel).
+	Shard shard.Shard
 }
 
 var _ admission.Defaulter[*v1.SubagentRun] = &SubagentRunDefaulter{}
@@ -60,6 +63,7 @@ func (d *SubagentRunDefaulter) Default(ctx context.Context, run *v1.SubagentRun)
 		}
 		run.Spec.AgentID = id
 	}
+	d.Shard.Stamp(run)
 	return nil
 }
 

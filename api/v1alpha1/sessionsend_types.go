@@ -154,6 +154,8 @@ type SessionSendStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=ssend,categories=agent-sessions
 // +kubebuilder:selectablefield:JSONPath=`.status.phase`
+// +kubebuilder:selectablefield:JSONPath=`.spec.sessionKey`
+// +kubebuilder:selectablefield:JSONPath=`.status.targetSessionKey`
 // +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.spec.sessionKey`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`

@@ -243,6 +243,7 @@ type SubagentRunStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=sar,categories=agent-sessions
+// +kubebuilder:selectablefield:JSONPath=`.spec.requesterSessionKey`
 // +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentId`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Child",type=string,JSONPath=`.status.childSessionKey`

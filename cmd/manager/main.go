@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -135,7 +136,7 @@ func main() {
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
-		Cache:                  cacheindex.CacheOptions(),
+		Cache:                  cacheindex.ShardCacheOptions(o.shard),
 		Metrics:                metricsOptions(o, tlsOpts),
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
@@ -231,6 +232,9 @@ func setup(mgr ctrl.Manager, o options) error {
 	// Remote A2A agents are dialled under the same egress and Secret rules as MCP servers.
 	remoteAgents := a2atools.NewClient(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
 	engine.UseTools(turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot})
+	if err := mgr.Add(relabel(mgr, o.shard)); err != nil {
+		return err
+	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
@@ -246,7 +250,21 @@ func setup(mgr ctrl.Manager, o options) error {
 		return fmt.Errorf("learning the manager's own user (the one user that speaks for any session): %w", err)
 	}
 	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user, ToolCreatesPerMinute: o.toolRate,
-		Events: events.GetEventRecorder("admission")})
+		Events: events.GetEventRecorder("admission"), Shard: o.shard})
+}
+
+// relabel stamps the shard's label on its namespaces' objects that lack it (made before the
+// install was sharded, or under another count of shards) once this replica leads its
+// shard: its informers select the label, so they would not see them otherwise.
+func relabel(mgr ctrl.Manager, s shard.Shard) manager.RunnableFunc {
+	return func(ctx context.Context) error {
+		n, err := cacheindex.Relabel(ctx, mgr.GetClient(), mgr.GetAPIReader(), s)
+		if err != nil {
+			return fmt.Errorf("shard %s: %w", s, err)
+		}
+		ctrl.LoggerFrom(ctx).Info("shard label stamped", "shard", s.String(), "objects", n)
+		return nil
+	}
 }
 
 // whoAmI asks the API server who the manager is: the one user whose sends and spawns may

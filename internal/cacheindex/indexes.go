@@ -39,20 +39,24 @@ const (
 	SessionSpawnedBy = "spec.spawnedBy"
 	RunRequester     = "spec.requesterSessionKey"
 	SendFrom         = "spec.fromSessionKey"
-	// SendTarget holds a send's target as resolved (status) and as written (spec).
+	// SendTarget is a send's target as resolved and SendKey as written: both, and
+	// RunRequester, are selectable fields of their CRDs, so a reader without a cache (the
+	// transcript-store's) asks the API server for them (Selectable).
 	SendTarget = "status.targetSessionKey"
+	SendKey    = "spec.sessionKey"
 )
 
 // Setup registers every index with the manager's field indexer. On an informer cache the
 // indexes are namespaced only (see namespaced): every lookup names its namespace.
 func Setup(ctx context.Context, fi client.FieldIndexer) error {
+	if err := SessionIndexes(ctx, fi); err != nil {
+		return err
+	}
 	indexes := []struct {
 		obj   client.Object
 		field string
 		fn    client.IndexerFunc
 	}{
-		{&v1.AgentSession{}, SessionKey, func(o client.Object) []string { return unconventionalKey(o.(*v1.AgentSession)) }},
-		{&v1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.SpawnedBy) }},
 		{&v1.SubagentRun{}, RunRequester, func(o client.Object) []string { return nonEmpty(o.(*v1.SubagentRun).Spec.RequesterSessionKey) }},
 		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
 	}
@@ -64,21 +68,41 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 	return nil
 }
 
-// SetupReaders registers Setup's indexes and those only the transcript-store's readers use
-// (the console's work list): the manager does not pay for them on every cached send.
+// SetupReaders registers Setup's indexes and the send fields the console's work list
+// selects by, for readers that filter themselves (fake clients in tests): the manager does
+// not pay for them on every cached send, and the transcript-store asks the API server.
 func SetupReaders(ctx context.Context, fi client.FieldIndexer) error {
 	if err := Setup(ctx, fi); err != nil {
 		return err
 	}
-	return indexField(ctx, fi, &v1.SessionSend{}, SendTarget, func(o client.Object) []string { return sendTargets(o.(*v1.SessionSend)) })
+	if err := indexField(ctx, fi, &v1.SessionSend{}, SendTarget, func(o client.Object) []string {
+		return nonEmpty(o.(*v1.SessionSend).Status.TargetSessionKey)
+	}); err != nil {
+		return err
+	}
+	return indexField(ctx, fi, &v1.SessionSend{}, SendKey, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.SessionKey) })
 }
 
-func sendTargets(s *v1.SessionSend) []string {
-	keys := nonEmpty(s.Status.TargetSessionKey)
-	if s.Spec.SessionKey != s.Status.TargetSessionKey {
-		keys = append(keys, nonEmpty(s.Spec.SessionKey)...)
+// SessionIndexes registers the AgentSession indexes of Setup alone: the transcript-store
+// caches no sends or runs.
+func SessionIndexes(ctx context.Context, fi client.FieldIndexer) error {
+	if err := indexField(ctx, fi, &v1.AgentSession{}, SessionKey, func(o client.Object) []string { return unconventionalKey(o.(*v1.AgentSession)) }); err != nil {
+		return err
 	}
-	return keys
+	return indexField(ctx, fi, &v1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.SpawnedBy) })
+}
+
+// Selectable reports whether the API server selects obj's kind by field (the CRDs'
+// selectableFields): a reader without a cache passes such a selector on rather than
+// reading the namespace whole.
+func Selectable(obj client.Object, field string) bool {
+	switch obj.(type) {
+	case *v1.SessionSend:
+		return field == SendPhaseField || field == SendTarget || field == SendKey
+	case *v1.SubagentRun:
+		return field == RunRequester
+	}
+	return false
 }
 
 // unconventionalKey is the key of a session not named by it, which only the index finds.

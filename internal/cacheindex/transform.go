@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
 // CacheOptions keep the manager's cache small: managed fields go from every object, finished
@@ -42,16 +43,33 @@ func CacheOptions() cache.Options {
 	}
 }
 
-// ReaderCacheOptions are the transcript-store's: it shows whole objects (the console's work
-// list, /events), so nothing is trimmed or left out, but managed fields go and repeated
-// strings are shared as in the manager's.
-func ReaderCacheOptions() cache.Options {
+// ReaderCacheOptions are the transcript-store's: it caches AgentSessions only, trimmed to
+// what it serves (TrimReaderSession), repeated strings shared; a shard's store, only its
+// own namespaces' (shard.Label), as the manager's.
+// Sends and runs are read from the API server by selectable fields and followed by a watch
+// that keeps nothing (events.Hub.Watch); ReaderFailOnMissingInformer keeps a stray read of
+// another kind from starting an informer that would cache it whole.
+func ReaderCacheOptions(s shard.Shard) cache.Options {
 	strip := cache.TransformStripManagedFields()
-	shared := cache.ByObject{Transform: chain(strip, Intern)}
 	return cache.Options{
-		DefaultTransform: strip,
-		ByObject:         map[client.Object]cache.ByObject{&v1.AgentSession{}: shared, &v1.SessionSend{}: shared, &v1.SubagentRun{}: shared},
+		DefaultTransform:            strip,
+		ReaderFailOnMissingInformer: true,
+		ByObject: map[client.Object]cache.ByObject{
+			&v1.AgentSession{}: {Label: s.Selector(), Transform: chain(strip, TrimReaderSession, Intern)},
+		},
 	}
+}
+
+// TrimReaderSession leaves out of a session what the transcript-store never serves:
+// annotations (kubectl's last-applied-configuration alone is a copy of the whole spec),
+// labels, finalizers, owner references and conditions. sessions_list's rows, visibility
+// (spec.spawnedBy), the console and /events' summaries read the rest.
+func TrimReaderSession(obj any) (any, error) {
+	if s, ok := obj.(*v1.AgentSession); ok {
+		s.Annotations, s.Labels, s.Finalizers, s.OwnerReferences = nil, nil, nil, nil
+		s.Status.Conditions = nil
+	}
+	return obj, nil
 }
 
 // SendPhaseField is the SessionSend CRD's selectable field status.phase.

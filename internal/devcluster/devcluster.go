@@ -26,6 +26,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -64,6 +65,9 @@ type Options struct {
 	MCPEverything bool
 	// StoreArgs are appended to the transcript-store's flags.
 	StoreArgs []string
+	// HistoryAddr is the first transcript-store's public address (empty: a free port), for
+	// shard fronts that must know every store's address before the first one starts.
+	HistoryAddr string
 }
 
 // Cluster is a running local cluster.
@@ -323,6 +327,9 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		return err
 	}
 	c.HistoryAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	if c.opts.HistoryAddr != "" {
+		c.HistoryAddr = c.opts.HistoryAddr
+	}
 	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
 	var webhookArgs []string
 	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {
@@ -351,11 +358,19 @@ type Shard struct {
 	c              *Cluster
 	store, manager *process
 	dir            string
+	// HistoryAddr is the shard's store's public address.
+	HistoryAddr string
 }
 
-// StartShard starts a pair in its own directory under the state directory, its manager with
-// managerArgs (--shard=i/n).
-func (c *Cluster) StartShard(ctx context.Context, name string, managerArgs []string) (*Shard, error) {
+// ShardOptions place one more pair: its manager's flags (--shard=i/n), its store's beyond
+// Options.StoreArgs, and its store's public address (empty: a free port).
+type ShardOptions struct {
+	ManagerArgs, StoreArgs []string
+	HistoryAddr            string
+}
+
+// StartShard starts a pair in its own directory under the state directory.
+func (c *Cluster) StartShard(ctx context.Context, name string, o ShardOptions) (*Shard, error) {
 	ports, err := freePorts(2)
 	if err != nil {
 		return nil, err
@@ -364,12 +379,16 @@ func (c *Cluster) StartShard(ctx context.Context, name string, managerArgs []str
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p, err := c.startPair(ctx, pairOptions{dir: dir, historyAddr: "127.0.0.1:" + strconv.Itoa(ports[0]),
-		metricsAddr: "127.0.0.1:" + strconv.Itoa(ports[1]), managerArgs: managerArgs, storeArgs: c.opts.StoreArgs})
+	addr := o.HistoryAddr
+	if addr == "" {
+		addr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	}
+	p, err := c.startPair(ctx, pairOptions{dir: dir, historyAddr: addr, metricsAddr: "127.0.0.1:" + strconv.Itoa(ports[1]),
+		managerArgs: o.ManagerArgs, storeArgs: append(slices.Clone(c.opts.StoreArgs), o.StoreArgs...)})
 	if err != nil {
 		return nil, err
 	}
-	return &Shard{c: c, store: p.store, manager: p.manager, dir: dir}, nil
+	return &Shard{c: c, store: p.store, manager: p.manager, dir: dir, HistoryAddr: addr}, nil
 }
 
 // TranscriptDir is where the shard's transcript-store keeps its files.
@@ -408,6 +427,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
 	store.args = append(store.args, o.storeArgs...)
+	store.env = memoryLimit("256MiB")
 	if err := c.run(ctx, store); err != nil {
 		return nil, err
 	}
@@ -427,6 +447,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[1]), "--enable-webhooks=false")
 	}
 	mgr.args = append(mgr.args, o.managerArgs...)
+	mgr.env = memoryLimit("512MiB")
 	if err := c.run(ctx, mgr); err != nil {
 		return nil, err
 	}
@@ -463,6 +484,27 @@ func KubectlPath() string { return filepath.Join(testenv.Assets(), "kubectl") }
 func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) error {
 	p := &process{name: "kubectl", path: KubectlPath(), args: append([]string{"--kubeconfig=" + c.Kubeconfig}, args...)}
 	return p.runToEnd(ctx, out)
+}
+
+// memoryLimit is GOMEMLIMIT as the Deployment sets it from the container's memory limit
+// (config/manager: manager 512Mi, transcript-store 256Mi), unless the environment sets one:
+// near the limit the Go runtime collects harder instead of growing.
+func memoryLimit(limit string) []string {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return nil
+	}
+	return []string{"GOMEMLIMIT=" + limit}
+}
+
+// FreeAddrs are n loopback addresses free at the time of asking, for processes whose
+// addresses must be known before they start (shard fronts).
+func FreeAddrs(n int) ([]string, error) {
+	ports, err := freePorts(n)
+	addrs := make([]string, len(ports))
+	for i, p := range ports {
+		addrs[i] = "127.0.0.1:" + strconv.Itoa(p)
+	}
+	return addrs, err
 }
 
 func freePorts(n int) ([]int, error) {

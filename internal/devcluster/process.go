@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -30,6 +31,7 @@ import (
 type process struct {
 	name, path string
 	args       []string
+	env        []string // added to this process's environment
 	cmd        *exec.Cmd
 	done       chan struct{}
 	err        error
@@ -38,6 +40,9 @@ type process struct {
 func (p *process) start(_ context.Context, log io.Writer) error {
 	// Not CommandContext: stop decides how a child ends (SIGTERM first, so it drains).
 	p.cmd = exec.Command(p.path, p.args...)
+	if len(p.env) > 0 {
+		p.cmd.Env = append(os.Environ(), p.env...)
+	}
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,39 +92,41 @@ func (h *Hub) PublishChange(c ObjectChange) {
 	h.PublishObject(kind, phase, obj.GetNamespace(), key, name, data)
 }
 
-// Watch feeds the hub from the cache's informers of sessions, sends and runs; it returns
-// once the handlers are registered (the cache must be started by the caller).
-func (h *Hub) Watch(ctx context.Context, c cache.Cache) error {
-	for _, obj := range []client.Object{&v1.AgentSession{}, &v1.SessionSend{}, &v1.SubagentRun{}} {
-		inf, err := c.GetInformer(ctx, obj)
-		if err != nil {
-			return err
-		}
-		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc: func(o any) {
-				if cur, ok := asObject(o); ok {
-					h.PublishChange(ObjectChange{Cur: cur})
-				}
-			},
-			UpdateFunc: func(oldObj, newObj any) {
-				old, ok1 := asObject(oldObj)
-				cur, ok2 := asObject(newObj)
-				if ok1 && ok2 && old.GetResourceVersion() != cur.GetResourceVersion() {
-					h.PublishChange(ObjectChange{Old: old, Cur: cur})
-				}
-			},
-			DeleteFunc: func(o any) {
-				if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
-					o = d.Obj
-				}
-				if old, ok := asObject(o); ok {
-					h.PublishChange(ObjectChange{Old: old})
-				}
-			},
-		}); err != nil {
-			return err
-		}
+// Watch feeds the hub from the cache's session informer, and from watches of sends and runs
+// (w) that keep nothing: the transcript-store caches no sends or runs, whose finished ones
+// would outgrow its memory. sel, when set, selects the objects watched (a shard's own). It returns once the session handler is registered (the cache
+// must be started by the caller); the send and run watches go on until ctx is done.
+func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch, sel labels.Selector) error {
+	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	if err != nil {
+		return err
 	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(o any) {
+			if cur, ok := asObject(o); ok {
+				h.PublishChange(ObjectChange{Cur: cur})
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			old, ok1 := asObject(oldObj)
+			cur, ok2 := asObject(newObj)
+			if ok1 && ok2 && old.GetResourceVersion() != cur.GetResourceVersion() {
+				h.PublishChange(ObjectChange{Old: old, Cur: cur})
+			}
+		},
+		DeleteFunc: func(o any) {
+			if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+				o = d.Obj
+			}
+			if old, ok := asObject(o); ok {
+				h.PublishChange(ObjectChange{Old: old})
+			}
+		},
+	}); err != nil {
+		return err
+	}
+	go follow(ctx, w, func() client.ObjectList { return &v1.SessionSendList{} }, sel, h.PublishChange)
+	go follow(ctx, w, func() client.ObjectList { return &v1.SubagentRunList{} }, sel, h.PublishChange)
 	return nil
 }
 

@@ -28,8 +28,9 @@ import (
 
 // indexedReader answers the lookups the tools and the console make by the manager's field
 // indexes (spec.key, status.sessionId, spec.requesterSessionKey, ...) over a client without
-// a cache: the API server cannot select custom resources on those fields, so the list is
-// read whole, as the caller, and filtered here with the indexes' own functions.
+// a cache: where the API server cannot select custom resources on those fields, the list is
+// read whole, as the caller, and filtered here with the indexes' own functions; fields the
+// CRDs declare selectable (cacheindex.Selectable) go to the API server.
 type indexedReader struct {
 	client.WithWatch
 	fns fieldIndexes
@@ -62,7 +63,7 @@ func (r indexedReader) List(ctx context.Context, list client.ObjectList, opts ..
 	kind, ok := itemType(list)
 	reqs := o.FieldSelector.Requirements()
 	for _, req := range reqs {
-		if !ok || r.fns[indexKey{kind, req.Field}] == nil {
+		if !ok || r.fns[indexKey{kind, req.Field}] == nil || cacheindex.Selectable(reflect.New(kind).Interface().(client.Object), req.Field) {
 			return r.WithWatch.List(ctx, list, opts...)
 		}
 	}

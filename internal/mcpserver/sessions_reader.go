@@ -25,9 +25,10 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
-// sessionsReader reads AgentSessions, SessionSends and SubagentRuns from the sidecar's
-// informer cache once the caller is allowed the same get or list on the API server, and
-// everything else as the caller. A namespace of 10,000 sessions is then one map lookup and a
+// sessionsReader reads AgentSessions from the sidecar's informer cache once the caller is
+// allowed the same get or list on the API server, and everything else as the caller: the
+// sidecar caches no SessionSends or SubagentRuns (100,000 finished ones would not fit its
+// memory), which are read by selectable fields, a page at a time. A namespace of 10,000 sessions is then one map lookup and a
 // walk of the cache per call instead of a full LIST through impersonation; a miss is still
 // confirmed by the API server (the tools' APIReader is the caller's own client).
 type sessionsReader struct {
@@ -37,15 +38,11 @@ type sessionsReader struct {
 	check func(ctx context.Context, u user.Info, attrs authzv1.ResourceAttributes) error
 }
 
-// cachedResource is the resource of the kinds the cache holds, by object or list.
+// cachedResource is the resource of the kind the cache holds, by object or list.
 func cachedResource(o any) (string, bool) {
 	switch o.(type) {
 	case *v1.AgentSession, *v1.AgentSessionList:
 		return "agentsessions", true
-	case *v1.SessionSend, *v1.SessionSendList:
-		return "sessionsends", true
-	case *v1.SubagentRun, *v1.SubagentRunList:
-		return "subagentruns", true
 	}
 	return "", false
 }

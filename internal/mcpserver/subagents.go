@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
@@ -66,25 +67,35 @@ func subagentsTool() sessiontools.Tool {
 		}}
 }
 
+// subagentPage bounds one read of a session's runs: the API server selects them by
+// requester (a selectable field) and sends them a page at a time.
+const subagentPage = 500
+
 func subagents(ctx context.Context, c *sessiontools.Call, key, cancel string) (any, error) {
-	var runs v1.SubagentRunList
-	if err := c.Reader.List(ctx, &runs, client.InNamespace(c.Namespace)); err != nil {
-		return nil, err
-	}
 	rows := []runRow{}
-	for i := range runs.Items {
-		r := &runs.Items[i]
-		if r.Spec.RequesterSessionKey != key {
-			continue
+	for cont := ""; ; {
+		var runs v1.SubagentRunList
+		if err := c.Reader.List(ctx, &runs, client.InNamespace(c.Namespace), client.MatchingFields{cacheindex.RunRequester: key},
+			client.Limit(subagentPage), client.Continue(cont)); err != nil {
+			return nil, err
 		}
-		if cancel != "" && (string(r.UID) == cancel || r.Name == cancel) {
-			if err := c.Cancel(ctx, r); err != nil {
-				return nil, err
+		for i := range runs.Items {
+			r := &runs.Items[i]
+			if r.Spec.RequesterSessionKey != key {
+				continue
 			}
-			return map[string]any{"status": sessiontools.StatusOK, "runId": string(r.UID), "cancelled": true}, nil
+			if cancel != "" && (string(r.UID) == cancel || r.Name == cancel) {
+				if err := c.Cancel(ctx, r); err != nil {
+					return nil, err
+				}
+				return map[string]any{"status": sessiontools.StatusOK, "runId": string(r.UID), "cancelled": true}, nil
+			}
+			rows = append(rows, runRow{RunID: string(r.UID), Name: r.Name, Label: r.Spec.Label, AgentID: r.Spec.AgentID,
+				ChildSessionKey: r.Status.ChildSessionKey, Phase: string(r.Status.Phase), Result: r.Status.Result, Cancelled: r.Spec.Cancel})
 		}
-		rows = append(rows, runRow{RunID: string(r.UID), Name: r.Name, Label: r.Spec.Label, AgentID: r.Spec.AgentID,
-			ChildSessionKey: r.Status.ChildSessionKey, Phase: string(r.Status.Phase), Result: r.Status.Result, Cancelled: r.Spec.Cancel})
+		if cont = runs.Continue; cont == "" {
+			break
+		}
 	}
 	if cancel != "" {
 		return nil, errors.New("no run " + cancel + " of session " + key)

@@ -34,6 +34,10 @@ var ErrLineTooLong = errors.New("sse: event stream line too long")
 type Event struct {
 	Event string
 	Data  []byte
+	// ID is the stream's last event ID when the event was dispatched (the "id" field
+	// persists until the next one sets it, as the spec says): what a client sends back as
+	// Last-Event-ID.
+	ID string
 }
 
 // Reader splits a text/event-stream body into events, following the
@@ -45,6 +49,7 @@ type Reader struct {
 	event string
 	data  []byte
 	has   bool
+	id    string
 }
 
 // NewReader reads events from r.
@@ -77,6 +82,10 @@ func (r *Reader) Next() (Event, error) {
 		switch string(field) {
 		case "event":
 			r.event = string(value)
+		case "id":
+			if !bytes.ContainsRune(value, 0) {
+				r.id = string(value)
+			}
 		case "data":
 			if r.has {
 				r.data = append(r.data, '\n')
@@ -98,7 +107,7 @@ func (r *Reader) Next() (Event, error) {
 }
 
 func (r *Reader) dispatch() (Event, bool) {
-	ev, ok := Event{Event: r.event, Data: r.data}, r.has
+	ev, ok := Event{Event: r.event, Data: r.data, ID: r.id}, r.has
 	r.event, r.data, r.has = "", nil, false
 	return ev, ok
 }

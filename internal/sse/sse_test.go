@@ -56,9 +56,9 @@ func TestReader(t *testing.T) {
 			in:   "data: a\r\n\r\ndata: b\r\rdata: c\n\n",
 			want: []Event{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}},
 		},
-		"comments, id and retry ignored; events without data skipped": {
-			in:   ": ping\nid: 7\nretry: 100\n\nevent: ping\n\ndata: x\n\n",
-			want: []Event{{Data: []byte("x")}},
+		"comments and retry ignored; events without data skipped; the id persists": {
+			in:   ": ping\nid: 7\nretry: 100\n\nevent: ping\n\ndata: x\n\ndata: y\nid: 8\n\n",
+			want: []Event{{Data: []byte("x"), ID: "7"}, {Data: []byte("y"), ID: "8"}},
 		},
 		"event name does not leak into the next event": {
 			in:   "event: a\ndata: 1\n\ndata: 2\n\n",

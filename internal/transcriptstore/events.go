@@ -28,6 +28,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
@@ -154,21 +155,26 @@ func newestNames(ctx context.Context, sessions client.Reader, namespace string, 
 	return names, err
 }
 
-// WatchObjects feeds the hub from informers of sessions, sends and runs until ctx is done.
-// The informers' own watches push every change; nothing polls. The cache it returns, with
-// the manager's session indexes and each namespace's sessions newest first, also answers
-// /mcp's session reads.
-func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, log logr.Logger) (cache.Cache, error) {
-	opts := cacheindex.ReaderCacheOptions()
+// WatchObjects feeds the hub from an informer of sessions and watches of sends and runs
+// until ctx is done; nothing polls. The cache it returns holds sessions only (trimmed:
+// cacheindex.ReaderCacheOptions), with the manager's session indexes and each namespace's
+// sessions newest first, and answers /mcp's session reads. A shard's store (s) holds and
+// follows only its own namespaces' objects: its front passes the others' requests on.
+func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, s shard.Shard, log logr.Logger) (cache.Cache, error) {
+	opts := cacheindex.ReaderCacheOptions(s)
 	opts.Scheme = scheme.New()
 	c, err := cache.New(rc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
-	if err := cacheindex.SetupReaders(ctx, c); err != nil {
+	w, err := client.NewWithWatch(rc, client.Options{Scheme: opts.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("event watches: %w", err)
+	}
+	if err := cacheindex.SessionIndexes(ctx, c); err != nil {
 		return nil, fmt.Errorf("session indexes: %w", err)
 	}
-	if err := hub.Watch(ctx, c); err != nil {
+	if err := hub.Watch(ctx, c, w, s.Selector()); err != nil {
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
 	recency := sessionrows.NewRecency()

@@ -27,6 +27,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -35,7 +36,7 @@ import (
 func TestSidecarCacheWalksSessionsNewestFirst(t *testing.T) {
 	cfg, cl := testenv.StartT(t)
 	ctx := t.Context()
-	c, err := WatchObjects(ctx, cfg, events.NewHub(16, "e"), logr.Discard())
+	c, err := WatchObjects(ctx, cfg, events.NewHub(16, "e"), shard.Shard{}, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 )
 
 // The public listener's routes. A door acts for a caller on sessions, sends and runs and
@@ -40,6 +42,19 @@ func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 		mux.Handle(route, h)
 	}
 	return mux, nil
+}
+
+// frontDoors puts the shard front before each door (outermost: a request for another
+// shard's namespace costs this store no review, stream or rate of the caller's). The
+// history API and /events default to the store's namespace, /mcp and the console to MCP's.
+func frontDoors(routes map[string]http.Handler, front *owners, defaultNamespace string) {
+	for _, route := range doorRoutes {
+		ns := defaultNamespace
+		if route == "/mcp" || route == "/console/" {
+			ns = mcpserver.DefaultNamespace
+		}
+		routes[route] = front.front(routes[route], ns)
+	}
 }
 
 // DoorRoutes are the public routes that are doors.

@@ -73,6 +73,9 @@ type SidecarConfig struct {
 	MCPAllowedHosts []string
 	// ArchivedRetention is how long archived transcripts are kept; 0 keeps them forever.
 	ArchivedRetention time.Duration
+	// Front passes requests for other shards' namespaces to their owner (an unsharded
+	// install answers everything itself).
+	Front FrontConfig
 	// Clock drives the retention loop, the per-user rates and MCP idle expiry; nil is the
 	// real clock.
 	Clock           clock.WithTickerAndDelayedExecution
@@ -131,7 +134,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		}
 		ka.Audiences = cfg.Audiences
 		ka.ChargeSARs(limits.rates)
-		if objects, err = WatchObjects(ctx, rc, hub, log.WithName("events")); err != nil {
+		if objects, err = WatchObjects(ctx, rc, hub, cfg.Front.Shard, log.WithName("events")); err != nil {
 			return err
 		}
 		authz, kubeAuthz = ka, ka
@@ -204,6 +207,13 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			// Each A2A request may wait for its task or stream it: it counts as a stream.
 			routes["/a2a/"] = LimitStreams(a2aserver.Handler(a2aserver.Options{Callers: o, Hub: hub}), kubeAuthz.Identify, limits.streams)
 		}
+	}
+	var front *owners
+	if err == nil {
+		front, err = newOwners(cfg.Front, cfg.TLSCertDir, log.WithName("front"))
+	}
+	if err == nil {
+		frontDoors(routes, front, cfg.DefaultNamespace)
 	}
 	var mux *http.ServeMux
 	if err == nil {

@@ -241,8 +241,6 @@ func sendCompleted(u *unstructured.Unstructured) bool {
 	return false
 }
 
-// startCluster builds the binaries and starts a local cluster logging to logName in the
-// temp directory; stop ends it and removes what it made.
 // sendCluster starts a cluster with the send fixtures and the null CRD installed, and returns
 // it with a fast client config, a client and a dynamic client for it.
 func sendCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, *rest.Config, client.Client, dynamic.Interface, func(), error) {
@@ -263,7 +261,14 @@ func sendCluster(ctx context.Context, logName string, mgrArgs []string) (*devclu
 
 // clusterClients starts a cluster and the bench's own clients of it, at qps (burst twice).
 func clusterClients(ctx context.Context, logName string, mgrArgs []string, qps float32) (*devcluster.Cluster, *rest.Config, client.Client, dynamic.Interface, func(), error) {
-	c, stop, err := startCluster(ctx, logName, mgrArgs)
+	return clusterClientsWith(ctx, logName, devcluster.Options{ManagerArgs: mgrArgs}, qps)
+}
+
+// clusterClientsWith is clusterClients with the cluster's options: it builds the binaries
+// and starts a local cluster logging to logName in the temp directory; stop ends it and
+// removes what it made.
+func clusterClientsWith(ctx context.Context, logName string, o devcluster.Options, qps float32) (*devcluster.Cluster, *rest.Config, client.Client, dynamic.Interface, func(), error) {
+	c, stop, err := benchfig.StartCluster(ctx, logName, o)
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
@@ -291,10 +296,6 @@ func benchClients(c *devcluster.Cluster, qps float32) (client.Client, dynamic.In
 		return nil, nil, err
 	}
 	return cl, dynamic.NewForConfigOrDie(cfg), nil
-}
-
-func startCluster(ctx context.Context, logName string, mgrArgs []string) (*devcluster.Cluster, func(), error) {
-	return benchfig.StartCluster(ctx, logName, devcluster.Options{ManagerArgs: mgrArgs})
 }
 
 // setupSendFixtures creates the namespace, an Agent answering at once, and its main session.

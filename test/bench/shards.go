@@ -16,10 +16,16 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
@@ -62,7 +69,14 @@ type shardTarget struct {
 // of shard 1's manager does to either shard's sends.
 func benchShards() ([]Figure, error) {
 	ctx := context.Background()
-	c, _, cl, dyn, stop, err := clusterClients(ctx, "bench-shards.log", []string{"--shard=0/2"}, 500)
+	// Each store is the other's front: both addresses are known before either starts.
+	addrs, err := devcluster.FreeAddrs(2)
+	if err != nil {
+		return nil, err
+	}
+	front := "--shard-url=https://" + addrs[0] + ",https://" + addrs[1]
+	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-shards.log", devcluster.Options{ManagerArgs: []string{"--shard=0/2"},
+		StoreArgs: []string{"--shard=0/2", front}, HistoryAddr: addrs[0]}, 500)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +115,8 @@ func benchShards() ([]Figure, error) {
 	if one.err != nil {
 		return nil, one.err
 	}
-	s1, err := c.StartShard(ctx, "shard-1", []string{"--shard=1/2"})
+	s1, err := c.StartShard(ctx, "shard-1", devcluster.ShardOptions{ManagerArgs: []string{"--shard=1/2"},
+		StoreArgs: []string{"--shard=1/2"}, HistoryAddr: addrs[1]})
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +129,10 @@ func benchShards() ([]Figure, error) {
 		return nil, two.err
 	}
 	overlap, err := namespacesOnBoth(targets, c.TranscriptDir(), s1.TranscriptDir())
+	if err != nil {
+		return nil, err
+	}
+	viaFront, direct, err := proxyOverhead(ctx, c, targets, s1.HistoryAddr)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +176,9 @@ func benchShards() ([]Figure, error) {
 		Compare("shards_two_sends_per_s", perS(two), perS(one), "sends/s",
 			fmt.Sprintf("shards 0/2 and 1/2, %d workers on %d namespaces; one API server, so about 1x (docs/scaling.md)", len(targets), 2*nsPerShard)),
 		{Name: "shards_namespaces_on_both", Value: float64(overlap), Unit: "namespaces", Target: "0: no namespace's turns ran on both shards"},
+		{Name: "shard_proxy_overhead_ms", Value: msOf(viaFront - direct), Unit: "ms",
+			Target: fmt.Sprintf("history tail (limit 50) of a shard 1 session through shard 0's front (%.2f ms) against shard 1 directly (%.2f ms), p50: one hop",
+				msOf(viaFront), msOf(direct))},
 		Compare("shards_kill_other_shard_sends_per_s", float64(kill.finishedIn(0, killedAt, restartedAt))/outage,
 			float64(kill.finishedIn(0, kill.start, killedAt))/before, "sends/s",
 			"shard 0 while shard 1's manager is down, against shard 0 before the kill: about 1"),
@@ -165,6 +187,55 @@ func benchShards() ([]Figure, error) {
 		{Name: "shards_kill_resume_s", Value: resume, Unit: "s", Target: "restart of shard 1's manager to its first finished send"},
 		{Name: "shards_kill_sends_lost", Value: float64(kill.lost), Unit: "sends", Target: "0: every send of the kill window finished"},
 	}, nil
+}
+
+// proxyRounds is how many history tails proxyOverhead reads each way.
+const proxyRounds = 200
+
+// proxyOverhead reads the history tail of a shard 1 session through shard 0's store (the
+// front passes it on) and from shard 1's store directly, alternating, and returns the
+// medians.
+func proxyOverhead(ctx context.Context, c *devcluster.Cluster, targets []shardTarget, owner string) (time.Duration, time.Duration, error) {
+	i := slices.IndexFunc(targets, func(t shardTarget) bool { return t.shard == 1 })
+	t := targets[i]
+	pool := x509.NewCertPool()
+	pem, err := os.ReadFile(c.HistoryCAFile)
+	if err != nil || !pool.AppendCertsFromPEM(pem) {
+		return 0, 0, fmt.Errorf("history CA %s: %v", c.HistoryCAFile, err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	path := "/sessions/" + url.PathEscape(t.key) + "/history?limit=50&namespace=" + t.namespace
+	tail := func(base string) (time.Duration, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+		start := time.Now()
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("history tail through %s: %s", base, resp.Status)
+		}
+		return time.Since(start), nil
+	}
+	var via, direct []time.Duration
+	for range proxyRounds {
+		v, err := tail(c.HistoryURL())
+		if err != nil {
+			return 0, 0, err
+		}
+		d, err := tail("https://" + owner)
+		if err != nil {
+			return 0, 0, err
+		}
+		via, direct = append(via, v), append(direct, d)
+	}
+	return median(via), median(direct), nil
 }
 
 // shardFixtures creates nsPerShard namespaces owned by each of two shards, an Agent that

@@ -42,12 +42,26 @@ type sessionWork struct {
 	Descendants []v1.SubagentRun `json:"descendants"`
 }
 
-// workOf lists key's sends and runs through the call's reader, as the caller.
+// pageSize bounds one read of a work list: a session with 100,000 finished sends is read a
+// page at a time from the API server, keeping only the newest maxWork.
+const pageSize = 500
+
+// workOf lists key's sends and runs through the call's reader, as the caller: the sends
+// resolved to key and those that name it as written (not resolved yet, or by an alias).
 func workOf(ctx context.Context, call *sessiontools.Call, key string) (*sessionWork, error) {
-	var sends v1.SessionSendList
-	if err := call.Reader.List(ctx, &sends, client.InNamespace(call.Namespace),
-		client.MatchingFields{cacheindex.SendTarget: key}); err != nil {
-		return nil, err
+	var sends []v1.SessionSend
+	for _, field := range []string{cacheindex.SendTarget, cacheindex.SendKey} {
+		var list v1.SessionSendList
+		page, err := listNewest(ctx, call.Reader, &list, func() []v1.SessionSend { return list.Items },
+			client.InNamespace(call.Namespace), client.MatchingFields{field: key})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range page {
+			if !slices.ContainsFunc(sends, func(o v1.SessionSend) bool { return o.UID == s.UID && o.Name == s.Name }) {
+				sends = append(sends, s)
+			}
+		}
 	}
 	runs, err := runsOf(ctx, call, key)
 	if err != nil {
@@ -57,17 +71,32 @@ func workOf(ctx context.Context, call *sessiontools.Call, key string) (*sessionW
 	if err != nil {
 		return nil, err
 	}
-	return &sessionWork{Sends: newest(sends.Items), Runs: runs, Descendants: below}, nil
+	return &sessionWork{Sends: newest(sends), Runs: runs, Descendants: below}, nil
 }
 
 // runsOf are the newest runs key requested.
 func runsOf(ctx context.Context, call *sessiontools.Call, key string) ([]v1.SubagentRun, error) {
-	var runs v1.SubagentRunList
-	if err := call.Reader.List(ctx, &runs, client.InNamespace(call.Namespace),
-		client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
-		return nil, err
+	var list v1.SubagentRunList
+	return listNewest(ctx, call.Reader, &list, func() []v1.SubagentRun { return list.Items },
+		client.InNamespace(call.Namespace), client.MatchingFields{cacheindex.RunRequester: key})
+}
+
+// listNewest reads list a page at a time (items is the page just read) and keeps the newest
+// maxWork objects.
+func listNewest[T any, P interface {
+	*T
+	client.Object
+}](ctx context.Context, r client.Reader, list client.ObjectList, items func() []T, opts ...client.ListOption) ([]T, error) {
+	var out []T
+	for cont := ""; ; {
+		if err := r.List(ctx, list, append(opts, client.Limit(pageSize), client.Continue(cont))...); err != nil {
+			return nil, err
+		}
+		out = newest[T, P](append(out, items()...))
+		if cont = list.GetContinue(); cont == "" {
+			return out, nil
+		}
 	}
-	return newest(runs.Items), nil
 }
 
 // descendantsOf walks the run tree under runs level by level: the runs each run's child

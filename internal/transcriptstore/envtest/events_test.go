@@ -30,6 +30,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
@@ -64,7 +65,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 		st, err = store.OpenFileStore(GinkgoT().TempDir(), transcriptstore.PublishCommits(hub))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(st.Close)
-		objects, err := transcriptstore.WatchObjects(ctx, cfg, hub, GinkgoLogr)
+		objects, err := transcriptstore.WatchObjects(ctx, cfg, hub, shard.Shard{}, GinkgoLogr)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(k8s.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(seen), Namespace: evNS},
 			Spec: v1.AgentSessionSpec{Key: seen, AgentID: "e"}})).To(Succeed())

@@ -21,7 +21,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -32,7 +31,6 @@ import (
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
 	clocktesting "k8s.io/utils/clock/testing"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
@@ -61,31 +59,15 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 		}}, "alice", "bob", "carol")
 		alice, bob, carol = tokens[0], tokens[1], tokens[2]
 
-		// The store's own identity: an admin, as its ServiceAccount is for what it does.
-		storeUser, err := testEnv.AddUser(envtest.User{Name: "transcript-store", Groups: []string{"system:masters"}}, nil)
-		Expect(err).NotTo(HaveOccurred())
-		kubeconfig, err := storeUser.KubeConfig()
-		Expect(err).NotTo(HaveOccurred())
 		dir := GinkgoT().TempDir()
-		Expect(os.WriteFile(filepath.Join(dir, "kubeconfig"), kubeconfig, 0o600)).To(Succeed())
-
-		type addrs struct{ internal, public string }
-		ready, done := make(chan addrs, 1), make(chan error, 1)
-		sctx, stop := context.WithCancel(ctx)
-		go func() {
-			done <- transcriptstore.RunSidecar(sctx, transcriptstore.SidecarConfig{
-				DataDir: filepath.Join(dir, "data"), Socket: filepath.Join(dir, "s.sock"), Listen: "127.0.0.1:0",
-				DefaultNamespace: limNS, Kubeconfig: filepath.Join(dir, "kubeconfig"),
-				MaxStreamsPerUser: 2, MaxMCPSessionsPerUser: 2, MCPSessionIdleTimeout: 10 * time.Minute,
-				APIQPSPerUser: 0.001, APIBurstPerUser: burst, Clock: clk, Log: GinkgoLogr,
-				Ready: func(s, l string) { ready <- addrs{s, l} },
-			})
-		}()
-		DeferCleanup(func() { stop(); <-done })
-		var a addrs
-		Eventually(ready, timeout).Should(Receive(&a))
-		base = "https://" + a.public
-		_, err = client.NewClient(a.internal).CreateSession(ctx, transcript.SessionHeader{
+		internal, public := runStore(ctx, transcriptstore.SidecarConfig{
+			DataDir: filepath.Join(dir, "data"), Socket: filepath.Join(dir, "s.sock"), Listen: "127.0.0.1:0",
+			DefaultNamespace: limNS, Kubeconfig: storeKubeconfig(dir),
+			MaxStreamsPerUser: 2, MaxMCPSessionsPerUser: 2, MCPSessionIdleTimeout: 10 * time.Minute,
+			APIQPSPerUser: 0.001, APIBurstPerUser: burst, Clock: clk,
+		})
+		base = "https://" + public
+		_, err := client.NewClient(internal).CreateSession(ctx, transcript.SessionHeader{
 			Namespace: limNS, SessionID: "s1", SessionKey: key, CreatedAt: time.Now()})
 		Expect(err).NotTo(HaveOccurred())
 	})

@@ -1,0 +1,106 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package transcriptstore
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/events"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+)
+
+// The sidecar's cache fits its memory limit: it holds sessions without their annotations and
+// no sends or runs at all, while /events still hears of every send's and run's changes,
+// finishing ones included.
+func TestSidecarCachesNoSendsOrRunsYetPublishesThem(t *testing.T) {
+	cfg, cl := testenv.StartT(t)
+	ctx := t.Context()
+	hub := events.NewHub(64, "e")
+	sub := hub.Subscribe("")
+	defer sub.Close()
+	c, err := WatchObjects(ctx, cfg, hub, shard.Shard{}, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
+		t.Fatal(err)
+	}
+	key := "agent:main:webchat:group:g"
+	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "g",
+		Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"}},
+		Spec: v1.AgentSessionSpec{Key: key, AgentID: "main", ChatType: v1.ChatTypeGroup}}
+	send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hello"},
+		Spec: v1.SessionSendSpec{SessionKey: key, Message: "hi", TimeoutSeconds: ptr.To[int32](0)}}
+	run := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "task"},
+		Spec: v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: key}}
+	for _, o := range []client.Object{s, send, run} {
+		if err := cl.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send.Status.Phase, send.Status.Status = v1.SendCompleted, "ok"
+	if err := cl.Status().Update(ctx, send); err != nil {
+		t.Fatal(err)
+	}
+
+	// Each kind's change reaches the hub; the send's finishing one too.
+	want := map[string]bool{"sessions.changed created": false, "sends.changed created": false,
+		"sends.changed updated Completed": false, "runs.changed created": false}
+	deadline := time.After(testenv.Timeout)
+	for missing := len(want); missing > 0; {
+		select {
+		case e := <-sub.C:
+			var seen string
+			switch {
+			case bytes.Contains(e.Data, []byte(`"phase":"updated"`)) && bytes.Contains(e.Data, []byte(`Completed`)):
+				seen = e.Kind + " updated Completed"
+			case bytes.Contains(e.Data, []byte(`"phase":"created"`)):
+				seen = e.Kind + " created"
+			}
+			if done, ok := want[seen]; ok && !done {
+				want[seen] = true
+				missing--
+			}
+		case <-deadline:
+			t.Fatalf("events seen: %v", want)
+		}
+	}
+
+	var got v1.AgentSession
+	if err := c.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Annotations) != 0 || got.Spec.Key != key {
+		t.Errorf("the cached session keeps its annotations (%v) or lost its key (%q)", got.Annotations, got.Spec.Key)
+	}
+	for _, o := range []client.Object{&v1.SessionSend{}, &v1.SubagentRun{}} {
+		var notCached *cache.ErrResourceNotCached
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: "hello"}, o); !errors.As(err, &notCached) {
+			t.Errorf("%T read from the sidecar's cache: %v, want ErrResourceNotCached (it caches none)", o, err)
+		}
+	}
+}
