@@ -86,9 +86,12 @@ func Handler(o Options) http.Handler {
 	}
 	// One server per MCP session, bound to the namespace and session its first request
 	// named; each call still runs as whoever sent it.
-	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	serverFor := func(r *http.Request) *mcp.Server {
 		return newServer(o, namespaceOf(r), r.URL.Query().Get("session"))
-	}, &mcp.StreamableHTTPOptions{EventStore: o.EventStore})
+	}
+	h := mcp.NewStreamableHTTPHandler(serverFor, &mcp.StreamableHTTPOptions{EventStore: o.EventStore})
+	// The stateless revision builds a server per request, bound to that request's URL.
+	stateless := mcp.NewStreamableHTTPHandler(serverFor, &mcp.StreamableHTTPOptions{Stateless: true})
 	limited := newSessionLimiter(o.Limits, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r, o.AllowedHosts) {
@@ -118,6 +121,10 @@ func Handler(o Options) http.Handler {
 				code = http.StatusTooManyRequests
 			}
 			http.Error(w, err.Error(), code)
+			return
+		}
+		if speaksStateless(r) {
+			limited.serveStateless(w, r, u.GetName(), stateless)
 			return
 		}
 		limited.serve(w, r, u.GetName())

@@ -45,10 +45,16 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// connect is the Go SDK's client asking for its newest revision.
 func connect(t *testing.T, url, token string) (*mcp.ClientSession, error) {
+	return connectRevision(t, url, token, "")
+}
+
+// connectRevision is the Go SDK's client asking for revision rev ("": its newest).
+func connectRevision(t *testing.T, url, token, rev string) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 	return c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url,
-		HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+		HTTPClient: &http.Client{Transport: bearer{token}}}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
 }
 
 func TestToolsAreTheSessionToolsAndSubagents(t *testing.T) {

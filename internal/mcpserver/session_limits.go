@@ -167,15 +167,22 @@ func (l *sessionLimiter) open(w http.ResponseWriter, r *http.Request, user strin
 // isInitialize tells whether r's body is an initialize request, leaving the body to be read
 // again; a body it cannot read as one JSON-RPC message counts as one (the safe side).
 func isInitialize(r *http.Request) bool {
+	m, ok := methodOf(r)
+	return !ok || m == "initialize"
+}
+
+// methodOf is the JSON-RPC method of r's body, which it leaves readable; false when the
+// body is not one JSON-RPC message.
+func methodOf(r *http.Request) (string, bool) {
 	b, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
 	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), r.Body))
 	var msg struct {
 		Method string `json:"method"`
 	}
 	if err != nil || json.Unmarshal(b, &msg) != nil {
-		return true
+		return "", false
 	}
-	return msg.Method == "initialize"
+	return msg.Method, true
 }
 
 func (l *sessionLimiter) reserve(user string) bool {

@@ -114,8 +114,9 @@ func TestMCPSessionsPerUser(t *testing.T) {
 	if a3.code != http.StatusTooManyRequests || !strings.Contains(a3.body, "--max-mcp-sessions-per-user") || !strings.Contains(a3.body, `"jsonrpc":"2.0"`) {
 		t.Fatalf("alice's third session: %d %s, want 429 with a JSON-RPC error naming the flag", a3.code, a3.body)
 	}
-	// The SDK's client reads a 429 as transient and shows only its status text.
-	if _, err := connect(t, url, "alice"); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+	// The SDK's client reads a 429 as transient and shows only its status text. The cap is
+	// on sessions, which only the revisions before the stateless one open.
+	if _, err := connectRevision(t, url, "alice", "2025-11-25"); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
 		t.Fatalf("the SDK client over the cap: %v, want Too Many Requests", err)
 	}
 	if b := initialize(t, url, "bob"); b.code != http.StatusOK {
