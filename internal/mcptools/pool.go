@@ -41,9 +41,14 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
-// ProtocolVersion is the MCP revision the client offers in initialize: the newest one with
-// the initialize handshake, which the Ready condition reports on.
-const ProtocolVersion = "2025-11-25"
+// The MCP revisions the client asks for. Over streamable HTTP it asks for ProtocolVersion
+// (server/discover, SEP-2575); a server that does not serve it answers the SDK's fallback
+// initialize in LegacyProtocolVersion or older. The HTTP+SSE transport exists only before
+// 2026-07-28, so it asks for LegacyProtocolVersion.
+const (
+	ProtocolVersion       = "2026-07-28"
+	LegacyProtocolVersion = "2025-11-25"
+)
 
 // Bounds on what one server may hand a turn; a hostile or broken server cannot flood the
 // model's context or the manager's memory.

@@ -228,11 +228,11 @@ func redialAfter(n int) time.Duration {
 // (servers written before the 2025-03-26 revision). The handshake is bounded by ctx; the
 // connection then lives on until the session is dropped.
 func (s *server) connect(ctx context.Context) (*mcp.ClientSession, context.CancelFunc, error) {
-	cs, cancel, err := s.dial(ctx, &mcp.StreamableClientTransport{Endpoint: s.cfg.url, HTTPClient: s.http})
+	cs, cancel, err := s.dial(ctx, &mcp.StreamableClientTransport{Endpoint: s.cfg.url, HTTPClient: s.http}, ProtocolVersion)
 	if err == nil || ctx.Err() != nil {
 		return cs, cancel, err
 	}
-	cs, cancel, sseErr := s.dial(ctx, &mcp.SSEClientTransport{Endpoint: s.cfg.url, HTTPClient: s.http})
+	cs, cancel, sseErr := s.dial(ctx, &mcp.SSEClientTransport{Endpoint: s.cfg.url, HTTPClient: s.http}, LegacyProtocolVersion)
 	if sseErr != nil {
 		return nil, nil, fmt.Errorf("initialize: %w (HTTP+SSE: %w)", err, sseErr)
 	}
@@ -242,10 +242,10 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, context.Cance
 // dial connects one transport. The SDK ties an HTTP+SSE stream to the context it was
 // opened with, so the connection gets its own context, cancelled if the handshake outlives
 // ctx and otherwise kept until the session is dropped.
-func (s *server) dial(ctx context.Context, t mcp.Transport) (*mcp.ClientSession, context.CancelFunc, error) {
+func (s *server) dial(ctx context.Context, t mcp.Transport, version string) (*mcp.ClientSession, context.CancelFunc, error) {
 	connCtx, cancel := context.WithCancel(context.Background())
 	stop := context.AfterFunc(ctx, cancel)
-	cs, err := s.client.Connect(connCtx, t, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	cs, err := s.client.Connect(connCtx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if !stop() && err == nil {
 		// ctx ended as the handshake finished: the connection is already cancelled.
 		_ = cs.Close()

@@ -37,10 +37,13 @@ type Server struct {
 	// URL is the endpoint to configure on an Agent.
 	URL string
 
-	sse     bool
-	srv     *httptest.Server
-	release chan struct{}
-	once    sync.Once
+	sse bool
+	// stateless serves streamable HTTP without sessions: the only way the Go SDK serves
+	// MCP 2026-07-28.
+	stateless bool
+	srv       *httptest.Server
+	release   chan struct{}
+	once      sync.Once
 	// handlerNanos is the time spent inside tool handlers: a benchmark subtracts it.
 	handlerNanos atomic.Int64
 
@@ -71,9 +74,16 @@ type AddOut struct {
 // on a loopback port.
 func New(sse bool) *Server { return NewAt(sse, "") }
 
+// NewStateless starts a server over stateless streamable HTTP, which negotiates MCP
+// 2026-07-28 with a client that asks for it (New's stateful one answers 2025-11-25).
+func NewStateless() *Server { return newAt(false, true, "") }
+
 // NewAt is New listening on addr (host:port; "" is 127.0.0.1 on any port).
-func NewAt(sse bool, addr string) *Server {
-	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "v0"}, nil), sse: sse, release: make(chan struct{})}
+func NewAt(sse bool, addr string) *Server { return newAt(sse, false, addr) }
+
+func newAt(sse, stateless bool, addr string) *Server {
+	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "v0"}, nil), sse: sse, stateless: stateless,
+		release: make(chan struct{})}
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "echo", Description: "Echoes text."},
 		timed(s, func(_ context.Context, in EchoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + in.Text}}}, nil, nil
@@ -141,7 +151,8 @@ func (s *Server) Restart() {
 	if s.sse {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.Server }, nil)
 	} else {
-		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, nil)
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server },
+			&mcp.StreamableHTTPOptions{Stateless: s.stateless})
 	}
 	s.mu.Lock()
 	s.handler = h
@@ -205,6 +216,18 @@ func (s *Server) SawHeader(name, value string) bool {
 		}
 	}
 	return false
+}
+
+// LastHeader is the value of the header name on the latest request that carried it.
+func (s *Server) LastHeader(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.requests) - 1; i >= 0; i-- {
+		if v := s.requests[i].Get(name); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // Close releases the slow tool and stops the server; it may be called more than once.
