@@ -45,6 +45,12 @@ func (p MCPPackages) Conformance() string {
 	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 }
 
+// ConformanceNext is the entry script of the newer suite installed beside it (0.2.0
+// alpha), which scores the 2026-07-28 revision.
+func (p MCPPackages) ConformanceNext() string {
+	return filepath.Join(p.Dir, "node_modules", "conformance-next", "dist", "index.js")
+}
+
 // Everything is the everything server's entry script (run it with Node).
 func (p MCPPackages) Everything() string {
 	return filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")

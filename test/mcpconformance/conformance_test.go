@@ -38,12 +38,7 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "conformance-client")
-	build := exec.Command("go", "build", "-o", bin, "./test/mcpconformance/client")
-	build.Dir = testenv.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the client: %v\n%s", err, out)
-	}
+	bin := buildClient(t)
 	for _, sc := range scenarios {
 		t.Run(sc, func(t *testing.T) {
 			// sse-retry also checks that the client waits the server's retry interval before
@@ -60,6 +55,18 @@ func TestConformance(t *testing.T) {
 			t.Fatalf("conformance scenario %s failed", sc)
 		})
 	}
+}
+
+// buildClient builds ./client, the command the suite drives the manager's client with.
+func buildClient(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "conformance-client")
+	build := exec.Command("go", "build", "-o", bin, "./test/mcpconformance/client")
+	build.Dir = testenv.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the client: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // runScenario runs one scenario and says whether every check passed.

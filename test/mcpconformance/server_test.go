@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -44,20 +45,7 @@ func TestServerConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _ := mcpservertest.Handler()
-	backend := httptest.NewServer(h)
-	defer backend.Close()
-	target, _ := url.Parse(backend.URL)
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(target)
-			r.Out.Host = r.In.Host
-			r.Out.Header.Set("Authorization", "Bearer alice")
-		},
-		FlushInterval: -1,
-	})
-	defer proxy.Close()
-	endpoint := proxy.URL + "/mcp?namespace=" + mcpservertest.Namespace
+	endpoint, backend := mcpEndpoint(t)
 	for _, sc := range serverScenarios {
 		t.Run(sc, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -72,7 +60,7 @@ func TestServerConformance(t *testing.T) {
 		})
 	}
 	// Without the proxy's token the endpoint refuses.
-	resp, err := http.Post(backend.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	resp, err := http.Post(backend+"/mcp", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,4 +68,26 @@ func TestServerConformance(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: status %d, want 401", resp.StatusCode)
 	}
+}
+
+// mcpEndpoint serves /mcp behind a proxy that adds a bearer token and passes Host and Origin
+// on unchanged; it returns the proxied endpoint and the bare server's URL.
+func mcpEndpoint(t *testing.T) (endpoint, backend string) {
+	o, _ := mcpservertest.Options()
+	// The suite opens a session per scenario and closes none; the default cap of one
+	// user's sessions would refuse the later scenarios.
+	o.Limits.MaxPerUser = 1024
+	srv := httptest.NewServer(mcpserver.Handler(o))
+	t.Cleanup(srv.Close)
+	target, _ := url.Parse(srv.URL)
+	proxy := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer alice")
+		},
+		FlushInterval: -1,
+	})
+	t.Cleanup(proxy.Close)
+	return proxy.URL + "/mcp?namespace=" + mcpservertest.Namespace, srv.URL
 }

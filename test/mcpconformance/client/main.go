@@ -20,6 +20,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -30,11 +31,45 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
-// calls are the tool calls each scenario expects after initialize and tools/list.
-var calls = map[string][]struct{ tool, args string }{
-	"initialize": nil,
+type call struct{ tool, args string }
+
+// calls are the tool calls scenarios of the 0.1.16 suite expect after initialize and
+// tools/list. The newer suite names its calls in MCP_CONFORMANCE_CONTEXT; any other
+// scenario gets the handshake and the listing, which is all the manager does unasked.
+var calls = map[string][]call{
 	"tools_call": {{"add_numbers", `{"a":5,"b":3}`}},
 	"sse-retry":  {{"test_reconnection", `{}`}},
+	// One valid tool among malformed ones (SEP-2243) must stay callable.
+	"http-invalid-tool-headers": {{"valid_tool", `{"region":"us-west1"}`}},
+}
+
+// echoes name, per scenario, a tool whose input schema, as the manager keeps it for the
+// model, is sent back to another tool: json-schema-2020-12-preservation checks that
+// nothing in the schema was lost.
+var echoes = map[string]struct{ of, to string }{
+	"json-schema-2020-12-preservation": {"json_schema_2020_12_tool", "json_schema_echo"},
+}
+
+// contextCalls are the tool calls the suite's MCP_CONFORMANCE_CONTEXT names.
+func contextCalls() ([]call, error) {
+	raw := os.Getenv("MCP_CONFORMANCE_CONTEXT")
+	if raw == "" {
+		return nil, nil
+	}
+	var ctx struct {
+		ToolCalls []struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"toolCalls"`
+	}
+	if err := json.Unmarshal([]byte(raw), &ctx); err != nil {
+		return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+	}
+	var out []call
+	for _, c := range ctx.ToolCalls {
+		out = append(out, call{c.Name, string(c.Arguments)})
+	}
+	return out, nil
 }
 
 func main() {
@@ -48,11 +83,12 @@ func run() error {
 	if len(os.Args) < 2 {
 		return fmt.Errorf("usage: %s <server-url>", os.Args[0])
 	}
-	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
-	want, ok := calls[scenario]
-	if !ok {
-		return fmt.Errorf("scenario %q is not supported", scenario)
+	more, err := contextCalls()
+	if err != nil {
+		return err
 	}
+	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
+	want := append(calls[scenario], more...)
 	timeout := int32(20)
 	agent := &v1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "conformance", Name: "client", Generation: 1},
@@ -71,6 +107,13 @@ func run() error {
 		return fmt.Errorf("initialize: %s", st.Message)
 	}
 	fmt.Printf("connected, %d tools\n", st.Tools)
+	if e, ok := echoes[scenario]; ok {
+		for _, tl := range set.Tools() {
+			if tl.Remote == e.of {
+				want = append(want, call{e.to, `{"schema":` + string(tl.Schema) + `}`})
+			}
+		}
+	}
 	for _, c := range want {
 		name := mcptools.ToolName("conformance", c.tool)
 		res := set.Call(ctx, name, []byte(c.args))
