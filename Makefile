@@ -71,7 +71,7 @@ envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints th
 
 ##@ Test
 .PHONY: mcp-npm
-mcp-npm: ## Install Node 22, the MCP conformance suite and the everything server (once per machine).
+mcp-npm: ## Install Node 22, the MCP conformance suites (0.1.16, 0.2.0-alpha.12), the everything server and the TS and A2A SDKs (once per machine).
 	@hack/mcp-npm.sh >/dev/null
 
 .PHONY: test
