@@ -266,7 +266,7 @@ func score(t *testing.T, role, rev, dir string, known map[string]string) {
 	}
 	var scPassed, scFailed, checksPassed, checksFailed int
 	seen := map[string]bool{}
-	var names []string
+	var names, passed []string
 	for name := range res {
 		names = append(names, name)
 	}
@@ -277,6 +277,7 @@ func score(t *testing.T, role, rev, dir string, known map[string]string) {
 		checksFailed += r.failed
 		if r.failed == 0 {
 			scPassed++
+			passed = append(passed, name)
 		} else {
 			scFailed++
 		}
@@ -308,6 +309,6 @@ func score(t *testing.T, role, rev, dir string, known map[string]string) {
 			t.Errorf("%s %s: %s did not run", role, rev, scenario)
 		}
 	}
-	t.Logf("conformance %s %s: %d scenarios passed, %d failed; %d checks passed, %d failed",
-		role, rev, scPassed, scFailed, checksPassed, checksFailed)
+	t.Logf("conformance %s %s: %d scenarios passed, %d failed; %d checks passed, %d failed; passed: %s",
+		role, rev, scPassed, scFailed, checksPassed, checksFailed, strings.Join(passed, " "))
 }
