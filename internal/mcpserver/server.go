@@ -86,12 +86,13 @@ func Handler(o Options) http.Handler {
 	}
 	// One server per MCP session, bound to the namespace and session its first request
 	// named; each call still runs as whoever sent it.
-	serverFor := func(r *http.Request) *mcp.Server {
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		return newServer(o, namespaceOf(r), r.URL.Query().Get("session"))
-	}
-	h := mcp.NewStreamableHTTPHandler(serverFor, &mcp.StreamableHTTPOptions{EventStore: o.EventStore})
-	// The stateless revision builds a server per request, bound to that request's URL.
-	stateless := mcp.NewStreamableHTTPHandler(serverFor, &mcp.StreamableHTTPOptions{Stateless: true})
+	}, &mcp.StreamableHTTPOptions{EventStore: o.EventStore})
+	// The stateless revision serves each request alone, from the server for its URL's
+	// namespace and session.
+	servers := &statelessServers{build: func(namespace, session string) *mcp.Server { return newServer(o, namespace, session) }}
+	stateless := mcp.NewStreamableHTTPHandler(servers.get, &mcp.StreamableHTTPOptions{Stateless: true})
 	limited := newSessionLimiter(o.Limits, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r, o.AllowedHosts) {

@@ -17,6 +17,9 @@ package mcpserver
 import (
 	"fmt"
 	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // StatelessRevision is the first MCP revision without sessions (SEP-2575, SEP-2567): each
@@ -57,4 +60,32 @@ func (l *sessionLimiter) serveStateless(w http.ResponseWriter, r *http.Request, 
 		defer release()
 	}
 	next.ServeHTTP(w, r)
+}
+
+// maxStatelessServers bounds the servers statelessServers keeps.
+const maxStatelessServers = 256
+
+// statelessServers keeps the stateless revision's servers by namespace and session: building
+// one (its tools and their schemas) takes milliseconds, which every request would otherwise
+// pay. The keys come from callers, so the cache starts over when full.
+type statelessServers struct {
+	build func(namespace, session string) *mcp.Server
+
+	mu      sync.Mutex
+	servers map[[2]string]*mcp.Server
+}
+
+func (c *statelessServers) get(r *http.Request) *mcp.Server {
+	key := [2]string{namespaceOf(r), r.URL.Query().Get("session")}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.servers[key]; s != nil {
+		return s
+	}
+	if c.servers == nil || len(c.servers) >= maxStatelessServers {
+		c.servers = map[[2]string]*mcp.Server{}
+	}
+	s := c.build(key[0], key[1])
+	c.servers[key] = s
+	return s
 }

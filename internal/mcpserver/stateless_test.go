@@ -20,8 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
@@ -81,5 +84,29 @@ func TestStatelessRevisionBounds(t *testing.T) {
 	}
 	if got := statelessPost(t, url, "nobody", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`); got.code != http.StatusUnauthorized {
 		t.Fatalf("an unknown token: %d %s, want 401", got.code, got.body)
+	}
+}
+
+// The stateless revision's servers are kept per namespace: a call naming another namespace
+// acts there, not in the namespace an earlier request named.
+func TestStatelessServersPerNamespace(t *testing.T) {
+	srv, fc := endpoint(t)
+	for _, namespace := range []string{ns, "elsewhere", ns} {
+		cs, err := connectRevision(t, srv.URL+"/mcp?namespace="+namespace, "alice", mcpserver.StatelessRevision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "sessions_send",
+			Arguments: map[string]any{"sessionKey": "main", "message": "hello", "timeoutSeconds": 0}}); err != nil {
+			t.Fatal(err)
+		}
+		_ = cs.Close()
+	}
+	var sends v1.SessionSendList
+	if err := fc.List(t.Context(), &sends, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(sends.Items) != 2 {
+		t.Errorf("%d sends in %s, want 2 (the call in another namespace acts there)", len(sends.Items), ns)
 	}
 }
