@@ -163,7 +163,7 @@ func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error
 }
 
 func (p *anthropic) wireRequest(req Request) antRequest {
-	w := antRequest{Model: p.model(req), MaxTokens: req.MaxTokens, System: req.System, Stream: p.cfg.Stream}
+	w := antRequest{Model: p.model(req), MaxTokens: req.MaxTokens, System: req.SystemText(), Stream: p.cfg.Stream}
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultAnthropicMaxTokens
 	}

@@ -128,8 +128,8 @@ func (p *openAI) wireRequest(req Request) oaiRequest {
 		w.Stream, w.StreamOptions = true, &oaiStreamOpt{IncludeUsage: true}
 	}
 	w.Messages = make([]oaiMessage, 0, len(req.Messages)+1)
-	if req.System != "" {
-		w.Messages = append(w.Messages, oaiMessage{Role: "system", Content: &req.System})
+	if system := req.SystemText(); system != "" {
+		w.Messages = append(w.Messages, oaiMessage{Role: "system", Content: &system})
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]

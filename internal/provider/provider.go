@@ -92,8 +92,12 @@ type Tool struct {
 // Request is one model call.
 type Request struct {
 	// Model overrides Config.Model when set.
-	Model    string
-	System   string
+	Model  string
+	System string
+	// Summary is the latest compaction summary of the session's older history, sent after
+	// System: it changes only when the session compacts, so providers with prompt caching
+	// mark it as a cached prefix of its own.
+	Summary  string
 	Messages []Message
 	Tools    []Tool
 	// MaxTokens caps the reply; 0 leaves it to the provider (anthropic: 4096).
@@ -101,6 +105,17 @@ type Request struct {
 	// Thinking is the session's thinking level (off|minimal|low|medium|high|xhigh); empty
 	// leaves the provider's default.
 	Thinking string
+}
+
+// SystemText is System and Summary as one text, for providers with a single system prompt.
+func (r *Request) SystemText() string {
+	switch {
+	case r.Summary == "":
+		return r.System
+	case r.System == "":
+		return r.Summary
+	}
+	return r.System + "\n\n" + r.Summary
 }
 
 // Usage is what a call cost.
