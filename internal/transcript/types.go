@@ -184,8 +184,8 @@ type Stats struct {
 	Compactions     int64     `json:"compactions,omitempty"`
 	LastCompactedAt time.Time `json:"lastCompactedAt,omitzero"`
 	LastPreview     string    `json:"lastPreview,omitempty"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	Path        string    `json:"path,omitempty"`
+	UpdatedAt       time.Time `json:"updatedAt"`
+	Path            string    `json:"path,omitempty"`
 }
 
 // ReadOptions select a page of history. BeforeSeq 0 reads from the end; AfterSeq > 0 leaves

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -82,10 +81,11 @@ func (t *turn) hasOwn(recs []transcript.Record) bool {
 }
 
 // useHistory splits recs into the turn's own records (done) and the history the model
-// sees, queues the system context and the input unless done, and fits the model's view.
+// sees, queues the system context and the input unless done, and fits the model's view:
+// the latest summary and what fits of the messages after it (compaction.go).
 func (t *turn) useHistory(recs []transcript.Record) {
 	prefix := t.req.ID + "/"
-	history := make([]provider.Message, 0, len(recs)+4)
+	history := make([]transcript.Record, 0, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		if strings.HasPrefix(r.IdempotencyKey, prefix) {
@@ -95,17 +95,20 @@ func (t *turn) useHistory(recs []transcript.Record) {
 			t.done[r.IdempotencyKey] = *r
 			continue
 		}
-		if m, ok := toProvider(&r.Message); ok {
-			history = append(history, m)
-		}
+		history = append(history, *r)
 	}
 
 	t.recordSystemContext()
 	input := t.reuse(t.req.Input)
-	in, _ := toProvider(&input)
-	window := int64(DefaultContextTokens)
-	if w := t.agent.Spec.Model.ContextTokens; w != nil {
-		window = *w
+	t.input, _ = toProvider(&input)
+	var first int64
+	if len(recs) > 0 {
+		first = recs[0].Seq
 	}
-	t.msgs = append(fitContext(history, contextBudget(window, t.system, t.tools, &in)), in)
+	var own *transcript.Record
+	if r, ok := t.done[t.compactionKey()]; ok {
+		own = &r
+	}
+	t.view = viewHistory(history, first, own)
+	t.fitView()
 }
