@@ -311,4 +311,30 @@ var _ = Describe("Compaction of a long session", func() {
 		Expect(compactions(ns, sess)).To(HaveLen(1))
 		Expect(model.requests()[len(model.requests())-1].system).To(ContainSubstring("SUMMARY-1"))
 	})
+
+	It("compacts now, under the trigger, when kubectl sessions compact asks through the annotation", func() {
+		seed(ns, sess, "old", 10) // 500 tokens: under the trigger
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(sess), sess)).To(Succeed())
+		base := sess.DeepCopy()
+		sess.Annotations = map[string]string{v1.CompactRequestAnnotation: "first"}
+		Expect(k8s.Patch(ctx, sess, client.MergeFrom(base))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(sess), sess)).To(Succeed())
+			g.Expect(sess.Annotations).NotTo(HaveKey(v1.CompactRequestAnnotation))
+			g.Expect(eventsOf(g, sess)).To(ContainElement("agentsession-controller Normal/Compacted"))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		recs := compactions(ns, sess)
+		Expect(recs).To(HaveLen(1))
+		Expect(recs[0].Message.Compaction.ToSeq).To(Equal(int64(6)), "all but the 4 recent messages")
+		reqs := model.requests()
+		Expect(reqs).To(HaveLen(1))
+		Expect(reqs[0].compaction()).To(BeTrue())
+
+		// The next turn reads the summary.
+		waitSend(createSend(ns, "agent:keeper:main", "hello again", 30, ""), completed)
+		reqs = model.requests()
+		Expect(reqs).To(HaveLen(2))
+		Expect(reqs[1].system).To(ContainSubstring("SUMMARY-1"))
+		Expect(reqs[1].messages).To(HaveLen(5))
+	})
 })

@@ -95,15 +95,17 @@ func (t *turn) contextTokens(v historyView) int64 {
 	return used + estimateTokens(len(summaryText(v.summary))) + historyTokens(v.tail)
 }
 
-// compact runs the compaction step when the turn's context passes the trigger. Only the
-// turn's own interruption is an error: a failed step leaves the truncated view.
+// compact runs the compaction step when the turn's context passes the trigger, or always
+// in a Compact turn. Only the turn's own interruption is an error: a failed step leaves the
+// truncated view.
 func (t *turn) compact(ctx context.Context) error {
 	cfg := compactionOf(t.agent)
 	if _, ok := t.done[t.compactionKey()]; ok {
+		t.res.Compacted = true
 		return nil
 	}
 	before := t.contextTokens(t.view)
-	if !shouldCompact(cfg, t.window(), before, t.view.complete) {
+	if !t.req.Compact && !shouldCompact(cfg, t.window(), before, t.view.complete) {
 		return nil
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
@@ -123,6 +125,7 @@ func (t *turn) compact(ctx context.Context) error {
 	}
 	t.view = historyView{summary: rec, tail: kept, complete: true}
 	t.fitView()
+	t.res.Compacted = true
 	c := rec.Message.Compaction
 	compactionsTotal.WithLabelValues(compactionOK).Inc()
 	compactionTokensSaved.Add(float64(max(0, c.TokensBefore-c.TokensAfter)))

@@ -91,7 +91,7 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 	if err == nil {
 		err = t.compact(ctx)
 	}
-	if err == nil {
+	if err == nil && !req.Compact {
 		err = t.loop(ctx)
 	}
 	if ferr := t.flush(context.WithoutCancel(ctx)); err == nil {

@@ -98,9 +98,11 @@ func (t *turn) useHistory(recs []transcript.Record) {
 		history = append(history, *r)
 	}
 
-	t.recordSystemContext()
-	input := t.reuse(t.req.Input)
-	t.input, _ = toProvider(&input)
+	if !t.req.Compact {
+		t.recordSystemContext()
+		input := t.reuse(t.req.Input)
+		t.input, _ = toProvider(&input)
+	}
 	var first int64
 	if len(recs) > 0 {
 		first = recs[0].Seq
