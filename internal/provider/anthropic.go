@@ -52,7 +52,7 @@ func (p *anthropic) Name() string { return Anthropic }
 type antRequest struct {
 	Model     string       `json:"model"`
 	MaxTokens int          `json:"max_tokens"`
-	System    string       `json:"system,omitempty"`
+	System    []antBlock   `json:"system,omitempty"`
 	Messages  []antMessage `json:"messages"`
 	Tools     []antTool    `json:"tools,omitempty"`
 	Stream    bool         `json:"stream,omitempty"`
@@ -106,6 +106,31 @@ type antBlock struct {
 	Thinking  string `json:"thinking,omitempty"`
 	Signature string `json:"signature,omitempty"`
 	Data      string `json:"data,omitempty"`
+	// CacheControl marks the end of a prefix the API caches (cachePoint).
+	CacheControl *antCache `json:"cache_control,omitempty"`
+}
+
+// antCache is a prompt-cache breakpoint: the request's prefix up to and including the
+// block is cached for a few minutes and read back at the cached-input price.
+type antCache struct {
+	Type string `json:"type"`
+}
+
+// cachePoint marks the stable prefixes of a session's requests: the tools, the system
+// prompt and the compaction summary (three of the API's four breakpoints), so a long
+// session's summary and older messages are billed as cached input.
+var cachePoint = &antCache{Type: "ephemeral"}
+
+// systemBlocks are the system prompt and the summary, each cached on its own: the summary
+// changes only when the session compacts.
+func systemBlocks(req *Request) []antBlock {
+	var out []antBlock
+	for _, text := range []string{req.System, req.Summary} {
+		if text != "" {
+			out = append(out, antBlock{Type: "text", Text: text, CacheControl: cachePoint})
+		}
+	}
+	return out
 }
 
 // reasoningBlocks are the thinking blocks to send back with an assistant message.
@@ -136,6 +161,8 @@ type antTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// CacheControl is set on the last tool: the tools are the first cached prefix.
+	CacheControl *antCache `json:"cache_control,omitempty"`
 }
 
 type antUsage struct {
@@ -163,7 +190,7 @@ func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error
 }
 
 func (p *anthropic) wireRequest(req Request) antRequest {
-	w := antRequest{Model: p.model(req), MaxTokens: req.MaxTokens, System: req.SystemText(), Stream: p.cfg.Stream}
+	w := antRequest{Model: p.model(req), MaxTokens: req.MaxTokens, System: systemBlocks(&req), Stream: p.cfg.Stream}
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultAnthropicMaxTokens
 	}
@@ -215,6 +242,9 @@ func (p *anthropic) wireRequest(req Request) antRequest {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		w.Tools = append(w.Tools, antTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if n := len(w.Tools); n > 0 {
+		w.Tools[n-1].CacheControl = cachePoint
 	}
 	return w
 }
