@@ -142,6 +142,9 @@ func (m *compactionModel) waitFor(kind string) {
 	Eventually(m.arrived, testenv.Timeout).Should(Receive(Equal(kind)))
 }
 
+// summaryPreamble introduces the summary in the first message of a compacted session's turn.
+const summaryPreamble = "Summary of the earlier conversation (older messages were compacted into it):\n"
+
 // compactionWindow is the agents' context window here: small, so that a few seeded
 // messages pass the trigger.
 const compactionWindow = 2000
@@ -207,10 +210,11 @@ var _ = Describe("Compaction of a long session", func() {
 		turn := reqs[1]
 		Expect(turn.model).To(Equal("big-model"))
 		Expect(turn.system).To(ContainSubstring("You are keeper."))
-		Expect(turn.system).To(ContainSubstring("SUMMARY-1"))
-		Expect(turn.messages).To(HaveLen(5), "the 4 recent messages and the input")
-		Expect(turn.messages[0]).To(HavePrefix("user: old message 26 "))
-		Expect(turn.messages[4]).To(Equal("user: what did we say?"))
+		Expect(turn.system).NotTo(ContainSubstring("SUMMARY"), "model-written text never reaches the system prompt")
+		Expect(turn.messages).To(HaveLen(6), "the summary, the 4 recent messages and the input")
+		Expect(turn.messages[0]).To(Equal("user: " + summaryPreamble + "SUMMARY-1"))
+		Expect(turn.messages[1]).To(HavePrefix("user: old message 26 "))
+		Expect(turn.messages[5]).To(Equal("user: what did we say?"))
 		Expect(turn.bytes/4).To(BeNumerically("<", compactionWindow-compactionWindow/8), "under the budget")
 
 		recs := compactions(ns, sess)
@@ -243,9 +247,8 @@ var _ = Describe("Compaction of a long session", func() {
 		Expect(reqs[3].compaction()).To(BeTrue())
 		Expect(reqs[3].messages[0]).To(ContainSubstring("Previous summary:\nSUMMARY-1\n"))
 		Expect(reqs[3].messages[0]).NotTo(ContainSubstring("old message 0 "), "folded messages are not read again")
-		Expect(reqs[4].system).To(ContainSubstring("SUMMARY-2"))
-		Expect(reqs[4].system).NotTo(ContainSubstring("SUMMARY-1"))
-		Expect(reqs[4].messages).To(HaveLen(5))
+		Expect(reqs[4].messages).To(HaveLen(6))
+		Expect(reqs[4].messages[0]).To(Equal("user: " + summaryPreamble + "SUMMARY-2"))
 		recs = compactions(ns, sess)
 		Expect(texts(recs)).To(Equal([]string{"compaction: SUMMARY-1", "compaction: SUMMARY-2"}))
 		Expect(recs[1].Message.Compaction.FromSeq).To(Equal(recs[0].Message.Compaction.ToSeq + 1))
@@ -267,7 +270,7 @@ var _ = Describe("Compaction of a long session", func() {
 		reqs := model.requests()
 		Expect(reqs).To(HaveLen(2))
 		turn := reqs[1]
-		Expect(turn.system).NotTo(ContainSubstring("SUMMARY"))
+		Expect(turn.messages[0]).NotTo(ContainSubstring("SUMMARY"))
 		Expect(turn.messages[len(turn.messages)-1]).To(Equal("user: still there?"))
 		Expect(turn.messages[0]).NotTo(ContainSubstring("old message 0 "), "history truncated to the budget")
 		Expect(compactions(ns, sess)).To(BeEmpty())
@@ -309,7 +312,7 @@ var _ = Describe("Compaction of a long session", func() {
 		recs := allRecords(ns, sess)
 		expectNoDuplicates(recs)
 		Expect(compactions(ns, sess)).To(HaveLen(1))
-		Expect(model.requests()[len(model.requests())-1].system).To(ContainSubstring("SUMMARY-1"))
+		Expect(model.requests()[len(model.requests())-1].messages[0]).To(HaveSuffix("SUMMARY-1"))
 	})
 
 	It("compacts now, under the trigger, when kubectl sessions compact asks through the annotation", func() {
@@ -334,7 +337,7 @@ var _ = Describe("Compaction of a long session", func() {
 		waitSend(createSend(ns, "agent:keeper:main", "hello again", 30, ""), completed)
 		reqs = model.requests()
 		Expect(reqs).To(HaveLen(2))
-		Expect(reqs[1].system).To(ContainSubstring("SUMMARY-1"))
-		Expect(reqs[1].messages).To(HaveLen(5))
+		Expect(reqs[1].messages).To(HaveLen(6))
+		Expect(reqs[1].messages[0]).To(HaveSuffix("SUMMARY-1"))
 	})
 })

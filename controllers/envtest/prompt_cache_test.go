@@ -41,18 +41,18 @@ func newCachingModel() *anthropicStub {
 		if strings.Contains(string(raw), turns.CompactionStepPrefix) {
 			reply = "the summary"
 		}
-		prefix, _ := json.Marshal([]any{body["system"], body["tools"]})
+		prefix, _ := json.Marshal([]any{body["system"], body["tools"], body["messages"]})
 		cached := 100 * strings.Count(string(prefix), `"cache_control"`)
 		return fmt.Sprintf(`{"type":"message","model":"claude-test","content":[{"type":"text","text":%q}],"stop_reason":"end_turn",`+
 			`"usage":{"input_tokens":50,"cache_read_input_tokens":%d,"output_tokens":10}}`, reply, cached)
 	})
 }
 
-// A long session's stable prefix is cached at Anthropic: the system prompt and the summary
-// are system blocks that end cached prefixes, and the tokens read from the cache are priced
-// at cachedInputPerMillion on the session.
+// A long session's stable prefix is cached at Anthropic: the tools, the system prompt and
+// the summary (the first message) end cached prefixes, and the tokens read from the cache
+// are priced at cachedInputPerMillion on the session.
 var _ = Describe("Prompt caching of a compacted session", func() {
-	It("marks the system prompt and the summary as cache breakpoints and prices cached input", func() {
+	It("marks the tools, the system prompt and the summary as cache breakpoints and prices cached input", func() {
 		ns := newNamespace()
 		model := newCachingModel()
 		DeferCleanup(model.Close)
@@ -74,9 +74,11 @@ var _ = Describe("Prompt caching of a compacted session", func() {
 		Expect(reqs).To(HaveLen(2), "the compaction step, then the turn")
 		ephemeral := map[string]any{"type": "ephemeral"}
 		Expect(reqs[1]["system"]).To(Equal([]any{
-			map[string]any{"type": "text", "text": "You are cached.", "cache_control": ephemeral},
-			map[string]any{"type": "text", "text": "Summary of the earlier conversation (older messages were compacted into it):\nthe summary", "cache_control": ephemeral},
-		}))
+			map[string]any{"type": "text", "text": "You are cached.", "cache_control": ephemeral}}))
+		first := reqs[1]["messages"].([]any)[0].(map[string]any)
+		Expect(first["role"]).To(Equal("user"))
+		Expect(first["content"].([]any)[0]).To(Equal(map[string]any{"type": "text", "text": summaryPreamble + "the summary", "cache_control": ephemeral}),
+			"the summary, the conversation's first message, ends the last cached prefix")
 		tools := reqs[1]["tools"].([]any)
 		Expect(tools[len(tools)-1]).To(HaveKeyWithValue("cache_control", ephemeral), "the tools end the first cached prefix")
 		Expect(tools[0]).NotTo(HaveKey("cache_control"))

@@ -117,20 +117,16 @@ type antCache struct {
 }
 
 // cachePoint marks the stable prefixes of a session's requests: the tools, the system
-// prompt and the compaction summary (three of the API's four breakpoints), so a long
-// session's summary and older messages are billed as cached input.
+// prompt and the compaction summary, the first message (three of the API's four
+// breakpoints), so a long session's summary is billed as cached input.
 var cachePoint = &antCache{Type: "ephemeral"}
 
-// systemBlocks are the system prompt and the summary, each cached on its own: the summary
-// changes only when the session compacts.
+// systemBlocks is the system prompt, which ends a cached prefix.
 func systemBlocks(req *Request) []antBlock {
-	var out []antBlock
-	for _, text := range []string{req.System, req.Summary} {
-		if text != "" {
-			out = append(out, antBlock{Type: "text", Text: text, CacheControl: cachePoint})
-		}
+	if req.System == "" {
+		return nil
 	}
-	return out
+	return []antBlock{{Type: "text", Text: req.System, CacheControl: cachePoint}}
 }
 
 // reasoningBlocks are the thinking blocks to send back with an assistant message.
@@ -200,7 +196,10 @@ func (p *anthropic) wireRequest(req Request) antRequest {
 		w.Thinking = &antThinking{Type: "enabled", BudgetTokens: budget}
 		w.MaxTokens += budget
 	}
-	w.Messages = make([]antMessage, 0, len(req.Messages))
+	w.Messages = make([]antMessage, 0, len(req.Messages)+1)
+	if m, ok := req.SummaryMessage(); ok {
+		w.Messages = append(w.Messages, antMessage{Role: "user", Content: []antBlock{{Type: "text", Text: m.Text, CacheControl: cachePoint}}})
+	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		role := "user" // tool results travel in user messages

@@ -94,9 +94,10 @@ type Request struct {
 	// Model overrides Config.Model when set.
 	Model  string
 	System string
-	// Summary is the latest compaction summary of the session's older history, sent after
-	// System: it changes only when the session compacts, so providers with prompt caching
-	// mark it as a cached prefix of its own.
+	// Summary is the latest compaction summary of the session's older history, sent as
+	// the first user message: it is model-written text from the conversation, so it gets no
+	// more authority than the conversation had (never the system prompt's). It changes only
+	// when the session compacts, so providers with prompt caching end a cached prefix there.
 	Summary  string
 	Messages []Message
 	Tools    []Tool
@@ -107,15 +108,9 @@ type Request struct {
 	Thinking string
 }
 
-// SystemText is System and Summary as one text, for providers with a single system prompt.
-func (r *Request) SystemText() string {
-	switch {
-	case r.Summary == "":
-		return r.System
-	case r.System == "":
-		return r.Summary
-	}
-	return r.System + "\n\n" + r.Summary
+// SummaryMessage is the user message that carries Summary, first in the conversation.
+func (r *Request) SummaryMessage() (Message, bool) {
+	return Message{Role: RoleUser, Text: r.Summary}, r.Summary != ""
 }
 
 // Usage is what a call cost.
