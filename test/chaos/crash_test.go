@@ -382,7 +382,7 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 	if err := e.k8s.List(context.Background(), &sessions, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
-	seen := 0
+	seen, folded := 0, 0
 	for i := range sessions.Items {
 		s := &sessions.Items[i]
 		all := e.messages(t, s)
@@ -405,6 +405,7 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 			}
 		}
 		checkCompactions(t, s, compactions)
+		folded += len(compactions)
 		if len(recs) != want[s.Spec.Key] {
 			t.Errorf("session %s holds %d messages, want %d", s.Spec.Key, len(recs), want[s.Spec.Key])
 		}
@@ -424,6 +425,7 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 	if seen != len(want) {
 		t.Errorf("found %d sessions, want %d", seen, len(want))
 	}
+	t.Logf("%d sessions held %d compaction records", seen, folded)
 }
 
 // checkCompactions: the target sessions (whose agent has a small window) compacted, each
