@@ -15,6 +15,7 @@
 package turns
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -74,8 +75,9 @@ func compactionOf(agent *v1.Agent) compactionConfig {
 type historyView struct {
 	// summary is the latest compaction record, nil when the session has none.
 	summary *transcript.Record
-	// tail are the records after the summary's range (all when there is no summary),
-	// compaction records left out.
+	// tail are the records after the summary's range (all when there is no summary), a
+	// part of the records read: compaction records among them are never sent (toProvider
+	// skips them) nor folded.
 	tail []transcript.Record
 	// complete says tail holds every record after the summary's range: the records read
 	// reach back to it (or to the transcript's start).
@@ -100,12 +102,7 @@ func viewHistory(history []transcript.Record, first int64, own *transcript.Recor
 	if v.summary != nil {
 		after = v.summary.Message.Compaction.ToSeq
 	}
-	v.tail = make([]transcript.Record, 0, len(history))
-	for i := range history {
-		if r := &history[i]; r.Seq > after && r.Message.Role != transcript.RoleCompaction {
-			v.tail = append(v.tail, *r)
-		}
-	}
+	v.tail = history[sort.Search(len(history), func(i int) bool { return history[i].Seq > after }):]
 	v.complete = len(history) == 0 || first <= after+1
 	return v
 }

@@ -75,9 +75,9 @@ func TestViewHistory(t *testing.T) {
 		"the latest summary and what follows its range": {
 			history: []transcript.Record{at(3, "user", "a"), summaryRec(4, 1, 2, "s1"), at(5, "user", "b"),
 				at(6, "assistant", "c"), summaryRec(7, 1, 5, "s2"), at(8, "user", "d")},
-			first: 3, want: view{Summary: 7, Tail: []int64{6, 8}, Complete: true}},
+			first: 3, want: view{Summary: 7, Tail: []int64{6, 7, 8}, Complete: true}},
 		"kept records before the window": {history: []transcript.Record{at(5, "user", "a"), summaryRec(6, 1, 2, "s")}, first: 5,
-			want: view{Summary: 6, Tail: []int64{5}}},
+			want: view{Summary: 6, Tail: []int64{5, 6}}},
 		"the turn's own summary wins": {history: []transcript.Record{at(3, "user", "a"), at(5, "assistant", "b")}, first: 3, own: &own,
 			want: view{Summary: 9, Tail: []int64{5}, Complete: true}},
 	}

@@ -85,17 +85,26 @@ func (t *turn) hasOwn(recs []transcript.Record) bool {
 // the latest summary and what fits of the messages after it (compaction.go).
 func (t *turn) useHistory(recs []transcript.Record) {
 	prefix := t.req.ID + "/"
-	history := make([]transcript.Record, 0, len(recs))
+	own := 0
 	for i := range recs {
-		r := &recs[i]
-		if strings.HasPrefix(r.IdempotencyKey, prefix) {
+		if r := &recs[i]; strings.HasPrefix(r.IdempotencyKey, prefix) {
 			if t.done == nil {
 				t.done = map[string]transcript.Record{}
 			}
 			t.done[r.IdempotencyKey] = *r
-			continue
+			own++
 		}
-		history = append(history, *r)
+	}
+	// recs are shared with the history cache: read, never modified, copied only when the
+	// turn ran before.
+	history := recs
+	if own > 0 {
+		history = make([]transcript.Record, 0, len(recs)-own)
+		for i := range recs {
+			if !strings.HasPrefix(recs[i].IdempotencyKey, prefix) {
+				history = append(history, recs[i])
+			}
+		}
 	}
 
 	if !t.req.Compact {
@@ -107,10 +116,10 @@ func (t *turn) useHistory(recs []transcript.Record) {
 	if len(recs) > 0 {
 		first = recs[0].Seq
 	}
-	var own *transcript.Record
+	var made *transcript.Record
 	if r, ok := t.done[t.compactionKey()]; ok {
-		own = &r
+		made = &r
 	}
-	t.view = viewHistory(history, first, own)
+	t.view = viewHistory(history, first, made)
 	t.fitView()
 }
