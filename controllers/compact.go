@@ -18,12 +18,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
@@ -42,7 +44,15 @@ func (r *AgentSessionReconciler) compactWhenAsked(ctx context.Context, s *v1.Age
 	id := turns.TurnID(s.UID, "compact-"+hex.EncodeToString(sum[:8]))
 	res, done := r.Runner.Result(owner, id)
 	if !done {
-		return r.Runner.Submit(ctx, turns.TurnRequest{ID: id, Namespace: s.Namespace, SessionKey: s.Spec.Key, Owner: owner, Compact: true})
+		agent, err := lookup.New(r.Client, nil).Agent(ctx, s.Namespace, s.Spec.AgentID)
+		if err != nil {
+			return err
+		}
+		if agent == nil {
+			return fmt.Errorf("compaction asked of session %s: no Agent %q", s.Spec.Key, s.Spec.AgentID)
+		}
+		return r.Runner.Submit(ctx, turns.TurnRequest{ID: id, Namespace: s.Namespace, SessionKey: s.Spec.Key,
+			Session: s.DeepCopy(), Agent: agent, Owner: owner, Compact: true})
 	}
 	// A copy: s carries this reconcile's status changes, which the patch's answer would undo.
 	obj := s.DeepCopy()

@@ -171,6 +171,7 @@ func (b *compactionBench) session(name string, n, size int) (string, error) {
 func (b *compactionBench) turn(key, id string) error {
 	owner := turns.Owner{Kind: turns.OwnerSessionSend, NamespacedName: types.NamespacedName{Namespace: turnNS, Name: id}}
 	req := turns.TurnRequest{ID: id + "/round-1", Namespace: turnNS, SessionKey: key, Owner: owner,
+		Session: b.r.sessions[key], Agent: b.r.agent,
 		Input: transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "hello"}}}}
 	if err := b.e.Submit(b.ctx, req); err != nil {
 		return err
