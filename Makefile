@@ -26,7 +26,7 @@ help: ## Show the targets.
 ##@ Development
 .PHONY: manifests
 manifests: ## Generate CRDs, RBAC and webhook configuration.
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=false webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=false,allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
 generate: ## Generate deepcopy code.

@@ -52,7 +52,8 @@ const TranscriptFinalizer = "sessions.agents.dev/transcript"
 type AgentSessionReconciler struct {
 	client.Client
 	Store transcript.Store
-	// Runner holds the sessions' turn reports and wakes the reconciler when one changes.
+	// Runner holds the sessions' turn reports and wakes the reconciler when one changes; it
+	// also runs the compaction steps sessions ask for (compact.go).
 	Runner turns.Runner
 	// StatusInterval is how long a report waits in the work queue before it is written, so a
 	// busy session's turns cost one status write per interval (--session-status-interval);
@@ -93,6 +94,9 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	base := s.DeepCopy()
 	res := r.archiveWhenAsked(ctx, s)
 	if err := r.reconcileTranscript(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.compactWhenAsked(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
 	rep, reported := r.report(req.NamespacedName)
@@ -241,6 +245,7 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession
 // setupWith registers the reconciler.
 func (r *AgentSessionReconciler) setupWith(b *builder.Builder) error {
 	if r.Runner != nil {
+		// Reports and the end of the compaction steps the session asked for (compact.go).
 		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
 	}
 	return b.For(&v1.AgentSession{}).Named("agentsession").Complete(r)

@@ -69,6 +69,10 @@ func setCounters(st *v1.AgentSessionStatus, stats transcript.Stats) {
 	if !stats.UpdatedAt.IsZero() {
 		st.UpdatedAt = &metav1.Time{Time: stats.UpdatedAt}
 	}
+	if stats.Compactions > 0 {
+		st.Compactions = stats.Compactions
+		st.LastCompactedAt = &metav1.Time{Time: stats.LastCompactedAt}
+	}
 }
 
 // sessionUsage is a session's status.usage: its transcript's counters, which hold every

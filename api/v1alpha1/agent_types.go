@@ -296,6 +296,55 @@ type AgentSpec struct {
 	// tools gives the agent's turns tools beyond the session tools.
 	// +optional
 	Tools ToolsSpec `json:"tools,omitempty"`
+	// memory governs how the agent's sessions keep older history once it outgrows the context window.
+	// +optional
+	// +kubebuilder:default={}
+	Memory MemorySpec `json:"memory,omitempty"`
+}
+
+// MemorySpec governs the memory of an agent's long sessions.
+type MemorySpec struct {
+	// compaction folds older history into a summary the model keeps, instead of dropping it.
+	// +optional
+	// +kubebuilder:default={}
+	Compaction CompactionSpec `json:"compaction,omitempty"`
+}
+
+// CompactionSpec configures the compaction step: before a turn whose history would pass
+// triggerRatio of model.contextTokens, one model call (whose user message starts with
+// "Compaction step.") folds the previous summary and older messages into a new summary,
+// recorded in the transcript as a compaction record.
+type CompactionSpec struct {
+	// enabled turns compaction on, default true; off, a turn keeps the newest messages that fit and drops the rest.
+	// +optional
+	// +kubebuilder:default=true
+	Enabled *bool `json:"enabled,omitempty"`
+	// triggerRatio is the share of contextTokens that history and input may use before a turn compacts, default 0.8.
+	// +optional
+	// +kubebuilder:default=0.8
+	// +kubebuilder:validation:Minimum=0.1
+	// +kubebuilder:validation:Maximum=1
+	TriggerRatio *float64 `json:"triggerRatio,omitempty"`
+	// keepRecentMessages are the newest messages that always stay verbatim, default 20.
+	// +optional
+	// +kubebuilder:default=20
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	KeepRecentMessages *int32 `json:"keepRecentMessages,omitempty"`
+	// model is the model of the summary call (a cheaper one of the same provider); unset uses the session's model.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model,omitempty"`
+	// timeoutSeconds bounds the compaction step, default 120; a step that takes longer is abandoned and the turn goes on with truncated history.
+	// +optional
+	// +kubebuilder:default=120
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+	// instructions are extra text for the summariser, e.g. what to keep.
+	// +optional
+	// +kubebuilder:validation:MaxLength=8192
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // MCPServerStatus is what the last check of one MCP server found.

@@ -183,6 +183,12 @@ type AgentSessionStatus struct {
 	// archiveAt is when a sub-agent session will be archived.
 	// +optional
 	ArchiveAt *metav1.Time `json:"archiveAt,omitempty"`
+	// compactions is how many compaction records the transcript holds.
+	// +optional
+	Compactions int64 `json:"compactions,omitempty"`
+	// lastCompactedAt is when the latest compaction record was appended.
+	// +optional
+	LastCompactedAt *metav1.Time `json:"lastCompactedAt,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -63,6 +63,11 @@ func Finished(conditions []metav1.Condition) bool {
 // writes a session's status.phase.
 const ArchiveAtAnnotation = "sessions.agents.dev/archive-at"
 
+// CompactRequestAnnotation on an AgentSession asks for a compaction of its history now
+// (kubectl sessions compact KEY sets it to a request id); the session's controller runs
+// the compaction step once per value and then removes the annotation.
+const CompactRequestAnnotation = "sessions.agents.dev/compact-request"
+
 // Tokens of the session-tools specification that a model replies with, exactly.
 const (
 	// ReplySkip stops the reply-back ping-pong.

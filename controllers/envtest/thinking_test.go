@@ -30,17 +30,16 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// thinkingModel is an Anthropic Messages server that thinks before it acts: its first
-// answer is a signed thinking block and a workspace_list call, its answer to the tool's
-// result is "done". It keeps every request body it received.
-type thinkingModel struct {
+// anthropicStub is an Anthropic Messages server that keeps every request body it received
+// and answers each with the response JSON answer makes of it.
+type anthropicStub struct {
 	*httptest.Server
 	mu     sync.Mutex
 	bodies []map[string]any
 }
 
-func newThinkingModel() *thinkingModel {
-	m := &thinkingModel{}
+func newAnthropicStub(answer func(body map[string]any) string) *anthropicStub {
+	m := &anthropicStub{}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
@@ -50,24 +49,31 @@ func newThinkingModel() *thinkingModel {
 		m.mu.Lock()
 		m.bodies = append(m.bodies, body)
 		m.mu.Unlock()
-		raw, _ := json.Marshal(body["messages"])
 		w.Header().Set("Content-Type", "application/json")
-		if strings.Contains(string(raw), `"tool_result"`) {
-			_, _ = w.Write([]byte(`{"type":"message","model":"m","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":30,"output_tokens":2}}`))
-			return
-		}
-		_, _ = w.Write([]byte(`{"type":"message","model":"m","content":[
-			{"type":"thinking","thinking":"I should list the workspace.","signature":"sig-1"},
-			{"type":"tool_use","id":"toolu_1","name":"workspace_list","input":{}}],
-			"stop_reason":"tool_use","usage":{"input_tokens":20,"output_tokens":40}}`))
+		_, _ = w.Write([]byte(answer(body)))
 	}))
 	return m
 }
 
-func (m *thinkingModel) requests() []map[string]any {
+func (m *anthropicStub) requests() []map[string]any {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]map[string]any(nil), m.bodies...)
+}
+
+// newThinkingModel is a model that thinks before it acts: its first answer is a signed
+// thinking block and a workspace_list call, its answer to the tool's result is "done".
+func newThinkingModel() *anthropicStub {
+	return newAnthropicStub(func(body map[string]any) string {
+		raw, _ := json.Marshal(body["messages"])
+		if strings.Contains(string(raw), `"tool_result"`) {
+			return `{"type":"message","model":"m","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":30,"output_tokens":2}}`
+		}
+		return `{"type":"message","model":"m","content":[
+			{"type":"thinking","thinking":"I should list the workspace.","signature":"sig-1"},
+			{"type":"tool_use","id":"toolu_1","name":"workspace_list","input":{}}],
+			"stop_reason":"tool_use","usage":{"input_tokens":20,"output_tokens":40}}`
+	})
 }
 
 // A spawn's thinking level reaches the model as the provider's setting (Anthropic: an

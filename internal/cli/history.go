@@ -134,6 +134,9 @@ func printRecords(w io.Writer, recs []transcript.Record) {
 		if m.Role == transcript.RoleToolResult {
 			who += " " + m.ToolName
 		}
+		if c := m.Compaction; c != nil {
+			who += fmt.Sprintf(" of %d-%d", c.FromSeq, c.ToSeq)
+		}
 		var parts []string
 		for _, b := range m.Content {
 			switch b.Type {

@@ -52,7 +52,7 @@ func (p *anthropic) Name() string { return Anthropic }
 type antRequest struct {
 	Model     string       `json:"model"`
 	MaxTokens int          `json:"max_tokens"`
-	System    string       `json:"system,omitempty"`
+	System    []antBlock   `json:"system,omitempty"`
 	Messages  []antMessage `json:"messages"`
 	Tools     []antTool    `json:"tools,omitempty"`
 	Stream    bool         `json:"stream,omitempty"`
@@ -106,6 +106,27 @@ type antBlock struct {
 	Thinking  string `json:"thinking,omitempty"`
 	Signature string `json:"signature,omitempty"`
 	Data      string `json:"data,omitempty"`
+	// CacheControl marks the end of a prefix the API caches (cachePoint).
+	CacheControl *antCache `json:"cache_control,omitempty"`
+}
+
+// antCache is a prompt-cache breakpoint: the request's prefix up to and including the
+// block is cached for a few minutes and read back at the cached-input price.
+type antCache struct {
+	Type string `json:"type"`
+}
+
+// cachePoint marks the stable prefixes of a session's requests: the tools, the system
+// prompt and the compaction summary, the first message (three of the API's four
+// breakpoints), so a long session's summary is billed as cached input.
+var cachePoint = &antCache{Type: "ephemeral"}
+
+// systemBlocks is the system prompt, which ends a cached prefix.
+func systemBlocks(req *Request) []antBlock {
+	if req.System == "" {
+		return nil
+	}
+	return []antBlock{{Type: "text", Text: req.System, CacheControl: cachePoint}}
 }
 
 // reasoningBlocks are the thinking blocks to send back with an assistant message.
@@ -136,6 +157,8 @@ type antTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// CacheControl is set on the last tool: the tools are the first cached prefix.
+	CacheControl *antCache `json:"cache_control,omitempty"`
 }
 
 type antUsage struct {
@@ -163,7 +186,7 @@ func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error
 }
 
 func (p *anthropic) wireRequest(req Request) antRequest {
-	w := antRequest{Model: p.model(req), MaxTokens: req.MaxTokens, System: req.System, Stream: p.cfg.Stream}
+	w := antRequest{Model: p.model(req), MaxTokens: req.MaxTokens, System: systemBlocks(&req), Stream: p.cfg.Stream}
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultAnthropicMaxTokens
 	}
@@ -173,7 +196,10 @@ func (p *anthropic) wireRequest(req Request) antRequest {
 		w.Thinking = &antThinking{Type: "enabled", BudgetTokens: budget}
 		w.MaxTokens += budget
 	}
-	w.Messages = make([]antMessage, 0, len(req.Messages))
+	w.Messages = make([]antMessage, 0, len(req.Messages)+1)
+	if m, ok := req.SummaryMessage(); ok {
+		w.Messages = append(w.Messages, antMessage{Role: "user", Content: []antBlock{{Type: "text", Text: m.Text, CacheControl: cachePoint}}})
+	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		role := "user" // tool results travel in user messages
@@ -215,6 +241,9 @@ func (p *anthropic) wireRequest(req Request) antRequest {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		w.Tools = append(w.Tools, antTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if n := len(w.Tools); n > 0 {
+		w.Tools[n-1].CacheControl = cachePoint
 	}
 	return w
 }

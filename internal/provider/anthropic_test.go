@@ -60,7 +60,9 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 		t.Errorf("request (-want +got):\n%s", diff)
 	}
 	// Tool results ride in user messages, merged with the next user words.
-	wantBody := decodeJSON(t, `{"model":"test-model","max_tokens":4096,"system":"be brief",
+	// The tools and the system prompt end cached prefixes.
+	wantBody := decodeJSON(t, `{"model":"test-model","max_tokens":4096,
+		"system":[{"type":"text","text":"be brief","cache_control":{"type":"ephemeral"}}],
 		"messages":[
 			{"role":"user","content":[{"type":"text","text":"list sessions"}]},
 			{"role":"assistant","content":[{"type":"text","text":"checking"},
@@ -69,7 +71,7 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 			{"role":"assistant","content":[{"type":"tool_use","id":"call_b","name":"sessions_list","input":{}}]},
 			{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_b","content":"[]"},{"type":"text","text":"again"}]}],
 		"tools":[{"name":"sessions_list","description":"List sessions",
-			"input_schema":{"type":"object","properties":{"limit":{"type":"integer"}}}}]}`)
+			"input_schema":{"type":"object","properties":{"limit":{"type":"integer"}}},"cache_control":{"type":"ephemeral"}}]}`)
 	if diff := cmp.Diff(wantBody, r.body); diff != "" {
 		t.Errorf("request body (-want +got):\n%s", diff)
 	}

@@ -127,9 +127,12 @@ func (p *openAI) wireRequest(req Request) oaiRequest {
 	if p.cfg.Stream {
 		w.Stream, w.StreamOptions = true, &oaiStreamOpt{IncludeUsage: true}
 	}
-	w.Messages = make([]oaiMessage, 0, len(req.Messages)+1)
+	w.Messages = make([]oaiMessage, 0, len(req.Messages)+2)
 	if req.System != "" {
 		w.Messages = append(w.Messages, oaiMessage{Role: "system", Content: &req.System})
+	}
+	if m, ok := req.SummaryMessage(); ok {
+		w.Messages = append(w.Messages, oaiMessage{Role: string(m.Role), Content: &m.Text})
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]

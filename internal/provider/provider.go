@@ -92,8 +92,13 @@ type Tool struct {
 // Request is one model call.
 type Request struct {
 	// Model overrides Config.Model when set.
-	Model    string
-	System   string
+	Model  string
+	System string
+	// Summary is the latest compaction summary of the session's older history, sent as
+	// the first user message: it is model-written text from the conversation, so it gets no
+	// more authority than the conversation had (never the system prompt's). It changes only
+	// when the session compacts, so providers with prompt caching end a cached prefix there.
+	Summary  string
 	Messages []Message
 	Tools    []Tool
 	// MaxTokens caps the reply; 0 leaves it to the provider (anthropic: 4096).
@@ -101,6 +106,11 @@ type Request struct {
 	// Thinking is the session's thinking level (off|minimal|low|medium|high|xhigh); empty
 	// leaves the provider's default.
 	Thinking string
+}
+
+// SummaryMessage is the user message that carries Summary, first in the conversation.
+func (r *Request) SummaryMessage() (Message, bool) {
+	return Message{Role: RoleUser, Text: r.Summary}, r.Summary != ""
 }
 
 // Usage is what a call cost.

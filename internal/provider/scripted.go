@@ -127,7 +127,7 @@ func (p *scripted) Complete(ctx context.Context, req Request) (*Response, error)
 		return nil, err
 	}
 
-	inBytes, priorCalls, results := len(req.System), 0, 0
+	inBytes, priorCalls, results := len(req.System)+len(req.Summary), 0, 0
 	for i := range msgs {
 		m := &msgs[i]
 		inBytes += len(m.Text)

@@ -36,6 +36,9 @@ const (
 	RoleAssistant  = "assistant"
 	RoleToolResult = "toolResult"
 	RoleSystem     = "system"
+	// RoleCompaction is a compaction record: a summary of older history (its text) that
+	// the model keeps in place of the messages of its Compaction range.
+	RoleCompaction = "compaction"
 )
 
 // Content block types.
@@ -123,6 +126,17 @@ type Message struct {
 	ThinkingLevel string      `json:"thinkingLevel,omitempty"`
 	Usage         *Usage      `json:"usage,omitempty"`
 	Provenance    *Provenance `json:"provenance,omitempty"`
+	// Compaction describes a compaction record (role compaction).
+	Compaction *Compaction `json:"compaction,omitempty"`
+}
+
+// Compaction is what a compaction record folded: the records from FromSeq to ToSeq (and
+// the previous summary, if any), and the estimated context tokens before and after.
+type Compaction struct {
+	FromSeq      int64 `json:"fromSeq"`
+	ToSeq        int64 `json:"toSeq"`
+	TokensBefore int64 `json:"tokensBefore"`
+	TokensAfter  int64 `json:"tokensAfter"`
 }
 
 // Record is one line of a transcript after the header.
@@ -165,10 +179,13 @@ type Stats struct {
 	CostNanos         int64  `json:"costNanos,omitempty"`
 	Currency          string `json:"currency,omitempty"`
 	// Turns counts the turns' inputs (user records).
-	Turns       int64     `json:"turns,omitempty"`
-	LastPreview string    `json:"lastPreview,omitempty"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	Path        string    `json:"path,omitempty"`
+	Turns int64 `json:"turns,omitempty"`
+	// Compactions counts the compaction records; LastCompactedAt is the latest one's time.
+	Compactions     int64     `json:"compactions,omitempty"`
+	LastCompactedAt time.Time `json:"lastCompactedAt,omitzero"`
+	LastPreview     string    `json:"lastPreview,omitempty"`
+	UpdatedAt       time.Time `json:"updatedAt"`
+	Path            string    `json:"path,omitempty"`
 }
 
 // ReadOptions select a page of history. BeforeSeq 0 reads from the end; AfterSeq > 0 leaves
@@ -222,7 +239,7 @@ func Preview(m *Message) string {
 // validate checks what every store enforces before assigning a seq.
 func (r *AppendRequest) validate() error {
 	switch r.Message.Role {
-	case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
+	case RoleUser, RoleAssistant, RoleToolResult, RoleSystem, RoleCompaction:
 	default:
 		return errors.Join(ErrInvalid, errors.New("unknown role "+quote(r.Message.Role)))
 	}
@@ -238,8 +255,11 @@ func (r *AppendRequest) validate() error {
 // time).
 func (s *Stats) Count(role string, u *Usage) {
 	s.MessageCount++
-	if role == RoleUser {
+	switch role {
+	case RoleUser:
 		s.Turns++
+	case RoleCompaction:
+		s.Compactions++
 	}
 	if u == nil {
 		return
@@ -269,8 +289,16 @@ func (s *Stats) Add(r *Record) {
 	if p := Preview(&r.Message); p != "" {
 		s.LastPreview = p
 	}
-	if r.TS.After(s.UpdatedAt) {
-		s.UpdatedAt = r.TS
+	s.Touch(r.Message.Role, r.TS)
+}
+
+// Touch moves the times on to a record of role appended at ts.
+func (s *Stats) Touch(role string, ts time.Time) {
+	if ts.After(s.UpdatedAt) {
+		s.UpdatedAt = ts
+	}
+	if role == RoleCompaction && ts.After(s.LastCompactedAt) {
+		s.LastCompactedAt = ts
 	}
 }
 

@@ -293,6 +293,8 @@ func ownerObject(o Owner) client.Object {
 		return &v1.SessionSend{ObjectMeta: meta}
 	case OwnerSubagentRun:
 		return &v1.SubagentRun{ObjectMeta: meta}
+	case OwnerAgentSession:
+		return &v1.AgentSession{ObjectMeta: meta}
 	}
 	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
 }

@@ -40,6 +40,9 @@ import (
 const (
 	OwnerSessionSend = "SessionSend"
 	OwnerSubagentRun = "SubagentRun"
+	// OwnerAgentSession owns the compaction steps a session's compact-request asks for;
+	// they end on the session's Wake(WakeAgentSession), as its reports do.
+	OwnerAgentSession = WakeAgentSession
 )
 
 // Owner is the object that asked for a turn; it is woken when the turn ends.
@@ -86,6 +89,9 @@ type TurnRequest struct {
 	// TraceParent is the owner's trace (its tracing.Annotation): the turn's span is a child
 	// of that root. Empty: the turn starts no trace of its own.
 	TraceParent string
+	// Compact makes the turn only a compaction step, whatever the trigger (kubectl sessions
+	// compact): it has no Input, appends only the compaction record and calls no tools.
+	Compact bool
 }
 
 // TurnResult is the outcome of a finished turn.
@@ -112,6 +118,8 @@ type TurnResult struct {
 	Aborted bool
 	// Started and Finished bound the turn's run time (from the engine's clock).
 	Started, Finished time.Time
+	// Compacted says the turn's compaction step made a compaction record.
+	Compacted bool
 }
 
 // Runner is what reconcilers use; *Engine implements it.

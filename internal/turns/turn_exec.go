@@ -44,6 +44,10 @@ type turn struct {
 	offered map[string]*tool
 	// msgs is what the model sees: the fitted history, then this turn's messages.
 	msgs []provider.Message
+	// input is the turn's input as the model sees it; view its history as compaction sees
+	// it (the latest summary and the records after it).
+	input provider.Message
+	view  historyView
 	// done holds this turn's records already in the transcript (a repeated turn): their
 	// steps are not run again, their content is reused.
 	done map[string]transcript.Record
@@ -85,6 +89,9 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 		err = t.verifyHistory(ctx)
 	}
 	if err == nil {
+		err = t.compact(ctx)
+	}
+	if err == nil && !req.Compact {
 		err = t.loop(ctx)
 	}
 	if ferr := t.flush(context.WithoutCancel(ctx)); err == nil {
@@ -203,6 +210,7 @@ func (t *turn) loop(ctx context.Context) error {
 			resp, err := t.prov.Complete(t.e.observeRetries(cctx, t), provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
+				Summary:  summaryText(t.view.summary),
 				Messages: t.msgs,
 				Tools:    t.tools,
 				Thinking: string(t.session.Spec.ThinkingLevel),
@@ -248,17 +256,22 @@ func (t *turn) noteAssistant(m *transcript.Message, replace bool) []provider.Too
 	t.msgs = append(t.msgs, pm)
 	t.res.Text, t.res.StopReason = pm.Text, m.StopReason
 	if u := m.Usage; u != nil {
-		t.res.InputTokens += u.Input
-		t.res.OutputTokens += u.Output
-		t.res.Cost += u.Cost
-		t.res.CachedInputTokens += u.CachedInput
-		if u.Currency != "" {
-			t.res.CostNanos += u.CostNanos
-			t.res.Currency = u.Currency
-		}
+		t.res.add(u)
 		t.lastInput = u.Input
 	}
 	return pm.ToolCalls
+}
+
+// add counts the usage of one model call of the turn.
+func (r *TurnResult) add(u *transcript.Usage) {
+	r.InputTokens += u.Input
+	r.OutputTokens += u.Output
+	r.Cost += u.Cost
+	r.CachedInputTokens += u.CachedInput
+	if u.Currency != "" {
+		r.CostNanos += u.CostNanos
+		r.Currency = u.Currency
+	}
 }
 
 // callTool runs one tool call (unless a repeated turn already has its result) and queues

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -82,30 +81,45 @@ func (t *turn) hasOwn(recs []transcript.Record) bool {
 }
 
 // useHistory splits recs into the turn's own records (done) and the history the model
-// sees, queues the system context and the input unless done, and fits the model's view.
+// sees, queues the system context and the input unless done, and fits the model's view:
+// the latest summary and what fits of the messages after it (compaction.go).
 func (t *turn) useHistory(recs []transcript.Record) {
 	prefix := t.req.ID + "/"
-	history := make([]provider.Message, 0, len(recs)+4)
+	own := 0
 	for i := range recs {
-		r := &recs[i]
-		if strings.HasPrefix(r.IdempotencyKey, prefix) {
+		if r := &recs[i]; strings.HasPrefix(r.IdempotencyKey, prefix) {
 			if t.done == nil {
 				t.done = map[string]transcript.Record{}
 			}
 			t.done[r.IdempotencyKey] = *r
-			continue
+			own++
 		}
-		if m, ok := toProvider(&r.Message); ok {
-			history = append(history, m)
+	}
+	// recs are shared with the history cache: read, never modified, copied only when the
+	// turn ran before.
+	history := recs
+	if own > 0 {
+		history = make([]transcript.Record, 0, len(recs)-own)
+		for i := range recs {
+			if !strings.HasPrefix(recs[i].IdempotencyKey, prefix) {
+				history = append(history, recs[i])
+			}
 		}
 	}
 
-	t.recordSystemContext()
-	input := t.reuse(t.req.Input)
-	in, _ := toProvider(&input)
-	window := int64(DefaultContextTokens)
-	if w := t.agent.Spec.Model.ContextTokens; w != nil {
-		window = *w
+	if !t.req.Compact {
+		t.recordSystemContext()
+		input := t.reuse(t.req.Input)
+		t.input, _ = toProvider(&input)
 	}
-	t.msgs = append(fitContext(history, contextBudget(window, t.system, t.tools, &in)), in)
+	var first int64
+	if len(recs) > 0 {
+		first = recs[0].Seq
+	}
+	var made *transcript.Record
+	if r, ok := t.done[t.compactionKey()]; ok {
+		made = &r
+	}
+	t.view = viewHistory(history, first, made)
+	t.fitView()
 }

@@ -153,7 +153,8 @@ func (e *env) crashFixtures(t *testing.T, ns, sinkURL string) {
 				PerRun:    &v1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
 			},
 		}},
-		agent("bob", v1.ScriptRule{Match: "^Agent-to-agent announce step", Reply: "announced {{input}}"}),
+		compacting(agent("bob", v1.ScriptRule{Match: "^Compaction step", Reply: "summary"},
+			v1.ScriptRule{Match: "^Agent-to-agent announce step", Reply: "announced {{input}}"})),
 		agent("alice", v1.ScriptRule{Match: "^Sub-agent announce step", Reply: "relayed {{input}}"}),
 	)
 	var sessions []*v1.AgentSession
@@ -172,6 +173,14 @@ func (e *env) crashFixtures(t *testing.T, ns, sinkURL string) {
 		}
 	}
 	e.createSessions(t, sessions...)
+}
+
+// compacting gives an agent a small context window, so that its sessions compact several
+// times during the run (the target sessions: each holds a few thousand tokens by the end).
+func compacting(a *v1.Agent) *v1.Agent {
+	a.Spec.Model.ContextTokens = ptr.To[int64](3000)
+	a.Spec.Memory.Compaction.KeepRecentMessages = ptr.To[int32](6)
+	return a
 }
 
 func targetKey(i int) string    { return fmt.Sprintf("agent:bob:webchat:group:t%d", i) }
@@ -373,7 +382,7 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 	if err := e.k8s.List(context.Background(), &sessions, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
-	seen := 0
+	seen, folded := 0, 0
 	for i := range sessions.Items {
 		s := &sessions.Items[i]
 		all := e.messages(t, s)
@@ -381,16 +390,22 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 		// Every record once, by its idempotency key, the turns' system contexts included;
 		// those are then left out of the conversation counted below.
 		keys := map[string]bool{}
-		var recs []transcript.Record
+		var recs, compactions []transcript.Record
 		for _, r := range all {
 			if r.IdempotencyKey != "" && keys[r.IdempotencyKey] {
 				t.Errorf("session %s holds the record %s twice", s.Spec.Key, r.IdempotencyKey)
 			}
 			keys[r.IdempotencyKey] = true
-			if r.Message.Role != transcript.RoleSystem {
+			switch r.Message.Role {
+			case transcript.RoleSystem:
+			case transcript.RoleCompaction:
+				compactions = append(compactions, r)
+			default:
 				recs = append(recs, r)
 			}
 		}
+		checkCompactions(t, s, compactions)
+		folded += len(compactions)
 		if len(recs) != want[s.Spec.Key] {
 			t.Errorf("session %s holds %d messages, want %d", s.Spec.Key, len(recs), want[s.Spec.Key])
 		}
@@ -409,5 +424,25 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 	}
 	if seen != len(want) {
 		t.Errorf("found %d sessions, want %d", seen, len(want))
+	}
+	t.Logf("%d sessions held %d compaction records", seen, folded)
+}
+
+// checkCompactions: the target sessions (whose agent has a small window) compacted, each
+// compaction's range starts where the previous one's ended (none lost or doubled by a
+// kill).
+func checkCompactions(t *testing.T, s *v1.AgentSession, recs []transcript.Record) {
+	t.Helper()
+	if s.Spec.AgentID == "bob" && len(recs) == 0 {
+		t.Errorf("session %s never compacted", s.Spec.Key)
+	}
+	next := int64(1)
+	for _, r := range recs {
+		c := r.Message.Compaction
+		if c == nil || c.FromSeq != next || c.ToSeq < c.FromSeq || c.ToSeq >= r.Seq {
+			t.Errorf("session %s: compaction record %d covers %+v, want a range from %d before it", s.Spec.Key, r.Seq, c, next)
+			continue
+		}
+		next = c.ToSeq + 1
 	}
 }

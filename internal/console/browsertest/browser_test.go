@@ -133,6 +133,25 @@ func TestConsoleInChromium(t *testing.T) {
 	if !strings.Contains(hit, key+" #1") || !strings.Contains(hit, "hello from kubectl") {
 		t.Errorf("hit shown as %q", hit)
 	}
+	// A compaction record shows as a folded summary marker with its range.
+	summary := transcript.Message{Role: transcript.RoleCompaction, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "we said hello"}},
+		Compaction: &transcript.Compaction{FromSeq: 1, ToSeq: 2, TokensBefore: 900, TokensAfter: 100}}
+	if _, err := store.Append(ctx, "default", "s1", transcript.AppendRequest{Message: summary}); err != nil {
+		t.Fatal(err)
+	}
+	var marker string
+	var open bool
+	wctx, wcancel = context.WithTimeout(bctx, 10*time.Second)
+	err = chromedp.Run(wctx, chromedp.WaitVisible(`#transcript li[data-seq="3"] details.compaction summary`),
+		chromedp.Text(`#transcript li[data-seq="3"] details.compaction summary`, &marker),
+		chromedp.Evaluate(`document.querySelector('#transcript li[data-seq="3"] details.compaction').open`, &open))
+	wcancel()
+	if err != nil {
+		t.Fatalf("compaction marker: %v", err)
+	}
+	if marker != "compacted messages 1–2 (900 → 100 tokens)" || open {
+		t.Errorf("compaction marker %q (open %v), want it folded with its range", marker, open)
+	}
 	// A narrow screen: the table becomes one block per session, nothing overflows.
 	var overflow bool
 	if err := chromedp.Run(bctx,

@@ -331,6 +331,19 @@
       from.textContent = "from " + p.sourceSessionKey + (p.sourceTool ? " via " + p.sourceTool : "") + " ";
       li.appendChild(from);
     }
+    if (m.role === "compaction") {
+      // A summary of older history, folded: the messages of its range stay in the
+      // transcript, the model reads the summary in their place.
+      const c = m.compaction || {};
+      const d = document.createElement("details");
+      d.className = "compaction";
+      const s = document.createElement("summary");
+      s.textContent = "compacted messages " + c.fromSeq + "–" + c.toSeq + " (" + c.tokensBefore + " → " + c.tokensAfter + " tokens)";
+      d.append(s, document.createTextNode((m.content || []).map((b) => b.text || "").join("")));
+      li.appendChild(d);
+      $("transcript").appendChild(li);
+      return;
+    }
     for (const b of m.content || []) {
       if (b.type === "toolCall" || m.role === "toolResult") {
         const d = document.createElement("details");

@@ -139,9 +139,7 @@ func (s *session) load() error {
 		}
 		s.nextSeq = m.Seq + 1
 		s.stats.Count(m.Message.Role, m.Message.Usage)
-		if m.TS.After(s.stats.UpdatedAt) {
-			s.stats.UpdatedAt = m.TS
-		}
+		s.stats.Touch(m.Message.Role, m.TS)
 		off += n
 	}
 	s.size = off
