@@ -112,6 +112,9 @@ type TurnResult struct {
 	Aborted bool
 	// Started and Finished bound the turn's run time (from the engine's clock).
 	Started, Finished time.Time
+	// AwaitingApproval names the ToolApproval a tool call of the turn waits on: the turn
+	// ended without failing and is submitted again once the approval is decided.
+	AwaitingApproval string
 }
 
 // Runner is what reconcilers use; *Engine implements it.

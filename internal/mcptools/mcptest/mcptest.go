@@ -46,6 +46,8 @@ type Server struct {
 	once      sync.Once
 	// handlerNanos is the time spent inside tool handlers: a benchmark subtracts it.
 	handlerNanos atomic.Int64
+	// echoCalls counts the echo tool's calls.
+	echoCalls atomic.Int64
 
 	mu       sync.Mutex
 	handler  http.Handler
@@ -86,6 +88,7 @@ func newAt(sse, stateless bool, addr string) *Server {
 		release: make(chan struct{})}
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "echo", Description: "Echoes text."},
 		timed(s, func(_ context.Context, in EchoIn) (*mcp.CallToolResult, any, error) {
+			s.echoCalls.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + in.Text}}}, nil, nil
 		}))
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "add", Description: "Adds two integers."},
@@ -140,6 +143,9 @@ func timed[In, Out any](s *Server, h func(context.Context, In) (*mcp.CallToolRes
 		return h(ctx, in)
 	}
 }
+
+// EchoCalls is how many times the echo tool was called.
+func (s *Server) EchoCalls() int { return int(s.echoCalls.Load()) }
 
 // HandlerTime is the total time spent inside tool handlers so far.
 func (s *Server) HandlerTime() time.Duration { return time.Duration(s.handlerNanos.Load()) }
