@@ -95,12 +95,12 @@ func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if st.Decided() {
-		observeApproval(ta)
+		turns.ApprovalDecided(ta)
 		if r.Recorder != nil {
 			r.Recorder.Eventf(ta, nil, corev1.EventTypeNormal, string(st.Phase), "Decide", "%s", meta.FindStatusCondition(st.Conditions, v1.ConditionDecided).Message)
 		}
 	} else {
-		approvalsTotal.WithLabelValues(ta.Namespace, "requested").Inc()
+		turns.ApprovalRequested(ta.Namespace)
 	}
 	return res, nil
 }

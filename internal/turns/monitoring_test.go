@@ -34,7 +34,8 @@ import (
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	cs := []prometheus.Collector{turnsTotal, turnDuration, modelTokensTotal, modelCostTotal, modelCallDuration,
-		toolCallsTotal, toolCallDuration, FinishedTotal, laneQueueDepth, turnsRunning, BudgetWindowSpend, BudgetWindowLimit}
+		toolCallsTotal, toolCallDuration, FinishedTotal, laneQueueDepth, turnsRunning, BudgetWindowSpend, BudgetWindowLimit,
+		approvalsTotal, approvalDecisionSeconds, approvalsOverdue}
 	m := store.NewMetrics(nil)
 	v := reflect.ValueOf(m).Elem()
 	for i := range v.NumField() {

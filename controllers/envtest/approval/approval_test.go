@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
@@ -164,6 +165,28 @@ func (f *fixture) transcriptTexts() []string {
 	return out
 }
 
+// approvals is agent_sessions_tool_approvals_total of a namespace and outcome, as the
+// manager's metrics endpoint would serve it.
+func approvals(ns, outcome string) float64 {
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != "agent_sessions_tool_approvals_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["namespace"] == ns && labels["outcome"] == outcome {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
 var _ = Describe("a tool call that needs approval", func() {
 	It("waits, runs once when a person approves, and the transcript says who", func() {
 		f := newFixture(600)
@@ -186,6 +209,8 @@ var _ = Describe("a tool call that needs approval", func() {
 		Expect(ta.Status.DecidedBy).To(Equal("carol"))
 		Expect(ta.Status.DecidedAt).NotTo(BeNil())
 		Expect(meta.IsStatusConditionTrue(ta.Status.Conditions, v1.ConditionDecided)).To(BeTrue())
+		Expect(approvals(f.ns, "requested")).To(Equal(1.0))
+		Expect(approvals(f.ns, "approved")).To(Equal(1.0))
 		Expect(f.transcriptTexts()).To(ContainElements(
 			HavePrefix("system: approval asked: mcp__everything__echo {\"text\":\"users\"}"),
 			HavePrefix("system: approval decided: Approved by carol at "),
@@ -218,6 +243,25 @@ var _ = Describe("a tool call that needs approval", func() {
 		Expect(ta.Status.Phase).To(Equal(v1.ApprovalExpired))
 		Expect(ta.Status.DecidedBy).To(BeEmpty())
 		Expect(meta.FindStatusCondition(ta.Status.Conditions, v1.ConditionDecided)).To(HaveField("Reason", "Timeout"))
+		Expect(approvals(f.ns, "expired")).To(Equal(1.0))
+	})
+
+	It("reports timeout to a timed send that still waits, and the run goes on", func() {
+		f := newFixture(600)
+		s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: f.ns},
+			Spec: v1.SessionSendSpec{SessionKey: sessionKey, Message: "drop it", TimeoutSeconds: ptr.To[int32](1)}}
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		ta := f.waiting(s)
+		fakeClock.Step(2 * time.Second)
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(s.Status.Status).To(Equal(v1.SendTimeout))
+			g.Expect(s.Status.Phase).To(Equal(v1.SendAwaitingApproval))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		Expect(decide(f.carol, ta, v1.DecisionApproved, "")).To(Succeed())
+		s = f.finished(s)
+		Expect(s.Status.Status).To(Equal(v1.SendTimeout))
+		Expect(s.Status.Turns).To(ConsistOf(HaveField("Reply", "done: Echo: users")))
 	})
 
 	It("expires when its send is cancelled", func() {
