@@ -46,6 +46,8 @@ type ToolApprovalReconciler struct {
 	client.Client
 	Clock    clock.Clock
 	Recorder recorder.EventRecorder
+	// announcer delivers approval.requested to the session's channel sink; nil sends none.
+	announcer *announcer
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=toolapprovals,verbs=get;list;watch;create;delete
@@ -101,6 +103,7 @@ func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	} else {
 		turns.ApprovalRequested(ta.Namespace)
+		r.notifyApproval(ctx, ta)
 	}
 	return res, nil
 }

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -216,6 +217,37 @@ var _ = Describe("a tool call that needs approval", func() {
 			HavePrefix("system: approval decided: Approved by carol at "),
 			Equal("toolResult: Echo: users"),
 			Equal("assistant: done: Echo: users")))
+	})
+
+	It("asks the session's chat through its webhook sink", func() {
+		f := newFixture(600)
+		Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: f.ns},
+			Spec: v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}}}})).To(Succeed())
+		sess := &v1.AgentSession{}
+		Expect(k8s.Get(ctx, types.NamespacedName{Namespace: f.ns, Name: sessionkey.ObjectName(sessionKey)}, sess)).To(Succeed())
+		sess.Spec.Channel = "webchat"
+		Expect(k8s.Update(ctx, sess)).To(Succeed())
+		Eventually(func(g Gomega) {
+			p := &v1.SessionPolicy{}
+			g.Expect(k8s.Get(ctx, types.NamespacedName{Namespace: f.ns, Name: "default"}, p)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(p.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		ta := f.waiting(f.send("drop it"))
+		Eventually(func(g Gomega) {
+			var mine []delivery.Message
+			for _, m := range posted() {
+				if m.Namespace == f.ns {
+					mine = append(mine, m)
+				}
+			}
+			g.Expect(mine).To(ConsistOf(And(
+				HaveField("Type", delivery.TypeApprovalRequested),
+				HaveField("Channel", "webchat"),
+				HaveField("Approval.Name", ta.Name),
+				HaveField("Approval.Tool", "mcp__everything__echo"),
+				HaveField("Approval.Arguments", MatchJSON(`{"text":"users"}`)),
+				HaveField("Text", And(ContainSubstring(ta.Name), Not(ContainSubstring("http")))))))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 
 	It("gives the model the denial with its reason, and the send completes", func() {

@@ -20,6 +20,11 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +42,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
@@ -67,7 +73,18 @@ var (
 	engine    *turns.Engine
 	mgrStop   context.CancelFunc
 	mgrDone   chan struct{}
+	// sink is the chat bridge of the webchat channel: it keeps every message posted to it.
+	sink     *httptest.Server
+	sinkMu   sync.Mutex
+	sinkMsgs []delivery.Message
 )
+
+// posted are the messages the sink received.
+func posted() []delivery.Message {
+	sinkMu.Lock()
+	defer sinkMu.Unlock()
+	return slices.Clone(sinkMsgs)
+}
 
 func TestApproval(t *testing.T) {
 	testenv.RequireControlPlane(t)
@@ -85,6 +102,17 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	fakeClock = clocktesting.NewFakeClock(time.Now())
 	dataDir = GinkgoT().TempDir()
+	sink = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m delivery.Message
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		sinkMu.Lock()
+		sinkMsgs = append(sinkMsgs, m)
+		sinkMu.Unlock()
+	}))
+	DeferCleanup(sink.Close)
 	startManager()
 })
 
@@ -127,8 +155,11 @@ func startManager() {
 	Expect(err).NotTo(HaveOccurred())
 	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
 	engine.UseTools(turns.ToolSources{MCP: mcp})
+	allowSink, err := egress.Parse([]string{sink.URL + "/"}, false)
+	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, Clock: fakeClock, Events: events, MCP: mcp, WorkspaceRoot: dataDir + "/workspaces",
+		Deliverer: delivery.New(allowSink),
 	})).To(Succeed())
 	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser,
 		Events: events.GetEventRecorder("admission")})).To(Succeed())
