@@ -46,8 +46,9 @@ type Server struct {
 	once      sync.Once
 	// handlerNanos is the time spent inside tool handlers: a benchmark subtracts it.
 	handlerNanos atomic.Int64
-	// echoCalls counts the echo tool's calls.
-	echoCalls atomic.Int64
+	// echoCalls counts the echo tool's calls; echoStarts holds when each began.
+	echoCalls  atomic.Int64
+	echoStarts []time.Time
 
 	mu       sync.Mutex
 	handler  http.Handler
@@ -88,6 +89,9 @@ func newAt(sse, stateless bool, addr string) *Server {
 		release: make(chan struct{})}
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "echo", Description: "Echoes text."},
 		timed(s, func(_ context.Context, in EchoIn) (*mcp.CallToolResult, any, error) {
+			s.mu.Lock()
+			s.echoStarts = append(s.echoStarts, time.Now())
+			s.mu.Unlock()
 			s.echoCalls.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + in.Text}}}, nil, nil
 		}))
@@ -146,6 +150,13 @@ func timed[In, Out any](s *Server, h func(context.Context, In) (*mcp.CallToolRes
 
 // EchoCalls is how many times the echo tool was called.
 func (s *Server) EchoCalls() int { return int(s.echoCalls.Load()) }
+
+// EchoStarts are the times the echo tool's calls began, in order.
+func (s *Server) EchoStarts() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.echoStarts...)
+}
 
 // HandlerTime is the total time spent inside tool handlers so far.
 func (s *Server) HandlerTime() time.Duration { return time.Duration(s.handlerNanos.Load()) }
