@@ -147,7 +147,7 @@ func startManager() {
 	engine, err = turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, Clock: fakeClock, Recorder: events.GetEventRecorder("agent-runtime"),
-		MaxConcurrentTurns: maxTurns, StatusInterval: -1,
+		MaxConcurrentTurns: maxTurns,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(engine)).To(Succeed())
