@@ -63,7 +63,7 @@ type SessionSendReconciler struct {
 // wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
 func (r *SessionSendReconciler) wire() *SessionSendReconciler {
 	r.stepRunner = stepRunner[*v1.SessionSend]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
-		ownerKind: turns.OwnerSessionSend, of: r, lookup: r.Lookup, finishedNow: r.scheduleTTL}
+		ownerKind: turns.OwnerSessionSend, of: r, lookup: r.Lookup, finishedNow: r.scheduleTTL, awaiting: awaitingSend}
 	return r
 }
 
@@ -348,6 +348,7 @@ func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) e
 	r.wire()
 	return b.
 		For(&v1.SessionSend{}).
+		Owns(&v1.ToolApproval{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("sessionsend").Complete(r)

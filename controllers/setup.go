@@ -146,5 +146,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		sends.setupWith(b(), o.Concurrency),
 		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,
 			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
+		(&ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
+			announcer: ann}).setupWith(b()),
 	)
 }

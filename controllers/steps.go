@@ -82,6 +82,8 @@ type flow[T client.Object] struct {
 	// send's target, a run's child), the requesting session, and the agent.
 	session, requester *v1.AgentSession
 	agent              *v1.Agent
+	// awaiting is the pending ToolApproval a turn of this owner waits on.
+	awaiting *v1.ToolApproval
 }
 
 type queuedEvent struct{ typ, reason, msg string }
@@ -128,7 +130,10 @@ type stepRunner[T turnOwner] struct {
 	// finishedNow, when set, is told the status write that finished an object landed: what
 	// cannot wait for the cache to show it finished (a finished send never shows there).
 	finishedNow func(T)
-	stale       staleReads
+	// awaiting shows whether a turn's tool call waits for approval (flow.awaiting): the
+	// kind's phase AwaitingApproval and the condition of that name (approval_wait.go).
+	awaiting func(f *flow[T])
+	stale    staleReads
 	// lookup finds a turn's session and its Agent, which the turn request carries.
 	lookup lookup.Lookup
 }
@@ -168,6 +173,9 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	f := &flow[T]{obj: obj, owner: owner, log: log}
 	before := obj.DeepCopyObject().(T)
 	stepErr := r.runSteps(ctx, f)
+	if r.awaiting != nil && !obj.GetOwnerStatus().Finished() {
+		r.awaiting(f)
+	}
 	// The steps change only status, so a changed object is a changed status.
 	if !equality.Semantic.DeepEqual(before, obj) {
 		obj.GetOwnerStatus().ObservedGeneration = obj.GetGeneration()
@@ -242,7 +250,14 @@ func (r *stepRunner[T]) release(owner turns.Owner, log logr.Logger, why string) 
 func (r *stepRunner[T]) runTurn(ctx context.Context, f *flow[T], step string, build func() turns.TurnRequest) (turns.TurnResult, bool, error) {
 	id := turns.TurnID(f.obj.GetUID(), step)
 	if res, ok := r.runner.Result(f.owner, id); ok {
-		return res, true, nil
+		if res.AwaitingApproval == "" {
+			return res, true, nil
+		}
+		if waiting, err := r.awaitApproval(ctx, f, res.AwaitingApproval); waiting || err != nil {
+			return turns.TurnResult{}, false, err
+		}
+		// Decided: forget the waiting outcome; the same turn resumes from its transcript.
+		r.runner.Abort(f.owner)
 	}
 	req := build()
 	req.ID, req.Owner, req.Namespace = id, f.owner, f.obj.GetNamespace()

@@ -59,7 +59,7 @@ type SubagentRunReconciler struct {
 // wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
 func (r *SubagentRunReconciler) wire() *SubagentRunReconciler {
 	r.stepRunner = stepRunner[*v1.SubagentRun]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
-		ownerKind: turns.OwnerSubagentRun, of: r, lookup: r.Lookup}
+		ownerKind: turns.OwnerSubagentRun, of: r, lookup: r.Lookup, awaiting: awaitingRun}
 	return r
 }
 
@@ -247,7 +247,7 @@ func runTimeout(run *v1.SubagentRun, agent *v1.Agent) time.Duration {
 // task runs the task in the child under the run timeout and records the outcome.
 func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
 	run, st, child := f.obj, &f.obj.Status, f.session
-	if st.Phase != v1.RunRunning {
+	if st.Phase != v1.RunRunning && st.Phase != v1.RunAwaitingApproval {
 		return true, nil
 	}
 	res, ok, err := r.runTurn(ctx, f, "task", func() turns.TurnRequest {
@@ -457,6 +457,7 @@ func (r *SubagentRunReconciler) setupWith(b *builder.Builder, concurrency int) e
 	return b.
 		For(&v1.SubagentRun{}).
 		Owns(&v1.AgentSession{}).
+		Owns(&v1.ToolApproval{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("subagentrun").Complete(r)

@@ -42,6 +42,7 @@ func (v *SessionPolicyValidator) validate(p *v1.SessionPolicy) (admission.Warnin
 			errs = append(errs, field.Invalid(allow.Index(i), g, err.Error()))
 		}
 	}
+	errs = append(errs, policy.ValidateApprovalPolicy(p.Spec.ToolApproval, field.NewPath("spec", "toolApproval"))...)
 	var warnings admission.Warnings
 	if len(p.Spec.AgentToAgent.Allow) > 0 && !p.Spec.AgentToAgent.Enabled {
 		warnings = append(warnings, "spec.agentToAgent.allow has no effect while spec.agentToAgent.enabled is false")
@@ -87,6 +88,7 @@ func (v *AgentValidator) validate(a *v1.Agent) (admission.Warnings, error) {
 			errs = append(errs, field.Invalid(script.Index(i).Child("match"), r.Match, err.Error()))
 		}
 	}
+	errs = append(errs, policy.ValidateApprovalPolicy(a.Spec.Tools.Approval, field.NewPath("spec", "tools", "approval"))...)
 	if len(errs) > 0 {
 		return nil, invalid("Agent", a.Name, errs...)
 	}

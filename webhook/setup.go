@@ -71,6 +71,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			WithDefaulter(&PolicySecrets{gate}).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(withLog[*v1.Agent]("agent", &AgentValidator{})).
 			WithDefaulter(&AgentSecrets{gate}).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.ToolApproval{}).WithValidator(withLog[*v1.ToolApproval]("toolApproval", &ToolApprovalValidator{az})).
+			WithDefaulter(DecidedBy{}).Complete(),
 	)
 }
 

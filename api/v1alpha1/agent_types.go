@@ -220,6 +220,9 @@ type ToolsSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
 	A2AAgents []A2AAgent `json:"a2aAgents,omitempty"`
+	// approval says which tool calls of this agent wait for a person's decision; a SessionPolicy's require wins over an allow here.
+	// +optional
+	Approval *ApprovalPolicy `json:"approval,omitempty"`
 }
 
 // A2AAgent is a remote A2A agent the agent's turns may send a message to and wait for.

@@ -174,6 +174,9 @@ type SessionPolicySpec struct {
 	// budgets bound what the namespace's turns spend: per window, per send and per run tree.
 	// +optional
 	Budgets *Budgets `json:"budgets,omitempty"`
+	// toolApproval says which tool calls in this namespace wait for a person's decision; its require cannot be loosened by an Agent's allow.
+	// +optional
+	ToolApproval *ApprovalPolicy `json:"toolApproval,omitempty"`
 }
 
 // ChainLimits bound what agents start on their own: how long and how large a chain of tool-made sends and spawns may grow, how often it may repeat a pair, and how fast a namespace's tools may create them.

@@ -33,17 +33,19 @@ const (
 const DefaultSendTimeoutSeconds = 30
 
 // SendPhase is the step a send is in.
-// +kubebuilder:validation:Enum=Pending;Running;ReplyBack;Announcing;Completed;Failed;Cancelled
+// +kubebuilder:validation:Enum=Pending;Running;AwaitingApproval;ReplyBack;Announcing;Completed;Failed;Cancelled
 type SendPhase string
 
 const (
-	SendPending    SendPhase = "Pending"
-	SendRunning    SendPhase = "Running"
-	SendReplyBack  SendPhase = "ReplyBack"
-	SendAnnouncing SendPhase = "Announcing"
-	SendCompleted  SendPhase = "Completed"
-	SendFailed     SendPhase = "Failed"
-	SendCancelled  SendPhase = "Cancelled"
+	SendPending SendPhase = "Pending"
+	SendRunning SendPhase = "Running"
+	// SendAwaitingApproval: a tool call of the send's turn waits for a person (a ToolApproval).
+	SendAwaitingApproval SendPhase = "AwaitingApproval"
+	SendReplyBack        SendPhase = "ReplyBack"
+	SendAnnouncing       SendPhase = "Announcing"
+	SendCompleted        SendPhase = "Completed"
+	SendFailed           SendPhase = "Failed"
+	SendCancelled        SendPhase = "Cancelled"
 )
 
 // SessionSendSpec is a sessions_send call. It cannot change once created, but for cancel.

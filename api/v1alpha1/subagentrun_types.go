@@ -55,16 +55,18 @@ const (
 )
 
 // RunPhase is the lifecycle of a sub-agent run.
-// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed;TimedOut;Cancelled
+// +kubebuilder:validation:Enum=Pending;Running;AwaitingApproval;Succeeded;Failed;TimedOut;Cancelled
 type RunPhase string
 
 const (
-	RunPending   RunPhase = "Pending"
-	RunRunning   RunPhase = "Running"
-	RunSucceeded RunPhase = "Succeeded"
-	RunFailed    RunPhase = "Failed"
-	RunTimedOut  RunPhase = "TimedOut"
-	RunCancelled RunPhase = "Cancelled"
+	RunPending RunPhase = "Pending"
+	RunRunning RunPhase = "Running"
+	// RunAwaitingApproval: a tool call of the child's turn waits for a person (a ToolApproval).
+	RunAwaitingApproval RunPhase = "AwaitingApproval"
+	RunSucceeded        RunPhase = "Succeeded"
+	RunFailed           RunPhase = "Failed"
+	RunTimedOut         RunPhase = "TimedOut"
+	RunCancelled        RunPhase = "Cancelled"
 )
 
 // Attachment is an inline file for the child's workspace.

@@ -44,7 +44,13 @@ const (
 	// transcript-store's) asks the API server for them (Selectable).
 	SendTarget = "status.targetSessionKey"
 	SendKey    = "spec.sessionKey"
+	// ApprovalOwner is a ToolApproval's spec.owner as <Kind>/<name> (ApprovalOwnerKey):
+	// an owner that ends expires its pending approvals.
+	ApprovalOwner = "spec.owner"
 )
+
+// ApprovalOwnerKey is the ApprovalOwner index value of an owner.
+func ApprovalOwnerKey(kind, name string) string { return kind + "/" + name }
 
 // Setup registers every index with the manager's field indexer. On an informer cache the
 // indexes are namespaced only (see namespaced): every lookup names its namespace.
@@ -59,6 +65,10 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 	}{
 		{&v1.SubagentRun{}, RunRequester, func(o client.Object) []string { return nonEmpty(o.(*v1.SubagentRun).Spec.RequesterSessionKey) }},
 		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
+		{&v1.ToolApproval{}, ApprovalOwner, func(o client.Object) []string {
+			ow := o.(*v1.ToolApproval).Spec.Owner
+			return []string{ApprovalOwnerKey(ow.Kind, ow.Name)}
+		}},
 	}
 	for _, ix := range indexes {
 		if err := indexField(ctx, fi, ix.obj, ix.field, ix.fn); err != nil {

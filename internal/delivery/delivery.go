@@ -44,6 +44,22 @@ type Message struct {
 	ThreadID       string `json:"threadId,omitempty"`
 	Text           string `json:"message"`
 	IdempotencyKey string `json:"idempotencyKey"`
+	// Type is empty for an announce, TypeApprovalRequested for a tool call that waits for a
+	// person (Text is then a link-free summary and Approval says which call).
+	Type     string          `json:"type,omitempty"`
+	Approval *ApprovalNotice `json:"approval,omitempty"`
+}
+
+// TypeApprovalRequested is the type of the message a chat bridge gets when a tool call of
+// the session waits for a person's decision.
+const TypeApprovalRequested = "approval.requested"
+
+// ApprovalNotice names the ToolApproval a person is asked to decide.
+type ApprovalNotice struct {
+	Name      string `json:"name"`
+	Tool      string `json:"tool"`
+	Arguments string `json:"arguments,omitempty"`
+	ExpiresAt string `json:"expiresAt"`
 }
 
 // Sink is where one channel's announces go.

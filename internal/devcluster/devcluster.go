@@ -79,6 +79,8 @@ type Cluster struct {
 	env            *envtest.Environment
 	Config         *rest.Config
 	Kubeconfig     string
+	// managerKubeconfig is the manager's own: its ServiceAccount, not the people's.
+	managerKubeconfig string
 	// HistoryAddr is the transcript-store's public API address (host:port), served over
 	// HTTPS with a self-signed certificate: HistoryURL and HistoryCAFile.
 	HistoryAddr string
@@ -228,16 +230,37 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 
 // writeKubeconfig gives people a ServiceAccount token bound to cluster-admin rather than a
 // client certificate: the same credential then works for kubectl and for the history API,
-// which authenticates bearer tokens with TokenReview.
+// which authenticates bearer tokens with TokenReview. The manager gets its own
+// ServiceAccount and kubeconfig, as in a cluster: the webhooks tell its writes (tool-made
+// objects, expiring approvals) from a person's by the user, so the two must differ.
 func (c *Cluster) writeKubeconfig(ctx context.Context) error {
 	cs, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return err
 	}
-	const ns, name = "default", "dev-admin"
+	if c.Token, err = adminToken(ctx, cs, "dev-admin"); err != nil {
+		return err
+	}
+	c.Kubeconfig = filepath.Join(c.opts.StateDir, "kubeconfig")
+	if err := c.kubeconfigFor("dev-admin", c.Token, c.Kubeconfig); err != nil {
+		return err
+	}
+	managerToken, err := adminToken(ctx, cs, "agent-sessions-manager")
+	if err != nil {
+		return err
+	}
+	c.managerKubeconfig = filepath.Join(c.opts.StateDir, "manager.kubeconfig")
+	return c.kubeconfigFor("agent-sessions-manager", managerToken, c.managerKubeconfig)
+}
+
+// adminToken makes the ServiceAccount name in default, binds it to cluster-admin and returns
+// a week's token for it: the API server's own audiences plus the one the transcript-store
+// asks of history readers.
+func adminToken(ctx context.Context, cs kubernetes.Interface, name string) (string, error) {
+	const ns = "default"
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
 	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create %s service account: %w", name, err)
+		return "", fmt.Errorf("create %s service account: %w", name, err)
 	}
 	crb := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -245,28 +268,29 @@ func (c *Cluster) writeKubeconfig(ctx context.Context) error {
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}},
 	}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("bind %s to cluster-admin: %w", name, err)
+		return "", fmt.Errorf("bind %s to cluster-admin: %w", name, err)
 	}
-	// One token for kubectl and the history API: the API server's own audiences plus the
-	// one the transcript-store asks of history readers.
 	audiences, err := apiAudiences(ctx, cs, ns, name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](7 * 24 * 3600), Audiences: append(audiences, HistoryAudience)},
 	}, metav1.CreateOptions{})
 	if err != nil {
-		return fmt.Errorf("token for %s: %w", name, err)
+		return "", fmt.Errorf("token for %s: %w", name, err)
 	}
-	c.Token = tr.Status.Token
+	return tr.Status.Token, nil
+}
+
+// kubeconfigFor writes a kubeconfig of the local cluster for a token.
+func (c *Cluster) kubeconfigFor(user, token, path string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: c.Config.Host, CertificateAuthorityData: c.Config.CAData}
-	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: c.Token}
-	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: name, Namespace: ns}
+	kc.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: user, Namespace: "default"}
 	kc.CurrentContext = "local"
-	c.Kubeconfig = filepath.Join(c.opts.StateDir, "kubeconfig")
-	return clientcmd.WriteToFile(*kc, c.Kubeconfig)
+	return clientcmd.WriteToFile(*kc, path)
 }
 
 // HistoryAudience is the token audience the transcript-store asks of history readers (its
@@ -432,7 +456,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		return nil, err
 	}
 	mgr := &process{name: "manager", path: filepath.Join(c.opts.BinDir, "manager"), args: []string{
-		"--kubeconfig=" + c.Kubeconfig,
+		"--kubeconfig=" + c.managerKubeconfig,
 		"--metrics-bind-address=" + o.metricsAddr,
 		"--transcript-socket=" + socket,
 		"--workspace-root=" + filepath.Join(dataDir, "workspaces"),

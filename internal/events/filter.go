@@ -44,7 +44,7 @@ var ErrUnknownSession = errors.New("unknown session")
 // name its access is judged on.
 type Followed struct{ Key, Name string }
 
-var knownKinds = []string{KindSessionsChanged, KindSessionMessage, KindSendsChanged, KindRunsChanged}
+var knownKinds = []string{KindSessionsChanged, KindSessionMessage, KindSendsChanged, KindRunsChanged, KindApprovalsChanged}
 
 // ParseFilter reads ?namespace=&session=&session=&kinds=a,b from a request's query; session
 // is repeated to follow several sessions in one stream.

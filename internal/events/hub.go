@@ -33,7 +33,10 @@ const (
 	KindSessionMessage  = "session.message"
 	KindSendsChanged    = "sends.changed"
 	KindRunsChanged     = "runs.changed"
-	KindReset           = "reset"
+	// KindApprovalsChanged: a tool call began to wait for a person (requested), was
+	// decided (decided) or expired (expired); judged by the calling session.
+	KindApprovalsChanged = "approvals.changed"
+	KindReset            = "reset"
 )
 
 // Event is one published change. Name is the AgentSession's object name the event is

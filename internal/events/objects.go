@@ -27,8 +27,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
-// ObjectChange is one informer notification about an AgentSession, SessionSend or
-// SubagentRun: old is nil for an add, cur nil for a delete.
+// ObjectChange is one informer notification about an AgentSession, SessionSend,
+// SubagentRun or ToolApproval: old is nil for an add, cur nil for a delete.
 type ObjectChange struct{ Old, Cur client.Object }
 
 // Classify maps an informer notification to the event it publishes: its kind, phase, the
@@ -68,8 +68,33 @@ func Classify(c ObjectChange) (kind, phase, key, name string, ok bool) {
 			key = o.Status.ChildSessionKey
 		}
 		return KindRunsChanged, phase, key, sessionkey.ObjectName(key), key != ""
+	case *v1.ToolApproval:
+		phase, ok = approvalPhase(c, o)
+		return KindApprovalsChanged, phase, o.Spec.SessionKey, sessionkey.ObjectName(o.Spec.SessionKey), ok
 	}
 	return "", "", "", "", false
+}
+
+// approvalPhase is requested while the approval waits (its Pending status landed, no
+// decision yet), decided or expired once it ended. A watch that keeps nothing hands the
+// same object as old and new: the phase then comes from the object alone; with a distinct
+// old object, a change that leaves the phase as it was publishes nothing.
+func approvalPhase(c ObjectChange, cur *v1.ToolApproval) (string, bool) {
+	if c.Cur == nil {
+		return "", false
+	}
+	if old, _ := c.Old.(*v1.ToolApproval); old != nil && old != cur && old.Status.Phase == cur.Status.Phase {
+		return "", false
+	}
+	switch {
+	case cur.Status.Phase == v1.ApprovalPending && cur.Spec.Decision == "":
+		return "requested", true
+	case cur.Status.Phase == v1.ApprovalExpired:
+		return "expired", true
+	case cur.Status.Decided():
+		return "decided", true
+	}
+	return "", false
 }
 
 // PublishChange publishes one informer notification, with the object (managed fields
@@ -92,7 +117,7 @@ func (h *Hub) PublishChange(c ObjectChange) {
 	h.PublishObject(kind, phase, obj.GetNamespace(), key, name, data)
 }
 
-// Watch feeds the hub from the cache's session informer, and from watches of sends and runs
+// Watch feeds the hub from the cache's session informer, and from watches of sends, runs and tool approvals
 // (w) that keep nothing: the transcript-store caches no sends or runs, whose finished ones
 // would outgrow its memory. sel, when set, selects the objects watched (a shard's own). It returns once the session handler is registered (the cache
 // must be started by the caller); the send and run watches go on until ctx is done.
@@ -127,6 +152,7 @@ func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch, sel 
 	}
 	go follow(ctx, w, func() client.ObjectList { return &v1.SessionSendList{} }, sel, h.PublishChange)
 	go follow(ctx, w, func() client.ObjectList { return &v1.SubagentRunList{} }, sel, h.PublishChange)
+	go follow(ctx, w, func() client.ObjectList { return &v1.ToolApprovalList{} }, sel, h.PublishChange)
 	return nil
 }
 

@@ -31,6 +31,10 @@ func TestClassify(t *testing.T) {
 	send := &v1.SessionSend{Spec: v1.SessionSendSpec{SessionKey: "main"}, Status: v1.SessionSendStatus{TargetSessionKey: "agent:a:main"}}
 	run := &v1.SubagentRun{Spec: v1.SubagentRunSpec{RequesterSessionKey: "agent:r:main"}}
 	orphan := &v1.SubagentRun{}
+	tap := func(p v1.ApprovalPhase) *v1.ToolApproval {
+		return &v1.ToolApproval{Spec: v1.ToolApprovalSpec{SessionKey: "agent:a:main"}, Status: v1.ToolApprovalStatus{Phase: p}}
+	}
+	pending := tap(v1.ApprovalPending)
 	for _, tc := range []struct {
 		name                  string
 		c                     ObjectChange
@@ -45,6 +49,13 @@ func TestClassify(t *testing.T) {
 		{"send judged by its target", ObjectChange{Cur: send}, KindSendsChanged, PhaseCreated, "agent:a:main", "agent-a-main", true},
 		{"run judged by its requester", ObjectChange{Old: run, Cur: run}, KindRunsChanged, PhaseUpdated, "agent:r:main", "agent-r-main", true},
 		{"run of no session", ObjectChange{Cur: orphan}, KindRunsChanged, PhaseCreated, "", "", false},
+		{"approval created, not yet pending", ObjectChange{Cur: tap("")}, KindApprovalsChanged, "", "", "", false},
+		{"approval requested", ObjectChange{Old: tap(""), Cur: tap(v1.ApprovalPending)}, KindApprovalsChanged, "requested", "agent:a:main", "agent-a-main", true},
+		{"approval decided", ObjectChange{Old: tap(v1.ApprovalPending), Cur: tap(v1.ApprovalDenied)}, KindApprovalsChanged, "decided", "agent:a:main", "agent-a-main", true},
+		{"approval expired", ObjectChange{Old: tap(v1.ApprovalPending), Cur: tap(v1.ApprovalExpired)}, KindApprovalsChanged, "expired", "agent:a:main", "agent-a-main", true},
+		{"approval spec decided, status not yet", ObjectChange{Old: tap(v1.ApprovalPending), Cur: tap(v1.ApprovalPending)}, KindApprovalsChanged, "", "", "", false},
+		{"approval requested, from a watch that keeps nothing", ObjectChange{Old: pending, Cur: pending}, KindApprovalsChanged, "requested", "agent:a:main", "agent-a-main", true},
+		{"approval deleted", ObjectChange{Old: tap(v1.ApprovalApproved)}, KindApprovalsChanged, "", "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kind, phase, key, name, ok := Classify(tc.c)

@@ -219,8 +219,11 @@ func hostAllowed(r *http.Request, allowed []string) bool {
 	return true
 }
 
-// Tools are the session tools and subagents, as /mcp and the console offer them.
-func Tools() []sessiontools.Tool { return append(sessiontools.All(), subagentsTool()) }
+// Tools are the session tools, subagents and the approval tools, as /mcp and the console
+// offer them.
+func Tools() []sessiontools.Tool {
+	return append(sessiontools.All(), subagentsTool(), approvalsListTool(), approvalsDecideTool())
+}
 
 // ToolNames are the tools /mcp and /console/tools/ offer, each a door of its own (the door
 // matrix test needs a row for each).

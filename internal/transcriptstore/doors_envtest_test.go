@@ -52,9 +52,7 @@ func (r doorRow) String() string {
 }
 
 // noDoorYet are the rights no door asks yet, and why.
-var noDoorYet = map[string]string{
-	caller.DecideApproval.Name: "tool approvals have no door yet; their door must add rows",
-}
+var noDoorYet = map[string]string{}
 
 // toolCase is a session tool asked with args, allowed when ok holds for its result.
 type toolCase struct {
@@ -84,6 +82,9 @@ var toolCases = []toolCase{
 	{name: "agents_list", right: caller.ListSessions, ok: notErr},
 	{name: "subagents", right: caller.ListSessions, args: map[string]any{"sessionKey": keyA}, ok: says(heldRun)},
 	{name: "subagents", right: caller.CancelRun, args: map[string]any{"sessionKey": keyA, "cancel": heldRun}, ok: says(`"cancelled":true`)},
+	{name: "approvals_list", right: caller.ListApprovals, ok: says(heldApproval)},
+	{name: "approvals_decide", right: caller.DecideApproval, args: map[string]any{"name": decidedApproval, "decision": "Approved"},
+		ok: says(`"decision":"Approved"`)},
 }
 
 // status is a row allowed when the door answers want.
@@ -182,6 +183,8 @@ func rulesFor(rights []caller.Right) []rbacv1.PolicyRule {
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: group, Resources: []string{"agentsessions"}, Verbs: []string{"get", "watch"}},
 		{APIGroups: group, Resources: []string{"agents", "sessionpolicies", "sessionsends", "subagentruns"}, Verbs: []string{"get", "list", "watch"}},
+		// The decision is a patch; the access layer's approve is what grants it.
+		{APIGroups: group, Resources: []string{"toolapprovals"}, Verbs: []string{"get", "patch"}},
 	}
 	for _, r := range rights {
 		res := r.Resource

@@ -55,15 +55,20 @@ import (
 // as its own user with the shipped RBAC, two sessions with transcripts in namespace team,
 // and callers that are ServiceAccounts with tokens for the history audience.
 const (
-	doorNS    = "team"
-	otherNS   = "other"
-	keyA      = "agent:a:main"
-	keyB      = "agent:a:other"
-	audience  = "agent-sessions"
-	heldSend  = "held-send"
-	heldRun   = "held-run"
-	heldTask  = "held-a2a-send"
-	sidecarID = "transcript-store"
+	doorNS   = "team"
+	otherNS  = "other"
+	keyA     = "agent:a:main"
+	keyB     = "agent:a:other"
+	audience = "agent-sessions"
+	heldSend = "held-send"
+	heldRun  = "held-run"
+	heldTask = "held-a2a-send"
+	// heldApproval waits for a decision (no manager runs here to expire or resume it);
+	// decidedApproval is the one the decide rows approve (again and again: the same
+	// decision is no change).
+	heldApproval    = "held-approval"
+	decidedApproval = "decided-approval"
+	sidecarID       = "transcript-store"
 )
 
 type doorFixture struct {
@@ -177,6 +182,11 @@ func startDoors(t *testing.T) *doorFixture {
 	f.heldTaskID = sessiontools.TurnID(task.UID, "round-1")
 	f.must(f.admin.Create(ctx, &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldRun},
 		Spec: v1.SubagentRunSpec{AgentID: "a", Task: "held", RequesterSessionKey: keyA}}))
+	for _, name := range []string{heldApproval, decidedApproval} {
+		f.must(f.admin.Create(ctx, &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: name},
+			Spec: v1.ToolApprovalSpec{SessionKey: keyA, AgentID: "a", Tool: "mcp__db__drop", Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: heldSend},
+				ExpiresAt: metav1.NewTime(time.Now().Add(time.Hour))}}))
+	}
 	return f
 }
 

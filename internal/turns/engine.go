@@ -173,6 +173,7 @@ func NewEngine(o Options) (*Engine, error) {
 		toolEnv: sessiontools.Env{Client: o.Client, Reader: o.Reader, APIReader: o.APIReader,
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
+	approvalsOverdue.src.Store(&approvalSource{reader: o.Reader, clock: o.Clock})
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil
 }

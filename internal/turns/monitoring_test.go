@@ -35,7 +35,8 @@ func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	cs := []prometheus.Collector{turnsTotal, turnDuration, modelTokensTotal, modelCostTotal, modelCallDuration,
 		toolCallsTotal, toolCallDuration, FinishedTotal, laneQueueDepth, turnsRunning, BudgetWindowSpend, BudgetWindowLimit,
-		compactionsTotal, compactionTokensSaved}
+		compactionsTotal, compactionTokensSaved,
+		approvalsTotal, approvalDecisionSeconds, approvalsOverdue}
 	m := store.NewMetrics(nil)
 	v := reflect.ValueOf(m).Elem()
 	for i := range v.NumField() {

@@ -120,6 +120,9 @@ type TurnResult struct {
 	Started, Finished time.Time
 	// Compacted says the turn's compaction step made a compaction record.
 	Compacted bool
+	// AwaitingApproval names the ToolApproval a tool call of the turn waits on: the turn
+	// ended without failing and is submitted again once the approval is decided.
+	AwaitingApproval string
 }
 
 // Runner is what reconcilers use; *Engine implements it.

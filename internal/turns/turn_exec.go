@@ -92,7 +92,7 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 		err = t.compact(ctx)
 	}
 	if err == nil && !req.Compact {
-		err = t.loop(ctx)
+		err = t.awaitOutcome(t.loop(ctx))
 	}
 	if ferr := t.flush(context.WithoutCancel(ctx)); err == nil {
 		err = ferr
@@ -282,11 +282,22 @@ func (t *turn) callTool(ctx context.Context, call *provider.ToolCall) error {
 	if r, ok := t.done[t.key()]; ok {
 		msg = r.Message
 	} else {
-		text, isErr := t.e.tools.run(ctx, t, call)
+		text, isErr, gated, err := t.gate(ctx, call)
+		if err != nil {
+			return err
+		}
+		if !gated {
+			text, isErr = t.e.tools.run(ctx, t, call)
+		}
 		if err := interruption(ctx); err != nil {
 			return err
 		}
 		msg = t.reuse(toolResultMessage(call, text, isErr))
+		if gated { // a decided call's result is durable at once: it never runs twice
+			if err := t.flush(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	pm, _ := toProvider(&msg)
 	t.msgs = append(t.msgs, pm)

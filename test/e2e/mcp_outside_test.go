@@ -110,7 +110,7 @@ spec:
 	It("lists the tools, sends into a session and reads its history with a ServiceAccount token", func() {
 		r := runClient(cluster.MCPURL("default"), cluster.Token)
 		Expect(r.Refused).To(BeZero(), r.Error)
-		Expect(r.Tools).To(Equal([]string{"agents_list", "sessions_history", "sessions_list", "sessions_search", "sessions_send", "sessions_spawn", "subagents"}))
+		Expect(r.Tools).To(Equal([]string{"agents_list", "approvals_decide", "approvals_list", "sessions_history", "sessions_list", "sessions_search", "sessions_send", "sessions_spawn", "subagents"}))
 		Expect(r.Send).To(ContainSubstring(`"status":"ok"`))
 		Expect(r.Send).To(ContainSubstring(`"reply":"hi from inside"`))
 		Expect(r.History).To(ContainSubstring("hello from outside"))

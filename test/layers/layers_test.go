@@ -55,7 +55,7 @@ var layers = [][]string{
 	// the transcript-store program
 	{"internal/transcriptstore"},
 	// test helpers and suites that run whole programs
-	{"controllers/envtest", "controllers/envtest/storm", "internal/console/browsertest",
+	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/storm", "internal/console/browsertest",
 		"internal/console/chromiumtest", "internal/transcriptstore/envtest",
 		"internal/transcriptstore/sidecartest", "webhook/envtest"},
 }

@@ -15,24 +15,17 @@
 package envtest
 
 import (
-	"bytes"
 	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -54,30 +47,13 @@ const existingChild = "agent:research:subagent:0b6f9a3e-1111-4222-8333-444455556
 
 // userClient provisions a user with a client certificate.
 func userClient(name string) client.Client {
-	u, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:authenticated"}}, cfg)
-	Expect(err).NotTo(HaveOccurred())
-	c, err := client.New(u.Config(), client.Options{Scheme: testenv.Scheme()})
+	c, err := testenv.UserClient(env, cfg, name)
 	Expect(err).NotTo(HaveOccurred())
 	return c
 }
 
 // shippedRoles creates the ClusterRoles of config/rbac/user_roles.yaml as shipped.
-func shippedRoles() {
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", "user_roles.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		role := &rbacv1.ClusterRole{}
-		err := dec.Decode(role)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		Expect(err).NotTo(HaveOccurred())
-		if err := k8s.Create(ctx, role); !apierrors.IsAlreadyExists(err) {
-			Expect(err).NotTo(HaveOccurred())
-		}
-	}
-}
+func shippedRoles() { Expect(testenv.ShippedRoles(ctx, k8s)).To(Succeed()) }
 
 func bind(ns, user string, clusterRoles ...string) {
 	for _, r := range clusterRoles {

@@ -46,6 +46,9 @@ type Server struct {
 	once      sync.Once
 	// handlerNanos is the time spent inside tool handlers: a benchmark subtracts it.
 	handlerNanos atomic.Int64
+	// echoCalls counts the echo tool's calls; echoStarts holds when each began.
+	echoCalls  atomic.Int64
+	echoStarts []time.Time
 
 	mu       sync.Mutex
 	handler  http.Handler
@@ -86,6 +89,10 @@ func newAt(sse, stateless bool, addr string) *Server {
 		release: make(chan struct{})}
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "echo", Description: "Echoes text."},
 		timed(s, func(_ context.Context, in EchoIn) (*mcp.CallToolResult, any, error) {
+			s.mu.Lock()
+			s.echoStarts = append(s.echoStarts, time.Now())
+			s.mu.Unlock()
+			s.echoCalls.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + in.Text}}}, nil, nil
 		}))
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "add", Description: "Adds two integers."},
@@ -139,6 +146,16 @@ func timed[In, Out any](s *Server, h func(context.Context, In) (*mcp.CallToolRes
 		defer func() { s.handlerNanos.Add(int64(time.Since(start))) }()
 		return h(ctx, in)
 	}
+}
+
+// EchoCalls is how many times the echo tool was called.
+func (s *Server) EchoCalls() int { return int(s.echoCalls.Load()) }
+
+// EchoStarts are the times the echo tool's calls began, in order.
+func (s *Server) EchoStarts() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.echoStarts...)
 }
 
 // HandlerTime is the total time spent inside tool handlers so far.
