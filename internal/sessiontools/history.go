@@ -65,16 +65,9 @@ func historyTool() Tool {
 }
 
 func (c *Call) history(ctx context.Context, ref string, o transcript.ReadOptions) (any, error) {
-	target, err := c.resolveSession(ctx, ref)
+	target, err := c.visibleSession(ctx, ref)
 	if err != nil {
 		return nil, err
-	}
-	pol, err := c.sessionPolicy(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if ok, why := c.sees(ctx, pol, target); !ok {
-		return nil, errors.New(why)
 	}
 	if target.Status.SessionID == "" {
 		return nil, fmt.Errorf("session %q has no transcript yet", target.Spec.Key)
