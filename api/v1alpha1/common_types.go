@@ -63,6 +63,12 @@ func Finished(conditions []metav1.Condition) bool {
 // writes a session's status.phase.
 const ArchiveAtAnnotation = "sessions.agents.dev/archive-at"
 
+// ResetAnnotation on an AgentSession asks its controller to reset it: when its value is the
+// session's current status.sessionId, the controller archives that transcript and starts the
+// session on a new one with a new sessionId. A value naming an older sessionId does nothing,
+// so a reset asked twice, or after another reset, starts no third transcript.
+const ResetAnnotation = "sessions.agents.dev/reset"
+
 // Tokens of the session-tools specification that a model replies with, exactly.
 const (
 	// ReplySkip stops the reply-back ping-pong.

@@ -50,13 +50,16 @@ var (
 	// CancelSend and CancelRun: set spec.cancel on a send or a run.
 	CancelSend = Right{"CancelSend", "patch", "sessionsends", ""}
 	CancelRun  = Right{"CancelRun", "patch", "subagentruns", ""}
+	// ManageSession: patch a session's label, model or thinking level, archive or reset it
+	// (the sessions tool).
+	ManageSession = Right{"ManageSession", "patch", "agentsessions", ""}
 	// DecideApproval: decide a waiting tool call (verb approve on toolapprovals).
 	DecideApproval = Right{"DecideApproval", "approve", "toolapprovals", ""}
 )
 
 // Rights is every right, in the order docs/security.md lists them.
 func Rights() []Right {
-	return []Right{ReadTranscript, ListSessions, CreateSend, CreateRun, ActAs, CancelSend, CancelRun, DecideApproval}
+	return []Right{ReadTranscript, ListSessions, CreateSend, CreateRun, ActAs, CancelSend, CancelRun, ManageSession, DecideApproval}
 }
 
 // Attributes is the SubjectAccessReview that decides r on name in namespace.

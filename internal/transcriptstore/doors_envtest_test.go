@@ -82,6 +82,8 @@ var toolCases = []toolCase{
 		ok: says(`"status":"accepted"`)},
 	{name: "sessions_spawn", right: caller.CreateRun, args: map[string]any{"task": "t", "agentId": "a"}, ok: says(`"status":"accepted"`)},
 	{name: "agents_list", right: caller.ListSessions, ok: notErr},
+	{name: "sessions", right: caller.ManageSession, args: map[string]any{"action": "patch", "sessionKey": keyA, "label": "door"},
+		ok: says(`"status":"ok"`)},
 	{name: "session_status", right: caller.ReadTranscript, args: map[string]any{"sessionKey": keyA, "changesSince": 0}, ok: says(`"stateVersion":`)},
 	{name: "subagents", right: caller.ListSessions, args: map[string]any{"sessionKey": keyA}, ok: says(heldRun)},
 	{name: "subagents", right: caller.CancelRun, args: map[string]any{"sessionKey": keyA, "cancel": heldRun}, ok: says(`"cancelled":true`)},
