@@ -187,3 +187,20 @@ func TestSessionStatusArguments(t *testing.T) {
 		t.Errorf("a person's card = %+v, %v", out, err)
 	}
 }
+
+// sessions_yield speaks for a session only, and names what it waits for.
+func TestYield(t *testing.T) {
+	c := statusFixture(t)
+	out, err := yieldTool().Run(t.Context(), c, json.RawMessage(`{"message":"later"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(YieldResult)
+	if got.Status != StatusYielded || got.Message != "later" || len(got.WaitingFor) != 2 {
+		t.Errorf("yield = %+v, want yielded, waiting for the send and the run in flight", got)
+	}
+	c.Session = nil
+	if _, err := yieldTool().Run(t.Context(), c, nil); err == nil {
+		t.Errorf("a person's yield: no error, want one (no session to end a turn of)")
+	}
+}

@@ -51,7 +51,7 @@ type Tool struct {
 
 // All is the session tools, in the order they are offered.
 func All() []Tool {
-	return []Tool{listTool(), historyTool(), searchTool(), sendTool(), spawnTool(), agentsListTool(), statusTool(), manageTool()}
+	return []Tool{listTool(), historyTool(), searchTool(), sendTool(), spawnTool(), agentsListTool(), statusTool(), manageTool(), yieldTool()}
 }
 
 // Transcripts reads transcripts: the store in the manager, the local one in the sidecar.

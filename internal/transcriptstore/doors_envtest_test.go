@@ -84,6 +84,7 @@ var toolCases = []toolCase{
 	{name: "agents_list", right: caller.ListSessions, ok: notErr},
 	{name: "sessions", right: caller.ManageSession, args: map[string]any{"action": "patch", "sessionKey": keyA, "label": "door"},
 		ok: says(`"status":"ok"`)},
+	{name: "sessions_yield", right: caller.ActAs, session: keyA, ok: says(`"status":"yielded"`)},
 	{name: "session_status", right: caller.ReadTranscript, args: map[string]any{"sessionKey": keyA, "changesSince": 0}, ok: says(`"stateVersion":`)},
 	{name: "subagents", right: caller.ListSessions, args: map[string]any{"sessionKey": keyA}, ok: says(heldRun)},
 	{name: "subagents", right: caller.CancelRun, args: map[string]any{"sessionKey": keyA, "cancel": heldRun}, ok: says(`"cancelled":true`)},

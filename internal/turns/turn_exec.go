@@ -62,6 +62,9 @@ type turn struct {
 	cachedLast int64
 	appended   bool
 	contiguous bool
+
+	// yielded is set by a successful sessions_yield: the turn ends after its round of tools.
+	yielded bool
 }
 
 // runTurn runs one turn to its end and records it; the caller wakes the owner, then reports
@@ -229,6 +232,10 @@ func (t *turn) loop(ctx context.Context) error {
 				return err
 			}
 		}
+		if t.yielded {
+			t.res.StopReason = StopReasonYield
+			return nil
+		}
 	}
 	t.res.StopReason = provider.StopReasonToolCalls
 	return fmt.Errorf("%w: the model asked for tools after %d calls", ErrToolLoop, MaxToolIterations)
@@ -275,6 +282,7 @@ func (t *turn) callTool(ctx context.Context, call *provider.ToolCall) error {
 		}
 		msg = t.reuse(toolResultMessage(call, text, isErr))
 	}
+	t.yielded = t.yielded || yields(&msg)
 	pm, _ := toProvider(&msg)
 	t.msgs = append(t.msgs, pm)
 	t.res.LastToolResult = pm.Text
