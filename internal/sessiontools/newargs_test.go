@@ -190,3 +190,29 @@ func TestSendTargetArguments(t *testing.T) {
 		})
 	}
 }
+
+// context fork needs a calling session and its own agent; isolated (or none) is the seeds'.
+func TestForkable(t *testing.T) {
+	self := session("agent:bob:main", "bob", "sid-bob")
+	cases := map[string]struct {
+		a       spawnArgs
+		self    *v1.AgentSession
+		wantErr string
+	}{
+		"isolated by default":  {a: spawnArgs{Task: "t"}, self: nil},
+		"fork, same agent":     {a: spawnArgs{Task: "t", Context: "fork"}, self: self},
+		"fork, agent named":    {a: spawnArgs{Task: "t", Context: "fork", AgentID: "bob"}, self: self},
+		"fork, another agent":  {a: spawnArgs{Task: "t", Context: "fork", AgentID: "cy"}, self: self, wantErr: `context "fork" runs the child under this session's own agent bob, not cy: omit agentId or use context "isolated"`},
+		"fork without session": {a: spawnArgs{Task: "t", Context: "fork"}, wantErr: `context "fork" starts the child from the calling session's conversation and this call speaks for no session; use context "isolated"`},
+	}
+	for name, tc := range cases {
+		err := forkable(tc.a, tc.self)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.wantErr {
+			t.Errorf("%s: forkable = %q, want %q", name, got, tc.wantErr)
+		}
+	}
+}

@@ -86,6 +86,9 @@ type TurnRequest struct {
 	// TraceParent is the owner's trace (its tracing.Annotation): the turn's span is a child
 	// of that root. Empty: the turn starts no trace of its own.
 	TraceParent string
+	// ForkFrom, when set, is the session whose recent conversation the turn's session starts
+	// from (a spawn with context fork): it is copied before the input (see fork.go).
+	ForkFrom *ForkSource
 }
 
 // TurnResult is the outcome of a finished turn.

@@ -65,6 +65,8 @@ type turn struct {
 
 	// yielded is set by a successful sessions_yield: the turn ends after its round of tools.
 	yielded bool
+	// forked is the conversation a forked turn starts from (ForkFrom), read in prepare.
+	forked []transcript.Message
 }
 
 // runTurn runs one turn to its end and records it; the caller wakes the owner, then reports
@@ -134,7 +136,9 @@ func (t *turn) prepare(ctx context.Context) error {
 		t.system += req.SystemContext
 	}
 	t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
-
+	if err := t.readFork(ctx); err != nil {
+		return err
+	}
 	return t.loadHistory(ctx)
 }
 

@@ -100,6 +100,7 @@ func (t *turn) useHistory(recs []transcript.Record) {
 		}
 	}
 
+	history = append(history, t.queueFork()...)
 	t.recordSystemContext()
 	input := t.reuse(t.req.Input)
 	in, _ := toProvider(&input)
