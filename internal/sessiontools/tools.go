@@ -47,6 +47,9 @@ type Tool struct {
 	// Schema is the JSON schema of the arguments.
 	Schema json.RawMessage
 	Run    func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
+	// SessionOnly marks a tool that only a session can call (sessions_yield): doors that
+	// speak as a person, the console, do not offer it.
+	SessionOnly bool
 }
 
 // All is the session tools, in the order they are offered.

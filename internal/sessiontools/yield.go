@@ -41,7 +41,7 @@ type yieldArgs struct {
 }
 
 func yieldTool() Tool {
-	return Tool{Name: YieldTool,
+	return Tool{Name: YieldTool, SessionOnly: true,
 		Description: "End this turn now, with no further model call, and wait: each sub-agent's announced result starts the next turn. Use after spawning work you need the results of.",
 		Schema: Schema(map[string]any{
 			"message": map[string]any{"type": "string", "description": "a note recorded with the yield"},
