@@ -13,7 +13,8 @@
 // limitations under the License.
 
 // Package sessiontools is the seeds' session tools, defined once: sessions_list,
-// sessions_history, sessions_search, sessions_send, sessions_spawn and agents_list. The turn runtime offers
+// sessions_history, sessions_search, sessions_send, sessions_spawn and agents_list, and the
+// gateway's newer session_status, sessions (management) and sessions_yield. The turn runtime offers
 // them to models and the transcript-store's MCP endpoint offers them to callers outside the
 // cluster; both see the same names, schemas, arguments and result shapes.
 //
