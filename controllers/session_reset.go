@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,9 +31,9 @@ import (
 
 // resetWhenAsked starts the session on a new transcript when its reset annotation (the
 // sessions tool's reset) names its current sessionId: the old transcript is archived with
-// its workspace, a new one is created under a new sessionId, and the counters that describe
-// the transcript start again. Usage stays: it adds up what the session has cost. Each step
-// is idempotent, so a reconcile that fails half way is repeated whole.
+// its workspace, a new one is created under a new sessionId, and the counters, usage among
+// them, are the new transcript's (they are always read from the transcript: setCounters).
+// Each step is idempotent, so a reconcile that fails half way is repeated whole.
 func (r *AgentSessionReconciler) resetWhenAsked(ctx context.Context, s *v1.AgentSession) error {
 	old := s.Annotations[v1.ResetAnnotation]
 	if old == "" || old != s.Status.SessionID || s.Status.Phase == v1.SessionArchived {
@@ -53,8 +52,9 @@ func (r *AgentSessionReconciler) resetWhenAsked(ctx context.Context, s *v1.Agent
 	}
 	ctrl.LoggerFrom(ctx).V(2).Info("resetting session to a new transcript", "agentSession", klog.KObj(s), "from", old, "to", id)
 	st := &s.Status
-	st.SessionID, st.TranscriptPath, st.UpdatedAt = id, stats.Path, &metav1.Time{Time: stats.UpdatedAt}
-	st.MessageCount, st.LastMessagePreview, st.ContextTokens, st.SystemSent, st.AbortedLastRun = 0, "", 0, false, false
+	st.SessionID, st.TranscriptPath = id, stats.Path
+	st.LastMessagePreview, st.ContextTokens, st.SystemSent, st.AbortedLastRun = "", 0, false, false
+	setCounters(st, stats)
 	return nil
 }
 
