@@ -57,8 +57,18 @@ const text = async (name, args) => (await client.callTool({ name, arguments: arg
 // The gateway's newer tools and parameters (issue 38), with the same names and shapes.
 const status = await text("session_status", { sessionKey: "agent:outside:main", changesSince: 0 });
 const patch = await text("sessions", { action: "patch", sessionKey: "agent:outside:main", label: "outside-door" });
-const listed = await text("sessions_list", { label: "outside-door", includeLastMessage: true });
-const byLabel = await text("sessions_send", { label: "outside-door", message: "hello by label", timeoutSeconds: 60 });
+// The sidecar reads sessions from its cache: the label shows there soon after the patch.
+const settled = async (name, args, ok) => {
+  let out = "";
+  for (let i = 0; i < 100; i++) {
+    out = await text(name, args);
+    if (ok(out)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return out;
+};
+const listed = await settled("sessions_list", { label: "outside-door", includeLastMessage: true }, (t) => t.includes("agent:outside:main"));
+const byLabel = await settled("sessions_send", { label: "outside-door", message: "hello by label", timeoutSeconds: 60 }, (t) => !t.includes("no active session"));
 await client.close();
 // sessions_yield speaks for a session: a connection acting as one (act-as) may call it.
 const asSession = new Client({ name: "e2e-outside-session", version: "0.0.0" });
