@@ -93,6 +93,9 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	base := s.DeepCopy()
 	res := r.archiveWhenAsked(ctx, s)
+	if err := r.resetWhenAsked(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.reconcileTranscript(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -120,6 +123,9 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	// reconcile it is retried in creates (idempotently) and says it then.
 	if base.Status.SessionID == "" && s.Status.SessionID != "" {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", s.Status.TranscriptPath)
+	}
+	if base.Status.SessionID != "" && s.Status.SessionID != base.Status.SessionID {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Reset", "Reset", "reset: transcript %s archived, new sessionId %s", base.Status.SessionID, s.Status.SessionID)
 	}
 	return res, nil
 }

@@ -258,6 +258,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 		if t := runTimeout(run, f.agent); t > 0 {
 			req.Deadline = st.StartedAt.Add(t)
 		}
+		req.ForkFrom = forkSource(run, f.requester)
 		return req
 	})
 	if !ok || err != nil {

@@ -68,6 +68,12 @@ const ArchiveAtAnnotation = "sessions.agents.dev/archive-at"
 // the compaction step once per value and then removes the annotation.
 const CompactRequestAnnotation = "sessions.agents.dev/compact-request"
 
+// ResetAnnotation on an AgentSession asks its controller to reset it: when its value is the
+// session's current status.sessionId, the controller archives that transcript and starts the
+// session on a new one with a new sessionId. A value naming an older sessionId does nothing,
+// so a reset asked twice, or after another reset, starts no third transcript.
+const ResetAnnotation = "sessions.agents.dev/reset"
+
 // Tokens of the session-tools specification that a model replies with, exactly.
 const (
 	// ReplySkip stops the reply-back ping-pong.

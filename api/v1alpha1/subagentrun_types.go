@@ -27,6 +27,16 @@ const (
 	ModeSession SpawnMode = "session"
 )
 
+// SpawnContext is what the child starts from: isolated (nothing but its task) or fork (the
+// requester's recent conversation, then its task).
+// +kubebuilder:validation:Enum=isolated;fork
+type SpawnContext string
+
+const (
+	ContextIsolated SpawnContext = "isolated"
+	ContextFork     SpawnContext = "fork"
+)
+
 // Cleanup says what happens to the child session after the announce.
 // +kubebuilder:validation:Enum=delete;keep
 type Cleanup string
@@ -141,6 +151,9 @@ type SubagentRunSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=50
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// context is isolated (the default: the child starts with its task alone) or fork (the child's transcript starts with the requester's recent conversation, without tool calls and results); fork needs a requester and runs under the requester's own agent.
+	// +optional
+	Context SpawnContext `json:"context,omitempty"`
 	// requesterSessionKey is the session that asked; the announce runs there.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512

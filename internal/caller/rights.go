@@ -52,13 +52,16 @@ var (
 	CancelRun  = Right{"CancelRun", "patch", "subagentruns", ""}
 	// ListApprovals: list the namespace's tool calls that wait for a person.
 	ListApprovals = Right{"ListApprovals", "list", "toolapprovals", ""}
+	// ManageSession: patch a session's label, model or thinking level, archive or reset it
+	// (the sessions tool).
+	ManageSession = Right{"ManageSession", "patch", "agentsessions", ""}
 	// DecideApproval: decide a waiting tool call (verb approve on toolapprovals).
 	DecideApproval = Right{"DecideApproval", "approve", "toolapprovals", ""}
 )
 
 // Rights is every right, in the order docs/security.md lists them.
 func Rights() []Right {
-	return []Right{ReadTranscript, ListSessions, CreateSend, CreateRun, ActAs, CancelSend, CancelRun, ListApprovals, DecideApproval}
+	return []Right{ReadTranscript, ListSessions, CreateSend, CreateRun, ActAs, CancelSend, CancelRun, ManageSession, ListApprovals, DecideApproval}
 }
 
 // Attributes is the SubjectAccessReview that decides r on name in namespace.

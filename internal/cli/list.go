@@ -80,19 +80,8 @@ func (o *options) list(ctx context.Context, p sessionrows.ListParams, output str
 		}
 	}
 	out := o.streams.Out
-	switch output {
-	case "json":
-		return printJSON(out, rows)
-	case "yaml":
-		b, err := yaml.Marshal(rows)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(b)
-		return err
-	case "":
-	default:
-		return fmt.Errorf("unknown output %q: want json or yaml", output)
+	if output != "" {
+		return printAs(out, output, rows)
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tKIND\tCHANNEL\tUPDATED\tTOKENS\tSEND")
@@ -173,4 +162,20 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// printAs writes v as output says: json or yaml.
+func printAs(w io.Writer, output string, v any) error {
+	switch output {
+	case "json":
+		return printJSON(w, v)
+	case "yaml":
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	return fmt.Errorf("unknown output %q: want json or yaml", output)
 }

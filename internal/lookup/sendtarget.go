@@ -17,6 +17,11 @@ package lookup
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -46,4 +51,61 @@ func (l Lookup) SendTarget(ctx context.Context, namespace, ref, requesterAgent s
 	}
 	s, err := l.ResolveSession(ctx, namespace, ref, requesterAgent)
 	return s, key, err
+}
+
+// TargetRef is how a sessions_send names its target: a ref (key, sessionId or main), a label
+// (the one active session with it) or an agent id (that agent's main session). At most one
+// of them is given; none is an error.
+type TargetRef struct {
+	Ref, Label, AgentID string
+}
+
+// TargetRefKey is the ref a send's spec.sessionKey takes for t, which SendTarget then
+// resolves as for any send: a label becomes the key of the one active session carrying it,
+// an agent id its main key. A label carried by none, or by several sessions, is an error
+// that says so.
+func (l Lookup) TargetRefKey(ctx context.Context, namespace string, t TargetRef) (string, error) {
+	given := 0
+	for _, v := range []string{t.Ref, t.Label, t.AgentID} {
+		if v != "" {
+			given++
+		}
+	}
+	switch {
+	case given == 0:
+		return "", errors.New("name the target with one of sessionKey, label or agentId")
+	case given > 1:
+		return "", errors.New("name the target with only one of sessionKey, label or agentId")
+	case t.AgentID != "":
+		if !sessionkey.ValidAgentID(t.AgentID) {
+			return "", fmt.Errorf("agentId %q is not a valid agent id", t.AgentID)
+		}
+		return sessionkey.MainKey(t.AgentID), nil
+	case t.Label != "":
+		return l.keyOfLabel(ctx, namespace, t.Label)
+	}
+	return t.Ref, nil
+}
+
+// keyOfLabel is the key of the one active session of namespace labelled label.
+func (l Lookup) keyOfLabel(ctx context.Context, namespace, label string) (string, error) {
+	var list v1.AgentSessionList
+	if err := l.Cache.List(ctx, &list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return "", err
+	}
+	var keys []string
+	for i := range list.Items {
+		s := &list.Items[i]
+		if s.Spec.Label == label && s.Status.Phase != v1.SessionArchived && !sessionkey.IsReserved(s.Spec.Key) {
+			keys = append(keys, s.Spec.Key)
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return "", fmt.Errorf("no active session has the label %q", label)
+	case 1:
+		return keys[0], nil
+	}
+	slices.Sort(keys)
+	return "", fmt.Errorf("the label %q is on %d sessions (%s); name one by sessionKey", label, len(keys), strings.Join(keys, ", "))
 }

@@ -66,3 +66,45 @@ func TestSendTarget(t *testing.T) {
 		})
 	}
 }
+
+func TestTargetRefKey(t *testing.T) {
+	labelled := func(name, key, label string, archived bool) *v1.AgentSession {
+		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: v1.AgentSessionSpec{Key: key, Label: label}}
+		if archived {
+			s.Status.Phase = v1.SessionArchived
+		}
+		return s
+	}
+	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
+		labelled("a", "agent:ann:webchat:group:a", "ops", false),
+		labelled("b", "agent:bob:webchat:group:b", "twice", false),
+		labelled("c", "agent:bob:webchat:group:c", "twice", false),
+		labelled("d", "agent:bob:webchat:group:d", "gone", true))).Build()
+	l := New(c, nil)
+	type result struct{ Key, Err string }
+	cases := map[string]struct {
+		ref  TargetRef
+		want result
+	}{
+		"a ref is itself":    {ref: TargetRef{Ref: "main"}, want: result{Key: "main"}},
+		"an agent's main":    {ref: TargetRef{AgentID: "bob"}, want: result{Key: "agent:bob:main"}},
+		"a bad agent id":     {ref: TargetRef{AgentID: "a:b"}, want: result{Err: `agentId "a:b" is not a valid agent id`}},
+		"a label":            {ref: TargetRef{Label: "ops"}, want: result{Key: "agent:ann:webchat:group:a"}},
+		"a label on two":     {ref: TargetRef{Label: "twice"}, want: result{Err: `the label "twice" is on 2 sessions (agent:bob:webchat:group:b, agent:bob:webchat:group:c); name one by sessionKey`}},
+		"an archived label":  {ref: TargetRef{Label: "gone"}, want: result{Err: `no active session has the label "gone"`}},
+		"nothing named":      {want: result{Err: "name the target with one of sessionKey, label or agentId"}},
+		"two ways of naming": {ref: TargetRef{Ref: "main", Label: "ops"}, want: result{Err: "name the target with only one of sessionKey, label or agentId"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			key, err := l.TargetRefKey(context.Background(), "ns", tc.ref)
+			got := result{Key: key}
+			if err != nil {
+				got.Err = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("TargetRefKey(%+v) (-want +got):\n%s", tc.ref, diff)
+			}
+		})
+	}
+}

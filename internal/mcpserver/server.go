@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -154,7 +155,7 @@ func (o Options) identityOf(ctx context.Context, h http.Header, namespace, sessi
 	if err != nil {
 		return nil, err
 	}
-	c = withIndexes(c)
+	c = cacheindex.WithIndexes(c)
 	return &identity{user: u, client: c, reader: o.readerFor(u, c), namespace: namespace, session: session}, nil
 }
 

@@ -108,6 +108,7 @@ func CheckSpawn(in SpawnInput) field.ErrorList {
 	if in.Requester != nil {
 		errs = append(errs, requesterGuards(in, spec)...)
 	}
+	errs = append(errs, forkGuard(in, spec)...)
 	if in.Target != nil {
 		errs = append(errs, targetGuards(in, spec)...)
 	}
@@ -145,6 +146,23 @@ func requesterGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 			in.Requester.Spec.Key, in.TargetID, in.TargetID)))
 	}
 	return errs
+}
+
+// forkGuard: a forked child reads the requester's conversation, so only the requester's own
+// agent may run it, and a spawn without a requester has nothing to fork.
+func forkGuard(in SpawnInput, spec *field.Path) field.ErrorList {
+	if in.Spec.Context != v1.ContextFork {
+		return nil
+	}
+	if in.Requester == nil {
+		return field.ErrorList{field.Invalid(spec.Child("context"), in.Spec.Context,
+			"context fork starts the child from the requester's conversation and this spawn has no requesterSessionKey; use context isolated")}
+	}
+	if from := agentOf(in.Requester); in.TargetID != from {
+		return field.ErrorList{field.Invalid(spec.Child("context"), in.Spec.Context, fmt.Sprintf(
+			"context fork runs under the requester's own agent %s, not %s: omit agentId or use context isolated", from, in.TargetID))}
+	}
+	return nil
 }
 
 func targetGuards(in SpawnInput, spec *field.Path) field.ErrorList {

@@ -145,6 +145,20 @@ func TestCheckSpawn(t *testing.T) {
 				in.Target.Spec.AllowedModels = []string{"small"}
 			}),
 		},
+		"fork under the requester's agent": {
+			in: spawnInput(func(in *SpawnInput) { in.Spec.Context = v1.ContextFork }),
+		},
+		"fork under another agent": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Spec.Context, in.TargetID = v1.ContextFork, "research"
+				in.RequesterAgent.Spec.Subagents.AllowAgents = []string{"research"}
+			}),
+			want: []string{"FieldValueInvalid spec.context"},
+		},
+		"fork without a requester": {
+			in:   spawnInput(func(in *SpawnInput) { in.Spec.Context, in.Requester, in.RequesterAgent = v1.ContextFork, nil, nil }),
+			want: []string{"FieldValueInvalid spec.context"},
+		},
 		"mode session without thread": {
 			in:   spawnInput(func(in *SpawnInput) { in.Spec.Mode = v1.ModeSession }),
 			want: []string{"FieldValueInvalid spec.mode"},

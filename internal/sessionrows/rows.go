@@ -56,6 +56,11 @@ type SessionRow struct {
 	DeliveryContext *v1.DeliveryContext `json:"deliveryContext,omitempty"`
 	TranscriptPath  string              `json:"transcriptPath,omitempty"`
 	Messages        []transcript.Record `json:"messages,omitempty"`
+	Label           string              `json:"label,omitempty"`
+	AgentID         string              `json:"agentId,omitempty"`
+	Archived        bool                `json:"archived,omitempty"`
+	// LastMessage is the latest message, with includeLastMessage.
+	LastMessage *transcript.Record `json:"lastMessage,omitempty"`
 }
 
 // ListParams are sessions_list's parameters, already defaulted and clamped.
@@ -64,6 +69,15 @@ type ListParams struct {
 	Limit         int
 	ActiveMinutes int
 	MessageLimit  int
+	// Label and AgentID, when set, list only the sessions with that label or agent id;
+	// Search only those whose key, label or display name contains it (case-insensitive).
+	Label   string
+	AgentID string
+	Search  string
+	// Archived lists the archived sessions instead of the active ones.
+	Archived bool
+	// IncludeLastMessage adds each session's latest message to its row.
+	IncludeLastMessage bool
 }
 
 // NewListParams applies the defaults and clamps to raw parameters.
@@ -86,7 +100,8 @@ func RowOf(s *v1.AgentSession) SessionRow {
 		SystemSent: s.Status.SystemSent, AbortedLastRun: s.Status.AbortedLastRun,
 		SendPolicy: string(s.Spec.SendPolicy), LastChannel: s.Spec.LastChannel, LastTo: s.Spec.LastTo,
 		DeliveryContext: s.Spec.DeliveryContext, TranscriptPath: s.Status.TranscriptPath,
-		UpdatedAt: updatedAt(s),
+		UpdatedAt: updatedAt(s), Label: s.Spec.Label, AgentID: s.Spec.AgentID,
+		Archived: s.Status.Phase == v1.SessionArchived,
 	}
 	// The controller records kind and channel in status; parse the key only before it has.
 	if r.Kind == "" || r.Channel == "" {
@@ -174,7 +189,10 @@ func activeCutoff(p ListParams, now time.Time) int64 {
 
 // listed says whether sessions_list shows s, and when it was updated.
 func listed(s *v1.AgentSession, p ListParams, cutoff int64, visible func(*v1.AgentSession) bool) (int64, bool) {
-	if sessionkey.IsReserved(s.Spec.Key) || s.Status.Phase == v1.SessionArchived {
+	if sessionkey.IsReserved(s.Spec.Key) || (s.Status.Phase == v1.SessionArchived) != p.Archived {
+		return 0, false
+	}
+	if !matches(s, p) {
 		return 0, false
 	}
 	// Cheap filters first: visibility may look up parents.
@@ -224,4 +242,20 @@ func ListRows(sessions []*v1.AgentSession, p ListParams, now time.Time, visible 
 		rows = append(rows, RowOf(c.s))
 	}
 	return rows
+}
+
+// matches applies the label, agentId and search filters.
+func matches(s *v1.AgentSession, p ListParams) bool {
+	if p.Label != "" && s.Spec.Label != p.Label {
+		return false
+	}
+	if p.AgentID != "" && s.Spec.AgentID != p.AgentID {
+		return false
+	}
+	if p.Search == "" {
+		return true
+	}
+	q := strings.ToLower(p.Search)
+	return strings.Contains(strings.ToLower(s.Spec.Key), q) || strings.Contains(strings.ToLower(s.Spec.Label), q) ||
+		strings.Contains(strings.ToLower(s.Spec.DisplayName), q)
 }

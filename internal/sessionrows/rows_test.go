@@ -69,6 +69,9 @@ func TestListRows(t *testing.T) {
 		sess("unknown", "other", at(0)),
 		sess("agent:main:subagent:x", "other", at(5), func(s *v1.AgentSession) { s.Status.Phase = v1.SessionArchived }),
 		sess("hook:h1", "hook", at(10), func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionDeny }),
+		sess("agent:ops:webchat:group:deploys", "group", at(40), func(s *v1.AgentSession) {
+			s.Spec.AgentID, s.Spec.Label, s.Spec.DisplayName = "ops", "deploys", "Release Train"
+		}),
 	}
 	keys := func(rows []SessionRow) []string {
 		var out []string
@@ -82,8 +85,15 @@ func TestListRows(t *testing.T) {
 		visible func(*v1.AgentSession) bool
 		want    []string
 	}{
-		"newest first; reserved and archived never listed": {p: ListParams{Limit: 50}, want: []string{"agent:main:main", "hook:h1", "agent:main:webchat:group:g", "cron:nightly"}},
-		"kinds filter":     {p: ListParams{Limit: 50, Kinds: []string{"group", "cron"}}, want: []string{"agent:main:webchat:group:g", "cron:nightly"}},
+		"newest first; reserved and archived never listed": {p: ListParams{Limit: 50}, want: []string{"agent:main:main", "hook:h1", "agent:main:webchat:group:g", "agent:ops:webchat:group:deploys", "cron:nightly"}},
+		"kinds filter":     {p: ListParams{Limit: 50, Kinds: []string{"group", "cron"}}, want: []string{"agent:main:webchat:group:g", "agent:ops:webchat:group:deploys", "cron:nightly"}},
+		"label":            {p: ListParams{Limit: 50, Label: "deploys"}, want: []string{"agent:ops:webchat:group:deploys"}},
+		"label is exact":   {p: ListParams{Limit: 50, Label: "deploy"}},
+		"agentId":          {p: ListParams{Limit: 50, AgentID: "ops"}, want: []string{"agent:ops:webchat:group:deploys"}},
+		"search key":       {p: ListParams{Limit: 50, Search: "NIGHT"}, want: []string{"cron:nightly"}},
+		"search label":     {p: ListParams{Limit: 50, Search: "ploy"}, want: []string{"agent:ops:webchat:group:deploys"}},
+		"search display":   {p: ListParams{Limit: 50, Search: "release train"}, want: []string{"agent:ops:webchat:group:deploys"}},
+		"archived only":    {p: ListParams{Limit: 50, Archived: true}, want: []string{"agent:main:subagent:x"}},
 		"active minutes":   {p: ListParams{Limit: 50, ActiveMinutes: 15}, want: []string{"agent:main:main", "hook:h1"}},
 		"limit":            {p: ListParams{Limit: 2}, want: []string{"agent:main:main", "hook:h1"}},
 		"visibility hides": {p: ListParams{Limit: 50}, visible: func(s *v1.AgentSession) bool { return s.Spec.Key == "cron:nightly" }, want: []string{"cron:nightly"}},
@@ -114,7 +124,7 @@ func TestRowShape(t *testing.T) {
 	want := `{"key":"agent:main:discord:group:1","kind":"group","channel":"discord","displayName":"#general","updatedAt":1764000000000,` +
 		`"sessionId":"sid","model":"m","contextTokens":10,"totalTokens":20,"thinkingLevel":"low","verboseLevel":"on","systemSent":true,` +
 		`"abortedLastRun":true,"sendPolicy":"deny","lastChannel":"discord","lastTo":"u1","deliveryContext":{"channel":"discord","to":"c1","accountId":"a"},` +
-		`"transcriptPath":"/t/sid.jsonl"}`
+		`"transcriptPath":"/t/sid.jsonl","agentId":"main"}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("row JSON (-want +got):\n%s", diff)
 	}

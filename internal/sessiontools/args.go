@@ -23,10 +23,12 @@ import (
 )
 
 // Result statuses of the seeds, plus forbidden for a policy or RBAC refusal (arguments
-// the API server refuses are error: see Refusal).
+// the API server refuses are error: see Refusal) and no_reply for a waited send whose
+// target answered no text.
 const (
 	StatusAccepted  = "accepted"
 	StatusOK        = "ok"
+	StatusNoReply   = "no_reply"
 	StatusTimeout   = "timeout"
 	StatusError     = "error"
 	StatusForbidden = "forbidden"

@@ -40,7 +40,7 @@ type historyArgs struct {
 
 func historyTool() Tool {
 	return Tool{Name: "sessions_history",
-		Description: "Fetch the transcript of one session (a session key or a sessionId from sessions_list).",
+		Description: "Fetch the transcript of one session (a session key or a sessionId from sessions_list). Credential-like text is masked (contentRedacted); truncated says older messages were left out.",
 		Schema: Schema(map[string]any{
 			"sessionKey":   map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"limit":        map[string]any{"type": "number", "description": "max messages (default 50, at most 1000)"},
@@ -65,16 +65,9 @@ func historyTool() Tool {
 }
 
 func (c *Call) history(ctx context.Context, ref string, o transcript.ReadOptions) (any, error) {
-	target, err := c.resolveSession(ctx, ref)
+	target, err := c.visibleSession(ctx, ref)
 	if err != nil {
 		return nil, err
-	}
-	pol, err := c.sessionPolicy(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if ok, why := c.sees(ctx, pol, target); !ok {
-		return nil, errors.New(why)
 	}
 	if target.Status.SessionID == "" {
 		return nil, fmt.Errorf("session %q has no transcript yet", target.Spec.Key)
@@ -83,9 +76,19 @@ func (c *Call) history(ctx context.Context, ref string, o transcript.ReadOptions
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"sessionKey": target.Spec.Key, "sessionId": target.Status.SessionID, "messages": page.Messages, "hasMore": page.HasMore}
-	if page.NextCursor != "" {
-		out["nextCursor"] = page.NextCursor
-	}
-	return out, nil
+	msgs, redacted := redactRecords(page.Messages)
+	return HistoryResult{SessionKey: target.Spec.Key, SessionID: target.Status.SessionID, Messages: msgs,
+		HasMore: page.HasMore, NextCursor: page.NextCursor, Truncated: page.HasMore, ContentRedacted: redacted}, nil
+}
+
+// HistoryResult is the sessions_history result: the page, with truncated when older messages
+// were left out and contentRedacted when credential-like text was masked.
+type HistoryResult struct {
+	SessionKey      string              `json:"sessionKey"`
+	SessionID       string              `json:"sessionId"`
+	Messages        []transcript.Record `json:"messages"`
+	HasMore         bool                `json:"hasMore"`
+	NextCursor      string              `json:"nextCursor,omitempty"`
+	Truncated       bool                `json:"truncated"`
+	ContentRedacted bool                `json:"contentRedacted"`
 }

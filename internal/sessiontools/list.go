@@ -32,23 +32,41 @@ type listArgs struct {
 	Limit         Number   `json:"limit"`
 	ActiveMinutes Number   `json:"activeMinutes"`
 	MessageLimit  Number   `json:"messageLimit"`
+	// The gateway's newer filters.
+	Label              string `json:"label"`
+	AgentID            string `json:"agentId"`
+	Search             string `json:"search"`
+	Archived           bool   `json:"archived"`
+	IncludeLastMessage bool   `json:"includeLastMessage"`
+}
+
+// params are the arguments as sessionrows' defaulted, clamped parameters.
+func (a listArgs) params() sessionrows.ListParams {
+	p := sessionrows.NewListParams(a.Kinds, a.Limit.Or(sessionrows.DefaultListLimit), a.ActiveMinutes.Or(0), a.MessageLimit.Or(0))
+	p.Label, p.AgentID, p.Search, p.Archived, p.IncludeLastMessage = a.Label, a.AgentID, a.Search, a.Archived, a.IncludeLastMessage
+	return p
 }
 
 func listTool() Tool {
 	return Tool{Name: "sessions_list",
 		Description: "List sessions visible to this session, most recently updated first.",
 		Schema: Schema(map[string]any{
-			"kinds":         map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{"main", "group", "cron", "hook", "node", "other"}}},
-			"limit":         map[string]any{"type": "number", "description": "max rows (default 50, at most 200)"},
-			"activeMinutes": map[string]any{"type": "number", "description": "only sessions updated within N minutes"},
-			"messageLimit":  map[string]any{"type": "number", "description": "include the last N messages of each session (0..20, default 0)"},
+			"kinds":              map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{"main", "group", "cron", "hook", "node", "other"}}},
+			"limit":              map[string]any{"type": "number", "description": "max rows (default 50, at most 200)"},
+			"activeMinutes":      map[string]any{"type": "number", "description": "only sessions updated within N minutes"},
+			"messageLimit":       map[string]any{"type": "number", "description": "include the last N messages of each session (0..20, default 0)"},
+			"label":              map[string]any{"type": "string", "description": "only sessions with this label"},
+			"agentId":            map[string]any{"type": "string", "description": "only sessions of this agent"},
+			"search":             map[string]any{"type": "string", "description": "only sessions whose key, label or display name contains this text"},
+			"archived":           map[string]any{"type": "boolean", "description": "list archived sessions instead of active ones (default false)"},
+			"includeLastMessage": map[string]any{"type": "boolean", "description": "include each session's latest message (default false)"},
 		}),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a listArgs
 			if err := DecodeArgs(args, &a); err != nil {
 				return nil, err
 			}
-			return c.list(ctx, sessionrows.NewListParams(a.Kinds, a.Limit.Or(sessionrows.DefaultListLimit), a.ActiveMinutes.Or(0), a.MessageLimit.Or(0)))
+			return c.list(ctx, a.params())
 		}}
 }
 
@@ -148,15 +166,22 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	if p.MessageLimit > 0 {
+	if p.MessageLimit > 0 || p.IncludeLastMessage {
 		// A session whose transcript the caller may not read is listed without messages.
 		for i := range rows {
 			if rows[i].SessionID == "" {
 				continue
 			}
-			page, err := c.readTranscript(ctx, rows[i].Name, rows[i].SessionID, transcript.ReadOptions{Limit: p.MessageLimit})
-			if err == nil {
-				rows[i].Messages = page.Messages
+			page, err := c.readTranscript(ctx, rows[i].Name, rows[i].SessionID, transcript.ReadOptions{Limit: max(p.MessageLimit, 1)})
+			if err != nil {
+				continue
+			}
+			msgs, _ := redactRecords(page.Messages)
+			if p.MessageLimit > 0 {
+				rows[i].Messages = msgs
+			}
+			if p.IncludeLastMessage && len(msgs) > 0 {
+				rows[i].LastMessage = &msgs[len(msgs)-1]
 			}
 		}
 	}

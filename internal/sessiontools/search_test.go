@@ -187,7 +187,7 @@ func TestHistoryOpensAtACursor(t *testing.T) {
 			if d := cmp.Diff(tc.want, st.got); d != "" {
 				t.Errorf("read options (-want +got):\n%s", d)
 			}
-			if out.(map[string]any)["nextCursor"] != "seq:3" {
+			if out.(HistoryResult).NextCursor != "seq:3" {
 				t.Errorf("result %v, want the page's nextCursor", out)
 			}
 		})

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,27 +41,35 @@ const (
 
 type sendArgs struct {
 	SessionKey     string `json:"sessionKey"`
+	Label          string `json:"label"`
+	AgentID        string `json:"agentId"`
 	Message        string `json:"message"`
 	TimeoutSeconds Number `json:"timeoutSeconds"`
 }
 
 func sendTool() Tool {
 	return Tool{Name: "sessions_send",
-		Description: "Send a message into another session. timeoutSeconds > 0 waits for the reply (default 30); 0 is fire-and-forget.",
+		Description: "Send a message into another session, named by sessionKey, label or agentId (that agent's main session). timeoutSeconds > 0 waits for the reply (default 30; no_reply when the target answered nothing); 0 is fire-and-forget.",
 		Schema: Schema(map[string]any{
 			"sessionKey":     map[string]any{"type": "string", "description": "session key, sessionId, or main"},
+			"label":          map[string]any{"type": "string", "description": "the label of the one active session to send to"},
+			"agentId":        map[string]any{"type": "string", "description": "send to this agent's main session"},
 			"message":        map[string]any{"type": "string"},
 			"timeoutSeconds": map[string]any{"type": "number"},
-		}, "sessionKey", "message"),
+		}, "message"),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a sendArgs
 			if err := DecodeArgs(args, &a); err != nil {
 				return nil, err
 			}
-			if a.SessionKey == "" || a.Message == "" {
-				return nil, errors.New("sessionKey and message are required")
+			if a.Message == "" {
+				return nil, errors.New("message is required")
 			}
-			return c.send(ctx, a.SessionKey, a.Message, int32(Clamp(a.TimeoutSeconds.Or(DefaultSendTimeoutSeconds), 0, MaxSendTimeoutSeconds)))
+			ref, err := c.lookup().TargetRefKey(ctx, c.Namespace, lookup.TargetRef{Ref: a.SessionKey, Label: a.Label, AgentID: a.AgentID})
+			if err != nil {
+				return nil, err
+			}
+			return c.send(ctx, ref, a.Message, int32(Clamp(a.TimeoutSeconds.Or(DefaultSendTimeoutSeconds), 0, MaxSendTimeoutSeconds)))
 		}}
 }
 
@@ -135,6 +144,9 @@ func (c *Call) Wait(ctx context.Context, s *v1.SessionSend, grace time.Duration)
 	}
 	switch st.Status {
 	case v1.SendOK:
+		if strings.TrimSpace(st.Reply) == "" {
+			return StatusResult{RunID: runID, Status: StatusNoReply}, nil
+		}
 		return StatusResult{RunID: runID, Status: StatusOK, Reply: st.Reply}, nil
 	case v1.SendTimeout:
 		return StatusResult{RunID: runID, Status: StatusTimeout, Error: st.Error}, nil

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,6 +42,9 @@ type spawnArgs struct {
 	Cleanup           string           `json:"cleanup"`
 	Sandbox           string           `json:"sandbox"`
 	Attachments       []v1.Attachment  `json:"attachments"`
+	// Context is isolated (the default) or fork: the child starts from this session's
+	// recent conversation.
+	Context string `json:"context"`
 }
 
 // SpawnResult is the sessions_spawn result.
@@ -64,6 +68,7 @@ func spawnTool() Tool {
 			"mode":              map[string]any{"type": "string", "enum": []string{"run", "session"}},
 			"cleanup":           map[string]any{"type": "string", "enum": []string{"delete", "keep"}},
 			"sandbox":           map[string]any{"type": "string", "enum": []string{"inherit", "require"}},
+			"context":           map[string]any{"type": "string", "enum": []string{"isolated", "fork"}, "description": "isolated (default): the child starts with its task alone; fork: it starts from this session's recent conversation (same agent only)"},
 			"attachments": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
 				"name": str, "content": str, "mimeType": str, "encoding": map[string]any{"type": "string", "enum": []string{"utf8", "base64"}}}}},
 		}, "task"),
@@ -75,8 +80,27 @@ func spawnTool() Tool {
 			if a.Task == "" {
 				return nil, errors.New("task is required")
 			}
+			if err := forkable(a, c.Session); err != nil {
+				return nil, err
+			}
 			return c.spawn(ctx, a)
 		}}
+}
+
+// forkable says why a spawn cannot fork, as admission would (policy's fork guard), before
+// anything is created: a fork copies the requester's conversation, so it needs a requester
+// and runs under the requester's own agent.
+func forkable(a spawnArgs, self *v1.AgentSession) error {
+	if v1.SpawnContext(a.Context) != v1.ContextFork {
+		return nil
+	}
+	if self == nil {
+		return errors.New(`context "fork" starts the child from the calling session's conversation and this call speaks for no session; use context "isolated"`)
+	}
+	if a.AgentID != "" && a.AgentID != self.Spec.AgentID {
+		return fmt.Errorf(`context "fork" runs the child under this session's own agent %s, not %s: omit agentId or use context "isolated"`, self.Spec.AgentID, a.AgentID)
+	}
+	return nil
 }
 
 func (c *Call) spawn(ctx context.Context, a spawnArgs) (any, error) {
@@ -95,7 +119,7 @@ func (c *Call) spawn(ctx context.Context, a spawnArgs) (any, error) {
 		Spec: v1.SubagentRunSpec{
 			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
 			Thread: a.Thread, Mode: v1.SpawnMode(a.Mode), Cleanup: v1.Cleanup(a.Cleanup),
-			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments,
+			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments, Context: v1.SpawnContext(a.Context),
 			RequesterSessionKey: c.sessionKey(),
 		},
 	}

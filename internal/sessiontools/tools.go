@@ -13,7 +13,8 @@
 // limitations under the License.
 
 // Package sessiontools is the seeds' session tools, defined once: sessions_list,
-// sessions_history, sessions_search, sessions_send, sessions_spawn and agents_list. The turn runtime offers
+// sessions_history, sessions_search, sessions_send, sessions_spawn and agents_list, and the
+// gateway's newer session_status, sessions (management) and sessions_yield. The turn runtime offers
 // them to models and the transcript-store's MCP endpoint offers them to callers outside the
 // cluster; both see the same names, schemas, arguments and result shapes.
 //
@@ -47,11 +48,14 @@ type Tool struct {
 	// Schema is the JSON schema of the arguments.
 	Schema json.RawMessage
 	Run    func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
+	// SessionOnly marks a tool that only a session can call (sessions_yield): doors that
+	// speak as a person, the console, do not offer it.
+	SessionOnly bool
 }
 
 // All is the session tools, in the order they are offered.
 func All() []Tool {
-	return []Tool{listTool(), historyTool(), searchTool(), sendTool(), spawnTool(), agentsListTool()}
+	return []Tool{listTool(), historyTool(), searchTool(), sendTool(), spawnTool(), agentsListTool(), statusTool(), manageTool(), yieldTool()}
 }
 
 // Transcripts reads transcripts: the store in the manager, the local one in the sidecar.

@@ -139,7 +139,7 @@ func TestSlowMCPServerEndsTheCallNotTheTurn(t *testing.T) {
 }
 
 func TestToolsOffered(t *testing.T) {
-	session := []string{"sessions_list", "sessions_history", "sessions_search", "sessions_send", "sessions_spawn", "agents_list"}
+	session := []string{"sessions_list", "sessions_history", "sessions_search", "sessions_send", "sessions_spawn", "agents_list", "session_status", "sessions", "sessions_yield"}
 	mcp := []string{"mcp__everything__add", "mcp__everything__echo", "mcp__everything__slow"}
 	workspace := []string{"workspace_list", "workspace_read"}
 	cases := map[string]struct {

@@ -66,6 +66,11 @@ type turn struct {
 	cachedLast int64
 	appended   bool
 	contiguous bool
+
+	// yielded is set by a successful sessions_yield: the turn ends after its round of tools.
+	yielded bool
+	// forked is the conversation a forked turn starts from (ForkFrom), read in prepare.
+	forked []transcript.Message
 }
 
 // runTurn runs one turn to its end and records it; the caller wakes the owner, then reports
@@ -138,7 +143,9 @@ func (t *turn) prepare(ctx context.Context) error {
 		t.system += req.SystemContext
 	}
 	t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
-
+	if err := t.readFork(ctx); err != nil {
+		return err
+	}
 	return t.loadHistory(ctx)
 }
 
@@ -237,6 +244,10 @@ func (t *turn) loop(ctx context.Context) error {
 				return err
 			}
 		}
+		if t.yielded {
+			t.res.StopReason = StopReasonYield
+			return nil
+		}
 	}
 	t.res.StopReason = provider.StopReasonToolCalls
 	return fmt.Errorf("%w: the model asked for tools after %d calls", ErrToolLoop, MaxToolIterations)
@@ -299,6 +310,7 @@ func (t *turn) callTool(ctx context.Context, call *provider.ToolCall) error {
 			}
 		}
 	}
+	t.yielded = t.yielded || yields(&msg)
 	pm, _ := toProvider(&msg)
 	t.msgs = append(t.msgs, pm)
 	t.res.LastToolResult = pm.Text

@@ -107,6 +107,10 @@ func (t *turn) useHistory(recs []transcript.Record) {
 		}
 	}
 
+	if fork := t.queueFork(history); len(fork) > 0 {
+		// A full slice expression: history may share the cache's array, which must not be written.
+		history = append(history[:len(history):len(history)], fork...)
+	}
 	if !t.req.Compact {
 		t.recordSystemContext()
 		input := t.reuse(t.req.Input)

@@ -53,8 +53,30 @@ for (let i = 0; i < 100; i++) {
   if (search.content[0].text.includes("hello from outside")) break;
   await new Promise((r) => setTimeout(r, 200));
 }
-console.log(JSON.stringify({ tools, send: send.content[0].text, history: history.content[0].text, search: search.content[0].text }));
+const text = async (name, args) => (await client.callTool({ name, arguments: args })).content[0].text;
+// The gateway's newer tools and parameters (issue 38), with the same names and shapes.
+const status = await text("session_status", { sessionKey: "agent:outside:main", changesSince: 0 });
+const patch = await text("sessions", { action: "patch", sessionKey: "agent:outside:main", label: "outside-door" });
+// The sidecar reads sessions from its cache: the label shows there soon after the patch.
+const settled = async (name, args, ok) => {
+  let out = "";
+  for (let i = 0; i < 100; i++) {
+    out = await text(name, args);
+    if (ok(out)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return out;
+};
+const listed = await settled("sessions_list", { label: "outside-door", includeLastMessage: true }, (t) => t.includes("agent:outside:main"));
+const byLabel = await settled("sessions_send", { label: "outside-door", message: "hello by label", timeoutSeconds: 60 }, (t) => !t.includes("no active session"));
 await client.close();
+// sessions_yield speaks for a session: a connection acting as one (act-as) may call it.
+const asSession = new Client({ name: "e2e-outside-session", version: "0.0.0" });
+await asSession.connect(new StreamableHTTPClientTransport(new URL(url + "&session=agent:outside:main"), { requestInit: { headers } }));
+const yielded = (await asSession.callTool({ name: "sessions_yield", arguments: { message: "waiting" } })).content[0].text;
+await asSession.close();
+console.log(JSON.stringify({ tools, send: send.content[0].text, history: history.content[0].text, search: search.content[0].text,
+  status, patch, listed, byLabel, yielded }));
 `
 
 type outsideResult struct {
@@ -64,6 +86,11 @@ type outsideResult struct {
 	Send    string   `json:"send"`
 	History string   `json:"history"`
 	Search  string   `json:"search"`
+	Status  string   `json:"status"`
+	Patch   string   `json:"patch"`
+	Listed  string   `json:"listed"`
+	ByLabel string   `json:"byLabel"`
+	Yielded string   `json:"yielded"`
 }
 
 var _ = Describe("The session tools over MCP from outside", Ordered, func() {
@@ -110,13 +137,23 @@ spec:
 	It("lists the tools, sends into a session and reads its history with a ServiceAccount token", func() {
 		r := runClient(cluster.MCPURL("default"), cluster.Token)
 		Expect(r.Refused).To(BeZero(), r.Error)
-		Expect(r.Tools).To(Equal([]string{"agents_list", "approvals_decide", "approvals_list", "sessions_history", "sessions_list", "sessions_search", "sessions_send", "sessions_spawn", "subagents"}))
+		Expect(r.Tools).To(Equal([]string{"agents_list", "approvals_decide", "approvals_list", "session_status", "sessions", "sessions_history", "sessions_list",
+			"sessions_search", "sessions_send", "sessions_spawn", "sessions_yield", "subagents"}))
 		Expect(r.Send).To(ContainSubstring(`"status":"ok"`))
 		Expect(r.Send).To(ContainSubstring(`"reply":"hi from inside"`))
 		Expect(r.History).To(ContainSubstring("hello from outside"))
 		Expect(r.History).To(ContainSubstring("hi from inside"))
 		Expect(r.Search).To(ContainSubstring(`"sessionKey":"agent:outside:main"`))
 		Expect(r.Search).To(ContainSubstring(`"excerpt":"hello from outside"`))
+		Expect(r.History).To(ContainSubstring(`"contentRedacted":false`))
+
+		By("the gateway's newer tools: status, management, list and send by label, yield")
+		Expect(r.Status).To(ContainSubstring(`"stateVersion":1`), "the person's message is the one change")
+		Expect(r.Status).To(ContainSubstring(`"kind":"message"`))
+		Expect(r.Patch).To(ContainSubstring(`"status":"ok"`))
+		Expect(r.Listed).To(And(ContainSubstring(`"key":"agent:outside:main"`), ContainSubstring(`"lastMessage"`)))
+		Expect(r.ByLabel).To(ContainSubstring(`"reply":"hi from inside"`))
+		Expect(r.Yielded).To(ContainSubstring(`"status":"yielded"`))
 	})
 
 	It("refuses a client without a token (401)", func() {

@@ -111,7 +111,9 @@ func Paths() []string {
 		paths = append(paths, p)
 	}
 	for _, t := range mcpserver.Tools() {
-		paths = append(paths, consoleToolsPrefix+t.Name)
+		if !t.SessionOnly {
+			paths = append(paths, consoleToolsPrefix+t.Name)
+		}
 	}
 	slices.Sort(paths)
 	return paths
@@ -203,7 +205,7 @@ func toolAction(path string) (consoleAction, bool) {
 
 func toolNamed(name string) (sessiontools.Tool, bool) {
 	for _, t := range mcpserver.Tools() {
-		if t.Name == name {
+		if t.Name == name && !t.SessionOnly { // the console speaks as a person
 			return t, true
 		}
 	}

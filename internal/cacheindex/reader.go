@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package mcpserver
+package cacheindex
 
 import (
 	"context"
@@ -22,15 +22,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 )
 
-// indexedReader answers the lookups the tools and the console make by the manager's field
-// indexes (spec.key, status.sessionId, spec.requesterSessionKey, ...) over a client without
-// a cache: where the API server cannot select custom resources on those fields, the list is
-// read whole, as the caller, and filtered here with the indexes' own functions; fields the
-// CRDs declare selectable (cacheindex.Selectable) go to the API server.
+// indexedReader answers the lookups the tools, the console and the plugin make by the
+// manager's field indexes (spec.key, status.sessionId, spec.requesterSessionKey, ...) over a
+// client without a cache: where the API server cannot select custom resources on those
+// fields, the list is read whole, as the caller, and filtered here with the indexes' own
+// functions; fields the CRDs declare selectable (Selectable) go to the API server.
 type indexedReader struct {
 	client.WithWatch
 	fns fieldIndexes
@@ -49,9 +47,11 @@ func (s fieldIndexes) IndexField(_ context.Context, obj client.Object, field str
 	return nil
 }
 
-func withIndexes(c client.WithWatch) client.WithWatch {
+// WithIndexes is c answering lists by SetupReaders' field indexes itself, for a client
+// without a cache (a caller's own, through impersonation or a kubeconfig).
+func WithIndexes(c client.WithWatch) client.WithWatch {
 	fns := fieldIndexes{}
-	_ = cacheindex.SetupReaders(context.Background(), fns) // collecting never fails
+	_ = SetupReaders(context.Background(), fns) // collecting never fails
 	return indexedReader{WithWatch: c, fns: fns}
 }
 
@@ -63,7 +63,7 @@ func (r indexedReader) List(ctx context.Context, list client.ObjectList, opts ..
 	kind, ok := itemType(list)
 	reqs := o.FieldSelector.Requirements()
 	for _, req := range reqs {
-		if !ok || r.fns[indexKey{kind, req.Field}] == nil || cacheindex.Selectable(reflect.New(kind).Interface().(client.Object), req.Field) {
+		if !ok || r.fns[indexKey{kind, req.Field}] == nil || Selectable(reflect.New(kind).Interface().(client.Object), req.Field) {
 			return r.WithWatch.List(ctx, list, opts...)
 		}
 	}

@@ -1,0 +1,206 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package sessiontools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+)
+
+// The sessions tool's actions.
+const (
+	ActionPatch   = "patch"
+	ActionArchive = "archive"
+	ActionReset   = "reset"
+)
+
+// ManageArgs are the sessions tool's arguments.
+type ManageArgs struct {
+	Action     string `json:"action"`
+	SessionKey string `json:"sessionKey"`
+	// ExpectedSessionID is the sessionId the caller saw (sessions_list): the write is made
+	// only while the key still names that session, so a stale key never hits a replacement.
+	ExpectedSessionID string `json:"expectedSessionId"`
+	// Label, Model and ThinkingLevel are set by patch; "" clears one.
+	Label         *string `json:"label"`
+	Model         *string `json:"model"`
+	ThinkingLevel *string `json:"thinkingLevel"`
+}
+
+// ManageResult is the sessions tool's result.
+type ManageResult struct {
+	Status     string `json:"status"`
+	Action     string `json:"action"`
+	SessionKey string `json:"sessionKey"`
+	SessionID  string `json:"sessionId"`
+}
+
+func manageTool() Tool {
+	str := map[string]any{"type": "string"}
+	return Tool{Name: "sessions",
+		Description: "Manage a visible session: patch its label, model or thinking level; archive it; reset it to a new transcript. archive and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
+		Schema: Schema(map[string]any{
+			"action":            map[string]any{"type": "string", "enum": []string{ActionPatch, ActionArchive, ActionReset}},
+			"sessionKey":        map[string]any{"type": "string", "description": "session key, sessionId, or main"},
+			"expectedSessionId": map[string]any{"type": "string", "description": "the sessionId the session must still have"},
+			"label":             str, "model": str,
+			"thinkingLevel": map[string]any{"type": "string", "enum": []string{"", "off", "minimal", "low", "medium", "high", "xhigh"}},
+		}, "action", "sessionKey"),
+		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
+			var a ManageArgs
+			if err := DecodeArgs(args, &a); err != nil {
+				return nil, err
+			}
+			if _, err := a.ops(time.Time{}, false); err != nil {
+				return nil, err // the arguments alone are wrong: no read needed to say so
+			}
+			return c.Manage(ctx, a)
+		}}
+}
+
+// jsonOp is one JSON Patch (RFC 6902) operation.
+type jsonOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// ops are the patch operations of the arguments, after the guard; now stamps an archive,
+// and hasAnnotations says the session has an annotations map to add to.
+func (a ManageArgs) ops(now time.Time, hasAnnotations bool) ([]jsonOp, error) {
+	if a.SessionKey == "" {
+		return nil, errors.New("sessionKey is required")
+	}
+	var ops []jsonOp
+	switch a.Action {
+	case ActionPatch:
+		for _, f := range []struct {
+			path string
+			v    *string
+		}{{"/spec/label", a.Label}, {"/spec/model", a.Model}, {"/spec/thinkingLevel", a.ThinkingLevel}} {
+			if f.v == nil {
+				continue
+			}
+			// add sets a field whether or not it is there; "" clears it (the CRD's omitempty).
+			ops = append(ops, jsonOp{Op: "add", Path: f.path, Value: *f.v})
+		}
+		if len(ops) == 0 {
+			return nil, errors.New("patch needs one of label, model or thinkingLevel")
+		}
+	case ActionArchive, ActionReset:
+		if a.ExpectedSessionID == "" {
+			return nil, fmt.Errorf("%s needs expectedSessionId (the sessionId from sessions_list)", a.Action)
+		}
+		ann, value := v1.ArchiveAtAnnotation, now.UTC().Format(time.RFC3339)
+		if a.Action == ActionReset {
+			ann, value = v1.ResetAnnotation, a.ExpectedSessionID
+		}
+		if !hasAnnotations {
+			ops = append(ops, jsonOp{Op: "add", Path: "/metadata/annotations", Value: map[string]string{}})
+		}
+		ops = append(ops, jsonOp{Op: "add", Path: "/metadata/annotations/" + escapePointer(ann), Value: value})
+	default:
+		return nil, fmt.Errorf("unknown action %q: want %s, %s or %s", a.Action, ActionPatch, ActionArchive, ActionReset)
+	}
+	if a.ExpectedSessionID != "" {
+		// The guard is the API server's: the patch applies only while the session is the one
+		// the caller saw, however late the write lands.
+		ops = append([]jsonOp{{Op: "test", Path: "/status/sessionId", Value: a.ExpectedSessionID}}, ops...)
+	}
+	return ops, nil
+}
+
+// escapePointer escapes a JSON Pointer token (RFC 6901).
+func escapePointer(s string) string {
+	out := make([]byte, 0, len(s)+2)
+	for i := range len(s) {
+		switch s[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+// Manage runs one action of the sessions tool on a session the caller sees, as the caller:
+// the access layer (ManageSession), then RBAC and admission judge the patch.
+func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
+	target, err := c.visibleSession(ctx, a.SessionKey)
+	if err != nil {
+		return nil, err
+	}
+	if a.ExpectedSessionID != "" && a.ExpectedSessionID != target.Status.SessionID {
+		return &StatusResult{Status: StatusError, Error: fmt.Sprintf(
+			"session %s is now sessionId %q, not the expected %q: list sessions again and act on the session you mean",
+			target.Spec.Key, target.Status.SessionID, a.ExpectedSessionID)}, nil
+	}
+	if a.Model != nil {
+		if denied := c.judgeModel(ctx, target, *a.Model); denied != nil {
+			return denied, nil
+		}
+	}
+	ops, err := a.ops(c.Now(), target.Annotations != nil)
+	if err != nil {
+		return nil, err
+	}
+	if a.Action == ActionArchive && target.Status.Phase == v1.SessionArchived {
+		return ManageResult{Status: StatusOK, Action: a.Action, SessionKey: target.Spec.Key, SessionID: target.Status.SessionID}, nil
+	}
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	err = c.may(ctx, caller.ManageSession, target.Name)
+	if err == nil {
+		err = c.Client.Patch(ctx, target.DeepCopy(), client.RawPatch(types.JSONPatchType, patch))
+	}
+	if err != nil {
+		if r := Refusal(err); r != nil {
+			return r, nil
+		}
+		return nil, err
+	}
+	return ManageResult{Status: StatusOK, Action: a.Action, SessionKey: target.Spec.Key, SessionID: target.Status.SessionID}, nil
+}
+
+// judgeModel refuses a model override the session's Agent does not allow (policy).
+func (c *Call) judgeModel(ctx context.Context, s *v1.AgentSession, model string) *StatusResult {
+	agent, err := c.lookup().Agent(ctx, c.Namespace, s.Spec.AgentID)
+	if err != nil {
+		return &StatusResult{Status: StatusError, Error: err.Error()}
+	}
+	if agent == nil {
+		agent = &v1.Agent{}
+		agent.Name = s.Spec.AgentID
+	}
+	if ok, why := policy.SessionModel(agent, model); !ok {
+		return &StatusResult{Status: StatusForbidden, Error: why}
+	}
+	return nil
+}
