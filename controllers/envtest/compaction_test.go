@@ -147,7 +147,7 @@ const summaryPreamble = "Summary of the earlier conversation (older messages wer
 
 // compactionWindow is the agents' context window here: small, so that a few seeded
 // messages pass the trigger.
-const compactionWindow = 2000
+const compactionWindow = 4000
 
 // seed appends n user/assistant messages of 200 bytes (50 tokens each) to a session's
 // transcript, as earlier turns would have.
