@@ -63,6 +63,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		{"containerd", c.startContainerd},
 		{"images", c.importImages},
 		{"kube-proxy", c.startProxy},
+		{"cluster DNS", c.startDNS},
 		{"kubelet", c.startKubelet},
 		{"storage", c.createStorage},
 	}
