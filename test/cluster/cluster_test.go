@@ -534,36 +534,14 @@ func metrics(ctx context.Context, t *testing.T) {
 // fire-and-forget so that its status shows the run started (a timed send writes nothing
 // until its reply).
 func podDeletedMidSend(ctx context.Context, t *testing.T) {
-	apply(ctx, t, `apiVersion: sessions.agents.dev/v1alpha1
-kind: Agent
-metadata: {name: slow, namespace: default}
-spec:
-  model:
-    provider: scripted
-    script:
-    - {match: "^slow", delay: 30s, reply: "done slowly"}
-    - {match: "^Agent-to-agent announce step", reply: ANNOUNCE_SKIP}
----
-apiVersion: sessions.agents.dev/v1alpha1
-kind: AgentSession
-metadata: {name: slow-main, namespace: default}
-spec: {key: "agent:slow:main", agentId: slow, chatType: direct}
-`)
+	apply(ctx, t, slowAgentYAML("default", "slow"))
 	before := kubectl(ctx, t, "-n", operatorNS, "get", "pods", "-l", podSelector, "-o", "jsonpath={.items[0].metadata.name}")
 	apply(ctx, t, `apiVersion: sessions.agents.dev/v1alpha1
 kind: SessionSend
 metadata: {name: slow-send, namespace: default}
 spec: {sessionKey: "agent:slow:main", message: "slow please", timeoutSeconds: 0}
 `)
-	if err := harness.Poll(ctx, objectTimeout, "the slow send running", func() error {
-		out, err := cl.Kubectl(ctx, "get", "sessionsend/slow-send", "-o", "jsonpath={.status.phase}")
-		if err != nil || out != "Running" {
-			return fmt.Errorf("phase %q %v", out, err)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	waitRunning(ctx, t, "default", "slow-send")
 	kubectl(ctx, t, "-n", operatorNS, "delete", "pod", before, "--wait=false")
 	after, _ := readyPod(ctx, t, func(name, _ string) bool { return name != before })
 	kubectl(ctx, t, "wait", "--for=condition=Completed", "sessionsend/slow-send", "--timeout="+objectTimeout.String())
@@ -580,6 +558,40 @@ spec: {sessionKey: "agent:slow:main", message: "slow please", timeoutSeconds: 0}
 		}
 	}
 	t.Logf("Pod %s deleted mid-send, %s finished it; transcript %v", before, after, counts)
+}
+
+// slowAgentYAML is an Agent named agent in namespace whose scripted model answers "slow..."
+// after 30s (and echoes anything else), and its session agent:<agent>:main.
+func slowAgentYAML(namespace, agent string) string {
+	return fmt.Sprintf(`apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  model:
+    provider: scripted
+    script:
+    - {match: "^slow", delay: 30s, reply: "done slowly"}
+    - {match: "^Agent-to-agent announce step", reply: ANNOUNCE_SKIP}
+---
+apiVersion: sessions.agents.dev/v1alpha1
+kind: AgentSession
+metadata: {name: %[2]s-main, namespace: %[1]s}
+spec: {key: "agent:%[2]s:main", agentId: %[2]s, chatType: direct}
+`, namespace, agent)
+}
+
+// waitRunning waits until a send's run has started.
+func waitRunning(ctx context.Context, t *testing.T, namespace, name string) {
+	t.Helper()
+	if err := harness.Poll(ctx, objectTimeout, "send "+name+" running", func() error {
+		out, err := cl.Kubectl(ctx, "-n", namespace, "get", "sessionsend/"+name, "-o", "jsonpath={.status.phase}")
+		if err != nil || out != "Running" {
+			return fmt.Errorf("phase %q %v", out, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // readyPod waits for the operator's Pod that is not being deleted, has both containers ready

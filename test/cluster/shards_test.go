@@ -53,22 +53,7 @@ func shardPVs(ctx context.Context, t *testing.T) [2]string {
 		if err := os.Chown(dirs[i], 65532, 65532); err != nil {
 			t.Fatal(err)
 		}
-		apply(ctx, t, fmt.Sprintf(`apiVersion: v1
-kind: PersistentVolume
-metadata: {name: transcripts-shard-%d}
-spec:
-  capacity: {storage: 10Gi}
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
-  storageClassName: local
-  claimRef: {namespace: %s, name: %s%d}
-  local: {path: %s}
-  nodeAffinity:
-    required:
-      nodeSelectorTerms:
-      - matchExpressions:
-        - {key: kubernetes.io/hostname, operator: In, values: [%s]}
-`, i, operatorNS, claimPrefix, i, dirs[i], harness.NodeName))
+		apply(ctx, t, harness.LocalPVYAML(fmt.Sprint("transcripts-shard-", i), dirs[i], operatorNS+"/"+claimPrefix+fmt.Sprint(i)))
 	}
 	return dirs
 }
@@ -86,25 +71,7 @@ func ownedBy(i int) string {
 // its session agent:echo:main.
 func echoIn(ctx context.Context, t *testing.T, ns string) {
 	t.Helper()
-	apply(ctx, t, fmt.Sprintf(`apiVersion: v1
-kind: Namespace
-metadata: {name: %[1]s}
----
-apiVersion: sessions.agents.dev/v1alpha1
-kind: Agent
-metadata: {name: echo, namespace: %[1]s}
-spec:
-  model:
-    provider: scripted
-    script:
-    - {match: "^slow", delay: 30s, reply: "done slowly"}
-    - {match: "^Agent-to-agent announce step", reply: ANNOUNCE_SKIP}
----
-apiVersion: sessions.agents.dev/v1alpha1
-kind: AgentSession
-metadata: {name: echo-main, namespace: %[1]s}
-spec: {key: "agent:echo:main", agentId: echo, chatType: direct}
-`, ns))
+	apply(ctx, t, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n---\n", ns)+slowAgentYAML(ns, "echo"))
 }
 
 // send creates a send into ns's agent:echo:main; timeoutSeconds 0 makes it fire-and-forget,
@@ -246,15 +213,7 @@ func twoShards(ctx context.Context, t *testing.T) {
 	pod1 := statefulSet + "-1"
 	uid := kubectl(ctx, t, "-n", operatorNS, "get", "pod", pod1, "-o", "jsonpath={.metadata.uid}")
 	send(ctx, t, ns1, "slow", "slow please", 0)
-	if err := harness.Poll(ctx, objectTimeout, "the slow send running", func() error {
-		out, err := cl.Kubectl(ctx, "-n", ns1, "get", "sessionsend/slow", "-o", "jsonpath={.status.phase}")
-		if err != nil || out != "Running" {
-			return fmt.Errorf("phase %q %v", out, err)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	waitRunning(ctx, t, ns1, "slow")
 	kubectl(ctx, t, "-n", operatorNS, "delete", "pod", pod1, "--wait=false")
 	start := time.Now()
 	send(ctx, t, ns0, "during", "while one is down", 30)
