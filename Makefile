@@ -116,7 +116,7 @@ cluster-binaries: ## Build kubelet, kube-scheduler, kube-controller-manager, kub
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh
 
 .PHONY: test-cluster
-test-cluster: ## The operator as real Pods under a real kubelet in a network namespace: install, webhook, sends, restart, upgrade, Helm.
+test-cluster: ## The operator as real Pods under a real kubelet in a network namespace: install, webhook, sends, restart, upgrade, Helm, two shards.
 	hack/cluster-packages.sh
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null

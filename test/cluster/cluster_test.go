@@ -121,6 +121,7 @@ func TestOperatorInCluster(t *testing.T) {
 		{"a send survives its Pod being deleted, every message once", podDeletedMidSend},
 		{"an upgrade to a new image tag keeps sessions and transcripts", upgrade},
 		{"uninstall, then install the Helm chart", helmInstall},
+		{"two shards: sends, the front, a shard's Pod deleted", twoShards},
 	}
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.fn(ctx, t) }) {
@@ -147,7 +148,7 @@ func apply(ctx context.Context, t *testing.T, yaml string) {
 }
 
 func managerLogs(ctx context.Context) string {
-	out, _ := cl.Kubectl(ctx, "-n", operatorNS, "logs", "deploy/"+deployment, "--all-containers", "--tail=40")
+	out, _ := cl.Kubectl(ctx, "-n", operatorNS, "logs", "-l", podSelector, "--all-containers", "--prefix", "--tail=40")
 	return out
 }
 
@@ -349,8 +350,13 @@ func portForward(ctx context.Context, t *testing.T, local int) string {
 // Service) over HTTPS, verifying the server by the history Service's name against the CA of
 // the operator's self-signed certificate Secret, as an in-cluster client would.
 func historyGet(ctx context.Context, t *testing.T, addr, key, token string) (int, []byte, error) {
+	return historyGetIn(ctx, t, addr, "default", key, token)
+}
+
+// historyGetIn is historyGet of a session in namespace.
+func historyGetIn(ctx context.Context, t *testing.T, addr, namespace, key, token string) (int, []byte, error) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("https://%s/sessions/%s/history?namespace=default&limit=200", addr, key), nil)
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("https://%s/sessions/%s/history?namespace=%s&limit=200", addr, key, namespace), nil)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -416,11 +422,26 @@ type historyPage struct {
 	} `json:"messages"`
 }
 
+// counts is how often each "role: text" appears in the page.
+func (p historyPage) counts() map[string]int {
+	counts := map[string]int{}
+	for _, m := range p.Messages {
+		for _, c := range m.Message.Content {
+			counts[m.Message.Role+": "+c.Text]++
+		}
+	}
+	return counts
+}
+
 func readHistory(ctx context.Context, t *testing.T, addr, key, token string) historyPage {
+	return readHistoryIn(ctx, t, addr, "default", key, token)
+}
+
+func readHistoryIn(ctx context.Context, t *testing.T, addr, namespace, key, token string) historyPage {
 	t.Helper()
 	var page historyPage
 	err := harness.Poll(ctx, objectTimeout, "history of "+key, func() error {
-		code, body, err := historyGet(ctx, t, addr, key, token)
+		code, body, err := historyGetIn(ctx, t, addr, namespace, key, token)
 		if err != nil {
 			return err
 		}
@@ -513,36 +534,14 @@ func metrics(ctx context.Context, t *testing.T) {
 // fire-and-forget so that its status shows the run started (a timed send writes nothing
 // until its reply).
 func podDeletedMidSend(ctx context.Context, t *testing.T) {
-	apply(ctx, t, `apiVersion: sessions.agents.dev/v1alpha1
-kind: Agent
-metadata: {name: slow, namespace: default}
-spec:
-  model:
-    provider: scripted
-    script:
-    - {match: "^slow", delay: 30s, reply: "done slowly"}
-    - {match: "^Agent-to-agent announce step", reply: ANNOUNCE_SKIP}
----
-apiVersion: sessions.agents.dev/v1alpha1
-kind: AgentSession
-metadata: {name: slow-main, namespace: default}
-spec: {key: "agent:slow:main", agentId: slow, chatType: direct}
-`)
+	apply(ctx, t, slowAgentYAML("default", "slow"))
 	before := kubectl(ctx, t, "-n", operatorNS, "get", "pods", "-l", podSelector, "-o", "jsonpath={.items[0].metadata.name}")
 	apply(ctx, t, `apiVersion: sessions.agents.dev/v1alpha1
 kind: SessionSend
 metadata: {name: slow-send, namespace: default}
 spec: {sessionKey: "agent:slow:main", message: "slow please", timeoutSeconds: 0}
 `)
-	if err := harness.Poll(ctx, objectTimeout, "the slow send running", func() error {
-		out, err := cl.Kubectl(ctx, "get", "sessionsend/slow-send", "-o", "jsonpath={.status.phase}")
-		if err != nil || out != "Running" {
-			return fmt.Errorf("phase %q %v", out, err)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	waitRunning(ctx, t, "default", "slow-send")
 	kubectl(ctx, t, "-n", operatorNS, "delete", "pod", before, "--wait=false")
 	after, _ := readyPod(ctx, t, func(name, _ string) bool { return name != before })
 	kubectl(ctx, t, "wait", "--for=condition=Completed", "sessionsend/slow-send", "--timeout="+objectTimeout.String())
@@ -552,18 +551,47 @@ spec: {sessionKey: "agent:slow:main", message: "slow please", timeoutSeconds: 0}
 	}
 	reader := serviceAccountToken(ctx, t, "history-reader", "agent-session-operator-agent-sessions-view", historyAudience)
 	page := readHistory(ctx, t, portForward(ctx, t, 18091), "agent:slow:main", reader)
-	counts := map[string]int{}
-	for _, m := range page.Messages {
-		for _, c := range m.Message.Content {
-			counts[m.Message.Role+": "+c.Text]++
-		}
-	}
+	counts := page.counts()
 	for _, want := range []string{"user: slow please", "assistant: done slowly"} {
 		if counts[want] != 1 {
 			t.Errorf("%q appears %d times in the transcript, want once; transcript: %v", want, counts[want], counts)
 		}
 	}
 	t.Logf("Pod %s deleted mid-send, %s finished it; transcript %v", before, after, counts)
+}
+
+// slowAgentYAML is an Agent named agent in namespace whose scripted model answers "slow..."
+// after 30s (and echoes anything else), and its session agent:<agent>:main.
+func slowAgentYAML(namespace, agent string) string {
+	return fmt.Sprintf(`apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  model:
+    provider: scripted
+    script:
+    - {match: "^slow", delay: 30s, reply: "done slowly"}
+    - {match: "^Agent-to-agent announce step", reply: ANNOUNCE_SKIP}
+---
+apiVersion: sessions.agents.dev/v1alpha1
+kind: AgentSession
+metadata: {name: %[2]s-main, namespace: %[1]s}
+spec: {key: "agent:%[2]s:main", agentId: %[2]s, chatType: direct}
+`, namespace, agent)
+}
+
+// waitRunning waits until a send's run has started.
+func waitRunning(ctx context.Context, t *testing.T, namespace, name string) {
+	t.Helper()
+	if err := harness.Poll(ctx, objectTimeout, "send "+name+" running", func() error {
+		out, err := cl.Kubectl(ctx, "-n", namespace, "get", "sessionsend/"+name, "-o", "jsonpath={.status.phase}")
+		if err != nil || out != "Running" {
+			return fmt.Errorf("phase %q %v", out, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // readyPod waits for the operator's Pod that is not being deleted, has both containers ready

@@ -88,6 +88,7 @@ authorization: {mode: Webhook}
 failSwapOn: false
 podCIDR: ` + PodCIDR + `
 clusterDomain: cluster.local
+clusterDNS: [` + NodeIP + `]
 resolvConf: /etc/resolv.conf
 maxPods: 30
 syncFrequency: 10s

@@ -63,6 +63,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		{"containerd", c.startContainerd},
 		{"images", c.importImages},
 		{"kube-proxy", c.startProxy},
+		{"cluster DNS", c.startDNS},
 		{"kubelet", c.startKubelet},
 		{"storage", c.createStorage},
 	}
@@ -254,7 +255,7 @@ func (c *Cluster) createStorage(ctx context.Context) error {
 
 // StorageYAML is the StorageClass and the local PersistentVolume at dir.
 func StorageYAML(dir string) string {
-	return fmt.Sprintf(`apiVersion: storage.k8s.io/v1
+	return `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
   name: local
@@ -263,22 +264,32 @@ provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: WaitForFirstConsumer
 reclaimPolicy: Retain
 ---
-apiVersion: v1
+` + LocalPVYAML("transcripts-local", dir, "")
+}
+
+// LocalPVYAML is a 10Gi local PersistentVolume at dir on the node; claim ("namespace/name",
+// optional) binds it ahead to that claim alone.
+func LocalPVYAML(name, dir, claim string) string {
+	ref := ""
+	if ns, n, ok := strings.Cut(claim, "/"); ok {
+		ref = fmt.Sprintf("\n  claimRef: {namespace: %s, name: %s}", ns, n)
+	}
+	return fmt.Sprintf(`apiVersion: v1
 kind: PersistentVolume
 metadata:
-  name: transcripts-local
+  name: %s
 spec:
   capacity: {storage: 10Gi}
   accessModes: [ReadWriteOnce]
   persistentVolumeReclaimPolicy: Retain
-  storageClassName: local
+  storageClassName: local%s
   local: {path: %s}
   nodeAffinity:
     required:
       nodeSelectorTerms:
       - matchExpressions:
         - {key: kubernetes.io/hostname, operator: In, values: [%s]}
-`, dir, NodeName)
+`, name, ref, dir, NodeName)
 }
 
 // Kubectl runs kubectl as the admin.
