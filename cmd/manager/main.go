@@ -75,6 +75,7 @@ type options struct {
 	maxTurnsPerNS    int
 	attemptTimeout   time.Duration
 	idleTimeout      time.Duration
+	liveReplies      bool
 	egressAllow      stringList
 	egressStrict     bool
 	egressAPIServer  bool
@@ -107,6 +108,7 @@ func main() {
 	flag.IntVar(&o.maxTurnsPerNS, "max-turns-per-namespace", 0, "Agent turns of one namespace running at once, so no namespace holds every slot (0: half of --max-concurrent-turns).")
 	flag.DurationVar(&o.attemptTimeout, "model-attempt-timeout", provider.DefaultAttemptTimeout, "Bound of one model HTTP attempt; a hung attempt is cut off and retried.")
 	flag.DurationVar(&o.idleTimeout, "model-idle-timeout", provider.DefaultIdleTimeout, "How long a model HTTP attempt may go without a byte (first byte or progress) before it is cut off and retried.")
+	flag.BoolVar(&o.liveReplies, "live-replies", true, "Stream model replies and publish their text as it arrives (session.delta on /events); off asks providers for whole replies.")
 	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink, MCP and A2A connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
 	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink, MCP and A2A destination no --egress-allow entry names.")
 	flag.BoolVar(&o.egressAPIServer, "egress-allow-apiserver", false, "Let model, sink, MCP and A2A connections reach the cluster's API server. Off, it is refused whatever --egress-allow says (a 10.0.0.0/8 entry does not re-open the kubernetes Service).")
@@ -217,7 +219,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
-		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout,
+		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout, LiveReplies: o.liveReplies,
 		Egress: egressPolicy,
 	})
 	if err != nil {

@@ -32,6 +32,12 @@ import (
 // caller. A subscriber cut off for lagging subscribes again and reads the send anew: no
 // state is lost, some may be seen twice.
 func (h *agentHandler) follow(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(*v1.SessionSend) bool) error {
+	return h.followLive(ctx, send, sub, yield, nil)
+}
+
+// followLive is follow that also hands the namespace's session.delta events to live (nil:
+// none), for the caller to pick its run's.
+func (h *agentHandler) followLive(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(*v1.SessionSend) bool, live func(events.SessionDelta) bool) error {
 	key := client.ObjectKeyFromObject(send)
 	cur := send
 	for {
@@ -47,7 +53,7 @@ func (h *agentHandler) follow(ctx context.Context, send *v1.SessionSend, sub *ev
 			sub.Close()
 			return nil
 		}
-		done, err := h.changes(ctx, sub, send, yield)
+		done, err := h.changes(ctx, sub, send, yield, live)
 		sub.Close()
 		if done || err != nil {
 			return err
@@ -58,7 +64,7 @@ func (h *agentHandler) follow(ctx context.Context, send *v1.SessionSend, sub *ev
 
 // changes reads sub until the send ends (true), the subscription is cut off (false) or ctx
 // ends.
-func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, send *v1.SessionSend, yield func(*v1.SessionSend) bool) (bool, error) {
+func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, send *v1.SessionSend, yield func(*v1.SessionSend) bool, live func(events.SessionDelta) bool) (bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -66,6 +72,12 @@ func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, se
 		case e, ok := <-sub.C:
 			if !ok {
 				return false, nil
+			}
+			if d, ok := deltaOf(e, send.Namespace); ok && live != nil {
+				if !live(d) {
+					return true, nil
+				}
+				continue
 			}
 			s, gone := sendOf(e, send)
 			switch {

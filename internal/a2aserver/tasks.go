@@ -177,7 +177,9 @@ func (h *agentHandler) OnResubscribeToTask(ctx context.Context, p *a2a.TaskIDPar
 func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(a2a.Event, error) bool) {
 	var last a2a.TaskState
 	first := true
-	err := h.follow(ctx, send, sub, func(s *v1.SessionSend) bool {
+	reply := liveReply{}
+	err := h.followLive(ctx, send, sub, func(s *v1.SessionSend) bool {
+		reply.send = s
 		t := taskOf(s)
 		if first {
 			first, last = false, t.Status.State
@@ -194,6 +196,11 @@ func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, sub *ev
 			}
 		}
 		return yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: t.Status, Final: terminal(t.Status.State)}, nil)
+	}, func(d events.SessionDelta) bool {
+		if art := reply.update(d); art != nil {
+			return yield(art, nil)
+		}
+		return true
 	})
 	if err != nil {
 		yield(nil, protocolError(err))

@@ -77,3 +77,23 @@ func (h *Hub) PublishObject(kind, phase, namespace, sessionKey, name string, obj
 	data, _ := json.Marshal(SessionChange{Phase: phase, SessionKey: sessionKey, Name: name, Object: object})
 	h.Publish(Event{Kind: kind, Namespace: namespace, SessionKey: sessionKey, Name: name, Data: data})
 }
+
+// SessionDelta is the payload of session.delta: a piece of a running turn's reply, sent live
+// and never logged (see transcript.Delta).
+type SessionDelta struct {
+	SessionKey string `json:"sessionKey"`
+	SessionID  string `json:"sessionId"`
+	transcript.Delta
+}
+
+// PublishDelta publishes a piece of a running reply to the subscribers of this moment only:
+// pieces take no ID and stay out of the resume log, so they neither push real changes out
+// of it nor come back to a client resuming after the message they made was stored.
+func (h *Hub) PublishDelta(hdr transcript.SessionHeader, d transcript.Delta) {
+	name := hdr.Name
+	if name == "" {
+		name = sessionkey.ObjectName(hdr.SessionKey)
+	}
+	data, _ := json.Marshal(SessionDelta{SessionKey: hdr.SessionKey, SessionID: hdr.SessionID, Delta: d})
+	h.fanOut(Event{Kind: KindSessionDelta, Namespace: hdr.Namespace, SessionKey: hdr.SessionKey, Name: name, Data: data})
+}

@@ -25,7 +25,8 @@ import (
 )
 
 // Filter is what one subscriber asked for: a namespace, optionally some sessions, and the
-// kinds it wants (sessions.changed and session.message unless it names others).
+// kinds it wants (sessions.changed, session.message and session.delta unless it names
+// others).
 type Filter struct {
 	Namespace string
 	// Sessions are the followed sessions as asked (keys or sessionIds) until ResolveSessions
@@ -44,7 +45,7 @@ var ErrUnknownSession = errors.New("unknown session")
 // name its access is judged on.
 type Followed struct{ Key, Name string }
 
-var knownKinds = []string{KindSessionsChanged, KindSessionMessage, KindSendsChanged, KindRunsChanged, KindApprovalsChanged}
+var knownKinds = []string{KindSessionsChanged, KindSessionMessage, KindSessionDelta, KindSendsChanged, KindRunsChanged, KindApprovalsChanged}
 
 // ParseFilter reads ?namespace=&session=&session=&kinds=a,b from a request's query; session
 // is repeated to follow several sessions in one stream.
@@ -77,7 +78,7 @@ func ParseFilter(q url.Values, defaultNamespace string) (Filter, error) {
 			}
 		}
 	} else {
-		f.Kinds = []string{KindSessionsChanged, KindSessionMessage}
+		f.Kinds = []string{KindSessionsChanged, KindSessionMessage, KindSessionDelta}
 	}
 	return f, nil
 }

@@ -157,7 +157,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, follo
 		if !f.Match(e) || !allowed(e) {
 			return !ended
 		}
-		writeEvent(buf, h.o.Hub.FormatID(e.ID), e.Kind, e.Data)
+		id := ""
+		if e.ID != 0 { // live-only events (session.delta) keep the client's resume point
+			id = h.o.Hub.FormatID(e.ID)
+		}
+		writeEvent(buf, id, e.Kind, e.Data)
 		return true
 	}
 	if sub.Reset {

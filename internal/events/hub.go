@@ -33,6 +33,7 @@ const (
 	KindSessionMessage  = "session.message"
 	KindSendsChanged    = "sends.changed"
 	KindRunsChanged     = "runs.changed"
+	KindSessionDelta    = "session.delta"
 	// KindApprovalsChanged: a tool call began to wait for a person (requested), was
 	// decided (decided) or expired (expired); judged by the calling session.
 	KindApprovalsChanged = "approvals.changed"
@@ -98,6 +99,26 @@ func (h *Hub) Publish(e Event) Event {
 	e.ID = h.next
 	h.next++
 	h.ring[(e.ID-1)%int64(len(h.ring))] = e
+	h.sendLocked(e)
+	return e
+}
+
+// fanOut hands e, unlogged and without an ID, to the current subscribers. A subscriber
+// that is behind misses it rather than being cut off: nothing it could resume would bring
+// it back.
+func (h *Hub) fanOut(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		select {
+		case s.c <- e:
+		default:
+		}
+	}
+}
+
+// sendLocked hands e to every subscriber; one that is too far behind is cut off.
+func (h *Hub) sendLocked(e Event) {
 	for s := range h.subs {
 		select {
 		case s.c <- e:
@@ -107,7 +128,6 @@ func (h *Hub) Publish(e Event) Event {
 			close(s.c)
 		}
 	}
-	return e
 }
 
 // Subscription is one subscriber: Backlog holds the logged events after the resume point,

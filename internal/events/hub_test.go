@@ -17,6 +17,8 @@ package events
 import (
 	"net/url"
 	"testing"
+
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 func publishN(h *Hub, n int) {
@@ -126,5 +128,29 @@ func TestFilter(t *testing.T) {
 				t.Errorf("%q matches %v", tc.query, e)
 			}
 		}
+	}
+}
+
+// Reply pieces reach the subscribers of the moment without an ID, stay out of the resume
+// log, and are missed rather than cutting off a subscriber that is behind.
+func TestDeltasAreLiveOnly(t *testing.T) {
+	h := NewHub(4, "e1")
+	slow := h.Subscribe("")
+	defer slow.Close()
+	hdr := transcript.SessionHeader{Namespace: "ns", SessionKey: "agent:a:main", SessionID: "s1"}
+	for range subBuffer + 10 {
+		h.PublishDelta(hdr, transcript.Delta{RunID: "r", Step: 1, Seq: 1, Text: "x"})
+	}
+	if slow.Lagged() {
+		t.Fatal("a subscriber behind on pieces was cut off")
+	}
+	if got := len(slow.C); got != subBuffer {
+		t.Fatalf("%d pieces waiting, want the buffer's %d", got, subBuffer)
+	}
+	if e := <-slow.C; e.ID != 0 || e.Kind != KindSessionDelta || e.Name != objectName(hdr.SessionKey) {
+		t.Fatalf("piece %v id %d name %q, want no id and the session's object name", e, e.ID, e.Name)
+	}
+	if late := h.Subscribe("e1-0"); len(late.Backlog) != 0 || late.Reset {
+		t.Fatalf("resume log holds %v (reset %v), want nothing", late.Backlog, late.Reset)
 	}
 }

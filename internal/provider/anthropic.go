@@ -182,7 +182,7 @@ type antResponse struct {
 }
 
 func (p *anthropic) Complete(ctx context.Context, req Request) (*Response, error) {
-	return p.complete(ctx, req, p.wireRequest(req), p.decode, p.decodeStream)
+	return p.complete(ctx, req, p.wireRequest(req), p.decode, p.decodeStreamText)
 }
 
 func (p *anthropic) wireRequest(req Request) antRequest {
@@ -330,7 +330,12 @@ func antStreamErrorType(t string) (typ string, retryable bool) {
 	return ErrBadRequest, false
 }
 
+// decodeStream decodes a stream without a live view.
 func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
+	return p.decodeStreamText(body, nil)
+}
+
+func (p *anthropic) decodeStreamText(body io.Reader, onText func(string)) (*Response, error) {
 	out := &Response{}
 	var text strings.Builder
 	var calls callBuilders
@@ -380,6 +385,7 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 			switch d.Type {
 			case "text_delta":
 				text.WriteString(d.Text)
+				emit(onText, d.Text)
 			case "input_json_delta":
 				if err := calls.add(e.Index, "", "", d.PartialJSON); err != nil {
 					return nil, err

@@ -86,13 +86,14 @@ func newEndpoint(cfg Config, defaultBase, path string, header http.Header) endpo
 
 // complete posts wire, the provider's request body, and decodes the answer
 // in the format Config.Stream selected.
-func (e *endpoint) complete(ctx context.Context, req Request, wire any, decode, decodeStream decodeFunc) (*Response, error) {
+func (e *endpoint) complete(ctx context.Context, req Request, wire any, decode decodeFunc, decodeStream streamDecoder) (*Response, error) {
 	body, err := json.Marshal(wire)
 	if err != nil {
 		return nil, &Error{Provider: e.cfg.Provider, Type: ErrBadRequest, Message: err.Error(), Err: err}
 	}
 	if e.cfg.Stream {
-		decode = decodeStream
+		onText := textDeltasFrom(ctx)
+		decode = func(body io.Reader) (*Response, error) { return decodeStream(body, onText) }
 	}
 	resp, err := e.t.call(ctx, e.url, e.header, body, decode)
 	if err != nil {

@@ -119,7 +119,7 @@ type oaiResponse struct {
 }
 
 func (p *openAI) Complete(ctx context.Context, req Request) (*Response, error) {
-	return p.complete(ctx, req, p.wireRequest(req), p.decode, p.decodeStream)
+	return p.complete(ctx, req, p.wireRequest(req), p.decode, p.decodeStreamText)
 }
 
 func (p *openAI) wireRequest(req Request) oaiRequest {
@@ -228,7 +228,12 @@ func streamError(msg string) *Error {
 // errStreamCut is a stream that ended before the server said it was done.
 var errStreamCut = errors.New("event stream ended before the response was complete")
 
+// decodeStream decodes a stream without a live view.
 func (p *openAI) decodeStream(body io.Reader) (*Response, error) {
+	return p.decodeStreamText(body, nil)
+}
+
+func (p *openAI) decodeStreamText(body io.Reader, onText func(string)) (*Response, error) {
 	out := &Response{}
 	var text strings.Builder
 	var calls callBuilders
@@ -269,6 +274,7 @@ func (p *openAI) decodeStream(body io.Reader) (*Response, error) {
 		c := chunk.Choices[0]
 		if c.Delta.Content != nil {
 			text.WriteString(*c.Delta.Content)
+			emit(onText, *c.Delta.Content)
 		}
 		for _, d := range c.Delta.ToolCalls {
 			i := len(calls)

@@ -31,3 +31,27 @@ type HistoryResponse struct {
 	Namespace  string `json:"namespace"`
 	Page
 }
+
+// APIDeltaPath, after a session's path, takes a Delta: a piece of a running turn's reply that
+// the store publishes live as a session.delta event and never stores.
+const APIDeltaPath = "/delta"
+
+// MaxDeltaText bounds the text of one Delta; the writer cuts longer runs of text.
+const MaxDeltaText = 4 << 10
+
+// Delta is a piece of a running turn's reply. Step is the turn's model call (each makes its
+// own assistant message) and Seq counts the pieces of that call from 1: a gap means pieces
+// were dropped, and the session.message record that follows is whole either way.
+type Delta struct {
+	RunID string `json:"runId"`
+	Step  int    `json:"step"`
+	Seq   int64  `json:"seq"`
+	Text  string `json:"text"`
+}
+
+// ReplyWriter takes a running reply's text as it streams and publishes it as Deltas (see
+// client.Client.LiveReply); Flush sends what it holds when the model call ends.
+type ReplyWriter interface {
+	Write(text string)
+	Flush()
+}

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -35,7 +36,10 @@ const maxBodySize = 8 << 20
 //	GET  /v1/sessions/{ns}/{id}/stats         stats
 //	POST /v1/sessions/{ns}/{id}/archive       archive (204)
 //	POST /v1/search                           search (SearchQuery -> SearchResult; 503 without an index)
-func NewAPIHandler(store transcript.Store, index transcript.Searcher) http.Handler {
+//	POST /v1/sessions/{ns}/{id}/delta         publish a live reply piece on hub, unstored (204)
+//
+// hub nil drops the pieces.
+func NewAPIHandler(store transcript.Store, index transcript.Searcher, hub *events.Hub) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+transcript.APISearchPath, func(w http.ResponseWriter, r *http.Request) {
 		var q transcript.SearchQuery
@@ -105,13 +109,19 @@ func NewAPIHandler(store transcript.Store, index transcript.Searcher) http.Handl
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+	mux.Handle("POST "+transcript.APISessionsPath+"/{ns}/{id}"+transcript.APIDeltaPath, deltaHandler(store, hub))
 	return mux
 }
 
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodySize+1))
-	if err == nil && len(b) > maxBodySize {
-		writeError(w, http.StatusRequestEntityTooLarge, transcript.ErrTypeInvalidRequest, "body larger than "+strconv.Itoa(maxBodySize)+" bytes")
+	return decodeLimited(w, r, v, maxBodySize)
+}
+
+// decodeLimited reads a JSON body of at most limit bytes into v, or answers the error.
+func decodeLimited(w http.ResponseWriter, r *http.Request, v any, limit int) bool {
+	b, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
+	if err == nil && len(b) > limit {
+		writeError(w, http.StatusRequestEntityTooLarge, transcript.ErrTypeInvalidRequest, "body larger than "+strconv.Itoa(limit)+" bytes")
 		return false
 	}
 	if err == nil {

@@ -226,7 +226,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		return err
 	}
 
-	internalSrv := &http.Server{Handler: NewAPIHandler(store, index), ReadHeaderTimeout: 10 * time.Second}
+	internalSrv := &http.Server{Handler: NewAPIHandler(store, index, hub), ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 

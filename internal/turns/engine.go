@@ -93,6 +93,9 @@ type Options struct {
 	// NewProvider builds a provider from an Agent's config; nil means provider.New. Tests
 	// and benchmarks wrap it to observe model calls.
 	NewProvider func(provider.Config) (provider.Provider, error)
+	// LiveReplies streams model calls (openai, anthropic) and publishes their text as it
+	// arrives through the Store, when it can (see live_reply.go).
+	LiveReplies bool
 }
 
 // Engine runs agent turns: one FIFO lane per session and a global bound. It implements

@@ -70,6 +70,7 @@ func (e *Engine) provider(ctx context.Context, agent *v1.Agent) (provider.Provid
 		return nil, err
 	}
 	cfg.Clock, cfg.AttemptTimeout, cfg.IdleTimeout = e.clock, e.opts.ModelAttemptTimeout, e.opts.ModelIdleTimeout
+	cfg.Stream = e.opts.LiveReplies
 	if c.http == nil {
 		c.http = e.opts.Egress.Client(egress.ClientOptions{})
 	}

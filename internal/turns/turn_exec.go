@@ -214,7 +214,8 @@ func (t *turn) loop(ctx context.Context) error {
 			}
 			began := t.e.now()
 			cctx, cspan := startChatSpan(ctx, t)
-			resp, err := t.prov.Complete(t.e.observeRetries(cctx, t), provider.Request{
+			lctx, flushLive := t.e.liveReply(t.e.observeRetries(cctx, t), t)
+			resp, err := t.prov.Complete(lctx, provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
 				Summary:  summaryText(t.view.summary),
@@ -222,6 +223,7 @@ func (t *turn) loop(ctx context.Context) error {
 				Tools:    t.tools,
 				Thinking: string(t.session.Spec.ThinkingLevel),
 			})
+			flushLive()
 			modelCallDuration.WithLabelValues(t.prov.Name(), outcome(err != nil)).Observe(t.e.now().Sub(began).Seconds())
 			endChatSpan(cspan, resp, err)
 			if err != nil {

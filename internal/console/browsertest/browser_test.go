@@ -152,6 +152,21 @@ func TestConsoleInChromium(t *testing.T) {
 	if marker != "compacted messages 1–2 (900 → 100 tokens)" || open {
 		t.Errorf("compaction marker %q (open %v), want it folded with its range", marker, open)
 	}
+	// A reply is written live as the model streams it, then replaced by its stored record.
+	live := store.LiveReply("default", "s1", "uid/round-1", 1)
+	live.Write("Once upon")
+	live.Flush()
+	var writing string
+	if err := chromedp.Run(bctx, chromedp.WaitVisible(`#transcript li.live`), chromedp.Text(`#transcript li.live`, &writing)); err != nil {
+		t.Fatalf("live reply: %v", err)
+	}
+	if !strings.Contains(writing, "Once upon") {
+		t.Errorf("the reply being written shows %q", writing)
+	}
+	say(transcript.RoleAssistant, "Once upon a time.", "")
+	if err := chromedp.Run(bctx, chromedp.WaitVisible(`#transcript li[data-seq="4"]`), chromedp.WaitNotPresent(`#transcript li.live`)); err != nil {
+		t.Fatalf("stored reply: %v", err)
+	}
 	// A narrow screen: the table becomes one block per session, nothing overflows.
 	var overflow bool
 	if err := chromedp.Run(bctx,

@@ -110,7 +110,7 @@
   // follow reads the event stream with fetch (EventSource cannot send a bearer token) and
   // reconnects with Last-Event-ID, so nothing is lost across a dropped connection.
   async function follow() {
-    const q = new URLSearchParams({ namespace: state.ns, kinds: "sessions.changed,session.message,sends.changed,runs.changed" });
+    const q = new URLSearchParams({ namespace: state.ns, kinds: "sessions.changed,session.message,session.delta,sends.changed,runs.changed" });
     for (let delay = 500; ; delay = Math.min(delay * 2, 15000)) {
       try {
         const headers = auth();
@@ -161,7 +161,8 @@
       case "reset": state.sessions.clear(); renderSessions(); if (state.open) openSession(state.open); break;
       case "end": status("stream ended: " + (data.reason || "")); break;
       case "sessions.changed": sessionChanged(data); break;
-      case "session.message": if (data.sessionKey === state.open) appendRecord(data.record); break;
+      case "session.message": if (data.sessionKey === state.open) { endLive(data.record); appendRecord(data.record); } break;
+      case "session.delta": if (data.sessionKey === state.open) liveDelta(data); break;
       case "sends.changed": case "runs.changed": workChanged(ev.event, data); break;
     }
   }
@@ -356,6 +357,37 @@
       }
     }
     $("transcript").appendChild(li);
+  }
+
+  // liveDelta writes a reply as the model streams it, into an in-progress entry per model
+  // call (run and step); the stored message replaces it (endLive). Pieces arriving after
+  // their message are of an ended call and dropped.
+  const endedLive = new Set();
+  function liveDelta(d) {
+    const key = d.runId + "/" + d.step;
+    if (endedLive.has(key)) return;
+    let li = [...$("transcript").querySelectorAll("li.live")].find((e) => e.dataset.live === key);
+    if (!li) {
+      li = document.createElement("li");
+      li.className = "assistant live";
+      li.dataset.live = key;
+      li.setAttribute("aria-busy", "true");
+      const who = document.createElement("span");
+      who.className = "who";
+      who.textContent = "assistant (writing…)";
+      li.appendChild(who);
+      $("transcript").appendChild(li);
+    }
+    li.appendChild(document.createTextNode(d.text));
+  }
+
+  // endLive removes the in-progress entries an assistant record completes.
+  function endLive(r) {
+    if ((r.message || {}).role !== "assistant") return;
+    for (const li of $("transcript").querySelectorAll("li.live")) {
+      endedLive.add(li.dataset.live);
+      li.remove();
+    }
   }
 
   // workChanged lists the open session's sends (into it) and runs (it started), each with

@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -38,6 +39,10 @@ type Client struct {
 	// RetryFor bounds how long connection errors are retried: the sidecar may be restarting.
 	RetryFor time.Duration
 	Clock    clock.Clock
+
+	// deltas queues live reply pieces for one sender; see LiveReply.
+	deltas     chan deltaPost
+	deltasOnce sync.Once
 }
 
 // NewClient talks to the sidecar's internal API over the unix socket at socketPath.

@@ -34,7 +34,7 @@ import (
 func TestClientRetriesABrokenConnection(t *testing.T) {
 	st := transcripttest.OpenStore(t, t.TempDir())
 	transcripttest.CreateSession(t, st, "s1", "agent:a:main")
-	api := transcriptstore.NewAPIHandler(st, nil)
+	api := transcriptstore.NewAPIHandler(st, nil, nil)
 	var broken atomic.Int32
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") && broken.Add(1) == 1 {

@@ -17,12 +17,10 @@ package envtest
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -55,11 +53,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 		var err error
 		k8s, err = client.New(cfg, client.Options{Scheme: scheme.New()})
 		Expect(err).NotTo(HaveOccurred())
-		token = grant(ctx, evNS, []rbacv1.PolicyRule{{
-			APIGroups: []string{transcriptstore.AuthGroup}, Verbs: []string{transcriptstore.AuthVerb},
-			Resources:     []string{transcriptstore.AuthResource + "/" + transcriptstore.AuthSubresource},
-			ResourceNames: []string{sessionkey.ObjectName(mine), sessionkey.ObjectName(seen)},
-		}}, "watcher")[0]
+		token = grant(ctx, evNS, readTranscripts(mine, seen), "watcher")[0]
 
 		hub := events.NewHub(0, "t")
 		st, err = store.OpenFileStore(GinkgoT().TempDir(), transcriptstore.PublishCommits(hub))
@@ -76,20 +70,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 	})
 
 	It("shows created, message and archived in order for the sessions the caller may read, and nothing of others", func() {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/events?namespace="+evNS, nil)
-		Expect(err).NotTo(HaveOccurred())
-		req.Header.Set("Authorization", "Bearer "+token)
-		// RBAC reaches the API server's authorizer through an informer; the stream opens
-		// once the caller is known.
-		var resp *http.Response
-		Eventually(func() int {
-			resp, err = http.DefaultClient.Do(req)
-			Expect(err).NotTo(HaveOccurred())
-			if resp.StatusCode != http.StatusOK {
-				_ = resp.Body.Close()
-			}
-			return resp.StatusCode
-		}, timeout, interval).Should(Equal(http.StatusOK))
+		resp := openStream(ctx, srv.URL+"/events?namespace="+evNS, token)
 		DeferCleanup(resp.Body.Close)
 		r := sse.NewReader(resp.Body)
 		type seen struct{ kind, phase, key string }

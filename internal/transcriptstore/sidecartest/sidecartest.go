@@ -71,7 +71,7 @@ func StartAPI(t testing.TB, st transcript.Store) *client.Client {
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	srv := &http.Server{Handler: transcriptstore.NewAPIHandler(st, nil)}
+	srv := &http.Server{Handler: transcriptstore.NewAPIHandler(st, nil, nil)}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return client.NewClient(sock)
