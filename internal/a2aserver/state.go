@@ -20,10 +20,11 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// TaskState is the A2A state of a send. It maps the phases present today: a send not yet
-// finished is working (accepted, running, and the reply-back and announce steps of an
-// agent's send, which an A2A caller's person-made send never has), Completed is completed,
-// Failed is failed and Cancelled is canceled. A send that timed out keeps working: its run
+// TaskState is the A2A state of a send: a send not yet finished is working (accepted,
+// running, and the reply-back and announce steps of an agent's send, which an A2A caller's
+// person-made send never has), AwaitingApproval (a tool call waits for a person's
+// ToolApproval) is input-required, Completed is completed, Failed is failed and Cancelled is
+// canceled. A send that timed out keeps working: its run
 // goes on and its reply still lands.
 func TaskState(st *v1.SessionSendStatus) a2a.TaskState {
 	switch st.Phase {
@@ -33,6 +34,8 @@ func TaskState(st *v1.SessionSendStatus) a2a.TaskState {
 		return a2a.TaskStateFailed
 	case v1.SendCancelled:
 		return a2a.TaskStateCanceled
+	case v1.SendAwaitingApproval:
+		return a2a.TaskStateInputRequired
 	case "":
 		if st.Status == "" {
 			return a2a.TaskStateSubmitted

@@ -41,6 +41,7 @@ func TestTaskFollowsTheSend(t *testing.T) {
 		"not yet seen by the controller": {state: a2a.TaskStateSubmitted},
 		"accepted":                       {st: v1.SessionSendStatus{Status: v1.SendAccepted, Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
 		"running, no status yet":         {st: v1.SessionSendStatus{Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
+		"a tool call waits for a person": {st: v1.SessionSendStatus{Status: v1.SendAccepted, Phase: v1.SendAwaitingApproval}, state: a2a.TaskStateInputRequired},
 		"timed out, the run goes on":     {st: v1.SessionSendStatus{Status: v1.SendTimeout, Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
 		"ok": {st: v1.SessionSendStatus{Status: v1.SendOK, Phase: v1.SendCompleted, Reply: "pong", OwnerStatus: v1.OwnerStatus{CompletedAt: &at}},
 			state: a2a.TaskStateCompleted, artifacts: []*a2a.Artifact{replyArtifact("pong")}},
