@@ -43,6 +43,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -427,7 +428,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
 	store.args = append(store.args, o.storeArgs...)
-	store.env = memoryLimit("256MiB")
+	store.env = memoryLimit(256)
 	if err := c.run(ctx, store); err != nil {
 		return nil, err
 	}
@@ -447,7 +448,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[1]), "--enable-webhooks=false")
 	}
 	mgr.args = append(mgr.args, o.managerArgs...)
-	mgr.env = memoryLimit("512MiB")
+	mgr.env = memoryLimit(512)
 	if err := c.run(ctx, mgr); err != nil {
 		return nil, err
 	}
@@ -486,14 +487,14 @@ func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) er
 	return p.runToEnd(ctx, out)
 }
 
-// memoryLimit is GOMEMLIMIT as the Deployment sets it from the container's memory limit
-// (config/manager: manager 512Mi, transcript-store 256Mi), unless the environment sets one:
-// near the limit the Go runtime collects harder instead of growing.
-func memoryLimit(limit string) []string {
+// memoryLimit is the container's memory limit as the Deployment passes it (config/manager:
+// manager 512Mi, transcript-store 256Mi; memtune keeps the runtime under three quarters of
+// it), unless the environment sets GOMEMLIMIT.
+func memoryLimit(mib int64) []string {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
-	return []string{"GOMEMLIMIT=" + limit}
+	return []string{memtune.ContainerLimitEnv + "=" + strconv.FormatInt(mib<<20, 10)}
 }
 
 // FreeAddrs are n loopback addresses free at the time of asking, for processes whose
