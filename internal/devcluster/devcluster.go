@@ -428,7 +428,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
 	store.args = append(store.args, o.storeArgs...)
-	store.env = memoryLimit(256)
+	store.env = memoryLimit(memoryLimitMiB["transcript-store"])
 	if err := c.run(ctx, store); err != nil {
 		return nil, err
 	}
@@ -448,7 +448,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[1]), "--enable-webhooks=false")
 	}
 	mgr.args = append(mgr.args, o.managerArgs...)
-	mgr.env = memoryLimit(512)
+	mgr.env = memoryLimit(memoryLimitMiB["manager"])
 	if err := c.run(ctx, mgr); err != nil {
 		return nil, err
 	}
@@ -487,9 +487,11 @@ func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) er
 	return p.runToEnd(ctx, out)
 }
 
-// memoryLimit is the container's memory limit as the Deployment passes it (config/manager:
-// manager 512Mi, transcript-store 256Mi; memtune keeps the runtime under three quarters of
-// it), unless the environment sets GOMEMLIMIT.
+// memoryLimitMiB is each container's memory limit in config/manager's Deployment.
+var memoryLimitMiB = map[string]int64{"manager": 512, "transcript-store": 256}
+
+// memoryLimit passes a container's memory limit as the Deployment does (memtune keeps the
+// runtime under three quarters of it), unless the environment sets GOMEMLIMIT.
 func memoryLimit(mib int64) []string {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nil
