@@ -75,7 +75,7 @@ func main() {
 
 	cfg.Log = logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil))
 	ctrllog.SetLogger(cfg.Log) // controller-runtime's certwatcher logs through it
-	cfg.Log.Info("Go collector target", "gcPercent", memtune.Apply())
+	cfg.Log.Info("Go collector target", "gcPercent", memtune.Apply(), "memoryLimit", memtune.ApplyLimit())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if err := transcriptstore.RunSidecar(ctx, cfg); err != nil {

@@ -43,6 +43,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -451,7 +452,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		"--kubeconfig=" + c.Kubeconfig,
 	}}
 	store.args = append(store.args, o.storeArgs...)
-	store.env = memoryLimit("256MiB")
+	store.env = memoryLimit(memoryLimitMiB["transcript-store"])
 	if err := c.run(ctx, store); err != nil {
 		return nil, err
 	}
@@ -471,7 +472,7 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		mgr.args = append(mgr.args, "--webhook-port="+strconv.Itoa(ports[1]), "--enable-webhooks=false")
 	}
 	mgr.args = append(mgr.args, o.managerArgs...)
-	mgr.env = memoryLimit("512MiB")
+	mgr.env = memoryLimit(memoryLimitMiB["manager"])
 	if err := c.run(ctx, mgr); err != nil {
 		return nil, err
 	}
@@ -510,14 +511,16 @@ func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) er
 	return p.runToEnd(ctx, out)
 }
 
-// memoryLimit is GOMEMLIMIT as the Deployment sets it from the container's memory limit
-// (config/manager: manager 512Mi, transcript-store 256Mi), unless the environment sets one:
-// near the limit the Go runtime collects harder instead of growing.
-func memoryLimit(limit string) []string {
+// memoryLimitMiB is each container's memory limit in config/manager's Deployment.
+var memoryLimitMiB = map[string]int64{"manager": 512, "transcript-store": 256}
+
+// memoryLimit passes a container's memory limit as the Deployment does (memtune keeps the
+// runtime under three quarters of it), unless the environment sets GOMEMLIMIT.
+func memoryLimit(mib int64) []string {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
-	return []string{"GOMEMLIMIT=" + limit}
+	return []string{memtune.ContainerLimitEnv + "=" + strconv.FormatInt(mib<<20, 10)}
 }
 
 // FreeAddrs are n loopback addresses free at the time of asking, for processes whose

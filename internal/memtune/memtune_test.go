@@ -31,3 +31,17 @@ func TestApplyLeavesAChosenGOGC(t *testing.T) {
 		t.Fatalf("with GOGC=200: Apply = %d, want 200 left in force", got)
 	}
 }
+
+func TestApplyLimitIsAShareOfTheContainersLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv(ContainerLimitEnv, "536870912") // the Deployment's 512Mi
+	if got := ApplyLimit(); got != 384<<20 {
+		t.Fatalf("with a 512Mi container: limit %d, want %d (384 MiB)", got, 384<<20)
+	}
+	debug.SetMemoryLimit(1 << 40) // what the runtime read from GOMEMLIMIT at start
+	t.Setenv("GOMEMLIMIT", "1TiB")
+	if got := ApplyLimit(); got != 1<<40 {
+		t.Fatalf("with GOMEMLIMIT set: limit %d, want it left at %d", got, int64(1<<40))
+	}
+}

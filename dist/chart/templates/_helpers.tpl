@@ -75,7 +75,7 @@ takes its shard from its ordinal and its volume from the StatefulSet's claim tem
         - name: SHARD_INDEX
           valueFrom: {fieldRef: {fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}}
         {{- end }}
-        - name: GOMEMLIMIT
+        - name: CONTAINER_MEMORY_LIMIT
           valueFrom: {resourceFieldRef: {containerName: manager, resource: limits.memory}}
         {{- with .Values.manager.extraEnv }}
         {{- toYaml . | nindent 8 }}
@@ -125,7 +125,7 @@ takes its shard from its ordinal and its volume from the StatefulSet's claim tem
         - --archived-transcript-retention={{ . }}
         {{- end }}
         env:
-        - name: GOMEMLIMIT
+        - name: CONTAINER_MEMORY_LIMIT
           valueFrom: {resourceFieldRef: {containerName: transcript-store, resource: limits.memory}}
         {{- if $sharded }}
         - name: SHARD_INDEX
