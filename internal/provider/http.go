@@ -15,6 +15,7 @@
 package provider
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -93,7 +94,16 @@ func (e *endpoint) complete(ctx context.Context, req Request, wire any, decode d
 	}
 	if e.cfg.Stream {
 		onText := textDeltasFrom(ctx)
-		decode = func(body io.Reader) (*Response, error) { return decodeStream(body, onText) }
+		whole := decode
+		decode = func(body io.Reader) (*Response, error) {
+			// An OpenAI-compatible server that ignores "stream": true answers one JSON object;
+			// read that whole rather than fail a turn over the wire format.
+			br := bufio.NewReader(body)
+			if startsJSONObject(br) {
+				return whole(br)
+			}
+			return decodeStream(br, onText)
+		}
 	}
 	resp, err := e.t.call(ctx, e.url, e.header, body, decode)
 	if err != nil {
@@ -104,6 +114,23 @@ func (e *endpoint) complete(ctx context.Context, req Request, wire any, decode d
 	}
 	capOutput(resp)
 	return resp, nil
+}
+
+// startsJSONObject says the body's first byte after white space is '{' (a whole JSON
+// answer; an event stream starts with a field name or ':').
+func startsJSONObject(br *bufio.Reader) bool {
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return false
+		}
+		switch b[0] {
+		case ' ', '\t', '\r', '\n':
+			_, _ = br.ReadByte()
+		default:
+			return b[0] == '{'
+		}
+	}
 }
 
 // model is the model a request asks for: its own, else the configured one.

@@ -133,6 +133,11 @@ func TestOpenAIStream(t *testing.T) {
 			want:         &Response{Text: "hi", StopReason: "stop", Model: "m"},
 			wantRequests: 1,
 		},
+		"a server that ignores stream answers whole JSON": {
+			events:       []string{"\n " + `{"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`},
+			want:         &Response{Text: "hi", StopReason: "stop", Model: "m", Usage: Usage{InputTokens: 3, OutputTokens: 1}},
+			wantRequests: 1,
+		},
 		"cut stream is retried": {
 			events:       []string{`data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}` + "\n\n"},
 			wantErr:      &Error{StatusCode: 200, Type: ErrConnection, Retryable: true},
