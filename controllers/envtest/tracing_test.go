@@ -157,6 +157,9 @@ var _ = Describe("GenAI traces over OTLP", func() {
 				_, ok := find(o)
 				g.Expect(ok).To(BeTrue(), "no root span exported for %s", o.GetName())
 			}
+			// The send's last turn (its announce step) may end after the roots were exported.
+			s, _ := find(chat)
+			g.Expect(children(recv.all(), s.id)).To(HaveLen(3), "the send's three turns exported")
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		rootOf := func(o metav1.Object) span { s, _ := find(o); return s }
 		spans := recv.all()
