@@ -252,32 +252,77 @@
     return td;
   }
 
+  // renderSessions updates the table in place: a session's row keeps its elements while
+  // events change it, so a keyboard user's focus (or a click on its way) is not lost to a
+  // row rebuilt under it.
+  const sessionRows = new Map();
   function renderSessions() {
     const body = $("sessions").tBodies[0];
-    body.replaceChildren();
     const all = [...state.sessions.values()].sort((a, b) => (Date.parse(b.updated) || 0) - (Date.parse(a.updated) || 0));
     const rows = all.filter(shown);
-    for (const s of rows) {
-      const tr = document.createElement("tr");
-      tr.dataset.key = s.key;
-      const b = document.createElement("button");
-      b.textContent = s.key + (s.phase === "archived" ? " (archived)" : "");
-      b.addEventListener("click", () => openSession(s.key));
-      const first = cell(tr, "");
-      first.appendChild(b);
-      const name = s.label || s.displayName;
-      if (name) {
-        const small = document.createElement("small");
-        small.className = "label";
-        small.textContent = name;
-        first.appendChild(small);
+    const want = new Set(rows.map((s) => s.key));
+    for (const key of sessionRows.keys()) if (!want.has(key)) sessionRows.delete(key);
+    place(body, rows.map((s) => {
+      let tr = sessionRows.get(s.key);
+      if (!tr) {
+        tr = sessionRow(s.key);
+        sessionRows.set(s.key, tr);
       }
-      cell(tr, isSubagent(s.key) ? s.kind + " · subagent" : s.kind, "kind"); cell(tr, s.channel, "channel");
-      cell(tr, s.messages, "messages"); cell(tr, s.preview, "last"); cell(tr, costText(s.usage), "cost");
-      cell(tr, "", "updated").appendChild(timeEl(s.updated));
-      body.appendChild(tr);
-    }
+      fillSessionRow(tr, s);
+      return tr;
+    }));
     $("shown").textContent = rows.length === all.length ? all.length + " sessions" : rows.length + " of " + all.length + " sessions";
+  }
+
+  // sessionRow is a new row for key: its button opens the session, its cells are filled by
+  // fillSessionRow.
+  function sessionRow(key) {
+    const tr = document.createElement("tr");
+    tr.dataset.key = key;
+    const b = document.createElement("button");
+    b.addEventListener("click", () => openSession(key));
+    cell(tr, "").appendChild(b);
+    for (const label of ["kind", "channel", "messages", "last", "cost", "updated"]) cell(tr, "", label);
+    return tr;
+  }
+
+  // fillSessionRow writes s into its row, touching only what changed.
+  function fillSessionRow(tr, s) {
+    const [first, kind, channel, messages, last, cost, updated] = tr.cells;
+    setText(first.querySelector("button"), s.key + (s.phase === "archived" ? " (archived)" : ""));
+    const name = s.label || s.displayName;
+    let small = first.querySelector("small.label");
+    if (name && !small) {
+      small = document.createElement("small");
+      small.className = "label";
+      first.appendChild(small);
+    }
+    if (small && !name) small.remove();
+    else if (small) setText(small, name);
+    setText(kind, isSubagent(s.key) ? s.kind + " · subagent" : s.kind);
+    setText(channel, s.channel);
+    setText(messages, s.messages);
+    setText(last, s.preview);
+    setText(cost, costText(s.usage));
+    const t = updated.querySelector("time"), now = timeEl(s.updated);
+    if (!t || t.title !== now.title || t.textContent !== now.textContent) updated.replaceChildren(now);
+  }
+
+  // setText changes an element's text only when it differs.
+  function setText(el, text) {
+    text = String(text ?? "");
+    if (el.textContent !== text) el.textContent = text;
+  }
+
+  // place makes parent's children exactly nodes, in order, moving only those out of place:
+  // an element that stays keeps its identity, and one that moved gets its focus back.
+  function place(parent, nodes) {
+    const active = document.activeElement;
+    nodes.forEach((n, i) => {
+      if (parent.children[i] !== n) parent.insertBefore(n, parent.children[i] || null);
+    });
+    while (parent.children.length > nodes.length) parent.lastElementChild.remove();
+    if (active && active !== document.activeElement && active.isConnected) active.focus();
   }
 
   async function openSession(key, cursor) {
@@ -403,18 +448,52 @@
 
   // renderWork shows the sends and the runs the open session started; a run's children
   // (the runs its child session requested) are listed inside it, and theirs inside them.
+  // An item is rebuilt only when its object changed, so its Cancel button and its opened
+  // details stay as they were while other items change.
+  const workEls = new Map();
   function renderWork() {
     const items = [...state.work.values()];
     const top = items.filter((w) => w.send || (w.o.spec || {}).requesterSessionKey === state.open || !(w.o.spec || {}).requesterSessionKey);
-    $("work").replaceChildren(...top.map((w) => workItem(w, items, new Set([state.open]))));
+    place($("work"), top.map((w) => workItem(w, items, new Set([state.open]))));
+    for (const key of workEls.keys()) if (!state.work.has(key)) workEls.delete(key);
   }
 
-  function workItem({ send, o }, items, seen) {
+  function workItem(w, items, seen) {
+    const { send, o } = w;
+    const key = (send ? "sends.changed/" : "runs.changed/") + o.metadata.name;
+    const version = o.metadata.resourceVersion || JSON.stringify(o);
+    let el = workEls.get(key);
+    if (!el || el.version !== version) {
+      const li = el ? el.li : document.createElement("li");
+      const ul = el ? el.ul : document.createElement("ul");
+      const wasOpen = !!(el && li.firstElementChild && li.firstElementChild.open);
+      li.dataset.name = o.metadata.name;
+      li.dataset.phase = (o.status || {}).phase || "";
+      li.replaceChildren(...workOwn(send, o, wasOpen));
+      el = { version, li, ul };
+      workEls.set(key, el);
+    }
+    // The run's children: runs whose requester is its child session; a session already on
+    // the path is not followed again.
+    const child = (o.status || {}).childSessionKey;
+    const under = !send && child && !seen.has(child) ? items.filter((c) => !c.send && (c.o.spec || {}).requesterSessionKey === child) : [];
+    if (under.length) {
+      const path = new Set(seen).add(child);
+      el.ul.className = "children";
+      el.ul.setAttribute("aria-label", "Runs under run " + o.metadata.name);
+      place(el.ul, under.map((c) => workItem(c, items, path)));
+      if (el.ul.parentNode !== el.li) el.li.appendChild(el.ul);
+    } else {
+      el.ul.remove();
+    }
+    return el.li;
+  }
+
+  // workOwn is an item's own elements: its steps, outcome and, while it runs, a Cancel button.
+  function workOwn(send, o, open) {
     const st = o.status || {}, spec = o.spec || {}, name = o.metadata.name;
-    const li = document.createElement("li");
-    li.dataset.name = name;
-    li.dataset.phase = st.phase || "";
     const d = document.createElement("details");
+    d.open = open;
     const sum = document.createElement("summary");
     sum.textContent = (send ? "send " : "run ") + name + " · " + (st.phase || "Pending") + (st.status ? " · " + st.status : "") +
       (st.usage && st.usage.cost ? " · cost " + costText(st.usage) : "");
@@ -440,8 +519,7 @@
     if (st.error) step("error: " + st.error);
     d.append(sum, steps);
     if (st.startedAt) sum.append(" · started ", timeEl(st.startedAt));
-    li.appendChild(d);
-
+    const own = [d];
     if (!st.completedAt && !spec.cancel) {
       const b = document.createElement("button");
       b.type = "button";
@@ -449,22 +527,8 @@
       b.textContent = "Cancel";
       b.setAttribute("aria-label", "Cancel " + (send ? "send " : "run ") + name);
       b.addEventListener("click", () => cancel(send ? "send" : "run", name));
-      li.appendChild(b);
+      own.push(b);
     }
-    // The run's children: runs whose requester is its child session; a session already on
-    // the path is not followed again.
-    const child = st.childSessionKey;
-    if (!send && child && !seen.has(child)) {
-      const under = items.filter((w) => !w.send && (w.o.spec || {}).requesterSessionKey === child);
-      if (under.length) {
-        const path = new Set(seen).add(child);
-        const ul = document.createElement("ul");
-        ul.className = "children";
-        ul.setAttribute("aria-label", "Runs under run " + name);
-        ul.append(...under.map((w) => workItem(w, items, path)));
-        li.appendChild(ul);
-      }
-    }
-    return li;
+    return own;
   }
 })();
