@@ -34,26 +34,20 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/controllers/managertest"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
-	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
-	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 var (
+	suite     *managertest.Suite
 	env       *envtest.Environment
 	cfg       *rest.Config
 	k8s       client.Client
@@ -62,8 +56,6 @@ var (
 	dataDir   string
 	store     *transcriptstore.FileStore
 	sink      *sinkServer
-	mgrStop   context.CancelFunc
-	mgrDone   chan struct{}
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
 	writes sync.Map
 	// engine is the running manager's turn engine; calls sees every model call it makes.
@@ -83,17 +75,25 @@ func TestControllers(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	env = testenv.New()
-	var err error
-	cfg, err = env.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
 	fakeClock = clocktesting.NewFakeClock(time.Now())
-	dataDir = GinkgoT().TempDir()
 	sink = newSink()
-	startManager()
+	// Model stubs listen on loopback (protocol_test.go); MCP servers stay refused but for
+	// mcpHost.
+	allowLoopback, err := egress.Parse([]string{"127.0.0.1/32"}, false)
+	Expect(err).NotTo(HaveOccurred())
+	suite = managertest.Start(managertest.Options{
+		Clock: fakeClock, Wrap: func(rt http.RoundTripper) http.RoundTripper { return countWrites{rt} },
+		MCPHost: mcpHost, WorkspaceTools: true, Sink: sink.URL,
+		Engine: func(o *turns.Options) {
+			o.Client, o.NewProvider, o.Egress = noStatusWrites{o.Client}, calls.wrap, allowLoopback
+		},
+		Controllers: func(o *controllers.Options) {
+			o.Deliverer.Backoff, o.Deliverer.MaxWait = time.Millisecond, time.Millisecond
+			o.TTLAfterFinished, o.MCPProbeTimeout = suiteTTL, suiteProbeTimeout
+		},
+	})
+	env, cfg, k8s, dataDir = suite.Env, suite.Config, suite.Client, suite.DataDir
+	useManager()
 })
 
 var _ = AfterSuite(func() {
@@ -102,76 +102,21 @@ var _ = AfterSuite(func() {
 	if sink != nil {
 		sink.Close()
 	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
+	suite.Stop()
 })
 
 // startManager runs a manager like cmd/manager does, with the fake clock and the suite's
 // store; stopManager ends it as a SIGTERM would.
 func startManager() {
-	allowLoopback, err := egress.Parse([]string{"127.0.0.1/32"}, false)
-	Expect(err).NotTo(HaveOccurred())
-	store, err = transcriptstore.OpenFileStore(dataDir + "/transcripts")
-	Expect(err).NotTo(HaveOccurred())
-	mcfg := rest.CopyConfig(cfg)
-	mcfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countWrites{rt} })
-	mgr, err := ctrl.NewManager(mcfg, ctrl.Options{
-		Scheme:  testenv.Scheme(),
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   cacheindex.CacheOptions(), // the manager's, so specs run against what it caches
-		// The suite starts a second manager in one process to test a restart.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
-	mgrCache = mgr.GetCache()
-	watcher, err := client.NewWithWatch(mcfg, client.Options{Scheme: testenv.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-	// The manager's event recorder, on the real clock: no spec times events.
-	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
-	Expect(mgr.Add(events)).To(Succeed())
-	engine, err = turns.NewEngine(turns.Options{
-		Client: noStatusWrites{mgr.GetClient()}, Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, Clock: fakeClock, Recorder: events.GetEventRecorder("agent-runtime"),
-		NewProvider: calls.wrap,
-		// Model stubs listen on loopback (protocol_test.go); MCP servers stay refused below.
-		Egress: allowLoopback,
-	})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(mgr.Add(engine)).To(Succeed())
-	// The suite's sink listens on loopback, which the default egress policy refuses.
-	allowSink, err := egress.Parse([]string{sink.URL + "/"}, false)
-	Expect(err).NotTo(HaveOccurred())
-	d := delivery.New(allowSink)
-	d.Backoff, d.MaxWait = time.Millisecond, time.Millisecond
-	// MCP servers under the manager's rules: loopback is refused but for mcpHost, where the
-	// MCP specs' servers listen.
-	closed, err := egress.Parse([]string{mcpHost + "/32"}, false)
-	Expect(err).NotTo(HaveOccurred())
-	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
-	engine.UseTools(turns.ToolSources{MCP: mcp, WorkspaceRoot: dataDir + "/workspaces"})
-	Expect(controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events, MCP: mcp,
-		TTLAfterFinished: suiteTTL, MCPProbeTimeout: suiteProbeTimeout,
-	})).To(Succeed())
-	mctx, cancel := context.WithCancel(ctx)
-	mgrStop, mgrDone = cancel, make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(mgrDone)
-		Expect(mgr.Start(mctx)).To(Succeed())
-	}()
+	suite.StartManager()
+	useManager()
 }
 
-func stopManager() {
-	if mgrStop == nil {
-		return
-	}
-	mgrStop()
-	<-mgrDone
-	Expect(store.Close()).To(Succeed())
-	mgrStop = nil
+func stopManager() { suite.StopManager() }
+
+// useManager points the suite's variables at the running manager's parts.
+func useManager() {
+	store, engine, mgrCache = suite.Manager.Store, suite.Manager.Engine, suite.Manager.GetCache()
 }
 
 // mcpHost is the one loopback address the suite lets MCP servers listen on.

@@ -23,16 +23,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 var (
-	env *envtest.Environment
-	cfg *rest.Config
+	cp  *testenv.ControlPlane
 	k8s client.Client
 	ctx = context.Background()
 )
@@ -44,16 +41,10 @@ func TestSchema(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	env = testenv.New()
 	var err error
-	cfg, err = env.Start()
+	cp, err = testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
+	k8s = cp.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { Expect(cp.Stop()).To(Succeed()) })

@@ -111,17 +111,12 @@ func WithWebhooks() Option {
 func StartT(t *testing.T) (*rest.Config, client.Client) {
 	t.Helper()
 	RequireControlPlane(t)
-	env := New()
-	cfg, err := env.Start()
+	cp, err := Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Stop() })
-	cl, err := client.New(cfg, client.Options{Scheme: Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, cl
+	t.Cleanup(func() { _ = cp.Stop() })
+	return cp.Config, cp.Client
 }
 
 // New returns an environment with this project's CRDs; call Start on it.

@@ -54,8 +54,10 @@ var layers = [][]string{
 	{"controllers", "internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
 	// the transcript-store program
 	{"internal/transcriptstore"},
-	// test helpers and suites that run whole programs
-	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/storm", "internal/console/browsertest",
+	// test helpers and suites that run whole programs (controllers/managertest: the whole
+	// manager for a suite)
+	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/storm", "controllers/managertest",
+		"internal/console/browsertest",
 		"internal/console/chromiumtest", "internal/transcriptstore/envtest",
 		"internal/transcriptstore/sidecartest", "webhook/envtest"},
 }

@@ -26,25 +26,20 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
 
-// managerUser is the user the suite's "manager" client impersonates.
-const managerUser = "system:serviceaccount:agent-sessions:manager"
-
 var (
-	env     *envtest.Environment
-	cfg     *rest.Config
-	k8s     client.Client
+	cp  *testenv.ControlPlane
+	env *envtest.Environment
+	cfg *rest.Config
+	k8s client.Client
+	// manager is a direct client that speaks as testenv.ManagerUser.
 	manager client.Client
 	// cached is the manager's cached client: what the webhooks read.
 	cached client.Reader
@@ -59,27 +54,18 @@ func TestWebhooks(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	env = testenv.New(testenv.WithWebhooks())
 	var err error
-	cfg, err = env.Start()
+	cp, err = testenv.Start(testenv.WithWebhooks())
 	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-	mcfg := rest.CopyConfig(cfg)
-	mcfg.Impersonate = rest.ImpersonationConfig{UserName: managerUser, Groups: []string{"system:masters"}}
-	manager, err = client.New(mcfg, client.Options{Scheme: testenv.Scheme()})
+	env, cfg, k8s = cp.Env, cp.Config, cp.Client
+	manager, err = client.New(testenv.AsManager(cfg), client.Options{Scheme: testenv.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:        testenv.Scheme(),
-		Metrics:       metricsserver.Options{BindAddress: "0"},
-		Controller:    config.Controller{SkipNameValidation: ptr.To(true)},
-		WebhookServer: testenv.WebhookServer(env),
-	})
+	// The webhooks alone, as the admin, on an unfiltered cache.
+	mgr, err := testenv.NewManager(ctx, env, cfg, cache.Options{})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
 	// The rate buckets never refill during the suite: its rate case counts tokens, not time.
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser,
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: testenv.ManagerUser,
 		Clock: clocktesting.NewFakePassiveClock(time.Now())})).To(Succeed())
 	cached = mgr.GetClient()
 	cancel, err = testenv.RunWithWebhooks(ctx, mgr)
@@ -90,7 +76,5 @@ var _ = AfterSuite(func() {
 	if cancel != nil {
 		cancel()
 	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
+	Expect(cp.Stop()).To(Succeed())
 })

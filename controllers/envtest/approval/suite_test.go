@@ -32,28 +32,15 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/agent-sessions/agent-session-operator/controllers"
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/controllers/managertest"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
-	"github.com/agent-sessions/agent-session-operator/internal/egress"
-	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
-	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
-	"github.com/agent-sessions/agent-session-operator/webhook"
 )
-
-// managerUser is the user the suite's manager impersonates.
-const managerUser = "system:serviceaccount:agent-sessions:manager"
 
 // mcpHost is the one loopback address the manager's egress policy lets MCP servers use.
 const mcpHost = "127.0.0.2"
@@ -63,16 +50,14 @@ const mcpHost = "127.0.0.2"
 const maxTurns = 8
 
 var (
+	suite     *managertest.Suite
 	env       *envtest.Environment
 	cfg       *rest.Config
 	k8s       client.Client
 	ctx       = context.Background()
 	fakeClock *clocktesting.FakeClock
-	dataDir   string
 	store     *transcriptstore.FileStore
 	engine    *turns.Engine
-	mgrStop   context.CancelFunc
-	mgrDone   chan struct{}
 	// sink is the chat bridge of the webchat channel: it keeps every message posted to it.
 	sink     *httptest.Server
 	sinkMu   sync.Mutex
@@ -93,15 +78,7 @@ func TestApproval(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	env = testenv.New(testenv.WithWebhooks())
-	var err error
-	cfg, err = env.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
 	fakeClock = clocktesting.NewFakeClock(time.Now())
-	dataDir = GinkgoT().TempDir()
 	sink = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m delivery.Message
 		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
@@ -113,74 +90,24 @@ var _ = BeforeSuite(func() {
 		sinkMu.Unlock()
 	}))
 	DeferCleanup(sink.Close)
-	startManager()
+	// The manager speaks as its own user and the approvers as theirs (approval_test.go).
+	suite = managertest.Start(managertest.Options{Webhooks: true, Clock: fakeClock, MCPHost: mcpHost, Sink: sink.URL,
+		Engine: func(o *turns.Options) { o.MaxConcurrentTurns = maxTurns }})
+	env, cfg, k8s = suite.Env, suite.Config, suite.Client
+	useManager()
 })
 
-var _ = AfterSuite(func() {
-	stopManager()
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { suite.Stop() })
 
 // startManager runs a manager as cmd/manager does, on the suite's clock and store (a second
 // call after stopManager is a restart: the same transcripts, a new engine and caches).
 func startManager() {
-	var err error
-	store, err = transcriptstore.OpenFileStore(dataDir + "/transcripts")
-	Expect(err).NotTo(HaveOccurred())
-	mcfg := rest.CopyConfig(cfg)
-	mcfg.Impersonate = rest.ImpersonationConfig{UserName: managerUser, Groups: []string{"system:masters"}}
-	mgr, err := ctrl.NewManager(mcfg, ctrl.Options{
-		Scheme:        testenv.Scheme(),
-		Metrics:       metricsserver.Options{BindAddress: "0"},
-		Cache:         cacheindex.CacheOptions(),
-		Controller:    config.Controller{SkipNameValidation: ptr.To(true)},
-		WebhookServer: testenv.WebhookServer(env),
-	})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(cacheindex.Setup(ctx, mgr.GetFieldIndexer())).To(Succeed())
-	watcher, err := client.NewWithWatch(mcfg, client.Options{Scheme: testenv.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
-	Expect(mgr.Add(events)).To(Succeed())
-	engine, err = turns.NewEngine(turns.Options{
-		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, Clock: fakeClock, Recorder: events.GetEventRecorder("agent-runtime"),
-		MaxConcurrentTurns: maxTurns,
-	})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(mgr.Add(engine)).To(Succeed())
-	closed, err := egress.Parse([]string{mcpHost + "/32"}, false)
-	Expect(err).NotTo(HaveOccurred())
-	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
-	engine.UseTools(turns.ToolSources{MCP: mcp})
-	allowSink, err := egress.Parse([]string{sink.URL + "/"}, false)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, Clock: fakeClock, Events: events, MCP: mcp, WorkspaceRoot: dataDir + "/workspaces",
-		Deliverer: delivery.New(allowSink),
-	})).To(Succeed())
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: managerUser,
-		Events: events.GetEventRecorder("admission")})).To(Succeed())
-	mctx, cancel := context.WithCancel(ctx)
-	mgrStop, mgrDone = cancel, make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(mgrDone)
-		Expect(mgr.Start(mctx)).To(Succeed())
-	}()
-	Eventually(func() error { return mgr.GetWebhookServer().StartedChecker()(nil) }, testenv.Timeout, testenv.Interval).Should(Succeed())
-	Expect(mgr.GetCache().WaitForCacheSync(mctx)).To(BeTrue())
+	suite.StartManager()
+	useManager()
 }
 
 // stopManager ends the manager as a SIGTERM would.
-func stopManager() {
-	if mgrStop == nil {
-		return
-	}
-	mgrStop()
-	<-mgrDone
-	Expect(store.Close()).To(Succeed())
-	mgrStop = nil
-}
+func stopManager() { suite.StopManager() }
+
+// useManager points the suite's variables at the running manager's parts.
+func useManager() { store, engine = suite.Manager.Store, suite.Manager.Engine }

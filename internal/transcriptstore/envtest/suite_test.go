@@ -18,7 +18,6 @@ package envtest
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -42,6 +41,7 @@ const (
 )
 
 var (
+	cp      *testenv.ControlPlane
 	testEnv *envtest.Environment
 	cfg     *rest.Config
 )
@@ -53,18 +53,13 @@ func TestAuth(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	testEnv = &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
 	var err error
-	cfg, err = testEnv.Start()
+	cp, err = testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	Expect(cfg).NotTo(BeNil())
+	testEnv, cfg = cp.Env, cp.Config
 })
 
-var _ = AfterSuite(func() {
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { Expect(cp.Stop()).To(Succeed()) })
 
 // grant creates namespace with the ServiceAccounts sas, all bound to one Role of rules,
 // and returns a token of each.

@@ -1,0 +1,204 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package managertest runs the whole manager for a Ginkgo suite, built as cmd/manager builds
+// it: on a control plane from internal/testenv, the controllers, the turn engine with
+// transcripts in a FileStore on disk, optionally the admission webhooks. Options say what a
+// suite changes; its BeforeSuite is a call to Start. It sits above the controllers and the
+// webhooks (test/layers), which internal/testenv may not import.
+package managertest
+
+import (
+	"context"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
+	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
+	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
+	"github.com/agent-sessions/agent-session-operator/webhook"
+)
+
+// Options say what differs between the suites; the zero value is a manager without
+// webhooks, MCP pool, sink or workspace tools, on the real clock.
+type Options struct {
+	// Webhooks installs config/webhook and serves the admission webhooks from the manager,
+	// which then speaks as testenv.ManagerUser so admission tells its objects from a person's.
+	Webhooks bool
+	// Clock is the engine's and the controllers' clock; nil is the real clock.
+	Clock clock.WithTickerAndDelayedExecution
+	// Wrap wraps the manager's transport (a suite that counts the manager's writes).
+	Wrap transport.WrapperFunc
+	// MCPHost is the one loopback address the manager's MCP pool may dial, where the suite's
+	// MCP servers listen; "" runs no pool.
+	MCPHost string
+	// WorkspaceTools offers the engine's workspace tools, in DataDir/workspaces.
+	WorkspaceTools bool
+	// Sink is the URL of the suite's announce sink, on loopback, which the default egress
+	// refuses; "" keeps the controllers' default deliverer.
+	Sink string
+	// Engine edits the turn engine's options before it is built: the provider, egress,
+	// bounds, a client that checks what the engine writes.
+	Engine func(*turns.Options)
+	// Controllers edits the controllers' options before they are set up: TTLs, timeouts,
+	// the deliverer's backoff.
+	Controllers func(*controllers.Options)
+}
+
+// Suite is a control plane and the manager running on it.
+type Suite struct {
+	*testenv.ControlPlane
+	// DataDir holds transcripts/ and workspaces/; a restarted manager finds them again.
+	DataDir string
+	// Manager is the running manager; nil between StopManager and StartManager.
+	Manager *Manager
+	opts    Options
+}
+
+// Manager is a running manager and the parts of it specs reach into.
+type Manager struct {
+	ctrl.Manager
+	Engine *turns.Engine
+	Store  *transcriptstore.FileStore
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+// Start logs to the GinkgoWriter, starts a control plane and runs a manager on it.
+func Start(o Options) *Suite {
+	ctrl.SetLogger(zap.New(zap.WriteTo(ginkgo.GinkgoWriter), zap.UseDevMode(true)))
+	var envOpts []testenv.Option
+	if o.Webhooks {
+		envOpts = append(envOpts, testenv.WithWebhooks())
+	}
+	cp, err := testenv.Start(envOpts...)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	s := &Suite{ControlPlane: cp, DataDir: ginkgo.GinkgoT().TempDir(), opts: o}
+	s.StartManager()
+	return s
+}
+
+// Stop ends the manager and the control plane; on nil (a suite whose start failed) it does
+// nothing.
+func (s *Suite) Stop() {
+	if s == nil {
+		return
+	}
+	s.StopManager()
+	gomega.Expect(s.ControlPlane.Stop()).To(gomega.Succeed())
+}
+
+// StartManager runs a manager as cmd/manager does, on the suite's clock and DataDir (after
+// StopManager it is a restart: the same transcripts, a new engine and caches). It returns
+// once the manager's cache has synced and its webhook server, if any, answers.
+func (s *Suite) StartManager() {
+	o := s.opts
+	ctx := context.Background()
+	store, err := transcriptstore.OpenFileStore(s.DataDir + "/transcripts")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	mcfg := rest.CopyConfig(s.Config)
+	if o.Webhooks {
+		mcfg = testenv.AsManager(mcfg)
+	}
+	if o.Wrap != nil {
+		mcfg.Wrap(o.Wrap)
+	}
+	// The manager's cache options, so specs run against what it caches.
+	mgr, err := testenv.NewManager(ctx, s.Env, mcfg, cacheindex.CacheOptions())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	watcher, err := client.NewWithWatch(mcfg, client.Options{Scheme: testenv.Scheme()})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	// The manager's event recorder, on the real clock: no spec times events.
+	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
+	gomega.Expect(mgr.Add(events)).To(gomega.Succeed())
+
+	eo := turns.Options{
+		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
+		Store: store, Clock: o.Clock, Recorder: events.GetEventRecorder("agent-runtime"),
+	}
+	if o.Engine != nil {
+		o.Engine(&eo)
+	}
+	engine, err := turns.NewEngine(eo)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(mgr.Add(engine)).To(gomega.Succeed())
+
+	co := controllers.Options{
+		Runner: engine, Store: store, Clock: o.Clock, WorkspaceRoot: s.DataDir + "/workspaces", Events: events,
+	}
+	tools := turns.ToolSources{}
+	if o.MCPHost != "" {
+		closed, err := egress.Parse([]string{o.MCPHost + "/32"}, false)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		co.MCP = mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
+		tools.MCP = co.MCP
+	}
+	if o.WorkspaceTools {
+		tools.WorkspaceRoot = co.WorkspaceRoot
+	}
+	engine.UseTools(tools)
+	if o.Sink != "" {
+		allowSink, err := egress.Parse([]string{o.Sink + "/"}, false)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		co.Deliverer = delivery.New(allowSink)
+	}
+	if o.Controllers != nil {
+		o.Controllers(&co)
+	}
+	gomega.Expect(controllers.SetupWithManager(mgr, co)).To(gomega.Succeed())
+	if o.Webhooks {
+		gomega.Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: testenv.ManagerUser,
+			Events: events.GetEventRecorder("admission")})).To(gomega.Succeed())
+	}
+
+	mctx, cancel := context.WithCancel(ctx)
+	m := &Manager{Manager: mgr, Engine: engine, Store: store, stop: cancel, done: make(chan struct{})}
+	go func() {
+		defer ginkgo.GinkgoRecover()
+		defer close(m.done)
+		gomega.Expect(mgr.Start(mctx)).To(gomega.Succeed())
+	}()
+	s.Manager = m
+	if o.Webhooks {
+		gomega.Eventually(func() error { return mgr.GetWebhookServer().StartedChecker()(nil) },
+			testenv.Timeout, testenv.Interval).Should(gomega.Succeed())
+	}
+	gomega.Expect(mgr.GetCache().WaitForCacheSync(mctx)).To(gomega.BeTrue())
+}
+
+// StopManager ends the manager as a SIGTERM would and closes its store; without a running
+// manager it does nothing.
+func (s *Suite) StopManager() {
+	if s == nil || s.Manager == nil {
+		return
+	}
+	m := s.Manager
+	s.Manager = nil
+	m.stop()
+	<-m.done
+	gomega.Expect(m.Store.Close()).To(gomega.Succeed())
+}
