@@ -16,13 +16,13 @@ package controllers
 
 import (
 	"context"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // A send or run whose turn a budget stopped ends as a cancel ends it (its running turns
@@ -59,8 +59,10 @@ func (r *SubagentRunReconciler) stopForBudget(ctx context.Context, f *flow[*v1.S
 	return nil
 }
 
-// budgetStopped: a budget stopped the run. Its notes hold the keeper's words, which begin
-// so (usage.Exceeded, usage.NamespaceSpent); a run's notes carry nothing else of the kind.
+// budgetStopped: a budget stopped the run. Its Failed condition (reason BudgetExceeded) is
+// written only by finish, after the announce, which must say so already (the condition
+// would end the run for kubectl wait and the spawn limit before its announce): until then
+// the run's failure is told by its notes, the keeper's reason (usage.StopReason).
 func budgetStopped(st *v1.SubagentRunStatus) bool {
-	return st.Phase == v1.RunFailed && (strings.HasPrefix(st.Notes, "budget exceeded:") || strings.HasPrefix(st.Notes, "namespace budget spent:"))
+	return st.Phase == v1.RunFailed && usage.StopReason(st.Notes)
 }

@@ -105,6 +105,19 @@ func AbovePolicy(own, ceiling *v1.Budget, field string) string {
 		strings.Join(over, ", "), field)
 }
 
+// The words a budget stop's reason begins with: a run a budget stopped keeps the reason in
+// status.notes until its announce and its Failed condition (reason BudgetExceeded) are
+// written, and StopReason tells it from any other failure by them.
+const (
+	exceededPrefix = "budget exceeded: "
+	spentPrefix    = "namespace budget spent: "
+)
+
+// StopReason says whether why is a reason Exceeded or NamespaceSpent gave.
+func StopReason(why string) bool {
+	return strings.HasPrefix(why, exceededPrefix) || strings.HasPrefix(why, spentPrefix)
+}
+
 // Exceeded is why spent is over b ("" when it is not): a cost or token count that reached
 // its limit, or more turns begun than maxTurns. whose names what b bounds, e.g. "the send"
 // or "the run tree of subagentrun/a". A cost in another currency than the limit's is not
@@ -112,14 +125,14 @@ func AbovePolicy(own, ceiling *v1.Budget, field string) string {
 func Exceeded(b v1.Budget, spent Spent, whose string) string {
 	if b.MaxCost != "" {
 		if limit, err := ParseNanos(b.MaxCost); err == nil && spent.CostNanos >= limit {
-			return fmt.Sprintf("budget exceeded: %s cost %s of its maxCost %q", whose, FormatNanos(spent.CostNanos), b.MaxCost)
+			return fmt.Sprintf(exceededPrefix+"%s cost %s of its maxCost %q", whose, FormatNanos(spent.CostNanos), b.MaxCost)
 		}
 	}
 	if b.MaxTokens != nil && spent.Tokens >= *b.MaxTokens {
-		return fmt.Sprintf("budget exceeded: %s used %d tokens of its maxTokens %d", whose, spent.Tokens, *b.MaxTokens)
+		return fmt.Sprintf(exceededPrefix+"%s used %d tokens of its maxTokens %d", whose, spent.Tokens, *b.MaxTokens)
 	}
 	if b.MaxTurns != nil && spent.Turns > int64(*b.MaxTurns) {
-		return fmt.Sprintf("budget exceeded: %s would begin turn %d, over its maxTurns %d", whose, spent.Turns, *b.MaxTurns)
+		return fmt.Sprintf(exceededPrefix+"%s would begin turn %d, over its maxTurns %d", whose, spent.Turns, *b.MaxTurns)
 	}
 	return ""
 }
@@ -166,6 +179,6 @@ func NamespaceSpent(b *v1.NamespaceBudget, spent Spent, now time.Time) string {
 	if what == "" {
 		return ""
 	}
-	return fmt.Sprintf("namespace budget spent: the namespace's turns %s in the %s window since %s (SessionPolicy spec.budgets.namespace); the window resets at %s",
+	return fmt.Sprintf(spentPrefix+"the namespace's turns %s in the %s window since %s (SessionPolicy spec.budgets.namespace); the window resets at %s",
 		what, b.Window.Duration, start.Format(time.RFC3339), start.Add(b.Window.Duration).Format(time.RFC3339))
 }

@@ -112,3 +112,29 @@ func TestNamespaceSpent(t *testing.T) {
 		t.Errorf("hour window starts at %v", got)
 	}
 }
+
+func TestStopReason(t *testing.T) {
+	now := time.Date(2026, 11, 25, 17, 30, 0, 0, time.UTC)
+	b := v1.Budget{MaxCost: "0.01", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](3)}
+	ns := &v1.NamespaceBudget{Window: metav1.Duration{Duration: time.Hour}, MaxTokens: ptr.To[int64](10)}
+	cases := map[string]struct {
+		why  string
+		want bool
+	}{
+		"cost":                  {Exceeded(b, Spent{CostNanos: 10_000_000}, "the send"), true},
+		"tokens":                {Exceeded(b, Spent{Tokens: 1000}, "the run tree of subagentrun/a"), true},
+		"turns":                 {Exceeded(b, Spent{Turns: 4}, "the run"), true},
+		"namespace window":      {NamespaceSpent(ns, Spent{Tokens: 10}, now), true},
+		"another failure":       {"model call failed: 500 Internal Server Error", false},
+		"the words mid-message": {"tool said: budget exceeded: try later", false},
+		"the bare error":        {"budget exceeded", false},
+		"nothing":               {"", false},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := StopReason(c.why); got != c.want {
+				t.Errorf("StopReason(%q) = %v, want %v", c.why, got, c.want)
+			}
+		})
+	}
+}

@@ -16,8 +16,6 @@ package e2e
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -112,11 +110,7 @@ var _ = Describe("Agents over A2A to a client nobody here wrote", Ordered, func(
 	var caller string
 
 	BeforeAll(func() {
-		pkgs, err := testenv.MCPNPM()
-		Expect(err).NotTo(HaveOccurred())
-		node = pkgs.Node()
-		script = filepath.Join(GinkgoT().TempDir(), "a2a-client.mjs")
-		Expect(os.WriteFile(script, []byte(strings.ReplaceAll(a2aClient, "SDK", pkgs.A2ASDK())), 0o600)).To(Succeed())
+		node, script = nodeScript("a2a-client.mjs", a2aClient, testenv.MCPPackages.A2ASDK)
 		group := []string{"sessions.agents.dev"}
 		caller = serviceAccountToken("a2a-caller-", []rbacv1.PolicyRule{
 			{APIGroups: group, Resources: []string{"agents"}, Verbs: []string{"get", "list", "watch"}},

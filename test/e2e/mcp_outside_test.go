@@ -15,10 +15,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -104,11 +100,7 @@ var _ = Describe("The session tools over MCP from outside", Ordered, func() {
 	}
 
 	BeforeAll(func() {
-		pkgs, err := testenv.MCPNPM()
-		Expect(err).NotTo(HaveOccurred())
-		node = pkgs.Node()
-		script = filepath.Join(GinkgoT().TempDir(), "outside.mjs")
-		Expect(os.WriteFile(script, []byte(strings.ReplaceAll(outsideClient, "SDK", pkgs.SDKClient())), 0o600)).To(Succeed())
+		node, script = nodeScript("outside.mjs", outsideClient, testenv.MCPPackages.SDKClient)
 
 		applyReady(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent

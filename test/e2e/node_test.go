@@ -18,9 +18,13 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 // runNodeJSON runs a Node script that prints its result as JSON on its last line, trusting
@@ -32,4 +36,14 @@ func runNodeJSON(node, script string, out any, args ...string) {
 	Expect(err).NotTo(HaveOccurred(), string(b))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	Expect(json.Unmarshal([]byte(lines[len(lines)-1]), out)).To(Succeed(), string(b))
+}
+
+// nodeScript writes src, its "SDK" replaced by the directory sdk picks from the installed
+// npm packages, as a script named name, and returns the Node binary and the script's path.
+func nodeScript(name, src string, sdk func(testenv.MCPPackages) string) (string, string) {
+	pkgs, err := testenv.MCPNPM()
+	Expect(err).NotTo(HaveOccurred())
+	script := filepath.Join(GinkgoT().TempDir(), name)
+	Expect(os.WriteFile(script, []byte(strings.ReplaceAll(src, "SDK", sdk(pkgs))), 0o600)).To(Succeed())
+	return pkgs.Node(), script
 }

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -60,25 +61,39 @@ func tokenWithoutRights(audiences ...string) string {
 // serviceAccountToken is a token, for audiences, of a new ServiceAccount in default whose
 // name starts with prefix, bound to a Role of rules there (none when rules is empty).
 func serviceAccountToken(prefix string, rules []rbacv1.PolicyRule, audiences ...string) string {
+	_, token := serviceAccount(prefix, rules, nil, audiences...)
+	return token
+}
+
+// serviceAccount makes a ServiceAccount in default whose name starts with prefix, bound
+// there to a Role of rules (none when rules is empty) and to each of clusterRoles; it
+// returns the user name the API server knows it by and a token for audiences.
+func serviceAccount(prefix string, rules []rbacv1.PolicyRule, clusterRoles []string, audiences ...string) (string, string) {
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Namespace: "default"}}
 	sa, err = cs.CoreV1().ServiceAccounts("default").Create(ctx, sa, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	if len(rules) > 0 {
-		_, err = cs.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: sa.Name}, Rules: rules}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = cs.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: sa.Name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: sa.Name},
+	bind := func(name string, ref rbacv1.RoleRef) {
+		_, err := cs.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			RoleRef:    ref,
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: "default"}},
 		}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 	}
+	if len(rules) > 0 {
+		_, err = cs.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: sa.Name}, Rules: rules}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		bind(sa.Name, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: sa.Name})
+	}
+	for _, role := range clusterRoles {
+		bind(sa.Name+"-"+role, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role})
+	}
 	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{Audiences: audiences}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	return tr.Status.Token
+	return serviceaccount.MakeUsername("default", sa.Name), tr.Status.Token
 }
 
 // selfSigned accepts the manager's self-signed metrics certificate.
