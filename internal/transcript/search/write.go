@@ -46,6 +46,8 @@ func (ix *Index) StoreOptions() []store.Option {
 	return []store.Option{
 		store.WithCommitHook(func(c store.Commit) { ix.enqueue(job{header: c.Header, events: c.Events}) }),
 		store.WithArchiveHook(func(h transcript.SessionHeader) { ix.enqueue(job{header: h, archived: true}) }),
+		// A restored session is caught up from its file, as a missing index is.
+		store.WithRestoreHook(func(h transcript.SessionHeader) { ix.markDirty(sessionRef{h.Namespace, h.SessionID}) }),
 	}
 }
 

@@ -147,3 +147,15 @@ func (m *MemoryStore) Archive(_ context.Context, namespace, sessionID string) er
 	s.archived = true
 	return nil
 }
+
+// Restore implements Store.
+func (m *MemoryStore) Restore(_ context.Context, namespace, sessionID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[namespace+"/"+sessionID]
+	if !ok {
+		return fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, sessionID)
+	}
+	s.archived = false
+	return nil
+}
