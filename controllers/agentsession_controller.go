@@ -131,8 +131,8 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if base.Status.Phase == v1.SessionArchived && s.Status.Phase == v1.SessionActive {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Restored", "Restore", "restored: transcript %s is live again", s.Status.SessionID)
 	}
-	if archivedReason(s) == ReasonRestoreFailed && archivedReason(base) != ReasonRestoreFailed {
-		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, ReasonRestoreFailed, "Restore", "%s",
+	if archivedReason(s) == v1.ReasonRestoreFailed && archivedReason(base) != v1.ReasonRestoreFailed {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, v1.ReasonRestoreFailed, "Restore", "%s",
 			meta.FindStatusCondition(s.Status.Conditions, v1.ConditionArchived).Message)
 	}
 	if base.Status.SessionID != "" && s.Status.SessionID != base.Status.SessionID {

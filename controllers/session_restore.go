@@ -29,10 +29,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// ReasonRestoreFailed is the Archived condition's reason on a session whose restore found
-// no archived transcript to bring back.
-const ReasonRestoreFailed = "RestoreFailed"
-
 // restoreAsked says the session's restore annotation (the sessions tool's restore) asks for
 // a restore now: the session is Archived, the annotation names its current sessionId, and
 // no archive-at is due (a later archive sets one, and outweighs a restore left behind).
@@ -55,7 +51,7 @@ func (r *AgentSessionReconciler) restoreWhenAsked(ctx context.Context, s *v1.Age
 	err := r.Store.Restore(ctx, s.Namespace, s.Status.SessionID)
 	if errors.Is(err, transcript.ErrNotFound) {
 		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue,
-			Reason: ReasonRestoreFailed, ObservedGeneration: s.Generation,
+			Reason: v1.ReasonRestoreFailed, ObservedGeneration: s.Generation,
 			Message: fmt.Sprintf("cannot restore: the archived transcript of sessionId %s is no longer kept (removed after the transcript-store's --archived-transcript-retention)", s.Status.SessionID)})
 		return nil
 	}

@@ -76,7 +76,7 @@ func TestRestoreWhenAsked(t *testing.T) {
 	}
 	for id, want := range map[string]got{
 		"kept": {Phase: v1.SessionActive},
-		"gone": {Phase: v1.SessionArchived, Reason: ReasonRestoreFailed},
+		"gone": {Phase: v1.SessionArchived, Reason: v1.ReasonRestoreFailed},
 	} {
 		t.Run(id, func(t *testing.T) {
 			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Annotations: map[string]string{v1.RestoreAnnotation: id}}}

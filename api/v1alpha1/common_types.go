@@ -81,6 +81,10 @@ const ResetAnnotation = "sessions.agents.dev/reset"
 // later archive sets archive-at again, which outweighs a restore annotation left behind.
 const RestoreAnnotation = "sessions.agents.dev/restore"
 
+// ReasonRestoreFailed is the reason of an archived AgentSession's Archived condition when a
+// restore found no archived transcript to bring back (the store's retention removed it).
+const ReasonRestoreFailed = "RestoreFailed"
+
 // Tokens of the session-tools specification that a model replies with, exactly.
 const (
 	// ReplySkip stops the reply-back ping-pong.
