@@ -119,12 +119,7 @@ func TestManage(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got result
-			switch r := out.(type) {
-			case ManageResult:
-				got.Status = r.Status
-			case *StatusResult:
-				got.Status, got.Error = r.Status, r.Error
-			}
+			got.Status, got.Error = resultStatus(out)
 			s := &v1.AgentSession{}
 			if err := fc.Get(t.Context(), client.ObjectKeyFromObject(self), s); err != nil {
 				t.Fatal(err)
@@ -179,12 +174,7 @@ func TestManageRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got result
-			switch r := out.(type) {
-			case ManageResult:
-				got.Status = r.Status
-			case *StatusResult:
-				got.Status, got.Error = r.Status, r.Error
-			}
+			got.Status, got.Error = resultStatus(out)
 			s := &v1.AgentSession{}
 			if err := fc.Get(t.Context(), client.ObjectKeyFromObject(tc.s), s); err != nil {
 				t.Fatal(err)
@@ -219,16 +209,21 @@ func TestRestoreOutcome(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			out, settled := restoreOutcome(tc.s, "sid")
-			var status string
-			switch r := out.(type) {
-			case ManageResult:
-				status = r.Status
-			case *StatusResult:
-				status = r.Status
-			}
+			status, _ := resultStatus(out)
 			if settled != tc.wantSettled || status != tc.wantStatus {
 				t.Errorf("restoreOutcome = %q, %v; want %q, %v", status, settled, tc.wantStatus, tc.wantSettled)
 			}
 		})
 	}
+}
+
+// resultStatus is the status and error of a sessions tool result.
+func resultStatus(out any) (status, errText string) {
+	switch r := out.(type) {
+	case ManageResult:
+		return r.Status, ""
+	case *StatusResult:
+		return r.Status, r.Error
+	}
+	return "", ""
 }
