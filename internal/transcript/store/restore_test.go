@@ -140,3 +140,38 @@ func appendOne(t *testing.T, st transcript.Store, id, key string) {
 		t.Fatal(err)
 	}
 }
+
+// Every Store, the sidecar's internal API among them, restores alike: an archived session
+// is not found, then found whole once restored; restoring a live one changes nothing and
+// one never created is not found.
+func TestRestoreConformance(t *testing.T) {
+	ctx := context.Background()
+	for name, mk := range stores {
+		t.Run(name, func(t *testing.T) {
+			s := mk(t)
+			transcripttest.CreateSession(t, s, "s1", "agent:a:main")
+			transcripttest.AppendN(t, s, "s1", 2, false)
+			if err := s.Archive(ctx, transcripttest.Namespace, "s1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Read(ctx, transcripttest.Namespace, "s1", transcript.ReadOptions{Limit: 10}); !errors.Is(err, transcript.ErrNotFound) {
+				t.Fatalf("read of an archived session: %v, want ErrNotFound", err)
+			}
+			for range 2 { // the second is a restore of a live session
+				if err := s.Restore(ctx, transcripttest.Namespace, "s1"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			page, err := s.Read(ctx, transcripttest.Namespace, "s1", transcript.ReadOptions{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(transcripttest.SeqRange(1, 2), transcripttest.Seqs(page.Messages)); diff != "" {
+				t.Errorf("restored seqs (-want +got):\n%s", diff)
+			}
+			if err := s.Restore(ctx, transcripttest.Namespace, "never"); !errors.Is(err, transcript.ErrNotFound) {
+				t.Errorf("restore of a session never created: %v, want ErrNotFound", err)
+			}
+		})
+	}
+}
