@@ -16,6 +16,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -92,6 +93,9 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	base := s.DeepCopy()
+	if err := r.restoreWhenAsked(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	res := r.archiveWhenAsked(ctx, s)
 	if err := r.resetWhenAsked(ctx, s); err != nil {
 		return ctrl.Result{}, err
@@ -123,6 +127,13 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	// reconcile it is retried in creates (idempotently) and says it then.
 	if base.Status.SessionID == "" && s.Status.SessionID != "" {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", s.Status.TranscriptPath)
+	}
+	if base.Status.Phase == v1.SessionArchived && s.Status.Phase == v1.SessionActive {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Restored", "Restore", "restored: transcript %s is live again", s.Status.SessionID)
+	}
+	if archivedReason(s) == v1.ReasonRestoreFailed && archivedReason(base) != v1.ReasonRestoreFailed {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, v1.ReasonRestoreFailed, "Restore", "%s",
+			meta.FindStatusCondition(s.Status.Conditions, v1.ConditionArchived).Message)
 	}
 	if base.Status.SessionID != "" && s.Status.SessionID != base.Status.SessionID {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Reset", "Reset", "reset: transcript %s archived, new sessionId %s", base.Status.SessionID, s.Status.SessionID)
@@ -186,8 +197,10 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 		// tools (kstatus reads Ready=False as InProgress) must not wait for it forever.
 		meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionReady)
 		meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionStalled)
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue,
-			Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
+		if !meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionArchived) { // a RestoreFailed stays
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue,
+				Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
+		}
 		return nil
 	}
 	if s.Status.SessionID == "" {
@@ -236,7 +249,8 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession
 	if s.Status.SessionID == "" {
 		return nil
 	}
-	if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil {
+	// Not found: the store no longer has it (its archived-transcript retention removed it).
+	if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil && !errors.Is(err, transcript.ErrNotFound) {
 		return fmt.Errorf("archive transcript: %w", err)
 	}
 	if r.WorkspaceRoot == "" {

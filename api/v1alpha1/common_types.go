@@ -74,6 +74,17 @@ const CompactRequestAnnotation = "sessions.agents.dev/compact-request"
 // so a reset asked twice, or after another reset, starts no third transcript.
 const ResetAnnotation = "sessions.agents.dev/reset"
 
+// RestoreAnnotation on an archived AgentSession asks its controller to restore it: when its
+// value is the session's current status.sessionId and no archive-at annotation is due, the
+// controller makes the archived transcript live again and the session Active. The sessions
+// tool's restore sets it and removes the archive-at annotation in one guarded write; a
+// later archive sets archive-at again, which outweighs a restore annotation left behind.
+const RestoreAnnotation = "sessions.agents.dev/restore"
+
+// ReasonRestoreFailed is the reason of an archived AgentSession's Archived condition when a
+// restore found no archived transcript to bring back (the store's retention removed it).
+const ReasonRestoreFailed = "RestoreFailed"
+
 // Tokens of the session-tools specification that a model replies with, exactly.
 const (
 	// ReplySkip stops the reply-back ping-pong.

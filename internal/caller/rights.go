@@ -52,7 +52,7 @@ var (
 	CancelRun  = Right{"CancelRun", "patch", "subagentruns", ""}
 	// ListApprovals: list the namespace's tool calls that wait for a person.
 	ListApprovals = Right{"ListApprovals", "list", "toolapprovals", ""}
-	// ManageSession: patch a session's label, model or thinking level, archive or reset it
+	// ManageSession: patch a session's label, model or thinking level, archive, restore or reset it
 	// (the sessions tool).
 	ManageSession = Right{"ManageSession", "patch", "agentsessions", ""}
 	// DecideApproval: decide a waiting tool call (verb approve on toolapprovals).

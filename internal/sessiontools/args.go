@@ -32,6 +32,8 @@ const (
 	StatusTimeout   = "timeout"
 	StatusError     = "error"
 	StatusForbidden = "forbidden"
+	// StatusNotFound: what the call names is gone (a restore whose transcript was removed).
+	StatusNotFound = "not_found"
 )
 
 // StatusResult is the {runId?, status, reply?, error?} result of sessions_send and of

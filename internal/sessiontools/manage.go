@@ -34,6 +34,7 @@ const (
 	ActionPatch   = "patch"
 	ActionArchive = "archive"
 	ActionReset   = "reset"
+	ActionRestore = "restore"
 )
 
 // ManageArgs are the sessions tool's arguments.
@@ -55,14 +56,16 @@ type ManageResult struct {
 	Action     string `json:"action"`
 	SessionKey string `json:"sessionKey"`
 	SessionID  string `json:"sessionId"`
+	// Note says what an accepted restore waits for.
+	Note string `json:"note,omitempty"`
 }
 
 func manageTool() Tool {
 	str := map[string]any{"type": "string"}
 	return Tool{Name: "sessions",
-		Description: "Manage a visible session: patch its label, model or thinking level; archive it; reset it to a new transcript. archive and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
+		Description: "Manage a visible session: patch its label, model or thinking level; archive it; restore an archived one with its transcript; reset it to a new transcript. archive, restore and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
 		Schema: Schema(map[string]any{
-			"action":            map[string]any{"type": "string", "enum": []string{ActionPatch, ActionArchive, ActionReset}},
+			"action":            map[string]any{"type": "string", "enum": []string{ActionPatch, ActionArchive, ActionRestore, ActionReset}},
 			"sessionKey":        map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"expectedSessionId": map[string]any{"type": "string", "description": "the sessionId the session must still have"},
 			"label":             str, "model": str,
@@ -109,20 +112,29 @@ func (a ManageArgs) ops(now time.Time, hasAnnotations bool) ([]jsonOp, error) {
 		if len(ops) == 0 {
 			return nil, errors.New("patch needs one of label, model or thinkingLevel")
 		}
-	case ActionArchive, ActionReset:
+	case ActionArchive, ActionReset, ActionRestore:
 		if a.ExpectedSessionID == "" {
 			return nil, fmt.Errorf("%s needs expectedSessionId (the sessionId from sessions_list)", a.Action)
 		}
 		ann, value := v1.ArchiveAtAnnotation, now.UTC().Format(time.RFC3339)
-		if a.Action == ActionReset {
+		switch a.Action {
+		case ActionReset:
 			ann, value = v1.ResetAnnotation, a.ExpectedSessionID
+		case ActionRestore:
+			ann, value = v1.RestoreAnnotation, a.ExpectedSessionID
 		}
 		if !hasAnnotations {
 			ops = append(ops, jsonOp{Op: "add", Path: "/metadata/annotations", Value: map[string]string{}})
 		}
+		if a.Action == ActionRestore {
+			// The archive request goes with the restore, in the same guarded write; add then
+			// remove drops it whether or not it is there (a remove alone fails on a missing one).
+			at := "/metadata/annotations/" + escapePointer(v1.ArchiveAtAnnotation)
+			ops = append(ops, jsonOp{Op: "add", Path: at, Value: ""}, jsonOp{Op: "remove", Path: at})
+		}
 		ops = append(ops, jsonOp{Op: "add", Path: "/metadata/annotations/" + escapePointer(ann), Value: value})
 	default:
-		return nil, fmt.Errorf("unknown action %q: want %s, %s or %s", a.Action, ActionPatch, ActionArchive, ActionReset)
+		return nil, fmt.Errorf("unknown action %q: want %s, %s, %s or %s", a.Action, ActionPatch, ActionArchive, ActionRestore, ActionReset)
 	}
 	if a.ExpectedSessionID != "" {
 		// The guard is the API server's: the patch applies only while the session is the one
@@ -153,7 +165,13 @@ func escapePointer(s string) string {
 func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 	target, err := c.visibleSession(ctx, a.SessionKey)
 	if err != nil {
+		if nf := (notFoundError{}); a.Action == ActionRestore && errors.As(err, &nf) {
+			return &StatusResult{Status: StatusNotFound, Error: err.Error() + ": it was deleted (a sub-agent's cleanup: delete, or by hand), so there is nothing to restore"}, nil
+		}
 		return nil, err
+	}
+	if a.ExpectedSessionID != "" {
+		target = c.fresh(ctx, target)
 	}
 	if a.ExpectedSessionID != "" && a.ExpectedSessionID != target.Status.SessionID {
 		return &StatusResult{Status: StatusError, Error: fmt.Sprintf(
@@ -177,6 +195,11 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 		return nil, err
 	}
 	err = c.may(ctx, caller.ManageSession, target.Name)
+	if err == nil && a.Action == ActionRestore {
+		if refused := restorable(target); refused != nil {
+			return refused, nil
+		}
+	}
 	if err == nil {
 		err = c.Client.Patch(ctx, target.DeepCopy(), client.RawPatch(types.JSONPatchType, patch))
 	}
@@ -185,6 +208,9 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 			return r, nil
 		}
 		return nil, err
+	}
+	if a.Action == ActionRestore {
+		return c.waitRestore(ctx, target)
 	}
 	return ManageResult{Status: StatusOK, Action: a.Action, SessionKey: target.Spec.Key, SessionID: target.Status.SessionID}, nil
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,7 +49,12 @@ func TestManageOps(t *testing.T) {
 		"reset unguarded":   {raw: `{"action":"reset","sessionKey":"k"}`, wantErr: "reset needs expectedSessionId (the sessionId from sessions_list)"},
 		"patch of nothing":  {raw: `{"action":"patch","sessionKey":"k"}`, wantErr: "patch needs one of label, model or thinkingLevel"},
 		"no session":        {raw: `{"action":"patch","label":"x"}`, wantErr: "sessionKey is required"},
-		"restore":           {raw: `{"action":"restore","sessionKey":"k","expectedSessionId":"sid"}`, wantErr: `unknown action "restore": want patch, archive or reset`},
+		"restore drops the archive request": {raw: `{"action":"restore","sessionKey":"k","expectedSessionId":"sid"}`, hasAnnotations: true,
+			want: []jsonOp{test, {Op: "add", Path: "/metadata/annotations/sessions.agents.dev~1archive-at", Value: ""},
+				{Op: "remove", Path: "/metadata/annotations/sessions.agents.dev~1archive-at"},
+				{Op: "add", Path: "/metadata/annotations/sessions.agents.dev~1restore", Value: "sid"}}},
+		"restore unguarded": {raw: `{"action":"restore","sessionKey":"k"}`, wantErr: "restore needs expectedSessionId (the sessionId from sessions_list)"},
+		"unknown action":    {raw: `{"action":"revive","sessionKey":"k","expectedSessionId":"sid"}`, wantErr: `unknown action "revive": want patch, archive, restore or reset`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -97,6 +103,12 @@ func TestManage(t *testing.T) {
 			want: result{Status: StatusError, Error: `session agent:bob:main is now sessionId "sid-bob", not the expected "sid-old": list sessions again and act on the session you mean`}},
 		"reset": {args: `{"action":"reset","sessionKey":"main","expectedSessionId":"sid-bob"}`,
 			want: result{Status: StatusOK, Annotations: map[string]string{v1.ResetAnnotation: "sid-bob"}}},
+		"restore of a session not archived": {args: `{"action":"restore","sessionKey":"main","expectedSessionId":"sid-bob"}`,
+			want: result{Status: StatusError, Error: "session agent:bob:main is not archived (phase Active): there is nothing to restore"}},
+		"restore with a stale sessionId": {args: `{"action":"restore","sessionKey":"main","expectedSessionId":"sid-old"}`,
+			want: result{Status: StatusError, Error: `session agent:bob:main is now sessionId "sid-bob", not the expected "sid-old": list sessions again and act on the session you mean`}},
+		"restore of a deleted session": {args: `{"action":"restore","sessionKey":"agent:bob:gone","expectedSessionId":"sid-gone"}`,
+			want: result{Status: StatusNotFound, Error: `session "agent:bob:gone" not found: it was deleted (a sub-agent's cleanup: delete, or by hand), so there is nothing to restore`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -107,12 +119,7 @@ func TestManage(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got result
-			switch r := out.(type) {
-			case ManageResult:
-				got.Status = r.Status
-			case *StatusResult:
-				got.Status, got.Error = r.Status, r.Error
-			}
+			got.Status, got.Error = resultStatus(out)
 			s := &v1.AgentSession{}
 			if err := fc.Get(t.Context(), client.ObjectKeyFromObject(self), s); err != nil {
 				t.Fatal(err)
@@ -130,4 +137,93 @@ func TestManage(t *testing.T) {
 	if _, err := manageTool().Run(t.Context(), c, json.RawMessage(`{"action":"patch","sessionKey":"agent:cy:main","label":"x"}`)); err == nil {
 		t.Errorf("patched a session outside this session's visibility")
 	}
+}
+
+// A restore of an archived session is a guarded write of intent that the controller acts
+// on: the archive request goes, the restore request names the sessionId. One whose
+// transcript a restore already found gone is not found.
+func TestManageRestore(t *testing.T) {
+	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bob"}}
+	archived := func(reason, msg string) *v1.AgentSession {
+		s := session("agent:bob:main", "bob", "sid-bob")
+		s.Status.Phase = v1.SessionArchived
+		s.Annotations = map[string]string{v1.ArchiveAtAnnotation: "2026-11-25T12:00:00Z", "keep": "me"}
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
+		return s
+	}
+	type result struct {
+		Status, Error string
+		Annotations   map[string]string
+	}
+	cases := map[string]struct {
+		s    *v1.AgentSession
+		want result
+	}{
+		"archived": {s: archived("Archived", "the transcript is archived"),
+			want: result{Status: StatusAccepted, Annotations: map[string]string{"keep": "me", v1.RestoreAnnotation: "sid-bob"}}},
+		"its transcript gone": {s: archived(v1.ReasonRestoreFailed, "cannot restore: gone"),
+			want: result{Status: StatusNotFound, Error: "session agent:bob:main: cannot restore: gone",
+				Annotations: map[string]string{"keep": "me", v1.ArchiveAtAnnotation: "2026-11-25T12:00:00Z"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fc := newFakeClient(tc.s.DeepCopy(), agent.DeepCopy())
+			c := &Call{Env: &Env{Client: fc, Reader: fc}, Namespace: ns, Session: tc.s, Agent: agent}
+			out, err := manageTool().Run(t.Context(), c, json.RawMessage(`{"action":"restore","sessionKey":"main","expectedSessionId":"sid-bob"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got result
+			got.Status, got.Error = resultStatus(out)
+			s := &v1.AgentSession{}
+			if err := fc.Get(t.Context(), client.ObjectKeyFromObject(tc.s), s); err != nil {
+				t.Fatal(err)
+			}
+			got.Annotations = s.Annotations
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRestoreOutcome(t *testing.T) {
+	withPhase := func(sid string, phase v1.SessionPhase, reason string) *v1.AgentSession {
+		s := session("agent:bob:main", "bob", sid)
+		s.Status.Phase = phase
+		if reason != "" {
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason, Message: "why"})
+		}
+		return s
+	}
+	cases := map[string]struct {
+		s           *v1.AgentSession
+		wantStatus  string
+		wantSettled bool
+	}{
+		"active again":          {s: withPhase("sid", v1.SessionActive, ""), wantStatus: StatusOK, wantSettled: true},
+		"still archived":        {s: withPhase("sid", v1.SessionArchived, "Archived")},
+		"transcript gone":       {s: withPhase("sid", v1.SessionArchived, v1.ReasonRestoreFailed), wantStatus: StatusNotFound, wantSettled: true},
+		"reset in the meantime": {s: withPhase("sid-2", v1.SessionActive, ""), wantStatus: StatusError, wantSettled: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, settled := restoreOutcome(tc.s, "sid")
+			status, _ := resultStatus(out)
+			if settled != tc.wantSettled || status != tc.wantStatus {
+				t.Errorf("restoreOutcome = %q, %v; want %q, %v", status, settled, tc.wantStatus, tc.wantSettled)
+			}
+		})
+	}
+}
+
+// resultStatus is the status and error of a sessions tool result.
+func resultStatus(out any) (status, errText string) {
+	switch r := out.(type) {
+	case ManageResult:
+		return r.Status, ""
+	case *StatusResult:
+		return r.Status, r.Error
+	}
+	return "", ""
 }

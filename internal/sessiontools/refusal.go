@@ -33,7 +33,7 @@ func Refusal(err error) *StatusResult {
 	return nil
 }
 
-// Refused says a tool's result reports a refusal or a failure (status forbidden or error),
+// Refused says a tool's result reports a refusal or a failure (status forbidden, error or not_found),
 // which MCP and the model see flagged as an error result.
 func Refused(out any) bool {
 	var st string
@@ -48,5 +48,5 @@ func Refused(out any) bool {
 	default:
 		return false
 	}
-	return st == StatusForbidden || st == StatusError
+	return st == StatusForbidden || st == StatusError || st == StatusNotFound
 }

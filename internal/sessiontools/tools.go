@@ -161,10 +161,15 @@ func (c *Call) sessionByKey(ctx context.Context, key string) (*v1.AgentSession, 
 func (c *Call) resolveSession(ctx context.Context, ref string) (*v1.AgentSession, error) {
 	s, err := c.lookup().ResolveSession(ctx, c.Namespace, ref, c.agentID())
 	if err == nil && s == nil {
-		err = fmt.Errorf("session %q not found", ref)
+		err = notFoundError{ref: ref}
 	}
 	return s, err
 }
+
+// notFoundError is a session reference that names no session.
+type notFoundError struct{ ref string }
+
+func (e notFoundError) Error() string { return fmt.Sprintf("session %q not found", e.ref) }
 
 // sessionPolicy reads the namespace's SessionPolicy; none is the zero policy.
 func (c *Call) sessionPolicy(ctx context.Context) (*v1.SessionPolicy, error) {

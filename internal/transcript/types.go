@@ -217,6 +217,9 @@ type Store interface {
 	Stats(ctx context.Context, namespace, sessionID string) (Stats, error)
 	// Archive is idempotent.
 	Archive(ctx context.Context, namespace, sessionID string) error
+	// Restore makes an archived transcript live again with all its messages; restoring a
+	// live session is a no-op, one whose archived transcript is gone is ErrNotFound.
+	Restore(ctx context.Context, namespace, sessionID string) error
 }
 
 // PreviewLen bounds a session's lastPreview, in bytes.

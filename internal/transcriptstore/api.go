@@ -35,6 +35,7 @@ const maxBodySize = 8 << 20
 //	GET  /v1/sessions/{ns}/{id}/messages      read (?limit=&cursor=&includeTools=1 -> Page)
 //	GET  /v1/sessions/{ns}/{id}/stats         stats
 //	POST /v1/sessions/{ns}/{id}/archive       archive (204)
+//	POST /v1/sessions/{ns}/{id}/restore       restore an archived transcript (204; 404 when it is gone)
 //	POST /v1/search                           search (SearchQuery -> SearchResult; 503 without an index)
 //	POST /v1/sessions/{ns}/{id}/delta         publish a live reply piece on hub, unstored (204)
 //
@@ -104,6 +105,13 @@ func NewAPIHandler(store transcript.Store, index transcript.Searcher, hub *event
 	})
 	mux.HandleFunc("POST "+transcript.APISessionsPath+"/{ns}/{id}/archive", func(w http.ResponseWriter, r *http.Request) {
 		if err := store.Archive(r.Context(), r.PathValue("ns"), r.PathValue("id")); err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST "+transcript.APISessionsPath+"/{ns}/{id}/restore", func(w http.ResponseWriter, r *http.Request) {
+		if err := store.Restore(r.Context(), r.PathValue("ns"), r.PathValue("id")); err != nil {
 			writeStoreError(w, err)
 			return
 		}

@@ -82,6 +82,11 @@ var toolCases = []toolCase{
 	{name: "agents_list", right: caller.ListSessions, ok: notErr},
 	{name: "sessions", right: caller.ManageSession, args: map[string]any{"action": "patch", "sessionKey": keyA, "label": "door"},
 		ok: says(`"status":"ok"`)},
+	// A restore is judged by the access layer before the session's phase is: the caller with
+	// the right hears that session A is not archived, one without it is refused.
+	{name: "sessions", right: caller.ManageSession,
+		args: map[string]any{"action": "restore", "sessionKey": keyA, "expectedSessionId": "sid-" + sessionkey.ObjectName(keyA)},
+		ok:   func(_ *testing.T, a answer) bool { return strings.Contains(a.text, "is not archived") }},
 	{name: "sessions_yield", right: caller.ActAs, session: keyA, ok: says(`"status":"yielded"`)},
 	{name: "session_status", right: caller.ReadTranscript, args: map[string]any{"sessionKey": keyA, "changesSince": 0}, ok: says(`"stateVersion":`)},
 	{name: "subagents", right: caller.ListSessions, args: map[string]any{"sessionKey": keyA}, ok: says(heldRun)},

@@ -116,6 +116,11 @@ func (c *Client) Archive(ctx context.Context, namespace, sessionID string) error
 	return c.do(ctx, http.MethodPost, sessionPath(namespace, sessionID, "/archive"), nil, nil)
 }
 
+// Restore implements Store.
+func (c *Client) Restore(ctx context.Context, namespace, sessionID string) error {
+	return c.do(ctx, http.MethodPost, sessionPath(namespace, sessionID, "/restore"), nil, nil)
+}
+
 // Search asks the sidecar's search index.
 func (c *Client) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
 	var res transcript.SearchResult

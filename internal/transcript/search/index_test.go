@@ -154,6 +154,7 @@ func TestSearchPages(t *testing.T) {
 	}
 }
 
+// TestArchivedSessionsLeave: an archived session leaves the results, a restored one returns.
 func TestArchivedSessionsLeave(t *testing.T) {
 	x := open(t, t.TempDir(), search.Options{})
 	seed(t, x)
@@ -163,6 +164,23 @@ func TestArchivedSessionsLeave(t *testing.T) {
 	got, _ := x.hits(t, transcript.SearchQuery{Text: "llamas"})
 	if len(got) != 2 {
 		t.Errorf("after archiving s2: %q, want s1's two hits", got)
+	}
+	// Restored, its messages are found again.
+	if err := x.st.Restore(context.Background(), ns, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := x.hits(t, transcript.SearchQuery{Text: "llamas"}); len(got) != 4 {
+		t.Errorf("after restoring s2: %q, want the 4 hits", got)
+	}
+	// Archived and restored at once: the restore's catch-up comes after the archive's drop.
+	if err := x.st.Archive(context.Background(), ns, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.st.Restore(context.Background(), ns, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := x.hits(t, transcript.SearchQuery{Text: "llamas"}); len(got) != 4 {
+		t.Errorf("after archiving and restoring s2 at once: %q, want the 4 hits", got)
 	}
 }
 

@@ -27,11 +27,13 @@ import (
 // maxBatch bounds the queued jobs (commits) the indexer writes in one transaction.
 const maxBatch = 2048
 
-// job is a commit (lines in seq order) or, with archived set, a session that went away.
+// job is a commit (lines in seq order), or, with archived set, a session that went away,
+// or, with restored set, one that came back.
 type job struct {
 	header   transcript.SessionHeader
 	events   []store.Event
 	archived bool
+	restored bool
 	barrier  chan struct{} // closed once everything queued before it is written
 	bytes    int64         // what the job holds, counted against MaxQueueBytes
 }
@@ -46,6 +48,8 @@ func (ix *Index) StoreOptions() []store.Option {
 	return []store.Option{
 		store.WithCommitHook(func(c store.Commit) { ix.enqueue(job{header: c.Header, events: c.Events}) }),
 		store.WithArchiveHook(func(h transcript.SessionHeader) { ix.enqueue(job{header: h, archived: true}) }),
+		// Queued behind its archive, so the drop is written before the catch-up.
+		store.WithRestoreHook(func(h transcript.SessionHeader) { ix.enqueue(job{header: h, restored: true}) }),
 	}
 }
 
@@ -192,6 +196,10 @@ func (ix *Index) apply(ctx context.Context, batch []job) error {
 			if err := w.drop(ctx, ref); err != nil {
 				return err
 			}
+			continue
+		}
+		if j.restored {
+			ix.markDirty(ref) // caught up from its file once this batch is written
 			continue
 		}
 		row, err := w.row(ctx, j.header)

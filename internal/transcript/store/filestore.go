@@ -48,6 +48,7 @@ type options struct {
 	clock        clock.PassiveClock
 	onCommit     []func(Commit)
 	onArchive    []func(transcript.SessionHeader)
+	onRestore    []func(transcript.SessionHeader)
 }
 
 // WithMaxOpenFiles bounds the LRU of open transcript files (default 256).
@@ -101,7 +102,9 @@ type FileStore struct {
 	sessions map[string]*session                            // namespace/sessionId -> loaded state
 	repairs  []Repair
 	closing  bool
-	active   sync.WaitGroup
+	// restoreMu orders restores (restore.go).
+	restoreMu sync.Mutex
+	active    sync.WaitGroup
 }
 
 // OpenFileStore opens (creating if needed) the store at root. It reads only the header line and

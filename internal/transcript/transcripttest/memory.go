@@ -138,12 +138,21 @@ func (m *MemoryStore) Stats(_ context.Context, namespace, sessionID string) (tra
 
 // Archive implements Store.
 func (m *MemoryStore) Archive(_ context.Context, namespace, sessionID string) error {
+	return m.setArchived(namespace, sessionID, true)
+}
+
+// Restore implements Store.
+func (m *MemoryStore) Restore(_ context.Context, namespace, sessionID string) error {
+	return m.setArchived(namespace, sessionID, false)
+}
+
+func (m *MemoryStore) setArchived(namespace, sessionID string, archived bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.sessions[namespace+"/"+sessionID]
 	if !ok {
 		return fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, sessionID)
 	}
-	s.archived = true
+	s.archived = archived
 	return nil
 }
