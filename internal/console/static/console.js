@@ -631,16 +631,16 @@
     denyButton.setAttribute("aria-label", "Deny " + a.name);
     deny.append(label, reason, denyButton);
 
-    const buttons = [approve, denyButton];
     const decide = async (decision, why) => {
-      for (const b of buttons) b.disabled = true;
+      for (const b of li.querySelectorAll(".decide button")) b.disabled = true;
       try {
         await action("tools/approvals_decide", { name: a.name, decision, reason: why });
         status(decision.toLowerCase() + ": " + a.name);
-        li.dataset.decided = decision; // the event takes it away once the operator saw it
+        a.sent = decision;
+        for (const el of document.querySelectorAll(".approvals > li")) if (el.dataset.name === a.name) showSent(el, decision);
       } catch (err) {
         status(decision === "Approved" ? "approve refused: " + err.message : "deny refused: " + err.message);
-        for (const b of buttons) b.disabled = false;
+        for (const b of li.querySelectorAll(".decide button")) b.disabled = false;
       }
     };
     approve.addEventListener("click", () => decide("Approved", ""));
@@ -654,6 +654,21 @@
     actions.className = "decide";
     actions.append(approve, deny);
     li.append(head, pre, actions);
+    if (a.sent) showSent(li, a.sent);
     return li;
+  }
+
+  // showSent marks an entry whose decision was made: no more buttons to press; the
+  // approvals.changed event takes it away once the operator saw the decision.
+  function showSent(li, decision) {
+    li.dataset.decided = decision;
+    for (const b of li.querySelectorAll(".decide button")) b.disabled = true;
+    let note = li.querySelector(".sent");
+    if (!note) {
+      note = document.createElement("span");
+      note.className = "sent";
+      li.querySelector(".decide").appendChild(note);
+    }
+    note.textContent = decision + ": waiting for the operator";
   }
 })();
