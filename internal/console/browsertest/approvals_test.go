@@ -115,6 +115,14 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 		chromedp.KeyEvent(kb.Enter),
 	)
 	decided(t, ctx, c, "tap-main", v1.DecisionApproved, "")
+	// The pressed button is disabled now: the keyboard is left on the note saying what was sent.
+	var onNote bool
+	run("the focus after Approve",
+		chromedp.WaitVisible(item("session-approvals", "tap-main")+" .sent", chromedp.ByQuery),
+		chromedp.Evaluate(`document.activeElement.matches('#session-approvals li[data-name="tap-main"] .sent')`, &onNote))
+	if !onNote {
+		t.Error("after Approve the focus is not on the entry's note")
+	}
 	// Deny: without a reason nothing is sent and the reason box takes the focus; with one,
 	// the decision carries it.
 	var focused string
@@ -140,13 +148,21 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 	// new call arrives live.
 	setPhase(t, ctx, c, "tap-main", v1.ApprovalApproved)
 	setPhase(t, ctx, c, "tap-ops", v1.ApprovalExpired)
+	setPhase(t, ctx, c, "tap-child", v1.ApprovalDenied)
 	createApproval(t, ctx, c, "tap-late", mainKey, "mcp__github__close_issue", `{"number":7}`)
+	var inList bool
 	run("the lists follow the events",
 		chromedp.WaitNotPresent(item("approvals", "tap-main"), chromedp.ByQuery),
 		chromedp.WaitNotPresent(item("session-approvals", "tap-main"), chromedp.ByQuery),
 		chromedp.WaitNotPresent(item("approvals", "tap-ops"), chromedp.ByQuery),
+		chromedp.WaitNotPresent(item("session-approvals", "tap-child"), chromedp.ByQuery),
 		chromedp.WaitVisible(item("session-approvals", "tap-late"), chromedp.ByQuery),
+		// The focused entry went away: the keyboard stays in its list.
+		chromedp.Evaluate(`(() => { const a = document.activeElement; return a.id === "session-approvals-h" || !!a.closest("#session-approvals"); })()`, &inList),
 	)
+	if !inList {
+		t.Error("the focus left the open session's approvals when the focused entry was decided")
+	}
 	fitsNarrow(t, run, shot("console-approvals-narrow.png"))
 }
 

@@ -562,7 +562,20 @@
   // reason being typed and the focus) as they are.
   function syncList(ul, items) {
     const want = new Set(items.map((a) => a.name));
-    for (const li of [...ul.children]) if (!want.has(li.dataset.name)) li.remove();
+    for (const li of [...ul.children]) {
+      if (want.has(li.dataset.name)) continue;
+      // The keyboard stays in the list: focus moves on to the next call, or to its heading.
+      if (li.contains(document.activeElement)) {
+        const next = li.nextElementSibling || li.previousElementSibling;
+        const to = next ? next.querySelector(".decide button:not([disabled])") : null;
+        const heading = document.getElementById(ul.getAttribute("aria-labelledby") || "approvals-h");
+        li.remove();
+        if (to) to.focus();
+        else { heading.tabIndex = -1; heading.focus(); }
+        continue;
+      }
+      li.remove();
+    }
     items.forEach((a, i) => {
       const at = ul.children[i];
       if (at && at.dataset.name === a.name) return;
@@ -631,24 +644,32 @@
     denyButton.setAttribute("aria-label", "Deny " + a.name);
     deny.append(label, reason, denyButton);
 
-    const decide = async (decision, why) => {
+    const decide = async (decision, why, from) => {
       for (const b of li.querySelectorAll(".decide button")) b.disabled = true;
       try {
         await action("tools/approvals_decide", { name: a.name, decision, reason: why });
         status(decision.toLowerCase() + ": " + a.name);
         a.sent = decision;
         for (const el of document.querySelectorAll(".approvals > li")) if (el.dataset.name === a.name) showSent(el, decision);
+        // A disabled button cannot hold the focus: the note saying what was sent takes it.
+        const f = document.activeElement;
+        if (!f || f === document.body || li.contains(f)) {
+          const note = li.querySelector(".sent");
+          note.tabIndex = -1;
+          note.focus();
+        }
       } catch (err) {
         status(decision === "Approved" ? "approve refused: " + err.message : "deny refused: " + err.message);
         for (const b of li.querySelectorAll(".decide button")) b.disabled = false;
+        from.focus();
       }
     };
-    approve.addEventListener("click", () => decide("Approved", ""));
+    approve.addEventListener("click", () => decide("Approved", "", approve));
     deny.addEventListener("submit", (e) => {
       e.preventDefault();
       const why = reason.value.trim();
       if (!why) { reason.focus(); status("a denial needs a reason: the agent is told it"); return; }
-      decide("Denied", why);
+      decide("Denied", why, reason);
     });
     const actions = document.createElement("div");
     actions.className = "decide";
