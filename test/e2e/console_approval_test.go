@@ -61,6 +61,7 @@ var _ = Describe("the web console's approvals", Ordered, func() {
 			chromedp.KeyEvent(message),
 			chromedp.KeyEvent(kb.Tab), // to Send
 			chromedp.KeyEvent(kb.Enter),
+			chromedp.WaitVisible(`//ol[@id="transcript"]/li[contains(., "`+message+`")]`, chromedp.BySearch),
 		)
 	}
 	// waiting waits until the page shows a call waiting in the open session whose
@@ -127,7 +128,21 @@ spec:
 			chromedp.Focus(button, chromedp.BySearch),
 			chromedp.KeyEvent(kb.Enter),
 			chromedp.WaitVisible("#send", chromedp.ByID),
+			// Opening ends by focusing the session's heading once its history is read: typing
+			// before then would lose keys to that move.
+			chromedp.Poll(`document.activeElement === document.getElementById("detail-h")`, nil),
 		)
+	})
+
+	AfterEach(func() {
+		if !CurrentSpecReport().Failed() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(bctx, 10*time.Second)
+		defer cancel()
+		_ = chromedp.Run(ctx, chromiumtest.Shot(artifacts, "console-approval-failed.png"))
+		out, _ := kubectl("-n", ns, "get", "sessionsends,toolapprovals", "-o", "wide")
+		GinkgoWriter.Println(out)
 	})
 
 	It("shows a waiting call live; Approve runs it and its result arrives in the transcript", func() {
