@@ -60,23 +60,8 @@ const (
 // server (envtest) holds sessions with counters and a run tree, the real transcript-store
 // sidecar serves them over TLS to a ServiceAccount's token, and real Chromium shows them.
 func TestConsoleOverviewInChromium(t *testing.T) {
-	testenv.RequireControlPlane(t)
-	ctrllog.SetLogger(logr.Discard())
 	artifacts, _ := filepath.Abs("artifacts")
-	env := testenv.New()
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, c, kubeconfig := startControlPlane(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	token := viewerToken(t, ctx, cfg)
@@ -113,29 +98,9 @@ func TestConsoleOverviewInChromium(t *testing.T) {
 		}
 	}
 
-	bctx := chromiumtest.Start(t, ctx, chromedp.Flag("ignore-certificate-errors", true))
-	if err := chromedp.Run(bctx); err != nil { // the browser lives as long as bctx
-		t.Fatal(err)
-	}
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		rctx, rcancel := context.WithTimeout(bctx, testenv.Timeout)
-		defer rcancel()
-		if err := chromedp.Run(rctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	run := signedIn(t, ctx, a.Public, token, chromedp.WaitVisible(`//table[@id="sessions"]//button[normalize-space()="`+child3+`"]`, chromedp.BySearch))
 	shot := func(name string) chromedp.ActionFunc { return chromiumtest.Shot(artifacts, name) }
 	row := func(key string) string { return `#sessions tr[data-key="` + key + `"]` }
-
-	run("sign in",
-		chromedp.Navigate("https://"+a.Public+"/"),
-		chromedp.WaitVisible("#signin"),
-		chromedp.SendKeys("#token", token, chromedp.ByID),
-		chromedp.Focus("#namespace", chromedp.ByID),
-		chromedp.KeyEvent(kb.Enter),
-		chromedp.WaitVisible(`//table[@id="sessions"]//button[normalize-space()="`+child3+`"]`, chromedp.BySearch),
-	)
 
 	// The first list carries the counters: no event has come since sign-in. The row is read
 	// by its column labels, as a person reads a stacked row.
@@ -217,34 +182,98 @@ func TestConsoleOverviewInChromium(t *testing.T) {
 		t.Errorf("run summary %q lacks its cost", summary)
 	}
 	// On a narrow screen the filters, the stacked rows and the nested tree still fit.
+	fitsNarrow(t, run, shot("console-run-tree-narrow.png"))
+}
+
+// fitsNarrow checks that the page does not scroll sideways at 360 px, and takes shot there.
+func fitsNarrow(t *testing.T, run runner, shot chromedp.Action) {
+	t.Helper()
 	var overflow bool
 	run("narrow",
 		chromedp.EmulateViewport(360, 740),
 		chromedp.Evaluate(`document.documentElement.scrollWidth > document.documentElement.clientWidth`, &overflow),
-		shot("console-run-tree-narrow.png"),
+		shot,
 	)
 	if overflow {
 		t.Error("the page scrolls sideways at 360 px")
 	}
 }
 
+// runner runs browser actions for one step of a test, failing it with what the step was.
+type runner func(what string, actions ...chromedp.Action)
+
+// signedIn starts Chromium, signs in to the sidecar at addr with token (namespace default)
+// by keyboard, and waits for ready; the runner drives the page from there.
+func signedIn(t *testing.T, ctx context.Context, addr, token string, ready chromedp.Action) runner {
+	t.Helper()
+	bctx := chromiumtest.Start(t, ctx, chromedp.Flag("ignore-certificate-errors", true))
+	if err := chromedp.Run(bctx); err != nil { // the browser lives as long as bctx
+		t.Fatal(err)
+	}
+	run := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		rctx, rcancel := context.WithTimeout(bctx, testenv.Timeout)
+		defer rcancel()
+		if err := chromedp.Run(rctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("sign in",
+		chromedp.Navigate("https://"+addr+"/"),
+		chromedp.WaitVisible("#signin"),
+		chromedp.SendKeys("#token", token, chromedp.ByID),
+		chromedp.Focus("#namespace", chromedp.ByID),
+		chromedp.KeyEvent(kb.Enter),
+		ready,
+	)
+	return run
+}
+
+// startControlPlane starts a real API server (envtest) for the test: its config, a client
+// and a kubeconfig file the sidecar reads.
+func startControlPlane(t *testing.T) (*rest.Config, client.Client, string) {
+	t.Helper()
+	testenv.RequireControlPlane(t)
+	ctrllog.SetLogger(logr.Discard())
+	env := testenv.New()
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, c, kubeconfig
+}
+
 // viewerToken is a token of a ServiceAccount that may read sessions, sends, runs and
 // transcripts in the namespace, as a console user's RBAC would allow, and nothing else.
 func viewerToken(t *testing.T, ctx context.Context, cfg *rest.Config) string {
+	t.Helper()
+	return tokenFor(t, ctx, cfg, "console-viewer", rbacv1.PolicyRule{
+		APIGroups: []string{v1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
+		Resources: []string{"agentsessions", "agentsessions/transcript", "sessionsends", "subagentruns"},
+	})
+}
+
+// tokenFor is a token of a ServiceAccount name in default whose Role holds rules.
+func tokenFor(t *testing.T, ctx context.Context, cfg *rest.Config, name string, rules ...rbacv1.PolicyRule) string {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const ns, name = "default", "console-viewer"
+	const ns = "default"
 	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{v1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
-			Resources: []string{"agentsessions", "agentsessions/transcript", "sessionsends", "subagentruns"},
-		}}}, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},

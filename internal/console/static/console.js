@@ -5,7 +5,7 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const state = { token: "", ns: "", sessions: new Map(), open: "", work: new Map(), abort: null, lastId: "" };
+  const state = { token: "", ns: "", sessions: new Map(), open: "", work: new Map(), abort: null, lastId: "", approvals: new Map(), ended: null };
 
   function status(text) { $("status").textContent = text; }
   function auth() { return { Authorization: "Bearer " + state.token }; }
@@ -19,9 +19,10 @@
     $("app").hidden = false;
     follow();
     loadSessions();
-    // Relative times ("2m ago") age without any event: refresh their text in place (focus
-    // stays where it is), never poll.
-    setInterval(() => { for (const el of document.querySelectorAll("time[datetime]")) el.textContent = ago(el.dateTime); }, 30000);
+    loadApprovals();
+    // Relative times ("2m ago", "in 9m") age without any event: refresh their text in place
+    // (focus stays where it is), never poll.
+    setInterval(() => { for (const el of document.querySelectorAll("time[datetime]")) el.textContent = relative(el); }, 30000);
   });
 
   // search asks GET /search for the messages holding every word; each hit opens its session
@@ -110,7 +111,7 @@
   // follow reads the event stream with fetch (EventSource cannot send a bearer token) and
   // reconnects with Last-Event-ID, so nothing is lost across a dropped connection.
   async function follow() {
-    const q = new URLSearchParams({ namespace: state.ns, kinds: "sessions.changed,session.message,session.delta,sends.changed,runs.changed" });
+    const q = new URLSearchParams({ namespace: state.ns, kinds: "sessions.changed,session.message,session.delta,sends.changed,runs.changed,approvals.changed" });
     for (let delay = 500; ; delay = Math.min(delay * 2, 15000)) {
       try {
         const headers = auth();
@@ -158,12 +159,13 @@
     if (ev.id) state.lastId = ev.id;
     const data = JSON.parse(ev.data.join("\n"));
     switch (ev.event) {
-      case "reset": state.sessions.clear(); renderSessions(); if (state.open) openSession(state.open); break;
+      case "reset": state.sessions.clear(); renderSessions(); if (state.open) openSession(state.open); loadApprovals(); break;
       case "end": status("stream ended: " + (data.reason || "")); break;
       case "sessions.changed": sessionChanged(data); break;
       case "session.message": if (data.sessionKey === state.open) { endLive(data.record); appendRecord(data.record); } break;
       case "session.delta": if (data.sessionKey === state.open) liveDelta(data); break;
       case "sends.changed": case "runs.changed": workChanged(ev.event, data); break;
+      case "approvals.changed": approvalChanged(data); break;
     }
   }
 
@@ -213,14 +215,30 @@
     return Math.floor(s / 86400) + "d ago";
   }
 
-  // timeEl is a <time> showing iso as "2m ago", the full time on hover.
-  function timeEl(iso) {
+  // until is a time still to come relative to now ("in 9m"); "now" once it passed.
+  function until(iso) {
+    const t = Date.parse(iso);
+    if (Number.isNaN(t)) return "";
+    const s = Math.round((t - Date.now()) / 1000);
+    if (s <= 0) return "now";
+    if (s < 60) return "in " + s + "s";
+    if (s < 3600) return "in " + Math.floor(s / 60) + "m";
+    if (s < 86400) return "in " + Math.floor(s / 3600) + "h";
+    return "in " + Math.floor(s / 86400) + "d";
+  }
+
+  // relative is a <time>'s text: how long ago, or, for one marked future, how long until.
+  function relative(el) { return el.dataset.future ? until(el.dateTime) : ago(el.dateTime); }
+
+  // timeEl is a <time> showing iso as "2m ago" (or, future, "in 9m"), the full time on hover.
+  function timeEl(iso, future) {
     const el = document.createElement("time");
     const d = new Date(iso);
     if (Number.isNaN(d.getTime())) return el;
     el.dateTime = d.toISOString();
     el.title = d.toISOString();
-    el.textContent = ago(iso);
+    if (future) el.dataset.future = "1";
+    el.textContent = relative(el);
     return el;
   }
 
@@ -326,6 +344,7 @@
   }
 
   async function openSession(key, cursor) {
+    const from = document.activeElement;
     state.open = key;
     state.work.clear();
     $("send").hidden = false;
@@ -334,14 +353,17 @@
     renderUsage();
     $("transcript").replaceChildren();
     $("work").replaceChildren();
+    renderApprovals();
     const q = new URLSearchParams({ namespace: state.ns, limit: "200", includeTools: "1" });
     if (cursor) q.set("cursor", cursor);
     const resp = await fetch("/sessions/" + encodeURIComponent(key) + "/history?" + q, { headers: auth(), cache: "no-store" });
     if (!resp.ok) { status("history: " + resp.status); return; }
     const page = await resp.json();
     for (const r of page.messages || []) appendRecord(r);
+    // The heading takes the focus, unless the person already moved on (say, into the
+    // message box) while the history loaded: what they type must not land elsewhere.
     $("detail-h").tabIndex = -1;
-    $("detail-h").focus();
+    if (document.activeElement === from || document.activeElement === document.body) $("detail-h").focus();
     loadWork(key);
   }
 
@@ -456,6 +478,7 @@
     const top = items.filter((w) => w.send || (w.o.spec || {}).requesterSessionKey === state.open || !(w.o.spec || {}).requesterSessionKey);
     place($("work"), top.map((w) => workItem(w, items, new Set([state.open]))));
     for (const key of workEls.keys()) if (!state.work.has(key)) workEls.delete(key);
+    renderApprovals(); // a run's child session may have calls waiting
   }
 
   function workItem(w, items, seen) {
@@ -530,5 +553,210 @@
       own.push(b);
     }
     return own;
+  }
+
+  // Tool calls that wait for a person (ToolApprovals): a namespace-wide list and, in the
+  // open session, its own calls and those of the runs under it. The first list comes from
+  // approvals_list at sign-in; approvals.changed events add the requested ones and take the
+  // decided or expired ones away. Decisions are made as the signed-in person through
+  // approvals_decide: RBAC (the verb approve) judges them and the webhook records who.
+
+  // maxArgsShown bounds the arguments shown (they are at most 8 KiB; the transcript has
+  // the whole call).
+  const maxArgsShown = 4096;
+
+  // approvalOf is what the page keeps of an approval, from an approvals_list row or from
+  // an event's object.
+  function approvalOf(r) {
+    return { name: r.name, tool: r.tool, args: r.arguments || "", sessionKey: r.sessionKey, owner: r.owner, created: r.createdAt, expires: r.expiresAt };
+  }
+  function approvalOfObject(o) {
+    const spec = o.spec || {}, owner = spec.owner || {};
+    return approvalOf({ name: o.metadata.name, tool: spec.tool, arguments: spec.arguments, sessionKey: spec.sessionKey,
+      owner: owner.kind + "/" + owner.name, createdAt: o.metadata.creationTimestamp, expiresAt: spec.expiresAt });
+  }
+
+  // loadApprovals lists what waits at sign-in (and after a reset). An approval that ended
+  // while the list was on its way stays away: the event is newer than the list.
+  async function loadApprovals() {
+    state.ended = new Set();
+    try {
+      const out = await action("tools/approvals_list", {});
+      state.approvals.clear();
+      for (const r of out.approvals || []) if (!state.ended.has(r.name)) state.approvals.set(r.name, approvalOf(r));
+      $("approvals-note").textContent = "";
+    } catch (err) {
+      $("approvals-note").textContent = "Approvals cannot be listed: " + err.message;
+    } finally {
+      state.ended = null;
+    }
+    renderApprovals();
+  }
+
+  function approvalChanged(c) {
+    if (!c.object || !c.object.metadata) return;
+    const name = c.object.metadata.name;
+    if (c.phase === "requested") {
+      state.approvals.set(name, approvalOfObject(c.object));
+    } else {
+      state.approvals.delete(name);
+      if (state.ended) state.ended.add(name);
+    }
+    renderApprovals();
+  }
+
+  // openTree is the open session and the child sessions of the runs under it.
+  function openTree() {
+    const keys = new Set(state.open ? [state.open] : []);
+    for (const w of state.work.values()) {
+      const child = !w.send && (w.o.status || {}).childSessionKey;
+      if (child) keys.add(child);
+    }
+    return keys;
+  }
+
+  function renderApprovals() {
+    const all = [...state.approvals.values()].sort((a, b) => (Date.parse(a.created) || 0) - (Date.parse(b.created) || 0));
+    syncList($("approvals"), all);
+    $("approvals-count").textContent = all.length === 1 ? "1 tool call waiting" : (all.length || "no") + " tool calls waiting";
+    const tree = openTree();
+    const mine = all.filter((a) => tree.has(a.sessionKey));
+    syncList($("session-approvals"), mine);
+    $("session-approvals-box").hidden = mine.length === 0;
+  }
+
+  // syncList makes ul show items in order, keeping the entries it already shows (and so a
+  // reason being typed and the focus) as they are.
+  function syncList(ul, items) {
+    const want = new Set(items.map((a) => a.name));
+    for (const li of [...ul.children]) {
+      if (want.has(li.dataset.name)) continue;
+      // The keyboard stays in the list: focus moves on to the next call, or to its heading.
+      if (li.contains(document.activeElement)) {
+        const next = li.nextElementSibling || li.previousElementSibling;
+        const to = next ? next.querySelector(".decide button:not([disabled])") : null;
+        const heading = document.getElementById(ul.getAttribute("aria-labelledby") || "approvals-h");
+        li.remove();
+        if (to) to.focus();
+        else { heading.tabIndex = -1; heading.focus(); }
+        continue;
+      }
+      li.remove();
+    }
+    items.forEach((a, i) => {
+      const at = ul.children[i];
+      if (at && at.dataset.name === a.name) return;
+      const have = [...ul.children].find((li) => li.dataset.name === a.name);
+      ul.insertBefore(have || approvalItem(ul.id, a), at || null);
+    });
+  }
+
+  // argsText is the call's arguments as a person reads them: indented JSON, bounded.
+  function argsText(raw) {
+    let text = raw;
+    try { text = JSON.stringify(JSON.parse(raw), null, 2); } catch (_) { /* truncated at 8 KiB: shown as it is */ }
+    if (text.length > maxArgsShown) {
+      text = text.slice(0, maxArgsShown) + "\n… " + (text.length - maxArgsShown) + " more characters (the transcript has the whole call)";
+    }
+    return text || "(no arguments)";
+  }
+
+  // approvalItem is one waiting call: what, where, since and until when, its arguments,
+  // and Approve, and Deny with a reason (the model is told it).
+  function approvalItem(list, a) {
+    const li = document.createElement("li");
+    li.dataset.name = a.name;
+    const head = document.createElement("p");
+    head.className = "what";
+    const tool = document.createElement("strong");
+    tool.textContent = a.tool;
+    head.append(tool, " in ");
+    const open = document.createElement("button");
+    open.type = "button";
+    open.className = "link";
+    open.textContent = a.sessionKey;
+    open.setAttribute("aria-label", "Open session " + a.sessionKey);
+    open.addEventListener("click", () => openSession(a.sessionKey));
+    head.append(open, " · " + (a.owner || "") + " · asked ", timeEl(a.created), " · expires ", timeEl(a.expires, true));
+    const name = document.createElement("small");
+    name.className = "label";
+    name.textContent = a.name;
+    head.appendChild(name);
+
+    const pre = document.createElement("pre");
+    pre.className = "args";
+    pre.tabIndex = 0; // it may scroll: the keyboard must reach it
+    pre.setAttribute("aria-label", "Arguments of " + a.name);
+    pre.textContent = argsText(a.args);
+
+    const approve = document.createElement("button");
+    approve.type = "button";
+    approve.textContent = "Approve";
+    approve.setAttribute("aria-label", "Approve " + a.name);
+
+    const deny = document.createElement("form");
+    deny.className = "deny";
+    const id = list + "-reason-" + a.name;
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = "Reason to deny";
+    const reason = document.createElement("input");
+    reason.id = id;
+    reason.required = true;
+    reason.maxLength = 1024;
+    reason.autocomplete = "off";
+    const denyButton = document.createElement("button");
+    denyButton.type = "submit";
+    denyButton.textContent = "Deny";
+    denyButton.setAttribute("aria-label", "Deny " + a.name);
+    deny.append(label, reason, denyButton);
+
+    const decide = async (decision, why, from) => {
+      for (const b of li.querySelectorAll(".decide button")) b.disabled = true;
+      try {
+        await action("tools/approvals_decide", { name: a.name, decision, reason: why });
+        status(decision.toLowerCase() + ": " + a.name);
+        a.sent = decision;
+        for (const el of document.querySelectorAll(".approvals > li")) if (el.dataset.name === a.name) showSent(el, decision);
+        // A disabled button cannot hold the focus: the note saying what was sent takes it.
+        const f = document.activeElement;
+        if (!f || f === document.body || li.contains(f)) {
+          const note = li.querySelector(".sent");
+          note.tabIndex = -1;
+          note.focus();
+        }
+      } catch (err) {
+        status(decision === "Approved" ? "approve refused: " + err.message : "deny refused: " + err.message);
+        for (const b of li.querySelectorAll(".decide button")) b.disabled = false;
+        from.focus();
+      }
+    };
+    approve.addEventListener("click", () => decide("Approved", "", approve));
+    deny.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const why = reason.value.trim();
+      if (!why) { reason.focus(); status("a denial needs a reason: the agent is told it"); return; }
+      decide("Denied", why, reason);
+    });
+    const actions = document.createElement("div");
+    actions.className = "decide";
+    actions.append(approve, deny);
+    li.append(head, pre, actions);
+    if (a.sent) showSent(li, a.sent);
+    return li;
+  }
+
+  // showSent marks an entry whose decision was made: no more buttons to press; the
+  // approvals.changed event takes it away once the operator saw the decision.
+  function showSent(li, decision) {
+    li.dataset.decided = decision;
+    for (const b of li.querySelectorAll(".decide button")) b.disabled = true;
+    let note = li.querySelector(".sent");
+    if (!note) {
+      note = document.createElement("span");
+      note.className = "sent";
+      li.querySelector(".decide").appendChild(note);
+    }
+    note.textContent = decision + ": waiting for the operator";
   }
 })();
