@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -62,11 +63,12 @@ var sessionGVR = v1.GroupVersion.WithResource("agentsessions")
 // controller without 100,000 model turns.
 func benchScale() ([]Figure, error) {
 	ctx := context.Background()
-	var mgrArgs []string
+	var o devcluster.Options
 	if *profileDir != "" {
-		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr())
+		o.ManagerArgs = append(o.ManagerArgs, "--pprof-bind-address="+pprofAddr())
+		o.StoreArgs = append(o.StoreArgs, "--pprof-bind-address="+storePprofAddr())
 	}
-	c, _, cl, dyn, stop, err := clusterClients(ctx, "bench-scale.log", mgrArgs, 1000)
+	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale.log", o, 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +119,7 @@ func benchScale() ([]Figure, error) {
 			want/1000, want/1000, time.Since(start).Round(time.Second), mgrAt[len(mgrAt)-1], inuse/(1<<20), storeAt[len(storeAt)-1])
 		// A profile per step, so a run stopped early still shows what grows.
 		<-profile(http.DefaultClient, managerProfiler(), "manager-heap-"+strconv.Itoa(want/1000)+"k.pprof", "/debug/pprof/heap")
+		<-profile(http.DefaultClient, "http://"+storePprofAddr(), "store-heap-"+strconv.Itoa(want/1000)+"k.pprof", "/debug/pprof/heap")
 	}
 	heap, heapErr := managerHeapInuse(ctx, c.MetricsAddr, c.Token)
 	if heapErr != nil {

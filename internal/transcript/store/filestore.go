@@ -96,7 +96,7 @@ type FileStore struct {
 	files *filePool
 
 	mu       sync.Mutex
-	headers  map[string]map[string]transcript.SessionHeader // namespace -> sessionId -> header (live only)
+	headers  map[string]map[string]liveHeader // namespace -> sessionId -> header (live only)
 	keys     map[string]map[string]string                   // namespace -> session key -> sessionId
 	sessions map[string]*session                            // namespace/sessionId -> loaded state
 	repairs  []Repair
@@ -120,7 +120,7 @@ func OpenFileStore(root string, opts ...Option) (*FileStore, error) {
 	}
 	st := &FileStore{
 		root: root, opts: o,
-		headers: map[string]map[string]transcript.SessionHeader{}, keys: map[string]map[string]string{},
+		headers: map[string]map[string]liveHeader{}, keys: map[string]map[string]string{},
 		sessions: map[string]*session{},
 	}
 	st.files = newFilePool(o.maxOpenFiles, func(n int) { o.metrics.OpenFiles.Set(float64(n)) })
@@ -282,16 +282,17 @@ func lineStart(r io.ReaderAt, end, floor int64) (int64, error) {
 
 func (st *FileStore) indexHeaderLocked(h transcript.SessionHeader) {
 	if st.headers[h.Namespace] == nil {
-		st.headers[h.Namespace] = map[string]transcript.SessionHeader{}
+		st.headers[h.Namespace] = map[string]liveHeader{}
 		st.keys[h.Namespace] = map[string]string{}
 	}
-	st.headers[h.Namespace][h.SessionID] = h
+	l := compactHeader(h)
+	st.headers[h.Namespace][h.SessionID] = l
 	if h.SessionKey == "" {
 		return
 	}
 	// Two live sessions with one key (a reset before the old one was archived): the newest wins.
 	if cur, ok := st.keys[h.Namespace][h.SessionKey]; ok {
-		if old, ok := st.headers[h.Namespace][cur]; ok && cur != h.SessionID && old.CreatedAt.After(h.CreatedAt) {
+		if old, ok := st.headers[h.Namespace][cur]; ok && cur != h.SessionID && old.created > l.created {
 			return
 		}
 	}
@@ -305,15 +306,15 @@ func (st *FileStore) unindexLocked(h transcript.SessionHeader) {
 	}
 	delete(st.keys[h.Namespace], h.SessionKey)
 	// Fall back to another live session with the same key, newest first.
-	var best *transcript.SessionHeader
-	for _, o := range st.headers[h.Namespace] {
-		if o.SessionKey == h.SessionKey && (best == nil || o.CreatedAt.After(best.CreatedAt)) {
-			o := o
-			best = &o
+	best, found := "", false
+	var bestAt int64
+	for id, o := range st.headers[h.Namespace] {
+		if o.key == h.SessionKey && (!found || o.created > bestAt) {
+			best, bestAt, found = id, o.created, true
 		}
 	}
-	if best != nil {
-		st.keys[h.Namespace][h.SessionKey] = best.SessionID
+	if found {
+		st.keys[h.Namespace][h.SessionKey] = best
 	}
 }
 
@@ -322,9 +323,9 @@ func (st *FileStore) Live() []transcript.SessionHeader {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []transcript.SessionHeader
-	for _, hs := range st.headers {
-		for _, h := range hs {
-			out = append(out, h)
+	for ns, hs := range st.headers {
+		for id, l := range hs {
+			out = append(out, l.header(ns, id))
 		}
 	}
 	return out
@@ -335,10 +336,10 @@ func (st *FileStore) Resolve(namespace, keyOrID string) (transcript.SessionHeade
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if id, ok := st.keys[namespace][keyOrID]; ok {
-		return st.headers[namespace][id], nil
+		return st.headers[namespace][id].header(namespace, id), nil
 	}
-	if h, ok := st.headers[namespace][keyOrID]; ok {
-		return h, nil
+	if l, ok := st.headers[namespace][keyOrID]; ok {
+		return l.header(namespace, keyOrID), nil
 	}
 	return transcript.SessionHeader{}, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, keyOrID)
 }
@@ -432,12 +433,12 @@ func (st *FileStore) session(ns, id string) (*session, error) {
 	k := ns + "/" + id
 	s, ok := st.sessions[k]
 	if !ok {
-		h, live := st.headers[ns][id]
+		l, live := st.headers[ns][id]
 		if !live {
 			st.mu.Unlock()
 			return nil, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, ns, id)
 		}
-		s = newSession(st, h, st.pathOf(ns, id))
+		s = newSession(st, l.header(ns, id), st.pathOf(ns, id))
 		st.sessions[k] = s
 	}
 	st.mu.Unlock()
