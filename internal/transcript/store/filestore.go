@@ -97,8 +97,8 @@ type FileStore struct {
 
 	mu       sync.Mutex
 	headers  map[string]map[string]liveHeader // namespace -> sessionId -> header (live only)
-	keys     map[string]map[string]string                   // namespace -> session key -> sessionId
-	sessions map[string]*session                            // namespace/sessionId -> loaded state
+	keys     map[string]map[string]string     // namespace -> session key -> sessionId
+	sessions map[string]*session              // namespace/sessionId -> loaded state
 	repairs  []Repair
 	closing  bool
 	active   sync.WaitGroup

@@ -33,9 +33,9 @@ func TestLiveHeaderGivesTheWholeHeaderBack(t *testing.T) {
 	}{
 		"conventional name": {h: transcript.SessionHeader{Namespace: "ns", SessionID: "id1", SessionKey: key,
 			Name: sessionkey.ObjectName(key), ParentSessionKey: "agent:main:main", CreatedAt: at}, conventional: true},
-		"another name": {h: transcript.SessionHeader{Namespace: "ns", SessionID: "id2", SessionKey: key, Name: "mine", CreatedAt: at}},
+		"another name":                  {h: transcript.SessionHeader{Namespace: "ns", SessionID: "id2", SessionKey: key, Name: "mine", CreatedAt: at}},
 		"no name (an older transcript)": {h: transcript.SessionHeader{Namespace: "ns", SessionID: "id3", SessionKey: key, CreatedAt: at}},
-		"no key": {h: transcript.SessionHeader{Namespace: "ns", SessionID: "id4", Name: "x", CreatedAt: at}},
+		"no key":                        {h: transcript.SessionHeader{Namespace: "ns", SessionID: "id4", Name: "x", CreatedAt: at}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
