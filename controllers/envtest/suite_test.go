@@ -59,11 +59,13 @@ var (
 	k8s       client.Client
 	ctx       = context.Background()
 	fakeClock *clocktesting.FakeClock
-	dataDir   string
-	store     *transcriptstore.FileStore
-	sink      *sinkServer
-	mgrStop   context.CancelFunc
-	mgrDone   chan struct{}
+	// sendChanges records what the manager hands the store of its SessionSends.
+	sendChanges = &feedRecorder{}
+	dataDir     string
+	store       *transcriptstore.FileStore
+	sink        *sinkServer
+	mgrStop     context.CancelFunc
+	mgrDone     chan struct{}
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
 	writes sync.Map
 	// engine is the running manager's turn engine; calls sees every model call it makes.
@@ -153,7 +155,7 @@ func startManager() {
 	engine.UseTools(turns.ToolSources{MCP: mcp, WorkspaceRoot: dataDir + "/workspaces"})
 	Expect(controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, Clock: fakeClock, WorkspaceRoot: dataDir + "/workspaces", Deliverer: d, Events: events, MCP: mcp,
-		TTLAfterFinished: suiteTTL, MCPProbeTimeout: suiteProbeTimeout,
+		TTLAfterFinished: suiteTTL, MCPProbeTimeout: suiteProbeTimeout, SendFeed: sendChanges,
 	})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
 	mgrStop, mgrDone = cancel, make(chan struct{})
