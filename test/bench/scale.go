@@ -145,7 +145,7 @@ func benchScale() ([]Figure, error) {
 		{Name: "manager_heap_inuse_" + k + "_mib", Value: heap / (1 << 20), Unit: "MiB",
 			Target: "heap spans in use behind manager_rss: live objects and garbage not yet collected"},
 		{Name: "transcript_store_rss_" + k + "_mib", Value: storeAt[last], Unit: "MiB",
-			Target: "< 256 (its limit, passed as the Deployment does; the runtime keeps under 192 MiB): its trimmed session cache and transcript index; no sends cached"},
+			Target: "< 256 (its limit, passed as the Deployment does; the runtime keeps under 192 MiB): its trimmed session cache and compact transcript index; no sends cached or watched (the manager hands their changes over)"},
 		{Name: "transcript_store_rss_per_10k_mib", Value: perStep(storeAt), Unit: "MiB",
 			Target: fmt.Sprintf("growth per 10k sessions + 10k finished sends (%.1f MiB empty, %.1f at 10k)", store0, storeAt[0])},
 		{Name: "sessions_list_" + k + "_ms", Value: msOf(median(list)), Unit: "ms",
