@@ -16,6 +16,7 @@ package store
 
 import (
 	"bufio"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,7 @@ type Option func(*options)
 
 type options struct {
 	maxOpenFiles int
+	maxLoaded    int
 	metrics      *Metrics
 	log          logr.Logger
 	clock        clock.PassiveClock
@@ -99,6 +101,7 @@ type FileStore struct {
 	headers  map[string]map[string]liveHeader // namespace -> sessionId -> header (live only)
 	keys     map[string]map[string]string     // namespace -> session key -> sessionId
 	sessions map[string]*session              // namespace/sessionId -> loaded state
+	loaded   *list.List                       // the loaded states, most recently used first
 	repairs  []Repair
 	closing  bool
 	active   sync.WaitGroup
@@ -108,7 +111,7 @@ type FileStore struct {
 // the tail of each transcript: the key index is rebuilt and torn tails are repaired; the full
 // per-session index is built lazily on first use.
 func OpenFileStore(root string, opts ...Option) (*FileStore, error) {
-	o := options{maxOpenFiles: 256, log: logr.Discard(), clock: clock.RealClock{}}
+	o := options{maxOpenFiles: 256, maxLoaded: DefaultMaxLoadedSessions, log: logr.Discard(), clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -121,7 +124,7 @@ func OpenFileStore(root string, opts ...Option) (*FileStore, error) {
 	st := &FileStore{
 		root: root, opts: o,
 		headers: map[string]map[string]liveHeader{}, keys: map[string]map[string]string{},
-		sessions: map[string]*session{},
+		sessions: map[string]*session{}, loaded: list.New(),
 	}
 	st.files = newFilePool(o.maxOpenFiles, func(n int) { o.metrics.OpenFiles.Set(float64(n)) })
 	if err := st.scan(); err != nil {
@@ -441,6 +444,7 @@ func (st *FileStore) session(ns, id string) (*session, error) {
 		s = newSession(st, l.header(ns, id), st.pathOf(ns, id))
 		st.sessions[k] = s
 	}
+	st.touchLocked(s)
 	st.mu.Unlock()
 	if err := s.ensureLoaded(); err != nil {
 		return nil, err
@@ -452,18 +456,20 @@ func (st *FileStore) session(ns, id string) (*session, error) {
 func (st *FileStore) drop(s *session) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if k := s.header.Namespace + "/" + s.header.SessionID; st.sessions[k] == s {
-		delete(st.sessions, k)
-	}
+	st.forgetLocked(s)
 }
 
 // Stats returns the counters of a live session.
-func (st *FileStore) Stats(_ context.Context, namespace, sessionID string) (transcript.Stats, error) {
+func (st *FileStore) Stats(ctx context.Context, namespace, sessionID string) (transcript.Stats, error) {
 	s, err := st.session(namespace, sessionID)
 	if err != nil {
 		return transcript.Stats{}, err
 	}
 	s.mu.Lock()
+	if s.broken == errEvicted { // forgotten since: load it again
+		s.mu.Unlock()
+		return st.Stats(ctx, namespace, sessionID)
+	}
 	defer s.mu.Unlock()
 	if s.archived {
 		return transcript.Stats{}, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, sessionID)
@@ -480,13 +486,17 @@ func (st *FileStore) Corrupt(namespace, sessionID string) (int64, error) {
 		return 0, err
 	}
 	s.mu.Lock()
+	if s.broken == errEvicted { // forgotten since: load it again
+		s.mu.Unlock()
+		return st.Corrupt(namespace, sessionID)
+	}
 	defer s.mu.Unlock()
 	return s.corrupt, nil
 }
 
 // Archive renames the transcript to <sessionId>.jsonl.deleted.<unix>. Archiving an archived
 // session is a no-op; a session that never existed is ErrNotFound.
-func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) error {
+func (st *FileStore) Archive(ctx context.Context, namespace, sessionID string) error {
 	if err := transcript.ValidName(namespace); err != nil {
 		return err
 	}
@@ -504,11 +514,22 @@ func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) err
 	if err != nil {
 		return err
 	}
+	if err := st.archive(s, namespace, sessionID); !errors.Is(err, errEvicted) {
+		return err
+	}
+	return st.Archive(ctx, namespace, sessionID) // its state was forgotten meanwhile: load it again
+}
+
+// archive renames the transcript of the loaded session s (errEvicted when s was evicted).
+func (st *FileStore) archive(s *session, namespace, sessionID string) error {
 	// Holding flushMu means no batch is being written; pending appends then fail as not found.
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.broken == errEvicted {
+		return errEvicted
+	}
 	if s.archived {
 		return nil
 	}
@@ -528,9 +549,7 @@ func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) err
 	st.files.forget(s.path)
 	st.mu.Lock()
 	st.unindexLocked(s.header)
-	if k := namespace + "/" + sessionID; st.sessions[k] == s {
-		delete(st.sessions, k)
-	}
+	st.forgetLocked(s)
 	st.mu.Unlock()
 	return nil
 }
