@@ -55,6 +55,8 @@ type SessionSendReconciler struct {
 	// finishedTTL, when set, deletes the sends this reconciler finishes after their TTL:
 	// the manager's cache drops finished sends (cacheindex.UnfinishedSends).
 	finishedTTL *sendTTL
+	// feed, when set, hands the store the sends this reconciler finishes (sendFeed).
+	feed *sendFeed
 
 	// stepRunner runs the steps with the fields above; wire sets it.
 	stepRunner[*v1.SessionSend]
@@ -63,7 +65,7 @@ type SessionSendReconciler struct {
 // wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
 func (r *SessionSendReconciler) wire() *SessionSendReconciler {
 	r.stepRunner = stepRunner[*v1.SessionSend]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
-		ownerKind: turns.OwnerSessionSend, of: r, lookup: r.Lookup, finishedNow: r.scheduleTTL, awaiting: awaitingSend}
+		ownerKind: turns.OwnerSessionSend, of: r, lookup: r.Lookup, finishedNow: r.finished, awaiting: awaitingSend}
 	return r
 }
 
@@ -111,10 +113,13 @@ func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionS
 	return true, nil
 }
 
-// scheduleTTL hands a send that just finished to the TTL schedule.
-func (r *SessionSendReconciler) scheduleTTL(s *v1.SessionSend) {
+// finished hands a send that just finished to the TTL schedule and to the store's feed.
+func (r *SessionSendReconciler) finished(s *v1.SessionSend) {
 	if r.finishedTTL != nil {
 		r.finishedTTL.schedule(s)
+	}
+	if r.feed != nil {
+		r.feed.finishedNow(s)
 	}
 }
 

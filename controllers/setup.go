@@ -86,6 +86,9 @@ type Options struct {
 	// Shard limits the controllers to the namespaces of one shard (--shard); the zero value
 	// owns them all.
 	Shard shard.Shard
+	// SendFeed receives the changes of the shard's SessionSends for the transcript-store's
+	// /events; nil is Store when it is one (the transcript client), else none.
+	SendFeed SendFeed
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -135,8 +138,16 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	}
 	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), TTL: o.TTLAfterFinished}
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
+	var runnables []error
+	if feed, ok := o.Store.(SendFeed); o.SendFeed == nil && ok {
+		o.SendFeed = feed
+	}
+	if o.SendFeed != nil {
+		sends.feed = newSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, pollClock{o.Clock})
+		runnables = append(runnables, mgr.Add(sends.feed))
+	}
 	probes := newMCPProbes(o.MCP, o.A2A, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
-	return errors.Join(
+	return errors.Join(append(runnables,
 		mgr.Add(sends.finishedTTL),
 		mgr.Add(probes),
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
@@ -148,5 +159,5 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
 		(&ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
 			announcer: ann}).setupWith(b()),
-	)
+	)...)
 }

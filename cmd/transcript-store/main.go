@@ -20,10 +20,14 @@ import (
 	"context"
 	"flag"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
@@ -60,6 +64,7 @@ func main() {
 	flag.StringVar(&cfg.Front.CAFile, "shard-ca-file", "", "certificates the owners' serving certificate is checked against (empty: ca.crt, or else tls.crt, of --tls-cert-dir; the system's without one)")
 	flag.StringVar(&cfg.Front.ServerName, "shard-server-name", "", "the name the owners' serving certificate is checked for (empty: the host of --shard-url)")
 	flag.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "how long SIGTERM waits for appends and streams to drain (default 20s)")
+	pprofAddr := flag.String("pprof-bind-address", "0", "Address of the Go profiler's HTTP endpoints (/debug/pprof), as the manager's flag; 0 disables it.")
 	flag.Parse()
 	for _, a := range strings.Split(*audiences, ",") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -78,8 +83,34 @@ func main() {
 	cfg.Log.Info("Go collector target", "gcPercent", memtune.Apply(), "memoryLimit", memtune.ApplyLimit())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if err := servePprof(ctx, *pprofAddr); err != nil {
+		cfg.Log.Error(err, "profiler")
+		os.Exit(1)
+	}
 	if err := transcriptstore.RunSidecar(ctx, cfg); err != nil {
 		cfg.Log.Error(err, "transcript-store failed")
 		os.Exit(1)
 	}
+}
+
+// servePprof serves /debug/pprof on addr until ctx ends ("0" or empty: not at all). It is a
+// listener of its own, off the public API, for loopback use as the manager's is.
+func servePprof(ctx context.Context, addr string) error {
+	if addr == "" || addr == "0" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	context.AfterFunc(ctx, func() { _ = srv.Close() })
+	return nil
 }

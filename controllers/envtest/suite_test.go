@@ -53,9 +53,11 @@ var (
 	k8s       client.Client
 	ctx       = context.Background()
 	fakeClock *clocktesting.FakeClock
-	dataDir   string
-	store     *transcriptstore.FileStore
-	sink      *sinkServer
+	// sendChanges records what the manager hands the store of its SessionSends.
+	sendChanges = &feedRecorder{}
+	dataDir     string
+	store       *transcriptstore.FileStore
+	sink        *sinkServer
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
 	writes sync.Map
 	// engine is the running manager's turn engine; calls sees every model call it makes.
@@ -90,6 +92,7 @@ var _ = BeforeSuite(func() {
 		Controllers: func(o *controllers.Options) {
 			o.Deliverer.Backoff, o.Deliverer.MaxWait = time.Millisecond, time.Millisecond
 			o.TTLAfterFinished, o.MCPProbeTimeout = suiteTTL, suiteProbeTimeout
+			o.SendFeed = sendChanges
 		},
 	})
 	env, cfg, k8s, dataDir = suite.Env, suite.Config, suite.Client, suite.DataDir

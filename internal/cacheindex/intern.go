@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -60,6 +61,7 @@ func Intern(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *v1.AgentSession:
 		internMeta(&o.ObjectMeta)
+		shareTranscriptPath(o)
 		if o.Status.SessionID == string(o.UID) { // the sessionId is the UID: one copy
 			o.Status.SessionID = string(o.UID)
 		}
@@ -109,4 +111,22 @@ func internConditions(cs []metav1.Condition) {
 		in(&c.Reason)
 		in(&c.Message)
 	}
+}
+
+// transcriptSuffix ends a transcript's file name, <sessionId>.jsonl.
+const transcriptSuffix = ".jsonl"
+
+// shareTranscriptPath makes the sessionId (and the UID, which it usually is) the part of the
+// transcript path that names the file: one copy of the three instead of three.
+func shareTranscriptPath(s *v1.AgentSession) {
+	p, id := s.Status.TranscriptPath, s.Status.SessionID
+	end := len(p) - len(transcriptSuffix)
+	start := end - len(id)
+	if id == "" || start < 1 || p[start-1] != '/' || p[end:] != transcriptSuffix || p[start:end] != id {
+		return
+	}
+	if string(s.UID) == id {
+		s.UID = types.UID(p[start:end])
+	}
+	s.Status.SessionID = p[start:end]
 }

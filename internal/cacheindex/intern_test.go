@@ -62,6 +62,36 @@ func TestInternSharesRepeatedStrings(t *testing.T) {
 	}
 }
 
+// The sessionId and the UID are the file name's part of the transcript path, not copies.
+func TestInternSharesTheTranscriptPath(t *testing.T) {
+	for name, path := range map[string]string{
+		"shared":          "/var/lib/agent-sessions/team/0f1e2d3c-1.jsonl",
+		"another file":    "/var/lib/agent-sessions/team/other.jsonl",
+		"a longer name":   "/var/lib/agent-sessions/team/x0f1e2d3c-1.jsonl",
+		"no suffix":       "/var/lib/agent-sessions/team/0f1e2d3c-1",
+		"the id is whole": "0f1e2d3c-1.jsonl",
+		"none":            "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := decoded(1)
+			s.Status.TranscriptPath = strings.Clone(path)
+			o, _ := Intern(s)
+			got := o.(*v1.AgentSession)
+			if got.Status.SessionID != "0f1e2d3c-1" || string(got.UID) != "0f1e2d3c-1" || got.Status.TranscriptPath != path {
+				t.Fatalf("values changed: sessionId %q, uid %q, path %q", got.Status.SessionID, got.UID, got.Status.TranscriptPath)
+			}
+			p := got.Status.TranscriptPath
+			inPath := unsafe.StringData(got.Status.SessionID) == unsafe.StringData(p[min(len(p), 29):])
+			if want := name == "shared"; inPath != want {
+				t.Errorf("sessionId shares the path: %v, want %v", inPath, want)
+			}
+			if !same(got.Status.SessionID, string(got.UID)) {
+				t.Error("the sessionId and the UID are two copies")
+			}
+		})
+	}
+}
+
 // Unique values from a namespace user cannot grow the interner past its bound.
 func TestInternIsBounded(t *testing.T) {
 	for i := range maxInterned + 100 {

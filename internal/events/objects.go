@@ -117,10 +117,13 @@ func (h *Hub) PublishChange(c ObjectChange) {
 	h.PublishObject(kind, phase, obj.GetNamespace(), key, name, data)
 }
 
-// Watch feeds the hub from the cache's session informer, and from watches of sends, runs and tool approvals
-// (w) that keep nothing: the transcript-store caches no sends or runs, whose finished ones
-// would outgrow its memory. sel, when set, selects the objects watched (a shard's own). It returns once the session handler is registered (the cache
-// must be started by the caller); the send and run watches go on until ctx is done.
+// Watch feeds the hub from the cache's session informer, and from watches of runs and tool
+// approvals (w) that keep nothing: the transcript-store caches no runs, whose finished ones
+// would outgrow its memory. Sends are not watched: the manager, which watches them anyway,
+// hands their changes to the store over its internal API. sel, when set, selects the
+// objects watched (a shard's own). It returns once the session handler is registered (the
+// cache must be started by the caller); the run and approval watches go on until ctx is
+// done.
 func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch, sel labels.Selector) error {
 	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
 	if err != nil {
@@ -150,7 +153,6 @@ func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch, sel 
 	}); err != nil {
 		return err
 	}
-	go follow(ctx, w, func() client.ObjectList { return &v1.SessionSendList{} }, sel, h.PublishChange)
 	go follow(ctx, w, func() client.ObjectList { return &v1.SubagentRunList{} }, sel, h.PublishChange)
 	go follow(ctx, w, func() client.ObjectList { return &v1.ToolApprovalList{} }, sel, h.PublishChange)
 	return nil

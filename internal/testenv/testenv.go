@@ -125,6 +125,10 @@ func New(opts ...Option) *envtest.Environment {
 	e := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
+		// envtest's default of 20s is short on a loaded 2-core machine, where make test
+		// starts several control planes at once.
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
 	}
 	for _, o := range opts {
 		o(e)

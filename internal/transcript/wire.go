@@ -14,6 +14,8 @@
 
 package transcript
 
+import "encoding/json"
+
 // APISessionsPath is the root of the internal API that the transcript store serves to the
 // manager on a unix socket (or loopback); see server.NewAPIHandler.
 const APISessionsPath = "/v1/sessions"
@@ -54,4 +56,30 @@ type Delta struct {
 type ReplyWriter interface {
 	Write(text string)
 	Flush()
+}
+
+// APISendChangesPath takes SendChanges: the SessionSend changes the manager sees, which the
+// store publishes on /events as sends.changed, so that it needs no watch of sends itself.
+const APISendChangesPath = "/v1/changes/sends"
+
+// The types of a SendChange, as a watch names them.
+const (
+	ChangeAdded    = "ADDED"
+	ChangeModified = "MODIFIED"
+	ChangeDeleted  = "DELETED"
+)
+
+// MaxSendChanges bounds the changes of one SendChanges request.
+const MaxSendChanges = 64
+
+// SendChanges is one batch of SessionSend changes, oldest first.
+type SendChanges struct {
+	Changes []SendChange `json:"changes"`
+}
+
+// SendChange is one change of a SessionSend: its type and the object (JSON) after it, or as
+// it was last seen for a delete.
+type SendChange struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
 }

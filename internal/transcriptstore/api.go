@@ -38,6 +38,7 @@ const maxBodySize = 8 << 20
 //	POST /v1/sessions/{ns}/{id}/restore       restore an archived transcript (204; 404 when it is gone)
 //	POST /v1/search                           search (SearchQuery -> SearchResult; 503 without an index)
 //	POST /v1/sessions/{ns}/{id}/delta         publish a live reply piece on hub, unstored (204)
+//	POST /v1/changes/sends                    publish the manager's SessionSend changes on hub (204)
 //
 // hub nil drops the pieces.
 func NewAPIHandler(store transcript.Store, index transcript.Searcher, hub *events.Hub) http.Handler {
@@ -118,6 +119,7 @@ func NewAPIHandler(store transcript.Store, index transcript.Searcher, hub *event
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.Handle("POST "+transcript.APISessionsPath+"/{ns}/{id}"+transcript.APIDeltaPath, deltaHandler(store, hub))
+	mux.Handle("POST "+transcript.APISendChangesPath, sendChangesHandler(hub))
 	return mux
 }
 

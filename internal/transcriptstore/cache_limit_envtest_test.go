@@ -17,12 +17,16 @@ package transcriptstore
 import (
 	"bytes"
 	"errors"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,15 +38,25 @@ import (
 )
 
 // The sidecar's cache fits its memory limit: it holds sessions without their annotations and
-// no sends or runs at all, while /events still hears of every send's and run's changes,
-// finishing ones included.
-func TestSidecarCachesNoSendsOrRunsYetPublishesThem(t *testing.T) {
+// no sends or runs at all, while /events still hears of every run's changes; a send's come
+// from the manager (sendchanges_test.go): the store watches no sends.
+func TestSidecarCachesNoSendsOrRunsYetPublishesRuns(t *testing.T) {
 	cfg, cl := testenv.StartT(t)
 	ctx := t.Context()
 	hub := events.NewHub(64, "e")
 	sub := hub.Subscribe("")
 	defer sub.Close()
-	c, err := WatchObjects(ctx, cfg, hub, shard.Shard{}, logr.Discard())
+	// Every request the store makes as itself, to show it never asks for sends: its
+	// ServiceAccount's role grants none (config/rbac/history_auth_role.yaml).
+	var asked sync.Map
+	scfg := rest.CopyConfig(cfg)
+	scfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			asked.Store(r.Method+" "+r.URL.Path, true)
+			return rt.RoundTrip(r)
+		})
+	})
+	c, err := WatchObjects(ctx, scfg, hub, shard.Shard{}, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,24 +76,27 @@ func TestSidecarCachesNoSendsOrRunsYetPublishesThem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	send.Status.Phase, send.Status.Status = v1.SendCompleted, "ok"
-	if err := cl.Status().Update(ctx, send); err != nil {
+	run.Status.Phase = v1.RunSucceeded
+	if err := cl.Status().Update(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 
-	// Each kind's change reaches the hub; the send's finishing one too.
-	want := map[string]bool{"sessions.changed created": false, "sends.changed created": false,
-		"sends.changed updated Completed": false, "runs.changed created": false}
+	// Each watched kind's change reaches the hub; the run's finishing one too.
+	want := map[string]bool{"sessions.changed created": false, "runs.changed created": false,
+		"runs.changed updated Succeeded": false}
 	deadline := time.After(testenv.Timeout)
 	for missing := len(want); missing > 0; {
 		select {
 		case e := <-sub.C:
 			var seen string
 			switch {
-			case bytes.Contains(e.Data, []byte(`"phase":"updated"`)) && bytes.Contains(e.Data, []byte(`Completed`)):
-				seen = e.Kind + " updated Completed"
+			case bytes.Contains(e.Data, []byte(`"phase":"updated"`)) && bytes.Contains(e.Data, []byte(`Succeeded`)):
+				seen = e.Kind + " updated Succeeded"
 			case bytes.Contains(e.Data, []byte(`"phase":"created"`)):
 				seen = e.Kind + " created"
+			}
+			if e.Kind == events.KindSendsChanged {
+				t.Fatalf("the store published a send's change of its own: %s", e.Data)
 			}
 			if done, ok := want[seen]; ok && !done {
 				want[seen] = true
@@ -89,6 +106,13 @@ func TestSidecarCachesNoSendsOrRunsYetPublishesThem(t *testing.T) {
 			t.Fatalf("events seen: %v", want)
 		}
 	}
+
+	asked.Range(func(k, _ any) bool {
+		if strings.Contains(k.(string), "/sessionsends") {
+			t.Errorf("the store asked the API server for sends itself: %s", k)
+		}
+		return true
+	})
 
 	var got v1.AgentSession
 	if err := c.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
@@ -104,3 +128,7 @@ func TestSidecarCachesNoSendsOrRunsYetPublishesThem(t *testing.T) {
 		}
 	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -155,8 +155,9 @@ func newestNames(ctx context.Context, sessions client.Reader, namespace string, 
 	return names, err
 }
 
-// WatchObjects feeds the hub from an informer of sessions and watches of sends and runs
-// until ctx is done; nothing polls. The cache it returns holds sessions only (trimmed:
+// WatchObjects feeds the hub from an informer of sessions and watches of runs and tool
+// approvals until ctx is done; nothing polls. Sends' changes come from the manager over the
+// internal API (sendChangesHandler): the store watches no sends. The cache it returns holds sessions only (trimmed:
 // cacheindex.ReaderCacheOptions), with the manager's session indexes and each namespace's
 // sessions newest first, and answers /mcp's session reads. A shard's store (s) holds and
 // follows only its own namespaces' objects: its front passes the others' requests on.

@@ -40,6 +40,16 @@ var pprofAddr = sync.OnceValue(func() string {
 	return l.Addr().String()
 })
 
+// storePprofAddr is the transcript-store's profiler address when profiling, as pprofAddr.
+var storePprofAddr = sync.OnceValue(func() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:6066"
+	}
+	defer l.Close()
+	return l.Addr().String()
+})
+
 // managerProfiler is the manager's profiler address.
 func managerProfiler() string { return "http://" + pprofAddr() }
 

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -62,11 +63,12 @@ var sessionGVR = v1.GroupVersion.WithResource("agentsessions")
 // controller without 100,000 model turns.
 func benchScale() ([]Figure, error) {
 	ctx := context.Background()
-	var mgrArgs []string
+	var o devcluster.Options
 	if *profileDir != "" {
-		mgrArgs = append(mgrArgs, "--pprof-bind-address="+pprofAddr())
+		o.ManagerArgs = append(o.ManagerArgs, "--pprof-bind-address="+pprofAddr())
+		o.StoreArgs = append(o.StoreArgs, "--pprof-bind-address="+storePprofAddr())
 	}
-	c, _, cl, dyn, stop, err := clusterClients(ctx, "bench-scale.log", mgrArgs, 1000)
+	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale.log", o, 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +119,7 @@ func benchScale() ([]Figure, error) {
 			want/1000, want/1000, time.Since(start).Round(time.Second), mgrAt[len(mgrAt)-1], inuse/(1<<20), storeAt[len(storeAt)-1])
 		// A profile per step, so a run stopped early still shows what grows.
 		<-profile(http.DefaultClient, managerProfiler(), "manager-heap-"+strconv.Itoa(want/1000)+"k.pprof", "/debug/pprof/heap")
+		<-profile(http.DefaultClient, "http://"+storePprofAddr(), "store-heap-"+strconv.Itoa(want/1000)+"k.pprof", "/debug/pprof/heap")
 	}
 	heap, heapErr := managerHeapInuse(ctx, c.MetricsAddr, c.Token)
 	if heapErr != nil {
@@ -142,7 +145,7 @@ func benchScale() ([]Figure, error) {
 		{Name: "manager_heap_inuse_" + k + "_mib", Value: heap / (1 << 20), Unit: "MiB",
 			Target: "heap spans in use behind manager_rss: live objects and garbage not yet collected"},
 		{Name: "transcript_store_rss_" + k + "_mib", Value: storeAt[last], Unit: "MiB",
-			Target: "< 256 (its limit, passed as the Deployment does; the runtime keeps under 192 MiB): its trimmed session cache and transcript index; no sends cached"},
+			Target: "< 256 (its limit, passed as the Deployment does; the runtime keeps under 192 MiB): its trimmed session cache and compact transcript index; no sends cached or watched (the manager hands their changes over)"},
 		{Name: "transcript_store_rss_per_10k_mib", Value: perStep(storeAt), Unit: "MiB",
 			Target: fmt.Sprintf("growth per 10k sessions + 10k finished sends (%.1f MiB empty, %.1f at 10k)", store0, storeAt[0])},
 		{Name: "sessions_list_" + k + "_ms", Value: msOf(median(list)), Unit: "ms",

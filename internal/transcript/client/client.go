@@ -43,6 +43,9 @@ type Client struct {
 	// deltas queues live reply pieces for one sender; see LiveReply.
 	deltas     chan deltaPost
 	deltasOnce sync.Once
+	// sends queues SessionSend changes for one sender; see PublishSendChange.
+	sends     chan transcript.SendChange
+	sendsOnce sync.Once
 }
 
 // NewClient talks to the sidecar's internal API over the unix socket at socketPath.

@@ -48,6 +48,12 @@ func (st *FileStore) Append(ctx context.Context, namespace, sessionID string, re
 		return nil, err
 	}
 	out, gen, added, err := s.assign(reqs)
+	for errors.Is(err, errEvicted) { // forgotten since: load it again
+		if s, err = st.session(namespace, sessionID); err != nil {
+			return nil, err
+		}
+		out, gen, added, err = s.assign(reqs)
+	}
 	if err != nil {
 		return nil, err
 	}

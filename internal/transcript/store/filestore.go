@@ -16,6 +16,7 @@ package store
 
 import (
 	"bufio"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,7 @@ type Option func(*options)
 
 type options struct {
 	maxOpenFiles int
+	maxLoaded    int
 	metrics      *Metrics
 	log          logr.Logger
 	clock        clock.PassiveClock
@@ -97,9 +99,10 @@ type FileStore struct {
 	files *filePool
 
 	mu       sync.Mutex
-	headers  map[string]map[string]transcript.SessionHeader // namespace -> sessionId -> header (live only)
-	keys     map[string]map[string]string                   // namespace -> session key -> sessionId
-	sessions map[string]*session                            // namespace/sessionId -> loaded state
+	headers  map[string]map[string]liveHeader // namespace -> sessionId -> header (live only)
+	keys     map[string]map[string]string     // namespace -> session key -> sessionId
+	sessions map[string]*session              // namespace/sessionId -> loaded state
+	loaded   *list.List                       // the loaded states, most recently used first
 	repairs  []Repair
 	closing  bool
 	// restoreMu orders restores (restore.go).
@@ -111,7 +114,7 @@ type FileStore struct {
 // the tail of each transcript: the key index is rebuilt and torn tails are repaired; the full
 // per-session index is built lazily on first use.
 func OpenFileStore(root string, opts ...Option) (*FileStore, error) {
-	o := options{maxOpenFiles: 256, log: logr.Discard(), clock: clock.RealClock{}}
+	o := options{maxOpenFiles: 256, maxLoaded: DefaultMaxLoadedSessions, log: logr.Discard(), clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -123,8 +126,8 @@ func OpenFileStore(root string, opts ...Option) (*FileStore, error) {
 	}
 	st := &FileStore{
 		root: root, opts: o,
-		headers: map[string]map[string]transcript.SessionHeader{}, keys: map[string]map[string]string{},
-		sessions: map[string]*session{},
+		headers: map[string]map[string]liveHeader{}, keys: map[string]map[string]string{},
+		sessions: map[string]*session{}, loaded: list.New(),
 	}
 	st.files = newFilePool(o.maxOpenFiles, func(n int) { o.metrics.OpenFiles.Set(float64(n)) })
 	if err := st.scan(); err != nil {
@@ -285,16 +288,17 @@ func lineStart(r io.ReaderAt, end, floor int64) (int64, error) {
 
 func (st *FileStore) indexHeaderLocked(h transcript.SessionHeader) {
 	if st.headers[h.Namespace] == nil {
-		st.headers[h.Namespace] = map[string]transcript.SessionHeader{}
+		st.headers[h.Namespace] = map[string]liveHeader{}
 		st.keys[h.Namespace] = map[string]string{}
 	}
-	st.headers[h.Namespace][h.SessionID] = h
+	l := compactHeader(h)
+	st.headers[h.Namespace][h.SessionID] = l
 	if h.SessionKey == "" {
 		return
 	}
 	// Two live sessions with one key (a reset before the old one was archived): the newest wins.
 	if cur, ok := st.keys[h.Namespace][h.SessionKey]; ok {
-		if old, ok := st.headers[h.Namespace][cur]; ok && cur != h.SessionID && old.CreatedAt.After(h.CreatedAt) {
+		if old, ok := st.headers[h.Namespace][cur]; ok && cur != h.SessionID && old.created > l.created {
 			return
 		}
 	}
@@ -308,15 +312,15 @@ func (st *FileStore) unindexLocked(h transcript.SessionHeader) {
 	}
 	delete(st.keys[h.Namespace], h.SessionKey)
 	// Fall back to another live session with the same key, newest first.
-	var best *transcript.SessionHeader
-	for _, o := range st.headers[h.Namespace] {
-		if o.SessionKey == h.SessionKey && (best == nil || o.CreatedAt.After(best.CreatedAt)) {
-			o := o
-			best = &o
+	best, found := "", false
+	var bestAt int64
+	for id, o := range st.headers[h.Namespace] {
+		if o.key == h.SessionKey && (!found || o.created > bestAt) {
+			best, bestAt, found = id, o.created, true
 		}
 	}
-	if best != nil {
-		st.keys[h.Namespace][h.SessionKey] = best.SessionID
+	if found {
+		st.keys[h.Namespace][h.SessionKey] = best
 	}
 }
 
@@ -325,9 +329,9 @@ func (st *FileStore) Live() []transcript.SessionHeader {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []transcript.SessionHeader
-	for _, hs := range st.headers {
-		for _, h := range hs {
-			out = append(out, h)
+	for ns, hs := range st.headers {
+		for id, l := range hs {
+			out = append(out, l.header(ns, id))
 		}
 	}
 	return out
@@ -338,10 +342,10 @@ func (st *FileStore) Resolve(namespace, keyOrID string) (transcript.SessionHeade
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if id, ok := st.keys[namespace][keyOrID]; ok {
-		return st.headers[namespace][id], nil
+		return st.headers[namespace][id].header(namespace, id), nil
 	}
-	if h, ok := st.headers[namespace][keyOrID]; ok {
-		return h, nil
+	if l, ok := st.headers[namespace][keyOrID]; ok {
+		return l.header(namespace, keyOrID), nil
 	}
 	return transcript.SessionHeader{}, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, keyOrID)
 }
@@ -435,14 +439,15 @@ func (st *FileStore) session(ns, id string) (*session, error) {
 	k := ns + "/" + id
 	s, ok := st.sessions[k]
 	if !ok {
-		h, live := st.headers[ns][id]
+		l, live := st.headers[ns][id]
 		if !live {
 			st.mu.Unlock()
 			return nil, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, ns, id)
 		}
-		s = newSession(st, h, st.pathOf(ns, id))
+		s = newSession(st, l.header(ns, id), st.pathOf(ns, id))
 		st.sessions[k] = s
 	}
+	st.touchLocked(s)
 	st.mu.Unlock()
 	if err := s.ensureLoaded(); err != nil {
 		return nil, err
@@ -454,18 +459,20 @@ func (st *FileStore) session(ns, id string) (*session, error) {
 func (st *FileStore) drop(s *session) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if k := s.header.Namespace + "/" + s.header.SessionID; st.sessions[k] == s {
-		delete(st.sessions, k)
-	}
+	st.forgetLocked(s)
 }
 
 // Stats returns the counters of a live session.
-func (st *FileStore) Stats(_ context.Context, namespace, sessionID string) (transcript.Stats, error) {
+func (st *FileStore) Stats(ctx context.Context, namespace, sessionID string) (transcript.Stats, error) {
 	s, err := st.session(namespace, sessionID)
 	if err != nil {
 		return transcript.Stats{}, err
 	}
 	s.mu.Lock()
+	if s.broken == errEvicted { // forgotten since: load it again
+		s.mu.Unlock()
+		return st.Stats(ctx, namespace, sessionID)
+	}
 	defer s.mu.Unlock()
 	if s.archived {
 		return transcript.Stats{}, fmt.Errorf("%w: %s/%s", transcript.ErrNotFound, namespace, sessionID)
@@ -482,13 +489,17 @@ func (st *FileStore) Corrupt(namespace, sessionID string) (int64, error) {
 		return 0, err
 	}
 	s.mu.Lock()
+	if s.broken == errEvicted { // forgotten since: load it again
+		s.mu.Unlock()
+		return st.Corrupt(namespace, sessionID)
+	}
 	defer s.mu.Unlock()
 	return s.corrupt, nil
 }
 
 // Archive renames the transcript to <sessionId>.jsonl.deleted.<unix>. Archiving an archived
 // session is a no-op; a session that never existed is ErrNotFound.
-func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) error {
+func (st *FileStore) Archive(ctx context.Context, namespace, sessionID string) error {
 	if err := transcript.ValidName(namespace); err != nil {
 		return err
 	}
@@ -506,11 +517,22 @@ func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) err
 	if err != nil {
 		return err
 	}
+	if err := st.archive(s, namespace, sessionID); !errors.Is(err, errEvicted) {
+		return err
+	}
+	return st.Archive(ctx, namespace, sessionID) // its state was forgotten meanwhile: load it again
+}
+
+// archive renames the transcript of the loaded session s (errEvicted when s was evicted).
+func (st *FileStore) archive(s *session, namespace, sessionID string) error {
 	// Holding flushMu means no batch is being written; pending appends then fail as not found.
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.broken == errEvicted {
+		return errEvicted
+	}
 	if s.archived {
 		return nil
 	}
@@ -530,9 +552,7 @@ func (st *FileStore) Archive(_ context.Context, namespace, sessionID string) err
 	st.files.forget(s.path)
 	st.mu.Lock()
 	st.unindexLocked(s.header)
-	if k := namespace + "/" + sessionID; st.sessions[k] == s {
-		delete(st.sessions, k)
-	}
+	st.forgetLocked(s)
 	st.mu.Unlock()
 	return nil
 }

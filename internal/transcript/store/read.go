@@ -25,7 +25,7 @@ import (
 // Read returns up to opts.Limit records before opts.BeforeSeq (or the last ones), oldest first.
 // It walks the in-memory offset index backwards and reads only the chosen lines, so a page
 // costs O(limit) whatever the transcript length.
-func (st *FileStore) Read(_ context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error) {
+func (st *FileStore) Read(ctx context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error) {
 	s, err := st.session(namespace, sessionID)
 	if err != nil {
 		return transcript.Page{}, err
@@ -33,6 +33,10 @@ func (st *FileStore) Read(_ context.Context, namespace, sessionID string, opts t
 	limit := transcript.ClampLimit(opts.Limit)
 
 	s.mu.Lock()
+	if s.broken == errEvicted { // forgotten since: load it again
+		s.mu.Unlock()
+		return st.Read(ctx, namespace, sessionID, opts)
+	}
 	if s.archived {
 		err := s.notFound()
 		s.mu.Unlock()

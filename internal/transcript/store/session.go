@@ -17,6 +17,7 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +41,9 @@ type session struct {
 	loadOnce sync.Once
 	loadErr  error
 	archived bool
-	broken   error // set when a write failed or the session was archived; the state is stale
+	broken   error         // set when a write failed, the session was archived or evicted; the state is stale
+	ready    bool          // loaded
+	elem     *list.Element // in st.loaded; guarded by st.mu
 
 	size    int64 // durable end of file
 	entries []transcript.IndexEntry
@@ -78,6 +81,7 @@ func (s *session) ensureLoaded() error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.loadErr = s.load()
+		s.ready = s.loadErr == nil
 		if s.loadErr != nil {
 			s.st.drop(s) // let the next use try again
 		}

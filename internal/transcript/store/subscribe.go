@@ -38,12 +38,16 @@ const subscriptionBuffer = 64
 
 // Subscribe starts following a session. lastSeq is the last durable seq at the moment of
 // subscribing: records up to it are history, records after it arrive on C, none twice.
-func (st *FileStore) Subscribe(_ context.Context, namespace, sessionID string) (*Subscription, int64, error) {
+func (st *FileStore) Subscribe(ctx context.Context, namespace, sessionID string) (*Subscription, int64, error) {
 	s, err := st.session(namespace, sessionID)
 	if err != nil {
 		return nil, 0, err
 	}
 	s.mu.Lock()
+	if s.broken == errEvicted { // forgotten since: load it again
+		s.mu.Unlock()
+		return st.Subscribe(ctx, namespace, sessionID)
+	}
 	defer s.mu.Unlock()
 	if s.archived || s.broken != nil {
 		return nil, 0, s.notFound()
