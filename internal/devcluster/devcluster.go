@@ -525,7 +525,7 @@ func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) er
 var memoryLimitMiB = map[string]int64{"manager": 512, "transcript-store": 256}
 
 // memoryLimit passes a container's memory limit as the Deployment does (memtune keeps the
-// runtime under three quarters of it), unless the environment sets GOMEMLIMIT.
+// runtime under its share of it), unless the environment sets GOMEMLIMIT.
 func memoryLimit(mib int64) []string {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nil
