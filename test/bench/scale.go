@@ -24,8 +24,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -176,12 +179,27 @@ func createScaleObjects(ctx context.Context, cl client.Client, namespace string,
 			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
 				Spec: v1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: v1.ChatTypeGroup,
 					DisplayName: "group " + strconv.Itoa(i)}}
-			if err := cl.Create(gctx, s); err != nil || !sends {
+			if err := createRetrying(gctx, cl, s); err != nil || !sends {
 				return err
 			}
-			return cl.Create(gctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "scale-" + strconv.Itoa(i), Namespace: namespace},
+			return createRetrying(gctx, cl, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "scale-" + strconv.Itoa(i), Namespace: namespace},
 				Spec: v1.SessionSendSpec{SessionKey: key, Message: "hello " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0), Cancel: true}})
 		})
 	}
 	return g.Wait()
+}
+
+// createRetrying creates obj, trying again what a loaded machine makes fail for a while (a
+// webhook call past its 5s timeout, a throttled or timed-out request): one such failure
+// must not end a run of 100,000. A create that landed before its answer was lost is found
+// existing, and done.
+func createRetrying(ctx context.Context, cl client.Client, obj client.Object) error {
+	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 8, Cap: 30 * time.Second}
+	err := retry.OnError(backoff, func(err error) bool {
+		return ctx.Err() == nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) && !apierrors.IsBadRequest(err)
+	}, func() error { return cl.Create(ctx, obj) })
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
 }
