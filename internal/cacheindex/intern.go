@@ -64,7 +64,8 @@ func (i *interner) labelSet(m map[string]string) map[string]string {
 		return m
 	}
 	var k [2]string
-	for k[0], k[1] = range m {
+	for name, value := range m { // the one entry
+		k = [2]string{name, value}
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
