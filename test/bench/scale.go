@@ -190,11 +190,11 @@ func createScaleObjects(ctx context.Context, cl client.Client, namespace string,
 }
 
 // createRetrying creates obj, trying again what a loaded machine makes fail for a while (a
-// webhook call past its 5s timeout, a throttled or timed-out request): one such failure
-// must not end a run of 100,000. A create that landed before its answer was lost is found
-// existing, and done.
+// webhook call past its 5s timeout, a throttled or timed-out request), every 5 seconds for
+// up to 10 minutes: one such failure must not end a run of 100,000. A create that landed
+// before its answer was lost is found existing, and done.
 func createRetrying(ctx context.Context, cl client.Client, obj client.Object) error {
-	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 8, Cap: 30 * time.Second}
+	backoff := wait.Backoff{Duration: 5 * time.Second, Factor: 1, Jitter: 0.2, Steps: 120} // no Cap: reaching it ends the retries
 	err := retry.OnError(backoff, func(err error) bool {
 		return ctx.Err() == nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) && !apierrors.IsBadRequest(err)
 	}, func() error { return cl.Create(ctx, obj) })
