@@ -35,7 +35,7 @@ const LimitFraction = 0.75
 // ManagerLimitFraction is the manager's share, lower: its heap is its informer cache
 // (about 1.5 KB per session, the typed object itself half of it), so at 100,000 sessions
 // the collector's GOGC headroom alone would take it to three quarters of its 512Mi and its
-// resident set near 400 MiB. At 60% it collects harder from about 85,000 sessions on, when
+// resident set near 400 MiB. At 60% it collects harder from about 80,000 sessions on, when
 // the live heap is still half the soft limit, and stays near 320 MiB.
 const ManagerLimitFraction = 0.6
 
