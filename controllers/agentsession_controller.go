@@ -32,6 +32,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -262,11 +263,16 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession
 	return nil
 }
 
-// setupWith registers the reconciler.
-func (r *AgentSessionReconciler) setupWith(b *builder.Builder) error {
+// setupWith registers the reconciler with concurrency workers: a new session costs a
+// finalizer patch, a transcript and a status write, one after another, so one worker
+// initializes a few dozen sessions a second and a burst of thousands waits minutes for its
+// transcripts. The reconciler keeps no state of its own; the work queue never hands two
+// workers one session.
+func (r *AgentSessionReconciler) setupWith(b *builder.Builder, concurrency int) error {
 	if r.Runner != nil {
 		// Reports and the end of the compaction steps the session asked for (compact.go).
 		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
 	}
-	return b.For(&v1.AgentSession{}).Named("agentsession").Complete(r)
+	return b.For(&v1.AgentSession{}).WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+		Named("agentsession").Complete(r)
 }

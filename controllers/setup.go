@@ -59,8 +59,9 @@ type Options struct {
 	// Deliverer posts announces; nil is delivery.New(nil), which refuses loopback and
 	// link-local sinks.
 	Deliverer *delivery.Deliverer
-	// Concurrency is MaxConcurrentReconciles of the send and run controllers (default 16):
-	// a reconcile may wait on an announce delivery.
+	// Concurrency is MaxConcurrentReconciles of the session, send and run controllers
+	// (default 16): a send's or run's reconcile may wait on an announce delivery, and a
+	// burst of new sessions on their transcripts.
 	Concurrency int
 	// Events hands out the controllers' event recorders; nil is the manager's.
 	Events EventRecorders
@@ -151,7 +152,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		mgr.Add(sends.finishedTTL),
 		mgr.Add(probes),
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
-			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b()),
+			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b(), o.Concurrency),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(keeper)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),

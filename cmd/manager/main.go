@@ -114,7 +114,7 @@ func main() {
 	flag.BoolVar(&o.egressAPIServer, "egress-allow-apiserver", false, "Let model, sink, MCP and A2A connections reach the cluster's API server. Off, it is refused whatever --egress-allow says (a 10.0.0.0/8 entry does not re-open the kubernetes Service).")
 	flag.DurationVar(&o.mcpProbeTimeout, "mcp-probe-timeout", controllers.DefaultMCPProbeTimeout, "Bound of one readiness probe of an Agent's MCP servers (initialize and tools/list), whatever their timeoutSeconds.")
 	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", controllers.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
-	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the SessionSend and SubagentRun controllers.")
+	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the AgentSession, SessionSend and SubagentRun controllers.")
 	flag.DurationVar(&o.statusInterval, "session-status-interval", controllers.DefaultSessionStatusInterval, "How long the turn engine's reports of a session gather before its status is written (a busy session's status is written about once per interval); negative writes after every turn.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
@@ -127,7 +127,7 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
-	log.Info("Go collector target", "gcPercent", memtune.Apply(), "memoryLimit", memtune.ApplyLimit())
+	log.Info("Go collector target", "gcPercent", memtune.Apply(), "memoryLimit", memtune.ApplyLimitAt(memtune.ManagerLimitFraction))
 
 	var tlsOpts []func(*tls.Config)
 	if !o.enableHTTP2 {

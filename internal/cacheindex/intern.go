@@ -28,13 +28,15 @@ import (
 // decoder's copy, so a namespace user making unique values cannot grow it.
 const maxInterned = 4096
 
-// interner holds one copy of each repeated string, by value.
+// interner holds one copy of each repeated string, by value, and one map of each
+// one-label set.
 type interner struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu     sync.Mutex
+	m      map[string]string
+	labels map[[2]string]map[string]string
 }
 
-var strs = &interner{m: map[string]string{}}
+var strs = &interner{m: map[string]string{}, labels: map[[2]string]map[string]string{}}
 
 func (i *interner) get(s string) string {
 	if s == "" {
@@ -52,6 +54,33 @@ func (i *interner) get(s string) string {
 }
 
 func in[S ~string](p *S) { *p = S(strs.get(string(*p))) }
+
+// labelSet is the shared map of a one-label set (a shard's objects all carry
+// shard.Label=<shard> alone): a map of one entry is about 300 bytes per object, so at
+// 50,000 sessions a shard would hold 15 MB of identical maps. Cached objects are read, never
+// written (the cache's reads deep-copy; its unsafe reads only look), so sharing is safe.
+// Larger sets, and sets past the bound, stay the object's own.
+func (i *interner) labelSet(m map[string]string) map[string]string {
+	if len(m) != 1 {
+		return m
+	}
+	var k [2]string
+	for name, value := range m { // the one entry
+		k = [2]string{name, value}
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if shared, ok := i.labels[k]; ok {
+		return shared
+	}
+	if len(i.labels) < maxLabelSets {
+		i.labels[k] = m
+	}
+	return m
+}
+
+// maxLabelSets bounds the shared one-label sets as maxInterned bounds the strings.
+const maxLabelSets = 1024
 
 // Intern makes a cached AgentSession, SessionSend or SubagentRun share one copy of the
 // strings objects repeat: the decoder allocates each string of each object anew, and at
@@ -94,6 +123,7 @@ func Intern(obj any) (any, error) {
 
 func internMeta(m *metav1.ObjectMeta) {
 	in(&m.Namespace)
+	m.Labels = strs.labelSet(m.Labels)
 	for i := range m.Finalizers {
 		in(&m.Finalizers[i])
 	}

@@ -15,6 +15,7 @@
 package cacheindex
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,4 +106,53 @@ func TestInternIsBounded(t *testing.T) {
 	if n > maxInterned {
 		t.Fatalf("interner holds %d strings, bound %d", n, maxInterned)
 	}
+}
+
+// A shard's objects all carry its label alone: their cached copies share one map, and a
+// deep copy (what the cache's reads hand out) is the reader's own to change.
+func TestInternSharesOneLabelSets(t *testing.T) {
+	labelled := func(i int, labels map[string]string) *v1.AgentSession {
+		s := decoded(i)
+		s.Labels = labels
+		return s
+	}
+	a, _ := Intern(labelled(1, map[string]string{"sessions.agents.dev/shard": "1"}))
+	b, _ := Intern(labelled(2, map[string]string{"sessions.agents.dev/shard": "1"}))
+	x, y := a.(*v1.AgentSession), b.(*v1.AgentSession)
+	if !sameMap(x.Labels, y.Labels) {
+		t.Error("two equal one-label sets are two maps")
+	}
+	c, _ := Intern(labelled(3, map[string]string{"sessions.agents.dev/shard": "0"}))
+	if z := c.(*v1.AgentSession); z.Labels["sessions.agents.dev/shard"] != "0" || sameMap(x.Labels, z.Labels) {
+		t.Errorf("another shard's label reads %v", z.Labels)
+	}
+	two := map[string]string{"sessions.agents.dev/shard": "1", "team": "a"}
+	d, _ := Intern(labelled(4, two))
+	if !sameMap(d.(*v1.AgentSession).Labels, two) {
+		t.Error("a two-label set was replaced")
+	}
+	cp := x.DeepCopy()
+	cp.Labels["team"] = "b"
+	if len(y.Labels) != 1 {
+		t.Errorf("changing a deep copy's labels changed the shared set: %v", y.Labels)
+	}
+}
+
+// Unique one-label sets from a namespace user cannot grow the shared sets past their bound.
+func TestInternLabelSetsAreBounded(t *testing.T) {
+	for i := range maxLabelSets + 100 {
+		s := decoded(i)
+		s.Labels = map[string]string{"x": strconv.Itoa(i)}
+		_, _ = Intern(s)
+	}
+	strs.mu.Lock()
+	n := len(strs.labels)
+	strs.mu.Unlock()
+	if n > maxLabelSets {
+		t.Fatalf("interner holds %d label sets, bound %d", n, maxLabelSets)
+	}
+}
+
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

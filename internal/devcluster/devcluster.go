@@ -69,6 +69,10 @@ type Options struct {
 	// HistoryAddr is the first transcript-store's public address (empty: a free port), for
 	// shard fronts that must know every store's address before the first one starts.
 	HistoryAddr string
+	// EtcdNoFsync starts etcd with --unsafe-no-fsync: a crash of the machine may lose its
+	// last writes, which a throwaway bench cluster does not mind, and writes stop waiting on
+	// the disk (on a small VM that wait, not the operator, sets the pace of a scale bench).
+	EtcdNoFsync bool
 }
 
 // Cluster is a running local cluster.
@@ -188,6 +192,12 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.env.ControlPlane.GetAPIServer().CertDir = certDir
+	if o.EtcdNoFsync {
+		if c.env.ControlPlane.Etcd == nil {
+			c.env.ControlPlane.Etcd = &envtest.Etcd{}
+		}
+		c.env.ControlPlane.Etcd.Configure().Set("unsafe-no-fsync", "true")
+	}
 	fmt.Fprintln(o.Log, "devcluster: starting kube-apiserver and etcd")
 	cfg, err := c.env.Start()
 	if err != nil {
@@ -515,7 +525,7 @@ func (c *Cluster) Kubectl(ctx context.Context, out io.Writer, args ...string) er
 var memoryLimitMiB = map[string]int64{"manager": 512, "transcript-store": 256}
 
 // memoryLimit passes a container's memory limit as the Deployment does (memtune keeps the
-// runtime under three quarters of it), unless the environment sets GOMEMLIMIT.
+// runtime under its share of it), unless the environment sets GOMEMLIMIT.
 func memoryLimit(mib int64) []string {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nil

@@ -15,6 +15,7 @@
 package memtune
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
@@ -39,9 +40,12 @@ func TestApplyLimitIsAShareOfTheContainersLimit(t *testing.T) {
 	if got := ApplyLimit(); got != 384<<20 {
 		t.Fatalf("with a 512Mi container: limit %d, want %d (384 MiB)", got, 384<<20)
 	}
+	if got, want := ApplyLimitAt(ManagerLimitFraction), int64(math.Floor(536870912*ManagerLimitFraction)); got != want {
+		t.Fatalf("the manager with a 512Mi container: limit %d, want %d", got, want)
+	}
 	debug.SetMemoryLimit(1 << 40) // what the runtime read from GOMEMLIMIT at start
 	t.Setenv("GOMEMLIMIT", "1TiB")
-	if got := ApplyLimit(); got != 1<<40 {
+	if got := ApplyLimitAt(ManagerLimitFraction); got != 1<<40 {
 		t.Fatalf("with GOMEMLIMIT set: limit %d, want it left at %d", got, int64(1<<40))
 	}
 }

@@ -42,7 +42,7 @@ const shardScalePrefix = "shard-scale-"
 // namespaces' sessions (shard.Label), so each manager's memory is that of half the sessions.
 func benchShardsScale() ([]Figure, error) {
 	ctx := context.Background()
-	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-shards-scale.log", devcluster.Options{ManagerArgs: []string{"--shard=0/2"}}, 1000)
+	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-shards-scale.log", scaleCluster([]string{"--shard=0/2"}), 1000)
 	if err != nil {
 		return nil, err
 	}
