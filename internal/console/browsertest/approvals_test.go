@@ -157,11 +157,12 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 		chromedp.WaitNotPresent(item("approvals", "tap-ops"), chromedp.ByQuery),
 		chromedp.WaitNotPresent(item("session-approvals", "tap-child"), chromedp.ByQuery),
 		chromedp.WaitVisible(item("session-approvals", "tap-late"), chromedp.ByQuery),
-		// The focused entry went away: the keyboard stays in its list.
-		chromedp.Evaluate(`(() => { const a = document.activeElement; return a.id === "session-approvals-h" || !!a.closest("#session-approvals"); })()`, &inList),
+		// The focused entry went away: the keyboard stays in the session's list, or, when
+		// the events emptied it for a moment (its box hides), moves to the namespace's.
+		chromedp.Evaluate(`(() => { const a = document.activeElement; return ["session-approvals-h", "approvals-h"].includes(a.id) || !!a.closest("#session-approvals, #approvals"); })()`, &inList),
 	)
 	if !inList {
-		t.Error("the focus left the open session's approvals when the focused entry was decided")
+		t.Error("the focus left the approvals when the focused entry was decided")
 	}
 	fitsNarrow(t, run, shot("console-approvals-narrow.png"))
 }

@@ -622,7 +622,14 @@
     const tree = openTree();
     const mine = all.filter((a) => tree.has(a.sessionKey));
     syncList($("session-approvals"), mine);
-    $("session-approvals-box").hidden = mine.length === 0;
+    const box = $("session-approvals-box");
+    // The session's last waiting call went while the keyboard was on it: the box hides, so
+    // the focus moves on to the namespace's list rather than to nowhere.
+    if (mine.length === 0 && !box.hidden && box.contains(document.activeElement)) {
+      $("approvals-h").tabIndex = -1;
+      $("approvals-h").focus();
+    }
+    box.hidden = mine.length === 0;
   }
 
   // syncList makes ul show items in order, keeping the entries it already shows (and so a
