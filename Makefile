@@ -33,9 +33,9 @@ generate: ## Generate deepcopy code.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: docs
-docs: ## Generate the API reference (docs/api-reference.md) from the types with crd-ref-docs.
+docs: ## Generate the API reference (docs/reference/api.md) from the types with crd-ref-docs.
 	$(GO) tool crd-ref-docs --source-path=./api/v1alpha1 --config=hack/crd-ref-docs.yaml \
-		--renderer=markdown --output-path=docs/api-reference.md
+		--renderer=markdown --output-path=docs/reference/api.md
 
 .PHONY: fmt
 fmt: ## go fmt.

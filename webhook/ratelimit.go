@@ -28,7 +28,7 @@ import (
 // (identified by the manager's hop annotation), next to the SessionPolicy it is configured
 // by, and a denial reaches the model as the same forbidden tool result as every other policy
 // denial. A bucket is per webhook replica; with N replicas serving, a namespace gets up to N
-// times its rate (docs/security.md). Dry runs and objects denied for another reason take no
+// times its rate (docs/operations/security.md). Dry runs and objects denied for another reason take no
 // token, as the bucket is consulted last.
 type toolRate struct {
 	clock clock.PassiveClock

@@ -59,7 +59,7 @@ var (
 	DecideApproval = Right{"DecideApproval", "approve", "toolapprovals", ""}
 )
 
-// Rights is every right, in the order docs/security.md lists them.
+// Rights is every right, in the order docs/operations/security.md lists them.
 func Rights() []Right {
 	return []Right{ReadTranscript, ListSessions, CreateSend, CreateRun, ActAs, CancelSend, CancelRun, ManageSession, ListApprovals, DecideApproval}
 }

@@ -14,7 +14,7 @@
 
 // Package shard says which namespaces one manager of a sharded install owns (--shard=i/n):
 // namespace ns belongs to shard fnv32a(ns) mod n. Every rule that joins objects stays inside
-// a namespace, so shards share nothing but the API server (docs/scaling.md).
+// a namespace, so shards share nothing but the API server (docs/operations/scaling.md).
 package shard
 
 import (

@@ -33,7 +33,7 @@ import (
 )
 
 // FrontConfig makes every transcript-store of a sharded install answer for every shard
-// (docs/scaling.md): a request for a namespace another shard owns is passed to that shard's
+// (docs/operations/scaling.md): a request for a namespace another shard owns is passed to that shard's
 // Service with the caller's token, and the owner authenticates and authorizes it as usual,
 // so passing it on grants nothing.
 type FrontConfig struct {

@@ -31,7 +31,7 @@ const (
 	DefaultAPIBurstPerUser = 40
 )
 
-// userLimits are the per-user bounds all doors share (docs/security.md, "Limits").
+// userLimits are the per-user bounds all doors share (docs/operations/security.md, "Limits").
 type userLimits struct {
 	streams *userlimits.Streams
 	rates   *userlimits.Rates

@@ -174,7 +174,7 @@ func benchShards() ([]Figure, error) {
 		{Name: "shards_one_sends_per_s", Value: perS(one), Unit: "sends/s",
 			Target: fmt.Sprintf("shard 0 alone, %d closed-loop workers on its %d namespaces", len(zero), nsPerShard)},
 		Compare("shards_two_sends_per_s", perS(two), perS(one), "sends/s",
-			fmt.Sprintf("shards 0/2 and 1/2, %d workers on %d namespaces; one API server, so about 1x (docs/scaling.md)", len(targets), 2*nsPerShard)),
+			fmt.Sprintf("shards 0/2 and 1/2, %d workers on %d namespaces; one API server, so about 1x (docs/operations/scaling.md)", len(targets), 2*nsPerShard)),
 		{Name: "shards_namespaces_on_both", Value: float64(overlap), Unit: "namespaces", Target: "0: no namespace's turns ran on both shards"},
 		{Name: "shard_proxy_overhead_ms", Value: msOf(viaFront - direct), Unit: "ms",
 			Target: fmt.Sprintf("history tail (limit 50) of a shard 1 session through shard 0's front (%.2f ms) against shard 1 directly (%.2f ms), p50: one hop",

@@ -180,7 +180,7 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 			})
 		}
 		wg.Wait()
-		// A figure for the record (docs/security.md, Limits), not asserted.
+		// A figure for the record (docs/operations/security.md, Limits), not asserted.
 		fmt.Fprintf(GinkgoWriter, "initialize flood through RunSidecar: %d calls, answers %v, heap in use %.1f MiB before, %.1f MiB after\n",
 			flood, codes, before, heap())
 		Expect(codes[http.StatusOK]).To(Equal(2))
