@@ -1,11 +1,13 @@
 -- Argo CD health of every sessions.agents.dev kind (Agent, SessionPolicy, AgentSession,
--- SessionSend, SubagentRun), read from the same conditions kstatus (Flux) reads:
+-- SessionSend, SubagentRun, ToolApproval), read from the same conditions kstatus (Flux) reads:
 --   Progressing  until the operator has observed this generation, or while a send or run
 --                works (Reconciling);
 --   Degraded     when Stalled: an Agent, SessionPolicy or session not Ready until something
 --                changes (its spec, a Secret, the egress allow list), a send or run that
 --                failed or timed out;
---   Healthy      when Ready, Archived (a finished session), Completed or Cancelled.
+--   Suspended    while a ToolApproval waits for a person (Decided is False);
+--   Healthy      when Ready, Archived (a finished session), Completed, Cancelled or Decided
+--                (a ToolApproval approved, denied or expired).
 local conditions = {}
 if obj.status ~= nil then
   for _, c in ipairs(obj.status.conditions or {}) do
@@ -27,10 +29,13 @@ end
 if holds("Reconciling") then
   return {status = "Progressing", message = conditions.Reconciling.message or ""}
 end
-for _, t in ipairs({"Ready", "Archived", "Completed", "Cancelled"}) do
+for _, t in ipairs({"Ready", "Archived", "Completed", "Cancelled", "Decided"}) do
   if holds(t) then
     return {status = "Healthy", message = say(t)}
   end
+end
+if conditions.Decided ~= nil then
+  return {status = "Suspended", message = say("Decided")}
 end
 if conditions.Ready ~= nil then
   return {status = "Degraded", message = say("Ready")}

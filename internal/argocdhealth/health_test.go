@@ -21,6 +21,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 var update = flag.Bool("update", false, "rewrite config/argocd/argocd-cm-patch.yaml from health.lua")
@@ -73,6 +77,16 @@ func TestEvaluate(t *testing.T) {
 				"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "InForce", "message": "the policy is in force"}}}},
 			want: Health{"Progressing", "Waiting for the operator to observe this generation"},
 		},
+		"a ToolApproval waiting for a person": {
+			obj: map[string]any{"kind": "ToolApproval", "metadata": map[string]any{"generation": int64(1)}, "status": map[string]any{"observedGeneration": int64(1), "phase": "Pending",
+				"conditions": []any{map[string]any{"type": "Decided", "status": "False", "reason": "Pending", "message": "waiting for a person with the verb approve"}}}},
+			want: Health{"Suspended", "Decided: waiting for a person with the verb approve"},
+		},
+		"a ToolApproval decided": {
+			obj: map[string]any{"kind": "ToolApproval", "metadata": map[string]any{"generation": int64(2)}, "status": map[string]any{"observedGeneration": int64(2), "phase": "Approved",
+				"conditions": []any{map[string]any{"type": "Decided", "status": "True", "reason": "Approved", "message": "Approved by carol"}}}},
+			want: Health{"Healthy", "Decided: Approved by carol"},
+		},
 		"a send observed with no condition yet": {
 			obj:  map[string]any{"metadata": map[string]any{"generation": int64(1)}, "status": map[string]any{"observedGeneration": int64(1)}},
 			want: Health{"Progressing", "Waiting for the operator"},
@@ -88,6 +102,25 @@ func TestEvaluate(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Every kind of the API gets its health: a new kind is added to Kinds (and so to the patch).
+func TestKindsAreEveryKindOfTheAPI(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := v1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	known := s.KnownTypes(v1.GroupVersion)
+	var kinds []string
+	for kind := range known {
+		// A kind of the API has its list; the meta types the scheme adds have none.
+		if _, listed := known[kind+"List"]; listed {
+			kinds = append(kinds, kind)
+		}
+	}
+	if diff := cmp.Diff(kinds, Kinds, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("Kinds are not the API's kinds (-api +Kinds):\n%s", diff)
 	}
 }
 
