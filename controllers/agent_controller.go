@@ -167,5 +167,5 @@ func (r *AgentReconciler) setupWith(b *builder.Builder, probes *mcpProbes) error
 		r.probes = probes
 		b = b.WatchesRawSource(source.Channel(probes.done, &handler.EnqueueRequestForObject{}))
 	}
-	return b.Named("agent").Complete(r)
+	return b.Named("agent").Complete(requeueConflicts(r))
 }

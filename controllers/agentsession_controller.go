@@ -274,5 +274,5 @@ func (r *AgentSessionReconciler) setupWith(b *builder.Builder, concurrency int) 
 		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
 	}
 	return b.For(&v1.AgentSession{}).WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
-		Named("agentsession").Complete(r)
+		Named("agentsession").Complete(requeueConflicts(r))
 }

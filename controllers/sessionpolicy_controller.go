@@ -93,5 +93,5 @@ func (r *SessionPolicyReconciler) setupWith(b *builder.Builder) error {
 	if r.spend != nil {
 		b = b.WatchesRawSource(source.Channel(r.spend.keeper.wake, &handler.EnqueueRequestForObject{}))
 	}
-	return b.Named("sessionpolicy").Complete(r)
+	return b.Named("sessionpolicy").Complete(requeueConflicts(r))
 }

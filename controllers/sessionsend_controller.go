@@ -356,7 +356,7 @@ func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) e
 		Owns(&v1.ToolApproval{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
-		Named("sessionsend").Complete(r)
+		Named("sessionsend").Complete(requeueConflicts(r))
 }
 
 // repliedStatus is the status of a send whose round 1 replied before any status was

@@ -461,5 +461,5 @@ func (r *SubagentRunReconciler) setupWith(b *builder.Builder, concurrency int) e
 		Owns(&v1.ToolApproval{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
-		Named("subagentrun").Complete(r)
+		Named("subagentrun").Complete(requeueConflicts(r))
 }

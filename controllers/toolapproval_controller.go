@@ -160,7 +160,7 @@ func (r *ToolApprovalReconciler) setupWith(b *builder.Builder) error {
 		For(&v1.ToolApproval{}).
 		Watches(&v1.SessionSend{}, r.byOwner(turns.OwnerSessionSend)).
 		Watches(&v1.SubagentRun{}, r.byOwner(turns.OwnerSubagentRun)).
-		Named("toolapproval").Complete(r)
+		Named("toolapproval").Complete(requeueConflicts(r))
 }
 
 // byOwner maps an owner's change to its approvals.

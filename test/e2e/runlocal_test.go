@@ -22,6 +22,17 @@ import (
 )
 
 var _ = Describe("the local cluster", func() {
+	It("starts without an error line: a newcomer reads one as a crash", func() {
+		var errs []string
+		for _, line := range strings.Split(startupLog, "\n") {
+			if strings.Contains(line, `"level":"error"`) {
+				errs = append(errs, line)
+			}
+		}
+		Expect(startupLog).To(ContainSubstring("[manager]"), "the start-up log holds the manager's lines")
+		Expect(errs).To(BeEmpty(), "make run-local printed error lines at start-up")
+	})
+
 	It("answers kubectl get for every kind, with the samples applied", func() {
 		out, err := kubectl("get", "agentsessions,sessionsends,subagentruns,agents,sessionpolicies")
 		Expect(err).NotTo(HaveOccurred(), out)

@@ -19,8 +19,10 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"io"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -37,7 +39,29 @@ var (
 	workDir string
 	cluster *devcluster.Cluster
 	ctx     = context.Background()
+	// clusterLog is everything the cluster's processes printed, as make run-local prints it;
+	// startupLog is its part up to the samples' end (the sample send and spawn finished).
+	clusterLog syncBuffer
+	startupLog string
 )
+
+// syncBuffer is a bytes.Buffer that the processes' output goroutines and a spec share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 func TestE2E(t *testing.T) {
 	if testing.Short() {
@@ -60,11 +84,21 @@ var _ = BeforeSuite(func() {
 		RepoRoot: testenv.RepoRoot(),
 		BinDir:   binDir,
 		StateDir: filepath.Join(workDir, ".local", "run-local"),
-		Log:      GinkgoWriter,
+		Log:      io.MultiWriter(GinkgoWriter, &clusterLog),
 		// As make run-local does: the README's MCP example uses it.
 		MCPEverything: true,
 	})
 	Expect(err).NotTo(HaveOccurred())
+
+	// The start-up a person watches ends when the samples have: the sample spawn has
+	// announced (its Event is written after its status) and the sample send completed.
+	Eventually(func() (string, error) {
+		return kubectl("events", "--for", "agentsession/main-main")
+	}, testenv.Timeout, testenv.Interval).Should(ContainSubstring("AnnounceDelivered"))
+	Eventually(func() (string, error) {
+		return kubectl("get", "sessionsend", "ping-research", "-o", "jsonpath={.status.phase}")
+	}, testenv.Timeout, testenv.Interval).Should(Equal("Completed"))
+	startupLog = clusterLog.String()
 })
 
 var _ = AfterSuite(func() {
