@@ -14,5 +14,5 @@
 
 // Package policy holds every rule of the session tools as pure functions: the send policy,
 // session visibility, the spawn guards and the attachment limits. The admission webhook, the
-// delivery step and the runtime call it; none of them re-implements a rule.
+// delivery step and the turn engine call it; none of them re-implements a rule.
 package policy

@@ -139,7 +139,7 @@ var (
 // NewEngine returns an engine ready to take turns.
 func NewEngine(o Options) (*Engine, error) {
 	if o.Client == nil || o.Reader == nil || o.Store == nil {
-		return nil, errors.New("runtime: Options.Client, Reader and Store are required")
+		return nil, errors.New("turns: Options.Client, Reader and Store are required")
 	}
 	if o.APIReader == nil {
 		o.APIReader = o.Client
@@ -203,13 +203,13 @@ func (e *Engine) NeedLeaderElection() bool { return true }
 func (e *Engine) Submit(_ context.Context, req TurnRequest) error {
 	switch {
 	case req.ID == "":
-		return errors.New("runtime: turn without ID")
+		return errors.New("turns: turn without ID")
 	case req.Namespace == "" || req.SessionKey == "":
-		return fmt.Errorf("runtime: turn %s names no session", req.ID)
+		return fmt.Errorf("turns: turn %s names no session", req.ID)
 	case req.Owner.Kind == "" || req.Owner.Name == "":
-		return fmt.Errorf("runtime: turn %s has no owner", req.ID)
+		return fmt.Errorf("turns: turn %s has no owner", req.ID)
 	case req.Session == nil || req.Agent == nil:
-		return fmt.Errorf("runtime: turn %s comes without its session and Agent", req.ID)
+		return fmt.Errorf("turns: turn %s comes without its session and Agent", req.ID)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
