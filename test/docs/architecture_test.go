@@ -26,8 +26,9 @@ import (
 )
 
 // repoPath matches a code span that names a path in the repository: it starts with one of
-// the tree's top-level directories (or is README.md) and has no placeholder or glob.
-var repoPath = regexp.MustCompile("`((?:api|cmd|controllers|internal|webhook|test|docs|config|hack|dist)/[A-Za-z0-9_./-]*|README\\.md)`")
+// the tree's top-level directories (or is a root page: README.md, DEVELOPMENT.md,
+// CONTRIBUTING.md) and has no placeholder or glob.
+var repoPath = regexp.MustCompile("`((?:api|cmd|controllers|internal|webhook|test|docs|config|hack|dist)/[A-Za-z0-9_./-]*|(?:README|DEVELOPMENT|CONTRIBUTING)\\.md)`")
 
 // namedPaths returns the repository paths the Markdown text names in code spans, in order.
 func namedPaths(md string) []string {

@@ -12,8 +12,10 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package docs keeps the user-facing text true to the tree: the README's layout section
+// Package docs keeps the user-facing text true to the tree: the layout in DEVELOPMENT.md
 // names every Go package and only paths that exist, docs/architecture.md names only files
-// that exist, and the docs name the session-tools specification in words a reader can
-// follow. Plain unit tests on the files; no control plane.
+// that exist, every relative link of the pages resolves, the flags and metrics pages name
+// every flag and metric the code defines, and the docs name the session-tools
+// specification in words a reader can follow. Plain unit tests on the files; no control
+// plane.
 package docs

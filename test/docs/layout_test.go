@@ -26,7 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// layoutPaths returns the paths the README's "## Layout" section names: the first field of
+// layoutPaths returns the paths the "## Layout" section of DEVELOPMENT.md names: the first field of
 // each line of its fenced block, without a trailing slash; blank lines and # comments
 // are skipped.
 func layoutPaths(readme string) []string {
@@ -104,28 +104,29 @@ func TestLayoutPaths(t *testing.T) {
 	}
 }
 
-// TestREADMELayoutNamesEveryPackage keeps the README's layout section true: a new Go
-// package gets its line there, a moved or removed one loses it.
-func TestREADMELayoutNamesEveryPackage(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+// TestLayoutNamesEveryPackage keeps the layout section of DEVELOPMENT.md true: a new Go
+// package gets its line there, a moved or removed one loses it. (test/layers checks that
+// its groups are the layers.)
+func TestLayoutNamesEveryPackage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "DEVELOPMENT.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	named := layoutPaths(string(b))
 	if len(named) == 0 {
-		t.Fatal("README.md has no \"## Layout\" section with a fenced block of paths")
+		t.Fatal("DEVELOPMENT.md has no \"## Layout\" section with a fenced block of paths")
 	}
 	dirs, err := goPackageDirs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if missing := unnamed(dirs, named); len(missing) > 0 {
-		t.Errorf("README.md's layout section does not name these Go packages; add a line for each:\n  %s",
+		t.Errorf("DEVELOPMENT.md's layout section does not name these Go packages; add a line for each:\n  %s",
 			strings.Join(missing, "\n  "))
 	}
 	for _, p := range named {
 		if _, err := os.Stat(filepath.Join(repoRoot, p)); err != nil {
-			t.Errorf("README.md's layout section names %s, which does not exist: %v", p, err)
+			t.Errorf("DEVELOPMENT.md's layout section names %s, which does not exist: %v", p, err)
 		}
 	}
 }

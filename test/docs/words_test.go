@@ -32,7 +32,7 @@ var seedsWord = regexp.MustCompile(`(?i)\bseeds\b|\bseed's\b`)
 // userFacing are the globs of the text users read: the README and docs, the API types
 // (they generate docs/reference/api.md and the CRDs' descriptions) and the installed YAML.
 var userFacing = []string{
-	"README.md", "CHANGELOG.md", "docs/*.md", "docs/*/*.md",
+	"README.md", "CHANGELOG.md", "DEVELOPMENT.md", "CONTRIBUTING.md", "docs/*.md", "docs/*/*.md",
 	"api/v1alpha1/*.go",
 	"config/crd/bases/*.yaml", "config/rbac/*.yaml",
 	"dist/chart/crds/*.yaml", "dist/chart/templates/*.yaml", "dist/chart/values.yaml",
