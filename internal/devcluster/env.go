@@ -24,7 +24,7 @@ import (
 
 // EnvFile is the name, in the state directory, of the shell file that gives another terminal
 // the local cluster: source it and kubectl, kubectl sessions and the history and metrics
-// addresses work as the README shows. The ports change on each start; the file follows them.
+// addresses work as docs/getting-started.md shows. The ports change on each start; the file follows them.
 const EnvFile = "env"
 
 // EnvPath is where Start wrote EnvFile.

@@ -23,7 +23,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
-// The release and namespace the chart is rendered as, as README's helm install names them.
+// The release and namespace the chart is rendered as, as the install page's helm install names them.
 const (
 	release   = "agent-session-operator"
 	namespace = "agent-session-operator-system"

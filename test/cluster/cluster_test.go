@@ -16,7 +16,7 @@
 
 // Package cluster runs the operator as real Pods under a real kubelet on this machine and
 // installs it the way a user would (make test-cluster; root, Linux). See harness for the
-// cluster and README "Install in a cluster" for what the install steps mirror.
+// cluster and docs/operations/install.md for what the install steps mirror.
 package cluster
 
 import (

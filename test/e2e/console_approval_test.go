@@ -31,7 +31,7 @@ import (
 
 // A person decides a tool call from the console: the manager makes the call wait, the
 // page shows it live, and the decision is made as the signed-in person. The spec keeps to
-// a namespace of its own, so its ToolApprovals never meet the README tour's.
+// a namespace of its own, so its ToolApprovals never meet the pages' tour steps'.
 var _ = Describe("the web console's approvals", Ordered, func() {
 	const (
 		ns  = "console-approvals"

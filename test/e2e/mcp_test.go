@@ -29,7 +29,7 @@ var _ = Describe("MCP tools from the everything server", Ordered, func() {
 	var url string
 
 	BeforeAll(func() {
-		// The one make run-local starts (the README tour uses it too).
+		// The one make run-local starts (the pages' tour steps use it too).
 		url = cluster.EverythingURL
 		Expect(url).NotTo(BeEmpty())
 

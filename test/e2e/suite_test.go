@@ -85,7 +85,7 @@ var _ = BeforeSuite(func() {
 		BinDir:   binDir,
 		StateDir: filepath.Join(workDir, ".local", "run-local"),
 		Log:      io.MultiWriter(GinkgoWriter, &clusterLog),
-		// As make run-local does: the README's MCP example uses it.
+		// As make run-local does: the MCP pages' tour steps use it.
 		MCPEverything: true,
 	})
 	Expect(err).NotTo(HaveOccurred())
