@@ -38,12 +38,11 @@ import (
 
 // MCP servers of these specs listen on mcpHost, which the suite's egress policy allows.
 var _ = Describe("Agent MCP servers", func() {
-	mcpAgent := func(ns, name string, srv v1.MCPServer) *v1.Agent {
+	mcpAgent := func(ns, name string, srv v1.MCPServer) {
 		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}
 		a.Spec.Tools.MCPServers = []v1.MCPServer{srv}
 		Expect(k8s.Create(ctx, a)).To(Succeed())
-		return a
 	}
 	get := func(ns, name string) func(g Gomega) *v1.Agent {
 		return func(g Gomega) *v1.Agent {

@@ -336,13 +336,7 @@ func (p *anthropic) decodeStream(body io.Reader) (*Response, error) {
 }
 
 func (p *anthropic) decodeStreamText(body io.Reader, onText func(string)) (*Response, error) {
-	out := &Response{}
-	var text strings.Builder
-	var calls callBuilders
-	var usage antUsage
-	// thinking blocks by their index, in the order they started
-	var reasoning []Reasoning
-	reasoningAt := map[int]int{}
+	st := antStream{out: &Response{}, onText: onText, reasoningAt: map[int]int{}}
 	events := sse.NewReader(body)
 	for {
 		ev, err := nextEvent(events)
@@ -356,84 +350,127 @@ func (p *anthropic) decodeStreamText(body io.Reader, onText func(string)) (*Resp
 		if err := json.Unmarshal(ev.Data, &e); err != nil {
 			return nil, malformed("stream event is not valid JSON: %v", err)
 		}
-		switch e.Type {
-		case "message_start":
-			if e.Message != nil {
-				out.Model = e.Message.Model
-				usage = e.Message.Usage
+		if done, err := st.apply(&e); done || err != nil {
+			if err != nil {
+				return nil, err
 			}
-		case "content_block_start":
-			if b := e.ContentBlock; b != nil {
-				switch b.Type {
-				case "text":
-					text.WriteString(b.Text)
-				case "tool_use":
-					if err := calls.add(e.Index, b.ID, b.Name, ""); err != nil {
-						return nil, err
-					}
-				}
-				if rb, ok := reasoningOf(b); ok {
-					reasoningAt[e.Index] = len(reasoning)
-					reasoning = append(reasoning, rb)
-				}
-			}
-		case "content_block_delta":
-			var d antDelta
-			if err := json.Unmarshal(e.Delta, &d); err != nil {
-				return nil, malformed("content_block_delta: %v", err)
-			}
-			switch d.Type {
-			case "text_delta":
-				text.WriteString(d.Text)
-				emit(onText, d.Text)
-			case "input_json_delta":
-				if err := calls.add(e.Index, "", "", d.PartialJSON); err != nil {
-					return nil, err
-				}
-			case "thinking_delta", "signature_delta":
-				i, ok := reasoningAt[e.Index]
-				if !ok {
-					return nil, malformed("%s for block %d, which is no thinking block", d.Type, e.Index)
-				}
-				reasoning[i].Text += d.Thinking
-				reasoning[i].Signature += d.Signature
-			}
-		case "message_delta":
-			var d antDelta
-			if len(e.Delta) > 0 {
-				if err := json.Unmarshal(e.Delta, &d); err != nil {
-					return nil, malformed("message_delta: %v", err)
-				}
-			}
-			if d.StopReason != "" {
-				out.StopReason = stopReason(d.StopReason)
-			}
-			// message_delta usage is cumulative; input counts appear
-			// here only on some API versions.
-			if u := e.Usage; u != nil {
-				usage.OutputTokens = u.OutputTokens
-				if u.inputTokens() > 0 {
-					usage.InputTokens, usage.CacheCreationInputTokens, usage.CacheReadInputTokens =
-						u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens
-				}
-			}
-		case "message_stop":
-			out.Text = text.String()
-			out.ToolCalls = calls.toolCalls()
-			out.Reasoning = reasoning
-			out.Usage = Usage{InputTokens: usage.inputTokens(), OutputTokens: usage.OutputTokens, CachedInputTokens: usage.CacheReadInputTokens}
-			return out, nil
-		case "error":
-			var ae struct {
-				Type string `json:"type"`
-			}
-			_ = json.Unmarshal(e.Error, &ae)
-			perr := &Error{Message: firstIdentifier(ae.Type)}
-			perr.Type, perr.Retryable = antStreamErrorType(ae.Type)
-			if perr.Message == "" {
-				perr.Message = "error event in stream"
-			}
-			return nil, perr
+			return st.out, nil
 		}
 	}
+}
+
+// antStream is a Messages stream being decoded, one event at a time.
+type antStream struct {
+	out    *Response
+	onText func(string)
+	text   strings.Builder
+	calls  callBuilders
+	usage  antUsage
+	// thinking blocks by their index, in the order they started
+	reasoning   []Reasoning
+	reasoningAt map[int]int
+}
+
+// apply folds one event into the stream; done is true once the message stopped.
+func (st *antStream) apply(e *antStreamEvent) (done bool, err error) {
+	switch e.Type {
+	case "message_start":
+		if e.Message != nil {
+			st.out.Model = e.Message.Model
+			st.usage = e.Message.Usage
+		}
+	case "content_block_start":
+		return false, st.blockStart(e)
+	case "content_block_delta":
+		return false, st.blockDelta(e)
+	case "message_delta":
+		return false, st.messageDelta(e)
+	case "message_stop":
+		st.out.Text = st.text.String()
+		st.out.ToolCalls = st.calls.toolCalls()
+		st.out.Reasoning = st.reasoning
+		st.out.Usage = Usage{InputTokens: st.usage.inputTokens(), OutputTokens: st.usage.OutputTokens, CachedInputTokens: st.usage.CacheReadInputTokens}
+		return true, nil
+	case "error":
+		return false, antStreamError(e.Error)
+	}
+	return false, nil
+}
+
+func (st *antStream) blockStart(e *antStreamEvent) error {
+	b := e.ContentBlock
+	if b == nil {
+		return nil
+	}
+	switch b.Type {
+	case "text":
+		st.text.WriteString(b.Text)
+	case "tool_use":
+		if err := st.calls.add(e.Index, b.ID, b.Name, ""); err != nil {
+			return err
+		}
+	}
+	if rb, ok := reasoningOf(b); ok {
+		st.reasoningAt[e.Index] = len(st.reasoning)
+		st.reasoning = append(st.reasoning, rb)
+	}
+	return nil
+}
+
+func (st *antStream) blockDelta(e *antStreamEvent) error {
+	var d antDelta
+	if err := json.Unmarshal(e.Delta, &d); err != nil {
+		return malformed("content_block_delta: %v", err)
+	}
+	switch d.Type {
+	case "text_delta":
+		st.text.WriteString(d.Text)
+		emit(st.onText, d.Text)
+	case "input_json_delta":
+		return st.calls.add(e.Index, "", "", d.PartialJSON)
+	case "thinking_delta", "signature_delta":
+		i, ok := st.reasoningAt[e.Index]
+		if !ok {
+			return malformed("%s for block %d, which is no thinking block", d.Type, e.Index)
+		}
+		st.reasoning[i].Text += d.Thinking
+		st.reasoning[i].Signature += d.Signature
+	}
+	return nil
+}
+
+func (st *antStream) messageDelta(e *antStreamEvent) error {
+	var d antDelta
+	if len(e.Delta) > 0 {
+		if err := json.Unmarshal(e.Delta, &d); err != nil {
+			return malformed("message_delta: %v", err)
+		}
+	}
+	if d.StopReason != "" {
+		st.out.StopReason = stopReason(d.StopReason)
+	}
+	// message_delta usage is cumulative; input counts appear
+	// here only on some API versions.
+	if u := e.Usage; u != nil {
+		st.usage.OutputTokens = u.OutputTokens
+		if u.inputTokens() > 0 {
+			st.usage.InputTokens, st.usage.CacheCreationInputTokens, st.usage.CacheReadInputTokens =
+				u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens
+		}
+	}
+	return nil
+}
+
+// antStreamError is the provider error an "error" event of the stream carries.
+func antStreamError(raw json.RawMessage) error {
+	var ae struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &ae)
+	perr := &Error{Message: firstIdentifier(ae.Type)}
+	perr.Type, perr.Retryable = antStreamErrorType(ae.Type)
+	if perr.Message == "" {
+		perr.Message = "error event in stream"
+	}
+	return perr
 }

@@ -40,65 +40,78 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		k, err := Parse(s)
 		if err != nil {
-			var perr *Error
-			if !errors.As(err, &perr) || perr.Key != s {
-				t.Fatalf("Parse(%q) error %v is not an *Error for the key", s, err)
-			}
-			if k != (Key{}) {
-				t.Fatalf("Parse(%q) returned %+v with error %v", s, k, err)
-			}
-			if AgentOf(s) != "" {
-				t.Fatalf("AgentOf(%q) = %q for an invalid key", s, AgentOf(s))
-			}
+			checkRefused(t, s, k, err)
 			return
 		}
-		if k.Raw != s {
-			t.Fatalf("Parse(%q).Raw = %q", s, k.Raw)
-		}
-		again, err := Parse(k.Raw)
-		if err != nil {
-			t.Fatalf("Parse(Parse(%q).Raw): %v", s, err)
-		}
-		if diff := cmp.Diff(k, again); diff != "" {
-			t.Fatalf("Parse(%q) does not round-trip (-first +second):\n%s", s, diff)
-		}
-		if s == "" || len(s) > MaxLen || !utf8.ValidString(s) || strings.ContainsAny(s, " \t\r\n\x00") {
-			t.Fatalf("Parse accepted %q", s)
-		}
-		switch k.Kind {
-		case KindMain, KindGroup, KindCron, KindHook, KindNode, KindOther:
-		default:
-			t.Fatalf("Parse(%q).Kind = %q", s, k.Kind)
-		}
-		if k.AgentID != "" {
-			if !ValidAgentID(k.AgentID) || !strings.HasPrefix(s, "agent:"+k.AgentID+":") {
-				t.Fatalf("Parse(%q).AgentID = %q", s, k.AgentID)
-			}
-			if k.Kind == KindMain && s != MainKey(k.AgentID) {
-				t.Fatalf("Parse(%q) is main but not MainKey(%q)", s, k.AgentID)
-			}
-			if k.Subagent && s != SubagentKey(k.AgentID, k.ID) {
-				t.Fatalf("Parse(%q) is a subagent but not SubagentKey(%q, %q)", s, k.AgentID, k.ID)
-			}
-		}
-		if k.Channel != "" && !ValidAgentID(k.Channel) {
-			t.Fatalf("Parse(%q).Channel = %q", s, k.Channel)
-		}
-		if k.Kind == KindGroup && k.ChatType != ChatTypeGroup && k.ChatType != ChatTypeChannel {
-			t.Fatalf("Parse(%q) is a group with chat type %q", s, k.ChatType)
-		}
-		if AgentOf(s) != k.AgentID {
-			t.Fatalf("AgentOf(%q) = %q, Parse says %q", s, AgentOf(s), k.AgentID)
-		}
-		if c := ChannelOf(k, "", ""); c == "" {
-			t.Fatalf("ChannelOf(Parse(%q)) is empty", s)
-		}
-		if r := Resolve(s, "a"); r != s {
-			if (s != Main && s != Global) || r != MainKey("a") {
-				t.Fatalf("Resolve(%q, a) = %q", s, r)
-			}
-		}
+		checkParsed(t, s, k)
 	})
+}
+
+// checkRefused holds what a refused key must give: an *Error naming it, no parts, no agent.
+func checkRefused(t *testing.T, s string, k Key, err error) {
+	t.Helper()
+	var perr *Error
+	if !errors.As(err, &perr) || perr.Key != s {
+		t.Fatalf("Parse(%q) error %v is not an *Error for the key", s, err)
+	}
+	if k != (Key{}) {
+		t.Fatalf("Parse(%q) returned %+v with error %v", s, k, err)
+	}
+	if AgentOf(s) != "" {
+		t.Fatalf("AgentOf(%q) = %q for an invalid key", s, AgentOf(s))
+	}
+}
+
+// checkParsed holds what an accepted key must give: a round trip, a bounded clean text, a
+// known kind, parts that agree with the key's own helpers.
+func checkParsed(t *testing.T, s string, k Key) {
+	t.Helper()
+	if k.Raw != s {
+		t.Fatalf("Parse(%q).Raw = %q", s, k.Raw)
+	}
+	again, err := Parse(k.Raw)
+	if err != nil {
+		t.Fatalf("Parse(Parse(%q).Raw): %v", s, err)
+	}
+	if diff := cmp.Diff(k, again); diff != "" {
+		t.Fatalf("Parse(%q) does not round-trip (-first +second):\n%s", s, diff)
+	}
+	if s == "" || len(s) > MaxLen || !utf8.ValidString(s) || strings.ContainsAny(s, " \t\r\n\x00") {
+		t.Fatalf("Parse accepted %q", s)
+	}
+	switch k.Kind {
+	case KindMain, KindGroup, KindCron, KindHook, KindNode, KindOther:
+	default:
+		t.Fatalf("Parse(%q).Kind = %q", s, k.Kind)
+	}
+	if k.AgentID != "" {
+		if !ValidAgentID(k.AgentID) || !strings.HasPrefix(s, "agent:"+k.AgentID+":") {
+			t.Fatalf("Parse(%q).AgentID = %q", s, k.AgentID)
+		}
+		if k.Kind == KindMain && s != MainKey(k.AgentID) {
+			t.Fatalf("Parse(%q) is main but not MainKey(%q)", s, k.AgentID)
+		}
+		if k.Subagent && s != SubagentKey(k.AgentID, k.ID) {
+			t.Fatalf("Parse(%q) is a subagent but not SubagentKey(%q, %q)", s, k.AgentID, k.ID)
+		}
+	}
+	if k.Channel != "" && !ValidAgentID(k.Channel) {
+		t.Fatalf("Parse(%q).Channel = %q", s, k.Channel)
+	}
+	if k.Kind == KindGroup && k.ChatType != ChatTypeGroup && k.ChatType != ChatTypeChannel {
+		t.Fatalf("Parse(%q) is a group with chat type %q", s, k.ChatType)
+	}
+	if AgentOf(s) != k.AgentID {
+		t.Fatalf("AgentOf(%q) = %q, Parse says %q", s, AgentOf(s), k.AgentID)
+	}
+	if c := ChannelOf(k, "", ""); c == "" {
+		t.Fatalf("ChannelOf(Parse(%q)) is empty", s)
+	}
+	if r := Resolve(s, "a"); r != s {
+		if (s != Main && s != Global) || r != MainKey("a") {
+			t.Fatalf("Resolve(%q, a) = %q", s, r)
+		}
+	}
 }
 
 func FuzzObjectName(f *testing.F) {

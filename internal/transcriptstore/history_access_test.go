@@ -60,7 +60,7 @@ func (g *grants) set(user string, names ...string) {
 
 const reauth = time.Hour
 
-func accessFixture(t *testing.T, g *grants, maxStreams int) (*historyFixture, *grants) {
+func accessFixture(t *testing.T, g *grants, maxStreams int) *historyFixture {
 	t.Helper()
 	f := &historyFixture{store: transcripttest.OpenStore(t, t.TempDir()), clock: clocktesting.NewFakeClock(time.Now())}
 	transcripttest.CreateSession(t, f.store, "s1", "agent:a:main")
@@ -70,7 +70,7 @@ func accessFixture(t *testing.T, g *grants, maxStreams int) (*historyFixture, *g
 		KeepAlive: time.Minute, ReauthInterval: reauth, MaxStreamsPerUser: maxStreams, Clock: f.clock,
 	}))
 	t.Cleanup(f.srv.Close)
-	return f, g
+	return f
 }
 
 func newGrants() *grants { return &grants{names: map[string][]string{}} }
@@ -79,7 +79,7 @@ func newGrants() *grants { return &grants{names: map[string][]string{}} }
 // not 404, for a key that does not exist, so it cannot probe for keys.
 func TestHistoryAccessNamesTheSession(t *testing.T) {
 	g := newGrants()
-	f, _ := accessFixture(t, g, 0)
+	f := accessFixture(t, g, 0)
 	g.set("bob", sessionkey.ObjectName("agent:a:main"))
 	if resp := f.get(t, "GET", mainPath, "bob"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("granted session: status %d", resp.StatusCode)
@@ -99,7 +99,7 @@ func TestHistoryAccessNamesTheSession(t *testing.T) {
 // A stream is authorized again every ReauthInterval and ended when access is gone.
 func TestHistoryStreamEndsWhenAccessIsRevoked(t *testing.T) {
 	g := newGrants()
-	f, _ := accessFixture(t, g, 0)
+	f := accessFixture(t, g, 0)
 	g.set("bob", "*")
 	resp := f.get(t, "GET", mainPath+"?follow=1", "bob")
 	defer resp.Body.Close()
@@ -125,7 +125,7 @@ func TestHistoryStreamEndsWhenAccessIsRevoked(t *testing.T) {
 // One user holds at most MaxStreamsPerUser streams; others are not affected.
 func TestHistoryStreamsPerUserAreCapped(t *testing.T) {
 	g := newGrants()
-	f, _ := accessFixture(t, g, 2)
+	f := accessFixture(t, g, 2)
 	g.set("bob", "*")
 	g.set("carol", "*")
 	for range 2 {

@@ -29,20 +29,23 @@ func at(seq int64, role, text string) transcript.Record {
 		Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}}}}
 }
 
-func call(seq int64) transcript.Record {
-	return transcript.Record{Seq: seq, Message: transcript.Message{Role: transcript.RoleAssistant,
+// callAt2 and resultAt3 are a tool call and its answer, the pair that must
+// stay together in a window.
+func callAt2() transcript.Record {
+	return transcript.Record{Seq: 2, Message: transcript.Message{Role: transcript.RoleAssistant,
 		Content: []transcript.ContentBlock{{Type: transcript.BlockToolCall, ID: "c", Name: "sessions_list", Arguments: []byte(`{}`)}}}}
 }
 
-func result(seq int64) transcript.Record {
-	r := at(seq, transcript.RoleToolResult, "[]")
+func resultAt3() transcript.Record {
+	r := at(3, transcript.RoleToolResult, "[]")
 	r.Message.ToolCallID, r.Message.ToolName = "c", "sessions_list"
 	return r
 }
 
-func summaryRec(seq, from, to int64, text string) transcript.Record {
+// summaryRec is a compaction record made at seq that folds records 1 to to.
+func summaryRec(seq, to int64, text string) transcript.Record {
 	r := at(seq, transcript.RoleCompaction, text)
-	r.Message.Compaction = &transcript.Compaction{FromSeq: from, ToSeq: to}
+	r.Message.Compaction = &transcript.Compaction{FromSeq: 1, ToSeq: to}
 	return r
 }
 
@@ -55,7 +58,7 @@ func seqs(recs []transcript.Record) []int64 {
 }
 
 func TestViewHistory(t *testing.T) {
-	own := summaryRec(9, 1, 4, "own")
+	own := summaryRec(9, 4, "own")
 	type view struct {
 		Summary  int64 // seq of the summary, 0 for none
 		Tail     []int64
@@ -73,10 +76,10 @@ func TestViewHistory(t *testing.T) {
 		"no summary, older records unread": {history: []transcript.Record{at(5, "user", "a")}, first: 5,
 			want: view{Tail: []int64{5}}},
 		"the latest summary and what follows its range": {
-			history: []transcript.Record{at(3, "user", "a"), summaryRec(4, 1, 2, "s1"), at(5, "user", "b"),
-				at(6, "assistant", "c"), summaryRec(7, 1, 5, "s2"), at(8, "user", "d")},
+			history: []transcript.Record{at(3, "user", "a"), summaryRec(4, 2, "s1"), at(5, "user", "b"),
+				at(6, "assistant", "c"), summaryRec(7, 5, "s2"), at(8, "user", "d")},
 			first: 3, want: view{Summary: 7, Tail: []int64{6, 7, 8}, Complete: true}},
-		"kept records before the window": {history: []transcript.Record{at(5, "user", "a"), summaryRec(6, 1, 2, "s")}, first: 5,
+		"kept records before the window": {history: []transcript.Record{at(5, "user", "a"), summaryRec(6, 2, "s")}, first: 5,
 			want: view{Summary: 6, Tail: []int64{5, 6}}},
 		"the turn's own summary wins": {history: []transcript.Record{at(3, "user", "a"), at(5, "assistant", "b")}, first: 3, own: &own,
 			want: view{Summary: 9, Tail: []int64{5}, Complete: true}},
@@ -128,7 +131,7 @@ func TestSplitFold(t *testing.T) {
 		"keep more than all": {tail: []transcript.Record{at(1, "user", "a")}, keep: 5, want: 0},
 		"keep the newest two": {tail: []transcript.Record{at(1, "user", "a"), at(2, "assistant", "b"), at(3, "user", "c"),
 			at(4, "assistant", "d")}, keep: 2, want: 2},
-		"a tool result stays with its call": {tail: []transcript.Record{at(1, "user", "a"), call(2), result(3),
+		"a tool result stays with its call": {tail: []transcript.Record{at(1, "user", "a"), callAt2(), resultAt3(),
 			at(4, "assistant", "d")}, keep: 2, want: 1},
 		"system records are not counted": {tail: []transcript.Record{at(1, "user", "a"), at(2, "system", "ctx"),
 			at(3, "user", "c")}, keep: 1, want: 2},
@@ -144,7 +147,7 @@ func TestSplitFold(t *testing.T) {
 
 func TestAssembleContext(t *testing.T) {
 	long := strings.Repeat("x", 400) // 100 tokens
-	s := summaryRec(10, 1, 4, "older talk")
+	s := summaryRec(10, 4, "older talk")
 	cases := map[string]struct {
 		view   historyView
 		budget int64
@@ -157,10 +160,10 @@ func TestAssembleContext(t *testing.T) {
 			view:   historyView{summary: &s, tail: []transcript.Record{at(5, "user", long), at(6, "assistant", long)}},
 			budget: 100 + estimateTokens(len(summaryText(&s))), want: []string{"assistant:" + long}},
 		"a tool result is never sent without its call": {
-			view:   historyView{tail: []transcript.Record{at(1, "user", long), call(2), result(3), at(4, "assistant", "ok")}},
+			view:   historyView{tail: []transcript.Record{at(1, "user", long), callAt2(), resultAt3(), at(4, "assistant", "ok")}},
 			budget: 4, want: []string{"assistant:ok"}},
 		"a call is kept with its result": {
-			view:   historyView{tail: []transcript.Record{at(1, "user", long), call(2), result(3), at(4, "assistant", "ok")}},
+			view:   historyView{tail: []transcript.Record{at(1, "user", long), callAt2(), resultAt3(), at(4, "assistant", "ok")}},
 			budget: 20, want: []string{"assistant:", "tool:[]", "assistant:ok"}},
 	}
 	for name, tc := range cases {
@@ -177,7 +180,7 @@ func TestAssembleContext(t *testing.T) {
 }
 
 func TestCompactionInput(t *testing.T) {
-	fold := []transcript.Record{at(1, "user", "first question"), call(2), result(3), at(4, "system", "ctx"), at(5, "assistant", "answer")}
+	fold := []transcript.Record{at(1, "user", "first question"), callAt2(), resultAt3(), at(4, "system", "ctx"), at(5, "assistant", "answer")}
 	got := compactionInput("we met", fold, 1<<20)
 	want := "Compaction step. Fold the previous summary and the messages below into one summary of the conversation so far.\n" +
 		"Previous summary:\nwe met\nMessages:\n[1] user: first question\n[2] assistant:  [call sessions_list {}]\n" +

@@ -105,7 +105,7 @@ func TestTurnAppendsAndCounts(t *testing.T) {
 
 	// The engine reports the turn to the session's controller; the status is its to write.
 	wantReport := SessionReport{TurnEnded: true, ContextTokens: res.InputTokens}
-	if diff := cmp.Diff(wantReport, f.report(keyA), cmpopts.IgnoreFields(SessionReport{}, "Seq")); diff != "" {
+	if diff := cmp.Diff(wantReport, f.report(), cmpopts.IgnoreFields(SessionReport{}, "Seq")); diff != "" {
 		t.Errorf("session report (-want +got):\n%s", diff)
 	}
 	if got := f.session(keyA).Status; got.MessageCount != 0 || got.ContextTokens != 0 {
@@ -258,14 +258,14 @@ func TestDeadlineAborts(t *testing.T) {
 	if diff := cmp.Diff([]rec{{Key: "d/0", Role: "user", Text: "slow"}}, f.records(sidA)); diff != "" {
 		t.Errorf("transcript (-want +got):\n%s", diff)
 	}
-	if !f.report(keyA).AbortedLastRun {
+	if !f.report().AbortedLastRun {
 		t.Error("session not reported abortedLastRun")
 	}
 
 	// The next turn that ends normally clears the mark.
 	f.submit(turnReq("e", keyA, "ping"))
 	f.await("e")
-	if f.report(keyA).AbortedLastRun {
+	if f.report().AbortedLastRun {
 		t.Error("abortedLastRun still reported after a complete turn")
 	}
 }
@@ -302,7 +302,7 @@ func TestAbort(t *testing.T) {
 	if n := f.engine.Abort(ownerOf("a")); n != 0 {
 		t.Errorf("Abort of a released owner = %d, want 0", n)
 	}
-	if !f.report(keyA).AbortedLastRun {
+	if !f.report().AbortedLastRun {
 		t.Error("session not reported abortedLastRun")
 	}
 }

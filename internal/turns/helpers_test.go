@@ -191,10 +191,10 @@ func (f *fixture) resolve(req *TurnRequest) {
 	req.Session, req.Agent = s, a
 }
 
-// report returns the engine's report of session key once every lane is idle.
-func (f *fixture) report(key string) SessionReport {
+// report returns the engine's report of session keyA once every lane is idle.
+func (f *fixture) report() SessionReport {
 	f.t.Helper()
-	s := f.settled(key)
+	s := f.settled(keyA)
 	r, _ := f.engine.SessionReport(types.NamespacedName{Namespace: s.Namespace, Name: s.Name})
 	return r
 }

@@ -159,20 +159,20 @@ func timeMCPList(ctx context.Context, c *devcluster.Cluster, ns string, n int) (
 		return nil, err
 	}
 	defer func() { _ = cs.Close() }()
-	list := func() (string, error) {
+	list := func() error {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_list", Arguments: map[string]any{"limit": 50}})
 		if err != nil {
-			return "", err
+			return err
 		}
 		if text := benchfig.ToolText(res); res.IsError || !strings.Contains(text, `"count":50`) {
-			return text, fmt.Errorf("sessions_list: %.200s", text)
+			return fmt.Errorf("sessions_list: %.200s", text)
 		}
-		return "", nil
+		return nil
 	}
 	// The sidecar's cache fills as it watches the creates: wait for a full page, then give
 	// the watch a moment to deliver the rest.
 	deadline := time.Now().Add(time.Minute)
-	for _, err := list(); err != nil; _, err = list() {
+	for err := list(); err != nil; err = list() {
 		if time.Now().After(deadline) {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func timeMCPList(ctx context.Context, c *devcluster.Cluster, ns string, n int) (
 	var out []time.Duration
 	for i := range 5 + n {
 		start := time.Now()
-		if _, err := list(); err != nil {
+		if err := list(); err != nil {
 			return nil, err
 		}
 		if i >= 5 {

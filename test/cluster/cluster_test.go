@@ -543,7 +543,7 @@ spec: {sessionKey: "agent:slow:main", message: "slow please", timeoutSeconds: 0}
 `)
 	waitRunning(ctx, t, "default", "slow-send")
 	kubectl(ctx, t, "-n", operatorNS, "delete", "pod", before, "--wait=false")
-	after, _ := readyPod(ctx, t, func(name, _ string) bool { return name != before })
+	after := readyPod(ctx, t, func(name, _ string) bool { return name != before })
 	kubectl(ctx, t, "wait", "--for=condition=Completed", "sessionsend/slow-send", "--timeout="+objectTimeout.String())
 	// A fire-and-forget send stays accepted (ok would do too); its reply is recorded.
 	if got := kubectl(ctx, t, "get", "sessionsend/slow-send", "-o", "jsonpath={.status.status} {.status.reply}"); got != "accepted done slowly" && got != "ok done slowly" {
@@ -595,10 +595,10 @@ func waitRunning(ctx context.Context, t *testing.T, namespace, name string) {
 }
 
 // readyPod waits for the operator's Pod that is not being deleted, has both containers ready
-// and passes ok (given its name and its containers' images); it returns its name and images.
-func readyPod(ctx context.Context, t *testing.T, ok func(name, images string) bool) (string, string) {
+// and passes ok (given its name and its containers' images); it returns its name.
+func readyPod(ctx context.Context, t *testing.T, ok func(name, images string) bool) string {
 	t.Helper()
-	var name, images string
+	var name string
 	err := harness.Poll(ctx, rolloutTimeout, "a new ready operator Pod", func() error {
 		out, err := cl.Kubectl(ctx, "-n", operatorNS, "get", "pods", "-l", podSelector, "-o",
 			`jsonpath={range .items[*]}{.metadata.name}|{.metadata.deletionTimestamp}|{.status.containerStatuses[*].ready}|{.spec.containers[*].image}{"\n"}{end}`)
@@ -608,7 +608,7 @@ func readyPod(ctx context.Context, t *testing.T, ok func(name, images string) bo
 		for _, line := range strings.Split(out, "\n") {
 			f := strings.Split(line, "|")
 			if len(f) == 4 && f[1] == "" && f[2] == "true true" && ok(f[0], f[3]) {
-				name, images = f[0], f[3]
+				name = f[0]
 				return nil
 			}
 		}
@@ -617,7 +617,7 @@ func readyPod(ctx context.Context, t *testing.T, ok func(name, images string) bo
 	if err != nil {
 		t.Fatal(err)
 	}
-	return name, images
+	return name
 }
 
 // sessionState is every session's key and message count, from the API and the history API.

@@ -69,9 +69,8 @@ func runObj(ns, requester, agentID string, mut ...func(*v1.SubagentRun)) *v1.Sub
 	return r
 }
 
-func spawnedBy(parent string) func(*v1.AgentSession) {
-	return func(s *v1.AgentSession) { s.Spec.SpawnedBy = parent }
-}
+// spawnedByMain marks a session as a sub-agent of agent:main:main.
+func spawnedByMain(s *v1.AgentSession) { s.Spec.SpawnedBy = "agent:main:main" }
 
 // fixtures creates the agents, sessions and policies the table judges against, and waits
 // until the webhooks' cache holds them.
@@ -96,7 +95,7 @@ func fixtures() {
 		for _, o := range objs {
 			Expect(k8s.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
 		}
-		child := sessionObj(n.Name, "agent:main:subagent:c1", "main", spawnedBy("agent:main:main"))
+		child := sessionObj(n.Name, "agent:main:subagent:c1", "main", spawnedByMain)
 		Expect(manager.Create(ctx, child)).To(Succeed())
 		research := &v1.AgentSession{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: n.Name, Name: sessionkey.ObjectName("agent:research:main")}, research)).To(Succeed())
@@ -282,11 +281,11 @@ var _ = Describe("admission", Ordered, func() {
 			return denied("spec.key: Duplicate value", create(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "copy", Namespace: nsAll}, Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}))
 		}),
 		Entry("spawnedBy set by a person", func() verdict {
-			return denied("only the operator sets spawnedBy", create(sessionObj(nsAll, "agent:main:subagent:c2", "main", spawnedBy("agent:main:main"))))
+			return denied("only the operator sets spawnedBy", create(sessionObj(nsAll, "agent:main:subagent:c2", "main", spawnedByMain)))
 		}),
 		Entry("spawnedBy set by the manager", func() verdict {
 			return allowed(func() error {
-				return manager.Create(ctx, sessionObj(nsAll, "agent:main:subagent:c3", "main", spawnedBy("agent:main:main")))
+				return manager.Create(ctx, sessionObj(nsAll, "agent:main:subagent:c3", "main", spawnedByMain))
 			})
 		}),
 		Entry("an agentId the key does not name", func() verdict {

@@ -111,7 +111,7 @@ func hostileFixtures() {
 	for _, o := range objs {
 		Expect(k8s.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
 	}
-	Expect(manager.Create(ctx, sessionObj(nsH, existingChild, "research", spawnedBy("agent:main:main")))).To(Succeed())
+	Expect(manager.Create(ctx, sessionObj(nsH, existingChild, "research", spawnedByMain))).To(Succeed())
 	Eventually(func(g Gomega) {
 		var ss v1.AgentSessionList
 		g.Expect(cached.List(ctx, &ss, client.InNamespace(nsH))).To(Succeed())
