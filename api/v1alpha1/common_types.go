@@ -144,6 +144,9 @@ type Announce struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Attempts int32 `json:"attempts,omitempty"`
+	// nextAttemptAt is when the part being delivered is tried next: after a retryable failure (the platform's Retry-After, else a backoff) or the sink's rate limit.
+	// +optional
+	NextAttemptAt *metav1.MicroTime `json:"nextAttemptAt,omitempty"`
 	// thread is the chat thread a thread-bound run's announces are bound to (SubagentRun spec.thread): the first message's thread, reused by every later part and by the announces of sends into the child session.
 	// +optional
 	Thread *AnnounceThread `json:"thread,omitempty"`

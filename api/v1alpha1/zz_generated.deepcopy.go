@@ -340,6 +340,10 @@ func (in *Announce) DeepCopyInto(out *Announce) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.NextAttemptAt != nil {
+		in, out := &in.NextAttemptAt, &out.NextAttemptAt
+		*out = (*in).DeepCopy()
+	}
 	if in.Thread != nil {
 		in, out := &in.Thread, &out.Thread
 		*out = new(AnnounceThread)
