@@ -12,7 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 package delivery
 
 import (
@@ -27,6 +26,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agent-sessions/agent-session-operator/internal/delivery/chatfake"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 )
 
@@ -36,9 +36,9 @@ const testToken = "123456:AAF-secret-bot-token"
 var chatTo = map[string]string{KindTelegram: "-1001234", KindDiscord: "998877", KindWhatsApp: "15551234567", KindSlack: "C0123"}
 
 // startPlatform serves a fake platform and a Deliverer allowed to reach it.
-func startPlatform(t *testing.T, kind string) (*fakePlatform, *Deliverer, ChatSink) {
+func startPlatform(t *testing.T, kind string) (*chatfake.Server, *Deliverer, ChatSink) {
 	t.Helper()
-	f := &fakePlatform{kind: kind, token: testToken}
+	f := chatfake.New(kind, testToken)
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	allow, err := egress.Parse([]string{srv.URL}, false)
@@ -47,7 +47,7 @@ func startPlatform(t *testing.T, kind string) (*fakePlatform, *Deliverer, ChatSi
 	}
 	sink := ChatSink{Kind: kind, Channel: kind, APIURL: srv.URL, Token: testToken, Key: "ns/" + kind}
 	if kind == KindWhatsApp {
-		sink.PhoneNumberID = "106540352242922"
+		sink.PhoneNumberID = chatfake.PhoneNumberID
 	}
 	return f, New(allow), sink
 }
@@ -71,8 +71,8 @@ func TestChatDelivered(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Post: %v", err)
 			}
-			want := []fakeMessage{{To: chatTo[kind], Text: text, ID: posted.MessageID}}
-			if diff := cmp.Diff(want, f.messages()); diff != "" {
+			want := []chatfake.Message{{To: chatTo[kind], Text: text, ID: posted.MessageID}}
+			if diff := cmp.Diff(want, f.Messages()); diff != "" {
 				t.Errorf("the platform took (-want +got):\n%s", diff)
 			}
 		})
@@ -95,7 +95,7 @@ func TestChatSplit(t *testing.T) {
 					t.Fatalf("part %d: %v", i, err)
 				}
 			}
-			got := f.messages()
+			got := f.Messages()
 			if len(got) != 3 {
 				t.Fatalf("the platform took %d messages, want 3", len(got))
 			}
@@ -130,7 +130,7 @@ func TestChatThreadBound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := f.messages()
+			got := f.Messages()
 			if len(got) != 2 || got[0].Thread != "" || got[1].Thread != first.Thread || second.Thread != first.Thread {
 				t.Errorf("messages %+v, want the second in thread %q", got, first.Thread)
 			}
@@ -146,14 +146,14 @@ func TestChatRateLimited(t *testing.T) {
 	for kind, wantWait := range cases {
 		t.Run(kind, func(t *testing.T) {
 			f, d, s := startPlatform(t, kind)
-			f.fail = []fakeFailure{{status: http.StatusTooManyRequests, text: "Too Many Requests: retry later", wait: int(wantWait / time.Second)}}
+			f.Fail(chatfake.Failure{Status: http.StatusTooManyRequests, Text: "Too Many Requests: retry later", Wait: int(wantWait / time.Second)})
 			_, err := post(t, d, s, ChatMessage{Text: "hi"})
 			var pe *PostError
 			if !errors.As(err, &pe) || !pe.Retry || pe.RetryAfter != wantWait {
 				t.Fatalf("err = %#v, want a retry after %s", err, wantWait)
 			}
-			if _, err := post(t, d, s, ChatMessage{Text: "hi"}); err != nil || len(f.messages()) != 1 {
-				t.Fatalf("the attempt after the wait: %v, %d messages", err, len(f.messages()))
+			if _, err := post(t, d, s, ChatMessage{Text: "hi"}); err != nil || len(f.Messages()) != 1 {
+				t.Fatalf("the attempt after the wait: %v, %d messages", err, len(f.Messages()))
 			}
 		})
 	}
@@ -162,18 +162,18 @@ func TestChatRateLimited(t *testing.T) {
 // A 4xx fails at once with the platform's own text, which never holds the token.
 func TestChatClientErrorIsFinal(t *testing.T) {
 	cases := map[string]struct {
-		fail fakeFailure
+		fail chatfake.Failure
 		want PostError
 	}{
-		KindTelegram: {fakeFailure{status: 400, text: "Bad Request: chat not found"}, PostError{Status: 400, Text: "Bad Request: chat not found"}},
-		KindDiscord:  {fakeFailure{status: 403, text: "Missing Access"}, PostError{Status: 403, Text: "Missing Access"}},
-		KindWhatsApp: {fakeFailure{status: 400, text: "(#131030) Recipient phone number not in allowed list"}, PostError{Status: 400, Text: "(#131030) Recipient phone number not in allowed list"}},
-		KindSlack:    {fakeFailure{status: 200, text: "channel_not_found"}, PostError{Text: "channel_not_found"}},
+		KindTelegram: {chatfake.Failure{Status: 400, Text: "Bad Request: chat not found"}, PostError{Status: 400, Text: "Bad Request: chat not found"}},
+		KindDiscord:  {chatfake.Failure{Status: 403, Text: "Missing Access"}, PostError{Status: 403, Text: "Missing Access"}},
+		KindWhatsApp: {chatfake.Failure{Status: 400, Text: "(#131030) Recipient phone number not in allowed list"}, PostError{Status: 400, Text: "(#131030) Recipient phone number not in allowed list"}},
+		KindSlack:    {chatfake.Failure{Status: 200, Text: "channel_not_found"}, PostError{Text: "channel_not_found"}},
 	}
 	for kind, tc := range cases {
 		t.Run(kind, func(t *testing.T) {
 			f, d, s := startPlatform(t, kind)
-			f.fail = []fakeFailure{tc.fail}
+			f.Fail(tc.fail)
 			_, err := post(t, d, s, ChatMessage{Text: "hi"})
 			var pe *PostError
 			if !errors.As(err, &pe) {
@@ -217,14 +217,14 @@ func TestChatServerErrorIsRetried(t *testing.T) {
 	for _, kind := range []string{KindTelegram, KindDiscord, KindWhatsApp, KindSlack} {
 		t.Run(kind, func(t *testing.T) {
 			f, d, s := startPlatform(t, kind)
-			f.fail = []fakeFailure{{status: http.StatusBadGateway, text: "Bad Gateway"}}
+			f.Fail(chatfake.Failure{Status: http.StatusBadGateway, Text: "Bad Gateway"})
 			_, err := post(t, d, s, ChatMessage{Text: "hi"})
 			var pe *PostError
 			if !errors.As(err, &pe) || !pe.Retry || pe.Status != http.StatusBadGateway {
 				t.Fatalf("err = %#v, want a retryable 502", err)
 			}
-			if _, err := post(t, d, s, ChatMessage{Text: "hi"}); err != nil || len(f.messages()) != 1 {
-				t.Fatalf("retry: %v, %d messages", err, len(f.messages()))
+			if _, err := post(t, d, s, ChatMessage{Text: "hi"}); err != nil || len(f.Messages()) != 1 {
+				t.Fatalf("retry: %v, %d messages", err, len(f.Messages()))
 			}
 		})
 	}
@@ -244,8 +244,8 @@ func TestChatRatePerMinute(t *testing.T) {
 	if !errors.As(err, &th) || th.Wait <= 0 || th.Wait > 30*time.Second {
 		t.Fatalf("err = %v, want a wait of up to 30s", err)
 	}
-	if f.requests != 2 {
-		t.Errorf("the platform got %d requests, want 2", f.requests)
+	if f.Requests() != 2 {
+		t.Errorf("the platform got %d requests, want 2", f.Requests())
 	}
 }
 

@@ -12,7 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 package delivery
 
 import (
@@ -35,8 +34,8 @@ func TestRender(t *testing.T) {
 			[]string{"*Status:* ok\nsee Status: x\n*Stats:* 1s"}},
 		"discord defuses mentions and markdown": {DiscordFormat, "@everyone **hi** <@123> [a](b)",
 			[]string{"@\u200beveryone \\*\\*hi\\*\\* <\u200b@\u200b123\\> \\[a\\](b)"}},
-		"discord bolds labels": {DiscordFormat, "Status: ok", []string{"**Status:** ok"}},
-		"telegram is plain text": {TelegramFormat, "<b>hi</b> *x* @all", []string{"<b>hi</b> *x* @all"}},
+		"discord bolds labels":                {DiscordFormat, "Status: ok", []string{"**Status:** ok"}},
+		"telegram is plain text":              {TelegramFormat, "<b>hi</b> *x* @all", []string{"<b>hi</b> *x* @all"}},
 		"control and bidi characters dropped": {WhatsAppFormat, "a\u202eb\x00c\x1b[31m\n\td", []string{"abc[31m\n\td"}},
 		"empty is no message":                 {TelegramFormat, " \n ", []string{}},
 		"split between lines": {Format{Limit: 30, Escape: plainRune}, "first line here\nsecond line that is long",

@@ -12,8 +12,12 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
-package delivery
+// Package chatfake is a local chat platform for tests, e2e runs and benchmarks: one HTTP
+// server that speaks the documented endpoint of Telegram's sendMessage, Discord's channel
+// messages and threads, the WhatsApp Cloud API's messages or Slack's chat.postMessage,
+// checks paths, auth and bodies, keeps what it took, and answers scripted failures in the
+// platform's own shapes (errors, 429s).
+package chatfake
 
 import (
 	"encoding/json"
@@ -26,40 +30,83 @@ import (
 	"sync"
 )
 
-// fakePlatform is a local server that speaks one chat platform's documented endpoint:
-// Telegram sendMessage, Discord's channel messages and threads, the WhatsApp Cloud API's
-// messages, Slack's chat.postMessage. It checks the path and the auth, keeps what it took,
-// and answers failures scripted in fail in the platform's own shapes.
-type fakePlatform struct {
+// The platforms a Server speaks.
+const (
+	Telegram = "telegram"
+	Discord  = "discord"
+	WhatsApp = "whatsapp"
+	Slack    = "slack"
+)
+
+// PhoneNumberID is the WhatsApp phone number id the server answers for.
+const PhoneNumberID = "106540352242922"
+
+// Server is one chat platform's API. Its zero value is not usable: use New.
+type Server struct {
 	kind, token string
 
 	mu     sync.Mutex
-	fail   []fakeFailure
-	got    []fakeMessage
+	fail   []Failure
+	got    []Message
 	nextID int
 	// requests counts every request, taken or not.
 	requests int
+	// first is called with each request as it arrives (a benchmark's first byte).
+	first func()
 }
 
-// fakeFailure is one scripted answer: a status and, for a 429, the wait in seconds.
-type fakeFailure struct {
-	status int
-	text   string
-	wait   int
+// New is a server for platform kind that takes token.
+func New(kind, token string) *Server { return &Server{kind: kind, token: token} }
+
+// Fail scripts the answers of the next requests that would be taken.
+func (f *Server) Fail(fs ...Failure) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail = append(f.fail, fs...)
 }
 
-// fakeMessage is one message the platform took.
-type fakeMessage struct {
+// Requests counts the requests the server got.
+func (f *Server) Requests() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
+}
+
+// OnRequest calls fn as each request arrives, before its body is read.
+func (f *Server) OnRequest(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.first = fn
+}
+
+// Failure is one scripted answer: a status, the platform's error text and, for a 429, the
+// wait in seconds.
+type Failure struct {
+	Status int
+	Text   string
+	Wait   int
+}
+
+// Message is one message the platform took.
+type Message struct {
 	To, Text, Thread, ID string
 }
 
-func (f *fakePlatform) messages() []fakeMessage {
+// Messages are the messages the server took, in order.
+func (f *Server) Messages() []Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]fakeMessage(nil), f.got...)
+	return append([]Message(nil), f.got...)
 }
 
-func (f *fakePlatform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP implements http.Handler.
+func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	first := f.first
+	f.mu.Unlock()
+	if first != nil {
+		first()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.requests++
@@ -69,27 +116,27 @@ func (f *fakePlatform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch f.kind {
-	case KindTelegram:
+	case Telegram:
 		f.telegram(w, r, body)
-	case KindDiscord:
+	case Discord:
 		f.discord(w, r, body)
-	case KindWhatsApp:
+	case WhatsApp:
 		f.whatsapp(w, r, body)
-	case KindSlack:
+	case Slack:
 		f.slack(w, r, body)
 	}
 }
 
-func (f *fakePlatform) scripted() (fakeFailure, bool) {
+func (f *Server) scripted() (Failure, bool) {
 	if len(f.fail) == 0 {
-		return fakeFailure{}, false
+		return Failure{}, false
 	}
 	x := f.fail[0]
 	f.fail = f.fail[1:]
 	return x, true
 }
 
-func (f *fakePlatform) id() string {
+func (f *Server) id() string {
 	f.nextID++
 	return strconv.Itoa(1000 + f.nextID)
 }
@@ -102,7 +149,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // telegram: POST /bot<token>/sendMessage; errors {"ok":false,"error_code","description",
 // "parameters":{"retry_after"}}.
-func (f *fakePlatform) telegram(w http.ResponseWriter, r *http.Request, body []byte) {
+func (f *Server) telegram(w http.ResponseWriter, r *http.Request, body []byte) {
 	if r.URL.Path != "/bot"+f.token+"/sendMessage" {
 		writeJSON(w, http.StatusNotFound, map[string]any{"ok": false, "error_code": 404, "description": "Not Found"})
 		return
@@ -120,11 +167,11 @@ func (f *fakePlatform) telegram(w http.ResponseWriter, r *http.Request, body []b
 		return
 	}
 	if x, ok := f.scripted(); ok {
-		answer := map[string]any{"ok": false, "error_code": x.status, "description": x.text}
-		if x.status == http.StatusTooManyRequests {
-			answer["parameters"] = map[string]any{"retry_after": x.wait}
+		answer := map[string]any{"ok": false, "error_code": x.Status, "description": x.Text}
+		if x.Status == http.StatusTooManyRequests {
+			answer["parameters"] = map[string]any{"retry_after": x.Wait}
 		}
-		writeJSON(w, x.status, answer)
+		writeJSON(w, x.Status, answer)
 		return
 	}
 	thread := ""
@@ -135,14 +182,14 @@ func (f *fakePlatform) telegram(w http.ResponseWriter, r *http.Request, body []b
 		thread = "reply:" + strconv.FormatInt(m.ReplyParameters.MessageID, 10)
 	}
 	id := f.id()
-	f.got = append(f.got, fakeMessage{To: m.ChatID, Text: m.Text, Thread: thread, ID: id})
+	f.got = append(f.got, Message{To: m.ChatID, Text: m.Text, Thread: thread, ID: id})
 	n, _ := strconv.Atoi(id)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": map[string]any{"message_id": n, "date": 1, "chat": map[string]any{"id": 1}, "text": m.Text}})
 }
 
 // discord: POST /api/v10/channels/{id}/messages (and .../messages/{id}/threads) with
 // Authorization: Bot <token>; errors {"message","code"}, 429 {"message","retry_after","global"}.
-func (f *fakePlatform) discord(w http.ResponseWriter, r *http.Request, body []byte) {
+func (f *Server) discord(w http.ResponseWriter, r *http.Request, body []byte) {
 	if r.Header.Get("Authorization") != "Bot "+f.token {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401: Unauthorized", "code": 0})
 		return
@@ -176,13 +223,13 @@ func (f *fakePlatform) discord(w http.ResponseWriter, r *http.Request, body []by
 		return
 	}
 	if x, ok := f.scripted(); ok {
-		answer := map[string]any{"message": x.text, "code": 0}
-		if x.status == http.StatusTooManyRequests {
-			answer["retry_after"] = float64(x.wait)
+		answer := map[string]any{"message": x.Text, "code": 0}
+		if x.Status == http.StatusTooManyRequests {
+			answer["retry_after"] = float64(x.Wait)
 			answer["global"] = false
-			w.Header().Set("Retry-After", strconv.Itoa(x.wait))
+			w.Header().Set("Retry-After", strconv.Itoa(x.Wait))
 		}
-		writeJSON(w, x.status, answer)
+		writeJSON(w, x.Status, answer)
 		return
 	}
 	to, thread := parts[0], ""
@@ -190,18 +237,18 @@ func (f *fakePlatform) discord(w http.ResponseWriter, r *http.Request, body []by
 		thread = to
 	}
 	id := f.id()
-	f.got = append(f.got, fakeMessage{To: to, Text: m.Content, Thread: thread, ID: id})
+	f.got = append(f.got, Message{To: to, Text: m.Content, Thread: thread, ID: id})
 	writeJSON(w, http.StatusOK, map[string]any{"id": id, "channel_id": to, "content": m.Content})
 }
 
 // whatsapp: POST /{version}/{phoneNumberId}/messages with a bearer token; errors
 // {"error":{"message","type","code","fbtrace_id"}}.
-func (f *fakePlatform) whatsapp(w http.ResponseWriter, r *http.Request, body []byte) {
+func (f *Server) whatsapp(w http.ResponseWriter, r *http.Request, body []byte) {
 	if r.Header.Get("Authorization") != "Bearer "+f.token {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"message": "Invalid OAuth access token.", "type": "OAuthException", "code": 190}})
 		return
 	}
-	if r.URL.Path != "/v23.0/106540352242922/messages" {
+	if r.URL.Path != "/v23.0/"+PhoneNumberID+"/messages" {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"message": "Unknown path", "code": 100}})
 		return
 	}
@@ -222,10 +269,10 @@ func (f *fakePlatform) whatsapp(w http.ResponseWriter, r *http.Request, body []b
 	}
 	if x, ok := f.scripted(); ok {
 		code := 131000
-		if x.status == http.StatusTooManyRequests {
+		if x.Status == http.StatusTooManyRequests {
 			code = 130429
 		}
-		writeJSON(w, x.status, map[string]any{"error": map[string]any{"message": x.text, "type": "OAuthException", "code": code, "fbtrace_id": "A1"}})
+		writeJSON(w, x.Status, map[string]any{"error": map[string]any{"message": x.Text, "type": "OAuthException", "code": code, "fbtrace_id": "A1"}})
 		return
 	}
 	thread := ""
@@ -233,14 +280,14 @@ func (f *fakePlatform) whatsapp(w http.ResponseWriter, r *http.Request, body []b
 		thread = m.Context.MessageID
 	}
 	id := "wamid." + f.id()
-	f.got = append(f.got, fakeMessage{To: m.To, Text: m.Text.Body, Thread: thread, ID: id})
+	f.got = append(f.got, Message{To: m.To, Text: m.Text.Body, Thread: thread, ID: id})
 	writeJSON(w, http.StatusOK, map[string]any{"messaging_product": "whatsapp", "contacts": []any{map[string]any{"input": m.To, "wa_id": m.To}},
 		"messages": []any{map[string]any{"id": id}}})
 }
 
 // slack: POST /api/chat.postMessage, the token as a bearer header or the token argument;
 // errors {"ok":false,"error"} with 200, 429 with Retry-After.
-func (f *fakePlatform) slack(w http.ResponseWriter, r *http.Request, body []byte) {
+func (f *Server) slack(w http.ResponseWriter, r *http.Request, body []byte) {
 	if r.URL.Path != "/api/chat.postMessage" {
 		writeJSON(w, http.StatusNotFound, map[string]any{"ok": false, "error": "unknown_method"})
 		return
@@ -266,20 +313,20 @@ func (f *fakePlatform) slack(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	if x, ok := f.scripted(); ok {
-		if x.status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(x.wait))
-			writeJSON(w, x.status, map[string]any{"ok": false, "error": "ratelimited"})
+		if x.Status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(x.Wait))
+			writeJSON(w, x.Status, map[string]any{"ok": false, "error": "ratelimited"})
 			return
 		}
-		if x.status >= 500 {
-			w.WriteHeader(x.status)
+		if x.Status >= 500 {
+			w.WriteHeader(x.Status)
 			_, _ = fmt.Fprint(w, "<html>upstream error</html>")
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"ok": false, "error": x.text})
+		writeJSON(w, http.StatusOK, map[string]any{"ok": false, "error": x.Text})
 		return
 	}
 	ts := "1700000000." + f.id()
-	f.got = append(f.got, fakeMessage{To: channel, Text: text, Thread: threadTS, ID: ts})
+	f.got = append(f.got, Message{To: channel, Text: text, Thread: threadTS, ID: ts})
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": channel, "ts": ts, "message": map[string]any{"text": text, "ts": ts}})
 }
