@@ -63,7 +63,7 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 		out.Status, out.Reason = v1.AnnounceSkipped, "the announce reply was empty"
 		return out, 0
 	}
-	if p := in.prev; p != nil && p.Status == v1.AnnounceDelivering {
+	if p := in.prev; p != nil && (p.Status == v1.AnnounceDelivering || p.Status == v1.AnnounceDelivered) {
 		if p.NextAttemptAt != nil {
 			// Woken early (the status write of the last attempt, a restart): not yet.
 			if wait := p.NextAttemptAt.Sub(a.now()); wait > 0 {
