@@ -28,7 +28,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
-	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // Retries of a chat part wait chatBackoff, doubled per attempt up to chatMaxBackoff, unless
@@ -50,7 +50,7 @@ const syntheticThreadPrefix = "subagent-"
 func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.SessionPolicy, sink *v1.DeliverySink,
 	dc v1.DeliveryContext, out *v1.Announce) (*v1.Announce, time.Duration) {
 	session, kind := in.session, string(sink.Kind)
-	chatID := chatIDOf(session, dc)
+	chatID := policy.ChatIDOf(session, dc)
 	if chatID == "" {
 		out.Status = v1.AnnounceFailed
 		out.Reason = fmt.Sprintf("no %s chat id for session %s: set spec.deliveryContext.to or spec.lastTo (its key names no chat)",
@@ -139,18 +139,6 @@ func (a *announcer) retryAt(out *v1.Announce, wait time.Duration) (*v1.Announce,
 	at := metav1.NewMicroTime(a.now().Add(wait))
 	out.NextAttemptAt = &at
 	return out, wait
-}
-
-// chatIDOf is the chat an announce goes to, as the specification says: the delivery
-// context's to, else lastTo, else the id in the session key.
-func chatIDOf(s *v1.AgentSession, dc v1.DeliveryContext) string {
-	if id := sessionkey.ChatIDOfTo(dc.To); id != "" {
-		return id
-	}
-	if id := sessionkey.ChatIDOfTo(s.Spec.LastTo); id != "" {
-		return id
-	}
-	return sessionkey.ChatIDOfKey(s.Spec.Key, dc.Channel)
 }
 
 // chatThread is the platform thread the next part goes into, and whether the first part
