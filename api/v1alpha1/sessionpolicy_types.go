@@ -135,7 +135,7 @@ func (k DeliveryKind) IsChat() bool {
 }
 
 // DeliverySink is where announces for one channel go.
-// +kubebuilder:validation:XValidation:rule="has(self.url) == (!has(self.kind) || self.kind == 'webhook')",message="a webhook sink needs url; other kinds take none (chat sinks take apiURL)"
+// +kubebuilder:validation:XValidation:rule="has(self.url) == (!has(self.kind) || self.kind == 'webhook')",message="a webhook sink needs url; an events sink takes none, and a chat sink takes apiURL instead"
 // +kubebuilder:validation:XValidation:rule="!has(self.apiURL) || (has(self.kind) && self.kind in ['telegram', 'discord', 'whatsapp', 'slack'])",message="apiURL is for the chat kinds telegram, discord, whatsapp and slack"
 // +kubebuilder:validation:XValidation:rule="!(has(self.kind) && self.kind in ['telegram', 'discord', 'whatsapp', 'slack']) || has(self.secretRef)",message="a chat sink needs secretRef: the bot token"
 // +kubebuilder:validation:XValidation:rule="has(self.phoneNumberId) == (has(self.kind) && self.kind == 'whatsapp')",message="phoneNumberId is required for, and only for, a whatsapp sink"
