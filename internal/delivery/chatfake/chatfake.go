@@ -45,8 +45,10 @@ const PhoneNumberID = "106540352242922"
 type Server struct {
 	kind, token string
 
-	mu     sync.Mutex
-	fail   []Failure
+	mu   sync.Mutex
+	fail []Failure
+	// skip is how many requests are taken before fail applies.
+	skip   int
 	got    []Message
 	nextID int
 	// requests counts every request, taken or not.
@@ -59,9 +61,13 @@ type Server struct {
 func New(kind, token string) *Server { return &Server{kind: kind, token: token} }
 
 // Fail scripts the answers of the next requests that would be taken.
-func (f *Server) Fail(fs ...Failure) {
+func (f *Server) Fail(fs ...Failure) { f.FailAfter(0, fs...) }
+
+// FailAfter scripts the answers of the requests that would be taken after the next n.
+func (f *Server) FailAfter(n int, fs ...Failure) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.skip = n
 	f.fail = append(f.fail, fs...)
 }
 
@@ -129,6 +135,10 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (f *Server) scripted() (Failure, bool) {
 	if len(f.fail) == 0 {
+		return Failure{}, false
+	}
+	if f.skip > 0 {
+		f.skip--
 		return Failure{}, false
 	}
 	x := f.fail[0]
