@@ -85,12 +85,7 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 		out.Status, out.Reason = v1.AnnounceFailed, "delivery token: "+err.Error()
 		return out, 0
 	}
-	cs := delivery.ChatSink{Kind: kind, Channel: string(sink.Channel), APIURL: sink.APIURL, Token: tok,
-		PhoneNumberID: sink.PhoneNumberID, APIVersion: sink.APIVersion, Key: session.Namespace + "/" + string(sink.Channel)}
-	if sink.RatePerMinute != nil {
-		cs.RatePerMinute = int(*sink.RatePerMinute)
-	}
-	posted, err := a.deliverer.Post(ctx, cs, delivery.ChatMessage{
+	posted, err := a.deliverer.Post(ctx, chatSinkOf(sink, session.Namespace, tok), delivery.ChatMessage{
 		To: chatID, Text: parts[next], Thread: thread, StartThread: start && next == 0,
 		ThreadName: threadName(in.reply), Key: in.key + "/part-" + strconv.Itoa(next),
 	})
@@ -131,6 +126,17 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 	}
 	out.Status, out.Reason = v1.AnnounceDelivered, ""
 	return out, 0
+}
+
+// chatSinkOf is a policy's chat sink in namespace, with its token: its rate limit is the
+// namespace's channel's.
+func chatSinkOf(sink *v1.DeliverySink, namespace, token string) delivery.ChatSink {
+	cs := delivery.ChatSink{Kind: string(sink.Kind), Channel: string(sink.Channel), APIURL: sink.APIURL, Token: token,
+		PhoneNumberID: sink.PhoneNumberID, APIVersion: sink.APIVersion, Key: namespace + "/" + string(sink.Channel)}
+	if sink.RatePerMinute != nil {
+		cs.RatePerMinute = int(*sink.RatePerMinute)
+	}
+	return cs
 }
 
 // retryAt records when the part is tried next, so that a reconcile woken before (by this

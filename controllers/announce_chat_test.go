@@ -274,3 +274,17 @@ func TestChatAnnounceAttemptsBounded(t *testing.T) {
 		t.Errorf("reason %q, %d messages", in.prev.Reason, len(f.platform.Messages()))
 	}
 }
+
+// A tool call that waits for a person is told to the session's chat on a chat sink.
+func TestApprovalRequestedReachesTheChat(t *testing.T) {
+	key := chatKeys[chatfake.Slack]
+	session := chatSession(key)
+	f := newChatFixture(t, chatfake.Slack, session)
+	ta := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "ta-1", Namespace: "ns", UID: "ta-uid"},
+		Spec: v1.ToolApprovalSpec{SessionKey: key, AgentID: "main", Tool: "mcp__fs__delete", ExpiresAt: metav1.NewTime(epoch)}}
+	(&ToolApprovalReconciler{announcer: f.announcer()}).notifyApproval(context.Background(), ta)
+	msgs := f.platform.Messages()
+	if len(msgs) != 1 || msgs[0].To != "C0123" || !strings.Contains(msgs[0].Text, "mcp__fs__delete") || !strings.Contains(msgs[0].Text, "ToolApproval ta-1") {
+		t.Fatalf("messages %+v, want one to C0123 naming the tool and the approval", msgs)
+	}
+}

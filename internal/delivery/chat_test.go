@@ -270,3 +270,17 @@ func TestChatAnswerIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A chat sink's apiURL obeys the egress policy like every other URL: a loopback API is
+// refused at once (not retried) unless --egress-allow names it, and nothing is sent.
+func TestChatAPIURLObeysEgress(t *testing.T) {
+	f, _, s := startPlatform(t, KindTelegram)
+	_, err := New(nil).Post(context.Background(), s, ChatMessage{To: "-1", Text: "hi"})
+	var pe *PostError
+	if !errors.As(err, &pe) || pe.Retry || !strings.Contains(pe.Text, "loopback") || strings.Contains(pe.Text, testToken) {
+		t.Fatalf("err = %v, want a final loopback refusal without the token", err)
+	}
+	if f.Requests() != 0 {
+		t.Fatalf("the platform got %d requests", f.Requests())
+	}
+}
