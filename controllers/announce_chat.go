@@ -104,7 +104,7 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 		}
 		if !failed.Retry || int(out.Attempts) >= a.attempts() {
 			out.Status = v1.AnnounceFailed
-			out.Reason = fmt.Sprintf("%s after %d attempts: %s", what, out.Attempts, failed.Text)
+			out.Reason = fmt.Sprintf("%s after %d attempt%s: %s", what, out.Attempts, plural(int(out.Attempts)), failed.Text)
 			return out, 0
 		}
 		out.Status, out.Reason = v1.AnnounceDelivering, fmt.Sprintf("%s (attempt %d of %d): %s", what, out.Attempts, a.attempts(), failed.Text)
@@ -218,4 +218,11 @@ func (a *announcer) now() time.Time {
 		return clock.RealClock{}.Now()
 	}
 	return a.clock.Now()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -32,7 +32,7 @@ func TestDeliveriesTable(t *testing.T) {
 		{object: "subagentrun/old", created: now.Add(-time.Hour), announce: &v1.Announce{Status: v1.AnnounceDelivered, Target: "slack:C0123",
 			Parts: 2, DeliveredParts: []v1.DeliveredPart{{MessageID: "1.1"}, {MessageID: "1.2"}}, Thread: &v1.AnnounceThread{Channel: "slack", ID: "1.1"}}},
 		{object: "sessionsend/new", created: now.Add(-time.Minute), announce: &v1.Announce{Status: v1.AnnounceFailed, Target: "telegram:-1",
-			Parts: 1, Attempts: 1, Error: "Bad Request: chat not found", Reason: "telegram answered part 1 of 1 with 400 after 1 attempts: Bad Request: chat not found"}},
+			Parts: 1, Attempts: 1, Error: "Bad Request: chat not found", Reason: "telegram answered part 1 of 1 with 400 after 1 attempt: Bad Request: chat not found"}},
 		{object: "sessionsend/skip", created: now.Add(-2 * time.Hour), announce: &v1.Announce{Status: v1.AnnounceSkipped, Reason: "ANNOUNCE_SKIP"}},
 	}
 	var out bytes.Buffer
