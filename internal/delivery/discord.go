@@ -65,6 +65,9 @@ type discordAnswer struct {
 	RetryAfter float64 `json:"retry_after"`
 }
 
+// discordUserAgent is the User-Agent Discord asks bots to send: DiscordBot ($url, $version).
+const discordUserAgent = "DiscordBot (https://github.com/agent-sessions/agent-session-operator, v1alpha1)"
+
 // discordNonceLen is the longest nonce Discord takes.
 const discordNonceLen = 25
 
@@ -107,7 +110,8 @@ func (d *discord) Post(ctx context.Context, m ChatMessage) (Posted, error) {
 
 func (d *discord) call(ctx context.Context, path string, body any) (discordAnswer, error) {
 	var answer discordAnswer
-	code, header, err := postJSON(ctx, d.http, d.api+"/api/v10"+path, http.Header{"Authorization": {"Bot " + d.token}}, body, &answer)
+	code, header, err := postJSON(ctx, d.http, d.api+"/api/v10"+path,
+		http.Header{"Authorization": {"Bot " + d.token}, "User-Agent": {discordUserAgent}}, body, &answer)
 	switch {
 	case err != nil:
 		return answer, err

@@ -204,6 +204,10 @@ func (f *Server) discord(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401: Unauthorized", "code": 0})
 		return
 	}
+	if !strings.HasPrefix(r.Header.Get("User-Agent"), "DiscordBot (") {
+		writeJSON(w, http.StatusForbidden, map[string]any{"message": "a bot's User-Agent is DiscordBot ($url, $version)", "code": 0})
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v10/channels/")
 	parts := strings.Split(rest, "/")
 	switch {
