@@ -18,8 +18,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
@@ -46,15 +48,34 @@ type announcer struct {
 	deliverer *delivery.Deliverer
 	// events records announces for sinks of kind events.
 	events recorder.EventRecorder
+	// clock stamps the parts a chat sink took; nil is the real clock.
+	clock clock.Clock
 }
 
-// outcome is the announce of a finished announce turn: delivered, skipped or failed.
-// threadID, when set, is the thread of the session's channel it goes to.
-func (a *announcer) outcome(ctx context.Context, session *v1.AgentSession, threadID string, res turns.TurnResult, key string) *v1.Announce {
+// announceInput is what one announce delivers, and how far it got.
+type announceInput struct {
+	// session is the session whose channel the announce goes to.
+	session *v1.AgentSession
+	// reply is the announce text; key its idempotency key (the turn's id).
+	reply, key string
+	// threadID, when set, overrides the thread of the session's delivery context for the
+	// webhook and events kinds (a thread-bound run's announce in its requester).
+	threadID string
+	// bind asks a chat sink to start a thread with the first part and keep the rest (and
+	// the child's later announces) in it: a SubagentRun with spec.thread.
+	bind bool
+	// prev is the announce so far: a chat sink's parts go on from where it stopped.
+	prev *v1.Announce
+}
+
+// outcome is the announce of a finished announce turn: delivered, skipped, failed, or
+// delivering (a chat sink took some parts; the rest follow after the returned wait).
+func (a *announcer) outcome(ctx context.Context, in announceInput, res turns.TurnResult) (*v1.Announce, time.Duration) {
 	if res.Err != nil {
-		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + textutil.Truncate(res.Err.Error(), maxErrorText)}
+		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + textutil.Truncate(res.Err.Error(), maxErrorText)}, 0
 	}
-	return a.announce(ctx, session, threadID, res.Text, key)
+	in.reply = res.Text
+	return a.announce(ctx, in)
 }
 
 // announceEvent queues the Event an announce deserves, if any.
@@ -77,22 +98,24 @@ func announceEventType(a *v1.Announce) (string, bool) {
 	return "", false
 }
 
-// announce delivers reply to the session's channel; threadID, when set, overrides the thread
-// of its delivery context (a thread-bound sub-agent's announce in its requester).
-func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, threadID, reply, key string) *v1.Announce {
+// announce delivers the reply to the session's channel; a chat sink's announce may take
+// several reconciles (one part each, recorded before the next), the wait says when the
+// next is due.
+func (a *announcer) announce(ctx context.Context, in announceInput) (*v1.Announce, time.Duration) {
+	session, reply := in.session, in.reply
 	out := &v1.Announce{Message: textutil.Truncate(strings.TrimSpace(reply), maxAnnounceMessage)}
 	if IsSkip(reply, v1.AnnounceSkip) {
 		out.Status, out.Reason = v1.AnnounceSkipped, v1.AnnounceSkip
-		return out
+		return out, 0
 	}
 	if strings.TrimSpace(reply) == "" {
 		out.Status, out.Reason = v1.AnnounceSkipped, "the announce reply was empty"
-		return out
+		return out, 0
 	}
 	pol, err := a.lookup.SessionPolicy(ctx, session.Namespace)
 	if err != nil {
 		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
-		return out
+		return out, 0
 	}
 	var spec *v1.SendPolicySpec
 	if pol != nil {
@@ -103,64 +126,105 @@ func (a *announcer) announce(ctx context.Context, session *v1.AgentSession, thre
 	// have changed since admission, and nothing leaves the cluster that it denies.
 	if d := policy.DecideDelivery(spec, session, dc); !d.Allowed {
 		out.Status, out.Reason = v1.AnnounceSkipped, blockedAtDelivery+d.Reason
-		return out
+		return out, 0
 	}
-	if threadID != "" {
-		dc.ThreadID = threadID
+	sink := sinkOf(pol, dc.Channel)
+	if sink != nil && sink.Kind.IsChat() {
+		return a.deliverChat(ctx, in, pol, sink, dc, out)
 	}
-	out.Target = dc.Channel
-	if dc.To != "" {
-		out.Target += ":" + dc.To
+	if in.threadID != "" {
+		dc.ThreadID = in.threadID
 	}
-	if dc.ThreadID != "" {
-		out.Target += "#" + dc.ThreadID
-	}
-	sink, err := a.sinkFor(ctx, pol, dc.Channel, a.recordOn(session, out.Target))
-	if err != nil {
-		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
-		return out
-	}
+	out.Target = targetOf(dc.Channel, dc.To, dc.ThreadID)
 	if sink == nil {
 		out.Status, out.Reason = v1.AnnounceNoSink, fmt.Sprintf("no delivery sink for channel %q in SessionPolicy default spec.delivery", dc.Channel)
-		return out
+		return out, 0
 	}
-	err = a.deliverer.Deliver(ctx, *sink, delivery.Message{
+	hook, err := a.webhookSink(ctx, pol, sink, a.recordOn(session, out.Target))
+	if err != nil {
+		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		return out, 0
+	}
+	err = a.deliverer.Deliver(ctx, *hook, delivery.Message{
 		Namespace: session.Namespace, SessionKey: session.Spec.Key, Channel: dc.Channel, To: dc.To,
-		AccountID: dc.AccountID, ThreadID: dc.ThreadID, Text: strings.TrimSpace(reply), IdempotencyKey: key,
+		AccountID: dc.AccountID, ThreadID: dc.ThreadID, Text: strings.TrimSpace(reply), IdempotencyKey: in.key,
 	})
 	if err != nil {
 		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
-		return out
+		return out, 0
 	}
 	out.Status = v1.AnnounceDelivered
-	return out
+	return out, 0
 }
 
-// sinkFor is the channel's sink; record takes the announces of an events sink.
-func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel string, record func(delivery.Message)) (*delivery.Sink, error) {
+// targetOf is an announce's target as status shows it: channel:to#thread.
+func targetOf(channel, to, thread string) string {
+	t := channel
+	if to != "" {
+		t += ":" + to
+	}
+	if thread != "" {
+		t += "#" + thread
+	}
+	return t
+}
+
+// sinkOf is the policy's sink for channel, nil when it has none.
+func sinkOf(pol *v1.SessionPolicy, channel string) *v1.DeliverySink {
 	if pol == nil {
+		return nil
+	}
+	for i, d := range pol.Spec.Delivery {
+		if strings.EqualFold(string(d.Channel), channel) {
+			return &pol.Spec.Delivery[i]
+		}
+	}
+	return nil
+}
+
+// sinkFor is the channel's webhook or events sink (nil for none, or a chat sink); record
+// takes the announces of an events sink.
+func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel string, record func(delivery.Message)) (*delivery.Sink, error) {
+	d := sinkOf(pol, channel)
+	if d == nil || d.Kind.IsChat() {
 		return nil, nil
 	}
-	for _, d := range pol.Spec.Delivery {
-		if !strings.EqualFold(string(d.Channel), channel) {
-			continue
-		}
-		if d.Kind == v1.DeliveryEvents {
-			return &delivery.Sink{Record: record}, nil
-		}
-		sink := &delivery.Sink{URL: d.URL}
-		if ref := d.SecretRef; ref != nil {
-			// Only a Secret the policy's writer vouched for, or one that opted in: a sink
-			// must not carry a token its writer could not read.
-			tok, err := secretaccess.Value(ctx, a.apiReader, pol, ref.Name, ref.Key)
-			if err != nil {
-				return nil, fmt.Errorf("delivery token: %w", err)
-			}
-			sink.Token = strings.TrimSpace(string(tok))
-		}
-		return sink, nil
+	return a.webhookSink(ctx, pol, d, record)
+}
+
+// webhookSink is d (kind webhook or events) with its token and signing key.
+func (a *announcer) webhookSink(ctx context.Context, pol *v1.SessionPolicy, d *v1.DeliverySink, record func(delivery.Message)) (*delivery.Sink, error) {
+	if d.Kind == v1.DeliveryEvents {
+		return &delivery.Sink{Record: record}, nil
 	}
-	return nil, nil
+	sink := &delivery.Sink{URL: d.URL}
+	if ref := d.SecretRef; ref != nil {
+		tok, err := a.secret(ctx, pol, ref)
+		if err != nil {
+			return nil, fmt.Errorf("delivery token: %w", err)
+		}
+		sink.Token = tok
+	}
+	if ref := d.SigningSecretRef; ref != nil {
+		s, err := a.secret(ctx, pol, ref)
+		if err != nil {
+			return nil, fmt.Errorf("delivery signing secret: %w", err)
+		}
+		if sink.SigningKey, err = delivery.ParseSigningSecret(s); err != nil {
+			return nil, fmt.Errorf("delivery signing secret %s/%s: %w", ref.Name, ref.Key, err)
+		}
+	}
+	return sink, nil
+}
+
+// secret is a Secret key a sink names: only a Secret the policy's writer vouched for, or
+// one that opted in, since a sink must not carry a token its writer could not read.
+func (a *announcer) secret(ctx context.Context, pol *v1.SessionPolicy, ref *corev1.SecretKeySelector) (string, error) {
+	v, err := secretaccess.Value(ctx, a.apiReader, pol, ref.Name, ref.Key)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(v)), nil
 }
 
 // recordOn delivers to the events sink kind: an AnnounceDelivered Event on the session.

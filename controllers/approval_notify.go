@@ -17,6 +17,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +30,7 @@ import (
 
 // notifyApproval tells the session's channel that a tool call waits for a person: a webhook
 // sink of the SessionPolicy gets {"type": "approval.requested", ...}, so a chat bridge can
-// ask someone. Best effort, once (the idempotency key is the approval's): the approval
+// ask someone; a chat sink posts the text to the session's chat. Best effort, once (the idempotency key is the approval's): the approval
 // waits whether or not the message arrives, and the send policy is asked first, as for an
 // announce. An events sink gets nothing: the AwaitingApproval Event already shows it.
 func (r *ToolApprovalReconciler) notifyApproval(ctx context.Context, ta *v1.ToolApproval) {
@@ -49,22 +50,48 @@ func (r *ToolApprovalReconciler) notifyApproval(ctx context.Context, ta *v1.Tool
 	if d := policy.DecideDelivery(&pol.Spec.SendPolicy, session, dc); !d.Allowed {
 		return
 	}
-	sink, err := a.sinkFor(ctx, pol, dc.Channel, nil)
-	if err != nil || sink == nil || sink.Record != nil {
-		return
+	text := fmt.Sprintf("Agent %s wants to call %s in session %s; it waits for a person to approve or deny ToolApproval %s.",
+		ta.Spec.AgentID, ta.Spec.Tool, ta.Spec.SessionKey, ta.Name)
+	key := "approval/" + string(ta.UID) + "/requested"
+	if chat := sinkOf(pol, dc.Channel); chat != nil && chat.Kind.IsChat() {
+		err = a.notifyChat(ctx, pol, chat, session, dc, text, key)
+	} else {
+		sink, serr := a.sinkFor(ctx, pol, dc.Channel, nil)
+		if serr != nil || sink == nil || sink.Record != nil {
+			return
+		}
+		err = a.deliverer.Deliver(ctx, *sink, delivery.Message{
+			Namespace: ta.Namespace, SessionKey: ta.Spec.SessionKey, Channel: dc.Channel, To: dc.To, AccountID: dc.AccountID,
+			ThreadID: dc.ThreadID, IdempotencyKey: key, Type: delivery.TypeApprovalRequested, Text: text,
+			Approval: &delivery.ApprovalNotice{Name: ta.Name, Tool: ta.Spec.Tool, Arguments: ta.Spec.Arguments,
+				ExpiresAt: ta.Spec.ExpiresAt.UTC().Format(time.RFC3339)},
+		})
 	}
-	err = a.deliverer.Deliver(ctx, *sink, delivery.Message{
-		Namespace: ta.Namespace, SessionKey: ta.Spec.SessionKey, Channel: dc.Channel, To: dc.To, AccountID: dc.AccountID,
-		ThreadID: dc.ThreadID, IdempotencyKey: "approval/" + string(ta.UID) + "/requested", Type: delivery.TypeApprovalRequested,
-		Text: fmt.Sprintf("Agent %s wants to call %s in session %s; it waits for a person to approve or deny ToolApproval %s.",
-			ta.Spec.AgentID, ta.Spec.Tool, ta.Spec.SessionKey, ta.Name),
-		Approval: &delivery.ApprovalNotice{Name: ta.Name, Tool: ta.Spec.Tool, Arguments: ta.Spec.Arguments,
-			ExpiresAt: ta.Spec.ExpiresAt.UTC().Format(time.RFC3339)},
-	})
 	if err != nil {
 		ctrl.LoggerFrom(ctx).V(2).Info("approval request not delivered", "toolApproval", ta.Name, "error", err.Error())
 		if r.Recorder != nil {
 			r.Recorder.Eventf(ta, nil, corev1.EventTypeWarning, "NotifyFailed", "Deliver", "approval request to %s not delivered: %v", dc.Channel, err)
 		}
 	}
+}
+
+// notifyChat posts text once to the session's chat on a chat sink (no retry: best effort).
+func (a *announcer) notifyChat(ctx context.Context, pol *v1.SessionPolicy, sink *v1.DeliverySink, session *v1.AgentSession,
+	dc v1.DeliveryContext, text, key string) error {
+	chatID := policy.ChatIDOf(session, dc)
+	if chatID == "" {
+		return fmt.Errorf("no %s chat id for session %s", dc.Channel, session.Spec.Key)
+	}
+	tok, err := a.secret(ctx, pol, sink.SecretRef)
+	if err != nil {
+		return err
+	}
+	format, _ := delivery.FormatOf(string(sink.Kind))
+	cs := chatSinkOf(sink, session.Namespace, tok)
+	thread := dc.ThreadID
+	if strings.HasPrefix(thread, syntheticThreadPrefix) {
+		thread = ""
+	}
+	_, err = a.deliverer.Post(ctx, cs, delivery.ChatMessage{To: chatID, Text: format.Render(text)[0], Thread: thread, Key: key})
+	return err
 }

@@ -289,7 +289,7 @@ func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession) turns.TurnRe
 // with its round 1 in one status write.
 func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
 	send, st := f.obj, &f.obj.Status
-	if st.Announce != nil || send.Spec.FromSessionKey == "" {
+	if (st.Announce != nil && st.Announce.Status != v1.AnnounceDelivering) || send.Spec.FromSessionKey == "" {
 		return true, nil
 	}
 	latest := latestReply(st.Turns)
@@ -303,8 +303,16 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 		st.Phase = v1.SendAnnouncing
 		return false, err
 	}
-	st.Usage = usage.Add(st.Usage, res.Usage())
-	st.Announce = r.Announcer.outcome(ctx, f.session, "", res, turns.TurnID(send.UID, "announce"))
+	if st.Announce == nil {
+		st.Usage = usage.Add(st.Usage, res.Usage())
+	}
+	var wait time.Duration
+	st.Announce, wait = r.Announcer.outcome(ctx, announceInput{session: f.session, key: turns.TurnID(send.UID, "announce"), prev: st.Announce}, res)
+	if st.Announce.Status == v1.AnnounceDelivering {
+		st.Phase = v1.SendAnnouncing
+		f.requeueAfter(max(wait, notReadyRequeue))
+		return false, nil
+	}
 	announceEvent(f, st.Announce)
 	return true, nil
 }

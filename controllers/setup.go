@@ -124,7 +124,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	c := mgr.GetClient()
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
-		events: o.Events.GetEventRecorder("announce-delivery")}
+		events: o.Events.GetEventRecorder("announce-delivery"), clock: o.Clock}
 	// Budgets: the keeper judges every model call of the engine's turns and learns each
 	// turn's last call from the outcome the controllers read through runner.
 	// The keeper reads the cache only: a namespace without a SessionPolicy must not cost an

@@ -330,7 +330,7 @@ func taskInput(run *v1.SubagentRun) string {
 // own step name, so an announce aborted by the cancel is not reused.
 func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
 	run, st, requester := f.obj, &f.obj.Status, f.requester
-	if st.Announce != nil {
+	if st.Announce != nil && st.Announce.Status != v1.AnnounceDelivering {
 		return true, nil
 	}
 	if requester == nil || requester.Status.SessionID == "" {
@@ -351,11 +351,19 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	if !ok || err != nil {
 		return false, err
 	}
-	st.Usage = usage.Add(st.Usage, res.Usage())
+	if st.Announce == nil {
+		st.Usage = usage.Add(st.Usage, res.Usage())
+	}
 	// The channel gets the normalised announce, not the model's words as they are: Status
 	// and the stats line are the runtime's.
 	res.Text = SubagentAnnounceReply(outcome, res.Text)
-	st.Announce = r.Announcer.outcome(ctx, requester, threadOf(run), res, turns.TurnID(run.UID, step))
+	var wait time.Duration
+	st.Announce, wait = r.Announcer.outcome(ctx, announceInput{session: requester, key: turns.TurnID(run.UID, step),
+		threadID: threadOf(run), bind: run.Spec.Thread, prev: st.Announce}, res)
+	if st.Announce.Status == v1.AnnounceDelivering {
+		f.requeueAfter(max(wait, notReadyRequeue))
+		return false, nil
+	}
 	announceEvent(f, st.Announce)
 	return true, nil
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // Channel is a messaging surface as the session-tools specification names it.
-// +kubebuilder:validation:Enum=whatsapp;telegram;discord;signal;imessage;webchat;internal;unknown
+// +kubebuilder:validation:Enum=whatsapp;telegram;discord;slack;signal;imessage;webchat;internal;unknown
 type Channel string
 
 // SessionKind is derived from the session key.

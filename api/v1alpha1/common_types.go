@@ -94,7 +94,7 @@ const (
 )
 
 // AnnounceStatus is the outcome of an announce step.
-// +kubebuilder:validation:Enum=delivered;skipped;noSink;failed
+// +kubebuilder:validation:Enum=delivered;skipped;noSink;failed;delivering
 type AnnounceStatus string
 
 const (
@@ -104,11 +104,17 @@ const (
 	// AnnounceNoSink: there was something to say, but no SessionPolicy delivery sink for the channel.
 	AnnounceNoSink AnnounceStatus = "noSink"
 	AnnounceFailed AnnounceStatus = "failed"
+	// AnnounceDelivering: a chat sink has taken some of the announce's parts (deliveredParts)
+	// and the rest follow; a retry or a rate limit may be waiting.
+	AnnounceDelivering AnnounceStatus = "delivering"
 )
+
+// MaxAnnounceParts bounds the messages one announce is split into.
+const MaxAnnounceParts = 32
 
 // Announce records the announce step of a send or a spawn.
 type Announce struct {
-	// status is delivered, skipped (ANNOUNCE_SKIP, nothing to say, or blocked by the send policy), noSink (something to say but no delivery sink for the channel in the SessionPolicy) or failed.
+	// status is delivered, skipped (ANNOUNCE_SKIP, nothing to say, or blocked by the send policy), noSink (something to say but no delivery sink for the channel in the SessionPolicy), failed, or delivering (a chat sink is posting its parts).
 	// +optional
 	Status AnnounceStatus `json:"status,omitempty"`
 	// message is the announce text that was (or would have been) delivered, truncated.
@@ -120,6 +126,53 @@ type Announce struct {
 	// reason explains a skip, a missing sink or a failure.
 	// +optional
 	Reason string `json:"reason,omitempty"`
+	// error is the chat platform's own error text of a failed or retried delivery (never a token).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Error string `json:"error,omitempty"`
+	// parts is how many messages a chat sink splits the announce into (the platform's length limit).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=32
+	Parts int32 `json:"parts,omitempty"`
+	// deliveredParts are the parts the platform took, in order, each recorded before the next is sent: a manager restart goes on from the next one and posts none twice.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	DeliveredParts []DeliveredPart `json:"deliveredParts,omitempty"`
+	// attempts is how many times the part being delivered was tried (at most the manager's --delivery-attempts).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Attempts int32 `json:"attempts,omitempty"`
+	// nextAttemptAt is when the part being delivered is tried next: after a retryable failure (the platform's Retry-After, else a backoff) or the sink's rate limit.
+	// +optional
+	NextAttemptAt *metav1.MicroTime `json:"nextAttemptAt,omitempty"`
+	// thread is the chat thread a thread-bound run's announces are bound to (SubagentRun spec.thread): the first message's thread, reused by every later part and by the announces of sends into the child session.
+	// +optional
+	Thread *AnnounceThread `json:"thread,omitempty"`
+}
+
+// DeliveredPart is one message a chat platform took.
+type DeliveredPart struct {
+	// messageId is the platform's id of the message (Slack ts, Discord and Telegram message id, WhatsApp wamid).
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	MessageID string `json:"messageId,omitempty"`
+	// at is when the platform took it.
+	// +optional
+	At *metav1.Time `json:"at,omitempty"`
+}
+
+// AnnounceThread is a chat thread an announce is bound to.
+type AnnounceThread struct {
+	// channel is the chat platform (telegram, discord, whatsapp, slack).
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Channel string `json:"channel"`
+	// id is the platform's thread: Slack thread_ts, Discord thread channel id, Telegram message_thread_id or the message replies go to, WhatsApp the message replies quote.
+	// +required
+	// +kubebuilder:validation:MaxLength=256
+	ID string `json:"id"`
 }
 
 // Action is what a send policy rule does.

@@ -105,24 +105,46 @@ type AttachmentLimits struct {
 }
 
 // DeliveryKind is how a sink delivers an announce.
-// +kubebuilder:validation:Enum=webhook;events
+// +kubebuilder:validation:Enum=webhook;events;telegram;discord;whatsapp;slack
 type DeliveryKind string
 
 const (
-	// DeliveryWebhook POSTs each announce to the sink's url.
+	// DeliveryWebhook POSTs each announce to the sink's url, signed as Standard Webhooks says
+	// when signingSecretRef is set.
 	DeliveryWebhook DeliveryKind = "webhook"
 	// DeliveryEvents records each announce as an AnnounceDelivered Event on its session:
 	// nothing leaves the cluster, kubectl events shows it (local runs, demos).
 	DeliveryEvents DeliveryKind = "events"
+	// DeliveryTelegram sends with the Telegram Bot API's sendMessage.
+	DeliveryTelegram DeliveryKind = "telegram"
+	// DeliveryDiscord sends with Discord's REST API (v10) as a bot.
+	DeliveryDiscord DeliveryKind = "discord"
+	// DeliveryWhatsApp sends with the WhatsApp Business Cloud API.
+	DeliveryWhatsApp DeliveryKind = "whatsapp"
+	// DeliverySlack sends with the Slack Web API's chat.postMessage.
+	DeliverySlack DeliveryKind = "slack"
 )
 
+// IsChat reports whether the kind posts to a chat platform's own API.
+func (k DeliveryKind) IsChat() bool {
+	switch k {
+	case DeliveryTelegram, DeliveryDiscord, DeliveryWhatsApp, DeliverySlack:
+		return true
+	}
+	return false
+}
+
 // DeliverySink is where announces for one channel go.
-// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'events') != has(self.url)",message="a webhook sink needs url; an events sink takes none"
+// +kubebuilder:validation:XValidation:rule="has(self.url) == (!has(self.kind) || self.kind == 'webhook')",message="a webhook sink needs url; an events sink takes none, and a chat sink takes apiURL instead"
+// +kubebuilder:validation:XValidation:rule="!has(self.apiURL) || (has(self.kind) && self.kind in ['telegram', 'discord', 'whatsapp', 'slack'])",message="apiURL is for the chat kinds telegram, discord, whatsapp and slack"
+// +kubebuilder:validation:XValidation:rule="!(has(self.kind) && self.kind in ['telegram', 'discord', 'whatsapp', 'slack']) || has(self.secretRef)",message="a chat sink needs secretRef: the bot token"
+// +kubebuilder:validation:XValidation:rule="has(self.phoneNumberId) == (has(self.kind) && self.kind == 'whatsapp')",message="phoneNumberId is required for, and only for, a whatsapp sink"
+// +kubebuilder:validation:XValidation:rule="!has(self.signingSecretRef) || !has(self.kind) || self.kind == 'webhook'",message="signingSecretRef is for webhook sinks"
 type DeliverySink struct {
 	// channel whose announces go to this sink.
 	// +required
 	Channel Channel `json:"channel"`
-	// kind is webhook (the default: a JSON POST to url) or events (an AnnounceDelivered Event on the session, no url).
+	// kind is webhook (the default: a JSON POST to url), events (an AnnounceDelivered Event on the session, no url), or a chat platform's own API: telegram, discord, whatsapp or slack.
 	// +optional
 	// +kubebuilder:default=webhook
 	Kind DeliveryKind `json:"kind,omitempty"`
@@ -131,10 +153,34 @@ type DeliverySink struct {
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^https?://`
 	URL string `json:"url,omitempty"`
-	// secretRef names a Secret key whose value is sent as a bearer token.
+	// apiURL is the chat platform's API origin (chat kinds); unset, the platform's public API (https://api.telegram.org, https://discord.com, https://graph.facebook.com, https://slack.com).
+	// Set it for a proxy or a test server; the operator's egress allow list applies to it, and the token is sent to this origin only.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^/?#]+/?$`
+	APIURL string `json:"apiURL,omitempty"`
+	// secretRef names a Secret key: the bot token of a chat sink, or the bearer token a webhook sink sends.
 	// The policy's writer must be allowed to get the Secret, or the Secret must carry the label sessions.agents.dev/agent-usable=true.
 	// +optional
 	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`
+	// signingSecretRef names a Secret key holding a Standard Webhooks secret (whsec_ and base64): every POST of a webhook sink then carries webhook-id, webhook-timestamp and webhook-signature headers.
+	// The same rule as secretRef decides who may name it.
+	// +optional
+	SigningSecretRef *corev1.SecretKeySelector `json:"signingSecretRef,omitempty"`
+	// phoneNumberId is the WhatsApp Business phone number id that sends (kind whatsapp).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,32}$`
+	PhoneNumberID string `json:"phoneNumberId,omitempty"`
+	// apiVersion is the Graph API version of a whatsapp sink, e.g. v23.0; unset, v23.0.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^v[0-9]{1,3}\.[0-9]{1,3}$`
+	APIVersion string `json:"apiVersion,omitempty"`
+	// ratePerMinute bounds the messages this sink posts per minute (a token bucket with this burst), so a storm of announces cannot get a bot banned; later parts wait their turn.
+	// Unset: 20 for telegram, 60 for discord and slack, 600 for whatsapp, no bound for webhook and events.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=6000
+	RatePerMinute *int32 `json:"ratePerMinute,omitempty"`
 }
 
 // SessionPolicySpec is the namespace's policy for sends, visibility and spawns.

@@ -87,6 +87,7 @@ type options struct {
 	qps              float64
 	burst            int
 	toolRate         int
+	deliveryAttempts int
 	shard            shard.Shard
 }
 
@@ -119,6 +120,7 @@ func main() {
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
+	flag.IntVar(&o.deliveryAttempts, "delivery-attempts", delivery.DefaultAttempts, "Attempts per announce message to a sink (a webhook POST, a chat sink's part) before it fails; 5xx, network errors and 429s are retried, other 4xx are not.")
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
 	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
@@ -237,9 +239,11 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(relabel(mgr, o.shard)); err != nil {
 		return err
 	}
+	deliverer := delivery.New(egressPolicy)
+	deliverer.Attempts = max(o.deliveryAttempts, 1)
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
-		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: delivery.New(egressPolicy), Shard: o.shard,
+		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: deliverer, Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS,
 	}); err != nil {
 		return err

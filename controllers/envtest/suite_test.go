@@ -41,6 +41,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/controllers/managertest"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery/chatfake"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -58,6 +59,8 @@ var (
 	dataDir     string
 	store       *transcriptstore.FileStore
 	sink        *sinkServer
+	// discord is a local Discord-shaped API the suite's chat sinks post to (chat_sink_test.go).
+	discord *chatPlatform
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
 	writes sync.Map
 	// engine is the running manager's turn engine; calls sees every model call it makes.
@@ -79,6 +82,7 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	fakeClock = clocktesting.NewFakeClock(time.Now())
 	sink = newSink()
+	discord = newChatPlatform(chatfake.Discord)
 	// Model stubs listen on loopback (protocol_test.go); MCP servers stay refused but for
 	// mcpHost.
 	allowLoopback, err := egress.Parse([]string{"127.0.0.1/32"}, false)
@@ -90,6 +94,10 @@ var _ = BeforeSuite(func() {
 			o.Client, o.NewProvider, o.Egress = noStatusWrites{o.Client}, calls.wrap, allowLoopback
 		},
 		Controllers: func(o *controllers.Options) {
+			// The webhook sink and the Discord-shaped API, nothing else.
+			allowSinks, err := egress.Parse([]string{sink.URL + "/", discord.URL}, false)
+			Expect(err).NotTo(HaveOccurred())
+			o.Deliverer = delivery.New(allowSinks)
 			o.Deliverer.Backoff, o.Deliverer.MaxWait = time.Millisecond, time.Millisecond
 			o.TTLAfterFinished, o.MCPProbeTimeout = suiteTTL, suiteProbeTimeout
 			o.SendFeed = sendChanges

@@ -128,7 +128,8 @@ func TrimFinishedRun(obj any) (any, error) {
 	r.Spec.Task, r.Spec.Attachments = "", nil
 	r.Status.Result, r.Status.Notes, r.Status.Stats, r.Status.Attachments = "", "", nil, nil
 	if r.Status.Announce != nil {
-		r.Status.Announce = &v1.Announce{Status: r.Status.Announce.Status}
+		// The thread binding stays: the announces of sends into the child reuse it.
+		r.Status.Announce = &v1.Announce{Status: r.Status.Announce.Status, Thread: r.Status.Announce.Thread}
 	}
 	return r, nil
 }

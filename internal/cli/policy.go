@@ -31,9 +31,9 @@ func newPolicyCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{Use: "policy", Short: "Explain the session policy"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "explain FROM TO",
-		Short: "Say whether FROM may send to TO, and which rule decides",
+		Short: "Say whether FROM may send to TO, which rule decides, and where TO's announces go",
 		Long: `Say whether FROM may send to TO, and which rule decides, by the same rules the
-admission webhook applies. It exits 0 when it printed a decision, allowed or denied,
+admission webhook applies; then where TO's announces go (the sink, the chat id, the thread). It exits 0 when it printed a decision, allowed or denied,
 and 1 when it could not decide (an unknown session, an API error).`,
 		Example: `  # may the main agent's main session send into the Discord group?
   kubectl sessions policy explain agent:main:main agent:main:discord:group:general
@@ -98,6 +98,7 @@ func (o *options) explain(ctx context.Context, from, to string) error {
 	}
 	d := policy.DecideSend(sp, policy.TargetOf(target))
 	fmt.Fprintf(out, "send policy: %s\n  %s\n", verdict(d.Allowed), d.Reason)
+	printRoute(out, policy.RouteOf(pol, target))
 	return nil
 }
 

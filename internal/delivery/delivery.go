@@ -67,6 +67,8 @@ type Sink struct {
 	URL string
 	// Token is sent as a bearer token when set.
 	Token string
+	// SigningKey, when set, signs every POST as Standard Webhooks says (signing.go).
+	SigningKey []byte
 	// Record, when set, takes each announce in place of a POST: the events sink kind, which
 	// shows announces where kubectl does (an Event) and sends nothing out.
 	Record func(Message)
@@ -75,7 +77,8 @@ type Sink struct {
 // Deliverer posts messages with bounded retries.
 type Deliverer struct {
 	HTTP *http.Client
-	// Attempts is how many times a retryable failure is tried in all (default 4).
+	// Attempts is how many times a retryable failure is tried in all (DefaultAttempts; the
+	// manager's --delivery-attempts). A chat sink's part gets as many, one per reconcile.
 	Attempts int
 	// Backoff is the first wait between attempts, doubled each time, with jitter (default
 	// 200ms); a 429's Retry-After overrides it, capped at MaxWait.
@@ -85,14 +88,19 @@ type Deliverer struct {
 	// sent remembers the keys this process delivered: a reconcile that repeats an announce
 	// because its status write failed (the API server is away) does not post it again.
 	sent recentKeys
+	// limits are the chat sinks' ratePerMinute buckets.
+	limits sinkLimits
 }
 
 // New returns a Deliverer with the defaults whose connections obey the egress policy p (nil
 // refuses loopback, link-local and unspecified addresses) and follow no redirect: a sink
 // token is sent to the URL the policy names and nowhere else.
 func New(p *egress.Policy) *Deliverer {
-	return &Deliverer{HTTP: p.Client(egress.ClientOptions{Timeout: 10 * time.Second}), Attempts: 4, Backoff: 200 * time.Millisecond, MaxWait: 5 * time.Second, Clock: clock.RealClock{}}
+	return &Deliverer{HTTP: p.Client(egress.ClientOptions{Timeout: 10 * time.Second}), Attempts: DefaultAttempts, Backoff: 200 * time.Millisecond, MaxWait: 5 * time.Second, Clock: clock.RealClock{}}
 }
+
+// DefaultAttempts is how many times a message is tried when --delivery-attempts is not set.
+const DefaultAttempts = 5
 
 // Error is a delivery that failed for good. Message is ours (a status text, a refusal, a
 // connection failure), never the sink's answer: it lands in status read by namespace users.
@@ -125,16 +133,21 @@ func (d *Deliverer) Deliver(ctx context.Context, sink Sink, m Message) error {
 	wait := d.Backoff
 	var last error
 	for attempt := 1; ; attempt++ {
+		start := d.now()
 		retryAfter, err := d.post(ctx, sink, m.IdempotencyKey, body)
+		deliverySeconds.WithLabelValues(m.Channel).Observe(d.now().Sub(start).Seconds())
 		if err == nil {
+			deliveries.WithLabelValues(m.Channel, OutcomeDelivered).Inc()
 			d.sent.add(m.IdempotencyKey)
 			return nil
 		}
 		last = err
 		var perm *permanent
 		if errors.As(err, &perm) || attempt >= d.Attempts {
+			deliveries.WithLabelValues(m.Channel, OutcomeFailed).Inc()
 			break
 		}
+		deliveries.WithLabelValues(m.Channel, OutcomeRetried).Inc()
 		pause := wait/2 + rand.N(wait/2+1)
 		if retryAfter > 0 {
 			pause = min(retryAfter, d.MaxWait)
@@ -164,6 +177,9 @@ func (d *Deliverer) post(ctx context.Context, sink Sink, key string, body []byte
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", key)
+	if sink.SigningKey != nil {
+		Sign(req.Header, sink.SigningKey, key, d.now(), body)
+	}
 	if sink.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+sink.Token)
 	}

@@ -140,3 +140,39 @@ func TestDecideDelivery(t *testing.T) {
 		})
 	}
 }
+
+func TestRouteOf(t *testing.T) {
+	pol := &v1.SessionPolicy{Spec: v1.SessionPolicySpec{Delivery: []v1.DeliverySink{
+		{Channel: "telegram", Kind: v1.DeliveryTelegram}, {Channel: "webchat", Kind: v1.DeliveryWebhook, URL: "https://h"}}}}
+	session := func(key string, mod func(*v1.AgentSession)) *v1.AgentSession {
+		s := &v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"}}
+		if mod != nil {
+			mod(s)
+		}
+		return s
+	}
+	cases := map[string]struct {
+		s                   *v1.AgentSession
+		wantSink            bool
+		wantTo, wantProblem string
+	}{
+		"chat id from the key": {s: session("agent:main:telegram:group:-1001234", nil), wantSink: true, wantTo: "-1001234"},
+		"deliveryContext.to first": {s: session("agent:main:telegram:group:-1", func(s *v1.AgentSession) {
+			s.Spec.LastTo = "-2"
+			s.Spec.DeliveryContext = &v1.DeliveryContext{To: "telegram:group:-3"}
+		}), wantSink: true, wantTo: "-3"},
+		"lastTo before the key": {s: session("agent:main:telegram:group:-1", func(s *v1.AgentSession) { s.Spec.LastTo = "-2" }), wantSink: true, wantTo: "-2"},
+		"no chat id": {s: session("agent:main:main", func(s *v1.AgentSession) { s.Spec.Channel = "telegram" }), wantSink: true,
+			wantProblem: "no telegram chat id: set spec.deliveryContext.to or spec.lastTo (its key names no chat)"},
+		"webhook keeps to": {s: session("agent:main:main", func(s *v1.AgentSession) { s.Spec.Channel = "webchat"; s.Spec.LastTo = "alice" }), wantSink: true, wantTo: "alice"},
+		"no sink":          {s: session("agent:main:discord:group:7", nil), wantTo: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := RouteOf(pol, tc.s)
+			if (r.Sink != nil) != tc.wantSink || r.To != tc.wantTo || r.Problem != tc.wantProblem {
+				t.Errorf("RouteOf = sink %v, to %q, problem %q", r.Sink != nil, r.To, r.Problem)
+			}
+		})
+	}
+}

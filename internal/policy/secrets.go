@@ -64,7 +64,9 @@ func AgentSecretRefs(a *v1.Agent) []SecretRef {
 func PolicySecretRefs(p *v1.SessionPolicy) []SecretRef {
 	var refs []SecretRef
 	for i := range p.Spec.Delivery {
-		refs = append(refs, secretRef(field.NewPath("spec", "delivery").Index(i).Child("secretRef"), p.Spec.Delivery[i].SecretRef)...)
+		sink := field.NewPath("spec", "delivery").Index(i)
+		refs = append(refs, secretRef(sink.Child("secretRef"), p.Spec.Delivery[i].SecretRef)...)
+		refs = append(refs, secretRef(sink.Child("signingSecretRef"), p.Spec.Delivery[i].SigningSecretRef)...)
 	}
 	return refs
 }

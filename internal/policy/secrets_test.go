@@ -86,3 +86,20 @@ func TestAgentSecretRefsHeaders(t *testing.T) {
 func secretKey(name string) corev1.SecretKeySelector {
 	return corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "header"}
 }
+
+// A sink's token and its signing secret are both vouched for and judged.
+func TestPolicySecretRefs(t *testing.T) {
+	token, signing := secretKey("bot"), secretKey("whsec")
+	p := &v1.SessionPolicy{Spec: v1.SessionPolicySpec{Delivery: []v1.DeliverySink{
+		{Channel: "telegram", Kind: v1.DeliveryTelegram, SecretRef: &token},
+		{Channel: "webchat", URL: "https://hooks.example", SigningSecretRef: &signing},
+	}}}
+	var got []string
+	for _, r := range PolicySecretRefs(p) {
+		got = append(got, r.Path.String()+"="+r.Name)
+	}
+	want := []string{"spec.delivery[0].secretRef=bot", "spec.delivery[1].signingSecretRef=whsec"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("PolicySecretRefs (-want +got):\n%s", d)
+	}
+}

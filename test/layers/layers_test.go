@@ -33,7 +33,7 @@ const module = "github.com/agent-sessions/agent-session-operator/"
 // imports count: a test may import a higher package to run the real thing.
 var layers = [][]string{
 	// leaves: the API types and helpers that import nothing of the module's
-	{"api/v1alpha1", "internal/argocdhealth", "internal/certs", "internal/egress",
+	{"api/v1alpha1", "internal/argocdhealth", "internal/certs", "internal/delivery/chatfake", "internal/egress",
 		"internal/mcptools/mcptest", "internal/memtune", "internal/sessionkey", "internal/shard",
 		"internal/redact", "internal/sse", "internal/textutil", "internal/tracing", "internal/userlimits", "controllers/schema"},
 	// types and rules over the API: the transcript's types, store and client among them
