@@ -242,7 +242,12 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	if st.StartedAt == nil {
 		st.StartedAt = ptrTime(send.CreationTimestamp)
 	}
+	// A round 1 of exactly REPLY_SKIP chose not to reply: the send's reply is "" (ok with
+	// noReply to sessions_send); status.turns keeps what the target said.
 	st.Reply = turn.Reply
+	if protocol.NoReply(turn.Reply) {
+		st.Reply = ""
+	}
 	if st.Status == "" {
 		st.Status = repliedStatus(send)
 	}

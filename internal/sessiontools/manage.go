@@ -174,7 +174,8 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 		target = c.fresh(ctx, target)
 	}
 	if a.ExpectedSessionID != "" && a.ExpectedSessionID != target.Status.SessionID {
-		return &StatusResult{Status: StatusError, Error: fmt.Sprintf(
+		// The guard refused the write: forbidden, as every refusal by a guard is.
+		return &StatusResult{Status: StatusForbidden, Error: fmt.Sprintf(
 			"session %s is now sessionId %q, not the expected %q: list sessions again and act on the session you mean",
 			target.Spec.Key, target.Status.SessionID, a.ExpectedSessionID)}, nil
 	}
