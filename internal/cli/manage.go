@@ -42,7 +42,7 @@ var manageVerbs = []manageVerb{
   # inherit the SessionPolicy again
   kubectl sessions patch agent:main:discord:group:g1 --send-policy inherit`},
 	{sessiontools.ActionArchive, "Archive a session: it leaves the active list, its transcript is kept",
-		`  # archive the session with this sessionId (kubectl sessions list shows it)
+		`  # archive the session with this sessionId (kubectl sessions status shows it)
   kubectl sessions archive agent:main:webchat:dm:42 --expected-session-id 0b6f9a3e-...`},
 	{sessiontools.ActionReset, "Reset a session: the key gets a new, empty transcript; the old one is kept",
 		`  kubectl sessions reset agent:main:main --expected-session-id 0b6f9a3e-...`},
@@ -83,7 +83,7 @@ sessionId, however late it lands, so a stale key never hits a replacement sessio
 			},
 		}
 		cmd.Flags().StringVar(&a.ExpectedSessionID, "expected-session-id", "",
-			"act only while KEY names the session of this sessionId (kubectl sessions list shows it)")
+			"act only while KEY names the session of this sessionId (kubectl sessions status KEY, or list -o json, shows it)")
 		if v.action == sessiontools.ActionPatch {
 			cmd.Flags().StringVar(&label, "label", "", `the session's label ("" clears it)`)
 			cmd.Flags().StringVar(&model, "model", "", `the session's model override, one its Agent allows ("" clears it)`)
