@@ -183,7 +183,9 @@ var _ = Describe("/send on|off|inherit", func() {
 		Expect(err).To(MatchError(ContainSubstring(`user "dave" may not send /send on into session ` + key)))
 		Expect(err).To(MatchError(ContainSubstring("needs the verb set-send-policy")))
 
-		By("a session's /send on is refused whoever creates it")
+		By("a session's /send on is refused whoever creates it, even where it sees the target")
+		Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
+			Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityAll}})).To(Succeed())
 		createSession(ns, "agent:main:main", "main")
 		err = k8s.Create(ctx, newSend(ns, key, "/send on", "agent:main:main"))
 		Expect(err).To(MatchError(ContainSubstring("may not send it")))
