@@ -22,6 +22,7 @@ import (
 	"time"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 )
 
 // Fixed openings of the announce steps' input texts: scripted agents and people match them.
@@ -35,9 +36,16 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// noReplyText stands in the announce input for a round-1 reply that was none: the target
+// answered nothing or exactly REPLY_SKIP, whose literal token is never shown.
+const noReplyText = "(no reply)"
+
 // AgentAnnounceInput is the announce step's input in the target of a send: the original
 // request, the round-1 reply and the latest ping-pong reply, one per labelled line.
 func AgentAnnounceInput(request, round1, latest string) string {
+	if protocol.NoReply(round1) {
+		round1 = noReplyText
+	}
 	return strings.Join([]string{
 		AgentAnnounceOpening,
 		"Original request: " + oneLine(request),

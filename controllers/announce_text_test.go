@@ -83,3 +83,32 @@ func TestSubagentAnnounceReply(t *testing.T) {
 		})
 	}
 }
+
+// A round 1 that chose not to reply (exactly REPLY_SKIP, or nothing) is "(no reply)" in the
+// announce input: the literal token is never shown to the announcing model.
+func TestAnnounceInputWithoutRoundOneReply(t *testing.T) {
+	for _, round1 := range []string{"REPLY_SKIP", " REPLY_SKIP\n", "", " "} {
+		got := AgentAnnounceInput("ping", round1, "")
+		want := "Agent-to-agent announce step.\nOriginal request: ping\nRound 1 reply: (no reply)\nLatest reply: \n" +
+			"Reply exactly ANNOUNCE_SKIP to stay silent; any other reply is sent to this session's channel."
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("round 1 %q (-want +got):\n%s", round1, diff)
+		}
+	}
+}
+
+// The reserved attachAs hint is shown in the child's task message (its history), and does
+// nothing else.
+func TestTaskInputShowsAttachAs(t *testing.T) {
+	run := &v1.SubagentRun{Spec: v1.SubagentRunSpec{Task: "look", AttachAs: &v1.AttachAs{MountPath: "inputs/data"}}}
+	run.Status.AttachmentsDir = "/w/ns/sid/.agents/attachments/u1"
+	run.Status.Attachments = []v1.AttachmentReceipt{{Name: "a.txt"}}
+	want := "look\n\nAttachments (1 files, manifest manifest.json): /w/ns/sid/.agents/attachments/u1\n" +
+		"attachAs mountPath inputs/data (a reserved hint: nothing is mounted there)"
+	if diff := cmp.Diff(want, taskInput(run)); diff != "" {
+		t.Errorf("task input (-want +got):\n%s", diff)
+	}
+	if got := taskInput(&v1.SubagentRun{Spec: v1.SubagentRunSpec{Task: "look"}}); got != "look" {
+		t.Errorf("task input without attachments = %q", got)
+	}
+}

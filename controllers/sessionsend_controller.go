@@ -78,6 +78,7 @@ func (r *SessionSendReconciler) steps() []step[*v1.SessionSend] {
 	return []step[*v1.SessionSend]{
 		{"cancel", r.cancel},
 		{"resolveTarget", r.resolveTarget},
+		{"command", r.command},
 		{"roundOne", r.roundOne},
 		{"replyBack", r.replyBack},
 		{"announce", r.announce},
@@ -217,7 +218,7 @@ func (r *SessionSendReconciler) createMainSession(ctx context.Context, namespace
 // deadline (the run goes on), error when it failed.
 func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
 	send, target, st := f.obj, f.session, &f.obj.Status
-	if len(st.Turns) > 0 {
+	if len(st.Turns) > 0 || isCommand(send) {
 		return true, nil
 	}
 	res, ok, err := r.runTurn(ctx, f, "round-1", func() turns.TurnRequest { return roundOneRequest(send, target) })
@@ -242,7 +243,12 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	if st.StartedAt == nil {
 		st.StartedAt = ptrTime(send.CreationTimestamp)
 	}
+	// A round 1 of exactly REPLY_SKIP chose not to reply: the send's reply is "" (ok with
+	// noReply to sessions_send); status.turns keeps what the target said.
 	st.Reply = turn.Reply
+	if protocol.NoReply(turn.Reply) {
+		st.Reply = ""
+	}
 	if st.Status == "" {
 		st.Status = repliedStatus(send)
 	}

@@ -293,5 +293,8 @@ func (r *stepRunner[T]) resolveTurn(ctx context.Context, req *turns.TurnRequest)
 		return fmt.Sprintf("agent %q not found", s.Spec.AgentID), nil
 	}
 	req.Session, req.Agent = s, agent
+	if req.RecordOnly {
+		return "", nil // no model is called: the Agent need not be Ready
+	}
 	return policy.AgentUnready(agent), nil
 }

@@ -319,11 +319,16 @@ func runStats(childKey string, child *v1.AgentSession, ran time.Duration, in, ou
 
 // taskInput is the task, with where its attachments are.
 func taskInput(run *v1.SubagentRun) string {
-	if run.Status.AttachmentsDir == "" {
-		return run.Spec.Task
+	in := run.Spec.Task
+	if run.Status.AttachmentsDir != "" {
+		in = fmt.Sprintf("%s\n\nAttachments (%d files, manifest %s): %s", in, len(run.Status.Attachments),
+			policy.AttachmentManifestName, run.Status.AttachmentsDir)
 	}
-	return fmt.Sprintf("%s\n\nAttachments (%d files, manifest %s): %s", run.Spec.Task, len(run.Status.Attachments),
-		policy.AttachmentManifestName, run.Status.AttachmentsDir)
+	if a := run.Spec.AttachAs; a != nil && a.MountPath != "" {
+		// Recorded and shown only: the hint is reserved, nothing is mounted there.
+		in += fmt.Sprintf("\nattachAs mountPath %s (a reserved hint: nothing is mounted there)", a.MountPath)
+	}
+	return in
 }
 
 // announce runs the announce step in the requester. A cancelled run announces under its

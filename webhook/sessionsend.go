@@ -111,6 +111,11 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 			return nil, forbidden("sessionsends", send.Name, "send denied: "+why)
 		}
 	}
+	if cmd, ok := policy.ParseSendCommand(send.Spec.Message); ok {
+		// /send on|off|inherit sets the target's spec.sendPolicy and never reaches the model:
+		// owner-only (the verb set-send-policy), and not judged by the send policy it changes.
+		return nil, v.judgeSendCommand(ctx, send, cmd, target)
+	}
 	var sp *v1.SendPolicySpec
 	if pspec != nil {
 		sp = &pspec.SendPolicy
@@ -128,6 +133,27 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		return nil, forbidden("sessionsends", send.Name, why)
 	}
 	return nil, nil
+}
+
+// judgeSendCommand admits a /send command only from a person who holds the verb
+// set-send-policy on the target session (the SubjectAccessReview a write of spec.sendPolicy
+// asks); a session's is refused.
+func (v *SessionSendValidator) judgeSendCommand(ctx context.Context, send *v1.SessionSend, cmd policy.SendCommand, target *v1.AgentSession) error {
+	name := target.Name
+	if name == "" { // a main session the send would create
+		name = sessionkey.ObjectName(target.Spec.Key)
+	}
+	may := false
+	if send.Spec.FromSessionKey == "" {
+		var err error
+		if may, err = v.allowed(ctx, v1.GroupVersion.Group, "agentsessions", v1.VerbSetSendPolicy, send.Namespace, name); err != nil {
+			return apierrors.NewInternalError(err)
+		}
+	}
+	if why := policy.SendCommandDenial(cmd, send.Spec.FromSessionKey, requestUser(ctx).Username, target.Spec.Key, name, may); why != "" {
+		return forbidden("sessionsends", send.Name, why)
+	}
+	return nil
 }
 
 // unknown is the 422 for a key that names no session, saying why.

@@ -151,6 +151,10 @@ type SubagentRunSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=50
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// attachAs is the specification's hint reserved for future mount implementations: where the attachments should appear.
+	// It is validated and recorded (and shown in the child's task message), and does nothing else yet: the files land in .agents/attachments/<uuid>/ as always.
+	// +optional
+	AttachAs *AttachAs `json:"attachAs,omitempty"`
 	// context is isolated (the default: the child starts with its task alone) or fork (the child's transcript starts with the requester's recent conversation, without tool calls and results); fork needs a requester and runs under the requester's own agent.
 	// +optional
 	Context SpawnContext `json:"context,omitempty"`
@@ -170,6 +174,14 @@ type SubagentRunSpec struct {
 	// budget bounds the run tree (the run and every run its child spawned); unset fields take the SessionPolicy's spec.budgets.perRun, and none may be above it.
 	// +optional
 	Budget *Budget `json:"budget,omitempty"`
+}
+
+// AttachAs is the reserved attachAs hint of sessions_spawn.
+type AttachAs struct {
+	// mountPath is a relative path inside the child's workspace, e.g. inputs/data: no leading /, no .. element.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	MountPath string `json:"mountPath,omitempty"`
 }
 
 // RunStats is the stats line of an announce.

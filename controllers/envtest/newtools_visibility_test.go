@@ -46,8 +46,9 @@ var _ = Describe("the newer session tools under tree visibility", func() {
 		Expect(own).To(HaveKeyWithValue("sessionKey", "agent:carol:main"))
 		Expect(own["stateVersion"]).To(BeNumerically(">", 0), "the person's message is a change")
 
-		Expect(ask("dave status")).To(HaveKeyWithValue("status", "error"))
-		Expect(ask("label dave")).To(HaveKeyWithValue("status", "error"))
+		// A refusal by visibility is forbidden on every tool, as a send's is.
+		Expect(ask("dave status")).To(HaveKeyWithValue("status", "forbidden"))
+		Expect(ask("label dave")).To(HaveKeyWithValue("status", "forbidden"))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(dave), dave)).To(Succeed())
 		Expect(dave.Spec.Label).To(BeEmpty(), "a session outside the tree was patched")
 		Expect(ask("find dave")).To(HaveKeyWithValue("count", BeNumerically("==", 0)))

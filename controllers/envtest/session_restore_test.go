@@ -94,7 +94,7 @@ var _ = Describe("the sessions tool's restore", func() {
 
 		By("a restore with a stale sessionId")
 		Expect(run(restorer, "sessions", map[string]any{"action": "restore", "sessionKey": "agent:rst:main", "expectedSessionId": "not-" + sid})).
-			To(And(HaveKeyWithValue("status", "error"), HaveKeyWithValue("error", ContainSubstring(`not the expected "not-`+sid+`"`))))
+			To(And(HaveKeyWithValue("status", "forbidden"), HaveKeyWithValue("error", ContainSubstring(`not the expected "not-`+sid+`"`))))
 		stale := `[{"op":"test","path":"/status/sessionId","value":"not-` + sid + `"},{"op":"add","path":"/metadata/annotations/sessions.agents.dev~1restore","value":"x"}]`
 		Expect(k8s.Patch(ctx, s.DeepCopy(), client.RawPatch(types.JSONPatchType, []byte(stale)))).NotTo(Succeed(),
 			"the API server applies the guard however late the write lands")

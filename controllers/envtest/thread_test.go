@@ -57,6 +57,8 @@ var _ = Describe("mode session and thread", func() {
 		Expect(got).To(HaveLen(1))
 		Expect(got[0].Text).To(Equal("Status: succeeded\nResult: the helper is done\nNotes: none\nStats: " + controllers.StatsLine(*run.Status.Stats)))
 		Expect(got[0].ThreadID).To(Equal(thread), "the run's announce goes to the child's thread of the requester's chat")
+		Expect(sink.received(ns, run.Status.ChildSessionKey)).To(BeEmpty(),
+			"the child session runs with deliver: false: its task's reply (found it) leaves the cluster only through the requester's announce")
 
 		send := waitSend(createSend(ns, run.Status.ChildSessionKey, "more please", 30, "agent:lead:main"), completed)
 		Expect(send.Status.Status).To(Equal(v1.SendOK))

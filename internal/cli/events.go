@@ -24,6 +24,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -57,7 +58,7 @@ repeated to follow several). The stream runs until you stop it (Ctrl-C closes it
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&sessions, "session", nil, "only this session (key or sessionId); repeat to follow several")
-	f.StringVar(&kinds, "kinds", "", "comma-separated kinds (default sessions.changed,session.message)")
+	f.StringVar(&kinds, "kinds", "", "comma-separated kinds (default sessions.changed,session.message,session.delta; also sends.changed, runs.changed, approvals.changed)")
 	f.StringVarP(&output, "output", "o", "", "json: one JSON object per event (default: one line of text)")
 	return cmd
 }
@@ -87,6 +88,9 @@ func (o *options) events(cmd *cobra.Command, sessions []string, kinds string, as
 		}
 		if ev.Event == "end" {
 			return fmt.Errorf("event stream ended by the server: %s", ev.Data)
+		}
+		if ev.Event == events.KindStream {
+			continue // the stream's id: the plugin follows what its flags name and changes nothing
 		}
 		if err := printEvent(o.streams.Out, ev, asJSON); err != nil {
 			return err

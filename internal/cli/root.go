@@ -59,7 +59,10 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Send to, spawn from and read agent sessions",
 		Long: `kubectl sessions drives the agent-session-operator the way agents do: it lists
 sessions, reads and follows their history, sends messages into them and spawns
-sub-agent runs, all as objects the admission webhook judges.
+sub-agent runs, all as objects the admission webhook judges. It manages sessions as
+the sessions tool does (patch, archive, reset, restore), each write guarded by
+--expected-session-id, and a send of exactly "/send on", "/send off" or "/send inherit"
+sets the session's send policy (owner-only: the verb set-send-policy).
 
 Exit codes:
   0  done; for "policy explain", the decision was printed, allowed or denied
@@ -79,6 +82,7 @@ Exit codes:
 		"bearer token for the history API (default: the kubeconfig user's token)")
 	root.AddCommand(newListCommand(o), newHistoryCommand(o), newSearchCommand(o), newSendCommand(o), newSpawnCommand(o), newCancelCommand(o), newCompactCommand(o), newPolicyCommand(o), newDeliveriesCommand(o), newUsageCommand(o), newEventsCommand(o),
 		newApprovalsCommand(o), newApproveCommand(o), newDenyCommand(o), newStatusCommand(o))
+	root.AddCommand(newManageCommands(o)...)
 	return root
 }
 

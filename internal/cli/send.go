@@ -40,7 +40,11 @@ func newSendCommand(o *options) *cobra.Command {
   kubectl sessions send agent:research:main "ping"
 
   # fire and forget
-  kubectl sessions send main "nightly digest is ready" --timeout 0`,
+  kubectl sessions send main "nightly digest is ready" --timeout 0
+
+  # a standalone /send on|off|inherit sets the session's send policy instead of reaching
+  # its model (owner-only: the verb set-send-policy on the session)
+  kubectl sessions send agent:main:discord:group:g1 "/send off"`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.send(cmd, args[0], args[1], timeout, from)

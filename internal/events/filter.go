@@ -25,15 +25,24 @@ import (
 )
 
 // Filter is what one subscriber asked for: a namespace, optionally some sessions, and the
-// kinds it wants (sessions.changed, session.message and session.delta unless it names
-// others).
+// kinds it wants (DefaultKinds unless it names others).
 type Filter struct {
 	Namespace string
 	// Sessions are the followed sessions as asked (keys or sessionIds) until ResolveSessions
-	// turns them into keys; none follows the whole namespace.
+	// turns them into keys. A stream of sessions (Whole false) carries its kinds for these
+	// alone; a namespace stream carries its kinds for every session, and session.message and
+	// session.delta for these too when its kinds leave them out (the targeted transcript
+	// subscriptions its owner adds while it runs).
 	Sessions []string
 	Kinds    []string
+	// Whole: the stream was opened without session= and follows the namespace.
+	Whole bool
 }
+
+// DefaultKinds are the kinds a stream carries when it names none: sessions.changed,
+// session.message and session.delta. sends.changed, runs.changed and approvals.changed are
+// asked for with kinds=.
+var DefaultKinds = []string{KindSessionsChanged, KindSessionMessage, KindSessionDelta}
 
 // maxSessions bounds the sessions one stream follows: each is judged on every recheck.
 const maxSessions = 100
@@ -78,8 +87,9 @@ func ParseFilter(q url.Values, defaultNamespace string) (Filter, error) {
 			}
 		}
 	} else {
-		f.Kinds = []string{KindSessionsChanged, KindSessionMessage, KindSessionDelta}
+		f.Kinds = slices.Clone(DefaultKinds)
 	}
+	f.Whole = len(f.Sessions) == 0
 	return f, nil
 }
 
@@ -111,10 +121,18 @@ func (f *Filter) ResolveSessions(resolve func(namespace, ref string) (Followed, 
 
 // Match tells whether e is for this subscriber (authorization aside).
 func (f Filter) Match(e Event) bool {
-	return e.Namespace == f.Namespace &&
-		(len(f.Sessions) == 0 || slices.Contains(f.Sessions, e.SessionKey)) &&
-		slices.Contains(f.Kinds, e.Kind)
+	if e.Namespace != f.Namespace {
+		return false
+	}
+	followed := slices.Contains(f.Sessions, e.SessionKey)
+	if f.Whole {
+		return slices.Contains(f.Kinds, e.Kind) || followed && transcriptKind(e.Kind)
+	}
+	return followed && slices.Contains(f.Kinds, e.Kind)
 }
+
+// transcriptKind: the kinds of a targeted transcript subscription.
+func transcriptKind(kind string) bool { return kind == KindSessionMessage || kind == KindSessionDelta }
 
 // objectName is the AgentSession name of a session key.
 func objectName(key string) string { return sessionkey.ObjectName(key) }

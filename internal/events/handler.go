@@ -19,6 +19,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -56,7 +58,8 @@ type Options struct {
 	Clock   clock.WithTicker
 }
 
-// NewHandler serves GET /events.
+// NewHandler serves GET /events, the streams, and POST /events/{streamId}/subscriptions,
+// where a stream's owner changes what it follows (mount it at both /events and /events/).
 func NewHandler(o Options) http.Handler {
 	if o.Recheck <= 0 {
 		o.Recheck = time.Minute
@@ -67,7 +70,10 @@ func NewHandler(o Options) http.Handler {
 	return &handler{o: o}
 }
 
-type handler struct{ o Options }
+type handler struct {
+	o       Options
+	streams registry
+}
 
 type decision struct {
 	ok      bool
@@ -75,6 +81,10 @@ type decision struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/events" && strings.HasPrefix(r.URL.Path, "/events/") {
+		h.subscriptions(w, r)
+		return
+	}
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -139,7 +149,8 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, follo
 	buf := &out.Buf
 	decisions := map[string]decision{}
 	// allowed judges one session, cached for Recheck; ended is set when the caller's token
-	// is no longer accepted, or a session it follows was revoked.
+	// is no longer accepted, or a session a stream of sessions follows was revoked (a
+	// namespace stream judges each event: a revoked session's events just stop).
 	ended := false
 	allowed := func(e Event) bool {
 		now := h.o.Clock.Now()
@@ -147,7 +158,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, follo
 			return d.ok
 		}
 		err := access.Check(ctx, e.Namespace, e.Name)
-		if err != nil && (access.Fatal(err) || len(followed) > 0) {
+		if err != nil && (access.Fatal(err) || !f.Whole) {
 			ended = true
 		}
 		decisions[e.Name] = decision{ok: err == nil, expires: now.Add(h.o.Recheck)}
@@ -164,6 +175,12 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, follo
 		writeEvent(buf, id, e.Kind, e.Data)
 		return true
 	}
+	live := &liveStream{owner: ownerOf(r), namespace: f.Namespace, changes: make(chan change), done: make(chan struct{})}
+	streamID, unregister := h.streams.add(live)
+	defer unregister()
+	info, _ := json.Marshal(StreamInfo{StreamID: streamID, Subscriptions: subscriptionsPath(streamID),
+		Namespace: f.Namespace, Kinds: f.Kinds, Sessions: slices.Clone(f.Sessions), Whole: f.Whole})
+	writeEvent(buf, "", KindStream, info)
 	if sub.Reset {
 		writeEvent(buf, "", KindReset, []byte(`{"reason":"gap older than the log"}`))
 	}
@@ -189,11 +206,17 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, f Filter, follo
 			if !send(e) {
 				ended = true
 			}
+		case c := <-live.changes:
+			// The owner's subscriptions request, judged already: it applies from the next event.
+			var err error
+			followed, err = c.apply(&f, followed)
+			c.reply <- changeResult{sessions: slices.Clone(f.Sessions), err: err}
+			continue
 		case <-tick.C():
 			// Re-judge the followed sessions even when nothing happens in them.
 			clear(decisions)
 			for _, s := range followed {
-				if !allowed(Event{Namespace: f.Namespace, Name: s.Name}) {
+				if !allowed(Event{Namespace: f.Namespace, Name: s.Name}) && !f.Whole {
 					ended = true
 				}
 			}

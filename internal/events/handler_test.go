@@ -99,6 +99,8 @@ func (f *fixture) publish(kind, key, data string) {
 type stream struct {
 	resp *http.Response
 	r    *sse.Reader
+	// info is the stream's first event.
+	info StreamInfo
 }
 
 func (f *fixture) open(t *testing.T, token, query, lastID string) (*stream, int) {
@@ -117,7 +119,12 @@ func (f *fixture) open(t *testing.T, token, query, lastID string) (*stream, int)
 		return nil, resp.StatusCode
 	}
 	t.Cleanup(func() { _ = resp.Body.Close() })
-	return &stream{resp: resp, r: sse.NewReader(resp.Body)}, resp.StatusCode
+	s := &stream{resp: resp, r: sse.NewReader(resp.Body)}
+	// Every stream begins with its id.
+	if first := s.next(t); first.Event != KindStream || json.Unmarshal(first.Data, &s.info) != nil || s.info.StreamID == "" {
+		t.Fatalf("first event %s %s, want the stream's id", first.Event, first.Data)
+	}
+	return s, resp.StatusCode
 }
 
 func (s *stream) next(t *testing.T) sse.Event {
@@ -270,6 +277,21 @@ func TestAStreamFollowsSessionsByKeyAndBySessionID(t *testing.T) {
 	}
 }
 
+// wantNotFound makes req as token and wants a 404 not_found.
+func wantNotFound(t *testing.T, token string, req *http.Request) {
+	t.Helper()
+	req.Header.Set("Authorization", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var body transcript.ErrorBody
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusNotFound || body.Error.Type != transcript.ErrTypeNotFound {
+		t.Fatalf("%s %s: status %d, body %+v (%v); want 404 not_found", req.Method, req.URL, resp.StatusCode, body, err)
+	}
+}
+
 // Every followed session must be readable; an unknown sessionId is a 404 not_found, told
 // only to a caller that may read the session the ref would name.
 func TestFollowingRefusesUnreadableAndUnknownSessions(t *testing.T) {
@@ -284,16 +306,7 @@ func TestFollowingRefusesUnreadableAndUnknownSessions(t *testing.T) {
 	}
 	f.g.set("carol", "", true)
 	req, _ := http.NewRequest(http.MethodGet, f.srv.URL+"/events?namespace=ns&session="+unknownID, nil)
-	req.Header.Set("Authorization", "carol")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	var body transcript.ErrorBody
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusNotFound || body.Error.Type != transcript.ErrTypeNotFound {
-		t.Fatalf("unknown sessionId: status %d, body %+v (%v); want 404 not_found", resp.StatusCode, body, err)
-	}
+	wantNotFound(t, "carol", req)
 	if _, code := f.open(t, "carol", "namespace=ns&session=", ""); code != http.StatusBadRequest {
 		t.Fatalf("empty session: status %d, want 400", code)
 	}

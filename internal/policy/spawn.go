@@ -112,6 +112,7 @@ func CheckSpawn(in SpawnInput) field.ErrorList {
 	if in.Target != nil {
 		errs = append(errs, targetGuards(in, spec)...)
 	}
+	errs = append(errs, CheckAttachAs(in.Spec.AttachAs, spec.Child("attachAs"))...)
 	return append(errs, CheckAttachments(in.Spec.Attachments, in.Limits, spec.Child("attachments"))...)
 }
 

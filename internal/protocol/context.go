@@ -22,6 +22,7 @@ package protocol
 
 import (
 	"fmt"
+	"strings"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -80,4 +81,12 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// NoReply says a round-1 reply is none: empty, blank, or exactly REPLY_SKIP (the target
+// chose not to reply). sessions_send reports it as ok with reply "" and noReply, and the
+// announce step's input never shows the literal token.
+func NoReply(reply string) bool {
+	r := strings.TrimSpace(reply)
+	return r == "" || r == ReplySkip
 }

@@ -22,13 +22,11 @@ import (
 	"strconv"
 )
 
-// Result statuses of the seeds, plus forbidden for a policy or RBAC refusal (arguments
-// the API server refuses are error: see Refusal) and no_reply for a waited send whose
-// target answered no text.
+// Result statuses of the seeds, plus forbidden for a refusal by visibility, the send policy,
+// a guard or RBAC (arguments the API server refuses are error: see Refusal).
 const (
 	StatusAccepted  = "accepted"
 	StatusOK        = "ok"
-	StatusNoReply   = "no_reply"
 	StatusTimeout   = "timeout"
 	StatusError     = "error"
 	StatusForbidden = "forbidden"
@@ -37,17 +35,40 @@ const (
 )
 
 // StatusResult is the {runId?, status, reply?, error?} result of sessions_send and of
-// failed calls.
+// failed calls. An ok result always carries reply, "" included; NoReply says the target
+// answered no text (or exactly REPLY_SKIP), for clients that know the newer field.
 type StatusResult struct {
-	RunID  string `json:"runId,omitempty"`
-	Status string `json:"status"`
-	Reply  string `json:"reply,omitempty"`
-	Error  string `json:"error,omitempty"`
+	RunID   string `json:"runId,omitempty"`
+	Status  string `json:"status"`
+	Reply   string `json:"reply,omitempty"`
+	NoReply bool   `json:"noReply,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
-// ErrorResult is the JSON result of a failed call, in the seeds' {status, error} shape.
+// MarshalJSON writes reply on every ok result, as the seeds' { runId, status: "ok", reply }.
+func (r StatusResult) MarshalJSON() ([]byte, error) {
+	type plain StatusResult
+	if r.Status != StatusOK || r.Reply != "" {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		RunID   string `json:"runId,omitempty"`
+		Status  string `json:"status"`
+		Reply   string `json:"reply"`
+		NoReply bool   `json:"noReply,omitempty"`
+		Error   string `json:"error,omitempty"`
+	}(r))
+}
+
+// ErrorResult is the JSON result of a failed call, in the seeds' {status, error} shape: a
+// refusal by visibility, the send policy, a guard, RBAC or the access layer is forbidden
+// (ForbiddenError, or the API server's 403), anything else error.
 func ErrorResult(err error) string {
-	b, _ := json.Marshal(StatusResult{Status: StatusError, Error: err.Error()})
+	st := StatusError
+	if IsForbidden(err) {
+		st = StatusForbidden
+	}
+	b, _ := json.Marshal(StatusResult{Status: st, Error: err.Error()})
 	return string(b)
 }
 

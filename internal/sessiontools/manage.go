@@ -48,6 +48,9 @@ type ManageArgs struct {
 	Label         *string `json:"label"`
 	Model         *string `json:"model"`
 	ThinkingLevel *string `json:"thinkingLevel"`
+	// SendPolicy is set by patch: allow, deny, or inherit ("" too) to unset it. Owner-only:
+	// a person holding the verb set-send-policy on the session; never a session's own call.
+	SendPolicy *string `json:"sendPolicy"`
 }
 
 // ManageResult is the sessions tool's result.
@@ -63,13 +66,15 @@ type ManageResult struct {
 func manageTool() Tool {
 	str := map[string]any{"type": "string"}
 	return Tool{Name: "sessions",
-		Description: "Manage a visible session: patch its label, model or thinking level; archive it; restore an archived one with its transcript; reset it to a new transcript. archive, restore and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
+		Description: "Manage a visible session: patch its label, model or thinking level, or (a person with the verb set-send-policy only) its sendPolicy; archive it; restore an archived one with its transcript; reset it to a new transcript. archive, restore and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
 		Schema: Schema(map[string]any{
 			"action":            map[string]any{"type": "string", "enum": []string{ActionPatch, ActionArchive, ActionRestore, ActionReset}},
 			"sessionKey":        map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"expectedSessionId": map[string]any{"type": "string", "description": "the sessionId the session must still have"},
 			"label":             str, "model": str,
 			"thinkingLevel": map[string]any{"type": "string", "enum": []string{"", "off", "minimal", "low", "medium", "high", "xhigh"}},
+			"sendPolicy": map[string]any{"type": "string", "enum": []string{"allow", "deny", "inherit", ""},
+				"description": "patch: the session's send policy override (inherit or \"\" unsets it); owner-only, as /send on|off|inherit: needs the verb set-send-policy, never a session's own call"},
 		}, "action", "sessionKey"),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a ManageArgs
@@ -109,8 +114,19 @@ func (a ManageArgs) ops(now time.Time, hasAnnotations bool) ([]jsonOp, error) {
 			// add sets a field whether or not it is there; "" clears it (the CRD's omitempty).
 			ops = append(ops, jsonOp{Op: "add", Path: f.path, Value: *f.v})
 		}
+		if p := a.SendPolicy; p != nil {
+			switch *p {
+			case string(v1.ActionAllow), string(v1.ActionDeny):
+				ops = append(ops, jsonOp{Op: "add", Path: "/spec/sendPolicy", Value: *p})
+			case "inherit", "":
+				// add then remove unsets it whether or not it is set (a remove alone fails on a missing one).
+				ops = append(ops, jsonOp{Op: "add", Path: "/spec/sendPolicy", Value: string(v1.ActionDeny)}, jsonOp{Op: "remove", Path: "/spec/sendPolicy"})
+			default:
+				return nil, fmt.Errorf("sendPolicy %q: want allow, deny or inherit", *p)
+			}
+		}
 		if len(ops) == 0 {
-			return nil, errors.New("patch needs one of label, model or thinkingLevel")
+			return nil, errors.New("patch needs one of label, model, thinkingLevel or sendPolicy")
 		}
 	case ActionArchive, ActionReset, ActionRestore:
 		if a.ExpectedSessionID == "" {
@@ -174,9 +190,16 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 		target = c.fresh(ctx, target)
 	}
 	if a.ExpectedSessionID != "" && a.ExpectedSessionID != target.Status.SessionID {
-		return &StatusResult{Status: StatusError, Error: fmt.Sprintf(
+		// The guard refused the write: forbidden, as every refusal by a guard is.
+		return &StatusResult{Status: StatusForbidden, Error: fmt.Sprintf(
 			"session %s is now sessionId %q, not the expected %q: list sessions again and act on the session you mean",
 			target.Spec.Key, target.Status.SessionID, a.ExpectedSessionID)}, nil
+	}
+	if a.SendPolicy != nil && c.Session != nil {
+		// Owner-only: the manager's own write would pass admission, so a model never sets it.
+		return &StatusResult{Status: StatusForbidden, Error: fmt.Sprintf(
+			"sendPolicy of session %s is set by a person with the verb %s (sessions patch or /send on|off|inherit), never by a session's own call",
+			target.Spec.Key, v1.VerbSetSendPolicy)}, nil
 	}
 	if a.Model != nil {
 		if denied := c.judgeModel(ctx, target, *a.Model); denied != nil {

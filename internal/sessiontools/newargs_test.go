@@ -119,16 +119,17 @@ func TestRedactRecordsCopies(t *testing.T) {
 	}
 }
 
-// A waited send's outcome as the tool reports it: ok with the reply, no_reply when the
-// target answered no text.
+// A waited send's outcome as the tool reports it: ok with the reply; ok with reply "" and
+// noReply when the target answered no text or exactly REPLY_SKIP.
 func TestWaitResult(t *testing.T) {
 	cases := map[string]struct {
 		st   v1.SessionSendStatus
 		want StatusResult
 	}{
 		"a reply":    {st: v1.SessionSendStatus{Status: v1.SendOK, Reply: "pong"}, want: StatusResult{Status: StatusOK, Reply: "pong"}},
-		"no text":    {st: v1.SessionSendStatus{Status: v1.SendOK}, want: StatusResult{Status: StatusNoReply}},
-		"blank text": {st: v1.SessionSendStatus{Status: v1.SendOK, Reply: " \n"}, want: StatusResult{Status: StatusNoReply}},
+		"no text":    {st: v1.SessionSendStatus{Status: v1.SendOK}, want: StatusResult{Status: StatusOK, NoReply: true}},
+		"blank text": {st: v1.SessionSendStatus{Status: v1.SendOK, Reply: " \n"}, want: StatusResult{Status: StatusOK, NoReply: true}},
+		"REPLY_SKIP": {st: v1.SessionSendStatus{Status: v1.SendOK, Reply: "REPLY_SKIP\n"}, want: StatusResult{Status: StatusOK, NoReply: true}},
 		"timeout":    {st: v1.SessionSendStatus{Status: v1.SendTimeout, Error: "late"}, want: StatusResult{Status: StatusTimeout, Error: "late"}},
 		"error":      {st: v1.SessionSendStatus{Status: v1.SendError, Error: "boom"}, want: StatusResult{Status: StatusError, Error: "boom"}},
 	}

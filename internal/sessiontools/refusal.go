@@ -15,8 +15,27 @@
 package sessiontools
 
 import (
+	"net/http"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+// ForbiddenError is a refusal a tool decides itself (visibility, the send policy, a guard):
+// every tool and door reports it as forbidden, as the API server's 403, which it also is
+// to doors that map API errors to HTTP codes.
+type ForbiddenError struct{ Why string }
+
+func (e ForbiddenError) Error() string { return e.Why }
+
+// Status makes the refusal an API status (403 Forbidden).
+func (e ForbiddenError) Status() metav1.Status {
+	return metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: e.Why}
+}
+
+// IsForbidden says err is a refusal: a ForbiddenError, or the API server's or the access
+// layer's 403.
+func IsForbidden(err error) bool { return apierrors.IsForbidden(err) }
 
 // Refusal is the result of a create the API server refused, or nil for an error that is
 // no refusal (a lost connection, a timeout): those stay errors of the call. A 403 (RBAC,

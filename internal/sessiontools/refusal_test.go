@@ -17,6 +17,7 @@ package sessiontools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,5 +80,31 @@ func TestRefused(t *testing.T) {
 				t.Errorf("Refused(%#v) = %v, want %v", tc.out, got, tc.want)
 			}
 		})
+	}
+}
+
+// A failed call's result: every refusal (visibility, a guard, RBAC, the access layer) is
+// forbidden; anything else, the arguments included, is error.
+func TestErrorResult(t *testing.T) {
+	runs := schema.GroupResource{Group: "sessions.agents.dev", Resource: "agentsessions"}
+	cases := map[string]struct {
+		err  error
+		want string
+	}{
+		"visibility":                {err: ForbiddenError{Why: "outside the tree"}, want: `{"status":"forbidden","error":"outside the tree"}`},
+		"visibility, wrapped":       {err: fmt.Errorf("history: %w", ForbiddenError{Why: "no"}), want: `{"status":"forbidden","error":"history: no"}`},
+		"the access layer or RBAC":  {err: apierrors.NewForbidden(runs, "s", errors.New("no")), want: `{"status":"forbidden","error":"agentsessions.sessions.agents.dev \"s\" is forbidden: no"}`},
+		"an argument":               {err: errors.New("sessionKey is required"), want: `{"status":"error","error":"sessionKey is required"}`},
+		"the API server is unready": {err: apierrors.NewServiceUnavailable("down"), want: `{"status":"error","error":"down"}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := ErrorResult(tc.err); got != tc.want {
+				t.Errorf("ErrorResult = %s, want %s", got, tc.want)
+			}
+		})
+	}
+	if code := (ForbiddenError{}).Status().Code; code != 403 {
+		t.Errorf("a ForbiddenError is HTTP %d to the doors, want 403", code)
 	}
 }

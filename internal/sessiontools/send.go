@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +30,7 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 )
 
 // sessions_send bounds: the seeds' default wait is > 0; a call should not wait for hours.
@@ -49,13 +49,14 @@ type sendArgs struct {
 
 func sendTool() Tool {
 	return Tool{Name: "sessions_send",
-		Description: "Send a message into another session, named by sessionKey, label or agentId (that agent's main session). timeoutSeconds > 0 waits for the reply (default 30; no_reply when the target answered nothing); 0 is fire-and-forget.",
+		Description: "Send a message into another session, named by sessionKey, label or agentId (that agent's main session). timeoutSeconds > 0 waits up to that many seconds for the reply (default 30, at most 600) and returns status ok with reply (\"\" and noReply: true when the target answered nothing or REPLY_SKIP); 0 is fire-and-forget.",
 		Schema: Schema(map[string]any{
-			"sessionKey":     map[string]any{"type": "string", "description": "session key, sessionId, or main"},
-			"label":          map[string]any{"type": "string", "description": "the label of the one active session to send to"},
-			"agentId":        map[string]any{"type": "string", "description": "send to this agent's main session"},
-			"message":        map[string]any{"type": "string"},
-			"timeoutSeconds": map[string]any{"type": "number"},
+			"sessionKey": map[string]any{"type": "string", "description": "session key, sessionId, or main"},
+			"label":      map[string]any{"type": "string", "description": "the label of the one active session to send to"},
+			"agentId":    map[string]any{"type": "string", "description": "send to this agent's main session"},
+			"message":    map[string]any{"type": "string"},
+			"timeoutSeconds": map[string]any{"type": "number", "minimum": 0, "maximum": MaxSendTimeoutSeconds,
+				"description": "seconds to wait for the reply: 0 = fire-and-forget, default 30, at most 600 (a larger value is an error, never cut)"},
 		}, "message"),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a sendArgs
@@ -69,8 +70,22 @@ func sendTool() Tool {
 			if err != nil {
 				return nil, err
 			}
-			return c.send(ctx, ref, a.Message, int32(Clamp(a.TimeoutSeconds.Or(DefaultSendTimeoutSeconds), 0, MaxSendTimeoutSeconds)))
+			timeout, err := SendTimeout(a.TimeoutSeconds)
+			if err != nil {
+				return nil, err
+			}
+			return c.send(ctx, ref, a.Message, timeout)
 		}}
+}
+
+// SendTimeout is sessions_send's wait: default 30, 0..600. A value outside is an error that
+// names the bounds, never cut silently: longer waits are for MCP's tasks extension.
+func SendTimeout(n Number) (int32, error) {
+	v := n.Or(DefaultSendTimeoutSeconds)
+	if v < 0 || v > MaxSendTimeoutSeconds {
+		return 0, fmt.Errorf("timeoutSeconds %d is out of range: at most %d seconds (0 = fire-and-forget); for a longer wait send with timeoutSeconds 0 and follow the send (sessions_history, session_status) or use MCP's tasks extension", v, MaxSendTimeoutSeconds)
+	}
+	return int32(v), nil
 }
 
 // createOnce creates obj, or reads the one an earlier run of the call created. A refusal by
@@ -144,8 +159,8 @@ func (c *Call) Wait(ctx context.Context, s *v1.SessionSend, grace time.Duration)
 	}
 	switch st.Status {
 	case v1.SendOK:
-		if strings.TrimSpace(st.Reply) == "" {
-			return StatusResult{RunID: runID, Status: StatusNoReply}, nil
+		if protocol.NoReply(st.Reply) {
+			return StatusResult{RunID: runID, Status: StatusOK, NoReply: true}, nil
 		}
 		return StatusResult{RunID: runID, Status: StatusOK, Reply: st.Reply}, nil
 	case v1.SendTimeout:

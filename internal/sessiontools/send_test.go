@@ -16,6 +16,8 @@ package sessiontools
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,5 +106,87 @@ func TestWaitSendResumesAfterTheWatchCloses(t *testing.T) {
 	}
 	if n := w.watches.Load(); n != 1 {
 		t.Errorf("%d watches; the read after the closed one found the outcome, so want 1", n)
+	}
+}
+
+// sessions_send's wait is 0..600 seconds, stated in its schema; a value outside is an error
+// naming the maximum, never cut silently to 600.
+func TestSendTimeoutBound(t *testing.T) {
+	cases := map[string]struct {
+		args    string
+		wantErr string
+		want    int32
+	}{
+		"the default":     {args: `{"sessionKey":"agent:bob:main","message":"hi"}`, want: 30},
+		"the maximum":     {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":600}`, want: 600},
+		"fire-and-forget": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":0}`, want: 0},
+		"above it": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":900}`,
+			wantErr: "timeoutSeconds 900 is out of range: at most 600 seconds"},
+		"below zero": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":-1}`,
+			wantErr: "timeoutSeconds -1 is out of range: at most 600 seconds"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fc := newFakeClient(session("agent:bob:main", "bob", "sid-bob"))
+			// No Watcher: a waited send answers at once with an error after it is created.
+			c := &Call{Env: &Env{Client: fc, Reader: fc}, Namespace: ns, ID: name}
+			out, err := sendTool().Run(t.Context(), c, json.RawMessage(tc.args))
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one starting %q", err, tc.wantErr)
+				}
+				if got := ErrorResult(err); !strings.Contains(got, `"status":"error"`) {
+					t.Errorf("result %s, want status error", got)
+				}
+				var sends v1.SessionSendList
+				if err := fc.List(t.Context(), &sends); err != nil || len(sends.Items) != 0 {
+					t.Errorf("a send was created (%d, %v)", len(sends.Items), err)
+				}
+				return
+			}
+			_ = out
+			var sends v1.SessionSendList
+			if err := fc.List(t.Context(), &sends); err != nil || len(sends.Items) != 1 {
+				t.Fatalf("sends: %d, %v", len(sends.Items), err)
+			}
+			if got := *sends.Items[0].Spec.TimeoutSeconds; got != tc.want {
+				t.Errorf("timeoutSeconds = %d, want %d", got, tc.want)
+			}
+		})
+	}
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(sendTool().Schema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if got := schema.Properties["timeoutSeconds"]["maximum"]; got != float64(MaxSendTimeoutSeconds) {
+		t.Errorf("schema's timeoutSeconds maximum = %v, want %d", got, MaxSendTimeoutSeconds)
+	}
+}
+
+// An ok result always carries reply, "" included, and noReply when the target said nothing.
+func TestStatusResultJSON(t *testing.T) {
+	cases := map[string]struct {
+		r    StatusResult
+		want string
+	}{
+		"a reply":  {r: StatusResult{RunID: "r1", Status: StatusOK, Reply: "pong"}, want: `{"runId":"r1","status":"ok","reply":"pong"}`},
+		"no reply": {r: StatusResult{RunID: "r1", Status: StatusOK, NoReply: true}, want: `{"runId":"r1","status":"ok","reply":"","noReply":true}`},
+		"accepted": {r: StatusResult{RunID: "r1", Status: StatusAccepted}, want: `{"runId":"r1","status":"accepted"}`},
+		"an error": {r: StatusResult{Status: StatusError, Error: "boom"}, want: `{"status":"error","error":"boom"}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, v := range []any{tc.r, &tc.r} {
+				b, err := json.Marshal(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(b) != tc.want {
+					t.Errorf("json = %s, want %s", b, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -42,6 +43,8 @@ type spawnArgs struct {
 	Cleanup           string           `json:"cleanup"`
 	Sandbox           string           `json:"sandbox"`
 	Attachments       []v1.Attachment  `json:"attachments"`
+	// AttachAs is the specification's reserved hint: validated and recorded on the run.
+	AttachAs *v1.AttachAs `json:"attachAs"`
 	// Context is isolated (the default) or fork: the child starts from this session's
 	// recent conversation.
 	Context string `json:"context"`
@@ -71,6 +74,9 @@ func spawnTool() Tool {
 			"context":           map[string]any{"type": "string", "enum": []string{"isolated", "fork"}, "description": "isolated (default): the child starts with its task alone; fork: it starts from this session's recent conversation (same agent only)"},
 			"attachments": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
 				"name": str, "content": str, "mimeType": str, "encoding": map[string]any{"type": "string", "enum": []string{"utf8", "base64"}}}}},
+			"attachAs": map[string]any{"type": "object", "additionalProperties": false,
+				"description": "reserved hint for future mount implementations: { mountPath? }, a relative path inside the child's workspace. It is validated and recorded on the run and in the child's task message; nothing is mounted yet (the attachments land in .agents/attachments/<uuid>/ as always)",
+				"properties":  map[string]any{"mountPath": map[string]any{"type": "string", "maxLength": 255}}},
 		}, "task"),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a spawnArgs
@@ -82,6 +88,9 @@ func spawnTool() Tool {
 			}
 			if err := forkable(a, c.Session); err != nil {
 				return nil, err
+			}
+			if errs := policy.CheckAttachAs(a.AttachAs, field.NewPath("attachAs")); len(errs) > 0 {
+				return nil, errs.ToAggregate()
 			}
 			return c.spawn(ctx, a)
 		}}
@@ -119,7 +128,7 @@ func (c *Call) spawn(ctx context.Context, a spawnArgs) (any, error) {
 		Spec: v1.SubagentRunSpec{
 			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
 			Thread: a.Thread, Mode: v1.SpawnMode(a.Mode), Cleanup: v1.Cleanup(a.Cleanup),
-			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments, Context: v1.SpawnContext(a.Context),
+			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments, AttachAs: a.AttachAs, Context: v1.SpawnContext(a.Context),
 			RequesterSessionKey: c.sessionKey(),
 		},
 	}

@@ -98,7 +98,7 @@ func (c *Call) visibleSession(ctx context.Context, ref string) (*v1.AgentSession
 		return nil, err
 	}
 	if ok, why := c.sees(ctx, pol, target); !ok {
-		return nil, errors.New(why)
+		return nil, ForbiddenError{Why: why}
 	}
 	return target, nil
 }

@@ -39,6 +39,9 @@ const (
 	// RoleCompaction is a compaction record: a summary of older history (its text) that
 	// the model keeps in place of the messages of its Compaction range.
 	RoleCompaction = "compaction"
+	// RoleCommand is a person's command to the operator (a standalone /send on|off|inherit):
+	// recorded where it was typed, never given to the model.
+	RoleCommand = "command"
 )
 
 // Content block types.
@@ -242,7 +245,7 @@ func Preview(m *Message) string {
 // validate checks what every store enforces before assigning a seq.
 func (r *AppendRequest) validate() error {
 	switch r.Message.Role {
-	case RoleUser, RoleAssistant, RoleToolResult, RoleSystem, RoleCompaction:
+	case RoleUser, RoleAssistant, RoleToolResult, RoleSystem, RoleCompaction, RoleCommand:
 	default:
 		return errors.Join(ErrInvalid, errors.New("unknown role "+quote(r.Message.Role)))
 	}

@@ -116,6 +116,7 @@ func doorRows() []doorRow {
 		{door: "/events", what: "session", right: caller.ReadTranscript,
 			try: status(http.StatusOK, http.MethodGet, "/events?session="+url.QueryEscape(keyA)+"&", nil)},
 		{door: "/events", what: "namespace", right: caller.ReadTranscript, try: status(http.StatusOK, http.MethodGet, "/events?", nil)},
+		{door: "/events/", what: "subscriptions", right: caller.ReadTranscript, try: subscribeRow},
 		{door: "/console/", what: "/console/send", right: caller.CreateSend,
 			try: status(http.StatusCreated, http.MethodPost, "/console/send?", map[string]any{"sessionKey": keyA, "message": "hi"})},
 		{door: "/console/", what: "/console/cancel", right: caller.CancelSend,

@@ -61,7 +61,8 @@ type SessionResolver interface {
 	Resolve(namespace, keyOrID string) (transcript.SessionHeader, error)
 }
 
-// NewEventsHandler serves GET /events, judging each session with the history API's check
+// NewEventsHandler serves GET /events and a stream's POST /events/{streamId}/subscriptions
+// (mount it at /events and /events/), judging each session with the history API's check
 // (the access layer's ReadTranscript) as the caller; nil authz serves everyone (local
 // runs). resolver finds a followed session by key or sessionId, as the history API does
 // (nil: by key only). A namespace stream opens only for a caller who may read some session

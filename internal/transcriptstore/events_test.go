@@ -71,6 +71,10 @@ func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 	}
 	r := sse.NewReader(resp.Body)
 	ev, err := r.Next()
+	if err != nil || ev.Event != events.KindStream {
+		t.Fatalf("first event %s %s (%v), want the stream's id", ev.Event, ev.Data, err)
+	}
+	ev, err = r.Next()
 	if err != nil || ev.Event != events.KindSessionMessage {
 		t.Fatalf("first event %s %s (%v), want session.message", ev.Event, ev.Data, err)
 	}
@@ -80,7 +84,11 @@ func TestSidecarPublishesAppendsOnEvents(t *testing.T) {
 		change.Phase != events.PhaseMessage || change.Stats.MessageCount != 1 || change.Stats.LastPreview != "hello" {
 		t.Fatalf("second event %s %s (%v), want sessions.changed of phase message", ev.Event, ev.Data, err)
 	}
-	ev, err = sse.NewReader(followed.Body).Next()
+	fr := sse.NewReader(followed.Body)
+	if ev, err = fr.Next(); err != nil || ev.Event != events.KindStream {
+		t.Fatalf("followed stream's first event %s (%v), want the stream's id", ev.Event, err)
+	}
+	ev, err = fr.Next()
 	var m events.SessionMessage
 	if err != nil || ev.Event != events.KindSessionMessage || json.Unmarshal(ev.Data, &m) != nil || m.SessionID != "s1" || m.SessionKey != "agent:a:main" {
 		t.Fatalf("followed stream: %s %s (%v), want the message of s1", ev.Event, ev.Data, err)

@@ -27,7 +27,7 @@ import (
 // door matrix test (doors_envtest_test.go) needs rows for each. The other routes serve no
 // caller's sessions: the console's static files, probes, and /metrics (its own review).
 var (
-	doorRoutes  = []string{"/sessions/", "/search", "/events", "/mcp", "/console/", "/a2a/"}
+	doorRoutes  = []string{"/sessions/", "/search", "/events", "/events/", "/mcp", "/console/", "/a2a/"}
 	otherRoutes = []string{"/", "/healthz", "/readyz", "/metrics"}
 )
 

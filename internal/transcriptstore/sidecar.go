@@ -177,6 +177,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	}
 
 	var ready atomic.Bool
+	eventsHandler := NewEventsHandler(hub, authz, store, objects, cfg.DefaultNamespace, log.WithName("events"))
 	routes := map[string]http.Handler{
 		"/sessions/": NewHistoryHandler(HistoryOptions{
 			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
@@ -184,7 +185,10 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		}),
 		"/search": NewSearchHandler(SearchOptions{Index: index, Resolve: store, Authorizer: authz,
 			DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("search")}),
-		"/events":   NewEventsHandler(hub, authz, store, objects, cfg.DefaultNamespace, log.WithName("events")),
+		"/events": eventsHandler,
+		// A stream's subscriptions (POST /events/{streamId}/subscriptions): the same handler,
+		// which holds the open streams, not counted as a stream.
+		"/events/":  eventsHandler,
 		"/":         console.Handler(),
 		"/mcp":      noCallerAPI(),
 		"/console/": noCallerAPI(),

@@ -17,11 +17,11 @@ package turns
 import (
 	"context"
 	"path/filepath"
-	"slices"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -46,7 +46,8 @@ func WorkspaceDir(root, namespace, sessionID string) string {
 	return filepath.Join(root, namespace, sessionID)
 }
 
-// isSubagent says whether s is a sub-agent session, which gets no session tools.
+// isSubagent says whether s is a sub-agent session, which gets no session tools unless its
+// Agent's subagents.tools names them.
 func isSubagent(s *v1.AgentSession) bool {
 	if s.Spec.SpawnedBy != "" {
 		return true
@@ -56,9 +57,10 @@ func isSubagent(s *v1.AgentSession) bool {
 }
 
 // forTurn assembles the tools a turn is offered, in a stable order. A session gets the
-// built-in tools, its Agent's MCP tools and its remote A2A agents. A sub-agent session gets no session tools (so
-// it cannot spawn or send), the MCP tools narrowed by its Agent's spec.subagents.tools,
-// and workspace_list / workspace_read over its own workspace.
+// built-in tools, its Agent's MCP tools and its remote A2A agents. A sub-agent session gets
+// what policy.SubagentOffers allows: by default every non-session tool, else the tools its
+// Agent's spec.subagents.tools names, session tools included but never sessions_spawn; and
+// workspace_list / workspace_read over its own workspace.
 func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSession) ([]provider.Tool, map[string]*tool) {
 	sub := isSubagent(s)
 	var defs []provider.Tool
@@ -69,19 +71,18 @@ func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSess
 			defs = append(defs, tl.def)
 		}
 	}
-	allowed := func(name string) bool {
-		allow := agent.Spec.Subagents.Tools
-		return !sub || len(allow) == 0 || slices.Contains(allow, name)
+	allowed := func(name string, session bool) bool {
+		return !sub || policy.SubagentOffers(agent.Spec.Subagents.Tools, name, session)
 	}
 	for _, tl := range ts.builtin {
-		if !(sub && tl.session) && allowed(tl.def.Name) {
+		if allowed(tl.def.Name, tl.session) {
 			add(tl)
 		}
 	}
 	if ts.src.MCP != nil && len(agent.Spec.Tools.MCPServers) > 0 {
 		set := ts.src.MCP.Resolve(ctx, agent)
 		for _, mt := range set.Tools() {
-			if allowed(mt.Name) {
+			if allowed(mt.Name, false) {
 				add(mcpTool(set, mt))
 			}
 		}
@@ -89,7 +90,7 @@ func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSess
 	if ts.src.A2A != nil && len(agent.Spec.Tools.A2AAgents) > 0 {
 		set := ts.src.A2A.Resolve(ctx, agent)
 		for _, at := range set.Tools() {
-			if allowed(at.Name) {
+			if allowed(at.Name, false) {
 				add(a2aTool(set, at))
 			}
 		}

@@ -149,8 +149,11 @@ func TestToolsOffered(t *testing.T) {
 	}{
 		"main session: session and MCP tools": {key: keyT, want: slices.Concat(session, mcp)},
 		"sub-agent: every non-session tool":   {key: keySub, want: slices.Concat(mcp, workspace)},
-		"sub-agent narrowed by subagents.tools": {key: keySub, subagentTools: []string{"mcp__everything__echo", "sessions_send"},
+		"sub-agent narrowed by subagents.tools": {key: keySub, subagentTools: []string{"mcp__everything__echo"},
 			want: slices.Concat([]string{"mcp__everything__echo"}, workspace)},
+		"sub-agent given session tools by subagents.tools, never sessions_spawn": {key: keySub,
+			subagentTools: []string{"mcp__everything__echo", "sessions_history", "sessions_send", "sessions_spawn"},
+			want:          slices.Concat([]string{"sessions_history", "sessions_send", "mcp__everything__echo"}, workspace)},
 		"subagents.tools does not narrow the main session": {key: keyT, subagentTools: []string{"mcp__everything__echo"}, want: slices.Concat(session, mcp)},
 	}
 	for name, c := range cases {

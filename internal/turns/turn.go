@@ -92,6 +92,9 @@ type TurnRequest struct {
 	// Compact makes the turn only a compaction step, whatever the trigger (kubectl sessions
 	// compact): it has no Input, appends only the compaction record and calls no tools.
 	Compact bool
+	// RecordOnly makes the turn only record its Input (a person's /send command, role
+	// command) in the session's lane: no model is called, no compaction runs, no tool.
+	RecordOnly bool
 	// ForkFrom, when set, is the session whose recent conversation the turn's session starts
 	// from (a spawn with context fork): it is copied before the input (see fork.go).
 	ForkFrom *ForkSource

@@ -93,10 +93,10 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 	if err == nil {
 		err = t.verifyHistory(ctx)
 	}
-	if err == nil {
+	if err == nil && !req.RecordOnly {
 		err = t.compact(ctx)
 	}
-	if err == nil && !req.Compact {
+	if err == nil && !req.Compact && !req.RecordOnly {
 		err = t.awaitOutcome(t.loop(ctx))
 	}
 	if ferr := t.flush(context.WithoutCancel(ctx)); err == nil {
@@ -132,6 +132,10 @@ func (t *turn) prepare(ctx context.Context) error {
 		return fmt.Errorf("session %q has no sessionId yet", req.SessionKey)
 	}
 	var err error
+	if req.RecordOnly {
+		// Nothing is asked of a model: its provider is not built (nor its key read).
+		return t.loadHistory(ctx)
+	}
 	if t.prov, err = e.provider(ctx, t.agent); err != nil {
 		return err
 	}

@@ -236,6 +236,26 @@ var _ = Describe("admission", Ordered, func() {
 				r.Spec.Attachments = []v1.Attachment{{Name: "a", Content: b64([]byte("hi")) + "!", Encoding: v1.EncodingBase64}}
 			})))
 		}),
+		Entry("an attachAs hint outside the workspace", func() verdict {
+			return denied(`spec.attachAs.mountPath: Invalid value: "../up": must stay inside the workspace`, create(runObj(nsAll, "", "research",
+				func(r *v1.SubagentRun) { r.Spec.AttachAs = &v1.AttachAs{MountPath: "../up"} })))
+		}),
+		Entry("an attachAs hint inside the workspace, recorded", func() verdict {
+			r := runObj(nsAll, "", "research", func(r *v1.SubagentRun) { r.Spec.AttachAs = &v1.AttachAs{MountPath: "inputs/data"} })
+			return allowed(func() error {
+				if err := k8s.Create(ctx, r); err != nil {
+					return err
+				}
+				got := &v1.SubagentRun{}
+				if err := k8s.Get(ctx, client.ObjectKeyFromObject(r), got); err != nil {
+					return err
+				}
+				if got.Spec.AttachAs == nil || got.Spec.AttachAs.MountPath != "inputs/data" {
+					return fmt.Errorf("spec.attachAs %+v, want inputs/data kept", got.Spec.AttachAs)
+				}
+				return nil
+			})
+		}),
 		Entry("an agent that does not exist", func() verdict {
 			return denied(`spec.agentId: Not found: "ghost"`, create(runObj(nsAll, "", "ghost")))
 		}),

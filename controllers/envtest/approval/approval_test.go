@@ -17,7 +17,6 @@ package approval
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -37,7 +36,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
@@ -83,13 +81,7 @@ func newFixture(timeoutSeconds int32) *fixture {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(agent), agent)).To(Succeed())
 		g.Expect(meta.IsStatusConditionTrue(agent.Status.Conditions, v1.ConditionReady)).To(BeTrue())
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(sessionKey), Namespace: f.ns},
-		Spec: v1.AgentSessionSpec{Key: sessionKey, AgentID: "ops"}}
-	Expect(k8s.Create(ctx, s)).To(Succeed())
-	Eventually(func(g Gomega) {
-		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		g.Expect(s.Status.SessionID).NotTo(BeEmpty())
-	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	createSession(f.ns, sessionKey, "ops")
 	return f
 }
 
@@ -150,21 +142,7 @@ func approvalNow(ta *v1.ToolApproval) *v1.ToolApproval {
 }
 
 // transcriptTexts are the session's records as "<role>: <text>", tool records included.
-func (f *fixture) transcriptTexts() []string {
-	s := &v1.AgentSession{}
-	Expect(k8s.Get(ctx, types.NamespacedName{Namespace: f.ns, Name: sessionkey.ObjectName(sessionKey)}, s)).To(Succeed())
-	page, err := store.Read(ctx, f.ns, s.Status.SessionID, transcript.ReadOptions{Limit: transcript.MaxLimit, IncludeTools: true})
-	Expect(err).NotTo(HaveOccurred())
-	var out []string
-	for _, r := range page.Messages {
-		var b strings.Builder
-		for _, c := range r.Message.Content {
-			b.WriteString(c.Text)
-		}
-		out = append(out, r.Message.Role+": "+b.String())
-	}
-	return out
-}
+func (f *fixture) transcriptTexts() []string { return records(f.ns, sessionKey) }
 
 // approvals is agent_sessions_tool_approvals_total of a namespace and outcome, as the
 // manager's metrics endpoint would serve it.

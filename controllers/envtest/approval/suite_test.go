@@ -16,6 +16,8 @@
 // controllers, the turn engine on the scripted provider with a real MCP server, and the
 // admission webhooks behind a real API server, the manager speaking as its own user and the
 // approvers as theirs (client certificates), so every decision goes the real admission path.
+// The same whole manager runs what else a person decides there (spec_test.go): a /send
+// on|off|inherit, and a send whose target chose not to reply.
 package approval
 
 import (

@@ -1,11 +1,14 @@
 // The console reads /events (sessions live) and the history API (a transcript) with the
-// bearer token the person signs in with; it never polls. Its writes (a send, a cancel) and
+// bearer token the person signs in with; it never polls. Its stream carries every session's
+// changes, and the transcript (session.message, session.delta) of the open session alone:
+// opening a session subscribes the stream to it and drops the one open before
+// (POST /events/{streamId}/subscriptions). Its writes (a send, a cancel) and
 // its first lists go to /console/ on the same listener, made as the signed-in person.
 // Plain DOM, no frameworks.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const state = { token: "", ns: "", sessions: new Map(), open: "", work: new Map(), abort: null, lastId: "", approvals: new Map(), ended: null };
+  const state = { token: "", ns: "", sessions: new Map(), open: "", work: new Map(), abort: null, lastId: "", approvals: new Map(), ended: null, stream: "", subscribed: "" };
 
   function status(text) { $("status").textContent = text; }
   function auth() { return { Authorization: "Bearer " + state.token }; }
@@ -111,7 +114,9 @@
   // follow reads the event stream with fetch (EventSource cannot send a bearer token) and
   // reconnects with Last-Event-ID, so nothing is lost across a dropped connection.
   async function follow() {
-    const q = new URLSearchParams({ namespace: state.ns, kinds: "sessions.changed,session.message,session.delta,sends.changed,runs.changed,approvals.changed" });
+    // No session.message or session.delta of the whole namespace: the open session's come by
+    // its subscription.
+    const q = new URLSearchParams({ namespace: state.ns, kinds: "sessions.changed,sends.changed,runs.changed,approvals.changed" });
     for (let delay = 500; ; delay = Math.min(delay * 2, 15000)) {
       try {
         const headers = auth();
@@ -159,6 +164,7 @@
     if (ev.id) state.lastId = ev.id;
     const data = JSON.parse(ev.data.join("\n"));
     switch (ev.event) {
+      case "stream": streamOpened(data); break;
       case "reset": state.sessions.clear(); renderSessions(); if (state.open) openSession(state.open); loadApprovals(); break;
       case "end": status("stream ended: " + (data.reason || "")); break;
       case "sessions.changed": sessionChanged(data); break;
@@ -167,6 +173,44 @@
       case "sends.changed": case "runs.changed": workChanged(ev.event, data); break;
       case "approvals.changed": approvalChanged(data); break;
     }
+  }
+
+  // streamOpened takes a (re)connected stream's id; a session open across a reconnect is
+  // subscribed again, and its messages from the gap are read from its history.
+  async function streamOpened(info) {
+    state.stream = info.subscriptions || "";
+    state.subscribed = "";
+    const key = state.open;
+    if (!key) return;
+    if (await subscribe(key) && state.open === key) catchUp(key);
+  }
+
+  // subscribe makes the stream carry session key's transcript and drop the one subscribed
+  // before; it says whether the stream now follows key.
+  async function subscribe(key) {
+    if (!state.stream) return false;
+    if (state.subscribed === key) return true;
+    const body = { subscribe: [key] };
+    if (state.subscribed) body.unsubscribe = [state.subscribed];
+    try {
+      const resp = await fetch(state.stream + "?" + new URLSearchParams({ namespace: state.ns }), {
+        method: "POST", headers: { ...auth(), "Content-Type": "application/json" }, body: JSON.stringify(body), cache: "no-store" });
+      if (!resp.ok) { status("live transcript: " + resp.status + " " + (await resp.text())); return false; }
+      state.subscribed = key;
+      return true;
+    } catch (err) {
+      status("live transcript: " + err.message);
+      return false;
+    }
+  }
+
+  // catchUp appends the open session's newest messages not shown yet.
+  async function catchUp(key) {
+    const q = new URLSearchParams({ namespace: state.ns, limit: "200", includeTools: "1" });
+    const resp = await fetch("/sessions/" + encodeURIComponent(key) + "/history?" + q, { headers: auth(), cache: "no-store" });
+    if (!resp.ok || state.open !== key) return;
+    const page = await resp.json();
+    for (const r of page.messages || []) appendRecord(r);
   }
 
   function sessionChanged(c) {
@@ -354,6 +398,9 @@
     $("transcript").replaceChildren();
     $("work").replaceChildren();
     renderApprovals();
+    // Live first, then the history: nothing falls between them (a record in both shows once).
+    await subscribe(key);
+    if (state.open !== key) return;
     const q = new URLSearchParams({ namespace: state.ns, limit: "200", includeTools: "1" });
     if (cursor) q.set("cursor", cursor);
     const resp = await fetch("/sessions/" + encodeURIComponent(key) + "/history?" + q, { headers: auth(), cache: "no-store" });
@@ -384,6 +431,7 @@
 
   // appendRecord shows one record: text, tool calls and tool results folded, provenance.
   function appendRecord(r) {
+    if (r.seq && $("transcript").querySelector('li[data-seq="' + Number(r.seq) + '"]')) return; // shown already
     const m = r.message || {};
     const li = document.createElement("li");
     li.className = m.role;

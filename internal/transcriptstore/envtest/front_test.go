@@ -32,6 +32,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/sse"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -159,7 +160,11 @@ var _ = Describe("the shard front", Ordered, func() {
 				}
 				return resp.StatusCode
 			}, timeout, interval).Should(Equal(http.StatusOK))
-			return sse.NewReader(resp.Body), func() { stop(); _ = resp.Body.Close() }
+			r := sse.NewReader(resp.Body)
+			first, err := r.Next()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(first.Event).To(Equal(events.KindStream), "a stream begins with its id")
+			return r, func() { stop(); _ = resp.Body.Close() }
 		}
 		r, stop := open("")
 		appendText(ctx, store1, ns1, "s1", "second")
