@@ -31,11 +31,8 @@ import (
 var expectedSoon = []string{
 	"docs/concepts/budgets-and-chains.md",
 	"docs/tasks/talk-a2a.md",
-	"docs/tasks/deliver-to-a-chat.md",
 	"docs/tasks/run-on-a-schedule.md",
 	"docs/tasks/trigger-from-a-webhook.md",
-	"docs/reference/kubectl-sessions.md",
-	"docs/reference/http-events.md",
 	"docs/reference/a2a.md",
 }
 
