@@ -107,6 +107,14 @@ func viewHistory(history []transcript.Record, first int64, own *transcript.Recor
 	return v
 }
 
+// summaryTokens estimates what summaryText(r) takes of the context, without building it.
+func summaryTokens(r *transcript.Record) int64 {
+	if r == nil {
+		return 0
+	}
+	return estimateTokens(len(summaryPreamble) + messageTextLen(&r.Message))
+}
+
 // summaryText is how the model reads a summary record, "" for none.
 func summaryText(r *transcript.Record) string {
 	if r == nil {
@@ -145,16 +153,17 @@ func splitFold(tail []transcript.Record, keep int) int {
 func historyTokens(recs []transcript.Record) int64 {
 	var n int64
 	for i := range recs {
-		if m, ok := toProvider(&recs[i].Message); ok {
-			n += estimateTokens(messageBytes(&m))
+		if b, ok := modelBytes(&recs[i].Message); ok {
+			n += estimateTokens(b)
 		}
 	}
 	return n
 }
 
-// providerHistory is the model's view of recs.
-func providerHistory(recs []transcript.Record) []provider.Message {
-	out := make([]provider.Message, 0, len(recs))
+// providerHistory is the model's view of recs, with room for extra more messages (the
+// turn's input, the model's replies and tool results).
+func providerHistory(recs []transcript.Record, extra int) []provider.Message {
+	out := make([]provider.Message, 0, len(recs)+extra)
 	for i := range recs {
 		if m, ok := toProvider(&recs[i].Message); ok {
 			out = append(out, m)
@@ -164,9 +173,10 @@ func providerHistory(recs []transcript.Record) []provider.Message {
 }
 
 // assembleContext is the history a turn's model sees: what fits of the messages after the
-// summary's range, within budget less the summary (which the request carries on its own).
-func assembleContext(v historyView, budget int64) []provider.Message {
-	return fitContext(providerHistory(v.tail), budget-estimateTokens(len(summaryText(v.summary))))
+// summary's range, within budget less the summary (which the request carries on its own),
+// in a slice with room for extra more messages (the turn's own).
+func assembleContext(v historyView, budget int64, extra int) []provider.Message {
+	return fitContext(providerHistory(v.tail, extra), budget-summaryTokens(v.summary))
 }
 
 // compactionInput is the compaction step's user message: the fixed prefix, the previous

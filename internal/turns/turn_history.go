@@ -28,10 +28,9 @@ import (
 // only then. Otherwise the history is read from the store as before.
 func (t *turn) loadHistory(ctx context.Context) error {
 	e, req := t.e, t.req
-	key := historyKey(req.Namespace, t.session.Status.SessionID)
-	if recs, ok := e.history.peek(key, historyMessages); ok && !t.hasOwn(recs) {
+	if recs, ok := e.history.peek(t.cacheKey(), historyMessages); ok && !t.hasOwn(recs) {
 		t.cachedLast = recs[len(recs)-1].Seq
-		t.useHistory(recs)
+		t.useHistoryOf(recs, false)
 		return nil
 	}
 	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, t.session.Status.SessionID, historyMessages)
@@ -62,11 +61,19 @@ func (t *turn) verifyHistory(ctx context.Context) error {
 // noteAppended keeps the cache in step with the turn's appends, and records whether the
 // first of them followed the cached history.
 func (t *turn) noteAppended(recs []transcript.Record) {
-	extended := t.e.history.extend(historyKey(t.req.Namespace, t.session.Status.SessionID), recs)
+	extended := t.e.history.extend(t.cacheKey(), recs)
 	if !t.appended {
 		t.appended = true
 		t.contiguous = extended && t.cachedLast > 0 && len(recs) > 0 && recs[0].Seq == t.cachedLast+1
 	}
+}
+
+// cacheKey is the turn's session in the history cache.
+func (t *turn) cacheKey() string {
+	if t.hkey == "" {
+		t.hkey = historyKey(t.req.Namespace, t.session.Status.SessionID)
+	}
+	return t.hkey
 }
 
 // hasOwn says recs hold a record of this turn (it ran before): those cases read the store.
@@ -83,10 +90,14 @@ func (t *turn) hasOwn(recs []transcript.Record) bool {
 // useHistory splits recs into the turn's own records (done) and the history the model
 // sees, queues the system context and the input unless done, and fits the model's view:
 // the latest summary and what fits of the messages after it (compaction.go).
-func (t *turn) useHistory(recs []transcript.Record) {
+func (t *turn) useHistory(recs []transcript.Record) { t.useHistoryOf(recs, true) }
+
+// useHistoryOf is useHistory, told by mayHaveOwn=false that recs hold none of the turn's
+// records (hasOwn said so).
+func (t *turn) useHistoryOf(recs []transcript.Record, mayHaveOwn bool) {
 	prefix := t.req.ID + "/"
 	own := 0
-	for i := range recs {
+	for i := 0; mayHaveOwn && i < len(recs); i++ {
 		if r := &recs[i]; strings.HasPrefix(r.IdempotencyKey, prefix) {
 			if t.done == nil {
 				t.done = map[string]transcript.Record{}
