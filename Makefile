@@ -126,6 +126,15 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
 
+# bench-check holds the hot paths to their targets between features: the suites that finish
+# in a few minutes, each figure against the bound its target prints (a ratio to the null
+# controller measured in the same run where the figure has one). Not part of CI.
+BENCH_CHECK_SUITES ?= ^(turn|webhook|send-c1|send)$$
+
+.PHONY: bench-check
+bench-check: ## The hot-path suites (turn, webhook, send-c1, send); fails when a figure misses the target printed beside it.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench -check -run '$(BENCH_CHECK_SUITES)' $(BENCH_FLAGS)
+
 # bench-peer is not part of make test: it installs OpenClaw (about 840 MB, cached outside the
 # repo by hack/openclaw-npm.sh) and runs both systems side by side.
 BENCH_PEER_TIMEOUT ?= 20m

@@ -57,6 +57,7 @@ func main() {
 	only := flag.String("run", "", "regexp selecting suites by name")
 	cpuProfile := flag.String("cpuprofile", "", "write the bench process's CPU profile (the in-process suites) to this file")
 	memProfile := flag.String("memprofile", "", "write the bench process's allocation profile (every allocation sampled) to this file")
+	check := flag.Bool("check", false, "hold each figure to the bound its target states and exit 1 when one misses it (make bench-check)")
 	flag.Parse()
 	// The webhook suite calls controller-runtime directly; its logs are not figures.
 	ctrllog.SetLogger(logr.Discard())
@@ -104,6 +105,13 @@ func main() {
 
 	fmt.Println()
 	benchfig.Table(os.Stdout, all)
+	if *check {
+		fmt.Println()
+		if !benchfig.CheckTable(os.Stdout, all) {
+			fmt.Fprintln(os.Stderr, "bench: a figure missed its target")
+			failed = true
+		}
+	}
 	if failed {
 		pprof.StopCPUProfile() // os.Exit skips the deferred stops
 		if *memProfile != "" {
