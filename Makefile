@@ -158,9 +158,11 @@ bench-peer: ## Side by side with OpenClaw's gateway: one JSON line per figure, b
 build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
+# run-local builds what it needs in parallel (the envtest binaries, the project, the npm
+# packages), a line per stage with the time since the start, then runs bin/devcluster.
 .PHONY: run-local
-run-local: build mcp-npm ## Local control plane + CRDs + webhook + manager + transcript-store + samples + the everything MCP server.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" bin/devcluster --repo-root "$(CURDIR)" --bin-dir "$(CURDIR)/bin"
+run-local: ## Local control plane + CRDs + webhook + manager + transcript-store + samples + the everything MCP server.
+	@K8S_VERSION=$(K8S_VERSION) RUN_LOCAL_STARTED=$$(date +%s) hack/run-local.sh
 
 # The kubectl plugin's release: VERSION is the chart's appVersion.
 VERSION ?= v$(shell sed -n 's/^appVersion: "\(.*\)"$$/\1/p' dist/chart/Chart.yaml)
