@@ -82,6 +82,9 @@ type historyView struct {
 	// complete says tail holds every record after the summary's range: the records read
 	// reach back to it (or to the transcript's start).
 	complete bool
+	// msgs, when set, is tail as the model sees it, message i for record i (the zero
+	// message for a record it never sees): the history cache's, converted once.
+	msgs []provider.Message
 	// first is the seq of the oldest record read (0: none).
 	first int64
 }
@@ -176,7 +179,18 @@ func providerHistory(recs []transcript.Record, extra int) []provider.Message {
 // summary's range, within budget less the summary (which the request carries on its own),
 // in a slice with room for extra more messages (the turn's own).
 func assembleContext(v historyView, budget int64, extra int) []provider.Message {
-	return fitContext(providerHistory(v.tail, extra), budget-summaryTokens(v.summary))
+	var msgs []provider.Message
+	if len(v.msgs) == len(v.tail) && v.msgs != nil {
+		msgs = make([]provider.Message, 0, len(v.msgs)+extra)
+		for i := range v.msgs {
+			if v.msgs[i].Role != "" {
+				msgs = append(msgs, v.msgs[i])
+			}
+		}
+	} else {
+		msgs = providerHistory(v.tail, extra)
+	}
+	return fitContext(msgs, budget-summaryTokens(v.summary))
 }
 
 // compactionInput is the compaction step's user message: the fixed prefix, the previous

@@ -18,7 +18,9 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"unsafe"
 
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -55,15 +57,37 @@ type historyEntry struct {
 	key string
 	// buf[lo:] are the last window records of the transcript (all when fewer); buf[:lo]
 	// are older ones still in the array until it is next copied.
-	buf    []transcript.Record
+	buf []transcript.Record
+	// view is buf as the model sees it, message i for record i (modelView): every turn
+	// of the session sends its history, converted once here.
+	view   []provider.Message
 	lo     int
 	window int
 	bytes  int
 }
 
-// recs are the entry's records, capped so that a reader's append never writes into buf.
-func (e *historyEntry) recs() []transcript.Record {
-	return e.buf[e.lo:len(e.buf):len(e.buf)]
+// recs are the entry's records and their model view, capped so that a reader's append
+// never writes into the entry's arrays.
+func (e *historyEntry) recs() ([]transcript.Record, []provider.Message) {
+	return e.buf[e.lo:len(e.buf):len(e.buf)], e.view[e.lo:len(e.view):len(e.view)]
+}
+
+// modelView is recs as the model sees them, one message a record (the zero message for a
+// record the model never sees), with room for capacity.
+func modelView(recs []transcript.Record, capacity int) []provider.Message {
+	out := make([]provider.Message, len(recs), max(capacity, len(recs)))
+	for i := range recs {
+		out[i] = shownMessage(&recs[i])
+	}
+	return out
+}
+
+// shownMessage is the model's message for r, or the zero message when the model never sees it.
+func shownMessage(r *transcript.Record) provider.Message {
+	if m, ok := toProvider(&r.Message); ok {
+		return m
+	}
+	return provider.Message{}
 }
 
 func newHistoryCache(maxBytes int) *historyCache {
@@ -74,7 +98,7 @@ func newHistoryCache(maxBytes int) *historyCache {
 // the cached ones. The records are shared with the cache: read them, never modify them.
 func (c *historyCache) recent(ctx context.Context, store transcript.Store, namespace, sessionID string, limit int) ([]transcript.Record, error) {
 	key := historyKey(namespace, sessionID)
-	cached, window := c.get(key)
+	cached, _, window := c.get(key)
 	if window < limit {
 		// The entry may lack records older than it holds that this window needs.
 		cached, window = nil, limit
@@ -112,12 +136,13 @@ func historyKey(namespace, sessionID string) string { return namespace + "/" + s
 // peek returns the last limit cached records of a transcript without asking the store, and
 // false when the cache cannot answer for that many. They are exact only up to the store's
 // newest record when nothing was appended since: the caller proves that (extend).
-func (c *historyCache) peek(key string, limit int) ([]transcript.Record, bool) {
-	recs, window := c.get(key)
+func (c *historyCache) peek(key string, limit int) ([]transcript.Record, []provider.Message, bool) {
+	recs, view, window := c.get(key)
 	if len(recs) == 0 || window < limit {
-		return nil, false
+		return nil, nil, false
 	}
-	return recs[max(0, len(recs)-limit):], true
+	from := max(0, len(recs)-limit)
+	return recs[from:], view[from:], true
 }
 
 // extend appends records the engine just appended to a cached transcript when they follow
@@ -146,10 +171,14 @@ func (c *historyCache) extend(key string, recs []transcript.Record) bool {
 		// In place: no reader's slice reaches past len(e.buf).
 		// Their slots were counted at recordOverhead while free.
 		e.buf = append(e.buf, recs...)
+		for i := range recs {
+			e.view = append(e.view, shownMessage(&recs[i]))
+		}
 		e.lo = max(0, len(e.buf)-e.window)
 		e.bytes += recordsBytes(recs) - len(recs)*recordOverhead
 	} else {
 		e.buf, e.lo = joinWindow(e.buf[e.lo:], recs, e.window), 0
+		e.view = modelView(e.buf, cap(e.buf))
 		e.bytes = entryBytes(e.buf)
 	}
 	c.size += e.bytes
@@ -160,16 +189,17 @@ func (c *historyCache) extend(key string, recs []transcript.Record) bool {
 
 // get returns a session's cached records, the last window of its transcript (all of it when
 // shorter).
-func (c *historyCache) get(key string) ([]transcript.Record, int) {
+func (c *historyCache) get(key string) ([]transcript.Record, []provider.Message, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
 	if !ok {
-		return nil, 0
+		return nil, nil, 0
 	}
 	c.lru.MoveToFront(el)
 	e := el.Value.(*historyEntry)
-	return e.recs(), e.window
+	recs, view := e.recs()
+	return recs, view, e.window
 }
 
 // put stores recs (which the cache then owns) and evicts beyond the budget; a history
@@ -182,7 +212,7 @@ func (c *historyCache) put(key string, recs []transcript.Record, window int) {
 	if b > c.max || len(recs) == 0 {
 		return
 	}
-	c.byKey[key] = c.lru.PushFront(&historyEntry{key: key, buf: recs, window: window, bytes: b})
+	c.byKey[key] = c.lru.PushFront(&historyEntry{key: key, buf: recs, view: modelView(recs, cap(recs)), window: window, bytes: b})
 	c.size += b
 	c.evictLocked()
 }
@@ -211,11 +241,14 @@ func (c *historyCache) removeLocked(key string) {
 // recordOverhead estimates a record's memory beyond its variable-length strings.
 const recordOverhead = 256
 
-// entryBytes is what an entry's array holds: its records, and its free room at
-// recordOverhead a record.
+// entryBytes is what an entry's arrays hold: its records, its free room at recordOverhead
+// a record, and its model view (which shares the records' strings) at viewOverhead a slot.
 func entryBytes(buf []transcript.Record) int {
-	return recordsBytes(buf) + (cap(buf)-len(buf))*recordOverhead
+	return recordsBytes(buf) + (cap(buf)-len(buf))*recordOverhead + cap(buf)*viewOverhead
 }
+
+// viewOverhead is a model message's size beyond the strings it shares with its record.
+const viewOverhead = int(unsafe.Sizeof(provider.Message{}))
 
 func recordsBytes(recs []transcript.Record) int {
 	n := 0

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,8 +112,9 @@ func TestHistoryCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	for _, id := range []string{"a", "b", "c"} {
 		appendText(t, st, id, 2, 100)
 	}
-	// Room for two of the three histories (2 records of about 356 bytes each).
-	c := newHistoryCache(2 * 2 * (recordOverhead + 150))
+	// Room for two of the three histories (2 records of about 356 bytes each, and their
+	// model view).
+	c := newHistoryCache(2 * 2 * (recordOverhead + viewOverhead + 150))
 	recentSeqs(t, c, st, "a", 10)
 	recentSeqs(t, c, st, "b", 10)
 	recentSeqs(t, c, st, "a", 10) // a is now the most recent
@@ -199,7 +201,8 @@ func TestHistoryCacheExtendsInPlace(t *testing.T) {
 	if allocs >= 1 {
 		t.Errorf("extend allocates %.2f times an append, want less than once", allocs)
 	}
-	recs, ok := c.peek(historyKey("ns", "s1"), historyMessages)
+	recs, view, ok := c.peek(historyKey("ns", "s1"), historyMessages)
+	checkView(t, recs, view)
 	if !ok || len(recs) != historyMessages || recs[len(recs)-1].Seq != next-1 || recs[0].Seq != next-historyMessages {
 		t.Errorf("window after the appends: %d records, ok %v", len(recs), ok)
 	}
@@ -226,10 +229,11 @@ func TestHistoryCacheReadersKeepTheirView(t *testing.T) {
 		return out
 	}
 	for next := int64(9); next < 60; next++ {
-		recs, ok := c.peek(key, 8)
+		recs, msgs, ok := c.peek(key, 8)
 		if !ok {
 			t.Fatalf("seq %d: nothing cached", next)
 		}
+		checkView(t, recs, msgs)
 		views = append(views, view{recs, seqs(recs)})
 		// A reader that appends to its slice writes into an array of its own.
 		_ = append(recs, transcript.Record{Seq: -1})
@@ -242,7 +246,19 @@ func TestHistoryCacheReadersKeepTheirView(t *testing.T) {
 			t.Errorf("view %d changed under its reader (-then +now):\n%s", i, d)
 		}
 	}
-	if got, _ := c.peek(key, 8); !cmp.Equal(seqs(got), []int64{52, 53, 54, 55, 56, 57, 58, 59}) {
+	if got, _, _ := c.peek(key, 8); !cmp.Equal(seqs(got), []int64{52, 53, 54, 55, 56, 57, 58, 59}) {
 		t.Errorf("cached window = %v, want 52..59", seqs(got))
+	}
+}
+
+// checkView says the cache's model view of recs is what converting them gives.
+func checkView(t *testing.T, recs []transcript.Record, view []provider.Message) {
+	t.Helper()
+	want := make([]provider.Message, len(recs))
+	for i := range recs {
+		want[i] = shownMessage(&recs[i])
+	}
+	if d := cmp.Diff(want, view); d != "" {
+		t.Fatalf("cached model view (-converted +cached):\n%s", d)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -28,9 +29,9 @@ import (
 // only then. Otherwise the history is read from the store as before.
 func (t *turn) loadHistory(ctx context.Context) error {
 	e, req := t.e, t.req
-	if recs, ok := e.history.peek(t.cacheKey(), historyMessages); ok && !t.hasOwn(recs) {
+	if recs, view, ok := e.history.peek(t.cacheKey(), historyMessages); ok && !t.hasOwn(recs) {
 		t.cachedLast = recs[len(recs)-1].Seq
-		t.useHistoryOf(recs, false)
+		t.useHistoryOf(recs, view)
 		return nil
 	}
 	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, t.session.Status.SessionID, historyMessages)
@@ -90,14 +91,15 @@ func (t *turn) hasOwn(recs []transcript.Record) bool {
 // useHistory splits recs into the turn's own records (done) and the history the model
 // sees, queues the system context and the input unless done, and fits the model's view:
 // the latest summary and what fits of the messages after it (compaction.go).
-func (t *turn) useHistory(recs []transcript.Record) { t.useHistoryOf(recs, true) }
+func (t *turn) useHistory(recs []transcript.Record) { t.useHistoryOf(recs, nil) }
 
-// useHistoryOf is useHistory, told by mayHaveOwn=false that recs hold none of the turn's
-// records (hasOwn said so).
-func (t *turn) useHistoryOf(recs []transcript.Record, mayHaveOwn bool) {
+// useHistoryOf is useHistory given the cache's model view of recs (message i for record
+// i), which also says recs hold none of the turn's records (hasOwn said so); nil when recs
+// come from the store.
+func (t *turn) useHistoryOf(recs []transcript.Record, view []provider.Message) {
 	prefix := t.req.ID + "/"
 	own := 0
-	for i := 0; mayHaveOwn && i < len(recs); i++ {
+	for i := 0; view == nil && i < len(recs); i++ {
 		if r := &recs[i]; strings.HasPrefix(r.IdempotencyKey, prefix) {
 			if t.done == nil {
 				t.done = map[string]transcript.Record{}
@@ -121,6 +123,7 @@ func (t *turn) useHistoryOf(recs []transcript.Record, mayHaveOwn bool) {
 	if fork := t.queueFork(history); len(fork) > 0 {
 		// A full slice expression: history may share the cache's array, which must not be written.
 		history = append(history[:len(history):len(history)], fork...)
+		view = nil // no longer record for record
 	}
 	if !t.req.Compact {
 		t.recordSystemContext()
@@ -136,5 +139,8 @@ func (t *turn) useHistoryOf(recs []transcript.Record, mayHaveOwn bool) {
 		made = &r
 	}
 	t.view = viewHistory(history, first, made)
+	if view != nil { // tail is a suffix of history, so its view is the same suffix of view
+		t.view.msgs = view[len(view)-len(t.view.tail):]
+	}
 	t.fitView()
 }
