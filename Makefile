@@ -126,15 +126,31 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
 
+# bench-check holds the hot paths to their targets between features: the suites that finish
+# in a few minutes, each figure against the bound its target prints (a ratio to the null
+# controller measured in the same run where the figure has one). Not part of CI.
+BENCH_CHECK_SUITES ?= ^(turn|webhook|send-c1|send)$$
+
+.PHONY: bench-check
+bench-check: ## The hot-path suites (turn, webhook, send-c1, send); fails when a figure misses the target printed beside it.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench -check -run '$(BENCH_CHECK_SUITES)' $(BENCH_FLAGS)
+
 # bench-peer is not part of make test: it installs OpenClaw (about 840 MB, cached outside the
-# repo by hack/openclaw-npm.sh) and runs both systems side by side.
-BENCH_PEER_TIMEOUT ?= 20m
+# repo by hack/openclaw-npm.sh) and runs both systems side by side. Everything a first run on
+# a fresh machine installs or builds (the envtest binaries, OpenClaw, the manager and the
+# transcript-store the bench starts) happens before BENCH_PEER_TIMEOUT's clock starts; the
+# clock bounds the measuring alone (the bench builds the two binaries again into a temp
+# directory: from the build cache, in seconds). Stopped by it, the bench still prints the
+# table of what it measured.
+BENCH_PEER_TIMEOUT ?= 30m
 
 .PHONY: bench-peer
 bench-peer: ## Side by side with OpenClaw's gateway: one JSON line per figure, baseline = OpenClaw.
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
 	hack/openclaw-npm.sh >/dev/null
 	$(GO) build -o bin/benchpeer ./test/benchpeer
+	$(GO) build -o /dev/null ./cmd/manager
+	$(GO) build -o /dev/null ./cmd/transcript-store
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" timeout --kill-after=60s $(BENCH_PEER_TIMEOUT) bin/benchpeer $(BENCH_PEER_FLAGS)
 
 ##@ Build
@@ -142,9 +158,11 @@ bench-peer: ## Side by side with OpenClaw's gateway: one JSON line per figure, b
 build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
+# run-local builds what it needs in parallel (the envtest binaries, the project, the npm
+# packages), a line per stage with the time since the start, then runs bin/devcluster.
 .PHONY: run-local
-run-local: build mcp-npm ## Local control plane + CRDs + webhook + manager + transcript-store + samples + the everything MCP server.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" bin/devcluster --repo-root "$(CURDIR)" --bin-dir "$(CURDIR)/bin"
+run-local: ## Local control plane + CRDs + webhook + manager + transcript-store + samples + the everything MCP server.
+	@K8S_VERSION=$(K8S_VERSION) RUN_LOCAL_STARTED=$$(date +%s) hack/run-local.sh
 
 # The kubectl plugin's release: VERSION is the chart's appVersion.
 VERSION ?= v$(shell sed -n 's/^appVersion: "\(.*\)"$$/\1/p' dist/chart/Chart.yaml)

@@ -17,6 +17,7 @@ package webhook
 import (
 	"context"
 
+	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,4 +58,18 @@ func (l logged[T]) ValidateUpdate(ctx context.Context, oldObj, obj T) (admission
 	w, err := l.Validator.ValidateUpdate(ctx, oldObj, obj)
 	l.log(ctx, "update", obj, err)
 	return w, err
+}
+
+// RequestLog is the webhooks' admission.Webhook.LogConstructor: the request's names (object,
+// namespace, name, resource, user, request id) go into its logger only when V(2) is on,
+// where the decisions are logged (withLog) and controller-runtime's own request lines (V(5))
+// may be. controller-runtime's default adds them to every request's logger, which a
+// structured logger encodes at once whether or not anything is written: most of an
+// admission's logging cost, for lines that are off. With V(2) off, the rare error the
+// handler logs (an answer it could not encode) goes without them.
+func RequestLog(base logr.Logger, req *admission.Request) logr.Logger {
+	if req == nil || !base.V(2).Enabled() {
+		return base
+	}
+	return admission.DefaultLogConstructor(base, req)
 }

@@ -62,17 +62,17 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	gate := secretGate{authz: az, Secrets: api}
 	return errors.Join(
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
-			WithDefaulter(ShardLabel[*v1.SessionSend]{o.Shard}).Complete(),
+			WithDefaulter(ShardLabel[*v1.SessionSend]{o.Shard}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
-			WithDefaulter(&SubagentRunDefaulter{Reader: r, APIReader: api, Shard: o.Shard}).Complete(),
+			WithDefaulter(&SubagentRunDefaulter{Reader: r, APIReader: api, Shard: o.Shard}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).
-			WithDefaulter(ShardLabel[*v1.AgentSession]{o.Shard}).Complete(),
+			WithDefaulter(ShardLabel[*v1.AgentSession]{o.Shard}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(withLog[*v1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).
-			WithDefaulter(&PolicySecrets{gate}).Complete(),
+			WithDefaulter(&PolicySecrets{gate}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(withLog[*v1.Agent]("agent", &AgentValidator{})).
-			WithDefaulter(&AgentSecrets{gate}).Complete(),
+			WithDefaulter(&AgentSecrets{gate}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.ToolApproval{}).WithValidator(withLog[*v1.ToolApproval]("toolApproval", &ToolApprovalValidator{az})).
-			WithDefaulter(DecidedBy{}).Complete(),
+			WithDefaulter(DecidedBy{}).WithLogConstructor(RequestLog).Complete(),
 	)
 }
 

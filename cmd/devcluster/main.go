@@ -23,8 +23,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 )
@@ -45,11 +47,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	began := time.Now()
 	c, err := devcluster.Start(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "devcluster:", err)
 		os.Exit(1)
 	}
+	fmt.Printf("devcluster: up in %s%s\n", time.Since(began).Round(time.Second), sinceRunLocal())
 	fmt.Printf(`
 agent-session-operator is running locally.
 
@@ -94,4 +98,14 @@ func orNone(s string) string {
 		return "none (--no-mcp-everything)"
 	}
 	return s
+}
+
+// sinceRunLocal is ", N after make run-local started" when hack/run-local.sh says when it
+// started (RUN_LOCAL_STARTED, unix seconds): the whole first run's time, builds included.
+func sinceRunLocal() string {
+	started, err := strconv.ParseInt(os.Getenv("RUN_LOCAL_STARTED"), 10, 64)
+	if err != nil || started <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s after make run-local started", time.Since(time.Unix(started, 0)).Round(time.Second))
 }

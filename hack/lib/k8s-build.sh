@@ -43,8 +43,7 @@ k8s_module() {
   shift
   mkdir -p "${dir}"
   printf 'module local/k8s-wrapper\n\ngo 1.26\n\nrequire k8s.io/kubernetes v%s\n' "${K8S_VERSION}" > "${dir}/go.mod"
-  (cd "${dir}" && go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" >/dev/null)
-  K8S_MOD="$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/v${K8S_VERSION}.mod"
+  k8s_mod_file
   # Every "k8s.io/X => ./staging/src/k8s.io/X" becomes "k8s.io/X => k8s.io/X vSTAGING".
   grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/src/' "${K8S_MOD}" | awk '{print $1}' | while read -r m; do
     echo "replace ${m} => ${m} ${STAGING_VERSION}" >> "${dir}/go.mod"
@@ -55,14 +54,27 @@ k8s_module() {
   (cd "${dir}" && GOFLAGS=-mod=mod go mod tidy >&2)
 }
 
-# k8s_build DIR OUT CMD: builds k8s.io/kubernetes/cmd/CMD in the wrapper module DIR into OUT,
-# stamped with the release version as the release build does.
+# k8s_mod_file: downloads kubernetes' own go.mod (nothing else) and sets K8S_MOD to it.
+k8s_mod_file() {
+  local tmp
+  tmp="$(mktemp -d)"
+  printf 'module local/k8s-mod\n\ngo 1.26\n' > "${tmp}/go.mod"
+  (cd "${tmp}" && go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" >/dev/null)
+  rm -rf "${tmp}"
+  K8S_MOD="$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/v${K8S_VERSION}.mod"
+}
+
+# k8s_build DIR OUT CMD...: builds k8s.io/kubernetes/cmd/CMD in the wrapper module DIR into OUT
+# (with several CMDs, OUT is a directory ending in /), stamped with the release version as the
+# release build does.
 k8s_build() {
-  local minor ldflags
+  local dir="$1" out="$2" minor ldflags c pkgs=()
+  shift 2
+  for c in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/${c}"); done
   minor="$(echo "${K8S_VERSION}" | cut -d. -f2)"
   ldflags="-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor}"
   ldflags="${ldflags} -X k8s.io/client-go/pkg/version.gitVersion=v${K8S_VERSION}"
-  (cd "$1" && CGO_ENABLED=0 go build -trimpath -ldflags "${ldflags}" -o "$2" "k8s.io/kubernetes/cmd/$3")
+  (cd "${dir}" && CGO_ENABLED=0 go build -trimpath -ldflags "${ldflags}" -o "${out}" "${pkgs[@]}")
 }
 
 # work_dir: a scratch directory under the cache, removed when the script exits; sets WORK.

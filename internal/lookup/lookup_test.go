@@ -58,3 +58,26 @@ func TestAgentConfirmsACacheMissWithTheAPIServer(t *testing.T) {
 		})
 	}
 }
+
+// foundReader finds every object (its zero value) without allocating, as a cache hit costs
+// the caller nothing but the copy.
+type foundReader struct{ client.Reader }
+
+func (foundReader) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return nil
+}
+
+// A found object costs a lookup no error inspection: every admission reads three or four.
+func TestLookupsOfFoundObjectsAllocateOnlyTheObject(t *testing.T) {
+	l := New(foundReader{}, foundReader{})
+	ctx := context.Background()
+	reads := map[string]func(){
+		"Agent":         func() { _, _ = l.Agent(ctx, "ns", "bob") },
+		"SessionPolicy": func() { _, _ = l.SessionPolicy(ctx, "ns") },
+	}
+	for name, read := range reads {
+		if allocs := testing.AllocsPerRun(50, read); allocs > 1 {
+			t.Errorf("%s: %.0f allocations, want the object's alone", name, allocs)
+		}
+	}
+}

@@ -17,7 +17,6 @@ package sessionkey
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 )
 
 const (
@@ -43,34 +42,43 @@ const (
 // every agent. The format is part of the stored state, since existing
 // objects are found by this name; changing it orphans them.
 func ObjectName(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	hash := hex.EncodeToString(sum[:])[:hashLen]
-
-	var b strings.Builder
-	b.Grow(maxPrefixLen)
+	// Built in one array on the stack: every admission and lookup names a session this way.
+	var name [maxNameLen]byte
+	n := 0
 	dash := false
-	for i := 0; i < len(key) && b.Len() < maxPrefixLen; i++ {
+	for i := 0; i < len(key) && n < maxPrefixLen; i++ {
 		c := key[i]
 		switch {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 		case c >= 'A' && c <= 'Z':
 			c += 'a' - 'A'
 		default:
-			dash = b.Len() > 0 // no leading '-'; collapse runs
+			dash = n > 0 // no leading '-'; collapse runs
 			continue
 		}
 		if dash {
-			b.WriteByte('-')
+			name[n] = '-'
+			n++
 			dash = false
-			if b.Len() >= maxPrefixLen {
+			if n >= maxPrefixLen {
 				break
 			}
 		}
-		b.WriteByte(c)
+		name[n] = c
+		n++
 	}
-	prefix := strings.TrimRight(b.String(), "-")
-	if prefix == "" {
-		prefix = fallbackPrefix
+	for n > 0 && name[n-1] == '-' {
+		n--
 	}
-	return prefix + "-" + hash
+	if n == 0 {
+		n = copy(name[:], fallbackPrefix)
+	}
+	name[n] = '-'
+	n++
+	var keyBuf [128]byte // most keys hash without a copy on the heap
+	sum := sha256.Sum256(append(keyBuf[:0], key...))
+	var hexSum [2 * sha256.Size]byte
+	hex.Encode(hexSum[:], sum[:])
+	n += copy(name[n:], hexSum[:hashLen])
+	return string(name[:n])
 }

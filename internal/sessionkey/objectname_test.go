@@ -101,3 +101,11 @@ func checkName(t *testing.T, key, name string) {
 		t.Errorf("ObjectName(%q) = %q is %d characters long", key, name, len(name))
 	}
 }
+
+// A session's object name is made on every lookup and admission: one allocation, the name.
+func TestObjectNameAllocatesOnlyTheName(t *testing.T) {
+	key := "agent:main:discord:group:General-Chat"
+	if allocs := testing.AllocsPerRun(50, func() { _ = ObjectName(key) }); allocs > 1 {
+		t.Errorf("ObjectName allocates %.0f times, want 1", allocs)
+	}
+}

@@ -24,6 +24,7 @@ package tracing
 import (
 	"context"
 	"os"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -66,13 +67,23 @@ func Setup(ctx context.Context) (func(context.Context) error, error) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithIDGenerator(chosenIDs{}))
 	previous := otel.GetTracerProvider()
 	otel.SetTracerProvider(tp)
+	installed.Store(true)
 	// Shutdown flushes the spans and puts the previous provider back.
 	return func(ctx context.Context) error {
+		installed.Store(false)
 		err := tp.Shutdown(ctx)
 		otel.SetTracerProvider(previous)
 		return err
 	}, nil
 }
+
+// installed is set while Setup's provider is the global one.
+var installed atomic.Bool
+
+// Recording says whether spans started now are recorded and exported (Setup installed a
+// provider). Hot paths skip building a span's name and attributes when they are not: the
+// no-op tracer would allocate them and drop them.
+func Recording() bool { return installed.Load() }
 
 // Tracer is the operator's tracer (a no-op until Setup installs a provider).
 func Tracer() trace.Tracer { return otel.Tracer("github.com/agent-sessions/agent-session-operator") }

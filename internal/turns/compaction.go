@@ -80,11 +80,15 @@ func (t *turn) window() int64 {
 	return DefaultContextTokens
 }
 
+// turnMessagesRoom is the room the model's view leaves after the history for the turn's own
+// messages (its input, a reply, a round of tool calls and results) before it is copied.
+const turnMessagesRoom = 4
+
 // fitView sets the model's view from the turn's history view: the latest summary (in the
 // request's Summary) and what fits of the messages after it, then the input.
 func (t *turn) fitView() {
 	in := t.input
-	t.msgs = append(assembleContext(t.view, contextBudget(t.window(), t.system, t.tools, &in)), in)
+	t.msgs = append(assembleContext(t.view, contextBudget(t.window(), t.system, t.tools, &in), turnMessagesRoom), in)
 }
 
 // contextTokens estimates the turn's first request with the whole view, nothing dropped.
@@ -92,7 +96,7 @@ func (t *turn) contextTokens(v historyView) int64 {
 	in := t.input
 	w := t.window()
 	used := w - w/replyReserveDiv - contextBudget(w, t.system, t.tools, &in)
-	return used + estimateTokens(len(summaryText(v.summary))) + historyTokens(v.tail)
+	return used + summaryTokens(v.summary) + historyTokens(v.tail)
 }
 
 // compact runs the compaction step when the turn's context passes the trigger, or always
@@ -109,7 +113,7 @@ func (t *turn) compact(ctx context.Context) error {
 		return nil
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
-	stop := t.e.cancelAfter(cctx, func(error) { cancel(ErrCompactionTimeout) }, cfg.timeout)
+	stop := t.e.cancelAfter(func(error) { cancel(ErrCompactionTimeout) }, cfg.timeout)
 	rec, kept, err := t.summarise(cctx, cfg, before)
 	stop()
 	cancel(nil)

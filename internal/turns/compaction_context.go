@@ -82,6 +82,9 @@ type historyView struct {
 	// complete says tail holds every record after the summary's range: the records read
 	// reach back to it (or to the transcript's start).
 	complete bool
+	// msgs, when set, is tail as the model sees it, message i for record i (the zero
+	// message for a record it never sees): the history cache's, converted once.
+	msgs []provider.Message
 	// first is the seq of the oldest record read (0: none).
 	first int64
 }
@@ -105,6 +108,14 @@ func viewHistory(history []transcript.Record, first int64, own *transcript.Recor
 	v.tail = history[sort.Search(len(history), func(i int) bool { return history[i].Seq > after }):]
 	v.complete = len(history) == 0 || first <= after+1
 	return v
+}
+
+// summaryTokens estimates what summaryText(r) takes of the context, without building it.
+func summaryTokens(r *transcript.Record) int64 {
+	if r == nil {
+		return 0
+	}
+	return estimateTokens(len(summaryPreamble) + messageTextLen(&r.Message))
 }
 
 // summaryText is how the model reads a summary record, "" for none.
@@ -145,16 +156,17 @@ func splitFold(tail []transcript.Record, keep int) int {
 func historyTokens(recs []transcript.Record) int64 {
 	var n int64
 	for i := range recs {
-		if m, ok := toProvider(&recs[i].Message); ok {
-			n += estimateTokens(messageBytes(&m))
+		if b, ok := modelBytes(&recs[i].Message); ok {
+			n += estimateTokens(b)
 		}
 	}
 	return n
 }
 
-// providerHistory is the model's view of recs.
-func providerHistory(recs []transcript.Record) []provider.Message {
-	out := make([]provider.Message, 0, len(recs))
+// providerHistory is the model's view of recs, with room for extra more messages (the
+// turn's input, the model's replies and tool results).
+func providerHistory(recs []transcript.Record, extra int) []provider.Message {
+	out := make([]provider.Message, 0, len(recs)+extra)
 	for i := range recs {
 		if m, ok := toProvider(&recs[i].Message); ok {
 			out = append(out, m)
@@ -164,9 +176,21 @@ func providerHistory(recs []transcript.Record) []provider.Message {
 }
 
 // assembleContext is the history a turn's model sees: what fits of the messages after the
-// summary's range, within budget less the summary (which the request carries on its own).
-func assembleContext(v historyView, budget int64) []provider.Message {
-	return fitContext(providerHistory(v.tail), budget-estimateTokens(len(summaryText(v.summary))))
+// summary's range, within budget less the summary (which the request carries on its own),
+// in a slice with room for extra more messages (the turn's own).
+func assembleContext(v historyView, budget int64, extra int) []provider.Message {
+	var msgs []provider.Message
+	if len(v.msgs) == len(v.tail) && v.msgs != nil {
+		msgs = make([]provider.Message, 0, len(v.msgs)+extra)
+		for i := range v.msgs {
+			if v.msgs[i].Role != "" {
+				msgs = append(msgs, v.msgs[i])
+			}
+		}
+	} else {
+		msgs = providerHistory(v.tail, extra)
+	}
+	return fitContext(msgs, budget-summaryTokens(v.summary))
 }
 
 // compactionInput is the compaction step's user message: the fixed prefix, the previous

@@ -169,7 +169,7 @@ func TestAssembleContext(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []string
-			for _, m := range assembleContext(tc.view, tc.budget) {
+			for _, m := range assembleContext(tc.view, tc.budget, 0) {
 				got = append(got, string(m.Role)+":"+m.Text)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -37,26 +37,19 @@ func turnTimeout(agent *v1.Agent) time.Duration {
 // the agent's turn timeout, on the engine's clock; stop releases its timer.
 func (e *Engine) withTurnDeadline(ctx context.Context, agent *v1.Agent) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	stopTimer := e.cancelAfter(ctx, cancel, turnTimeout(agent))
+	stopTimer := e.cancelAfter(cancel, turnTimeout(agent))
 	return ctx, func() { stopTimer(); cancel(nil) }
 }
 
-// cancelAfter cancels ctx with ErrDeadline once d has passed on the engine's clock, unless
-// ctx ends first. The returned func stops the timer at once: a finished turn leaves no timer
-// behind on the clock, not even until its goroutine notices.
-func (e *Engine) cancelAfter(ctx context.Context, cancel context.CancelCauseFunc, d time.Duration) func() {
+// cancelAfter cancels a context with ErrDeadline once d has passed on the engine's clock.
+// The caller calls the returned func when the context ends some other way: it stops the
+// timer at once, so a finished turn leaves no timer behind on the clock. No goroutine waits
+// on the timer: the clock runs cancel when it fires.
+func (e *Engine) cancelAfter(cancel context.CancelCauseFunc, d time.Duration) func() {
 	if d <= 0 {
 		cancel(ErrDeadline)
 		return func() {}
 	}
-	t := e.clock.NewTimer(d)
-	go func() {
-		defer t.Stop()
-		select {
-		case <-t.C():
-			cancel(ErrDeadline)
-		case <-ctx.Done():
-		}
-	}()
+	t := e.clock.AfterFunc(d, func() { cancel(ErrDeadline) })
 	return func() { t.Stop() }
 }

@@ -18,12 +18,15 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"unsafe"
 
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// DefaultHistoryCacheBytes bounds the recent history the engine keeps between turns.
-const DefaultHistoryCacheBytes = 4 << 20
+// DefaultHistoryCacheBytes bounds the recent history the engine keeps between turns: the
+// 200-record windows of about a hundred busy sessions (each with its room for appends).
+const DefaultHistoryCacheBytes = 8 << 20
 
 // historyCache keeps the recent records of the sessions that ran turns lately, so a turn asks
 // the store only for what was appended since its session's last read instead of decoding the
@@ -33,6 +36,11 @@ const DefaultHistoryCacheBytes = 4 << 20
 // it with no gap (extend), which lets a turn skip the read when its input lands right after
 // the cached records (turn_history.go). Least recently used sessions are dropped beyond a
 // byte budget.
+//
+// An entry's records live in an array with room for window/slackDiv more: the engine's
+// appends (two per turn) land in that room instead of copying the window, and the window is
+// copied to a new array only when the room is used up. Readers get slices capped at the
+// length they were given, so an append in place never shows through them.
 type historyCache struct {
 	max int
 
@@ -42,11 +50,44 @@ type historyCache struct {
 	byKey map[string]*list.Element
 }
 
+// slackDiv sizes an entry's room for appends: window/slackDiv records (at least one).
+const slackDiv = 4
+
 type historyEntry struct {
-	key    string
-	recs   []transcript.Record
-	window int // recs are the last window records of the transcript (all when fewer)
+	key string
+	// buf[lo:] are the last window records of the transcript (all when fewer); buf[:lo]
+	// are older ones still in the array until it is next copied.
+	buf []transcript.Record
+	// view is buf as the model sees it, message i for record i (modelView): every turn
+	// of the session sends its history, converted once here.
+	view   []provider.Message
+	lo     int
+	window int
 	bytes  int
+}
+
+// recs are the entry's records and their model view, capped so that a reader's append
+// never writes into the entry's arrays.
+func (e *historyEntry) recs() ([]transcript.Record, []provider.Message) {
+	return e.buf[e.lo:len(e.buf):len(e.buf)], e.view[e.lo:len(e.view):len(e.view)]
+}
+
+// modelView is recs as the model sees them, one message a record (the zero message for a
+// record the model never sees), with room for capacity.
+func modelView(recs []transcript.Record, capacity int) []provider.Message {
+	out := make([]provider.Message, len(recs), max(capacity, len(recs)))
+	for i := range recs {
+		out[i] = shownMessage(&recs[i])
+	}
+	return out
+}
+
+// shownMessage is the model's message for r, or the zero message when the model never sees it.
+func shownMessage(r *transcript.Record) provider.Message {
+	if m, ok := toProvider(&r.Message); ok {
+		return m
+	}
+	return provider.Message{}
 }
 
 func newHistoryCache(maxBytes int) *historyCache {
@@ -57,7 +98,7 @@ func newHistoryCache(maxBytes int) *historyCache {
 // the cached ones. The records are shared with the cache: read them, never modify them.
 func (c *historyCache) recent(ctx context.Context, store transcript.Store, namespace, sessionID string, limit int) ([]transcript.Record, error) {
 	key := historyKey(namespace, sessionID)
-	cached, window := c.get(key)
+	cached, _, window := c.get(key)
 	if window < limit {
 		// The entry may lack records older than it holds that this window needs.
 		cached, window = nil, limit
@@ -76,15 +117,17 @@ func (c *historyCache) recent(ctx context.Context, store transcript.Store, names
 	if after > 0 && !page.HasMore {
 		recs = joinWindow(cached, recs, window)
 	}
+	recs = recs[:len(recs):len(recs)]
 	c.put(key, recs, window)
 	return recs[max(0, len(recs)-limit):], nil
 }
 
 // joinWindow is the last window records of cached followed by recs, in a new slice (readers
-// share cached).
+// share cached) with room for window/slackDiv more.
 func joinWindow(cached, recs []transcript.Record, window int) []transcript.Record {
 	keep := max(0, len(cached)+len(recs)-window)
-	return append(append(make([]transcript.Record, 0, len(cached)-keep+len(recs)), cached[keep:]...), recs...)
+	out := make([]transcript.Record, 0, len(cached)-keep+len(recs)+max(1, window/slackDiv))
+	return append(append(out, cached[keep:]...), recs...)
 }
 
 // historyKey is a transcript's key in the cache.
@@ -93,12 +136,13 @@ func historyKey(namespace, sessionID string) string { return namespace + "/" + s
 // peek returns the last limit cached records of a transcript without asking the store, and
 // false when the cache cannot answer for that many. They are exact only up to the store's
 // newest record when nothing was appended since: the caller proves that (extend).
-func (c *historyCache) peek(key string, limit int) ([]transcript.Record, bool) {
-	recs, window := c.get(key)
+func (c *historyCache) peek(key string, limit int) ([]transcript.Record, []provider.Message, bool) {
+	recs, view, window := c.get(key)
 	if len(recs) == 0 || window < limit {
-		return nil, false
+		return nil, nil, false
 	}
-	return recs[max(0, len(recs)-limit):], true
+	from := max(0, len(recs)-limit)
+	return recs[from:], view[from:], true
 }
 
 // extend appends records the engine just appended to a cached transcript when they follow
@@ -110,37 +154,52 @@ func (c *historyCache) extend(key string, recs []transcript.Record) bool {
 		return false
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
 	if !ok {
-		c.mu.Unlock()
 		return false
 	}
 	e := el.Value.(*historyEntry)
-	next := e.recs[len(e.recs)-1].Seq + 1
+	next := e.buf[len(e.buf)-1].Seq + 1
 	for i := range recs {
 		if recs[i].Seq != next+int64(i) {
-			c.mu.Unlock()
 			return false
 		}
 	}
-	merged, window := joinWindow(e.recs, recs, e.window), e.window
-	c.mu.Unlock()
-	c.put(key, merged, window)
+	c.size -= e.bytes
+	if len(e.buf)+len(recs) <= cap(e.buf) {
+		// In place: no reader's slice reaches past len(e.buf).
+		// Their slots were counted at recordOverhead while free.
+		e.buf = append(e.buf, recs...)
+		for i := range recs {
+			e.view = append(e.view, shownMessage(&recs[i]))
+		}
+		e.lo = max(0, len(e.buf)-e.window)
+		e.bytes += recordsBytes(recs) - len(recs)*recordOverhead
+	} else {
+		e.buf, e.lo = joinWindow(e.buf[e.lo:], recs, e.window), 0
+		e.view = modelView(e.buf, cap(e.buf))
+		e.bytes = entryBytes(e.buf)
+	}
+	c.size += e.bytes
+	c.lru.MoveToFront(el)
+	c.evictLocked()
 	return true
 }
 
 // get returns a session's cached records, the last window of its transcript (all of it when
 // shorter).
-func (c *historyCache) get(key string) ([]transcript.Record, int) {
+func (c *historyCache) get(key string) ([]transcript.Record, []provider.Message, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
 	if !ok {
-		return nil, 0
+		return nil, nil, 0
 	}
 	c.lru.MoveToFront(el)
 	e := el.Value.(*historyEntry)
-	return e.recs, e.window
+	recs, view := e.recs()
+	return recs, view, e.window
 }
 
 // put stores recs (which the cache then owns) and evicts beyond the budget; a history
@@ -149,12 +208,17 @@ func (c *historyCache) put(key string, recs []transcript.Record, window int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.removeLocked(key)
-	b := recordsBytes(recs)
+	b := entryBytes(recs)
 	if b > c.max || len(recs) == 0 {
 		return
 	}
-	c.byKey[key] = c.lru.PushFront(&historyEntry{key: key, recs: recs, window: window, bytes: b})
+	c.byKey[key] = c.lru.PushFront(&historyEntry{key: key, buf: recs, view: modelView(recs, cap(recs)), window: window, bytes: b})
 	c.size += b
+	c.evictLocked()
+}
+
+// evictLocked drops the least recently used entries until the cache fits its budget.
+func (c *historyCache) evictLocked() {
 	for c.size > c.max {
 		c.removeLocked(c.lru.Back().Value.(*historyEntry).key)
 	}
@@ -176,6 +240,15 @@ func (c *historyCache) removeLocked(key string) {
 
 // recordOverhead estimates a record's memory beyond its variable-length strings.
 const recordOverhead = 256
+
+// entryBytes is what an entry's arrays hold: its records, its free room at recordOverhead
+// a record, and its model view (which shares the records' strings) at viewOverhead a slot.
+func entryBytes(buf []transcript.Record) int {
+	return recordsBytes(buf) + (cap(buf)-len(buf))*recordOverhead + cap(buf)*viewOverhead
+}
+
+// viewOverhead is a model message's size beyond the strings it shares with its record.
+const viewOverhead = int(unsafe.Sizeof(provider.Message{}))
 
 func recordsBytes(recs []transcript.Record) int {
 	n := 0

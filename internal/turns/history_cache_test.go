@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,8 +112,9 @@ func TestHistoryCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	for _, id := range []string{"a", "b", "c"} {
 		appendText(t, st, id, 2, 100)
 	}
-	// Room for two of the three histories (2 records of about 356 bytes each).
-	c := newHistoryCache(2 * 2 * (recordOverhead + 150))
+	// Room for two of the three histories (2 records of about 356 bytes each, and their
+	// model view).
+	c := newHistoryCache(2 * 2 * (recordOverhead + viewOverhead + 150))
 	recentSeqs(t, c, st, "a", 10)
 	recentSeqs(t, c, st, "b", 10)
 	recentSeqs(t, c, st, "a", 10) // a is now the most recent
@@ -176,5 +178,87 @@ func TestHistoryCacheMatchesWholeReads(t *testing.T) {
 		if diff := cmp.Diff(page.Messages, got); diff != "" {
 			t.Fatalf("step %d, %s limit %s (-whole +cached):\n%s", step, id, strconv.Itoa(limit), diff)
 		}
+	}
+}
+
+// The engine's own appends (two a turn) land in the entry's room for them: a turn does not
+// copy its session's window of records.
+func TestHistoryCacheExtendsInPlace(t *testing.T) {
+	st := newHistoryStore(t, "s1")
+	c := newHistoryCache(DefaultHistoryCacheBytes)
+	appendText(t, st, "s1", historyMessages, 10)
+	recentSeqs(t, c, st, "s1", historyMessages)
+	next := int64(historyMessages + 1)
+	one := make([]transcript.Record, 1)
+	allocs := testing.AllocsPerRun(200, func() {
+		one[0] = transcript.Record{Seq: next, Message: transcript.Message{Role: transcript.RoleUser}}
+		if !c.extend(historyKey("ns", "s1"), one) {
+			t.Fatalf("record %d did not extend the entry", next)
+		}
+		next++
+	})
+	// One copy of the window every historyMessages/slackDiv appends, none in between.
+	if allocs >= 1 {
+		t.Errorf("extend allocates %.2f times an append, want less than once", allocs)
+	}
+	recs, view, ok := c.peek(historyKey("ns", "s1"), historyMessages)
+	checkView(t, recs, view)
+	if !ok || len(recs) != historyMessages || recs[len(recs)-1].Seq != next-1 || recs[0].Seq != next-historyMessages {
+		t.Errorf("window after the appends: %d records, ok %v", len(recs), ok)
+	}
+}
+
+// Appends in place never show through the slices readers hold, nor do readers' appends
+// reach the cache.
+func TestHistoryCacheReadersKeepTheirView(t *testing.T) {
+	st := newHistoryStore(t, "s1")
+	c := newHistoryCache(DefaultHistoryCacheBytes)
+	appendText(t, st, "s1", 8, 10)
+	key := historyKey("ns", "s1")
+	recentSeqs(t, c, st, "s1", 8)
+	type view struct {
+		recs []transcript.Record
+		seqs []int64
+	}
+	var views []view
+	seqs := func(recs []transcript.Record) []int64 {
+		out := make([]int64, len(recs))
+		for i := range recs {
+			out[i] = recs[i].Seq
+		}
+		return out
+	}
+	for next := int64(9); next < 60; next++ {
+		recs, msgs, ok := c.peek(key, 8)
+		if !ok {
+			t.Fatalf("seq %d: nothing cached", next)
+		}
+		checkView(t, recs, msgs)
+		views = append(views, view{recs, seqs(recs)})
+		// A reader that appends to its slice writes into an array of its own.
+		_ = append(recs, transcript.Record{Seq: -1})
+		if !c.extend(key, []transcript.Record{{Seq: next}}) {
+			t.Fatalf("seq %d did not extend", next)
+		}
+	}
+	for i, v := range views {
+		if d := cmp.Diff(v.seqs, seqs(v.recs)); d != "" {
+			t.Errorf("view %d changed under its reader (-then +now):\n%s", i, d)
+		}
+	}
+	if got, _, _ := c.peek(key, 8); !cmp.Equal(seqs(got), []int64{52, 53, 54, 55, 56, 57, 58, 59}) {
+		t.Errorf("cached window = %v, want 52..59", seqs(got))
+	}
+}
+
+// checkView says the cache's model view of recs is what converting them gives.
+func checkView(t *testing.T, recs []transcript.Record, view []provider.Message) {
+	t.Helper()
+	want := make([]provider.Message, len(recs))
+	for i := range recs {
+		want[i] = shownMessage(&recs[i])
+	}
+	if d := cmp.Diff(want, view); d != "" {
+		t.Fatalf("cached model view (-converted +cached):\n%s", d)
 	}
 }

@@ -45,7 +45,9 @@ func (e *Engine) newJob(req TurnRequest) *job {
 	ctx, cancel := context.WithCancelCause(e.base)
 	j := &job{req: req, ctx: ctx, cancel: cancel}
 	if !req.Deadline.IsZero() {
-		e.cancelAfter(ctx, cancel, req.Deadline.Sub(e.clock.Now()))
+		stop := e.cancelAfter(cancel, req.Deadline.Sub(e.clock.Now()))
+		// Every end of the job stops the deadline's timer.
+		j.cancel = func(cause error) { stop(); cancel(cause) }
 	}
 	return j
 }

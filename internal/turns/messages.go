@@ -37,6 +37,17 @@ func messageText(m *transcript.Message) string {
 	return b.String()
 }
 
+// messageTextLen is len(messageText(m)), without joining the blocks.
+func messageTextLen(m *transcript.Message) int {
+	n := 0
+	for i := range m.Content {
+		if m.Content[i].Type == transcript.BlockText {
+			n += len(m.Content[i].Text)
+		}
+	}
+	return n
+}
+
 // toProvider converts a transcript message to the model's view; system messages and
 // unknown roles are not sent (the system prompt comes from the Agent).
 func toProvider(m *transcript.Message) (provider.Message, bool) {
@@ -61,6 +72,24 @@ func toProvider(m *transcript.Message) (provider.Message, bool) {
 		return out, false
 	}
 	return out, true
+}
+
+// modelBytes is messageBytes of m's model view (toProvider) without building it, and false
+// for messages the model never sees: every turn counts its whole history.
+func modelBytes(m *transcript.Message) (int, bool) {
+	switch m.Role {
+	case transcript.RoleUser, transcript.RoleToolResult:
+		return messageTextLen(m), true
+	case transcript.RoleAssistant:
+		n := messageTextLen(m)
+		for i := range m.Content {
+			if c := &m.Content[i]; c.Type == transcript.BlockToolCall {
+				n += len(c.Name) + len(c.Arguments)
+			}
+		}
+		return n, true
+	}
+	return 0, false
 }
 
 // reasoningOf is the provider form of a thinking block.

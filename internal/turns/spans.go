@@ -35,7 +35,14 @@ import (
 // causes, the whole text is in the transcript.
 const maxSpanStatus = 256
 
+// noSpan is what the start functions return while tracing is off: no name, attributes or
+// context to allocate on every turn, model call and tool call.
+var noSpan = trace.SpanFromContext(context.Background())
+
 func startTurnSpan(ctx context.Context, req *TurnRequest) (context.Context, trace.Span) {
+	if !tracing.Recording() {
+		return ctx, noSpan
+	}
 	return tracing.Tracer().Start(tracing.WithParent(ctx, req.TraceParent), "invoke_agent",
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"),
@@ -63,6 +70,9 @@ func endTurnSpan(span trace.Span, t *turn) {
 }
 
 func startChatSpan(ctx context.Context, t *turn) (context.Context, trace.Span) {
+	if !tracing.Recording() {
+		return ctx, noSpan
+	}
 	model := t.session.Spec.Model
 	if model == "" {
 		model = t.agent.Spec.Model.Name
@@ -89,6 +99,9 @@ func endChatSpan(span trace.Span, resp *provider.Response, err error) {
 }
 
 func startToolSpan(ctx context.Context, call *provider.ToolCall) (context.Context, trace.Span) {
+	if !tracing.Recording() {
+		return ctx, noSpan
+	}
 	return tracing.Tracer().Start(ctx, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"),
 			attribute.String("gen_ai.tool.name", call.Name), attribute.String("gen_ai.tool.call.id", call.ID)))

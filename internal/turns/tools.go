@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
@@ -50,9 +51,19 @@ func (c *toolCall) callID() string { return c.key() }
 type toolset struct {
 	builtin []*tool
 	src     ToolSources
+	// plain are the built-in tools of a session [0] and of a sub-agent session [1] whose
+	// turns get nothing else, assembled once.
+	plain [2]builtinTools
 }
 
-func newToolset(tools ...*tool) toolset { return toolset{builtin: tools} }
+func newToolset(tools ...*tool) toolset {
+	ts := toolset{builtin: tools}
+	// No sources yet and an Agent that narrows nothing: the built-in tools alone.
+	for i, sub := range []bool{false, true} {
+		ts.plain[i].defs, ts.plain[i].offered = ts.assemble(context.Background(), &v1.Agent{}, &v1.AgentSession{}, sub)
+	}
+	return ts
+}
 
 // sessionTools are the seeds' session tools, from internal/sessiontools.
 func sessionTools() toolset {

@@ -61,8 +61,38 @@ func isSubagent(s *v1.AgentSession) bool {
 // what policy.SubagentOffers allows: by default every non-session tool, else the tools its
 // Agent's spec.subagents.tools names, session tools included but never sessions_spawn; and
 // workspace_list / workspace_read over its own workspace.
+// The result is shared with other turns: read it, never modify it.
 func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSession) ([]provider.Tool, map[string]*tool) {
 	sub := isSubagent(s)
+	if !ts.adds(agent, s, sub) {
+		b := &ts.plain[0]
+		if sub {
+			b = &ts.plain[1]
+		}
+		return b.defs, b.offered
+	}
+	return ts.assemble(ctx, agent, s, sub)
+}
+
+// builtinTools are the built-in tools a session or a sub-agent session is offered when
+// nothing adds to or narrows them, assembled once (newToolset).
+type builtinTools struct {
+	defs    []provider.Tool
+	offered map[string]*tool
+}
+
+// adds says whether the turn's Agent or session adds tools to the built-in ones (MCP
+// servers, remote A2A agents, a sub-agent's workspace) or narrows them.
+func (ts *toolset) adds(agent *v1.Agent, s *v1.AgentSession, sub bool) bool {
+	return (sub && len(agent.Spec.Subagents.Tools) > 0) ||
+		(ts.src.MCP != nil && len(agent.Spec.Tools.MCPServers) > 0) ||
+		(ts.src.A2A != nil && len(agent.Spec.Tools.A2AAgents) > 0) ||
+		(sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "")
+}
+
+// assemble builds the tools of a turn whose Agent or session adds to or narrows the
+// built-in ones.
+func (ts *toolset) assemble(ctx context.Context, agent *v1.Agent, s *v1.AgentSession, sub bool) ([]provider.Tool, map[string]*tool) {
 	var defs []provider.Tool
 	offered := map[string]*tool{}
 	add := func(tl *tool) {

@@ -66,6 +66,7 @@ type turn struct {
 	cachedLast int64
 	appended   bool
 	contiguous bool
+	hkey       string // cacheKey
 
 	// yielded is set by a successful sessions_yield: the turn ends after its round of tools.
 	yielded bool

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -28,10 +29,9 @@ import (
 // only then. Otherwise the history is read from the store as before.
 func (t *turn) loadHistory(ctx context.Context) error {
 	e, req := t.e, t.req
-	key := historyKey(req.Namespace, t.session.Status.SessionID)
-	if recs, ok := e.history.peek(key, historyMessages); ok && !t.hasOwn(recs) {
+	if recs, view, ok := e.history.peek(t.cacheKey(), historyMessages); ok && !t.hasOwn(recs) {
 		t.cachedLast = recs[len(recs)-1].Seq
-		t.useHistory(recs)
+		t.useHistoryOf(recs, view)
 		return nil
 	}
 	recs, err := e.history.recent(ctx, e.opts.Store, req.Namespace, t.session.Status.SessionID, historyMessages)
@@ -62,11 +62,19 @@ func (t *turn) verifyHistory(ctx context.Context) error {
 // noteAppended keeps the cache in step with the turn's appends, and records whether the
 // first of them followed the cached history.
 func (t *turn) noteAppended(recs []transcript.Record) {
-	extended := t.e.history.extend(historyKey(t.req.Namespace, t.session.Status.SessionID), recs)
+	extended := t.e.history.extend(t.cacheKey(), recs)
 	if !t.appended {
 		t.appended = true
 		t.contiguous = extended && t.cachedLast > 0 && len(recs) > 0 && recs[0].Seq == t.cachedLast+1
 	}
+}
+
+// cacheKey is the turn's session in the history cache.
+func (t *turn) cacheKey() string {
+	if t.hkey == "" {
+		t.hkey = historyKey(t.req.Namespace, t.session.Status.SessionID)
+	}
+	return t.hkey
 }
 
 // hasOwn says recs hold a record of this turn (it ran before): those cases read the store.
@@ -83,10 +91,15 @@ func (t *turn) hasOwn(recs []transcript.Record) bool {
 // useHistory splits recs into the turn's own records (done) and the history the model
 // sees, queues the system context and the input unless done, and fits the model's view:
 // the latest summary and what fits of the messages after it (compaction.go).
-func (t *turn) useHistory(recs []transcript.Record) {
+func (t *turn) useHistory(recs []transcript.Record) { t.useHistoryOf(recs, nil) }
+
+// useHistoryOf is useHistory given the cache's model view of recs (message i for record
+// i), which also says recs hold none of the turn's records (hasOwn said so); nil when recs
+// come from the store.
+func (t *turn) useHistoryOf(recs []transcript.Record, view []provider.Message) {
 	prefix := t.req.ID + "/"
 	own := 0
-	for i := range recs {
+	for i := 0; view == nil && i < len(recs); i++ {
 		if r := &recs[i]; strings.HasPrefix(r.IdempotencyKey, prefix) {
 			if t.done == nil {
 				t.done = map[string]transcript.Record{}
@@ -110,6 +123,7 @@ func (t *turn) useHistory(recs []transcript.Record) {
 	if fork := t.queueFork(history); len(fork) > 0 {
 		// A full slice expression: history may share the cache's array, which must not be written.
 		history = append(history[:len(history):len(history)], fork...)
+		view = nil // no longer record for record
 	}
 	if !t.req.Compact {
 		t.recordSystemContext()
@@ -125,5 +139,8 @@ func (t *turn) useHistory(recs []transcript.Record) {
 		made = &r
 	}
 	t.view = viewHistory(history, first, made)
+	if view != nil { // tail is a suffix of history, so its view is the same suffix of view
+		t.view.msgs = view[len(view)-len(t.view.tail):]
+	}
 	t.fitView()
 }

@@ -136,7 +136,8 @@ func TestHistoryCacheExtend(t *testing.T) {
 	if !c.extend(key, []transcript.Record{{Seq: 4}, {Seq: 5}}) {
 		t.Fatal("extend right after the last cached record = false")
 	}
-	recs, ok := c.peek(key, 3)
+	recs, view, ok := c.peek(key, 3)
+	checkView(t, recs, view)
 	if !ok {
 		t.Fatal("peek after extend found nothing")
 	}
@@ -147,7 +148,7 @@ func TestHistoryCacheExtend(t *testing.T) {
 	if diff := cmp.Diff([]int64{3, 4, 5}, seqs); diff != "" {
 		t.Errorf("cached window after extend (-want +got):\n%s", diff)
 	}
-	if _, ok := c.peek(key, 4); ok {
+	if _, _, ok := c.peek(key, 4); ok {
 		t.Error("peek of more than the cached window = true")
 	}
 }

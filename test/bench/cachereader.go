@@ -17,6 +17,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -50,7 +51,7 @@ func newCacheReader(objs ...client.Object) *cacheReader {
 
 func (r *cacheReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
 	o, ok := r.objs[key]
-	if !ok || fmt.Sprintf("%T", o) != fmt.Sprintf("%T", obj) {
+	if !ok || reflect.TypeOf(o) != reflect.TypeOf(obj) {
 		return notFound(key.Name)
 	}
 	switch src := o.(type) {

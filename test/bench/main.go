@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	goruntime "runtime"
 	"runtime/pprof"
 	"sort"
 	"time"
@@ -55,6 +56,8 @@ func register(name string, run func() ([]Figure, error)) {
 func main() {
 	only := flag.String("run", "", "regexp selecting suites by name")
 	cpuProfile := flag.String("cpuprofile", "", "write the bench process's CPU profile (the in-process suites) to this file")
+	memProfile := flag.String("memprofile", "", "write the bench process's allocation profile (every allocation sampled) to this file")
+	check := flag.Bool("check", false, "hold each figure to the bound its target states and exit 1 when one misses it (make bench-check)")
 	flag.Parse()
 	// The webhook suite calls controller-runtime directly; its logs are not figures.
 	ctrllog.SetLogger(logr.Discard())
@@ -69,6 +72,11 @@ func main() {
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memProfile != "" {
+		// Every allocation is sampled: the figure to read is the count per turn or request.
+		goruntime.MemProfileRate = 1
+		defer writeHeapProfile(*memProfile)
 	}
 	re := regexp.MustCompile(*only)
 	sort.Slice(suites, func(i, j int) bool { return suites[i].name < suites[j].name })
@@ -97,8 +105,32 @@ func main() {
 
 	fmt.Println()
 	benchfig.Table(os.Stdout, all)
+	if *check {
+		fmt.Println()
+		if !benchfig.CheckTable(os.Stdout, all) {
+			fmt.Fprintln(os.Stderr, "bench: a figure missed its target")
+			failed = true
+		}
+	}
 	if failed {
-		pprof.StopCPUProfile() // os.Exit skips the deferred stop
+		pprof.StopCPUProfile() // os.Exit skips the deferred stops
+		if *memProfile != "" {
+			writeHeapProfile(*memProfile)
+		}
 		os.Exit(1)
+	}
+}
+
+// writeHeapProfile writes the allocation profile (alloc_space and alloc_objects since the
+// start) for `go tool pprof -sample_index=alloc_objects`.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return
+	}
+	defer func() { _ = f.Close() }()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
 	}
 }

@@ -141,3 +141,39 @@ func parseMetrics(r io.Reader) (map[string]*dto.MetricFamily, error) {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	return parser.TextToMetricFamilies(r)
 }
+
+// window is a measured window's stage and request counters at its start.
+type window struct {
+	cfg    *rest.Config
+	c      *devcluster.Cluster
+	stages []stage
+	st     stageTotals
+	req    requestCounts
+}
+
+// openWindow reads stages' totals and the API server's requests before a window.
+func openWindow(ctx context.Context, cfg *rest.Config, c *devcluster.Cluster, stages []stage) (*window, error) {
+	st, err := readStages(ctx, cfg, c, stages)
+	if err != nil {
+		return nil, err
+	}
+	req, err := readRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &window{cfg: cfg, c: c, stages: stages, st: st, req: req}, nil
+}
+
+// close reads them again and returns the stage figures (stagePrefix) and the requests by
+// verb and resource (reqPrefix), per object of the window's n.
+func (w *window) close(ctx context.Context, stagePrefix, reqPrefix string, n int) ([]Figure, error) {
+	st, err := readStages(ctx, w.cfg, w.c, w.stages)
+	if err != nil {
+		return nil, err
+	}
+	req, err := readRequests(ctx, w.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return append(stageFigures(stagePrefix, w.stages, w.st, st, n), requestFigures(reqPrefix, w.req, req, n)...), nil
+}

@@ -66,6 +66,7 @@ func benchWebhook() ([]Figure, error) {
 	// The manager's own send (a session tool's): the path every agent-made send takes.
 	const manager = "system:serviceaccount:agent-sessions:manager"
 	handler := admission.WithValidator[*v1.SessionSend](s, webhook.NewSessionSendValidator(reader, nil, webhook.Options{ManagerUsername: manager}))
+	handler.LogConstructor = webhook.RequestLog // as SetupWithManager registers it
 	send, _ := json.Marshal(&v1.SessionSend{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1.GroupVersion.String(), Kind: "SessionSend"},
 		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "b"},
@@ -94,8 +95,8 @@ func benchWebhook() ([]Figure, error) {
 		return nil, errors.New("the validating handler did not allow the benchmark's send")
 	}
 	return []Figure{
-		{Name: "webhook_validate_us", Value: float64(res.NsPerOp()) / 1e3, Unit: "us", Target: "< 100"},
-		{Name: "webhook_validate_allocs", Value: float64(res.AllocsPerOp()), Unit: "allocs/op"},
+		{Name: "webhook_validate_us", Value: float64(res.NsPerOp()) / 1e3, Unit: "us", Target: "< 50 (wall, one request after another: decode, judge, encode)"},
+		{Name: "webhook_validate_allocs", Value: float64(res.AllocsPerOp()), Unit: "allocs/op", Target: "<= 100 (the same on any machine; most are controller-runtime's decoding)"},
 	}, nil
 }
 

@@ -28,6 +28,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -65,40 +66,58 @@ func main() {
 	if !*keep {
 		defer os.RemoveAll(work)
 	}
+	began := time.Now()
 	p, err := startPeers(ctx, work)
 	if err != nil {
 		fatal(err)
 	}
+	fmt.Fprintf(os.Stderr, "bench-peer: both systems up in %s\n", time.Since(began).Round(time.Second))
 	defer p.stop()
-	// make bench-peer's time limit ends the run with SIGTERM: both systems stop with it.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
-	go func() {
-		<-sig
-		fmt.Fprintln(os.Stderr, "bench-peer: stopped by a signal")
-		p.stop()
-		os.Exit(2)
-	}()
-
 	re := regexp.MustCompile(*only)
 	// The send figure grows the session that history then reads.
 	sort.SliceStable(figures, func(i, j int) bool {
 		return slices.Index(figureOrder, figures[i].name) < slices.Index(figureOrder, figures[j].name)
 	})
-	var all []benchfig.Figure
+	var (
+		mu      sync.Mutex
+		all     []benchfig.Figure
+		current string
+	)
+	// make bench-peer's time limit ends the run with SIGTERM: both systems stop with it, and
+	// every figure measured so far is still printed in the table, with the one cut short named.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	go func() {
+		<-sig
+		mu.Lock()
+		fmt.Fprintf(os.Stderr, "bench-peer: stopped by a signal during %s\n", current)
+		fmt.Println()
+		benchfig.Table(os.Stdout, all)
+		mu.Unlock()
+		p.stop()
+		os.Exit(2)
+	}()
+
 	failed := 0
 	for _, f := range figures {
 		if !re.MatchString(f.name) {
 			continue
 		}
+		mu.Lock()
+		current = f.name
+		mu.Unlock()
 		start := time.Now()
 		figs, err := f.run(ctx, p)
 		load := benchfig.LoadAverage()
+		mu.Lock()
 		for i := range figs {
 			figs[i].Load = load
 			benchfig.Emit(os.Stdout, figs[i])
 		}
 		all = append(all, figs...)
+		mu.Unlock()
+		// Where the run's time goes, for the next BENCH_PEER_TIMEOUT.
+		fmt.Fprintf(os.Stderr, "bench-peer: %s took %s\n", f.name, time.Since(start).Round(time.Second))
 		if err != nil {
 			failed++
 			fmt.Fprintf(os.Stderr, "bench-peer: %s failed after %s: %v\n", f.name, time.Since(start).Round(time.Millisecond), err)
