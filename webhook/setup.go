@@ -40,8 +40,8 @@ type Options struct {
 	// (SessionPolicy spec.limits.toolCreatesPerMinute overrides it); 0 uses
 	// policy.DefaultToolCreatesPerMinute.
 	ToolCreatesPerMinute int
-	// Clock drives the rate buckets, the chains' tallies and the budget windows; nil is the
-	// real clock.
+	// Clock drives the rate buckets, the chains' tallies, the budget windows and the
+	// ToolApprovals' expiry (give it the controllers' clock); nil is the real clock.
 	Clock clock.PassiveClock
 	// Events records on a chain's root the chain limit it hit; nil records none.
 	Events recorder.EventRecorder
@@ -71,7 +71,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			WithDefaulter(&PolicySecrets{gate}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(withLog[*v1.Agent]("agent", &AgentValidator{})).
 			WithDefaulter(&AgentSecrets{gate}).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.ToolApproval{}).WithValidator(withLog[*v1.ToolApproval]("toolApproval", &ToolApprovalValidator{az})).
+		ctrl.NewWebhookManagedBy(mgr, &v1.ToolApproval{}).WithValidator(withLog[*v1.ToolApproval]("toolApproval", &ToolApprovalValidator{authz: az, clock: o.Clock})).
 			WithDefaulter(DecidedBy{}).WithLogConstructor(RequestLog).Complete(),
 	)
 }

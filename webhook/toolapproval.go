@@ -17,9 +17,11 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -74,8 +76,13 @@ func (DecidedBy) Default(ctx context.Context, ta *v1.ToolApproval) error {
 
 // ToolApprovalValidator judges who may create, decide and write the status of a
 // ToolApproval (policy.JudgeApproval): setting spec.decision needs the verb approve on
-// toolapprovals, asked with a SubjectAccessReview for that object's name.
-type ToolApprovalValidator struct{ authz }
+// toolapprovals, asked with a SubjectAccessReview for that object's name, and comes before
+// spec.expiresAt by clock (the controller's clock: a decision between expiresAt and the
+// controller's writing Expired is refused, not honoured).
+type ToolApprovalValidator struct {
+	authz
+	clock clock.PassiveClock
+}
 
 var _ admission.Validator[*v1.ToolApproval] = &ToolApprovalValidator{}
 
@@ -99,7 +106,7 @@ func (v *ToolApprovalValidator) ValidateDelete(context.Context, *v1.ToolApproval
 }
 
 func (v *ToolApprovalValidator) judge(ctx context.Context, c policy.ApprovalChange) error {
-	c.User, c.Manager = requestUser(ctx).Username, v.isManager(ctx)
+	c.User, c.Manager, c.Now = requestUser(ctx).Username, v.isManager(ctx), v.now()
 	if !c.Status && c.SetsDecision() && !c.Manager {
 		ok, err := v.allowed(ctx, v1.GroupVersion.Group, "toolapprovals", v1.VerbApprove, c.Cur.Namespace, c.Cur.Name)
 		if err != nil {
@@ -111,4 +118,11 @@ func (v *ToolApprovalValidator) judge(ctx context.Context, c policy.ApprovalChan
 		return refusal("toolapprovals", "ToolApproval", c.Cur.Name, field.ErrorList{fe})
 	}
 	return nil
+}
+
+func (v *ToolApprovalValidator) now() time.Time {
+	if v.clock == nil {
+		return clock.RealClock{}.Now()
+	}
+	return v.clock.Now()
 }

@@ -28,6 +28,7 @@ import (
 	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -89,6 +90,8 @@ type options struct {
 	toolRate         int
 	deliveryAttempts int
 	shard            shard.Shard
+	a2aReadLimit     byteSize
+	mcpReadLimit     byteSize
 }
 
 func main() {
@@ -121,6 +124,9 @@ func main() {
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
 	flag.IntVar(&o.deliveryAttempts, "delivery-attempts", delivery.DefaultAttempts, "Attempts per announce message to a sink (a webhook POST, a chat sink's part) before it fails; 5xx, network errors and 429s are retried, other 4xx are not.")
+	o.a2aReadLimit, o.mcpReadLimit = egress.DefaultA2AReadLimit, egress.DefaultMCPReadLimit
+	flag.Var(&o.a2aReadLimit, "a2a-read-limit", "Bytes read of one answer of a remote A2A agent (its card, a response, a whole stream) before the call fails; read before the SDK decodes it (a quantity: 8Mi).")
+	flag.Var(&o.mcpReadLimit, "mcp-read-limit", "Bytes read of one answer of an MCP server (a JSON response, or one event of its stream) before the call fails; read before the SDK decodes it (a quantity: 8Mi).")
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
 	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
@@ -232,9 +238,14 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
 	// rule (read uncached), server URLs and dialed addresses under the egress policy.
-	mcp := mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
-	// Remote A2A agents are dialled under the same egress and Secret rules as MCP servers.
-	remoteAgents := a2atools.NewClient(mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy))
+	mcpOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
+	mcpOpts.ReadLimit = int64(o.mcpReadLimit)
+	mcp := mcptools.NewPool(mcpOpts)
+	// Remote A2A agents are dialled under the same egress and Secret rules as MCP servers,
+	// each answer read up to its own limit.
+	a2aOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
+	a2aOpts.ReadLimit = int64(o.a2aReadLimit)
+	remoteAgents := a2atools.NewClient(a2aOpts)
 	engine.UseTools(turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot})
 	if err := mgr.Add(relabel(mgr, o.shard)); err != nil {
 		return err
@@ -296,6 +307,22 @@ func transcriptClient(addr string) *transcriptclient.Client {
 }
 
 // stringList is a repeatable string flag.
+// byteSize is a flag of bytes written as a quantity (8Mi, 1048576).
+type byteSize int64
+
+func (b *byteSize) String() string {
+	return resource.NewQuantity(int64(*b), resource.BinarySI).String()
+}
+
+func (b *byteSize) Set(v string) error {
+	q, err := resource.ParseQuantity(v)
+	if err != nil || q.Sign() <= 0 {
+		return fmt.Errorf("%q is not a positive quantity of bytes (8Mi, 1048576)", v)
+	}
+	*b = byteSize(q.Value())
+	return nil
+}
+
 type stringList []string
 
 func (l *stringList) String() string { return strings.Join(*l, ",") }

@@ -15,6 +15,8 @@
 package envtest
 
 import (
+	"encoding/json"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,5 +54,39 @@ var _ = Describe("the newer session tools under tree visibility", func() {
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(dave), dave)).To(Succeed())
 		Expect(dave.Spec.Label).To(BeEmpty(), "a session outside the tree was patched")
 		Expect(ask("find dave")).To(HaveKeyWithValue("count", BeNumerically("==", 0)))
+	})
+
+	// sessions_send by label resolves among the sessions carol sees: a label only dave's
+	// sessions carry is not found, and no answer names a session of dave's.
+	It("sends by label among the visible sessions only, naming none beyond", func() {
+		ns := newNamespace()
+		createPolicy(ns, v1.SessionPolicySpec{Visibility: v1.VisibilityTree,
+			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}})
+		createAgent(ns, "carol",
+			toolRule("^send twice", "sessions_send", map[string]any{"label": "ops", "message": "hi", "timeoutSeconds": 0}),
+			toolRule("^send solo", "sessions_send", map[string]any{"label": "solo", "message": "hi", "timeoutSeconds": 0}))
+		createAgent(ns, "dave")
+		carol := createSession(ns, "agent:carol:main", "carol")
+		labelled := func(l string) func(*v1.AgentSession) { return func(s *v1.AgentSession) { s.Spec.Label = l } }
+		createSession(ns, "agent:dave:main", "dave", labelled("ops"))
+		createSession(ns, "agent:dave:webchat:group:ops2", "dave", labelled("ops"))
+		createSession(ns, "agent:dave:webchat:group:solo", "dave", labelled("solo"))
+		ask := func(text string) string {
+			before := len(messages(ns, carol))
+			waitSend(createSend(ns, "agent:carol:main", text, 60, ""), completed)
+			b, err := json.Marshal(toolResult(messages(ns, carol)[before:]))
+			Expect(err).NotTo(HaveOccurred())
+			return string(b)
+		}
+		for _, text := range []string{"send twice", "send solo"} {
+			res := ask(text)
+			Expect(res).To(ContainSubstring("no active session has the label"), text)
+			Expect(res).NotTo(ContainSubstring("agent:dave"), text)
+		}
+		var sends v1.SessionSendList
+		Expect(k8s.List(ctx, &sends, client.InNamespace(ns))).To(Succeed())
+		for _, s := range sends.Items {
+			Expect(s.Spec.FromSessionKey).To(BeEmpty(), "carol's label send was created: %+v", s.Spec)
+		}
 	})
 })

@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
@@ -74,10 +75,13 @@ type agentEntry struct {
 }
 
 // NewClient returns a client dialling as o says (mcptools.ManagerOptions in the manager).
+// Every answer of a remote, its card included, is read up to egress.A2ALimit(o.ReadLimit)
+// before the SDK decodes it.
 func NewClient(o mcptools.Options) *Client {
 	if o.Transport == nil {
 		o.Transport = http.DefaultTransport.(*http.Transport).Clone()
 	}
+	o.Transport = egress.LimitBodies(o.Transport, egress.A2ALimit(o.ReadLimit))
 	return &Client{opts: o, m: map[types.NamespacedName]*agentEntry{}}
 }
 

@@ -265,7 +265,7 @@ func TestChatAnswerIsBounded(t *testing.T) {
 	allow, _ := egress.Parse([]string{srv.URL}, false)
 	for _, kind := range []string{KindTelegram, KindSlack} {
 		_, err := New(allow).Post(context.Background(), ChatSink{Kind: kind, APIURL: srv.URL, Token: testToken, Key: kind}, ChatMessage{To: "C1", Text: "hi"})
-		if err == nil || !strings.Contains(err.Error(), "256 KiB") {
+		if err == nil || !strings.Contains(err.Error(), "read limit of 1 MiB") {
 			t.Errorf("%s: err = %v, want the bound", kind, err)
 		}
 	}

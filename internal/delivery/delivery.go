@@ -96,7 +96,7 @@ type Deliverer struct {
 // refuses loopback, link-local and unspecified addresses) and follow no redirect: a sink
 // token is sent to the URL the policy names and nowhere else.
 func New(p *egress.Policy) *Deliverer {
-	return &Deliverer{HTTP: p.Client(egress.ClientOptions{Timeout: 10 * time.Second}), Attempts: DefaultAttempts, Backoff: 200 * time.Millisecond, MaxWait: 5 * time.Second, Clock: clock.RealClock{}}
+	return &Deliverer{HTTP: p.Client(egress.ClientOptions{Timeout: 10 * time.Second, ReadLimit: egress.SinkLimit()}), Attempts: DefaultAttempts, Backoff: 200 * time.Millisecond, MaxWait: 5 * time.Second, Clock: clock.RealClock{}}
 }
 
 // DefaultAttempts is how many times a message is tried when --delivery-attempts is not set.

@@ -18,11 +18,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 )
 
 // postJSON POSTs body as JSON with headers and decodes the answer (bounded, whatever its
@@ -46,12 +49,15 @@ func postJSON(ctx context.Context, c *http.Client, url string, headers http.Head
 		return 0, nil, networkError(err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	// The body is bounded by the egress client (egress.SinkLimit): a larger answer is no
+	// platform's, and fails for good rather than being retried.
+	raw, err := io.ReadAll(resp.Body)
+	var tooLarge *egress.ReadLimitError
 	switch {
+	case errors.As(err, &tooLarge):
+		return 0, nil, &PostError{Status: resp.StatusCode, Text: tooLarge.Error()}
 	case err != nil:
 		return 0, nil, networkError(err)
-	case len(raw) > maxAnswerBytes:
-		return 0, nil, &PostError{Status: resp.StatusCode, Text: errAnswerTooLarge.Error()}
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		return resp.StatusCode, resp.Header, &PostError{Status: resp.StatusCode, Text: "redirect not followed"}

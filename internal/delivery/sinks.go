@@ -81,9 +81,10 @@ func APIURLOf(s ChatSink) string {
 	return publicAPI[s.Kind]
 }
 
-// chat is the platform client of s, on the deliverer's egress client with bounded answers.
+// chat is the platform client of s, on the deliverer's egress client, whose answers are
+// bounded (egress.SinkLimit) before any client library decodes them.
 func (d *Deliverer) chat(s ChatSink) (Chat, error) {
-	c := boundedClient(d.HTTP, maxAnswerBytes)
+	c := d.HTTP
 	api := APIURLOf(s)
 	switch s.Kind {
 	case KindTelegram:

@@ -36,6 +36,9 @@ type ClientOptions struct {
 	Timeout time.Duration
 	// Resolver nil means net.DefaultResolver; tests give one that answers what they need.
 	Resolver Resolver
+	// ReadLimit bounds what is read of each answer (LimitBodies); the zero value bounds
+	// nothing.
+	ReadLimit ReadLimit
 }
 
 // Client returns an HTTP client for credentialed requests: every connection is judged by
@@ -65,7 +68,11 @@ func (p *Policy) Transport(o ClientOptions) http.RoundTripper {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
-	return &guard{p: p, next: t}
+	var rt http.RoundTripper = &guard{p: p, next: t}
+	if l := o.ReadLimit; l.Body > 0 || l.Stream > 0 || l.Event > 0 {
+		rt = LimitBodies(rt, l)
+	}
+	return rt
 }
 
 // namedKey marks a request whose URL a prefix entry names; the value is its host:port.

@@ -58,12 +58,16 @@ func (l Lookup) SendTarget(ctx context.Context, namespace, ref, requesterAgent s
 // of them is given; none is an error.
 type TargetRef struct {
 	Ref, Label, AgentID string
+	// Visible says the caller sees a session; a label is resolved among those only, so a
+	// label carried only by sessions the caller does not see is not found, and no message
+	// names a session it does not see. Nil: the caller sees every session it can list.
+	Visible func(*v1.AgentSession) bool
 }
 
 // TargetRefKey is the ref a send's spec.sessionKey takes for t, which SendTarget then
-// resolves as for any send: a label becomes the key of the one active session carrying it,
-// an agent id its main key. A label carried by none, or by several sessions, is an error
-// that says so.
+// resolves as for any send: a label becomes the key of the one active session carrying it
+// that the caller sees (t.Visible), an agent id its main key. A label carried by none of
+// those, or by several, is an error that says so.
 func (l Lookup) TargetRefKey(ctx context.Context, namespace string, t TargetRef) (string, error) {
 	given := 0
 	for _, v := range []string{t.Ref, t.Label, t.AgentID} {
@@ -82,13 +86,14 @@ func (l Lookup) TargetRefKey(ctx context.Context, namespace string, t TargetRef)
 		}
 		return sessionkey.MainKey(t.AgentID), nil
 	case t.Label != "":
-		return l.keyOfLabel(ctx, namespace, t.Label)
+		return l.keyOfLabel(ctx, namespace, t.Label, t.Visible)
 	}
 	return t.Ref, nil
 }
 
-// keyOfLabel is the key of the one active session of namespace labelled label.
-func (l Lookup) keyOfLabel(ctx context.Context, namespace, label string) (string, error) {
+// keyOfLabel is the key of the one active session of namespace labelled label among those
+// visible (nil: all).
+func (l Lookup) keyOfLabel(ctx context.Context, namespace, label string, visible func(*v1.AgentSession) bool) (string, error) {
 	var list v1.AgentSessionList
 	if err := l.Cache.List(ctx, &list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return "", err
@@ -96,7 +101,7 @@ func (l Lookup) keyOfLabel(ctx context.Context, namespace, label string) (string
 	var keys []string
 	for i := range list.Items {
 		s := &list.Items[i]
-		if s.Spec.Label == label && s.Status.Phase != v1.SessionArchived && !sessionkey.IsReserved(s.Spec.Key) {
+		if s.Spec.Label == label && s.Status.Phase != v1.SessionArchived && !sessionkey.IsReserved(s.Spec.Key) && (visible == nil || visible(s)) {
 			keys = append(keys, s.Spec.Key)
 		}
 	}

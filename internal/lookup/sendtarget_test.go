@@ -81,19 +81,22 @@ func TestTargetRefKey(t *testing.T) {
 		labelled("c", "agent:bob:webchat:group:c", "twice", false),
 		labelled("d", "agent:bob:webchat:group:d", "gone", true))).Build()
 	l := New(c, nil)
+	bobOnly := func(s *v1.AgentSession) bool { return s.Spec.Key != "agent:ann:webchat:group:a" }
 	type result struct{ Key, Err string }
 	cases := map[string]struct {
 		ref  TargetRef
 		want result
 	}{
-		"a ref is itself":    {ref: TargetRef{Ref: "main"}, want: result{Key: "main"}},
-		"an agent's main":    {ref: TargetRef{AgentID: "bob"}, want: result{Key: "agent:bob:main"}},
-		"a bad agent id":     {ref: TargetRef{AgentID: "a:b"}, want: result{Err: `agentId "a:b" is not a valid agent id`}},
-		"a label":            {ref: TargetRef{Label: "ops"}, want: result{Key: "agent:ann:webchat:group:a"}},
-		"a label on two":     {ref: TargetRef{Label: "twice"}, want: result{Err: `the label "twice" is on 2 sessions (agent:bob:webchat:group:b, agent:bob:webchat:group:c); name one by sessionKey`}},
-		"an archived label":  {ref: TargetRef{Label: "gone"}, want: result{Err: `no active session has the label "gone"`}},
-		"nothing named":      {want: result{Err: "name the target with one of sessionKey, label or agentId"}},
-		"two ways of naming": {ref: TargetRef{Ref: "main", Label: "ops"}, want: result{Err: "name the target with only one of sessionKey, label or agentId"}},
+		"a ref is itself":      {ref: TargetRef{Ref: "main"}, want: result{Key: "main"}},
+		"an agent's main":      {ref: TargetRef{AgentID: "bob"}, want: result{Key: "agent:bob:main"}},
+		"a bad agent id":       {ref: TargetRef{AgentID: "a:b"}, want: result{Err: `agentId "a:b" is not a valid agent id`}},
+		"a label":              {ref: TargetRef{Label: "ops"}, want: result{Key: "agent:ann:webchat:group:a"}},
+		"a label on two":       {ref: TargetRef{Label: "twice"}, want: result{Err: `the label "twice" is on 2 sessions (agent:bob:webchat:group:b, agent:bob:webchat:group:c); name one by sessionKey`}},
+		"an archived label":    {ref: TargetRef{Label: "gone"}, want: result{Err: `no active session has the label "gone"`}},
+		"nothing named":        {want: result{Err: "name the target with one of sessionKey, label or agentId"}},
+		"two ways of naming":   {ref: TargetRef{Ref: "main", Label: "ops"}, want: result{Err: "name the target with only one of sessionKey, label or agentId"}},
+		"a label beyond sight": {ref: TargetRef{Label: "ops", Visible: bobOnly}, want: result{Err: `no active session has the label "ops"`}},
+		"one of two in sight":  {ref: TargetRef{Label: "twice", Visible: func(s *v1.AgentSession) bool { return s.Name == "c" }}, want: result{Key: "agent:bob:webchat:group:c"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

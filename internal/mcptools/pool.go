@@ -90,6 +90,10 @@ type Options struct {
 	Transport http.RoundTripper
 	// Clock times the redial back-off; nil means the real clock.
 	Clock clock.PassiveClock
+	// ReadLimit bounds the bytes of one answer of the remote, read before the SDK decodes
+	// it (0: the default of its kind, egress.DefaultMCPReadLimit for an MCP server,
+	// egress.DefaultA2AReadLimit for a remote A2A agent).
+	ReadLimit int64
 }
 
 // Pool keeps, per Agent, one client session per MCP server and the tools each listed.

@@ -26,6 +26,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-sessions/agent-session-operator/internal/egress"
 )
 
 // server is one MCP server of one Agent generation: its client session, opened on first
@@ -38,6 +40,8 @@ type server struct {
 
 	// lock guards what follows. A channel, not a mutex: a probe with a short deadline gives
 	// up waiting behind a turn's connect that may take the server's whole timeout.
+	// limit bounds what is read of each answer, and says when it cut one.
+	limit    *egress.Limiter
 	lock     chan struct{}
 	cs       *mcp.ClientSession
 	cancel   context.CancelFunc // ends cs's connection
@@ -54,7 +58,8 @@ type server struct {
 func newServer(c serverConfig, o *Options) *server {
 	s := &server{cfg: c, opts: o, lock: make(chan struct{}, 1)}
 	if c.parsed != nil {
-		s.http = httpClient(o.Transport, c.parsed, c.headers)
+		s.limit = egress.NewLimiter(o.Transport, egress.MCPLimit(o.ReadLimit))
+		s.http = httpClient(s.limit, c.parsed, c.headers)
 	}
 	s.client = mcp.NewClient(implementation, &mcp.ClientOptions{
 		// No roots, sampling or elicitation: the manager only calls tools.
@@ -157,8 +162,12 @@ func (s *server) call(ctx context.Context, tool string, args []byte) Result {
 	var werr *jsonrpc.Error
 	if !errors.As(err, &werr) {
 		// Not an answer from the server: the session is broken (server restarted, connection
-		// lost). The next call connects again.
+		// lost, an answer cut at the read limit, which the SDK reports as a lost one). The
+		// next call connects again.
 		s.drop(cs)
+		if cut := s.limit.Cut(); cut != nil {
+			err = cut
+		}
 	}
 	return errorResult("MCP server %q: %s: %v", s.cfg.name, tool, err)
 }

@@ -95,6 +95,9 @@ type ApprovalChange struct {
 	// MayApprove: RBAC grants User the verb approve on this ToolApproval (asked only when
 	// the request sets spec.decision).
 	MayApprove bool
+	// Now is the webhook's clock (the controller's clock in one process): a decision at or
+	// after spec.expiresAt is refused even while the controller has not yet written Expired.
+	Now time.Time
 }
 
 // SetsDecision says the request is the one that sets spec.decision.
@@ -145,6 +148,9 @@ func JudgeApproval(c ApprovalChange) *field.Error {
 			return field.Forbidden(field.NewPath("spec", "decision"), fmt.Sprintf(
 				"user %q may not decide ToolApproval %s: setting spec.decision needs the verb %s on toolapprovals (the agent-sessions-approver role, or a Role granting it with resourceNames: [%s])",
 				c.User, c.Cur.Name, v1.VerbApprove, c.Cur.Name))
+		case !c.Now.Before(c.Old.Spec.ExpiresAt.Time):
+			return field.Forbidden(field.NewPath("spec", "decision"), fmt.Sprintf("the approval expired at %s (spec.expiresAt); the call is denied",
+				c.Old.Spec.ExpiresAt.UTC().Format(time.RFC3339)))
 		}
 	}
 	by, had := c.Old.Annotations[v1.DecidedByAnnotation]

@@ -61,8 +61,10 @@ func TestApprovalFor(t *testing.T) {
 }
 
 func TestJudgeApproval(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	base := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-1"}, Spec: v1.ToolApprovalSpec{
-		SessionKey: "agent:a:main", AgentID: "a", Tool: "mcp__db__drop", Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: "s"}}}
+		SessionKey: "agent:a:main", AgentID: "a", Tool: "mcp__db__drop", Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: "s"},
+		ExpiresAt: metav1.NewTime(t0.Add(time.Hour))}}
 	decided := func(d v1.ApprovalDecision, by string) *v1.ToolApproval {
 		o := base.DeepCopy()
 		o.Spec.Decision = d
@@ -86,6 +88,10 @@ func TestJudgeApproval(t *testing.T) {
 		"manager cannot decide":  {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "m"), User: "m", Manager: true}, want: "spec.decision"},
 		"decided once":           {c: ApprovalChange{Old: decided(v1.DecisionDenied, "a"), Cur: decided(v1.DecisionApproved, "a"), User: "a", MayApprove: true}, want: "spec.decision"},
 		"not after expiry":       {c: ApprovalChange{Old: expired, Cur: decided(v1.DecisionApproved, "alice"), User: "alice", MayApprove: true}, want: "spec.decision"},
+		"past expiresAt, still pending": {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour + time.Second)},
+			want: "spec.decision"},
+		"at expiresAt":           {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionDenied, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour)}, want: "spec.decision"},
+		"a second before expiry": {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour - time.Second)}},
 		"forged decidedBy": {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "bob"), User: "alice", MayApprove: true},
 			want: "metadata.annotations[sessions.agents.dev/decided-by]"},
 		"decidedBy changed later": {c: ApprovalChange{Old: decided(v1.DecisionApproved, "alice"), Cur: decided(v1.DecisionApproved, "bob"), User: "bob", MayApprove: true},
@@ -96,6 +102,9 @@ func TestJudgeApproval(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			if tc.c.Now.IsZero() {
+				tc.c.Now = t0
+			}
 			if got := fieldOf(JudgeApproval(tc.c)); got != tc.want {
 				t.Errorf("refused at %q, want %q", got, tc.want)
 			}

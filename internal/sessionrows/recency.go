@@ -52,6 +52,18 @@ func newerFirst(a, b recent) bool {
 	return a.s.Name < b.s.Name
 }
 
+// NewerFirst orders sessions as Recency keeps them (most recently updated first, then by
+// key), for sorting a list that came without that order.
+func NewerFirst(a, b *v1.AgentSession) int {
+	switch x, y := recentOf(a), recentOf(b); {
+	case newerFirst(x, y):
+		return -1
+	case newerFirst(y, x):
+		return 1
+	}
+	return 0
+}
+
 // NewRecency returns an empty Recency; feed it with Handler.
 func NewRecency() *Recency {
 	return &Recency{byNS: map[string]*btree.BTreeG[recent]{}}

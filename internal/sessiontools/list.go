@@ -149,18 +149,9 @@ func ListSessions(ctx context.Context, r client.Reader, namespace string) ([]*v1
 }
 
 func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) {
-	// A person (no calling session) sees what RBAC let it list; only a session's view is
-	// narrowed by the SessionPolicy, so only then is it read.
-	var visible func(*v1.AgentSession) bool
-	if c.Session != nil {
-		pol, err := c.sessionPolicy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		visible = func(s *v1.AgentSession) bool {
-			ok, _ := c.sees(ctx, pol, s)
-			return ok
-		}
+	visible, err := c.visibility(ctx)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := c.rows(ctx, p, visible)
 	if err != nil {

@@ -18,9 +18,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -59,8 +64,7 @@ func searchTool() Tool {
 }
 
 // SearchResult is sessions_search's result: the hits of one page, and nextOffset while
-// there are more. A page may hold fewer hits than its limit when some were of sessions the
-// caller may not read.
+// there are more, all of transcripts the caller may read.
 type SearchResult struct {
 	Query      string                 `json:"query"`
 	Hits       []transcript.SearchHit `json:"hits"`
@@ -68,17 +72,47 @@ type SearchResult struct {
 	NextOffset int                    `json:"nextOffset,omitempty"`
 }
 
-// search asks the index for the sessions the caller sees and keeps the hits of transcripts
-// it may read: an agent's session searches only the sessions its visibility shows it (a
-// sandboxed one, its own tree), and a caller without the namespace-wide transcript grant
-// gets only the hits of sessions it may read one by one.
+// MaxSearchScan bounds the sessions asked one by one (most recently updated first) for a
+// caller without the namespace-wide transcript grant: such a search costs at most this many
+// access reviews, under the per-user API burst, and searches the sessions it may read
+// among them.
+const MaxSearchScan = 32
+
+// ReadableSessionIDs are the sessionIds of the sessions walk yields (most recently updated
+// first) that have a transcript and that may allows, asking about MaxSearchScan of them at
+// most. An error of may ends the walk and is returned.
+func ReadableSessionIDs(walk func(yield func(*v1.AgentSession) bool), may func(name string) (bool, error)) ([]string, error) {
+	ids := []string{}
+	asked := 0
+	var err error
+	walk(func(s *v1.AgentSession) bool {
+		if s.Status.SessionID == "" {
+			return true
+		}
+		asked++
+		var ok bool
+		if ok, err = may(s.Name); err != nil {
+			return false
+		}
+		if ok {
+			ids = append(ids, s.Status.SessionID)
+		}
+		return asked < MaxSearchScan
+	})
+	return ids, err
+}
+
+// search asks the index for the sessions the caller sees and may read, before it pages:
+// an agent's session searches only the sessions its visibility shows it (a sandboxed one,
+// its own tree), and a caller without the namespace-wide transcript grant only the sessions
+// it may read one by one (ReadableSessionIDs), or is refused as /events refuses it when it
+// may read none. The hits, nextOffset and count are all of readable transcripts.
 func (c *Call) search(ctx context.Context, q transcript.SearchQuery) (any, error) {
 	searcher, ok := c.Store.(transcript.Searcher)
 	if !ok {
 		return nil, errors.New("sessions_search is not available: the transcript store keeps no search index")
 	}
 	wide := c.may(ctx, caller.ReadTranscript, "") == nil
-	var byID map[string]*v1.AgentSession
 	if c.Session != nil || !wide {
 		all, err := c.sessions(ctx)
 		if err != nil {
@@ -88,14 +122,27 @@ func (c *Call) search(ctx context.Context, q transcript.SearchQuery) (any, error
 		if err != nil {
 			return nil, err
 		}
-		byID = make(map[string]*v1.AgentSession, len(seen))
-		for _, s := range seen {
-			byID[s.Status.SessionID] = s
-		}
-		if len(seen) < total {
+		switch {
+		case !wide:
+			slices.SortFunc(seen, sessionrows.NewerFirst)
+			q.SessionIDs, err = ReadableSessionIDs(slices.Values(seen), func(name string) (bool, error) {
+				err := c.may(ctx, caller.ReadTranscript, name)
+				if err != nil && !apierrors.IsForbidden(err) {
+					return false, err
+				}
+				return err == nil, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			if len(q.SessionIDs) == 0 {
+				return &StatusResult{Status: StatusForbidden, Error: fmt.Sprintf(
+					"the caller may read the transcript of no session in namespace %q (of its %d most recently updated it sees)", c.Namespace, MaxSearchScan)}, nil
+			}
+		case len(seen) < total:
 			q.SessionIDs = make([]string, 0, len(seen))
-			for id := range byID {
-				q.SessionIDs = append(q.SessionIDs, id)
+			for _, s := range seen {
+				q.SessionIDs = append(q.SessionIDs, s.Status.SessionID)
 			}
 		}
 	}
@@ -103,24 +150,10 @@ func (c *Call) search(ctx context.Context, q transcript.SearchQuery) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := SearchResult{Query: q.Text, Hits: []transcript.SearchHit{}, NextOffset: res.NextOffset}
-	may := map[string]bool{}
-	for _, h := range res.Hits {
-		if !wide {
-			s, ok := byID[h.SessionID]
-			if !ok {
-				continue
-			}
-			if _, asked := may[s.Name]; !asked {
-				may[s.Name] = c.may(ctx, caller.ReadTranscript, s.Name) == nil
-			}
-			if !may[s.Name] {
-				continue
-			}
-		}
-		out.Hits = append(out.Hits, h)
+	out := SearchResult{Query: q.Text, Hits: res.Hits, NextOffset: res.NextOffset, Count: len(res.Hits)}
+	if out.Hits == nil {
+		out.Hits = []transcript.SearchHit{}
 	}
-	out.Count = len(out.Hits)
 	return out, nil
 }
 

@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
@@ -72,6 +74,7 @@ func TestSearchTool(t *testing.T) {
 		wantQuery   transcript.SearchQuery
 		wantHits    []string
 		wantNextOff int
+		wantRefused bool
 	}{
 		"query is required":  {args: `{}`, wantErr: "query is required"},
 		"limit not a number": {args: `{"query":"x","limit":"many"}`, wantErr: "not a number"},
@@ -85,8 +88,10 @@ func TestSearchTool(t *testing.T) {
 			wantHits:  all, wantNextOff: MaxSearchLimit},
 		"a person reading one transcript gets its hits only": {
 			args: `{"query":"llamas"}`, readable: map[string]bool{main.Name: true},
-			wantQuery: transcript.SearchQuery{Namespace: ns, Text: "llamas", Limit: DefaultSearchLimit},
+			wantQuery: transcript.SearchQuery{Namespace: ns, Text: "llamas", Limit: DefaultSearchLimit, SessionIDs: []string{"sid-main"}},
 			wantHits:  []string{"sid-main"}, wantNextOff: DefaultSearchLimit},
+		"a person reading nothing is refused before the index is asked": {
+			args: `{"query":"llamas"}`, readable: map[string]bool{}, wantRefused: true},
 		"a session with visibility all sees the namespace": {
 			args: `{"query":"llamas"}`, caller: main,
 			wantQuery: transcript.SearchQuery{Namespace: ns, Text: "llamas", Limit: DefaultSearchLimit},
@@ -106,7 +111,7 @@ func TestSearchTool(t *testing.T) {
 					if r == caller.ReadTranscript && tc.readable[name] {
 						return nil
 					}
-					return errors.New("forbidden")
+					return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: "agentsessions/transcript"}, name, errors.New("no rule"))
 				}
 			}
 			c := &Call{Env: env, Namespace: ns, Session: tc.caller}
@@ -123,6 +128,12 @@ func TestSearchTool(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.wantRefused {
+				if r, ok := out.(*StatusResult); !ok || r.Status != StatusForbidden || st.asked != nil {
+					t.Fatalf("result = %+v, index asked %v; want forbidden, index not asked", out, st.asked)
+				}
+				return
 			}
 			if d := cmp.Diff(tc.wantQuery, *st.asked); d != "" {
 				t.Errorf("query (-want +got):\n%s", d)

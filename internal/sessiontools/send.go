@@ -66,7 +66,13 @@ func sendTool() Tool {
 			if a.Message == "" {
 				return nil, errors.New("message is required")
 			}
-			ref, err := c.lookup().TargetRefKey(ctx, c.Namespace, lookup.TargetRef{Ref: a.SessionKey, Label: a.Label, AgentID: a.AgentID})
+			// A label is looked for among the sessions the caller sees only: what lies beyond
+			// is "not found", never a key in a message.
+			visible, err := c.visibility(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ref, err := c.lookup().TargetRefKey(ctx, c.Namespace, lookup.TargetRef{Ref: a.SessionKey, Label: a.Label, AgentID: a.AgentID, Visible: visible})
 			if err != nil {
 				return nil, err
 			}

@@ -39,3 +39,20 @@ func (c *Call) sees(ctx context.Context, pol *v1.SessionPolicy, target *v1.Agent
 	}
 	return policy.Visible(level, pol.Spec.AgentToAgent, c.Session, target, parentOf)
 }
+
+// visibility is sees as a filter over the namespace's sessions, nil when the caller is a
+// person (no calling session): a person sees what RBAC lets it list, only a session's view
+// is narrowed by the SessionPolicy, so only then is the policy read.
+func (c *Call) visibility(ctx context.Context) (func(*v1.AgentSession) bool, error) {
+	if c.Session == nil {
+		return nil, nil
+	}
+	pol, err := c.sessionPolicy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(s *v1.AgentSession) bool {
+		ok, _ := c.sees(ctx, pol, s)
+		return ok
+	}, nil
+}

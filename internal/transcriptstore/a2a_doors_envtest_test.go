@@ -26,12 +26,7 @@ import (
 // a2aRows are the A2A door's rows: the agent card, message/send into an existing session
 // (create a send, act as the session), tasks/get and tasks/cancel of the held A2A send.
 func a2aRows() []doorRow {
-	card := func(f *doorFixture, token, ns string) (bool, string) {
-		a := f.do(http.MethodGet, "/a2a/"+ns+"/a/.well-known/agent-card.json", token, nil)
-		var c struct{ Name, ProtocolVersion string }
-		_ = json.Unmarshal([]byte(a.text), &c)
-		return a.status == http.StatusOK && c.Name == "a" && c.ProtocolVersion != "", http.StatusText(a.status) + " " + a.text
-	}
+	card := func(f *doorFixture, token, ns string) (bool, string) { return f.a2aCard(token, ns, "") }
 	send := func(f *doorFixture, token, ns string) (bool, string) {
 		return f.a2a(token, ns, "message/send", map[string]any{
 			"message": map[string]any{"kind": "message", "messageId": randomID(), "role": "user", "contextId": keyA,
@@ -44,13 +39,28 @@ func a2aRows() []doorRow {
 	cancel := func(f *doorFixture, token, ns string) (bool, string) {
 		return f.a2a(token, ns, "tasks/cancel", map[string]any{"id": f.heldTaskID})
 	}
+	// The door acts in the path's namespace (and the shard front routes by it): a query
+	// naming another namespace changes nothing.
+	cardByPath := func(f *doorFixture, token, ns string) (bool, string) {
+		other := map[bool]string{true: otherNS, false: doorNS}[ns == doorNS]
+		return f.a2aCard(token, ns, "?namespace="+other)
+	}
 	return []doorRow{
 		{door: "/a2a/", what: "agent card", right: caller.ListSessions, try: card},
+		{door: "/a2a/", what: "agent card, namespace of the path", right: caller.ListSessions, try: cardByPath},
 		{door: "/a2a/", what: "message/send", right: caller.CreateSend, try: send},
 		{door: "/a2a/", what: "message/send", right: caller.ActAs, try: send},
 		{door: "/a2a/", what: "tasks/get", right: caller.ReadTranscript, try: get},
 		{door: "/a2a/", what: "tasks/cancel", right: caller.CancelSend, try: cancel},
 	}
+}
+
+// a2aCard reads agent a's card in ns (query appended); allowed when it is the card.
+func (f *doorFixture) a2aCard(token, ns, query string) (bool, string) {
+	a := f.do(http.MethodGet, "/a2a/"+ns+"/a/.well-known/agent-card.json"+query, token, nil)
+	var c struct{ Name, ProtocolVersion string }
+	_ = json.Unmarshal([]byte(a.text), &c)
+	return a.status == http.StatusOK && c.Name == "a" && c.ProtocolVersion != "", http.StatusText(a.status) + " " + a.text
 }
 
 // a2a makes one JSON-RPC call to agent a of ns; allowed when it answers a task.

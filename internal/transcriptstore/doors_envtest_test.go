@@ -76,6 +76,11 @@ var toolCases = []toolCase{
 	{name: "sessions_list", right: caller.ActAs, session: keyA, ok: notErr},
 	{name: "sessions_history", right: caller.ReadTranscript, args: map[string]any{"sessionKey": keyA}, ok: says("secret of " + keyA)},
 	{name: "sessions_search", right: caller.ReadTranscript, args: map[string]any{"query": "secret"}, ok: says("secret of " + keyA)},
+	// Paging is of readable hits: one a page, A's comes first and no nextOffset tells of B's.
+	{name: "sessions_search", right: caller.ReadTranscript, args: map[string]any{"query": "secret", "limit": 1},
+		ok: func(_ *testing.T, a answer) bool {
+			return !a.isErr && strings.Contains(a.text, "secret of "+keyA) && !strings.Contains(a.text, "nextOffset")
+		}},
 	{name: "sessions_send", right: caller.CreateSend, args: map[string]any{"sessionKey": keyA, "message": "hi", "timeoutSeconds": 0},
 		ok: says(`"status":"accepted"`)},
 	{name: "sessions_spawn", right: caller.CreateRun, args: map[string]any{"task": "t", "agentId": "a"}, ok: says(`"status":"accepted"`)},
@@ -112,6 +117,13 @@ func doorRows() []doorRow {
 		{door: "/search", right: caller.ReadTranscript, try: func(f *doorFixture, token, ns string) (bool, string) {
 			a := f.do(http.MethodGet, "/search?q=secret&namespace="+ns, token, nil)
 			return a.status == http.StatusOK && strings.Contains(a.text, "secret of "+keyA), http.StatusText(a.status) + " " + a.text
+		}},
+		// Paging is of readable hits: one a page, A's comes first and no nextOffset tells of
+		// B's (which the caller may not read).
+		{door: "/search", what: "paging", right: caller.ReadTranscript, try: func(f *doorFixture, token, ns string) (bool, string) {
+			a := f.do(http.MethodGet, "/search?q=secret&limit=1&namespace="+ns, token, nil)
+			return a.status == http.StatusOK && strings.Contains(a.text, "secret of "+keyA) && !strings.Contains(a.text, "nextOffset"),
+				http.StatusText(a.status) + " " + a.text
 		}},
 		{door: "/events", what: "session", right: caller.ReadTranscript,
 			try: status(http.StatusOK, http.MethodGet, "/events?session="+url.QueryEscape(keyA)+"&", nil)},

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -134,26 +135,34 @@ func readsAny(ctx context.Context, check func(ctx context.Context, namespace, na
 // updated first when the reader keeps that order.
 func newestNames(ctx context.Context, sessions client.Reader, namespace string, n int) ([]string, error) {
 	var names []string
-	add := func(s *v1.AgentSession) bool {
+	err := newest(ctx, sessions, namespace, func(s *v1.AgentSession) bool {
 		names = append(names, s.Name)
 		return len(names) < n
-	}
+	})
+	return names, err
+}
+
+// newest yields namespace's sessions most recently updated first (in the reader's order
+// when it keeps one, else sorted) until yield returns false; a nil reader yields none.
+func newest(ctx context.Context, sessions client.Reader, namespace string, yield func(*v1.AgentSession) bool) error {
 	switch r := sessions.(type) {
 	case nil:
-		return nil, nil
+		return nil
 	case interface {
 		Newest(namespace string, yield func(*v1.AgentSession) bool)
 	}:
-		r.Newest(namespace, add)
-		return names, nil
+		r.Newest(namespace, yield)
+		return nil
 	}
 	all, err := sessiontools.ListSessions(ctx, sessions, namespace)
+	all = slices.Clone(all)
+	slices.SortFunc(all, sessionrows.NewerFirst)
 	for _, s := range all {
-		if !add(s) {
+		if !yield(s) {
 			break
 		}
 	}
-	return names, err
+	return err
 }
 
 // WatchObjects feeds the hub from an informer of sessions and watches of runs and tool

@@ -128,17 +128,15 @@ func ownerURLs(template string, n int) ([]*url.URL, error) {
 }
 
 // front serves next for the namespaces this shard owns and passes the others' requests to
-// their owner; defaultNamespace is the door's namespace without ?namespace=.
-func (o *owners) front(next http.Handler, defaultNamespace string) http.Handler {
+// their owner; namespace is the one a request acts in, as its door declares it (routes.go),
+// "" for none (served here: the door answers it).
+func (o *owners) front(next http.Handler, namespace func(*http.Request) string) http.Handler {
 	if o == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ns := r.URL.Query().Get("namespace")
-		if ns == "" {
-			ns = defaultNamespace
-		}
-		if o.self.Owns(ns) {
+		ns := namespace(r)
+		if ns == "" || o.self.Owns(ns) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -15,9 +15,17 @@
 package transcriptstore
 
 import (
+	"cmp"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/go-logr/logr"
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
 // The owners' addresses come from the operator's template or list, one per shard.
@@ -36,8 +44,82 @@ func TestOwnerURLs(t *testing.T) {
 		for _, u := range urls {
 			got = append(got, u.String())
 		}
-		if diff := cmp.Diff(tc.want, got); diff != "" || (err == nil) != (tc.want != nil) {
+		if diff := gocmp.Diff(tc.want, got); diff != "" || (err == nil) != (tc.want != nil) {
 			t.Errorf("%s: ownerURLs(%q) = %v (-want +got):\n%s", name, tc.in, err, diff)
+		}
+	}
+}
+
+// Each door's requests reach the shard that owns the namespace the door acts in, through
+// a real front and a real owner: shard 0's front serves its own namespace and passes
+// shard 1's to shard 1, by ?namespace= for the doors that take it and by the path for
+// /a2a/{namespace}/{agent}, whatever the query of an A2A request says.
+func TestFrontRoutesEachDoorByItsNamespace(t *testing.T) {
+	var ns0, ns1 string
+	for i := 0; ns0 == "" || ns1 == ""; i++ {
+		ns := fmt.Sprintf("team-%d", i)
+		if shard.Of(ns, 2) == 0 {
+			ns0 = cmp.Or(ns0, ns)
+		} else {
+			ns1 = cmp.Or(ns1, ns)
+		}
+	}
+	served := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, name) })
+	}
+	owner1 := httptest.NewServer(served("shard 1"))
+	defer owner1.Close()
+	o, err := newOwners(FrontConfig{Shard: shard.Shard{Index: 0, Count: 2}, URLTemplate: "http://unused.invalid," + owner1.URL,
+		Transport: http.DefaultTransport}, "", logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := map[string]http.Handler{}
+	for _, route := range DoorRoutes() {
+		routes[route] = served("shard 0")
+	}
+	frontDoors(routes, o, ns0)
+	mux, err := publicMux(routes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(mux)
+	defer front.Close()
+
+	type req struct{ method, path string }
+	cases := map[string]struct {
+		req
+		want string
+	}{
+		"history, own":         {req{"GET", "/sessions/agent:a:main/history?namespace=" + ns0}, "shard 0"},
+		"history, the other":   {req{"GET", "/sessions/agent:a:main/history?namespace=" + ns1}, "shard 1"},
+		"history, default":     {req{"GET", "/sessions/agent:a:main/history"}, "shard 0"},
+		"search, the other":    {req{"GET", "/search?q=x&namespace=" + ns1}, "shard 1"},
+		"events, the other":    {req{"GET", "/events?namespace=" + ns1}, "shard 1"},
+		"mcp, the other":       {req{"POST", "/mcp?namespace=" + ns1}, "shard 1"},
+		"console, the other":   {req{"POST", "/console/tools/sessions_list?namespace=" + ns1}, "shard 1"},
+		"a2a, own":             {req{"POST", "/a2a/" + ns0 + "/main"}, "shard 0"},
+		"a2a, the other":       {req{"POST", "/a2a/" + ns1 + "/main"}, "shard 1"},
+		"a2a card, the other":  {req{"GET", "/a2a/" + ns1 + "/main/.well-known/agent-card.json"}, "shard 1"},
+		"a2a, path over query": {req{"POST", "/a2a/" + ns1 + "/main?namespace=" + ns0}, "shard 1"},
+		"a2a, query ignored":   {req{"POST", "/a2a/" + ns0 + "/main?namespace=" + ns1}, "shard 0"},
+	}
+	if len(doors) != 6 {
+		t.Errorf("%d doors: give the new door's cases here", len(doors))
+	}
+	for name, tc := range cases {
+		r, err := http.NewRequestWithContext(t.Context(), tc.method, front.URL+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if string(b) != tc.want {
+			t.Errorf("%s: %s %s reached %q, want %q", name, tc.method, tc.path, b, tc.want)
 		}
 	}
 }

@@ -15,10 +15,13 @@
 package transcriptstore
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
+	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 )
 
@@ -27,16 +30,59 @@ import (
 // door matrix test (doors_envtest_test.go) needs rows for each. The other routes serve no
 // caller's sessions: the console's static files, probes, and /metrics (its own review).
 var (
-	doorRoutes  = []string{"/sessions/", "/search", "/events", "/events/", "/mcp", "/console/", "/a2a/"}
+	doors = []door{
+		{route: "/sessions/", namespace: queryNamespace},
+		{route: "/search", namespace: queryNamespace},
+		{route: "/events", namespace: queryNamespace},
+		{route: "/events/", namespace: queryNamespace},
+		{route: "/mcp", namespace: mcpNamespace},
+		{route: "/console/", namespace: mcpNamespace},
+		{route: a2aserver.Route, namespace: pathNamespace(a2aserver.Route)},
+	}
 	otherRoutes = []string{"/", "/healthz", "/readyz", "/metrics"}
 )
+
+// door is a public route that acts for a caller, and how its requests name the namespace
+// they act in: the shard front routes each request by it, so a door routes by what it
+// acts on (a path segment, the query), never by something else the request says. A new
+// door declares its own.
+type door struct {
+	route string
+	// namespace is the namespace r acts in; storeNamespace is the store's default one.
+	// "" when r names none: it is served here (and answered 404 or 400 by the door).
+	namespace func(r *http.Request, storeNamespace string) string
+}
+
+// queryNamespace is ?namespace=, else the store's namespace (the history API, /events,
+// /search).
+func queryNamespace(r *http.Request, storeNamespace string) string {
+	return cmp.Or(r.URL.Query().Get("namespace"), storeNamespace)
+}
+
+// mcpNamespace is ?namespace=, else MCP's default (/mcp, the console's tools).
+func mcpNamespace(r *http.Request, _ string) string {
+	return cmp.Or(r.URL.Query().Get("namespace"), mcpserver.DefaultNamespace)
+}
+
+// pathNamespace is the path segment after prefix: prefix{namespace}/... (/a2a/, /hooks/).
+// A query's namespace is not read: the door acts in the path's.
+func pathNamespace(prefix string) func(*http.Request, string) string {
+	return func(r *http.Request, _ string) string {
+		rest, ok := strings.CutPrefix(r.URL.Path, prefix)
+		if !ok {
+			return ""
+		}
+		ns, _, _ := strings.Cut(rest, "/")
+		return ns
+	}
+}
 
 // publicMux mounts handlers by route. A route in neither list is refused, so a new route
 // is declared a door (and gets matrix rows) or not before the sidecar serves it.
 func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 	mux := http.NewServeMux()
 	for route, h := range handlers {
-		if !slices.Contains(doorRoutes, route) && !slices.Contains(otherRoutes, route) {
+		if !slices.Contains(DoorRoutes(), route) && !slices.Contains(otherRoutes, route) {
 			return nil, fmt.Errorf("public route %q is neither a door nor another route (routes.go)", route)
 		}
 		mux.Handle(route, h)
@@ -45,17 +91,21 @@ func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 }
 
 // frontDoors puts the shard front before each door (outermost: a request for another
-// shard's namespace costs this store no review, stream or rate of the caller's). The
-// history API and /events default to the store's namespace, /mcp and the console to MCP's.
+// shard's namespace costs this store no review, stream or rate of the caller's), routing by
+// the namespace the door acts in.
 func frontDoors(routes map[string]http.Handler, front *owners, defaultNamespace string) {
-	for _, route := range doorRoutes {
-		ns := defaultNamespace
-		if route == "/mcp" || route == "/console/" {
-			ns = mcpserver.DefaultNamespace
+	for _, d := range doors {
+		if h, ok := routes[d.route]; ok {
+			routes[d.route] = front.front(h, func(r *http.Request) string { return d.namespace(r, defaultNamespace) })
 		}
-		routes[route] = front.front(routes[route], ns)
 	}
 }
 
 // DoorRoutes are the public routes that are doors.
-func DoorRoutes() []string { return slices.Clone(doorRoutes) }
+func DoorRoutes() []string {
+	out := make([]string, len(doors))
+	for i, d := range doors {
+		out[i] = d.route
+	}
+	return out
+}

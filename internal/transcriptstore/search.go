@@ -15,20 +15,25 @@
 package transcriptstore
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // SearchOptions configure the public search handler.
 type SearchOptions struct {
 	Index transcript.Searcher
-	// Resolve names a hit's session for the per-session access check.
-	Resolve SessionResolver
+	// Sessions lists the namespace's sessions, to find those a caller without the
+	// namespace-wide grant may read (nil: only a namespace-wide grant searches).
+	Sessions client.Reader
 	// Authorizer judges every request; nil turns authentication off (--insecure-no-auth).
 	Authorizer       Authorizer
 	DefaultNamespace string
@@ -36,9 +41,13 @@ type SearchOptions struct {
 }
 
 // NewSearchHandler serves GET /search?namespace=&q=&limit=&offset=: the hits of the
-// namespace's transcripts the caller may read (get agentsessions/transcript), best first. A
-// caller with the namespace-wide right is asked once; otherwise each hit's session is asked,
-// and the hits of sessions the caller may not read are left out.
+// namespace's transcripts the caller may read (get agentsessions/transcript), best first.
+// What the caller may read is settled before the index is asked, so the hits, nextOffset
+// and the time an answer takes are all of readable transcripts: a caller with the
+// namespace-wide right searches the namespace; one without it is refused as /events
+// refuses it when it may read no session (403, before any search), and otherwise searches
+// the sessions it may read among the namespace's sessiontools.MaxSearchScan most recently
+// updated.
 func NewSearchHandler(o SearchOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -50,10 +59,8 @@ func NewSearchHandler(o SearchOptions) http.Handler {
 			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, err.Error())
 			return
 		}
-		_, werr := authorizeRead(o.Authorizer, r, q.Namespace, "")
-		wide := werr == nil
-		if !wide && !errors.Is(werr, ErrForbidden) {
-			refuseAuth(w, werr, o.Log)
+		if q.SessionIDs, err = readableIDs(r, o, q.Namespace); err != nil {
+			refuseAuth(w, err, o.Log)
 			return
 		}
 		res, err := o.Index.Search(r.Context(), q)
@@ -61,35 +68,36 @@ func NewSearchHandler(o SearchOptions) http.Handler {
 			writeStoreError(w, err)
 			return
 		}
-		if !wide {
-			res.Hits = readable(res.Hits, func(sessionID string) bool {
-				hdr, err := o.Resolve.Resolve(q.Namespace, sessionID)
-				if err != nil {
-					return false
-				}
-				_, err = authorizeRead(o.Authorizer, r, q.Namespace, sessionName(hdr))
-				return err == nil
-			})
-		}
 		writeJSON(w, http.StatusOK, res)
 	})
 }
 
-// readable keeps the hits of sessions may allows, asking once per session.
-func readable(hits []transcript.SearchHit, may func(sessionID string) bool) []transcript.SearchHit {
-	asked := map[string]bool{}
-	out := make([]transcript.SearchHit, 0, len(hits))
-	for _, h := range hits {
-		ok, seen := asked[h.SessionID]
-		if !seen {
-			ok = may(h.SessionID)
-			asked[h.SessionID] = ok
-		}
-		if ok {
-			out = append(out, h)
-		}
+// readableIDs are the sessionIds a search by r's caller covers in namespace: nil (all) for
+// the namespace-wide grant, else those it may read one by one; an error wrapping
+// ErrForbidden when it may read none, as /events says it (readsAny).
+func readableIDs(r *http.Request, o SearchOptions, namespace string) ([]string, error) {
+	check := func(ctx context.Context, namespace, name string) error {
+		_, err := authorizeRead(o.Authorizer, r, namespace, name)
+		return err
 	}
-	return out
+	ctx := r.Context()
+	if err := readsAny(ctx, check, o.Sessions, namespace); err != nil {
+		return nil, err
+	}
+	if check(ctx, namespace, "") == nil {
+		return nil, nil
+	}
+	var lerr error
+	ids, err := sessiontools.ReadableSessionIDs(func(yield func(*v1.AgentSession) bool) {
+		lerr = newest(ctx, o.Sessions, namespace, yield)
+	}, func(name string) (bool, error) {
+		err := check(ctx, namespace, name)
+		if err != nil && !errors.Is(err, ErrForbidden) {
+			return false, err
+		}
+		return err == nil, nil
+	})
+	return ids, errors.Join(err, lerr)
 }
 
 // parseSearchQuery reads namespace, q, limit and offset.

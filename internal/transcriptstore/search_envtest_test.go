@@ -15,6 +15,7 @@
 package transcriptstore_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -25,12 +26,14 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // Search returns only excerpts of transcripts the caller may read, through every door: a
 // reader of session A's transcript finds A's message and never B's; a caller with no
-// transcript right finds nothing (and is not refused outright, as a search names no session).
+// transcript right in the namespace is refused as /events refuses it (403), before the index
+// is asked.
 func TestSearchFindsOnlyReadableTranscripts(t *testing.T) {
 	f := startDoors(t)
 	sessions := rbacv1.PolicyRule{APIGroups: []string{"sessions.agents.dev"}, Resources: []string{"agentsessions", "sessionpolicies"}, Verbs: []string{"get", "list", "watch"}}
@@ -47,8 +50,11 @@ func TestSearchFindsOnlyReadableTranscripts(t *testing.T) {
 	if a := f.do(http.MethodGet, "/search?namespace="+doorNS+"&q=secret", one, nil); strings.Contains(a.text, "secret of "+keyB) {
 		t.Errorf("GET /search as A's reader found B: %s", a.text)
 	}
-	if a := f.do(http.MethodGet, "/search?namespace="+doorNS+"&q=secret", none, nil); a.status != http.StatusOK || strings.Contains(a.text, "secret of") {
-		t.Errorf("GET /search without a transcript right = %d %s, want 200 and no hit", a.status, a.text)
+	for _, q := range []string{"secret", "absent"} {
+		a := f.do(http.MethodGet, "/search?namespace="+doorNS+"&q="+q, none, nil)
+		if ev := f.do(http.MethodGet, "/events?namespace="+doorNS, none, nil); a.status != http.StatusForbidden || ev.status != http.StatusForbidden {
+			t.Errorf("GET /search?q=%s without a transcript right = %d %s (and /events %d), want 403 as /events", q, a.status, a.text, ev.status)
+		}
 	}
 	if a := f.do(http.MethodGet, "/search?namespace="+doorNS+"&q=secret", "not-a-token", nil); a.status != http.StatusUnauthorized {
 		t.Errorf("GET /search with a bad token = %d, want 401", a.status)
@@ -59,8 +65,46 @@ func TestSearchFindsOnlyReadableTranscripts(t *testing.T) {
 			t.Errorf("%s sessions_search as A's reader = %s, want A's hit only", door, a.text)
 		}
 		a = f.tool(door, none, doorNS, "", "sessions_search", map[string]any{"query": "secret"})
-		if strings.Contains(a.text, "secret of") {
-			t.Errorf("%s sessions_search without a transcript right = %s, want no hit", door, a.text)
+		if strings.Contains(a.text, "secret of") || !a.isErr && !a.refused() && !strings.Contains(a.text, `"status":"forbidden"`) {
+			t.Errorf("%s sessions_search without a transcript right = %s, want refused", door, a.text)
+		}
+	}
+}
+
+// Paging is of readable hits only: A's reader asking one hit a page gets A's hit and no
+// nextOffset, though B's transcript (which it may not read) holds the word too; a word only
+// B's transcript holds gives the same empty page as a word nobody wrote. Before, hits were
+// filtered after paging and nextOffset told that a further (unreadable) hit existed.
+func TestSearchPagesReadableHitsOnly(t *testing.T) {
+	f := startDoors(t)
+	sessions := rbacv1.PolicyRule{APIGroups: []string{"sessions.agents.dev"}, Resources: []string{"agentsessions", "sessionpolicies"}, Verbs: []string{"get", "list", "watch"}}
+	f.grant("one-reader", []rbacv1.PolicyRule{sessions,
+		{APIGroups: []string{"sessions.agents.dev"}, Resources: []string{"agentsessions/transcript"}, Verbs: []string{"get"},
+			ResourceNames: []string{sessionkey.ObjectName(keyA)}}})
+	one := f.token("one-reader", audience)
+	page := func(text string) transcript.SearchResult {
+		t.Helper()
+		var res transcript.SearchResult
+		if err := json.Unmarshal([]byte(text), &res); err != nil {
+			t.Fatalf("decoding %q: %v", text, err)
+		}
+		return res
+	}
+	f.eventually("A's hit for its reader", func() (bool, string) {
+		a := f.do(http.MethodGet, "/search?namespace="+doorNS+"&q=secret&limit=1", one, nil)
+		return a.status == http.StatusOK && strings.Contains(a.text, "secret of "+keyA), a.text
+	})
+	for q, want := range map[string]int{"secret": 1, "other": 0, "nowhere": 0} {
+		a := f.do(http.MethodGet, "/search?namespace="+doorNS+"&q="+q+"&limit=1", one, nil)
+		if res := page(a.text); a.status != http.StatusOK || len(res.Hits) != want || res.NextOffset != 0 {
+			t.Errorf("GET /search?q=%s&limit=1 as A's reader = %d %s, want %d hit(s) and no nextOffset", q, a.status, a.text, want)
+		}
+		for _, door := range []string{"mcp", "console"} {
+			a := f.tool(door, one, doorNS, "", "sessions_search", map[string]any{"query": q, "limit": 1})
+			var res sessiontools.SearchResult
+			if err := json.Unmarshal([]byte(a.text), &res); a.isErr || err != nil || res.Count != want || res.NextOffset != 0 {
+				t.Errorf("%s sessions_search {%s, limit 1} as A's reader = %s, want %d hit(s) and no nextOffset", door, q, a.text, want)
+			}
 		}
 	}
 }

@@ -183,7 +183,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
 			MaxStreamsPerUser: cfg.MaxStreamsPerUser, Streams: limits.streams,
 		}),
-		"/search": NewSearchHandler(SearchOptions{Index: index, Resolve: store, Authorizer: authz,
+		"/search": NewSearchHandler(SearchOptions{Index: index, Sessions: objects, Authorizer: authz,
 			DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("search")}),
 		"/events": eventsHandler,
 		// A stream's subscriptions (POST /events/{streamId}/subscriptions): the same handler,

@@ -64,6 +64,7 @@ func TestChaos(t *testing.T) {
 	t.Run("provider faults", e.providerFaults)
 	t.Run("hostile input", e.hostileInput)
 	t.Run("hostile egress and amplification", e.hostileEgress)
+	t.Run("remote agents that answer without end", e.endlessRemote)
 	t.Run("crashes and restarts", e.crashes)
 }
 

@@ -156,6 +156,22 @@ var _ = Describe("tool approvals", Ordered, func() {
 		Expect(err.Error()).To(ContainSubstring("already Expired"))
 	})
 
+	It("refuses a decision after spec.expiresAt by the webhook's clock, before the controller expires it", func() {
+		// Pending, expiresAt a minute behind the suite's fake clock: the controller has not
+		// yet written Expired (none runs here), the clock alone says it is too late.
+		expires := metav1.NewTime(clk.Now().Add(-time.Minute).Truncate(time.Second))
+		ta := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-late", Namespace: ns}, Spec: v1.ToolApprovalSpec{
+			SessionKey: "agent:main:main", AgentID: "main", Tool: "mcp__db__drop_table", Arguments: `{"table":"users"}`,
+			Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: "s1"}, ExpiresAt: expires}}
+		Expect(manager.Create(ctx, ta)).To(Succeed())
+		ta.Status.Phase = v1.ApprovalPending
+		Expect(manager.Status().Update(ctx, ta)).To(Succeed())
+		err := decide(carol, "tap-late", v1.DecisionApproved, "")
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(And(ContainSubstring("spec.decision"), ContainSubstring("expired at "+expires.UTC().Format(time.RFC3339))))
+		Expect(get("tap-late").Spec.Decision).To(BeEmpty())
+	})
+
 	It("keeps the call it asks about immutable", func() {
 		ta := get("tap-other")
 		ta.Spec.Tool = "mcp__db__select"

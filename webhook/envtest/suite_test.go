@@ -43,6 +43,8 @@ var (
 	manager client.Client
 	// cached is the manager's cached client: what the webhooks read.
 	cached client.Reader
+	// clk is the webhooks' clock; it stands still.
+	clk    *clocktesting.FakePassiveClock
 	ctx    = context.Background()
 	cancel context.CancelFunc
 )
@@ -65,8 +67,8 @@ var _ = BeforeSuite(func() {
 	mgr, err := testenv.NewManager(ctx, env, cfg, cache.Options{})
 	Expect(err).NotTo(HaveOccurred())
 	// The rate buckets never refill during the suite: its rate case counts tokens, not time.
-	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: testenv.ManagerUser,
-		Clock: clocktesting.NewFakePassiveClock(time.Now())})).To(Succeed())
+	clk = clocktesting.NewFakePassiveClock(time.Now())
+	Expect(webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: testenv.ManagerUser, Clock: clk})).To(Succeed())
 	cached = mgr.GetClient()
 	cancel, err = testenv.RunWithWebhooks(ctx, mgr)
 	Expect(err).NotTo(HaveOccurred())
