@@ -55,7 +55,7 @@ func TestSubscribeAddsTranscriptEventsToANamespaceStream(t *testing.T) {
 	if !s.info.Whole || !slices.Equal(s.info.Kinds, []string{KindSessionsChanged}) || s.info.Subscriptions != "/events/"+s.info.StreamID+"/subscriptions" {
 		t.Fatalf("stream info %+v", s.info)
 	}
-	f.waitSubscribed(t, 1)
+	f.waitSubscribed(t)
 	f.publish(KindSessionMessage, mine, `{"n":0}`) // not asked for yet
 	if code, got := f.subscribe(t, "alice", s.info.StreamID, `{"subscribe":["`+mineID+`"]}`); code != http.StatusOK || !slices.Equal(got, []string{mine}) {
 		t.Fatalf("subscribe: %d %v", code, got)
@@ -91,7 +91,7 @@ func TestSubscriptionsAreTheOwnersAndJudged(t *testing.T) {
 	if s.info.Whole || !slices.Equal(s.info.Sessions, []string{mine}) {
 		t.Fatalf("stream info %+v", s.info)
 	}
-	f.waitSubscribed(t, 1)
+	f.waitSubscribed(t)
 	if code, _ := f.subscribe(t, "bob", id, `{"subscribe":["`+theirs+`"]}`); code != http.StatusForbidden {
 		t.Errorf("a session bob may not read: %d, want 403", code)
 	}
