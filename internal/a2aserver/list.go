@@ -44,8 +44,8 @@ const (
 	maxPageSize     = 100
 )
 
-// callerLabel is the label value of a user: 40 hex characters of its SHA-256.
-func callerLabel(user string) string {
+// CallerLabel is the label value of a user: 40 hex characters of its SHA-256.
+func CallerLabel(user string) string {
 	sum := sha256.Sum256([]byte(user))
 	return hex.EncodeToString(sum[:20])
 }
@@ -70,7 +70,7 @@ func (h *agentHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest)
 	}
 	var list v1.SessionSendList
 	err = h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace),
-		client.MatchingLabels{LabelAgent: h.agent.Name, LabelCaller: callerLabel(h.user)})
+		client.MatchingLabels{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
 	if apierrors.IsForbidden(err) {
 		return nil, fmt.Errorf("%w: %s", a2a.ErrUnauthorized, err.Error())
 	}

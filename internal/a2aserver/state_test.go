@@ -110,3 +110,36 @@ func TestProtocolErrors(t *testing.T) {
 		})
 	}
 }
+
+// 0.3's method names all hold a slash, 1.0's none: the request's method picks the version.
+func TestLegacyMethod(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`: true,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/resubscribe"}`:        true,
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`:  false,
+		`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage"}`:     false,
+		`{"jsonrpc":"2.0","id":1,"method":"ListTasks"}`:                false,
+		`not json`: false,
+	} {
+		if got := legacyMethod([]byte(body)); got != want {
+			t.Errorf("legacyMethod(%s) = %v, want %v", body, got, want)
+		}
+	}
+}
+
+// A task id's slash sent unescaped in an HTTP+JSON path is escaped, so the id stays one
+// segment; other paths are left as they are.
+func TestEscapeTaskID(t *testing.T) {
+	for path, want := range map[string]string{
+		"/tasks/3f2b-uid/round-1":           "/tasks/3f2b-uid%2Fround-1",
+		"/tasks/3f2b-uid/round-1:cancel":    "/tasks/3f2b-uid%2Fround-1:cancel",
+		"/tasks/3f2b-uid/round-1:subscribe": "/tasks/3f2b-uid%2Fround-1:subscribe",
+		"/tasks/3f2b-uid/announce":          "",
+		"/tasks":                            "",
+		"/message:send":                     "",
+	} {
+		if got := escapeTaskID(path); got != want {
+			t.Errorf("escapeTaskID(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

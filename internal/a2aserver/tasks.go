@@ -73,7 +73,7 @@ func (h *agentHandler) start(ctx context.Context, p *a2a.SendMessageRequest) (*v
 		call.ID = h.call.ID[:strings.LastIndexByte(h.call.ID, '/')] + "/message/" + p.Message.ID
 	}
 	call.Stamp = func(_ context.Context, obj client.Object) error {
-		obj.SetLabels(map[string]string{LabelAgent: h.agent.Name, LabelCaller: callerLabel(h.user)})
+		obj.SetLabels(map[string]string{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
 		obj.SetAnnotations(map[string]string{AnnotationContext: contextID})
 		return nil
 	}
