@@ -12,9 +12,10 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package a2aserver serves every Agent as an A2A agent (github.com/a2aproject/a2a-go) at
-// /a2a/{namespace}/{agent} on the transcript-store's listener, its agent card at
-// /a2a/{namespace}/{agent}/.well-known/agent-card.json. A context is a session, a task is a
+// Package a2aserver serves every Agent as an A2A 1.0 agent (github.com/a2aproject/a2a-go/v2)
+// at /a2a/{namespace}/{agent} on the transcript-store's listener (JSON-RPC at that URL,
+// HTTP+JSON under it, 0.3's JSON-RPC beside 1.0's through a2acompat/a2av0), its agent card at
+// /a2a/{namespace}/{agent}/.well-known/agent-card.json, signed when a key is configured. A context is a session, a task is a
 // SessionSend (its id the send's runId), cancelling a task sets spec.cancel. Every request
 // is admitted as /mcp admits one (internal/mcpserver) and every action is made as the caller
 // through impersonation (internal/caller): RBAC and the admission webhook judge the caller.
