@@ -225,22 +225,28 @@ func (c *Client) remote(ctx context.Context, agent *v1.Agent, spec *v1.A2AAgent,
 	return r, nil
 }
 
-// readCard reads the agent card at base + /.well-known/agent-card.json, bounded in time and size.
+// readCard reads the agent card at base + /.well-known/agent-card.json, bounded in time and
+// size, asking for A2A 1.0's card (A2A-Version: 1.0): a server that serves both versions
+// serves its 1.0 card then, the one its signatures sign.
 func readCard(ctx context.Context, hc *http.Client, base *url.URL) ([]byte, error) {
-	body, err := readBounded(ctx, hc, base.JoinPath("/.well-known/agent-card.json").String(), maxCardBytes)
+	body, err := readBounded(ctx, hc, base.JoinPath("/.well-known/agent-card.json").String(), maxCardBytes,
+		http.Header{a2a.SvcParamVersion: {string(a2a.Version)}})
 	if err != nil {
 		return nil, fmt.Errorf("reading the agent card: %w", err)
 	}
 	return body, nil
 }
 
-// readBounded GETs u, bounded by CardTimeout and max bytes.
-func readBounded(ctx context.Context, hc *http.Client, u string, max int) ([]byte, error) {
+// readBounded GETs u with header, bounded by CardTimeout and max bytes.
+func readBounded(ctx context.Context, hc *http.Client, u string, max int, header http.Header) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, CardTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -265,9 +271,11 @@ func readBounded(ctx context.Context, hc *http.Client, u string, max int) ([]byt
 // legacy says such a card may be used (not when its signature had to verify: 0.3's url is
 // not among the signed fields).
 func parseCard(body []byte, legacy bool) (*card, error) {
-	parsed, err := a2av0.NewAgentCardParser()(body)
-	if err != nil {
-		return nil, fmt.Errorf("the agent card is not one: %w", err)
+	parsed := &a2a.AgentCard{}
+	if err := json.Unmarshal(body, parsed); err != nil || len(parsed.SupportedInterfaces) == 0 {
+		if parsed, err = a2av0.NewAgentCardParser()(body); err != nil {
+			return nil, fmt.Errorf("the agent card is not one: %w", err)
+		}
 	}
 	if len(parsed.SupportedInterfaces) == 0 && legacy {
 		var old struct {

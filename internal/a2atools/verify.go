@@ -65,7 +65,7 @@ func (c *Client) jwks(ctx context.Context, agent *v1.Agent, v *v1.A2AVerify) (*j
 		if ep.Err != nil {
 			return nil, &refusal{reason: ep.Reason, err: fmt.Errorf("verify.jwksURL: %w", ep.Err)}
 		}
-		b, err := readBounded(ctx, mcptools.OriginClient(c.opts.Transport, ep.URL, http.Header{}), ep.URL.String(), maxJWKSBytes)
+		b, err := readBounded(ctx, mcptools.OriginClient(c.opts.Transport, ep.URL, http.Header{}), ep.URL.String(), maxJWKSBytes, nil)
 		if err != nil {
 			return nil, fmt.Errorf("reading verify.jwksURL: %w", err)
 		}
