@@ -63,6 +63,8 @@ var _ = BeforeSuite(func() {
 		Log:      GinkgoWriter,
 		// As make run-local does: the README's MCP example uses it.
 		MCPEverything: true,
+		// The A2A cards are signed (a2a_v1_test.go checks the signature).
+		StoreArgs: []string{"--a2a-card-signing-key=" + cardSigningKeyFile(workDir)},
 	})
 	Expect(err).NotTo(HaveOccurred())
 })
