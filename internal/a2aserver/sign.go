@@ -15,6 +15,7 @@
 package a2aserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -51,8 +52,13 @@ func (s *CardSigner) CardJSON(ctx context.Context, card *a2a.AgentCard) ([]byte,
 // read; 1.0's ("httpAuthSecurityScheme": {...}) is added beside it, which 0.3 readers ignore.
 func unionCard(ctx context.Context, card *a2a.AgentCard) ([]byte, error) {
 	body, err := a2av0.NewStaticAgentCardProducer(card).(a2asrv.AgentCardJSONProducer).CardJSON(ctx)
-	if err != nil || len(card.SecuritySchemes) == 0 {
-		return body, err
+	if err != nil {
+		return nil, err
+	}
+	if len(card.SecuritySchemes) == 0 {
+		var compact bytes.Buffer
+		err = json.Compact(&compact, body)
+		return compact.Bytes(), err
 	}
 	var doc map[string]json.RawMessage
 	var legacy, current map[string]map[string]json.RawMessage
