@@ -34,6 +34,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
 
 // The tasks extension of MCP 2026-07-28 (SEP-2663): a sessions_send that may wait longer
@@ -168,10 +169,7 @@ func (o Options) startTask(ctx context.Context, id *identity, q *rpcRequest) (an
 		return toolResult(textResult(sessiontools.ErrorResult(err), true)), nil
 	}
 	call.NoWait = true
-	call.Stamp = func(_ context.Context, obj client.Object) error {
-		obj.SetLabels(mergeMap(obj.GetLabels(), map[string]string{LabelTaskCaller: taskCallerLabel(id.user.GetName())}))
-		return nil
-	}
+	call.Stamp = stampTrace(q.Params.Meta, map[string]string{LabelTaskCaller: taskCallerLabel(id.user.GetName())})
 	out, err := runTool(ctx, call, q.Params.Name, q.Params.Arguments)
 	if err != nil {
 		return toolResult(textResult(sessiontools.ErrorResult(err), true)), nil
@@ -320,6 +318,27 @@ func rawID(id json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return id
+}
+
+// stampTrace stamps what a call creates with labels and, when the request's _meta carries a
+// W3C traceparent, with the caller's trace: the object's root span becomes a child of the
+// caller's span (tracing.ParentAnnotation), so the sends and turns the call starts join the
+// caller's trace. nil when there is nothing to stamp.
+func stampTrace(meta map[string]any, labels map[string]string) func(context.Context, client.Object) error {
+	tp, _ := meta["traceparent"].(string)
+	root := tracing.NewChild(tp)
+	if root == "" && len(labels) == 0 {
+		return nil
+	}
+	return func(_ context.Context, obj client.Object) error {
+		if len(labels) > 0 {
+			obj.SetLabels(mergeMap(obj.GetLabels(), labels))
+		}
+		if root != "" {
+			obj.SetAnnotations(mergeMap(obj.GetAnnotations(), map[string]string{tracing.Annotation: root, tracing.ParentAnnotation: tp}))
+		}
+		return nil
+	}
 }
 
 func mergeMap(a, b map[string]string) map[string]string {

@@ -19,11 +19,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
 
 // rpc is one JSON-RPC answer of the stateless revision.
@@ -149,5 +151,30 @@ func TestCancelTask(t *testing.T) {
 				t.Errorf("the send's spec.cancel not set (%d sends, %v)", len(sends.Items), err)
 			}
 		})
+	}
+}
+
+// A call whose _meta carries a traceparent stamps the send it makes with the caller's trace:
+// its root span is a child of the caller's span, in the caller's trace.
+func TestTraceparentInMetaJoinsTheCallersTrace(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	srv, fc := endpoint(t)
+	cs, err := connectRevision(t, srv.URL+"/mcp?namespace="+ns, "alice", mcpserver.StatelessRevision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close() }()
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "sessions_send", Meta: mcp.Meta{"traceparent": tp},
+		Arguments: map[string]any{"sessionKey": "main", "message": "traced", "timeoutSeconds": 0}}); err != nil {
+		t.Fatal(err)
+	}
+	var sends v1.SessionSendList
+	if err := fc.List(t.Context(), &sends, client.InNamespace(ns)); err != nil || len(sends.Items) != 1 {
+		t.Fatalf("sends %d, %v", len(sends.Items), err)
+	}
+	a := sends.Items[0].Annotations
+	root, caller := tracing.Parse(a[tracing.Annotation]), tracing.Parse(tp)
+	if a[tracing.ParentAnnotation] != tp || !root.IsValid() || root.TraceID() != caller.TraceID() || root.SpanID() == caller.SpanID() {
+		t.Errorf("annotations %v: want the caller's trace with a span of its own, under %s", a, tp)
 	}
 }
