@@ -117,13 +117,24 @@ func listed(req *a2a.ListTasksRequest, s *v1.SessionSend, t *a2a.Task) bool {
 	if req.ContextID != "" && contextOf(s) != req.ContextID {
 		return false
 	}
-	if req.Status != a2a.TaskStateUnspecified && t.Status.State != req.Status {
+	if knownState(req.Status) && t.Status.State != req.Status {
 		return false
 	}
 	if at := req.StatusTimestampAfter; at != nil && !statusTime(s).After(*at) {
 		return false
 	}
 	return true
+}
+
+// knownState says s names a task state: a filter on any other (@a2a-js/sdk 1.3's JSON-RPC
+// client sends "UNRECOGNIZED" when it filters on none) filters nothing.
+func knownState(s a2a.TaskState) bool {
+	switch s {
+	case a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled,
+		a2a.TaskStateInputRequired, a2a.TaskStateRejected, a2a.TaskStateAuthRequired:
+		return true
+	}
+	return false
 }
 
 // statusTime is when the task's state last changed, as far as the send says: its end, its

@@ -84,9 +84,10 @@ func TestListTasks(t *testing.T) {
 		want []string
 	}{
 		"the caller's own, readable, newest first": {want: []string{"uid-a3", "uid-a2", "uid-a1"}},
-		"by context":           {req: a2a.ListTasksRequest{ContextID: "c1"}, want: []string{"uid-a2", "uid-a1"}},
-		"by state":             {req: a2a.ListTasksRequest{Status: a2a.TaskStateCompleted}, want: []string{"uid-a3", "uid-a1"}},
-		"by context and state": {req: a2a.ListTasksRequest{ContextID: "c1", Status: a2a.TaskStateWorking}, want: []string{"uid-a2"}},
+		"by context":                          {req: a2a.ListTasksRequest{ContextID: "c1"}, want: []string{"uid-a2", "uid-a1"}},
+		"by state":                            {req: a2a.ListTasksRequest{Status: a2a.TaskStateCompleted}, want: []string{"uid-a3", "uid-a1"}},
+		"by context and state":                {req: a2a.ListTasksRequest{ContextID: "c1", Status: a2a.TaskStateWorking}, want: []string{"uid-a2"}},
+		"a state no task has filters nothing": {req: a2a.ListTasksRequest{ContextID: "c1", Status: "UNRECOGNIZED"}, want: []string{"uid-a2", "uid-a1"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp, err := listFixture(t).ListTasks(context.Background(), &tc.req)
