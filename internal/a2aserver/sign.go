@@ -24,18 +24,18 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
-	"github.com/agent-sessions/agent-session-operator/internal/cardsign"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 )
 
 // CardSigner signs the cards served with one key (--a2a-card-signing-key, from the Secret the
 // chart's a2a.cardSigning.secretName names) and publishes its public half at JWKSPath. A nil
 // signer serves cards unsigned and an empty key set.
 type CardSigner struct {
-	key *cardsign.Key
+	key *a2atools.SigningKey
 }
 
 // NewCardSigner signs with key.
-func NewCardSigner(key *cardsign.Key) *CardSigner { return &CardSigner{key: key} }
+func NewCardSigner(key *a2atools.SigningKey) *CardSigner { return &CardSigner{key: key} }
 
 // CardJSON is the card as served: A2A 1.0's card with 0.3's fields beside, and its signature.
 func (s *CardSigner) CardJSON(ctx context.Context, card *a2a.AgentCard) ([]byte, error) {

@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/cardsign"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 )
 
 // The served card is read by both versions' parsers: 0.3's url and protocolVersion beside
@@ -38,7 +38,7 @@ func TestServedCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := cardsign.NewKey(priv)
+	key, err := a2atools.NewSigningKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestServedCard(t *testing.T) {
 				}
 				return
 			}
-			if err := cardsign.Verify(body, &set); err != nil {
+			if err := a2atools.VerifyCard(body, &set); err != nil {
 				t.Errorf("the served card does not verify: %v", err)
 			}
 		})

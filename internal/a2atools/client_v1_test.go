@@ -34,7 +34,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/cardsign"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -64,11 +63,11 @@ func (echoV1) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2
 // its JWKS at /jwks. hits counts the requests to each endpoint.
 type v1Remote struct {
 	srv  *httptest.Server
-	key  *cardsign.Key
+	key  *SigningKey
 	hits map[string]*atomic.Int32
 }
 
-func newV1Remote(t *testing.T, key *cardsign.Key, tamper func([]byte) []byte) *v1Remote {
+func newV1Remote(t *testing.T, key *SigningKey, tamper func([]byte) []byte) *v1Remote {
 	r := &v1Remote{key: key, hits: map[string]*atomic.Int32{"/rpc": {}, "/rpc0": {}}}
 	mux := http.NewServeMux()
 	r.srv = httptest.NewServer(mux)
@@ -107,13 +106,13 @@ func newV1Remote(t *testing.T, key *cardsign.Key, tamper func([]byte) []byte) *v
 	return r
 }
 
-func newCardKey(t *testing.T) *cardsign.Key {
+func newCardKey(t *testing.T) *SigningKey {
 	t.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := cardsign.NewKey(priv)
+	k, err := NewSigningKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +120,7 @@ func newCardKey(t *testing.T) *cardsign.Key {
 }
 
 // verifyOptions read the key set jwks's JWKS from the Secret keys, the header from token.
-func verifyOptions(jwks *cardsign.Key) mcptools.Options {
+func verifyOptions(jwks *SigningKey) mcptools.Options {
 	return mcptools.Options{ReadSecret: func(_ context.Context, _ *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
 		if ref.Name == "token" {
 			return []byte("Bearer s3cret"), nil
@@ -161,9 +160,9 @@ func TestVerifiedCards(t *testing.T) {
 	key, other := newCardKey(t), newCardKey(t)
 	tamper := func(b []byte) []byte { return []byte(strings.Replace(string(b), "echoes in 1.0", "does anything", 1)) }
 	for name, tc := range map[string]struct {
-		signer   *cardsign.Key
+		signer   *SigningKey
 		tamper   func([]byte) []byte
-		keys     *cardsign.Key
+		keys     *SigningKey
 		byURL    bool
 		verified bool
 	}{

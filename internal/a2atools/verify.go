@@ -23,7 +23,6 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/cardsign"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -38,7 +37,7 @@ func (c *Client) verify(ctx context.Context, agent *v1.Agent, v *v1.A2AVerify, b
 	if err != nil {
 		return err
 	}
-	if err := cardsign.Verify(body, keys); err != nil {
+	if err := VerifyCard(body, keys); err != nil {
 		return &refusal{reason: ReasonCardSignatureInvalid, err: fmt.Errorf("the agent card's signature: %w", err)}
 	}
 	return nil

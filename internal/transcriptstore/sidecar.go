@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
-	"github.com/agent-sessions/agent-session-operator/internal/cardsign"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
@@ -334,7 +334,7 @@ func cardSigner(pemKey []byte) (*a2aserver.CardSigner, error) {
 	if len(pemKey) == 0 {
 		return nil, nil
 	}
-	key, err := cardsign.ParseKey(pemKey)
+	key, err := a2atools.ParseSigningKey(pemKey)
 	if err != nil {
 		return nil, err
 	}

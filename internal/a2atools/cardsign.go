@@ -12,13 +12,15 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package cardsign signs and verifies A2A agent cards as A2A 1.0 defines it: a JWS (RFC 7515)
-// whose payload, detached, is the RFC 8785 canonical JSON of the card without its
-// signatures, in the card's signatures field; ES256 or EdDSA. The canonical form is the one
-// other platforms' verifiers compute (@a2a-js/sdk's canonicalizeAgentCard): the card's A2A
-// 1.0 fields only (a 0.3 client's url, protocolVersion and preferredTransport beside them are
-// not signed), with empty strings, lists and objects left out, keys sorted (RFC 8785).
-package cardsign
+package a2atools
+
+// Signed agent cards, as A2A 1.0 defines them, for our cards (internal/a2aserver signs) and
+// remote agents' (verify.go checks): a JWS (RFC 7515) whose payload, detached, is the RFC
+// 8785 canonical JSON of the card without its signatures, in the card's signatures field;
+// ES256 or EdDSA. The canonical form is the one other platforms' verifiers compute
+// (@a2a-js/sdk's canonicalizeAgentCard): the card's A2A 1.0 fields only (a 0.3 client's url,
+// protocolVersion and preferredTransport beside them are not signed), with empty strings,
+// lists and objects left out, keys sorted (RFC 8785).
 
 import (
 	"crypto"
@@ -37,15 +39,15 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// Algorithms are the signature algorithms signed with and accepted.
-var Algorithms = []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
+// CardAlgorithms are the signature algorithms signed with and accepted.
+var CardAlgorithms = []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
 
-// Typ is the signatures' protected typ header, which verifiers ask for.
-const Typ = "JOSE"
+// CardTyp is the signatures' protected typ header, which verifiers ask for.
+const CardTyp = "JOSE"
 
-// Canonical is the payload a card's signatures sign: the RFC 8785 canonical JSON of its
+// CanonicalCard is the payload a card's signatures sign: the RFC 8785 canonical JSON of its
 // A2A 1.0 fields without signatures, empty values left out.
-func Canonical(cardJSON []byte) ([]byte, error) {
+func CanonicalCard(cardJSON []byte) ([]byte, error) {
 	var card a2a.AgentCard
 	if err := json.Unmarshal(cardJSON, &card); err != nil {
 		return nil, fmt.Errorf("the agent card is not one: %w", err)
@@ -104,15 +106,15 @@ func cleanEmpty(v any) any {
 	return v
 }
 
-// Key is a card signing key: an ECDSA P-256 key (ES256) or an Ed25519 key (EdDSA), with its
+// SigningKey is a card signing key: an ECDSA P-256 key (ES256) or an Ed25519 key (EdDSA), with its
 // key id, the RFC 7638 thumbprint of its public key.
-type Key struct {
+type SigningKey struct {
 	signer jose.Signer
 	public jose.JSONWebKey
 }
 
-// ParseKey reads a PEM private key (PKCS #8, or SEC 1 "EC PRIVATE KEY").
-func ParseKey(pemBytes []byte) (*Key, error) {
+// ParseSigningKey reads a PEM private key (PKCS #8, or SEC 1 "EC PRIVATE KEY").
+func ParseSigningKey(pemBytes []byte) (*SigningKey, error) {
 	block, _ := pem.Decode(pemBytes)
 	if block == nil {
 		return nil, errors.New("card signing key: no PEM block")
@@ -128,11 +130,11 @@ func ParseKey(pemBytes []byte) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("card signing key: %w", err)
 	}
-	return NewKey(priv)
+	return NewSigningKey(priv)
 }
 
-// NewKey is a signing key of priv: *ecdsa.PrivateKey on P-256, or ed25519.PrivateKey.
-func NewKey(priv any) (*Key, error) {
+// NewSigningKey is a signing key of priv: *ecdsa.PrivateKey on P-256, or ed25519.PrivateKey.
+func NewSigningKey(priv any) (*SigningKey, error) {
 	var alg jose.SignatureAlgorithm
 	var pub any
 	switch k := priv.(type) {
@@ -152,26 +154,26 @@ func NewKey(priv any) (*Key, error) {
 		return nil, err
 	}
 	jwk.KeyID = base64.RawURLEncoding.EncodeToString(tp)
-	opts := (&jose.SignerOptions{}).WithType(Typ).WithHeader(jose.HeaderKey("kid"), jwk.KeyID)
+	opts := (&jose.SignerOptions{}).WithType(CardTyp).WithHeader(jose.HeaderKey("kid"), jwk.KeyID)
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: priv}, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Key{signer: signer, public: jwk}, nil
+	return &SigningKey{signer: signer, public: jwk}, nil
 }
 
 // KeyID is the key's kid.
-func (k *Key) KeyID() string { return k.public.KeyID }
+func (k *SigningKey) KeyID() string { return k.public.KeyID }
 
 // JWKS is the JSON Web Key Set of the key's public half.
-func (k *Key) JWKS() ([]byte, error) {
+func (k *SigningKey) JWKS() ([]byte, error) {
 	return json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k.public}})
 }
 
 // Sign returns cardJSON with its signature by k in signatures (any earlier ones dropped).
 // The rest of the JSON (a 0.3 client's fields among it) is kept as it was.
-func (k *Key) Sign(cardJSON []byte) ([]byte, error) {
-	payload, err := Canonical(cardJSON)
+func (k *SigningKey) Sign(cardJSON []byte) ([]byte, error) {
+	payload, err := CanonicalCard(cardJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -209,12 +211,12 @@ func cutDetached(compact string) (string, string, bool) {
 	return "", "", false
 }
 
-// ErrNoSignature is a card that carries no signature.
-var ErrNoSignature = errors.New("the agent card is not signed")
+// ErrCardUnsigned is a card that carries no signature.
+var ErrCardUnsigned = errors.New("the agent card is not signed")
 
-// Verify checks that one of the card's signatures verifies with a key of keys (its kid
+// VerifyCard checks that one of the card's signatures verifies with a key of keys (its kid
 // names it) over the card's canonical JSON, by ES256 or EdDSA.
-func Verify(cardJSON []byte, keys *jose.JSONWebKeySet) error {
+func VerifyCard(cardJSON []byte, keys *jose.JSONWebKeySet) error {
 	var card struct {
 		Signatures []a2a.AgentCardSignature `json:"signatures"`
 	}
@@ -222,9 +224,9 @@ func Verify(cardJSON []byte, keys *jose.JSONWebKeySet) error {
 		return fmt.Errorf("the agent card is not one: %w", err)
 	}
 	if len(card.Signatures) == 0 {
-		return ErrNoSignature
+		return ErrCardUnsigned
 	}
-	payload, err := Canonical(cardJSON)
+	payload, err := CanonicalCard(cardJSON)
 	if err != nil {
 		return err
 	}
@@ -238,7 +240,7 @@ func Verify(cardJSON []byte, keys *jose.JSONWebKeySet) error {
 }
 
 func verifyOne(s a2a.AgentCardSignature, payload []byte, keys *jose.JSONWebKeySet) error {
-	jws, err := jose.ParseDetached(s.Protected+".."+s.Signature, payload, Algorithms)
+	jws, err := jose.ParseDetached(s.Protected+".."+s.Signature, payload, CardAlgorithms)
 	if err != nil {
 		return err
 	}

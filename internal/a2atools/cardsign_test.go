@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package cardsign
+package a2atools
 
 import (
 	"crypto/ecdsa"
@@ -29,7 +29,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 )
 
-const card = `{"name":"planner","description":"plans trips","version":"v1alpha1",
+const cardJSON = `{"name":"planner","description":"plans trips","version":"v1alpha1",
 "supportedInterfaces":[{"url":"https://store/a2a/team/planner","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
 "capabilities":{"streaming":true,"pushNotifications":false},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
 "skills":[{"id":"converse","name":"converse","description":"plans trips","tags":["chat"],"examples":[]}],
@@ -37,8 +37,8 @@ const card = `{"name":"planner","description":"plans trips","version":"v1alpha1"
 
 // The canonical form is the card's 1.0 fields, sorted, empty and 0.3-only values left out,
 // signatures never included.
-func TestCanonical(t *testing.T) {
-	got, err := Canonical([]byte(card))
+func TestCanonicalCard(t *testing.T) {
+	got, err := CanonicalCard([]byte(cardJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,13 +48,13 @@ func TestCanonical(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("canonical\n got %s\nwant %s", got, want)
 	}
-	signed := strings.Replace(card, `"iconUrl":""`, `"signatures":[{"protected":"x","signature":"y"}]`, 1)
-	if again, _ := Canonical([]byte(signed)); string(again) != want {
+	signed := strings.Replace(cardJSON, `"iconUrl":""`, `"signatures":[{"protected":"x","signature":"y"}]`, 1)
+	if again, _ := CanonicalCard([]byte(signed)); string(again) != want {
 		t.Errorf("the signatures are part of the canonical form: %s", again)
 	}
 }
 
-func keys(t *testing.T) map[string]any {
+func cardKeys(t *testing.T) map[string]any {
 	t.Helper()
 	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -69,14 +69,14 @@ func keys(t *testing.T) map[string]any {
 
 // A card signed with a key verifies against its JWKS; tampered, unsigned or signed by
 // another key, it does not.
-func TestSignAndVerify(t *testing.T) {
-	for alg, priv := range keys(t) {
+func TestSignAndVerifyCard(t *testing.T) {
+	for alg, priv := range cardKeys(t) {
 		t.Run(alg, func(t *testing.T) {
-			k, err := NewKey(priv)
+			k, err := NewSigningKey(priv)
 			if err != nil {
 				t.Fatal(err)
 			}
-			signed, err := k.Sign([]byte(card))
+			signed, err := k.Sign([]byte(cardJSON))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestSignAndVerify(t *testing.T) {
 			if err := json.Unmarshal(b, &set); err != nil || len(set.Keys) != 1 || set.Keys[0].Algorithm != alg {
 				t.Fatalf("JWKS %s: %v", b, err)
 			}
-			if err := Verify(signed, &set); err != nil {
+			if err := VerifyCard(signed, &set); err != nil {
 				t.Errorf("the signed card does not verify: %v", err)
 			}
 			var header struct{ Alg, Kid, Typ string }
@@ -97,21 +97,21 @@ func TestSignAndVerify(t *testing.T) {
 			if len(c.Signatures) != 1 || c.URL == "" {
 				t.Fatalf("signed card %s", signed)
 			}
-			if err := json.Unmarshal(mustB64(t, c.Signatures[0].Protected), &header); err != nil || header.Alg != alg || header.Kid != k.KeyID() || header.Typ != Typ {
-				t.Errorf("protected header %+v, want alg %s, kid %s, typ %s", header, alg, k.KeyID(), Typ)
+			if err := json.Unmarshal(mustB64(t, c.Signatures[0].Protected), &header); err != nil || header.Alg != alg || header.Kid != k.KeyID() || header.Typ != CardTyp {
+				t.Errorf("protected header %+v, want alg %s, kid %s, typ %s", header, alg, k.KeyID(), CardTyp)
 			}
 			tampered := []byte(strings.Replace(string(signed), "plans trips", "plans heists", 1))
-			if err := Verify(tampered, &set); err == nil {
+			if err := VerifyCard(tampered, &set); err == nil {
 				t.Error("a tampered card verifies")
 			}
-			if err := Verify([]byte(card), &set); !errors.Is(err, ErrNoSignature) {
-				t.Errorf("an unsigned card: %v, want %v", err, ErrNoSignature)
+			if err := VerifyCard([]byte(cardJSON), &set); !errors.Is(err, ErrCardUnsigned) {
+				t.Errorf("an unsigned card: %v, want %v", err, ErrCardUnsigned)
 			}
-			other, _ := NewKey(keys(t)[alg])
+			other, _ := NewSigningKey(cardKeys(t)[alg])
 			ob, _ := other.JWKS()
 			var otherSet jose.JSONWebKeySet
 			_ = json.Unmarshal(ob, &otherSet)
-			if err := Verify(signed, &otherSet); err == nil {
+			if err := VerifyCard(signed, &otherSet); err == nil {
 				t.Error("a card verifies against another key's JWKS")
 			}
 		})
@@ -126,7 +126,7 @@ func TestNewKeyRefusesOtherKeys(t *testing.T) {
 	}
 	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
 	for name, k := range map[string]any{"RSA": rk, "P-384": p384} {
-		if _, err := NewKey(k); err == nil {
+		if _, err := NewSigningKey(k); err == nil {
 			t.Errorf("%s: a key was made", name)
 		}
 	}
