@@ -19,6 +19,8 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -80,5 +82,28 @@ func TestServedCard(t *testing.T) {
 				t.Errorf("the served card does not verify: %v", err)
 			}
 		})
+	}
+}
+
+// The JWKS is served without a token: a verifier of a card may hold none.
+func TestJWKSRoute(t *testing.T) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := a2atools.NewSigningKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(Handler(Options{Signer: NewCardSigner(key)}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + JWKSPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var set jose.JSONWebKeySet
+	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil || resp.StatusCode != http.StatusOK || len(set.Keys) != 1 || set.Keys[0].KeyID != key.KeyID() {
+		t.Errorf("GET %s: %d, %+v, %v; want the key %s", JWKSPath, resp.StatusCode, set, err, key.KeyID())
 	}
 }
