@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -49,12 +50,14 @@ func a2aProbing(cards []v1.A2AAgentStatus) bool {
 }
 
 // a2aRefused returns the reason and message of the first remote agent the operator refuses
-// (its URL, a header Secret, or a card naming another origin): the Agent is not Ready then.
+// (its URL, a header Secret, a card naming another origin, or a card whose signature does not
+// verify): the Agent is not Ready then, with that reason.
 // A remote that is down is not counted.
 func a2aRefused(cards []v1.A2AAgentStatus) (string, string) {
 	for _, c := range cards {
 		switch c.Reason {
-		case mcptools.ReasonEgressRefused, mcptools.ReasonSecretNotUsable, mcptools.ReasonInvalidURL, mcptools.ReasonOriginRefused:
+		case mcptools.ReasonEgressRefused, mcptools.ReasonSecretNotUsable, mcptools.ReasonInvalidURL, mcptools.ReasonOriginRefused,
+			a2atools.ReasonCardSignatureInvalid:
 			return c.Reason, fmt.Sprintf("A2A agent %s: %s", c.Name, c.Message)
 		}
 	}

@@ -20,11 +20,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
 // The Ready message names each remote agent and whether its card was read; a refused one
-// (egress, Secret, another origin) makes the Agent not Ready, one that is down does not.
+// (egress, Secret, another origin, a card signature that does not verify) makes the Agent not Ready, one that is down does not.
 func TestA2AReadiness(t *testing.T) {
 	for name, tc := range map[string]struct {
 		cards          []v1.A2AAgentStatus
@@ -37,6 +38,9 @@ func TestA2AReadiness(t *testing.T) {
 			summary: "A2A agents: planner card read, search card not read", retry: true},
 		"refused": {cards: []v1.A2AAgentStatus{{Name: "planner", Reason: mcptools.ReasonEgressRefused, Message: "url refused"}},
 			summary: "A2A agents: planner card not read", retry: true, reason: mcptools.ReasonEgressRefused, prefix: "A2A agent planner: url refused"},
+		"card signature invalid": {cards: []v1.A2AAgentStatus{{Name: "planner", Reason: a2atools.ReasonCardSignatureInvalid, Message: "no signature verifies"}},
+			summary: "A2A agents: planner card not read", retry: true, reason: a2atools.ReasonCardSignatureInvalid,
+			prefix: "A2A agent planner: no signature verifies"},
 		"probing": {cards: []v1.A2AAgentStatus{{Name: "planner", Reason: mcpReasonProbing}}, summary: "A2A agents: planner probing"},
 	} {
 		t.Run(name, func(t *testing.T) {

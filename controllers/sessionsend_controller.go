@@ -110,6 +110,12 @@ func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionS
 	if st.Error == "" {
 		st.Error = "cancelled by spec.cancel"
 	}
+	if st.RunID == "" {
+		// A timed send writes nothing while round 1 runs (ok arrives with the reply), so a
+		// send cancelled then had no runId: whoever knew its run by that id (an A2A task,
+		// an MCP task) could not find it. The run id is the one round 1 has or would have.
+		st.RunID = turns.TurnID(f.obj.UID, "round-1")
+	}
 	r.end(f, cancelled, v1.SendCancelled, "Cancelled", "cancelled by spec.cancel; its running turns were aborted")
 	return true, nil
 }

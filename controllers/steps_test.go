@@ -252,6 +252,27 @@ func TestSessionSendSteps(t *testing.T) {
 	}
 }
 
+// A timed send cancelled while its round 1 runs (nothing written yet: ok would arrive with
+// the reply) keeps its run id, the id its A2A task is known by, until its TTL.
+func TestCancelledTimedSendKeepsItsRunID(t *testing.T) {
+	f := newFixture(t, nil, send(), session("agent:bob:main", "bob"))
+	if _, got := reconcileSend(t, f); got.Status.RunID != "" || got.Status.Phase != "" {
+		t.Fatalf("before the cancel: runId %q, phase %q; want nothing written", got.Status.RunID, got.Status.Phase)
+	}
+	cur := &v1.SessionSend{}
+	if err := f.c.Get(context.Background(), sendKey, cur); err != nil {
+		t.Fatal(err)
+	}
+	cur.Spec.Cancel = true
+	if err := f.c.Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	_, got := reconcileSend(t, f)
+	if got.Status.Phase != v1.SendCancelled || got.Status.RunID != "u1/round-1" {
+		t.Errorf("phase %q, runId %q; want %q, %q", got.Status.Phase, got.Status.RunID, v1.SendCancelled, "u1/round-1")
+	}
+}
+
 // A send past admission (the webhook off) that names main without a requester fails with
 // lookup's one text, the one the webhook gives.
 func TestMainWithoutRequesterFailsWithLookupsText(t *testing.T) {

@@ -50,7 +50,7 @@ func (r *stepRunner[T]) endTrace(obj T) {
 		name = "sessions_send"
 	}
 	phase := r.of.phase(obj)
-	root := tracing.Root{TraceParent: a[tracing.Annotation], Link: a[tracing.LinkAnnotation], Name: name,
+	root := tracing.Root{TraceParent: a[tracing.Annotation], Link: a[tracing.LinkAnnotation], Parent: a[tracing.ParentAnnotation], Name: name,
 		Start: obj.GetCreationTimestamp().Time, End: r.clock.Now(),
 		Attributes: []attribute.KeyValue{attribute.String("k8s.namespace.name", obj.GetNamespace()),
 			attribute.String("agent_sessions.object.name", obj.GetName()), attribute.String("agent_sessions.phase", phase)}}

@@ -252,6 +252,23 @@ type A2AAgent struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=600
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+	// verify makes the manager refuse the agent's card unless it is signed (A2A 1.0 signed agent cards) with a key of the set named here: the Agent is then not Ready, reason CardSignatureInvalid.
+	// Only the card's signed fields are used then: a 0.3-only card (no supportedInterfaces) is refused.
+	// +optional
+	Verify *A2AVerify `json:"verify,omitempty"`
+}
+
+// A2AVerify names the JSON Web Key Set an agent card's signature must verify with: one of jwksSecretRef or jwksURL.
+// +kubebuilder:validation:XValidation:rule="has(self.jwksSecretRef) != has(self.jwksURL)",message="set exactly one of jwksSecretRef or jwksURL"
+type A2AVerify struct {
+	// jwksSecretRef selects a key of a Secret in the Agent's namespace holding the JWKS; it must be usable by the Agent as header Secrets are.
+	// +optional
+	JWKSSecretRef *corev1.SecretKeySelector `json:"jwksSecretRef,omitempty"`
+	// jwksURL is where the JWKS is read (e.g. https://host/a2a/.well-known/jwks.json of another agent-session-operator), under the egress allow list.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://`
+	JWKSURL string `json:"jwksURL,omitempty"`
 }
 
 // SandboxSpec says whether the agent runs sandboxed.
@@ -405,8 +422,15 @@ type A2AAgentStatus struct {
 	// streaming says the card offers streaming, which calls then use.
 	// +optional
 	Streaming bool `json:"streaming,omitempty"`
-	// reason is why the card was not read, in one word, as for MCP servers: EgressRefused, SecretNotUsable, InvalidURL, or Unreachable.
-	// The first three make the Agent not Ready.
+	// protocolVersion is the A2A version calls speak: 1.0 when the card offers it over JSON-RPC, else 0.3.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// signatureVerified says the card's signature verified with spec.tools.a2aAgents[].verify's keys.
+	// +optional
+	SignatureVerified bool `json:"signatureVerified,omitempty"`
+	// reason is why the card was not read, in one word, as for MCP servers: EgressRefused, SecretNotUsable, InvalidURL, OriginRefused, CardSignatureInvalid, or Unreachable.
+	// All but Unreachable make the Agent not Ready.
 	// +optional
 	Reason string `json:"reason,omitempty"`
 	// message says why the card was not read.

@@ -64,6 +64,8 @@ func main() {
 	flag.StringVar(&cfg.Front.CAFile, "shard-ca-file", "", "certificates the owners' serving certificate is checked against (empty: ca.crt, or else tls.crt, of --tls-cert-dir; the system's without one)")
 	flag.StringVar(&cfg.Front.ServerName, "shard-server-name", "", "the name the owners' serving certificate is checked for (empty: the host of --shard-url)")
 	flag.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "how long SIGTERM waits for appends and streams to drain (default 20s)")
+	signingKey := flag.String("a2a-card-signing-key", "", "PEM file of the private key (ECDSA P-256 or Ed25519) the A2A agent cards are signed with "+
+		"(the chart mounts the Secret transcriptStore.a2aCardSigningSecret names); its public key is published at /a2a/.well-known/jwks.json. Empty: cards are unsigned.")
 	pprofAddr := flag.String("pprof-bind-address", "0", "Address of the Go profiler's HTTP endpoints (/debug/pprof), as the manager's flag; 0 disables it.")
 	flag.Parse()
 	for _, a := range strings.Split(*audiences, ",") {
@@ -80,6 +82,14 @@ func main() {
 
 	cfg.Log = logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil))
 	ctrllog.SetLogger(cfg.Log) // controller-runtime's certwatcher logs through it
+	if *signingKey != "" {
+		key, err := os.ReadFile(*signingKey)
+		if err != nil {
+			cfg.Log.Error(err, "reading --a2a-card-signing-key")
+			os.Exit(1)
+		}
+		cfg.A2ACardSigningKey = key
+	}
 	cfg.Log.Info("Go collector target", "gcPercent", memtune.Apply(), "memoryLimit", memtune.ApplyLimit())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

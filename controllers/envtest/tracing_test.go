@@ -200,6 +200,36 @@ var _ = Describe("GenAI traces over OTLP", func() {
 		Expect(strings.Join(names, ",")).To(ContainSubstring("invoke_agent bob"), "the task turn hangs under the run's root")
 	})
 
+	It("hangs a send made for a caller's span (an MCP _meta traceparent) under that span, its turns in the caller's trace", func() {
+		recv := startTracing()
+
+		ns := newNamespace()
+		createAgent(ns, "bob", rule("^traced", "traced back"))
+		createSession(ns, "agent:bob:main", "bob")
+		const caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+		root := tracing.NewChild(caller)
+		send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns,
+			Annotations: map[string]string{tracing.Annotation: root, tracing.ParentAnnotation: caller}},
+			Spec: v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "traced call", TimeoutSeconds: ptr.To[int32](30)}}
+		Expect(k8s.Create(ctx, send)).To(Succeed())
+		waitSend(send, completed)
+		rootSC, callerSC := tracing.Parse(root), tracing.Parse(caller)
+		Eventually(func(g Gomega) {
+			g.Expect(tracing.Flush(ctx)).To(Succeed())
+			var got span
+			for _, s := range recv.all() {
+				if s.id == rootSC.SpanID().String() {
+					got = s
+				}
+			}
+			g.Expect(got.name).To(Equal("sessions_send"), "the send's root span exported")
+			g.Expect([]string{got.trace, got.parent}).To(Equal([]string{callerSC.TraceID().String(), callerSC.SpanID().String()}))
+			turns := children(recv.all(), got.id)
+			g.Expect(turns).NotTo(BeEmpty())
+			g.Expect(turns[0].trace).To(Equal(callerSC.TraceID().String()))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	})
+
 	It("continues a send's trace after a manager restart", func() {
 		recv := startTracing()
 

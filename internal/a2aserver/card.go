@@ -15,20 +15,26 @@
 package a2aserver
 
 import (
-	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// ProtocolVersion is the A2A protocol version the SDK (github.com/a2aproject/a2a-go v0.3.3)
-// implements and this server speaks: JSON-RPC 2.0 over HTTP, message/stream over SSE.
-const ProtocolVersion = "0.3.0"
+// ProtocolVersion is the A2A protocol version this server speaks first (github.com/a2aproject/a2a-go/v2):
+// JSON-RPC 2.0 and HTTP+JSON, SendStreamingMessage over SSE.
+const ProtocolVersion = a2a.Version
+
+// LegacyProtocolVersion is the version it keeps for older clients (a2acompat/a2av0): JSON-RPC
+// at the same URL, told apart by its method names (message/send against SendMessage).
+const LegacyProtocolVersion = a2av0.Version
 
 // SecurityScheme is the name of the card's one security scheme: a bearer token the API
 // server's TokenReview accepts for the history listener's audience.
 const SecurityScheme = "kubernetes"
 
-// Card is the agent card of agent served at url.
+// Card is the agent card of agent served at url: A2A 1.0 over JSON-RPC and HTTP+JSON at url,
+// then 0.3 over JSON-RPC at the same url.
 func Card(agent *v1.Agent, url string) *a2a.AgentCard {
 	desc := agent.Spec.Description
 	if desc == "" {
@@ -36,11 +42,13 @@ func Card(agent *v1.Agent, url string) *a2a.AgentCard {
 	}
 	text := []string{"text/plain"}
 	return &a2a.AgentCard{
-		Name:               agent.Name,
-		Description:        desc,
-		URL:                url,
-		PreferredTransport: a2a.TransportProtocolJSONRPC,
-		ProtocolVersion:    ProtocolVersion,
+		Name:        agent.Name,
+		Description: desc,
+		SupportedInterfaces: []*a2a.AgentInterface{
+			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: ProtocolVersion},
+			{URL: url, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: ProtocolVersion},
+			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: LegacyProtocolVersion},
+		},
 		Version:            v1.GroupVersion.Version,
 		Provider:           &a2a.AgentProvider{Org: "agent-session-operator", URL: "https://github.com/agent-sessions/agent-session-operator"},
 		Capabilities:       a2a.AgentCapabilities{Streaming: true},
@@ -55,6 +63,6 @@ func Card(agent *v1.Agent, url string) *a2a.AgentCard {
 			Description: "A Kubernetes token for the audience agent-sessions (kubectl create token SA --audience agent-sessions); " +
 				"every call is made as its user, RBAC and admission judge it.",
 		}},
-		Security: []a2a.SecurityRequirements{{SecurityScheme: a2a.SecuritySchemeScopes{}}},
+		SecurityRequirements: a2a.SecurityRequirementsOptions{{SecurityScheme: a2a.SecuritySchemeScopes{}}},
 	}
 }

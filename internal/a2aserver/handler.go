@@ -12,23 +12,29 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package a2aserver serves every Agent as an A2A agent (github.com/a2aproject/a2a-go) at
-// /a2a/{namespace}/{agent} on the transcript-store's listener, its agent card at
-// /a2a/{namespace}/{agent}/.well-known/agent-card.json. A context is a session, a task is a
+// Package a2aserver serves every Agent as an A2A 1.0 agent (github.com/a2aproject/a2a-go/v2)
+// at /a2a/{namespace}/{agent} on the transcript-store's listener (JSON-RPC at that URL,
+// HTTP+JSON under it, 0.3's JSON-RPC beside 1.0's through a2acompat/a2av0), its agent card at
+// /a2a/{namespace}/{agent}/.well-known/agent-card.json, signed when a key is configured. A context is a session, a task is a
 // SessionSend (its id the send's runId), cancelling a task sets spec.cancel. Every request
 // is admitted as /mcp admits one (internal/mcpserver) and every action is made as the caller
 // through impersonation (internal/caller): RBAC and the admission webhook judge the caller.
 package a2aserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -50,8 +56,11 @@ const LabelAgent = "a2a.sessions.agents.dev/agent"
 // AnnotationContext is a send's A2A context id, as the caller named it.
 const AnnotationContext = "a2a.sessions.agents.dev/context-id"
 
-// maxRequestBytes bounds one JSON-RPC request (the SDK decodes the body whole).
+// maxRequestBytes bounds one request's body (the SDK decodes the body whole).
 const maxRequestBytes = 1 << 20
+
+// JWKSPath is where the public keys of the cards' signatures are published.
+const JWKSPath = Route + ".well-known/jwks.json"
 
 // Options configure the handler.
 type Options struct {
@@ -59,33 +68,107 @@ type Options struct {
 	Callers mcpserver.Options
 	// Hub is /events' source of object changes, which streams and waits follow.
 	Hub *events.Hub
+	// Signer signs the agent cards; nil serves them unsigned and publishes no key.
+	Signer *CardSigner
 }
 
-// Handler serves the agent cards and the JSON-RPC endpoints.
+// Handler serves the agent cards, the JWKS of their signatures, and each agent's A2A 1.0
+// endpoints (JSON-RPC and HTTP+JSON) with 0.3's JSON-RPC beside them at the same URL.
 func Handler(o Options) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+JWKSPath, o.jwks)
 	mux.HandleFunc("GET "+Route+"{namespace}/{agent}"+a2asrv.WellKnownAgentCardPath, o.card)
 	mux.HandleFunc("POST "+Route+"{namespace}/{agent}", o.rpc)
+	mux.HandleFunc(Route+"{namespace}/{agent}/{rest...}", o.rest)
 	return mux
 }
 
-// card answers the agent card, to an admitted caller.
+// card answers the agent card, signed when a key is configured, to an admitted caller. The
+// JSON is A2A 1.0's card with 0.3's fields beside (url, protocolVersion, preferredTransport),
+// so a 0.3 client reads it too.
 func (o Options) card(w http.ResponseWriter, r *http.Request) {
 	h, ok := o.admit(w, r)
 	if !ok {
 		return
 	}
-	a2asrv.NewStaticAgentCardHandler(Card(h.agent, agentURL(r))).ServeHTTP(w, r)
+	body, err := o.Signer.CardJSON(r.Context(), Card(h.agent, agentURL(r)))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
 }
 
-// rpc answers one JSON-RPC request (a stream for message/stream and tasks/resubscribe).
+// jwks answers the public keys the cards are signed with. They are public: no caller is
+// asked for, as a verifier of a card may hold no token.
+func (o Options) jwks(w http.ResponseWriter, r *http.Request) {
+	body, err := o.Signer.JWKS()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/jwk-set+json")
+	w.Header().Set("Cache-Control", "max-age=300")
+	_, _ = w.Write(body)
+}
+
+// rpc answers one JSON-RPC request (a stream for SendStreamingMessage and SubscribeToTask):
+// A2A 1.0's methods, or 0.3's (message/send, tasks/get, ...), which share no name with them.
 func (o Options) rpc(w http.ResponseWriter, r *http.Request) {
 	h, ok := o.admit(w, r)
 	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if legacyMethod(body) {
+		a2av0.NewJSONRPCHandler(h).ServeHTTP(w, r)
+		return
+	}
 	a2asrv.NewJSONRPCHandler(h).ServeHTTP(w, r)
+}
+
+// legacyMethod says whether a JSON-RPC request names a method of A2A 0.3: they all hold a
+// slash (message/send, tasks/cancel, agent/getAuthenticatedExtendedCard); 1.0's hold none.
+func legacyMethod(body []byte) bool {
+	var req struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &req) == nil && strings.Contains(req.Method, "/")
+}
+
+// rest answers A2A 1.0's HTTP+JSON binding under the agent's URL (message:send,
+// tasks/{id}, tasks/{id}:cancel, ...). A task id holds a slash (<uid>/round-1): a client
+// that sends it unescaped is understood too.
+func (o Options) rest(w http.ResponseWriter, r *http.Request) {
+	h, ok := o.admit(w, r)
+	if !ok {
+		return
+	}
+	r2 := r.Clone(r.Context())
+	r2.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
+	r2.URL.Path = "/" + r.PathValue("rest")
+	r2.URL.RawPath = escapeTaskID(r2.URL.Path)
+	a2asrv.NewRESTHandler(h).ServeHTTP(w, r2)
+}
+
+// escapeTaskID is the escaped form of a REST path whose task id was sent with its slash
+// unescaped (/tasks/<uid>/round-1:cancel): the id as one segment, %2F inside.
+func escapeTaskID(path string) string {
+	rest, ok := strings.CutPrefix(path, "/tasks/")
+	if !ok {
+		return ""
+	}
+	uid, tail, ok := strings.Cut(rest, "/")
+	if !ok || uid == "" || (tail != "round-1" && !strings.HasPrefix(tail, "round-1:") && !strings.HasPrefix(tail, "round-1/")) {
+		return ""
+	}
+	return "/tasks/" + url.PathEscape(uid) + "%2F" + tail
 }
 
 // admit lets in a caller /mcp would let in (authenticated, allowed to list the namespace's
@@ -114,7 +197,17 @@ func (o Options) admit(w http.ResponseWriter, r *http.Request) (*agentHandler, b
 		http.Error(w, err.Error(), mcpserver.APICode(err))
 		return nil, false
 	}
-	return &agentHandler{call: call, agent: agent, hub: o.Hub}, true
+	return &agentHandler{call: call, agent: agent, hub: o.Hub, user: callerOf(call.ID, ns)}, true
+}
+
+// callerOf is the authenticated user a call was made for: its ID is a2a/<namespace>/<user>/<random>
+// (mcpserver's callID), the user as TokenReview named it.
+func callerOf(id, namespace string) string {
+	user := strings.TrimPrefix(id, "a2a/"+namespace+"/")
+	if i := strings.LastIndexByte(user, '/'); i >= 0 {
+		user = user[:i]
+	}
+	return user
 }
 
 // agentURL is the JSON-RPC endpoint the request's card describes, as the caller reached it.
@@ -131,7 +224,8 @@ func agentURL(r *http.Request) string {
 var a2aErrors = []error{a2a.ErrParseError, a2a.ErrInvalidRequest, a2a.ErrMethodNotFound, a2a.ErrInvalidParams,
 	a2a.ErrInternalError, a2a.ErrServerError, a2a.ErrTaskNotFound, a2a.ErrTaskNotCancelable,
 	a2a.ErrPushNotificationNotSupported, a2a.ErrUnsupportedOperation, a2a.ErrUnsupportedContentType,
-	a2a.ErrInvalidAgentResponse, a2a.ErrAuthenticatedExtendedCardNotConfigured}
+	a2a.ErrInvalidAgentResponse, a2a.ErrExtendedCardNotConfigured, a2a.ErrExtensionSupportRequired,
+	a2a.ErrVersionNotSupported, a2a.ErrUnauthenticated, a2a.ErrUnauthorized}
 
 // protocolError is err as one of the protocol's errors; nil stays nil.
 func protocolError(err error) error {

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -89,7 +89,7 @@ func TestStreamShowsTheReplyAsItIsWritten(t *testing.T) {
 		if !ok {
 			t.Fatalf("want an artifact update, got %T", a)
 		}
-		updates = append(updates, update{a.Artifact.Parts[0].(a2a.TextPart).Text, a.Append, a.LastChunk, string(a.TaskID), string(a.Artifact.ID)})
+		updates = append(updates, update{a.Artifact.Parts[0].Text(), a.Append, a.LastChunk, string(a.TaskID), string(a.Artifact.ID)})
 	}
 	want := []update{
 		{"thinking", false, false, run, "reply"},
@@ -100,7 +100,7 @@ func TestStreamShowsTheReplyAsItIsWritten(t *testing.T) {
 	if diff := cmp.Diff(want, updates, cmp.AllowUnexported(update{})); diff != "" {
 		t.Errorf("artifact updates (-want +got):\n%s", diff)
 	}
-	if s, ok := next().(*a2a.TaskStatusUpdateEvent); !ok || s.Status.State != a2a.TaskStateCompleted || !s.Final {
+	if s, ok := next().(*a2a.TaskStatusUpdateEvent); !ok || s.Status.State != a2a.TaskStateCompleted {
 		t.Errorf("the stream ends with %v, want the completed status", s)
 	}
 }

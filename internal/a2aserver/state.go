@@ -15,7 +15,7 @@
 package a2aserver
 
 import (
-	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -64,12 +64,12 @@ func Task(send *v1.SessionSend, id a2a.TaskID, contextID string) *a2a.Task {
 		t.Artifacts = []*a2a.Artifact{replyArtifact(st.Reply)}
 	case a2a.TaskStateFailed, a2a.TaskStateCanceled:
 		if st.Error != "" {
-			t.Status.Message = a2a.NewMessageForTask(a2a.MessageRoleAgent, t, a2a.TextPart{Text: st.Error})
+			t.Status.Message = a2a.NewMessageForTask(a2a.MessageRoleAgent, t, a2a.NewTextPart(st.Error))
 		}
 	}
 	return t
 }
 
 func replyArtifact(text string) *a2a.Artifact {
-	return &a2a.Artifact{ID: replyArtifactID, Name: "reply", Parts: a2a.ContentParts{a2a.TextPart{Text: text}}}
+	return &a2a.Artifact{ID: replyArtifactID, Name: "reply", Parts: a2a.ContentParts{a2a.NewTextPart(text)}}
 }

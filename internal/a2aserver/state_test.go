@@ -19,7 +19,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,16 +67,24 @@ func TestTaskFollowsTheSend(t *testing.T) {
 	}
 }
 
-// The card names the agent, describes it from spec.description, streams, and asks a bearer token.
+// The card names the agent, describes it from spec.description, streams, asks a bearer
+// token, and offers A2A 1.0 over JSON-RPC and HTTP+JSON, then 0.3 over JSON-RPC, at one URL.
 func TestCard(t *testing.T) {
 	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "planner"}, Spec: v1.AgentSpec{Description: "plans trips"}}
 	c := Card(a, "https://store/a2a/team/planner")
-	got := map[string]any{"name": c.Name, "description": c.Description, "url": c.URL, "streaming": c.Capabilities.Streaming,
-		"version": c.ProtocolVersion, "skill": c.Skills[0].Description}
-	want := map[string]any{"name": "planner", "description": "plans trips", "url": "https://store/a2a/team/planner", "streaming": true,
-		"version": "0.3.0", "skill": "plans trips"}
+	got := map[string]any{"name": c.Name, "description": c.Description, "streaming": c.Capabilities.Streaming, "skill": c.Skills[0].Description}
+	want := map[string]any{"name": "planner", "description": "plans trips", "streaming": true, "skill": "plans trips"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("card (-want +got):\n%s", d)
+	}
+	url := "https://store/a2a/team/planner"
+	wantIfaces := []*a2a.AgentInterface{
+		{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"},
+		{URL: url, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"},
+		{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "0.3"},
+	}
+	if d := cmp.Diff(wantIfaces, c.SupportedInterfaces); d != "" {
+		t.Errorf("supportedInterfaces (-want +got):\n%s", d)
 	}
 	if s, ok := c.SecuritySchemes[SecurityScheme].(a2a.HTTPAuthSecurityScheme); !ok || s.Scheme != "Bearer" {
 		t.Errorf("security scheme %#v, want HTTP Bearer", c.SecuritySchemes[SecurityScheme])
@@ -100,5 +108,38 @@ func TestProtocolErrors(t *testing.T) {
 				t.Errorf("protocolError(%v) = %v, want %v with the message", tc.err, got, tc.want)
 			}
 		})
+	}
+}
+
+// 0.3's method names all hold a slash, 1.0's none: the request's method picks the version.
+func TestLegacyMethod(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`: true,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/resubscribe"}`:        true,
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`:  false,
+		`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage"}`:     false,
+		`{"jsonrpc":"2.0","id":1,"method":"ListTasks"}`:                false,
+		`not json`: false,
+	} {
+		if got := legacyMethod([]byte(body)); got != want {
+			t.Errorf("legacyMethod(%s) = %v, want %v", body, got, want)
+		}
+	}
+}
+
+// A task id's slash sent unescaped in an HTTP+JSON path is escaped, so the id stays one
+// segment; other paths are left as they are.
+func TestEscapeTaskID(t *testing.T) {
+	for path, want := range map[string]string{
+		"/tasks/3f2b-uid/round-1":           "/tasks/3f2b-uid%2Fround-1",
+		"/tasks/3f2b-uid/round-1:cancel":    "/tasks/3f2b-uid%2Fround-1:cancel",
+		"/tasks/3f2b-uid/round-1:subscribe": "/tasks/3f2b-uid%2Fround-1:subscribe",
+		"/tasks/3f2b-uid/announce":          "",
+		"/tasks":                            "",
+		"/message:send":                     "",
+	} {
+		if got := escapeTaskID(path); got != want {
+			t.Errorf("escapeTaskID(%q) = %q, want %q", path, got, want)
+		}
 	}
 }

@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -39,6 +39,8 @@ type agentHandler struct {
 	call  *sessiontools.Call
 	agent *v1.Agent
 	hub   *events.Hub
+	// user is the caller as the API server authenticated it; its tasks are its own.
+	user string
 }
 
 var _ a2asrv.RequestHandler = (*agentHandler)(nil)
@@ -50,7 +52,7 @@ const sendTimeoutSeconds = sessiontools.MaxSendTimeoutSeconds
 // start creates the send of a message: into the context's session, as the caller. Its name
 // comes from the caller and the message id, so a client that repeats a message gets its
 // task again rather than a second send.
-func (h *agentHandler) start(ctx context.Context, p *a2a.MessageSendParams) (*v1.SessionSend, string, error) {
+func (h *agentHandler) start(ctx context.Context, p *a2a.SendMessageRequest) (*v1.SessionSend, string, error) {
 	if p == nil || p.Message == nil {
 		return nil, "", fmt.Errorf("%w: message is required", a2a.ErrInvalidParams)
 	}
@@ -71,7 +73,7 @@ func (h *agentHandler) start(ctx context.Context, p *a2a.MessageSendParams) (*v1
 		call.ID = h.call.ID[:strings.LastIndexByte(h.call.ID, '/')] + "/message/" + p.Message.ID
 	}
 	call.Stamp = func(_ context.Context, obj client.Object) error {
-		obj.SetLabels(map[string]string{LabelAgent: h.agent.Name})
+		obj.SetLabels(map[string]string{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
 		obj.SetAnnotations(map[string]string{AnnotationContext: contextID})
 		return nil
 	}
@@ -84,7 +86,7 @@ func (h *agentHandler) start(ctx context.Context, p *a2a.MessageSendParams) (*v1
 
 // startFollowed is start with the hub subscribed before the send is created, so the created
 // send is the first state to follow and no change after it is missed.
-func (h *agentHandler) startFollowed(ctx context.Context, p *a2a.MessageSendParams) (*v1.SessionSend, *events.Subscription, error) {
+func (h *agentHandler) startFollowed(ctx context.Context, p *a2a.SendMessageRequest) (*v1.SessionSend, *events.Subscription, error) {
 	sub := h.hub.Subscribe("")
 	send, _, err := h.start(ctx, p)
 	if err != nil {
@@ -98,11 +100,8 @@ func (h *agentHandler) startFollowed(ctx context.Context, p *a2a.MessageSendPara
 func messageText(m *a2a.Message) string {
 	var parts []string
 	for _, p := range m.Parts {
-		switch t := p.(type) {
-		case a2a.TextPart:
-			parts = append(parts, t.Text)
-		case *a2a.TextPart:
-			parts = append(parts, t.Text)
+		if t, ok := p.Content.(a2a.Text); ok {
+			parts = append(parts, string(t))
 		}
 	}
 	return strings.Join(parts, "\n")
@@ -126,13 +125,14 @@ func contextOf(send *v1.SessionSend) string {
 	return send.Spec.SessionKey
 }
 
-// OnSendMessage sends, then waits for the task to end unless the client asked not to block.
-func (h *agentHandler) OnSendMessage(ctx context.Context, p *a2a.MessageSendParams) (a2a.SendMessageResult, error) {
+// SendMessage sends, then waits for the task to end unless the client asked to return at
+// once (returnImmediately; 0.3's blocking: false).
+func (h *agentHandler) SendMessage(ctx context.Context, p *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
 	send, sub, err := h.startFollowed(ctx, p)
 	if err != nil {
 		return nil, protocolError(err)
 	}
-	if p.Config != nil && p.Config.Blocking != nil && !*p.Config.Blocking {
+	if p.Config != nil && p.Config.ReturnImmediately {
 		sub.Close()
 		return taskOf(send), nil
 	}
@@ -144,9 +144,9 @@ func (h *agentHandler) OnSendMessage(ctx context.Context, p *a2a.MessageSendPara
 	return taskOf(last), nil
 }
 
-// OnSendMessageStream sends, then streams the task: the task, each change of its state, and
-// the reply as an artifact before the final state.
-func (h *agentHandler) OnSendMessageStream(ctx context.Context, p *a2a.MessageSendParams) iter.Seq2[a2a.Event, error] {
+// SendStreamingMessage sends, then streams the task: the task, each change of its state,
+// the reply as it is written (artifact updates), and the whole reply before the final state.
+func (h *agentHandler) SendStreamingMessage(ctx context.Context, p *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		send, sub, err := h.startFollowed(ctx, p)
 		if err != nil {
@@ -157,8 +157,8 @@ func (h *agentHandler) OnSendMessageStream(ctx context.Context, p *a2a.MessageSe
 	}
 }
 
-// OnResubscribeToTask streams a task the caller may read, from its state now.
-func (h *agentHandler) OnResubscribeToTask(ctx context.Context, p *a2a.TaskIDParams) iter.Seq2[a2a.Event, error] {
+// SubscribeToTask streams a task the caller may read, from its state now.
+func (h *agentHandler) SubscribeToTask(ctx context.Context, p *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		if p == nil {
 			yield(nil, a2a.ErrInvalidParams)
@@ -195,7 +195,7 @@ func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, sub *ev
 				return false
 			}
 		}
-		return yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: t.Status, Final: terminal(t.Status.State)}, nil)
+		return yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: t.Status}, nil)
 	}, func(d events.SessionDelta) bool {
 		if art := reply.update(d); art != nil {
 			return yield(art, nil)
@@ -207,8 +207,8 @@ func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, sub *ev
 	}
 }
 
-// OnGetTask is a task the caller may read.
-func (h *agentHandler) OnGetTask(ctx context.Context, q *a2a.TaskQueryParams) (*a2a.Task, error) {
+// GetTask is a task the caller may read.
+func (h *agentHandler) GetTask(ctx context.Context, q *a2a.GetTaskRequest) (*a2a.Task, error) {
 	if q == nil {
 		return nil, a2a.ErrInvalidParams
 	}
@@ -219,9 +219,9 @@ func (h *agentHandler) OnGetTask(ctx context.Context, q *a2a.TaskQueryParams) (*
 	return taskOf(send), nil
 }
 
-// OnCancelTask sets spec.cancel on the task's send as the caller, then waits for the send
+// CancelTask sets spec.cancel on the task's send as the caller, then waits for the send
 // to end (cancelled, or finished first).
-func (h *agentHandler) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*a2a.Task, error) {
+func (h *agentHandler) CancelTask(ctx context.Context, p *a2a.CancelTaskRequest) (*a2a.Task, error) {
 	if p == nil {
 		return nil, a2a.ErrInvalidParams
 	}
@@ -290,25 +290,25 @@ func (h *agentHandler) find(ctx context.Context, id a2a.TaskID) (*v1.SessionSend
 }
 
 // Push notifications are not offered (the card says so).
-func (h *agentHandler) OnGetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigParams) (*a2a.TaskPushConfig, error) {
+func (h *agentHandler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
 	return nil, a2a.ErrPushNotificationNotSupported
 }
 
-func (h *agentHandler) OnListTaskPushConfig(context.Context, *a2a.ListTaskPushConfigParams) ([]*a2a.TaskPushConfig, error) {
+func (h *agentHandler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
 	return nil, a2a.ErrPushNotificationNotSupported
 }
 
-func (h *agentHandler) OnSetTaskPushConfig(context.Context, *a2a.TaskPushConfig) (*a2a.TaskPushConfig, error) {
+func (h *agentHandler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
 	return nil, a2a.ErrPushNotificationNotSupported
 }
 
-func (h *agentHandler) OnDeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigParams) error {
+func (h *agentHandler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
 	return a2a.ErrPushNotificationNotSupported
 }
 
-// OnGetExtendedAgentCard: the card served to an authenticated caller is the whole card.
-func (h *agentHandler) OnGetExtendedAgentCard(context.Context) (*a2a.AgentCard, error) {
-	return nil, a2a.ErrAuthenticatedExtendedCardNotConfigured
+// GetExtendedAgentCard: the card served to an authenticated caller is the whole card.
+func (h *agentHandler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	return nil, a2a.ErrExtendedCardNotConfigured
 }
 
 // errGone is a send deleted while it was followed.

@@ -21,8 +21,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -49,9 +50,10 @@ func (s *Set) Call(ctx context.Context, name string, args []byte) mcptools.Resul
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, r.timeout, fmt.Errorf("no answer within %s", r.timeout))
 	defer cancel()
-	t := a2aclient.NewJSONRPCTransport(r.card.URL, r.client)
-	params := &a2a.MessageSendParams{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: a.Message})}
-	w := &waiter{}
+	t := r.transport()
+	defer func() { _ = t.Destroy() }()
+	params := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(a.Message))}
+	w := &waiter{sp: r.serviceParams()}
 	var err error
 	if r.card.Capabilities.Streaming {
 		err = w.stream(ctx, t, params)
@@ -73,8 +75,26 @@ func (s *Set) Call(ctx context.Context, name string, args []byte) mcptools.Resul
 	return w.result(r.name)
 }
 
+// transport speaks the version the card's picked interface offers: 1.0, or 0.3 through the
+// SDK's compatibility transport.
+func (r *remote) transport() a2aclient.Transport {
+	if isV1(r.card.iface.ProtocolVersion) {
+		return a2aclient.NewJSONRPCTransport(r.card.iface.URL, r.client)
+	}
+	return a2av0.NewJSONRPCTransport(a2av0.JSONRPCTransportConfig{URL: r.card.iface.URL, Client: r.client})
+}
+
+// serviceParams are the A2A-Version a 1.0 call names (a 0.3 call names none).
+func (r *remote) serviceParams() a2aclient.ServiceParams {
+	if isV1(r.card.iface.ProtocolVersion) {
+		return a2aclient.ServiceParams{a2a.SvcParamVersion: {string(a2a.Version)}}
+	}
+	return nil
+}
+
 // waiter follows one task: its id, its last state and the text of its artifacts.
 type waiter struct {
+	sp        a2aclient.ServiceParams
 	id        a2a.TaskID
 	state     a2a.TaskState
 	status    string
@@ -84,8 +104,8 @@ type waiter struct {
 }
 
 // stream sends with message/stream and reads the task's events until it ends.
-func (w *waiter) stream(ctx context.Context, t a2aclient.Transport, p *a2a.MessageSendParams) error {
-	for ev, err := range t.SendStreamingMessage(ctx, p) {
+func (w *waiter) stream(ctx context.Context, t a2aclient.Transport, p *a2a.SendMessageRequest) error {
+	for ev, err := range t.SendStreamingMessage(ctx, w.sp, p) {
 		if err != nil {
 			return err
 		}
@@ -98,8 +118,8 @@ func (w *waiter) stream(ctx context.Context, t a2aclient.Transport, p *a2a.Messa
 }
 
 // send sends with message/send (blocking) and asks after a task answered unfinished.
-func (w *waiter) send(ctx context.Context, t a2aclient.Transport, p *a2a.MessageSendParams) error {
-	res, err := t.SendMessage(ctx, p)
+func (w *waiter) send(ctx context.Context, t a2aclient.Transport, p *a2a.SendMessageRequest) error {
+	res, err := t.SendMessage(ctx, w.sp, p)
 	if err != nil {
 		return err
 	}
@@ -110,7 +130,7 @@ func (w *waiter) send(ctx context.Context, t a2aclient.Transport, p *a2a.Message
 			return context.Cause(ctx)
 		case <-time.After(pollEvery):
 		}
-		task, err := t.GetTask(ctx, &a2a.TaskQueryParams{ID: w.id})
+		task, err := t.GetTask(ctx, w.sp, &a2a.GetTaskRequest{ID: w.id})
 		if err != nil {
 			return err
 		}
@@ -201,19 +221,17 @@ func (w *waiter) cancelRemote(ctx context.Context, t a2aclient.Transport) {
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 	defer cancel()
-	_, _ = t.CancelTask(cctx, &a2a.TaskIDParams{ID: w.id})
+	_, _ = t.CancelTask(cctx, w.sp, &a2a.CancelTaskRequest{ID: w.id})
 }
 
 func partsText(parts a2a.ContentParts) string {
 	var out []string
 	for _, p := range parts {
-		switch t := p.(type) {
-		case a2a.TextPart:
-			out = append(out, t.Text)
-		case *a2a.TextPart:
-			out = append(out, t.Text)
-		case a2a.DataPart:
-			if b, err := json.Marshal(t.Data); err == nil {
+		switch t := p.Content.(type) {
+		case a2a.Text:
+			out = append(out, string(t))
+		case a2a.Data:
+			if b, err := json.Marshal(t.Value); err == nil {
 				out = append(out, string(b))
 			}
 		}

@@ -13,9 +13,11 @@
 // limitations under the License.
 
 // Package a2atools gives an Agent's turns its remote A2A agents (spec.tools.a2aAgents) as
-// tools a2a__<name>, through the official Go SDK (github.com/a2aproject/a2a-go): it reads
-// each agent card once per Agent generation, and a call sends the message, waits for the
-// task (streaming when the card offers it) and returns its final artifacts' text. The
+// tools a2a__<name>, through the official Go SDK (github.com/a2aproject/a2a-go/v2): it reads
+// each agent card once per Agent generation (verifying its signature when the Agent asks),
+// picks A2A 1.0 over JSON-RPC from the card's supportedInterfaces, else 0.3 (a2acompat/a2av0),
+// and a call sends the message, waits for the task (streaming when the card offers it) and
+// returns its final artifacts' text. The
 // remotes are dialled as MCP servers are (internal/mcptools): under the egress allow list,
 // with header values from Secrets the Agent may use, and only on the configured origin. A
 // call that ends early (its run cancelled, its timeout) cancels the remote task.
@@ -24,6 +26,7 @@ package a2atools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,7 +35,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -53,6 +57,7 @@ const (
 	// CardTimeout bounds reading a card.
 	CardTimeout  = 10 * time.Second
 	maxCardBytes = 1 << 20
+	maxJWKSBytes = 64 << 10
 	// maxStatusMessage bounds the error an Agent's status.a2aAgents[].message quotes.
 	maxStatusMessage = 480
 )
@@ -71,7 +76,14 @@ type Client struct {
 type agentEntry struct {
 	generation int64
 	uid        types.UID
-	cards      map[string]*a2a.AgentCard
+	cards      map[string]*card
+}
+
+// card is a remote agent's card as read, with the interface calls use.
+type card struct {
+	*a2a.AgentCard
+	iface    *a2a.AgentInterface
+	verified bool
 }
 
 // NewClient returns a client dialling as o says (mcptools.ManagerOptions in the manager).
@@ -101,7 +113,7 @@ type Set struct {
 // remote is one remote agent with its card read.
 type remote struct {
 	name    string
-	card    *a2a.AgentCard
+	card    *card
 	client  *http.Client
 	timeout time.Duration
 }
@@ -137,10 +149,11 @@ func (c *Client) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 			continue
 		}
 		st.CardRead, st.AgentName, st.Streaming = true, textutil.Truncate(r.card.Name, 256), r.card.Capabilities.Streaming
+		st.ProtocolVersion, st.SignatureVerified = versionOf(r.card.iface), r.card.verified
 		set.status = append(set.status, st)
 		name := ToolName(spec.Name)
 		set.remotes[name] = r
-		set.tools = append(set.tools, Tool{Name: name, Description: description(spec.Name, r.card)})
+		set.tools = append(set.tools, Tool{Name: name, Description: description(spec.Name, r.card.AgentCard)})
 	}
 	return set
 }
@@ -166,7 +179,7 @@ func (c *Client) entry(agent *v1.Agent) *agentEntry {
 	defer c.mu.Unlock()
 	e := c.m[key]
 	if e == nil || e.generation != agent.Generation || e.uid != agent.UID {
-		e = &agentEntry{generation: agent.Generation, uid: agent.UID, cards: map[string]*a2a.AgentCard{}}
+		e = &agentEntry{generation: agent.Generation, uid: agent.UID, cards: map[string]*card{}}
 		c.m[key] = e
 	}
 	return e
@@ -190,66 +203,148 @@ func (c *Client) remote(ctx context.Context, agent *v1.Agent, spec *v1.A2AAgent,
 	if r.card != nil {
 		return r, nil
 	}
-	card, err := readCard(ctx, r.client, ep.URL)
+	body, err := readCard(ctx, r.client, ep.URL)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCard(card, ep.URL); err != nil {
+	verified := false
+	if spec.Verify != nil {
+		if err := c.verify(ctx, agent, spec.Verify, body); err != nil {
+			return nil, err
+		}
+		verified = true
+	}
+	cd, err := parseCard(body, !verified)
+	if err != nil {
 		return nil, err
 	}
+	if cd.iface, err = pickInterface(cd.AgentCard, ep.URL); err != nil {
+		return nil, err
+	}
+	cd.verified = verified
 	c.mu.Lock()
-	e.cards[spec.Name] = card
+	e.cards[spec.Name] = cd
 	c.mu.Unlock()
-	r.card = card
+	r.card = cd
 	return r, nil
 }
 
-// readCard reads the agent card at base + /.well-known/agent-card.json, bounded in time and size.
-func readCard(ctx context.Context, hc *http.Client, base *url.URL) (*a2a.AgentCard, error) {
+// readCard reads the agent card at base + /.well-known/agent-card.json, bounded in time and
+// size, asking for A2A 1.0's card (A2A-Version: 1.0): a server that serves both versions
+// serves its 1.0 card then, the one its signatures sign.
+func readCard(ctx context.Context, hc *http.Client, base *url.URL) ([]byte, error) {
+	body, err := readBounded(ctx, hc, base.JoinPath("/.well-known/agent-card.json").String(), maxCardBytes,
+		http.Header{a2a.SvcParamVersion: {string(a2a.Version)}})
+	if err != nil {
+		return nil, fmt.Errorf("reading the agent card: %w", err)
+	}
+	return body, nil
+}
+
+// readBounded GETs u with header, bounded by CardTimeout and max bytes.
+func readBounded(ctx context.Context, hc *http.Client, u string, max int, header http.Header) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, CardTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.JoinPath("/.well-known/agent-card.json").String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reading the agent card: %w", err)
+		return nil, err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading the agent card: %s", resp.Status)
+		return nil, errors.New(resp.Status)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCardBytes+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading the agent card: %w", err)
+		return nil, err
 	}
-	if len(body) > maxCardBytes {
-		return nil, fmt.Errorf("the agent card is larger than %d bytes", maxCardBytes)
+	if len(body) > max {
+		return nil, fmt.Errorf("larger than %d bytes", max)
 	}
-	card := &a2a.AgentCard{}
-	if err := json.Unmarshal(body, card); err != nil {
-		return nil, fmt.Errorf("the agent card is not one: %w", err)
-	}
-	return card, nil
+	return body, nil
 }
 
-// checkCard refuses a card whose endpoint is on another origin than the configured URL: the
-// headers (Secrets) go only where the Agent's writer pointed them. An endpoint of another
-// transport than JSON-RPC is refused too: it is the one this client speaks.
-func checkCard(card *a2a.AgentCard, base *url.URL) error {
-	u, err := url.Parse(card.URL)
+// parseCard reads a card of either version (the SDK's 0.3 compatible parser reads 1.0, 0.3
+// and the union of both). A 0.3 card that names no transport is JSON-RPC, as 0.3 defines;
+// legacy says such a card may be used (not when its signature had to verify: 0.3's url is
+// not among the signed fields).
+func parseCard(body []byte, legacy bool) (*card, error) {
+	parsed := &a2a.AgentCard{}
+	if err := json.Unmarshal(body, parsed); err != nil || len(parsed.SupportedInterfaces) == 0 {
+		if parsed, err = a2av0.NewAgentCardParser()(body); err != nil {
+			return nil, fmt.Errorf("the agent card is not one: %w", err)
+		}
+	}
+	if len(parsed.SupportedInterfaces) == 0 && legacy {
+		var old struct {
+			URL             string `json:"url"`
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(body, &old) == nil && old.URL != "" {
+			v := a2a.ProtocolVersion(old.ProtocolVersion)
+			if v == "" {
+				v = a2av0.Version
+			}
+			parsed.SupportedInterfaces = []*a2a.AgentInterface{{URL: old.URL, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: v}}
+		}
+	}
+	return &card{AgentCard: parsed}, nil
+}
+
+// pickInterface is the interface calls use: A2A 1.0 over JSON-RPC first, 0.3 over JSON-RPC
+// next (the transports this client speaks). One on another origin than the configured URL
+// is refused: the headers (Secrets) go only where the Agent's writer pointed them.
+func pickInterface(c *a2a.AgentCard, base *url.URL) (*a2a.AgentInterface, error) {
+	var best *a2a.AgentInterface
+	for _, i := range c.SupportedInterfaces {
+		if !strings.EqualFold(string(i.ProtocolBinding), string(a2a.TransportProtocolJSONRPC)) {
+			continue
+		}
+		switch {
+		case isV1(i.ProtocolVersion):
+			if best == nil || !isV1(best.ProtocolVersion) {
+				best = i
+			}
+		case isV03(i.ProtocolVersion):
+			if best == nil {
+				best = i
+			}
+		}
+	}
+	if best == nil {
+		return nil, errors.New("the agent card offers no JSON-RPC interface of A2A 1.0 or 0.3, the ones this client speaks")
+	}
+	u, err := url.Parse(best.URL)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("the agent card's url %q is not a URL", card.URL)
+		return nil, fmt.Errorf("the agent card's url %q is not a URL", best.URL)
 	}
 	if !mcptools.SameOrigin(u, base) {
-		return &refusal{reason: mcptools.ReasonOriginRefused,
+		return nil, &refusal{reason: mcptools.ReasonOriginRefused,
 			err: fmt.Errorf("the agent card names an endpoint on another origin (%s): refused", u.Host)}
 	}
-	if t := card.PreferredTransport; t != "" && t != a2a.TransportProtocolJSONRPC {
-		return fmt.Errorf("the agent card prefers transport %s; this client speaks JSONRPC", t)
+	return best, nil
+}
+
+// versionOf is the protocol version status reports: 1.0 or 0.3.
+func versionOf(i *a2a.AgentInterface) string {
+	if isV1(i.ProtocolVersion) {
+		return string(a2a.Version)
 	}
-	return nil
+	return string(a2av0.Version)
+}
+
+func isV1(v a2a.ProtocolVersion) bool {
+	return v == a2a.Version || strings.HasPrefix(string(v), string(a2a.Version)+".")
+}
+
+func isV03(v a2a.ProtocolVersion) bool {
+	return v == a2av0.Version || strings.HasPrefix(string(v), string(a2av0.Version)+".")
 }
 
 // description is what the model reads about a remote agent: its card's name, description

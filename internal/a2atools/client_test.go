@@ -114,13 +114,14 @@ func options(refuse string) mcptools.Options {
 }
 
 // A remote agent's card makes the tool a2a__<name>; a call sends the message, waits for the
-// task, and returns its artifact's text, streaming or not.
+// task, and returns its artifact's text, streaming or not. The remote here is an A2A 0.3
+// agent (the SDK's v0): its card offers 0.3 only, which calls then speak.
 func TestCallWaitsForTheTask(t *testing.T) {
 	for name, streaming := range map[string]bool{"streaming": true, "blocking send": false} {
 		t.Run(name, func(t *testing.T) {
 			srv, _ := remoteAgent(t, streaming, "")
 			set := NewClient(options("")).Resolve(t.Context(), agentWith(srv.URL))
-			if d := cmp.Diff([]v1.A2AAgentStatus{{Name: "echo", CardRead: true, AgentName: "echo", Streaming: streaming}}, set.Status()); d != "" {
+			if d := cmp.Diff([]v1.A2AAgentStatus{{Name: "echo", CardRead: true, AgentName: "echo", Streaming: streaming, ProtocolVersion: "0.3"}}, set.Status()); d != "" {
 				t.Fatalf("status (-want +got):\n%s", d)
 			}
 			if len(set.Tools()) != 1 || set.Tools()[0].Name != "a2a__echo" {

@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	authzv1 "k8s.io/api/authorization/v1"
@@ -88,11 +89,11 @@ func Handler(o Options) http.Handler {
 	// One server per MCP session, bound to the namespace and session its first request
 	// named; each call still runs as whoever sent it.
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		return newServer(o, namespaceOf(r), r.URL.Query().Get("session"))
+		return newServer(o, namespaceOf(r), r.URL.Query().Get("session"), false)
 	}, &mcp.StreamableHTTPOptions{EventStore: o.EventStore})
 	// The stateless revision serves each request alone, from the server for its URL's
 	// namespace and session.
-	servers := &statelessServers{build: func(namespace, session string) *mcp.Server { return newServer(o, namespace, session) }}
+	servers := &statelessServers{build: func(namespace, session string) *mcp.Server { return newServer(o, namespace, session, true) }}
 	stateless := mcp.NewStreamableHTTPHandler(servers.get, &mcp.StreamableHTTPOptions{Stateless: true})
 	limited := newSessionLimiter(o.Limits, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -126,7 +127,11 @@ func Handler(o Options) http.Handler {
 			return
 		}
 		if speaksStateless(r) {
-			limited.serveStateless(w, r, u.GetName(), stateless)
+			next := http.Handler(stateless)
+			if q := taskRequest(r); q != nil {
+				next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { o.serveTask(w, r, q) })
+			}
+			limited.serveStateless(w, r, u.GetName(), next)
 			return
 		}
 		limited.serve(w, r, u.GetName())
@@ -236,9 +241,24 @@ func ToolNames() []string {
 	return names
 }
 
-// newServer is the MCP server with the tools.
-func newServer(o Options, namespace, session string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "agent-sessions", Version: "v1alpha1"}, nil)
+// toolsTTL is the cache hint (ttlMs) of tools/list and server/discover: the tools are those of
+// the running binary, the same for every caller.
+const toolsTTL = 5 * time.Minute
+
+// newServer is the MCP server with the tools; stateless, the server of the 2026-07-28
+// revision, which also offers the tasks extension (tasks.go).
+func newServer(o Options, namespace, session string, stateless bool) *mcp.Server {
+	opts := &mcp.ServerOptions{SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+		switch req.(type) {
+		case *mcp.ListToolsRequest, *mcp.ServerRequest[*mcp.DiscoverParams]:
+			c.TTLMs, c.CacheScope = int(toolsTTL.Milliseconds()), "public"
+		}
+	}}
+	if stateless {
+		opts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
+			Extensions: map[string]any{TasksExtension: map[string]any{}}}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "agent-sessions", Version: "v1alpha1"}, opts)
 	for _, t := range Tools() {
 		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -262,6 +282,7 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil
 	}
+	call.Stamp = stampTrace(req.Params.Meta, nil)
 	out, err := fn(ctx, call, req.Params.Arguments)
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil

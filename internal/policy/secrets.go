@@ -56,6 +56,9 @@ func AgentSecretRefs(a *v1.Agent) []SecretRef {
 			path := remotes.Index(i).Child("headers").Index(j).Child("valueFrom", "secretKeyRef")
 			refs = append(refs, secretRef(path, &ra.Headers[j].ValueFrom.SecretKeyRef)...)
 		}
+		if ra.Verify != nil {
+			refs = append(refs, secretRef(remotes.Index(i).Child("verify", "jwksSecretRef"), ra.Verify.JWKSSecretRef)...)
+		}
 	}
 	return refs
 }

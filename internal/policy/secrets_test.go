@@ -63,21 +63,23 @@ func TestSecretRules(t *testing.T) {
 }
 
 // Every Secret an Agent's headers name is vouched for and judged: its MCP servers' and its
-// remote A2A agents'.
+// remote A2A agents', and the key set a remote agent's card must verify with.
 func TestAgentSecretRefsHeaders(t *testing.T) {
 	header := func(secret string) []v1.MCPHeader {
 		return []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: secretKey(secret)}}}
 	}
 	a := &v1.Agent{Spec: v1.AgentSpec{Tools: v1.ToolsSpec{
 		MCPServers: []v1.MCPServer{{Name: "m", Headers: header("mcp-token")}},
-		A2AAgents:  []v1.A2AAgent{{Name: "planner", Headers: header("planner-token")}},
+		A2AAgents: []v1.A2AAgent{{Name: "planner", Headers: header("planner-token"),
+			Verify: &v1.A2AVerify{JWKSSecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "planner-keys"}, Key: "jwks.json"}}}},
 	}}}
 	var got []string
 	for _, r := range AgentSecretRefs(a) {
 		got = append(got, r.Path.String()+"="+r.Name)
 	}
 	want := []string{"spec.tools.mcpServers[0].headers[0].valueFrom.secretKeyRef=mcp-token",
-		"spec.tools.a2aAgents[0].headers[0].valueFrom.secretKeyRef=planner-token"}
+		"spec.tools.a2aAgents[0].headers[0].valueFrom.secretKeyRef=planner-token",
+		"spec.tools.a2aAgents[0].verify.jwksSecretRef=planner-keys"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("AgentSecretRefs (-want +got):\n%s", d)
 	}

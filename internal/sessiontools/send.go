@@ -134,10 +134,19 @@ func (c *Call) send(ctx context.Context, ref, message string, timeout int32) (an
 	if denied != nil || err != nil {
 		return denied, err
 	}
-	if timeout == 0 {
+	if timeout == 0 || c.NoWait {
 		return StatusResult{RunID: TurnID(s.UID, "round-1"), Status: StatusAccepted}, nil
 	}
 	return c.Wait(ctx, s, time.Duration(timeout)*time.Second+5*time.Second)
+}
+
+// SendOutcome is the sessions_send result of a send whose outcome is known (ok, timeout or
+// error), as Wait returns it; false while the send has none yet.
+func SendOutcome(s *v1.SessionSend) (StatusResult, bool) {
+	if !sendDone(&s.Status) {
+		return StatusResult{}, false
+	}
+	return outcome(TurnID(s.UID, "round-1"), &s.Status), true
 }
 
 // StartSend creates the call's SessionSend without waiting for it: the send, or the
@@ -158,21 +167,25 @@ func (c *Call) StartSend(ctx context.Context, ref, message string, timeout int32
 // Wait waits for the send's outcome and returns it as the sessions_send result. The
 // controller owns the deadline; grace only bounds a wait that sees nothing.
 func (c *Call) Wait(ctx context.Context, s *v1.SessionSend, grace time.Duration) (StatusResult, error) {
-	runID := TurnID(s.UID, "round-1")
 	st, err := c.waitSend(ctx, s, grace)
 	if err != nil {
 		return StatusResult{}, err
 	}
+	return outcome(TurnID(s.UID, "round-1"), st), nil
+}
+
+// outcome is the sessions_send result of a send's status.
+func outcome(runID string, st *v1.SessionSendStatus) StatusResult {
 	switch st.Status {
 	case v1.SendOK:
 		if protocol.NoReply(st.Reply) {
-			return StatusResult{RunID: runID, Status: StatusOK, NoReply: true}, nil
+			return StatusResult{RunID: runID, Status: StatusOK, NoReply: true}
 		}
-		return StatusResult{RunID: runID, Status: StatusOK, Reply: st.Reply}, nil
+		return StatusResult{RunID: runID, Status: StatusOK, Reply: st.Reply}
 	case v1.SendTimeout:
-		return StatusResult{RunID: runID, Status: StatusTimeout, Error: st.Error}, nil
+		return StatusResult{RunID: runID, Status: StatusTimeout, Error: st.Error}
 	default:
-		return StatusResult{RunID: runID, Status: StatusError, Error: st.Error}, nil
+		return StatusResult{RunID: runID, Status: StatusError, Error: st.Error}
 	}
 }
 

@@ -117,6 +117,10 @@ type Call struct {
 	// Stamp adds the host's labels and annotations (owner, hop count, trace) to an object
 	// before it is created; nil adds none.
 	Stamp func(ctx context.Context, obj client.Object) error
+	// NoWait makes sessions_send return once its send is created (accepted, with its runId),
+	// whatever its timeoutSeconds: the send still waits that long for its reply, and the
+	// caller follows it (an MCP task, SendOutcome) rather than this call.
+	NoWait bool
 }
 
 // ObjectName names an object the call creates.

@@ -23,20 +23,24 @@ import (
 )
 
 // a2aRemote is a remote A2A agent on the A2A JavaScript SDK's server (@a2a-js/sdk, A2A 1.0
-// with its v0.3 compatibility on, which our Go client speaks): the agent "planner" answers
-// "plan for: <message>" as an artifact, except that a message starting with "slow" works
-// until it is cancelled. It requires the bearer token it is given, prints TASK <id> <text>
-// for each task it starts and CANCELLED <id> for each one cancelled.
+// with its v0.3 compatibility on): the agent "planner" answers "plan for: <message>" as an
+// artifact, except that a message starting with "slow" works until it is cancelled. Its card
+// offers the protocol version it is given (0.3 or 1.0) and is signed (ES256, by the SDK's
+// signer) when sign is "good" with the key published at /jwks.json, when "wrong" with
+// another key. It requires the bearer token it is given (not for /jwks.json), prints TASK
+// <id> <text> for each task it starts and CANCELLED <id> for each one cancelled.
 const a2aRemote = `
 import { createRequire } from "node:module";
 import { DefaultRequestHandler, InMemoryTaskStore, AgentEvent } from "file://SDK/server/index.js";
 import { jsonRpcHandler, agentCardHandler, UserBuilder } from "file://SDK/server/express/index.js";
+import { generateAgentCardSignature } from "file://SDK/index.js";
+import * as jose from "file://MODULES/jose/dist/webapi/index.js";
 const express = createRequire("file://MODULES/")("express");
-const [port, token] = process.argv.slice(2);
+const [port, token, protocolVersion, sign] = process.argv.slice(2);
 const base = "http://127.0.0.1:" + port;
-const card = {
+let card = {
   name: "planner", description: "plans trips (an @a2a-js/sdk agent)", version: "1.0.0",
-  supportedInterfaces: [{ url: base + "/rpc", protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" }],
+  supportedInterfaces: [{ url: base + "/rpc", protocolBinding: "JSONRPC", protocolVersion, tenant: "" }],
   provider: undefined, capabilities: { streaming: true, extensions: [] },
   securitySchemes: {}, securityRequirements: [], defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"],
   skills: [{ id: "plan", name: "plan", description: "plans a trip", tags: [], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
@@ -67,8 +71,15 @@ const executor = {
   },
   async cancelTask(taskId) { cancelled.add(taskId); },
 };
+const keys = await jose.generateKeyPair("ES256", { extractable: true });
+const publicJWK = { ...(await jose.exportJWK(keys.publicKey)), kid: "planner-key", alg: "ES256", use: "sig" };
+if (sign === "good" || sign === "wrong") {
+  const signer = sign === "good" ? keys.privateKey : (await jose.generateKeyPair("ES256")).privateKey;
+  card = await generateAgentCardSignature(signer, { alg: "ES256", kid: "planner-key", typ: "JOSE" })(card);
+}
 const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
 const app = express();
+app.get("/jwks.json", (_req, res) => res.json({ keys: [publicJWK] }));
 app.use((req, res, next) => {
   if (req.headers.authorization !== "Bearer " + token) { res.status(401).end(); return; }
   next();
@@ -79,11 +90,29 @@ app.use("/rpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuild
 app.listen(Number(port), "127.0.0.1", () => console.log("LISTENING " + base));
 `
 
+// A2ARemoteOptions say what the remote agent's card offers: its protocol version (0.3 when
+// empty) and its signature ("good", "wrong", or none when empty).
+type A2ARemoteOptions struct {
+	ProtocolVersion string
+	Sign            string
+}
+
 // StartA2ARemote runs the remote A2A agent "planner" on the A2A JavaScript SDK's server on a
-// free loopback port, requiring token, its output to log, and waits until it listens. It
-// returns the agent's base URL (its card is at /.well-known/agent-card.json) and a stop
-// function.
+// free loopback port, requiring token, its output to log, and waits until it listens. Its
+// card offers A2A 0.3, unsigned. It returns the agent's base URL (its card is at
+// /.well-known/agent-card.json) and a stop function.
 func StartA2ARemote(log io.Writer, token string) (string, func(), error) {
+	return StartA2ARemoteWith(log, token, A2ARemoteOptions{})
+}
+
+// StartA2ARemoteWith is StartA2ARemote with the card o describes; its JWKS is at /jwks.json.
+func StartA2ARemoteWith(log io.Writer, token string, o A2ARemoteOptions) (string, func(), error) {
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = "0.3"
+	}
+	if o.Sign == "" {
+		o.Sign = "none"
+	}
 	pkgs, err := MCPNPM()
 	if err != nil {
 		return "", nil, err
@@ -98,7 +127,7 @@ func StartA2ARemote(log io.Writer, token string) (string, func(), error) {
 		return "", nil, err
 	}
 	addr, stop, err := startListening("the remote A2A agent", log, func(port string) *exec.Cmd {
-		return exec.Command(pkgs.Node(), script, port, token)
+		return exec.Command(pkgs.Node(), script, port, token, o.ProtocolVersion, o.Sign)
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)

@@ -34,10 +34,24 @@ func NewRoot() string {
 	return Format(trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
 }
 
+// NewChild chooses the ids of an object's root span as a child of the caller's span parent
+// (a traceparent): the caller's trace, a new span id. It returns the traceparent to keep in
+// the object's Annotation, "" when parent does not parse.
+func NewChild(parent string) string {
+	p := Parse(parent)
+	if !p.IsValid() {
+		return ""
+	}
+	var sid trace.SpanID
+	_, _ = crand.Read(sid[:])
+	return Format(trace.NewSpanContext(trace.SpanContextConfig{TraceID: p.TraceID(), SpanID: sid, TraceFlags: p.TraceFlags() | trace.FlagsSampled}))
+}
+
 // Root describes an object's root span.
 type Root struct {
-	// TraceParent is the object's Annotation; Link its LinkAnnotation (may be empty).
-	TraceParent, Link string
+	// TraceParent is the object's Annotation; Link its LinkAnnotation and Parent its
+	// ParentAnnotation (either may be empty).
+	TraceParent, Link, Parent string
 	// Name is e.g. "sessions_send agent:bob:main".
 	Name       string
 	Start, End time.Time
@@ -55,7 +69,13 @@ func EndRoot(r Root) {
 	}
 	ctx := context.WithValue(context.Background(), chosenKey{}, sc)
 	opts := []trace.SpanStartOption{trace.WithTimestamp(r.Start), trace.WithAttributes(r.Attributes...),
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithNewRoot()}
+		trace.WithSpanKind(trace.SpanKindInternal)}
+	if p := Parse(r.Parent); p.IsValid() && p.TraceID() == sc.TraceID() {
+		// A child of the caller's span, in the caller's trace.
+		ctx = trace.ContextWithRemoteSpanContext(ctx, p)
+	} else {
+		opts = append(opts, trace.WithNewRoot())
+	}
 	if l := Parse(r.Link); l.IsValid() {
 		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: l}))
 	}
@@ -84,7 +104,10 @@ func (chosenIDs) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
 	return tid, sid
 }
 
-func (chosenIDs) NewSpanID(_ context.Context, _ trace.TraceID) trace.SpanID {
+func (chosenIDs) NewSpanID(ctx context.Context, tid trace.TraceID) trace.SpanID {
+	if sc, ok := ctx.Value(chosenKey{}).(trace.SpanContext); ok && sc.TraceID() == tid {
+		return sc.SpanID()
+	}
 	var sid trace.SpanID
 	_, _ = crand.Read(sid[:])
 	return sid

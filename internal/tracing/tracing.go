@@ -41,6 +41,9 @@ const (
 	Annotation = "sessions.agents.dev/traceparent"
 	// LinkAnnotation holds the traceparent of the tool call span that created the object.
 	LinkAnnotation = "sessions.agents.dev/trace-link"
+	// ParentAnnotation holds the traceparent of the caller's span the object's root span is
+	// a child of (an MCP client's _meta traceparent): the object's trace is the caller's.
+	ParentAnnotation = "sessions.agents.dev/trace-parent"
 )
 
 // Enabled says an exporter endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
+	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
@@ -73,6 +74,10 @@ type SidecarConfig struct {
 	MCPAllowedHosts []string
 	// ArchivedRetention is how long archived transcripts are kept; 0 keeps them forever.
 	ArchivedRetention time.Duration
+	// A2ACardSigningKey is the PEM private key (ECDSA P-256 or Ed25519) the agent cards are
+	// signed with, its public half published at /a2a/.well-known/jwks.json; nil serves
+	// them unsigned.
+	A2ACardSigningKey []byte
 	// Front passes requests for other shards' namespaces to their owner (an unsharded
 	// install answers everything itself).
 	Front FrontConfig
@@ -209,7 +214,11 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		if o, err = callerOptions(rc, cfg, kubeAuthz, searchable{store, index}, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 			// Each A2A request may wait for its task or stream it: it counts as a stream.
-			routes["/a2a/"] = LimitStreams(a2aserver.Handler(a2aserver.Options{Callers: o, Hub: hub}), kubeAuthz.Identify, limits.streams)
+			var signer *a2aserver.CardSigner
+			if signer, err = cardSigner(cfg.A2ACardSigningKey); err == nil {
+				routes["/a2a/"] = LimitStreams(a2aserver.Handler(a2aserver.Options{Callers: o, Hub: hub, Signer: signer}),
+					kubeAuthz.Identify, limits.streams)
+			}
 		}
 	}
 	var front *owners
@@ -322,4 +331,16 @@ func metricsAuth(a *KubeAuthorizer, next http.Handler) http.Handler {
 			http.Error(w, "authorization check failed", http.StatusServiceUnavailable)
 		}
 	})
+}
+
+// cardSigner is the signer of the agent cards with the PEM key; none without one.
+func cardSigner(pemKey []byte) (*a2aserver.CardSigner, error) {
+	if len(pemKey) == 0 {
+		return nil, nil
+	}
+	key, err := a2atools.ParseSigningKey(pemKey)
+	if err != nil {
+		return nil, err
+	}
+	return a2aserver.NewCardSigner(key), nil
 }

@@ -30,10 +30,8 @@ import (
 // The lead removes this list when they land.
 var expectedSoon = []string{
 	"docs/concepts/budgets-and-chains.md",
-	"docs/tasks/talk-a2a.md",
 	"docs/tasks/run-on-a-schedule.md",
 	"docs/tasks/trigger-from-a-webhook.md",
-	"docs/reference/a2a.md",
 }
 
 // mdLink matches an inline Markdown link's target: [text](target).

@@ -27,12 +27,14 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
-// a2aClient is a Node script on the A2A JavaScript SDK's client (@a2a-js/sdk, its v0.3
-// compatibility on): it reads the agent card at BASE, then reads the card back, sends a
+// a2aClient is a Node script on the A2A JavaScript SDK's client (@a2a-js/sdk) speaking A2A
+// 0.3 (its LegacyJsonRpcTransport, to the card's 0.3 url: the SDK's factory would pick the
+// card's 1.0 interface): it reads the agent card at BASE, then reads the card back, sends a
 // message, streams one, or starts one and cancels it, and prints what it got as JSON (or
 // why the card was refused).
 const a2aClient = `
-import { ClientFactory, JsonRpcTransportFactory, DefaultAgentCardResolver } from "file://SDK/client/index.js";
+import { Client, DefaultAgentCardResolver } from "file://SDK/client/index.js";
+import { LegacyJsonRpcTransport } from "file://SDK/compat/v0_3/client/index.js";
 const [base, token, what, message] = process.argv.slice(2);
 const out = (o) => console.log(JSON.stringify(o));
 const fetchImpl = (url, init = {}) => {
@@ -41,13 +43,13 @@ const fetchImpl = (url, init = {}) => {
   return fetch(url, { ...init, headers });
 };
 const legacyCompat = { enabled: true };
-const factory = new ClientFactory({
-  transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat })],
-  cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }),
-});
 let client;
 try {
-  client = await factory.createFromUrl(base);
+  const res = await fetchImpl(new URL(".well-known/agent-card.json", base));
+  if (!res.ok) throw new Error("Failed to fetch Agent Card from " + base + ": " + res.status);
+  const raw = await res.json();
+  const card = new DefaultAgentCardResolver({ fetchImpl, legacyCompat }).normalizeAgentCard(raw);
+  client = new Client(new LegacyJsonRpcTransport({ endpoint: raw.url, fetchImpl }), card);
 } catch (e) {
   out({ refused: String(e) });
   process.exit(0);

@@ -87,6 +87,8 @@ var _ = BeforeSuite(func() {
 		Log:      io.MultiWriter(GinkgoWriter, &clusterLog),
 		// As make run-local does: the MCP pages' tour steps use it.
 		MCPEverything: true,
+		// The A2A cards are signed (a2a_v1_test.go checks the signature).
+		StoreArgs: []string{"--a2a-card-signing-key=" + cardSigningKeyFile(workDir)},
 	})
 	Expect(err).NotTo(HaveOccurred())
 

@@ -42,7 +42,7 @@ const (
 	noPrompts    = "/mcp serves no prompts"
 	noResources  = "/mcp serves no resources"
 	noCompletion = "/mcp serves no completion/complete"
-	noTasks      = "the tasks extension (SEP-2663) is not served; its scenarios also need fixture tools"
+	noTasks      = "calls the suite's fixture tools (greet, slow_compute, ...); /mcp serves SEP-2663 tasks for long sessions_send only"
 	noInput      = "needs the suite's input-required fixture tools; the session tools ask the client nothing (SEP-2322)"
 	noOAuth      = "the manager authenticates to tool servers with static headers from Secrets, not OAuth"
 	noAsking     = "the manager's client declares no elicitation, sampling or roots: it calls tools for a model, with no user to ask"

@@ -124,6 +124,9 @@ takes its shard from its ordinal and its volume from the StatefulSet's claim tem
         {{- with .Values.transcriptStore.archivedTranscriptRetention }}
         - --archived-transcript-retention={{ . }}
         {{- end }}
+        {{- if .Values.transcriptStore.a2aCardSigningSecret }}
+        - --a2a-card-signing-key=/etc/agent-sessions/a2a-card-signing/key.pem
+        {{- end }}
         env:
         - name: CONTAINER_MEMORY_LIMIT
           valueFrom: {resourceFieldRef: {containerName: transcript-store, resource: limits.memory}}
@@ -149,6 +152,9 @@ takes its shard from its ordinal and its volume from the StatefulSet's claim tem
         - {name: transcripts, mountPath: /var/lib/agent-sessions}
         - {name: transcript-store-token, mountPath: /var/run/secrets/kubernetes.io/serviceaccount, readOnly: true}
         - {name: webhook-certs, mountPath: /tmp/history-server/serving-certs, readOnly: true}
+        {{- if .Values.transcriptStore.a2aCardSigningSecret }}
+        - {name: a2a-card-signing, mountPath: /etc/agent-sessions/a2a-card-signing, readOnly: true}
+        {{- end }}
       volumes:
       # The Pod ServiceAccount's token, as the kubelet would mount it, for the manager only:
       # the network-facing sidecar gets its own identity, which may not read Secrets.
@@ -171,4 +177,10 @@ takes its shard from its ordinal and its volume from the StatefulSet's claim tem
       - name: webhook-certs
         secret:
           secretName: agent-session-operator-webhook-server-cert
+      {{- with .Values.transcriptStore.a2aCardSigningSecret }}
+      - name: a2a-card-signing
+        secret:
+          secretName: {{ . }}
+          items: [{key: key.pem, path: key.pem}]
+      {{- end }}
 {{- end }}

@@ -22,10 +22,13 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	authzv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -61,7 +64,14 @@ func Options() (mcpserver.Options, client.WithWatch) {
 	main := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: sessionkey.ObjectName("agent:main:main")},
 		Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
 	fc := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(main).
-		WithStatusSubresource(&v1.SessionSend{})).Build()
+		WithStatusSubresource(&v1.SessionSend{}).WithInterceptorFuncs(interceptor.Funcs{
+		// As the API server does, every object created gets a UID (a task's id is made of it).
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if obj.GetUID() == "" {
+				obj.SetUID(types.UID(uuid.NewString()))
+			}
+			return c.Create(ctx, obj, opts...)
+		}})).Build()
 	refused := interceptor.NewClient(fc, interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 		return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: "agentsessions"}, "", errors.New("no RBAC rule"))
 	}})
