@@ -64,6 +64,7 @@ func TestChaos(t *testing.T) {
 	t.Run("provider faults", e.providerFaults)
 	t.Run("hostile input", e.hostileInput)
 	t.Run("hostile egress and amplification", e.hostileEgress)
+	t.Run("compaction under a spent budget", e.spentCompaction)
 	t.Run("crashes and restarts", e.crashes)
 }
 
