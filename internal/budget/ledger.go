@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -116,9 +117,19 @@ func NewLedger(cache client.Reader, clk clock.PassiveClock) *Ledger {
 // SessionPolicy controller watches it (source.Channel) and calls WindowSpend.
 func (l *Ledger) Wakes() <-chan event.GenericEvent { return l.wake }
 
-// policy is the namespace's SessionPolicy from the cache, nil when it has none.
+// policy is the namespace's SessionPolicy from the cache, nil when it has none. It is the
+// cache's own object, not a copy (a judge and a charge each read it on a turn's hot path):
+// the ledger only reads it.
 func (l *Ledger) policy(ctx context.Context, ns string) (*v1.SessionPolicy, error) {
-	return l.cache.SessionPolicy(ctx, ns)
+	p := &v1.SessionPolicy{}
+	err := l.cache.Cache.Get(ctx, types.NamespacedName{Namespace: ns, Name: lookup.PolicyName}, p, client.UnsafeDisableDeepCopy)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return p, nil
 }
 
 // budgetsOf is pol's spec.budgets, empty when it has none.
