@@ -42,6 +42,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
+	"github.com/agent-sessions/agent-session-operator/internal/approval"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/certs"
@@ -229,7 +230,7 @@ func setup(mgr ctrl.Manager, o options) error {
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout, LiveReplies: o.liveReplies,
-		Egress: egressPolicy, Budget: ledger,
+		Egress: egressPolicy, Budget: ledger, Approvals: approval.NewDesk(mgr.GetCache(), mgr.GetAPIReader(), mgr.GetClient()),
 		Tools: turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot},
 	})
 	if err != nil {
