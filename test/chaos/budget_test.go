@@ -88,7 +88,9 @@ func (e *env) spentCompaction(t *testing.T) {
 		_, asked := sess.Annotations[v1.CompactRequestAnnotation]
 		refused, err := e.hasEvent(ctx, sess, v1.ReasonBudgetExceeded)
 		return !asked && refused, err
-	}, func() string { return fmt.Sprintf("%d compaction calls reached the priced model", model.compactions.Load()) })
+	}, func() string {
+		return fmt.Sprintf("%d compaction calls reached the priced model", model.compactions.Load())
+	})
 	if n := model.compactions.Load(); n != 0 {
 		t.Errorf("%d compaction calls reached the priced model under a spent window", n)
 	}
