@@ -145,6 +145,15 @@ const secretRecheck = 30 * time.Second
 
 // setReady writes the Ready condition and observedGeneration when they changed.
 func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) error {
+	if !applyReady(ctx, obj, conds, observed, cond) {
+		return nil
+	}
+	return c.Status().Update(ctx, obj)
+}
+
+// applyReady sets the Ready condition (and Stalled) and observedGeneration in obj's status,
+// and says whether they changed: the caller writes the status once.
+func applyReady(ctx context.Context, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) bool {
 	changed := meta.SetStatusCondition(conds, cond)
 	if setStalled(conds, cond) {
 		changed = true
@@ -152,11 +161,10 @@ func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]
 	if *observed != obj.GetGeneration() {
 		*observed, changed = obj.GetGeneration(), true
 	}
-	if !changed {
-		return nil
+	if changed {
+		ctrl.LoggerFrom(ctx).V(2).Info("ready condition changed", "object", klog.KObj(obj), "ready", cond.Status, "reason", cond.Reason)
 	}
-	ctrl.LoggerFrom(ctx).V(2).Info("ready condition changed", "object", klog.KObj(obj), "ready", cond.Status, "reason", cond.Reason)
-	return c.Status().Update(ctx, obj)
+	return changed
 }
 
 // setupWith registers the reconciler; probes runs its MCP probes (nil when MCP is nil).

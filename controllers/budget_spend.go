@@ -15,87 +15,67 @@
 package controllers
 
 import (
-	"context"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/clock"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/turns"
-	"github.com/agent-sessions/agent-session-operator/internal/usage"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 )
 
 // SpendWriteInterval is how often at most a namespace's SessionPolicy status.spend is
 // written while its turns spend: the webhook reads it, so a new send sees a spent window
-// within that long; running turns are judged on the keeper's own count at once.
+// within that long; running turns are judged on the ledger's own count at once.
 const SpendWriteInterval = 5 * time.Second
 
-// spendWriter writes the budget keeper's window spend into SessionPolicy status.spend, at
+// spendWriter puts the budget ledger's window spend into SessionPolicy status.spend, at
 // most once per SpendWriteInterval per namespace (on the real clock: it bounds API writes).
+// The SessionPolicy reconcile writes it with the rest of the status.
 type spendWriter struct {
-	keeper *budgetKeeper
+	ledger *budget.Ledger
 	clock  clock.PassiveClock
 
 	mu      sync.Mutex
 	written map[string]time.Time
 }
 
-func newSpendWriter(k *budgetKeeper) *spendWriter {
-	return &spendWriter{keeper: k, clock: clock.RealClock{}, written: map[string]time.Time{}}
+// newSpendWriter is nil (nothing recorded) without a ledger.
+func newSpendWriter(l *budget.Ledger) *spendWriter {
+	if l == nil {
+		return nil
+	}
+	return &spendWriter{ledger: l, clock: clock.RealClock{}, written: map[string]time.Time{}}
 }
 
-// record writes p's spend when it changed, and says when to look again (0: when woken).
-func (w *spendWriter) record(ctx context.Context, c client.Client, p *v1.SessionPolicy) (time.Duration, error) {
+// apply sets p's status.spend when it is due and changed (changed true: the caller writes
+// the status, then calls recorded), or says when to look again (0: when woken).
+func (w *spendWriter) apply(p *v1.SessionPolicy) (time.Duration, bool) {
 	if w == nil {
-		return 0, nil
+		return 0, false
 	}
-	now := w.clock.Now()
 	w.mu.Lock()
 	last := w.written[p.Namespace]
 	w.mu.Unlock()
-	if wait := last.Add(SpendWriteInterval).Sub(now); wait > 0 {
-		return wait, nil // the keeper stays awake: no wake is queued meanwhile
+	if wait := last.Add(SpendWriteInterval).Sub(w.clock.Now()); wait > 0 {
+		return wait, false // the ledger stays awake: no wake is queued meanwhile
 	}
-	s, _ := w.keeper.windowSpendOf(p)
-	exportSpend(p, s)
+	s, _ := w.ledger.WindowSpend(p)
 	if s == nil || equality.Semantic.DeepEqual(p.Status.Spend, s) {
-		return 0, nil
+		return 0, false
 	}
 	p.Status.Spend = s
-	if err := c.Status().Update(ctx, p); err != nil {
-		w.keeper.rewake(p.Namespace)
-		return 0, err
-	}
-	w.mu.Lock()
-	w.written[p.Namespace] = now
-	w.mu.Unlock()
-	return 0, nil
+	return 0, true
 }
 
-// exportSpend sets the budget window gauges of p's namespace (s nil: it has no budget).
-func exportSpend(p *v1.SessionPolicy, s *v1.Spend) {
-	ns := p.Namespace
-	if s == nil {
-		turns.BudgetWindowSpend.DeletePartialMatch(prometheus.Labels{"namespace": ns})
-		turns.BudgetWindowLimit.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+// recorded notes the outcome of the status write that carried the spend apply set.
+func (w *spendWriter) recorded(ns string, err error) {
+	if err != nil {
+		w.ledger.Rewake(ns)
 		return
 	}
-	b := p.Spec.Budgets.Namespace
-	cost, _ := usage.ParseNanos(s.Cost)
-	turns.BudgetWindowSpend.WithLabelValues(ns, "cost").Set(float64(cost) / 1e9)
-	turns.BudgetWindowSpend.WithLabelValues(ns, "tokens").Set(float64(s.Tokens))
-	if limit, err := usage.ParseNanos(b.MaxCost); err == nil && b.MaxCost != "" {
-		turns.BudgetWindowLimit.WithLabelValues(ns, "cost").Set(float64(limit) / 1e9)
-	} else {
-		turns.BudgetWindowLimit.DeleteLabelValues(ns, "cost")
-	}
-	if b.MaxTokens != nil {
-		turns.BudgetWindowLimit.WithLabelValues(ns, "tokens").Set(float64(*b.MaxTokens))
-	} else {
-		turns.BudgetWindowLimit.DeleteLabelValues(ns, "tokens")
-	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.written[ns] = w.clock.Now()
 }

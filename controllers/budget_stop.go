@@ -62,7 +62,7 @@ func (r *SubagentRunReconciler) stopForBudget(ctx context.Context, f *flow[*v1.S
 // budgetStopped: a budget stopped the run. Its Failed condition (reason BudgetExceeded) is
 // written only by finish, after the announce, which must say so already (the condition
 // would end the run for kubectl wait and the spawn limit before its announce): until then
-// the run's failure is told by its notes, the keeper's reason (usage.StopReason).
+// the run's failure is told by its notes, the ledger's reason (usage.StopReason).
 func budgetStopped(st *v1.SubagentRunStatus) bool {
 	return st.Phase == v1.RunFailed && usage.StopReason(st.Notes)
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -105,7 +106,7 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 			turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		}
 		st.Turns = append(st.Turns, turn)
-		if errors.Is(res.Err, turns.ErrBudgetExceeded) {
+		if errors.Is(res.Err, budget.ErrExceeded) {
 			return false, r.stopForBudget(ctx, f, res.Err.Error())
 		}
 	}

@@ -32,8 +32,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
-// SessionPolicyReconciler reports whether a SessionPolicy is in force: its globs compile and
-// its delivery Secrets are usable (internal/secretaccess).
+// SessionPolicyReconciler reports whether a SessionPolicy is in force (its globs compile and
+// its delivery Secrets are usable, internal/secretaccess) and records the namespace's
+// budget window spend from the ledger, in one status write.
 type SessionPolicyReconciler struct {
 	client.Client
 	APIReader client.Reader
@@ -76,22 +77,28 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 			break
 		}
 	}
-	if err := setReady(ctx, r.Client, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond); err != nil {
-		return res, err
-	}
-	again, err := r.spend.record(ctx, r.Client, p)
+	// One status write: the Ready condition and the budget window's spend together.
+	changed := applyReady(ctx, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond)
+	again, spent := r.spend.apply(p)
 	if again > 0 && (res.RequeueAfter == 0 || again < res.RequeueAfter) {
 		res.RequeueAfter = again
+	}
+	if !changed && !spent {
+		return res, nil
+	}
+	err := r.Status().Update(ctx, p)
+	if spent {
+		r.spend.recorded(p.Namespace, err)
 	}
 	return res, err
 }
 
-// setupWith registers the reconciler.
-// The budget keeper wakes it when a namespace's spend changes.
+// setupWith registers the reconciler. The budget ledger wakes it when a namespace's spend
+// changes.
 func (r *SessionPolicyReconciler) setupWith(b *builder.Builder) error {
 	b = b.For(&v1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	if r.spend != nil {
-		b = b.WatchesRawSource(source.Channel(r.spend.keeper.wake, &handler.EnqueueRequestForObject{}))
+		b = b.WatchesRawSource(source.Channel(r.spend.ledger.Wakes(), &handler.EnqueueRequestForObject{}))
 	}
 	return b.Named("sessionpolicy").Complete(requeueConflicts(r))
 }

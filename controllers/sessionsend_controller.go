@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -238,7 +239,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	if res.Err != nil {
 		turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		st.Turns = append(st.Turns, turn)
-		if errors.Is(res.Err, turns.ErrBudgetExceeded) {
+		if errors.Is(res.Err, budget.ErrExceeded) {
 			return false, r.stopForBudget(ctx, f, res.Err.Error())
 		}
 		r.failWith(f, "RunFailed", "the run failed: "+turn.Error)

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
@@ -90,6 +91,10 @@ type Options struct {
 	// SendFeed receives the changes of the shard's SessionSends for the transcript-store's
 	// /events; nil is Store when it is one (the transcript client), else none.
 	SendFeed SendFeed
+	// Budget is the manager's one budget ledger, the one the engine judges and charges every
+	// model call with: the SessionPolicy controller records its namespace windows in
+	// status.spend. Nil records none.
+	Budget *budget.Ledger
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -125,17 +130,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
 		events: o.Events.GetEventRecorder("announce-delivery"), clock: o.Clock}
-	// Budgets: the keeper judges every model call of the engine's turns and learns each
-	// turn's last call from the outcome the controllers read through runner.
-	// The keeper reads the cache only: a namespace without a SessionPolicy must not cost an
-	// API call per model call.
-	keeper := newBudgetKeeper(lookup.Lookup{Cache: c}, o.Clock)
-	if e, ok := o.Runner.(interface{ UseBudget(turns.BudgetCheck) }); ok {
-		e.UseBudget(keeper)
-	}
-	runner := budgetRunner{Runner: o.Runner, keeper: keeper}
 	owners := func(name string) ownerDeps {
-		return ownerDeps{Client: c, Lookup: l, Runner: runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Announcer: ann}
+		return ownerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Announcer: ann}
 	}
 	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), TTL: o.TTLAfterFinished}
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
@@ -154,7 +150,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b(), o.Concurrency),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A}).setupWith(b(), probes),
-		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(keeper)}).setupWith(b()),
+		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(o.Budget)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
 		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,
 			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),

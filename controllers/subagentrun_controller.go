@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
@@ -283,7 +284,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 		st.Phase = v1.RunSucceeded
 	case errors.Is(res.Err, turns.ErrDeadline):
 		st.Phase, st.Notes = v1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, f.agent))
-	case errors.Is(res.Err, turns.ErrBudgetExceeded):
+	case errors.Is(res.Err, budget.ErrExceeded):
 		if err := r.stopForBudget(ctx, f, res.Err.Error()); err != nil {
 			return false, err
 		}

@@ -20,31 +20,19 @@ import (
 	"k8s.io/utils/clock"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/usage"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 )
 
 // budgetGate refuses new sends and spawns once the namespace's budget window is spent (as
-// the SessionPolicy's status.spend records it, written every few seconds by the manager)
-// and spec.budgets that ask more than the policy's.
+// the SessionPolicy's status.spend records it) and spec.budgets that ask more than the
+// policy's: budget.Admit decides.
 type budgetGate struct {
 	clock clock.PassiveClock
 }
 
 // judgeBudget is why a new send (perRun false) or run may not start, or "". pol may be nil.
 func (g budgetGate) judgeBudget(pol *v1.SessionPolicy, own *v1.Budget, perRun bool) string {
-	if pol == nil || pol.Spec.Budgets == nil {
-		return ""
-	}
-	b := pol.Spec.Budgets
-	ceiling, field := b.PerSend, "perSend"
-	if perRun {
-		ceiling, field = b.PerRun, "perRun"
-	}
-	if why := usage.AbovePolicy(own, ceiling, field); why != "" {
-		return why
-	}
-	now := g.now()
-	return usage.NamespaceSpent(b.Namespace, usage.WindowSpent(b.Namespace, pol.Status.Spend, now), now)
+	return budget.Admit(pol, own, perRun, g.now())
 }
 
 func (g budgetGate) now() time.Time {

@@ -43,6 +43,8 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
+	"github.com/agent-sessions/agent-session-operator/internal/approval"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/certs"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
@@ -224,18 +226,6 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := mgr.Add(events); err != nil {
 		return err
 	}
-	engine, err := turns.NewEngine(turns.Options{
-		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
-		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout, LiveReplies: o.liveReplies,
-		Egress: egressPolicy,
-	})
-	if err != nil {
-		return err
-	}
-	if err := mgr.Add(engine); err != nil {
-		return err
-	}
 	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
 	// rule (read uncached), server URLs and dialed addresses under the egress policy.
 	mcpOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
@@ -246,7 +236,22 @@ func setup(mgr ctrl.Manager, o options) error {
 	a2aOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
 	a2aOpts.ReadLimit = int64(o.a2aReadLimit)
 	remoteAgents := a2atools.NewClient(a2aOpts)
-	engine.UseTools(turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot})
+	// One budget ledger: the engine judges and charges every model call with it, the
+	// SessionPolicy controller records its windows. It reads the informer cache only.
+	ledger := budget.NewLedger(mgr.GetCache(), nil)
+	engine, err := turns.NewEngine(turns.Options{
+		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
+		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
+		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout, LiveReplies: o.liveReplies,
+		Egress: egressPolicy, Budget: ledger, Approvals: approval.NewDesk(mgr.GetCache(), mgr.GetAPIReader(), mgr.GetClient()),
+		Tools: turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot},
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(engine); err != nil {
+		return err
+	}
 	if err := mgr.Add(relabel(mgr, o.shard)); err != nil {
 		return err
 	}
@@ -255,7 +260,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: deliverer, Shard: o.shard,
-		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS,
+		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS, Budget: ledger,
 	}); err != nil {
 		return err
 	}

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
@@ -136,9 +137,23 @@ func (s *Suite) StartManager() {
 	events := eventrec.New(mgr.GetClient(), mgr.GetScheme(), eventrec.Options{})
 	gomega.Expect(mgr.Add(events)).To(gomega.Succeed())
 
+	// One budget ledger for the engine and the controllers, as cmd/manager builds it.
+	ledger := budget.NewLedger(mgr.GetCache(), o.Clock)
+	co := controllers.Options{
+		Store: store, Clock: o.Clock, WorkspaceRoot: s.DataDir + "/workspaces", Events: events, Budget: ledger,
+	}
 	eo := turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, Clock: o.Clock, Recorder: events.GetEventRecorder("agent-runtime"),
+		Store: store, Clock: o.Clock, Recorder: events.GetEventRecorder("agent-runtime"), Budget: ledger,
+	}
+	if o.MCPHost != "" {
+		closed, err := egress.Parse([]string{o.MCPHost + "/32"}, false)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		co.MCP = mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
+		eo.Tools.MCP = co.MCP
+	}
+	if o.WorkspaceTools {
+		eo.Tools.WorkspaceRoot = co.WorkspaceRoot
 	}
 	if o.Engine != nil {
 		o.Engine(&eo)
@@ -146,21 +161,7 @@ func (s *Suite) StartManager() {
 	engine, err := turns.NewEngine(eo)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(mgr.Add(engine)).To(gomega.Succeed())
-
-	co := controllers.Options{
-		Runner: engine, Store: store, Clock: o.Clock, WorkspaceRoot: s.DataDir + "/workspaces", Events: events,
-	}
-	tools := turns.ToolSources{}
-	if o.MCPHost != "" {
-		closed, err := egress.Parse([]string{o.MCPHost + "/32"}, false)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		co.MCP = mcptools.NewPool(mcptools.ManagerOptions(mgr.GetAPIReader(), closed))
-		tools.MCP = co.MCP
-	}
-	if o.WorkspaceTools {
-		tools.WorkspaceRoot = co.WorkspaceRoot
-	}
-	engine.UseTools(tools)
+	co.Runner = engine
 	if o.Sink != "" {
 		allowSink, err := egress.Parse([]string{o.Sink + "/"}, false)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

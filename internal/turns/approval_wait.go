@@ -24,13 +24,10 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -131,33 +128,12 @@ func (t *turn) gate(ctx context.Context, call *provider.ToolCall) (text string, 
 
 // approvalVerdict asks the namespace's and the Agent's rules about a call of tool.
 func (t *turn) approvalVerdict(ctx context.Context, tool string) (policy.ApprovalVerdict, error) {
-	p, err := lookup.New(t.e.opts.Reader, t.e.opts.APIReader).SessionPolicy(ctx, t.req.Namespace)
-	if err != nil {
-		return policy.ApprovalVerdict{}, err
-	}
-	var admin *v1.ApprovalPolicy
-	if p != nil {
-		admin = p.Spec.ToolApproval
-	}
-	if admin == nil && t.agent.Spec.Tools.Approval == nil {
-		return policy.ApprovalVerdict{}, nil
-	}
-	return policy.ApprovalFor(admin, t.agent.Spec.Tools.Approval, tool), nil
+	return t.e.approvals.Verdict(ctx, t.req.Namespace, t.agent, tool)
 }
 
-// approval reads the call's ToolApproval, from the cache and, when the cache has none yet,
-// from the API server; nil when there is none.
+// approval reads the call's ToolApproval; nil when there is none.
 func (t *turn) approval(ctx context.Context, name string) (*v1.ToolApproval, error) {
-	key := types.NamespacedName{Namespace: t.req.Namespace, Name: name}
-	ta := &v1.ToolApproval{}
-	err := t.e.opts.Reader.Get(ctx, key, ta)
-	if apierrors.IsNotFound(err) {
-		err = t.e.opts.APIReader.Get(ctx, key, ta)
-	}
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return ta, err
+	return t.e.approvals.Find(ctx, t.req.Namespace, name)
 }
 
 // askApproval creates the call's ToolApproval, owned by the turn's owner (deleted with it).
@@ -172,14 +148,7 @@ func (t *turn) askApproval(ctx context.Context, name string, call *provider.Tool
 			Owner:     v1.ApprovalOwner{Kind: o.Kind, Name: o.Name},
 			ExpiresAt: metav1.NewTime(t.e.now().Add(v.Timeout).Truncate(time.Second))},
 	}
-	err := t.e.opts.Client.Create(ctx, ta)
-	if apierrors.IsAlreadyExists(err) {
-		return t.approval(ctx, name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("creating ToolApproval for %s: %w", call.Name, err)
-	}
-	return ta, nil
+	return t.e.approvals.Ask(ctx, ta)
 }
 
 // queueAsked records, once, that the call waits for a person: the whole call is here, the

@@ -25,6 +25,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -46,6 +48,8 @@ const (
 	compactionOK      = "ok"
 	compactionFailed  = "failed"
 	compactionTimeout = "timeout"
+	// compactionRefused: a budget refused the step's model call (budget.ErrExceeded).
+	compactionRefused = "refused"
 )
 
 // maxFoldRecords bounds the records a compaction step reads before the turn's history.
@@ -59,7 +63,7 @@ const compactionSystem = "You compact the older history of a conversation into a
 var (
 	compactionsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agent_sessions_compactions_total",
-		Help: "Compaction steps, by outcome (ok, failed, timeout).",
+		Help: "Compaction steps, by outcome (ok, failed, timeout, refused by a budget).",
 	}, []string{"outcome"})
 	compactionTokensSaved = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "agent_sessions_compaction_tokens_saved_total",
@@ -122,6 +126,9 @@ func (t *turn) compact(ctx context.Context) error {
 	}
 	if err != nil {
 		t.compactionFailed(ctx, cctx, err)
+		if t.req.Compact && errors.Is(err, budget.ErrExceeded) {
+			return err // a compaction asked for alone ends refused, and its owner says why
+		}
 		return nil
 	}
 	if rec == nil {
@@ -141,10 +148,10 @@ func (t *turn) compact(ctx context.Context) error {
 func (t *turn) summarise(ctx context.Context, cfg compactionConfig, before int64) (*transcript.Record, []transcript.Record, error) {
 	k := splitFold(t.view.tail, cfg.keepRecent)
 	prev, fold := t.view.summary, t.view.tail[:k]
-	budget := int(4 * (t.window() - t.window()/replyReserveDiv -
+	foldBytes := int(4 * (t.window() - t.window()/replyReserveDiv -
 		estimateTokens(len(compactionSystem)+len(cfg.instructions)+len(summaryText(prev)))))
 	if !t.view.complete {
-		older, summary, err := t.readOlder(ctx, prev, budget)
+		older, summary, err := t.readOlder(ctx, prev, foldBytes)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -168,10 +175,10 @@ func (t *turn) summarise(ctx context.Context, cfg compactionConfig, before int64
 		system += "\n\n" + cfg.instructions
 	}
 	maxTokens := min(t.window()/replyReserveDiv, maxSummaryTokens)
-	resp, err := t.prov.Complete(t.e.observeRetries(ctx, t), provider.Request{
+	resp, err := t.callModel(t.e.observeRetries(ctx, t), budget.PurposeCompaction, provider.Request{
 		Model:     cmp.Or(cfg.model, t.session.Spec.Model),
 		System:    system,
-		Messages:  []provider.Message{{Role: provider.RoleUser, Text: compactionInput(prevText, fold, budget)}},
+		Messages:  []provider.Message{{Role: provider.RoleUser, Text: compactionInput(prevText, fold, foldBytes)}},
 		MaxTokens: int(maxTokens),
 	})
 	if err != nil {
@@ -250,18 +257,25 @@ func (t *turn) readOlder(ctx context.Context, summary *transcript.Record, budget
 	return older, summary, nil
 }
 
-// compactionFailed records a failed or timed-out step: a metric, a log line and an Event
-// on the session. The turn goes on truncated; the next turn over the trigger tries again.
+// compactionFailed records a failed, timed-out or refused step: a metric, a log line and
+// an Event on the session (reason BudgetExceeded when a budget refused its model call). The turn goes on truncated; the next turn over the trigger tries again.
 func (t *turn) compactionFailed(ctx, cctx context.Context, err error) {
-	outcome := compactionFailed
-	if errors.Is(context.Cause(cctx), ErrCompactionTimeout) {
+	outcome, reason := compactionFailed, "CompactionFailed"
+	switch {
+	case errors.Is(context.Cause(cctx), ErrCompactionTimeout):
 		outcome, err = compactionTimeout, ErrCompactionTimeout
+	case errors.Is(err, budget.ErrExceeded):
+		outcome, reason = compactionRefused, v1.ReasonBudgetExceeded
 	}
 	compactionsTotal.WithLabelValues(outcome).Inc()
 	ctrl.LoggerFrom(ctx).V(2).Info("compaction failed", "turn", t.req.ID, "session", t.req.SessionKey,
-		"namespace", t.req.Namespace, "error", err.Error())
+		"namespace", t.req.Namespace, "outcome", outcome, "error", err.Error())
 	if r := t.e.opts.Recorder; r != nil {
-		r.Eventf(t.session, nil, corev1.EventTypeWarning, "CompactionFailed", "Compact",
-			"compaction before turn %s: %s; the turn went on with truncated history", t.req.ID, textutil.Truncate(err.Error(), maxEventError))
+		then := "the turn went on with truncated history"
+		if t.req.Compact {
+			then = "nothing was compacted"
+		}
+		r.Eventf(t.session, nil, corev1.EventTypeWarning, reason, "Compact",
+			"compaction in turn %s: %s; %s", t.req.ID, textutil.Truncate(err.Error(), maxEventError), then)
 	}
 }

@@ -29,6 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/approval"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
@@ -96,6 +98,16 @@ type Options struct {
 	// LiveReplies streams model calls (openai, anthropic) and publishes their text as it
 	// arrives through the Store, when it can (see live_reply.go).
 	LiveReplies bool
+	// Budget judges every model call of every turn before it is made and is charged what
+	// it received (the manager's one *budget.Ledger); nil: no budgets.
+	Budget budget.Gate
+	// Approvals is asked about tool calls that may need a person (verdict, the call's
+	// ToolApproval, the request for one); nil is an approval.Desk over Reader, APIReader and
+	// Client.
+	Approvals approval.Asker
+	// Tools are the sources of the turns' non-session tools (MCP servers, remote A2A
+	// agents, workspaces); the zero value offers the session tools only.
+	Tools ToolSources
 }
 
 // Engine runs agent turns: one FIFO lane per session and a global bound. It implements
@@ -126,7 +138,7 @@ type Engine struct {
 
 	providers providerCache
 	tools     toolset
-	budget    BudgetCheck
+	approvals approval.Asker
 	history   *historyCache
 }
 
@@ -162,6 +174,9 @@ func NewEngine(o Options) (*Engine, error) {
 	if o.NewProvider == nil {
 		o.NewProvider = provider.New
 	}
+	if o.Approvals == nil {
+		o.Approvals = approval.NewDesk(o.Reader, o.APIReader, o.Client)
+	}
 	e := &Engine{
 		opts:    o,
 		clock:   o.Clock,
@@ -176,6 +191,7 @@ func NewEngine(o Options) (*Engine, error) {
 		toolEnv: sessiontools.Env{Client: o.Client, Reader: o.Reader, APIReader: o.APIReader,
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
+	e.tools.src, e.approvals = o.Tools, o.Approvals
 	approvalsOverdue.src.Store(&approvalSource{reader: o.Reader, clock: o.Clock})
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/yaml"
 
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
@@ -34,7 +35,7 @@ import (
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	cs := []prometheus.Collector{turnsTotal, turnDuration, modelTokensTotal, modelCostTotal, modelCallDuration,
-		toolCallsTotal, toolCallDuration, FinishedTotal, laneQueueDepth, turnsRunning, BudgetWindowSpend, BudgetWindowLimit,
+		toolCallsTotal, toolCallDuration, FinishedTotal, laneQueueDepth, turnsRunning, budget.WindowSpendGauge, budget.WindowLimitGauge,
 		compactionsTotal, compactionTokensSaved,
 		approvalsTotal, approvalDecisionSeconds, approvalsOverdue}
 	m := store.NewMetrics(nil)

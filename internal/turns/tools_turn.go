@@ -38,9 +38,6 @@ type ToolSources struct {
 	WorkspaceRoot string
 }
 
-// UseTools sets the engine's tool sources. Call it before the first Submit.
-func (e *Engine) UseTools(src ToolSources) { e.tools.src = src }
-
 // WorkspaceDir is the workspace of a sub-agent session.
 func WorkspaceDir(root, namespace, sessionID string) string {
 	return filepath.Join(root, namespace, sessionID)

@@ -92,10 +92,11 @@ func mcpFixture(t *testing.T, subagentTools ...string) (*fixture, *toolRecorder)
 	sub := session(keySub, "tooled", sidSub)
 	sub.Spec.SpawnedBy = keyT
 	rec := &toolRecorder{}
-	f := newFixture(t, []client.Object{agent, session(keyT, "tooled", sidT), sub}, rec.option)
 	pool := mcptools.NewPool(mcptools.Options{})
 	t.Cleanup(pool.Close)
 	root := t.TempDir()
+	tools := func(o *Options) { o.Tools = ToolSources{MCP: pool, WorkspaceRoot: root} }
+	f := newFixture(t, []client.Object{agent, session(keyT, "tooled", sidT), sub}, rec.option, tools)
 	att := filepath.Join(WorkspaceDir(root, ns, sidSub), ".agents", "attachments", "u1")
 	if err := os.MkdirAll(att, 0o750); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,6 @@ func mcpFixture(t *testing.T, subagentTools ...string) (*fixture, *toolRecorder)
 	if err := os.WriteFile(filepath.Join(att, "notes.txt"), []byte("Llamas hum."), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	f.engine.UseTools(ToolSources{MCP: pool, WorkspaceRoot: root})
 	return f, rec
 }
 

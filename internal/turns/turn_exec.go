@@ -22,6 +22,7 @@ import (
 	"strconv"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -214,13 +215,10 @@ func (t *turn) loop(ctx context.Context) error {
 		if r, ok := t.done[t.key()]; ok {
 			msg = r.Message
 		} else {
-			if err := t.checkBudget(ctx); err != nil {
-				return err
-			}
 			began := t.e.now()
 			cctx, cspan := startChatSpan(ctx, t)
 			lctx, flushLive := t.e.liveReply(t.e.observeRetries(cctx, t), t)
-			resp, err := t.prov.Complete(lctx, provider.Request{
+			resp, err := t.callModel(lctx, budget.PurposeTurn, provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
 				Summary:  summaryText(t.view.summary),

@@ -81,14 +81,13 @@ func benchMCP() ([]Figure, error) {
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: mcpSessionID, SessionKey: mcpKey}); err != nil {
 		return nil, err
 	}
-	engine, err := turns.NewEngine(turns.Options{Client: cl, Reader: cl, Store: store})
+	pool := mcptools.NewPool(mcptools.Options{})
+	defer pool.Close()
+	engine, err := turns.NewEngine(turns.Options{Client: cl, Reader: cl, Store: store, Tools: turns.ToolSources{MCP: pool}})
 	if err != nil {
 		return nil, err
 	}
 	defer engine.Stop()
-	pool := mcptools.NewPool(mcptools.Options{})
-	defer pool.Close()
-	engine.UseTools(turns.ToolSources{MCP: pool})
 	wake := engine.Wake(turns.OwnerSessionSend)
 
 	turn := func(i int, input string) (time.Duration, error) {

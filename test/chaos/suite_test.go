@@ -65,6 +65,7 @@ func TestChaos(t *testing.T) {
 	t.Run("hostile input", e.hostileInput)
 	t.Run("hostile egress and amplification", e.hostileEgress)
 	t.Run("remote agents that answer without end", e.endlessRemote)
+	t.Run("compaction under a spent budget", e.spentCompaction)
 	t.Run("crashes and restarts", e.crashes)
 }
 

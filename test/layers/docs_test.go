@@ -33,6 +33,7 @@ var layerNames = []string{
 	"Leaves",
 	"Types and rules",
 	"Look-ups and readers",
+	"Capabilities",
 	"Tools",
 	"Remote agents",
 	"Doors and the turn engine",

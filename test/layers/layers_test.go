@@ -44,6 +44,10 @@ var layers = [][]string{
 		"internal/usage"},
 	// look-ups and readers
 	{"internal/events", "internal/lookup", "internal/secretaccess", "internal/sessionrows", "internal/testenv"},
+	// the capabilities the engine is given: the budget ledger (judge and charge of every
+	// model call, the namespace window, its gauges, the admission check) and the approval
+	// desk (the engine's questions about tool calls that wait for a person)
+	{"internal/approval", "internal/budget"},
 	// the session tools and the agent's MCP tools
 	{"internal/devcluster", "internal/mcptools", "internal/sessiontools"},
 	// the agent's remote A2A agents, dialled under the MCP tools' egress and Secret rules

@@ -1,0 +1,233 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package budget
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
+)
+
+const ns = "team"
+
+var epoch = time.Date(2026, 11, 28, 10, 30, 0, 0, time.UTC)
+
+func policy(b *v1.Budgets, spend *v1.Spend) *v1.SessionPolicy {
+	return &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		Spec: v1.SessionPolicySpec{Budgets: b}, Status: v1.SessionPolicyStatus{Spend: spend}}
+}
+
+func send(name string, uid types.UID, b *v1.Budget) *v1.SessionSend {
+	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: uid}, Spec: v1.SessionSendSpec{Budget: b}}
+}
+
+func call(owner string, uid types.UID, step string, purpose Purpose) Call {
+	kind := OwnerSessionSend
+	if owner == "" {
+		kind = "AgentSession"
+	}
+	return Call{Namespace: ns, Turn: string(uid) + "/" + step, OwnerKind: kind,
+		Owner: types.NamespacedName{Namespace: ns, Name: owner}, OwnerUID: uid, Purpose: purpose}
+}
+
+func newLedger(t *testing.T, objs ...client.Object) (*Ledger, *clocktesting.FakeClock) {
+	t.Helper()
+	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(objs...)).Build()
+	clk := clocktesting.NewFakeClock(epoch)
+	return NewLedger(c, clk), clk
+}
+
+// step is a judge (charge zero) or a judge then a charge of tokens.
+type step struct {
+	call   Call
+	charge int64
+}
+
+// TestJudgeThenCharge plays model calls against the ledger: each is judged, and charged
+// when the judge lets it through; the table says which judge refuses, and why.
+func TestJudgeThenCharge(t *testing.T) {
+	window := &v1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](100)}
+	for name, tc := range map[string]struct {
+		objs    []client.Object
+		steps   []step
+		refused map[int]string
+	}{
+		"a send's third turn is over its maxTurns 2; its announce is not stopped": {
+			objs: []client.Object{policy(nil, nil), send("s", "u1", &v1.Budget{MaxTurns: ptr.To[int32](2)})},
+			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 5}, {call("s", "u1", "round-1", PurposeTurn), 5},
+				{call("s", "u1", "round-2", PurposeTurn), 5}, {call("s", "u1", "round-3", PurposeTurn), 5},
+				{call("s", "u1", "announce", PurposeTurn), 5}},
+			refused: map[int]string{3: "budget exceeded: the send would begin turn 3, over its maxTurns 2"},
+		},
+		"a spent window refuses turns and compactions, a session's own compaction and an announce's too": {
+			objs: []client.Object{policy(&v1.Budgets{Namespace: window}, nil), send("s", "u1", nil)},
+			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 100}, {call("s", "u1", "round-2", PurposeCompaction), 1},
+				{call("", "u9", "compact-1", PurposeCompaction), 1}, {call("s", "u1", "announce", PurposeTurn), 1},
+				{call("s", "u1", "announce", PurposeCompaction), 1}},
+			refused: map[int]string{
+				1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z",
+				2: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z",
+				4: "namespace budget spent: the namespace's turns used 101 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z",
+			},
+		},
+		"a compaction is charged to the window": {
+			objs:    []client.Object{policy(&v1.Budgets{Namespace: window}, nil)},
+			steps:   []step{{call("", "u9", "compact-1", PurposeCompaction), 100}, {call("", "u9", "compact-2", PurposeCompaction), 1}},
+			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
+		},
+		"the window goes on from the recorded spend": {
+			objs: []client.Object{policy(&v1.Budgets{Namespace: window},
+				&v1.Spend{WindowStart: &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}, Tokens: 99}), send("s", "u1", nil)},
+			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
+			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
+		},
+		"the policy's perSend fills what the send's budget leaves": {
+			objs:    []client.Object{policy(&v1.Budgets{PerSend: &v1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send("s", "u1", nil)},
+			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 10}, {call("s", "u1", "round-1", PurposeTurn), 1}},
+			refused: map[int]string{1: "budget exceeded: the send used 10 tokens of its maxTokens 10"},
+		},
+		"no policy, no budget": {
+			objs:  []client.Object{send("s", "u1", nil)},
+			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 1000}, {call("s", "u1", "round-1", PurposeCompaction), 1000}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l, _ := newLedger(t, tc.objs...)
+			ctx := context.Background()
+			got := map[int]string{}
+			for i, s := range tc.steps {
+				if err := l.Judge(ctx, s.call); err != nil {
+					if !errors.Is(err, ErrExceeded) {
+						t.Fatalf("step %d: %v does not match ErrExceeded", i, err)
+					}
+					got[i] = err.Error()
+					continue
+				}
+				l.Charge(ctx, s.call, usage.Turn{Input: s.charge})
+			}
+			if d := cmp.Diff(tc.refused, got, cmpEmptyMap); d != "" {
+				t.Errorf("refusals (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+var cmpEmptyMap = cmp.Transformer("nilmap", func(m map[int]string) map[int]string {
+	if m == nil {
+		return map[int]string{}
+	}
+	return m
+})
+
+// TestRunTreeHoldsItsChildren: what a run's child run uses counts in the parent's tree.
+func TestRunTreeHoldsItsChildren(t *testing.T) {
+	parent := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "r1", UID: "p1"},
+		Spec: v1.SubagentRunSpec{Budget: &v1.Budget{MaxTokens: ptr.To[int64](50)}}}
+	childSession := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "child",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "SubagentRun", Name: "r1", UID: "p1", Controller: ptr.To(true)}}},
+		Spec: v1.AgentSessionSpec{Key: "agent:w:subagent:c1", AgentID: "w"}}
+	child := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "r2", UID: "c2"},
+		Spec: v1.SubagentRunSpec{RequesterSessionKey: "agent:w:subagent:c1"}}
+	l, _ := newLedger(t, parent, childSession, child)
+	ctx := context.Background()
+	run := func(name string, uid types.UID) Call {
+		return Call{Namespace: ns, Turn: string(uid) + "/task", OwnerKind: OwnerSubagentRun,
+			Owner: types.NamespacedName{Namespace: ns, Name: name}, OwnerUID: uid, Purpose: PurposeTurn}
+	}
+	if err := l.Judge(ctx, run("r2", "c2")); err != nil {
+		t.Fatal(err)
+	}
+	l.Charge(ctx, run("r2", "c2"), usage.Turn{Input: 40, Output: 10})
+	err := l.Judge(ctx, run("r2", "c2"))
+	if err == nil || err.Error() != "budget exceeded: the run tree of subagentrun/r1 used 50 tokens of its maxTokens 50" {
+		t.Fatalf("judge after the child's call: %v", err)
+	}
+	if _, tree, ok := l.Spent("p1"); !ok || tree.Tokens != 50 || tree.Turns != 1 {
+		t.Errorf("parent's tree %+v (known %v), want 50 tokens and the child's turn", tree, ok)
+	}
+}
+
+// TestWindowSpendWakesOnce: a charge wakes the SessionPolicy controller once until it reads
+// the spend; a new window starts empty.
+func TestWindowSpendWakesOnce(t *testing.T) {
+	b := &v1.Budgets{Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: time.Hour}, MaxCost: "1"}}
+	p := policy(b, nil)
+	l, clk := newLedger(t, p)
+	ctx := context.Background()
+	c := call("", "u9", "compact-1", PurposeCompaction)
+	l.Charge(ctx, c, usage.Turn{Input: 3, Output: 4, CostNanos: 250_000_000})
+	l.Charge(ctx, c, usage.Turn{Input: 3})
+	if n := len(l.Wakes()); n != 1 {
+		t.Fatalf("%d wakes queued, want 1", n)
+	}
+	<-l.Wakes()
+	s, changed := l.WindowSpend(p)
+	start := metav1.NewTime(time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC))
+	if d := cmp.Diff(&v1.Spend{WindowStart: &start, Tokens: 10, Cost: "0.25"}, s); d != "" || !changed {
+		t.Errorf("spend (changed %v) (-want +got):\n%s", changed, d)
+	}
+	if _, changed := l.WindowSpend(p); changed {
+		t.Error("read twice: still changing")
+	}
+	clk.Step(time.Hour)
+	s, _ = l.WindowSpend(p)
+	if s.Tokens != 0 || s.Cost != "" || !s.WindowStart.Time.Equal(start.Add(time.Hour)) {
+		t.Errorf("a new window: %+v", s)
+	}
+}
+
+func TestAdmit(t *testing.T) {
+	day := metav1.Duration{Duration: 24 * time.Hour}
+	today := &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
+	yesterday := &metav1.Time{Time: today.Add(-24 * time.Hour)}
+	ns := &v1.NamespaceBudget{Window: day, MaxTokens: ptr.To[int64](10)}
+	for name, tc := range map[string]struct {
+		pol    *v1.SessionPolicy
+		own    *v1.Budget
+		perRun bool
+		want   string
+	}{
+		"no policy":        {},
+		"no budgets":       {pol: policy(nil, nil)},
+		"window not spent": {pol: policy(&v1.Budgets{Namespace: ns}, &v1.Spend{WindowStart: today, Tokens: 9})},
+		"window spent": {pol: policy(&v1.Budgets{Namespace: ns}, &v1.Spend{WindowStart: today, Tokens: 10}),
+			want: "namespace budget spent: the namespace's turns used 10 tokens of its maxTokens 10 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
+		"spent in a past window": {pol: policy(&v1.Budgets{Namespace: ns}, &v1.Spend{WindowStart: yesterday, Tokens: 10})},
+		"a run above perRun": {pol: policy(&v1.Budgets{PerRun: &v1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+			own: &v1.Budget{MaxTurns: ptr.To[int32](4)}, perRun: true,
+			want: "budget above the policy: spec.budget maxTurns 4 is above 3, the most SessionPolicy spec.budgets.perRun allows; lower spec.budget or ask a namespace admin to raise the policy"},
+		"a send under perSend": {pol: policy(&v1.Budgets{PerSend: &v1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+			own: &v1.Budget{MaxTurns: ptr.To[int32](3)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := Admit(tc.pol, tc.own, tc.perRun, epoch); got != tc.want {
+				t.Errorf("Admit = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

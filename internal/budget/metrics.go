@@ -1,0 +1,65 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package budget
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
+)
+
+// The namespace budget's window, as the ledger counts it for the SessionPolicy's
+// status.spend: an alert compares the two (config/prometheus, 80%). resource is cost (in
+// units of the Agents' pricing currency) or tokens.
+var (
+	WindowSpendGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "agent_sessions_budget_window_spend",
+		Help: "What the namespace's turns spent in the current window of its SessionPolicy's spec.budgets.namespace, by resource (cost, tokens).",
+	}, []string{"namespace", "resource"})
+	WindowLimitGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "agent_sessions_budget_window_limit",
+		Help: "The namespace's limit per window (SessionPolicy spec.budgets.namespace maxCost, maxTokens), by resource (cost, tokens).",
+	}, []string{"namespace", "resource"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(WindowSpendGauge, WindowLimitGauge)
+}
+
+// export sets the window gauges of p's namespace (s nil: it has no namespace budget).
+func export(p *v1.SessionPolicy, s *v1.Spend) {
+	ns := p.Namespace
+	if s == nil {
+		WindowSpendGauge.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+		WindowLimitGauge.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+		return
+	}
+	b := p.Spec.Budgets.Namespace
+	cost, _ := usage.ParseNanos(s.Cost)
+	WindowSpendGauge.WithLabelValues(ns, "cost").Set(float64(cost) / 1e9)
+	WindowSpendGauge.WithLabelValues(ns, "tokens").Set(float64(s.Tokens))
+	if limit, err := usage.ParseNanos(b.MaxCost); err == nil && b.MaxCost != "" {
+		WindowLimitGauge.WithLabelValues(ns, "cost").Set(float64(limit) / 1e9)
+	} else {
+		WindowLimitGauge.DeleteLabelValues(ns, "cost")
+	}
+	if b.MaxTokens != nil {
+		WindowLimitGauge.WithLabelValues(ns, "tokens").Set(float64(*b.MaxTokens))
+	} else {
+		WindowLimitGauge.DeleteLabelValues(ns, "tokens")
+	}
+}
