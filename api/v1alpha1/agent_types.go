@@ -143,8 +143,8 @@ type SubagentsSpec struct {
 	MaxChildren *int32 `json:"maxChildren,omitempty"`
 	// tools names what this agent's sessions get when they run as sub-agents, e.g. mcp__everything__echo or sessions_history.
 	// Empty means every non-session tool (the default: no session tools).
-	// Session tools named here are offered too, still under the sub-agent's visibility (clamped when sandboxed), the send policy and admission;
-	// sessions_spawn never is (a sub-agent does not spawn). workspace_list and workspace_read are always offered.
+	// Session tools named here are offered too, still under the sub-agent's visibility (clamped when sandboxed), the send policy and admission.
+	// sessions_spawn is never offered (a sub-agent does not spawn). workspace_list and workspace_read are always offered.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
