@@ -13,8 +13,9 @@
 // limitations under the License.
 
 // Package controllers holds one reconciler per kind: AgentSession, SessionSend, SubagentRun,
-// Agent and SessionPolicy. Each behaviour has its own file (replyback.go, announce.go,
-// ttl.go, attachments.go); the rules they apply come from internal/policy.
+// Agent, SessionPolicy, ToolApproval, SessionSchedule and SessionHook. Each behaviour has
+// its own file (replyback.go, announce.go, ttl.go, attachments.go, schedule_tick.go); the
+// rules they apply come from internal/policy.
 //
 // Controllers are the only writers of status; the turn engine reports. SessionSend and
 // SubagentRun own agent turns. Both run through the step runner in steps.go, the one place
@@ -90,6 +91,9 @@ type Options struct {
 	// SendFeed receives the changes of the shard's SessionSends for the transcript-store's
 	// /events; nil is Store when it is one (the transcript client), else none.
 	SendFeed SendFeed
+	// HookBaseURL is the transcript-store listener's external URL (https://host:port), the
+	// base of each SessionHook's status.url; empty leaves status.url a path.
+	HookBaseURL string
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -160,5 +164,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
 		(&ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
 			announcer: ann}).setupWith(b()),
+		(&SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,
+			Recorder: o.Events.GetEventRecorder("sessionschedule-controller")}).setupWith(b()),
+		(&SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL,
+			Recorder: o.Events.GetEventRecorder("sessionhook-controller")}).setupWith(b()),
 	)...)
 }

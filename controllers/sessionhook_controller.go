@@ -1,0 +1,122 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package controllers
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/hookauth"
+	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+)
+
+// SessionHookReconciler writes what a SessionHook's owner needs to wire the sender: its
+// status.url, and Ready once its signing Secret is there, usable (vouched for by the hook's
+// writer, or opted in) and of the scheme's form. The deliveries themselves are the
+// transcript-store's /hooks door; it writes status.deliveries and status.lastDeliveryTime,
+// the fields only it knows, with a guarded update of its own.
+type SessionHookReconciler struct {
+	client.Client
+	// APIReader reads the signing Secret: the manager caches no Secrets.
+	APIReader client.Reader
+	// HookBaseURL is the transcript-store listener's external URL; empty gives a path.
+	HookBaseURL string
+	Recorder    recorder.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionhooks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionhooks/status,verbs=get;update;patch
+
+// hookSecretRecheck is how often a hook whose Secret is missing or unusable looks again
+// (the manager watches no Secrets).
+const hookSecretRecheck = time.Minute
+
+// HookPath is a hook's path on the transcript-store's listener.
+func HookPath(namespace, name string) string { return "/hooks/" + namespace + "/" + name }
+
+// Reconcile implements reconcile.Reconciler.
+func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	h := &v1.SessionHook{}
+	if err := r.Get(ctx, req.NamespacedName, h); err != nil || !h.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	old := h.Status.DeepCopy()
+	h.Status.URL = strings.TrimSuffix(r.HookBaseURL, "/") + HookPath(h.Namespace, h.Name)
+	ok, reason, msg := r.secretReady(ctx, h)
+	ready := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: reason,
+		Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: h.Generation}
+	if !ok {
+		ready.Status = metav1.ConditionFalse
+	}
+	changed := meta.SetStatusCondition(&h.Status.Conditions, ready)
+	setStalled(&h.Status.Conditions, ready)
+	h.Status.ObservedGeneration = h.Generation
+	var res ctrl.Result
+	if !ok {
+		res.RequeueAfter = hookSecretRecheck
+	}
+	if equality.Semantic.DeepEqual(old, &h.Status) {
+		return res, nil
+	}
+	if err := r.Status().Update(ctx, h); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if changed && r.Recorder != nil {
+		kind := corev1.EventTypeNormal
+		if !ok {
+			kind = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(h, nil, kind, reason, "Verify", "%s", ready.Message)
+	}
+	return res, nil
+}
+
+// secretReady checks the signing Secret under the Secret rule, and its form for the scheme.
+func (r *SessionHookReconciler) secretReady(ctx context.Context, h *v1.SessionHook) (bool, string, string) {
+	ref := h.Spec.SigningSecretRef
+	val, err := secretaccess.Value(ctx, r.APIReader, h, ref.Name, ref.Key)
+	switch {
+	case secretaccess.IsUnusable(err):
+		return false, "SecretUnusable", err.Error()
+	case apierrors.IsNotFound(err):
+		return false, "SecretNotFound", "Secret " + ref.Name + " not found"
+	case err != nil:
+		return false, "SecretError", err.Error()
+	}
+	if ok, why := hookauth.ValidSecret(h.Spec.Signature != v1.HookSignatureGitHub, val); !ok {
+		return false, "InvalidSecret", "Secret " + ref.Name + " key " + ref.Key + ": " + why
+	}
+	return true, "Ready", "deliveries signed with Secret " + ref.Name + " are accepted at " + h.Status.URL
+}
+
+func (r *SessionHookReconciler) setupWith(b *builder.Builder) error {
+	return b.For(&v1.SessionHook{}).Named("sessionhook").Complete(r)
+}
