@@ -35,7 +35,7 @@ const (
 // Defaults and bounds of a SessionHook (the CRD says the same).
 const (
 	DefaultHookMaxBodyBytes  = 64 << 10
-	MaxHookMaxBodyBytes      = 1 << 20
+	MaxHookMaxBodyBytes      = 192 << 10
 	DefaultHookRatePerMinute = 60
 )
 
@@ -49,7 +49,7 @@ type SessionHookSpec struct {
 
 	// message comes before the request body (as text; JSON pretty-printed) in each send.
 	// +optional
-	// +kubebuilder:validation:MaxLength=65536
+	// +kubebuilder:validation:MaxLength=65534
 	Message string `json:"message,omitempty"`
 
 	// sessionKey is the session every delivery goes to; unset gives each delivery a new session hook:<uuid>.
@@ -66,11 +66,11 @@ type SessionHookSpec struct {
 	// +kubebuilder:default=standard
 	Signature HookSignature `json:"signature,omitempty"`
 
-	// maxBodyBytes bounds a delivery's body; a larger one is answered 413. Default 64 KiB, at most 1 MiB.
+	// maxBodyBytes bounds a delivery's body; a larger one is answered 413. Default 64 KiB, at most 192 KiB (the message and body must fit a send's message).
 	// +optional
 	// +kubebuilder:default=65536
 	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=1048576
+	// +kubebuilder:validation:Maximum=196608
 	MaxBodyBytes int32 `json:"maxBodyBytes,omitempty"`
 
 	// ratePerMinute bounds the deliveries accepted per minute (per transcript-store replica); more are answered 429. Default 60.

@@ -130,14 +130,21 @@ func ownerURLs(template string, n int) ([]*url.URL, error) {
 // front serves next for the namespaces this shard owns and passes the others' requests to
 // their owner; defaultNamespace is the door's namespace without ?namespace=.
 func (o *owners) front(next http.Handler, defaultNamespace string) http.Handler {
+	return o.frontBy(next, func(r *http.Request) string {
+		if ns := r.URL.Query().Get("namespace"); ns != "" {
+			return ns
+		}
+		return defaultNamespace
+	})
+}
+
+// frontBy is front for a door whose request names its namespace as namespaceOf reads it.
+func (o *owners) frontBy(next http.Handler, namespaceOf func(*http.Request) string) http.Handler {
 	if o == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ns := r.URL.Query().Get("namespace")
-		if ns == "" {
-			ns = defaultNamespace
-		}
+		ns := namespaceOf(r)
 		if o.self.Owns(ns) {
 			next.ServeHTTP(w, r)
 			return

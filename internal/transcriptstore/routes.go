@@ -26,9 +26,13 @@ import (
 // asks the access layer (caller.Access, shared through KubeAuthorizer) before it does; the
 // door matrix test (doors_envtest_test.go) needs rows for each. The other routes serve no
 // caller's sessions: the console's static files, probes, and /metrics (its own review).
+// A signed door acts on sessions and sends for a request that carries no token: a
+// SessionHook delivery, authenticated by its signature with the hook's own secret
+// (hooks.go); hooks_envtest_test.go holds its rows (signature, replay, unknown hook).
 var (
-	doorRoutes  = []string{"/sessions/", "/search", "/events", "/mcp", "/console/", "/a2a/"}
-	otherRoutes = []string{"/", "/healthz", "/readyz", "/metrics"}
+	doorRoutes   = []string{"/sessions/", "/search", "/events", "/mcp", "/console/", "/a2a/"}
+	signedRoutes = []string{HooksRoute}
+	otherRoutes  = []string{"/", "/healthz", "/readyz", "/metrics"}
 )
 
 // publicMux mounts handlers by route. A route in neither list is refused, so a new route
@@ -36,7 +40,7 @@ var (
 func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 	mux := http.NewServeMux()
 	for route, h := range handlers {
-		if !slices.Contains(doorRoutes, route) && !slices.Contains(otherRoutes, route) {
+		if !slices.Contains(doorRoutes, route) && !slices.Contains(signedRoutes, route) && !slices.Contains(otherRoutes, route) {
 			return nil, fmt.Errorf("public route %q is neither a door nor another route (routes.go)", route)
 		}
 		mux.Handle(route, h)
@@ -46,7 +50,8 @@ func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 
 // frontDoors puts the shard front before each door (outermost: a request for another
 // shard's namespace costs this store no review, stream or rate of the caller's). The
-// history API and /events default to the store's namespace, /mcp and the console to MCP's.
+// history API and /events default to the store's namespace, /mcp and the console to MCP's;
+// /hooks/{namespace}/{name} names its namespace in the path.
 func frontDoors(routes map[string]http.Handler, front *owners, defaultNamespace string) {
 	for _, route := range doorRoutes {
 		ns := defaultNamespace
@@ -54,6 +59,12 @@ func frontDoors(routes map[string]http.Handler, front *owners, defaultNamespace 
 			ns = mcpserver.DefaultNamespace
 		}
 		routes[route] = front.front(routes[route], ns)
+	}
+	if h, ok := routes[HooksRoute]; ok {
+		routes[HooksRoute] = front.frontBy(h, func(r *http.Request) string {
+			ns, _, _ := HookPathNamespace(r.URL.Path)
+			return ns
+		})
 	}
 }
 

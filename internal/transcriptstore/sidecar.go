@@ -31,6 +31,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -189,6 +190,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		"/mcp":      noCallerAPI(),
 		"/console/": noCallerAPI(),
 		"/a2a/":     noCallerAPI(),
+		HooksRoute:  noCallerAPI(),
 		"/healthz":  http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }),
 		"/readyz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			if !ready.Load() {
@@ -206,6 +208,12 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 			// Each A2A request may wait for its task or stream it: it counts as a stream.
 			routes["/a2a/"] = LimitStreams(a2aserver.Handler(a2aserver.Options{Callers: o, Hub: hub}), kubeAuthz.Identify, limits.streams)
+		}
+		var hooks client.Client
+		if err == nil {
+			if hooks, err = client.New(rc, client.Options{Scheme: scheme.New()}); err == nil {
+				routes[HooksRoute] = NewHookHandler(HookOptions{Client: hooks, Clock: cfg.Clock, Registry: reg, Log: log.WithName("hooks")})
+			}
 		}
 	}
 	var front *owners
