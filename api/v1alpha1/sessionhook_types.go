@@ -129,7 +129,9 @@ type SessionHook struct {
 
 	// +required
 	Spec SessionHookSpec `json:"spec"`
+	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status SessionHookStatus `json:"status,omitempty"`
 }
 

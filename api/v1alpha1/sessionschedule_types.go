@@ -174,7 +174,9 @@ type SessionSchedule struct {
 
 	// +required
 	Spec SessionScheduleSpec `json:"spec"`
+	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status SessionScheduleStatus `json:"status,omitempty"`
 }
 

@@ -1,10 +1,12 @@
 -- Argo CD health of every sessions.agents.dev kind (Agent, SessionPolicy, AgentSession,
--- SessionSend, SubagentRun), read from the same conditions kstatus (Flux) reads:
+-- SessionSend, SubagentRun, SessionSchedule, SessionHook), read from the same conditions
+-- kstatus (Flux) reads:
 --   Progressing  until the operator has observed this generation, or while a send or run
 --                works (Reconciling);
 --   Degraded     when Stalled: an Agent, SessionPolicy or session not Ready until something
 --                changes (its spec, a Secret, the egress allow list), a send or run that
 --                failed or timed out;
+--   Suspended    a SessionSchedule with spec.suspend (kstatus reads it Current);
 --   Healthy      when Ready, Archived (a finished session), Completed or Cancelled.
 local conditions = {}
 if obj.status ~= nil then
@@ -26,6 +28,9 @@ if holds("Stalled") then
 end
 if holds("Reconciling") then
   return {status = "Progressing", message = conditions.Reconciling.message or ""}
+end
+if obj.kind == "SessionSchedule" and obj.spec ~= nil and obj.spec.suspend == true then
+  return {status = "Suspended", message = "spec.suspend: no new ticks"}
 end
 for _, t in ipairs({"Ready", "Archived", "Completed", "Cancelled"}) do
   if holds(t) then
