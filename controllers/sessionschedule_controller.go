@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -128,10 +127,9 @@ func (r *SessionScheduleReconciler) observe(ctx context.Context, f *scheduleFlow
 
 // setActive writes status.active from f.active.
 func setActive(f *scheduleFlow) {
-	refs := make([]corev1.ObjectReference, 0, len(f.active))
+	refs := make([]v1.ActiveSend, 0, len(f.active))
 	for _, s := range f.active {
-		refs = append(refs, corev1.ObjectReference{APIVersion: v1.GroupVersion.String(), Kind: "SessionSend",
-			Namespace: s.Namespace, Name: s.Name, UID: s.UID})
+		refs = append(refs, v1.ActiveSend{Name: s.Name, UID: s.UID})
 	}
 	if len(refs) == 0 {
 		refs = nil

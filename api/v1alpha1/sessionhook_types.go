@@ -61,19 +61,19 @@ type SessionHookSpec struct {
 	// +required
 	SigningSecretRef corev1.SecretKeySelector `json:"signingSecretRef"`
 
-	// signature is the scheme deliveries are signed with: standard (Standard Webhooks) or github (X-Hub-Signature-256).
+	// signature is the scheme deliveries are signed with: standard (Standard Webhooks) or github (X-Hub-Signature-256); default standard.
 	// +optional
 	// +kubebuilder:default=standard
 	Signature HookSignature `json:"signature,omitempty"`
 
-	// maxBodyBytes bounds a delivery's body; a larger one is answered 413. Default 64 KiB, at most 192 KiB (the message and body must fit a send's message).
+	// maxBodyBytes bounds a delivery's body; a larger one is answered 413. default 65536 (64 KiB), at most 196608 (192 KiB): the message and body must fit a send's message.
 	// +optional
 	// +kubebuilder:default=65536
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=196608
 	MaxBodyBytes int32 `json:"maxBodyBytes,omitempty"`
 
-	// ratePerMinute bounds the deliveries accepted per minute (per transcript-store replica); more are answered 429. Default 60.
+	// ratePerMinute bounds the deliveries accepted per minute (per transcript-store replica); more are answered 429; default 60.
 	// +optional
 	// +kubebuilder:default=60
 	// +kubebuilder:validation:Minimum=1
@@ -121,8 +121,7 @@ type SessionHookStatus struct {
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.url`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
-// SessionHook turns a signed HTTP POST to /hooks/<namespace>/<name> on the
-// transcript-store's listener into a SessionSend.
+// SessionHook turns a signed HTTP POST to /hooks/<namespace>/<name> on the transcript-store's listener into a SessionSend.
 type SessionHook struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -15,8 +15,8 @@
 package v1alpha1
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // ConcurrencyPolicy says what a SessionSchedule does when a tick comes while an earlier
@@ -53,8 +53,7 @@ const (
 	DefaultFailedSendsHistoryLimit     = 1
 )
 
-// SessionScheduleSpec is a cron schedule of sends into one session, with batch/v1 CronJob's
-// field names and meanings where they apply.
+// SessionScheduleSpec is a cron schedule of sends into one session, with batch/v1 CronJob's field names and meanings where they apply.
 type SessionScheduleSpec struct {
 	// schedule is a standard five-field cron expression or a macro (@hourly, @daily, @weekly, @monthly, @yearly), as a CronJob's.
 	// +required
@@ -76,7 +75,7 @@ type SessionScheduleSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
 
-	// concurrencyPolicy is what a tick does while an earlier tick's send runs: Allow sends anyway, Forbid skips the tick, Replace cancels the running send and sends.
+	// concurrencyPolicy is what a tick does while an earlier tick's send runs: Allow sends anyway, Forbid skips the tick, Replace cancels the running send and sends; default Allow.
 	// +optional
 	// +kubebuilder:default=Allow
 	ConcurrencyPolicy ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
@@ -126,6 +125,14 @@ type SessionScheduleSpec struct {
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 }
 
+// ActiveSend names a running send of a schedule.
+type ActiveSend struct {
+	// name of the SessionSend.
+	Name string `json:"name"`
+	// uid of the SessionSend.
+	UID types.UID `json:"uid"`
+}
+
 // SessionScheduleStatus is what the schedule's controller last saw.
 type SessionScheduleStatus struct {
 	// +optional
@@ -138,7 +145,7 @@ type SessionScheduleStatus struct {
 	// active are the sends of this schedule that have not finished.
 	// +optional
 	// +listType=atomic
-	Active []corev1.ObjectReference `json:"active,omitempty"`
+	Active []ActiveSend `json:"active,omitempty"`
 	// lastScheduleTime is the last tick a send was made for.
 	// +optional
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
@@ -166,8 +173,7 @@ const ConditionMissedStartTimes = "MissedStartTimes"
 // +kubebuilder:printcolumn:name="Session",type=string,JSONPath=`.spec.sessionKey`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
-// SessionSchedule sends a message into a session on a cron schedule, as a CronJob runs Jobs:
-// each tick creates one SessionSend, named from the tick, owned by the schedule.
+// SessionSchedule sends a message into a session on a cron schedule, as a CronJob runs Jobs: each tick creates one SessionSend, named from the tick, owned by the schedule.
 type SessionSchedule struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

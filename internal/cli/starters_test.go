@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -36,7 +35,7 @@ func TestPrintSchedules(t *testing.T) {
 			Status: v1.SessionScheduleStatus{LastScheduleTime: at(-7 * time.Hour), NextScheduleTime: at(17 * time.Hour)}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "digest", Namespace: "team"},
 			Spec:   v1.SessionScheduleSpec{Schedule: "* * * * *"},
-			Status: v1.SessionScheduleStatus{Active: make([]corev1.ObjectReference, 2), NextScheduleTime: at(30 * time.Second)}},
+			Status: v1.SessionScheduleStatus{Active: make([]v1.ActiveSend, 2), NextScheduleTime: at(30 * time.Second)}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "paused", Namespace: "team"},
 			Spec:   v1.SessionScheduleSpec{Schedule: "@hourly", Suspend: ptr.To(true)},
 			Status: v1.SessionScheduleStatus{NextScheduleTime: at(time.Hour)}},
