@@ -16,6 +16,8 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -33,13 +35,16 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/hookauth"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // SessionHookReconciler writes what a SessionHook's owner needs to wire the sender: its
 // status.url, and Ready once its signing Secret is there, usable (vouched for by the hook's
-// writer, or opted in) and of the scheme's form. The deliveries themselves are the
-// transcript-store's /hooks door; it writes status.deliveries and status.lastDeliveryTime,
-// the fields only it knows, with a guarded update of its own.
+// writer, or opted in) and of the scheme's form; and it hands the transcript-store the
+// hook and its secret (Keys), which the store's /hooks door verifies deliveries with: the
+// network-facing store reads no Secrets. It hands them again every hookKeyResync, so a
+// restarted store serves its hooks again within that. The door writes status.deliveries
+// and status.lastDeliveryTime, the fields only it knows, with a guarded update of its own.
 type SessionHookReconciler struct {
 	client.Client
 	// APIReader reads the signing Secret: the manager caches no Secrets.
@@ -47,7 +52,18 @@ type SessionHookReconciler struct {
 	// HookBaseURL is the transcript-store listener's external URL; empty gives a path.
 	HookBaseURL string
 	Recorder    recorder.EventRecorder
+	// Keys receives the hooks' keys; nil hands them nowhere.
+	Keys HookKeys
 }
+
+// HookKeys hands the transcript-store the SessionHooks it serves and their secrets (the
+// transcript client).
+type HookKeys interface {
+	PutHookKeys(ctx context.Context, keys transcript.HookKeys) error
+}
+
+// hookKeyResync is how often a Ready hook's key is handed to the store again.
+const hookKeyResync = time.Minute
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionhooks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionhooks/status,verbs=get;update;patch
@@ -63,11 +79,20 @@ func HookPath(namespace, name string) string { return "/hooks/" + namespace + "/
 func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	h := &v1.SessionHook{}
 	if err := r.Get(ctx, req.NamespacedName, h); err != nil || !h.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, r.handKey(ctx, req.Namespace, req.Name, nil, nil)
 	}
 	old := h.Status.DeepCopy()
 	h.Status.URL = strings.TrimSuffix(r.HookBaseURL, "/") + HookPath(h.Namespace, h.Name)
-	ok, reason, msg := r.secretReady(ctx, h)
+	secret, ok, reason, msg := r.secretReady(ctx, h)
+	if !ok {
+		secret = nil
+	}
+	if err := r.handKey(ctx, h.Namespace, h.Name, h, secret); err != nil {
+		return ctrl.Result{}, err
+	}
 	ready := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: reason,
 		Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: h.Generation}
 	if !ok {
@@ -76,7 +101,7 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	changed := meta.SetStatusCondition(&h.Status.Conditions, ready)
 	setStalled(&h.Status.Conditions, ready)
 	h.Status.ObservedGeneration = h.Generation
-	var res ctrl.Result
+	res := ctrl.Result{RequeueAfter: hookKeyResync}
 	if !ok {
 		res.RequeueAfter = hookSecretRecheck
 	}
@@ -99,22 +124,44 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	return res, nil
 }
 
-// secretReady checks the signing Secret under the Secret rule, and its form for the scheme.
-func (r *SessionHookReconciler) secretReady(ctx context.Context, h *v1.SessionHook) (bool, string, string) {
+// secretReady reads the signing Secret under the Secret rule, and checks its form for the
+// scheme.
+func (r *SessionHookReconciler) secretReady(ctx context.Context, h *v1.SessionHook) ([]byte, bool, string, string) {
 	ref := h.Spec.SigningSecretRef
 	val, err := secretaccess.Value(ctx, r.APIReader, h, ref.Name, ref.Key)
 	switch {
 	case secretaccess.IsUnusable(err):
-		return false, "SecretUnusable", err.Error()
+		return nil, false, "SecretUnusable", err.Error()
 	case apierrors.IsNotFound(err):
-		return false, "SecretNotFound", "Secret " + ref.Name + " not found"
+		return nil, false, "SecretNotFound", "Secret " + ref.Name + " not found"
 	case err != nil:
-		return false, "SecretError", err.Error()
+		return nil, false, "SecretError", err.Error()
 	}
 	if ok, why := hookauth.ValidSecret(h.Spec.Signature != v1.HookSignatureGitHub, val); !ok {
-		return false, "InvalidSecret", "Secret " + ref.Name + " key " + ref.Key + ": " + why
+		return nil, false, "InvalidSecret", "Secret " + ref.Name + " key " + ref.Key + ": " + why
 	}
-	return true, "Ready", "deliveries signed with Secret " + ref.Name + " are accepted at " + h.Status.URL
+	if len(val) > transcript.MaxHookSecretBytes {
+		return nil, false, "InvalidSecret", fmt.Sprintf("Secret %s key %s: over %d bytes", ref.Name, ref.Key, transcript.MaxHookSecretBytes)
+	}
+	return val, true, "Ready", "deliveries signed with Secret " + ref.Name + " are accepted at " + h.Status.URL
+}
+
+// handKey hands the store the hook and its secret, or drops the hook's key (h or secret
+// nil): a hook that is gone or not Ready has its deliveries refused.
+func (r *SessionHookReconciler) handKey(ctx context.Context, ns, name string, h *v1.SessionHook, secret []byte) error {
+	if r.Keys == nil {
+		return nil
+	}
+	key := transcript.HookKey{Namespace: ns, Name: name, Delete: h == nil || secret == nil}
+	if !key.Delete {
+		spec := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: h.Namespace, Name: h.Name, UID: h.UID}, Spec: h.Spec}
+		b, err := json.Marshal(spec)
+		if err != nil {
+			return err
+		}
+		key.Hook, key.Secret = b, secret
+	}
+	return r.Keys.PutHookKeys(ctx, transcript.HookKeys{Keys: []transcript.HookKey{key}})
 }
 
 func (r *SessionHookReconciler) setupWith(b *builder.Builder) error {

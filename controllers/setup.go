@@ -94,6 +94,9 @@ type Options struct {
 	// HookBaseURL is the transcript-store listener's external URL (https://host:port), the
 	// base of each SessionHook's status.url; empty leaves status.url a path.
 	HookBaseURL string
+	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
+	// is Store when it is one (the transcript client), else none.
+	HookKeys HookKeys
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -147,6 +150,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if feed, ok := o.Store.(SendFeed); o.SendFeed == nil && ok {
 		o.SendFeed = feed
 	}
+	if keys, ok := o.Store.(HookKeys); o.HookKeys == nil && ok {
+		o.HookKeys = keys
+	}
 	if o.SendFeed != nil {
 		sends.feed = newSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, pollClock{o.Clock})
 		runnables = append(runnables, mgr.Add(sends.feed))
@@ -166,7 +172,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			announcer: ann}).setupWith(b()),
 		(&SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,
 			Recorder: o.Events.GetEventRecorder("sessionschedule-controller")}).setupWith(b()),
-		(&SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL,
+		(&SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys,
 			Recorder: o.Events.GetEventRecorder("sessionhook-controller")}).setupWith(b()),
 	)...)
 }

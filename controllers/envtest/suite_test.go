@@ -55,9 +55,11 @@ var (
 	fakeClock *clocktesting.FakeClock
 	// sendChanges records what the manager hands the store of its SessionSends.
 	sendChanges = &feedRecorder{}
-	dataDir     string
-	store       *transcriptstore.FileStore
-	sink        *sinkServer
+	// hookKeys records the SessionHook keys the manager hands the store.
+	hookKeys = &keyRecorder{}
+	dataDir  string
+	store    *transcriptstore.FileStore
+	sink     *sinkServer
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).
 	writes sync.Map
 	// engine is the running manager's turn engine; calls sees every model call it makes.
@@ -92,7 +94,7 @@ var _ = BeforeSuite(func() {
 		Controllers: func(o *controllers.Options) {
 			o.Deliverer.Backoff, o.Deliverer.MaxWait = time.Millisecond, time.Millisecond
 			o.TTLAfterFinished, o.MCPProbeTimeout = suiteTTL, suiteProbeTimeout
-			o.SendFeed = sendChanges
+			o.SendFeed, o.HookKeys = sendChanges, hookKeys
 		},
 	})
 	env, cfg, k8s, dataDir = suite.Env, suite.Config, suite.Client, suite.DataDir

@@ -42,7 +42,6 @@ import (
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/hookauth"
-	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -64,7 +63,10 @@ const hookMessageMax = 262144
 
 // HookOptions configure the /hooks door.
 type HookOptions struct {
-	// Client reads hooks and their Secrets and creates sessions and sends, as the store.
+	// Keys are the hooks the store serves and their secrets, from the manager.
+	Keys *HookKeyring
+	// Client creates sessions and sends and counts deliveries in the hooks' status, as the
+	// store.
 	Client client.Client
 	Clock  clock.PassiveClock
 	// Registry receives agent_sessions_hook_deliveries_total; nil registers nowhere.
@@ -134,7 +136,7 @@ func (d *hookDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	hook, secret := d.load(ctx, r.URL.Path)
+	hook, secret := d.load(r.URL.Path)
 	var scheme hookauth.Scheme = hookauth.Standard{}
 	if hook != nil && hook.Spec.Signature == v1.HookSignatureGitHub {
 		scheme = hookauth.GitHub{}
@@ -182,26 +184,14 @@ func (d *hookDoor) denied(w http.ResponseWriter, start time.Time) {
 	writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, "bad or missing signature")
 }
 
-// load reads the hook the path names and its signing secret; nil when the path names no
-// hook, or one whose Secret is missing or unusable (the rule of internal/secretaccess).
-func (d *hookDoor) load(ctx context.Context, path string) (*v1.SessionHook, []byte) {
+// load is the hook the path names and its signing secret, as the manager handed them; nil
+// when the store serves no such hook (unknown, or its Secret is missing or unusable).
+func (d *hookDoor) load(path string) (*v1.SessionHook, []byte) {
 	ns, name, ok := HookPathNamespace(path)
-	if !ok {
+	if !ok || d.Keys == nil {
 		return nil, nil
 	}
-	hook := &v1.SessionHook{}
-	if err := d.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, hook); err != nil {
-		if !apierrors.IsNotFound(err) {
-			d.Log.Error(err, "reading a hook", "namespace", ns, "name", name)
-		}
-		return nil, nil
-	}
-	ref := hook.Spec.SigningSecretRef
-	secret, err := secretaccess.Value(ctx, d.Client, hook, ref.Name, ref.Key)
-	if err != nil || len(secret) == 0 {
-		return nil, nil
-	}
-	return hook, secret
+	return d.Keys.get(ns, name)
 }
 
 // HookPathNamespace splits /hooks/{namespace}/{name}; the shard front routes the door by

@@ -43,13 +43,16 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
 // The /hooks door, on a real API server with the sidecar running as its own user with the
-// shipped roles (history_auth_role.yaml, hook_deliveries_role.yaml) and nothing else.
-// Deliveries are signed by the openssl command: an HMAC-SHA256 independent of the door's
-// (the Standard Webhooks library) and of Go's.
+// shipped roles (history_auth_role.yaml, hook_deliveries_role.yaml: no Secrets) and nothing
+// else; the test hands it the hooks' keys over the internal API, as the manager's SessionHook
+// controller does. Deliveries are signed by the openssl command: an HMAC-SHA256 independent
+// of the door's (the Standard Webhooks library) and of Go's.
 
 const hookNS = "hooks"
 
@@ -62,6 +65,8 @@ type hookFixture struct {
 	hc    *http.Client
 	clock *clocktesting.FakeClock
 	admin client.Client
+	// keys is the sidecar's internal API, as the manager reaches it.
+	keys *transcriptclient.Client
 }
 
 func startHooks(t *testing.T) *hookFixture {
@@ -94,27 +99,24 @@ func startHooks(t *testing.T) *hookFixture {
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	f.must(os.WriteFile(kubeconfig, kc, 0o600))
 	sctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
+	ready := make(chan [2]string, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- transcriptstore.RunSidecar(sctx, transcriptstore.SidecarConfig{
 			DataDir: t.TempDir(), Socket: "127.0.0.1:0", Listen: "127.0.0.1:0", DefaultNamespace: hookNS,
 			Kubeconfig: kubeconfig, Clock: f.clock, Log: logr.Discard(),
-			Ready: func(_, l string) { ready <- l },
+			Ready: func(s, l string) { ready <- [2]string{s, l} },
 		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
-	case l := <-ready:
-		f.base = "https://" + l
+	case a := <-ready:
+		f.keys, f.base = transcriptclient.NewLoopbackClient("http://"+a[0]), "https://"+a[1]
 	case err := <-done:
 		t.Fatalf("sidecar: %v", err)
 	}
 	f.must(f.admin.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: "bot"},
 		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}))
-	f.secret("signing", "whsec_"+base64.StdEncoding.EncodeToString(hookKey), true)
-	f.secret("github", "It's a Secret to Everybody", true)
-	f.secret("private", "whsec_"+base64.StdEncoding.EncodeToString(hookKey), false)
 	return f
 }
 
@@ -125,24 +127,25 @@ func (f *hookFixture) must(err error) {
 	}
 }
 
-// secret creates a Secret with key "secret"; usable: labelled agent-usable (no webhook runs
-// here to vouch for it).
-func (f *hookFixture) secret(name, value string, usable bool) {
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: name}, StringData: map[string]string{"secret": value}}
-	if usable {
-		s.Labels = map[string]string{v1.AgentUsableLabel: "true"}
-	}
-	f.must(f.admin.Create(f.t.Context(), s))
-}
+// standardSecret signs Standard Webhooks deliveries with hookKey.
+var standardSecret = []byte("whsec_" + base64.StdEncoding.EncodeToString(hookKey))
 
-func (f *hookFixture) hook(name, secret string, mut ...func(*v1.SessionHookSpec)) *v1.SessionHook {
+// hook creates a SessionHook and, when secret is set, hands the store its key as the
+// manager does for a Ready hook (nil: a hook whose Secret is missing or unusable).
+func (f *hookFixture) hook(name string, secret []byte, mut ...func(*v1.SessionHookSpec)) *v1.SessionHook {
 	h := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: name}, Spec: v1.SessionHookSpec{
 		AgentID: "bot", Message: "A delivery came:",
-		SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "secret"}}}
+		SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "secret"}}}
 	for _, m := range mut {
 		m(&h.Spec)
 	}
 	f.must(f.admin.Create(f.t.Context(), h))
+	if secret != nil {
+		b, err := json.Marshal(h)
+		f.must(err)
+		f.must(f.keys.PutHookKeys(f.t.Context(), transcript.HookKeys{Keys: []transcript.HookKey{
+			{Namespace: hookNS, Name: name, Hook: b, Secret: secret}}}))
+	}
 	return h
 }
 
@@ -204,7 +207,7 @@ func (f *hookFixture) hookSends(hook string) []v1.SessionSend {
 func TestHookDeliveries(t *testing.T) {
 	f := startHooks(t)
 	ctx := t.Context()
-	h := f.hook("ci", "signing")
+	h := f.hook("ci", standardSecret)
 	body := []byte(`{"event":"build","status":"failed"}`)
 	delivery := signed(t, hookKey, "msg_1", f.clock.Now(), body)
 
@@ -245,16 +248,16 @@ func TestHookDeliveries(t *testing.T) {
 		if bad.status != http.StatusUnauthorized {
 			t.Fatalf("bad signature: %d %s, want 401", bad.status, bad.body)
 		}
-		f.hook("private", "private")
+		f.hook("private", nil)
 		for name, a := range map[string]hookAnswer{
-			"old timestamp":      f.post("/hooks/hooks/ci", signed(t, hookKey, "msg_3", f.clock.Now().Add(-6*time.Minute), body), body),
-			"timestamp ahead":    f.post("/hooks/hooks/ci", signed(t, hookKey, "msg_4", f.clock.Now().Add(6*time.Minute), body), body),
-			"no signature":       f.post("/hooks/hooks/ci", nil, body),
-			"unknown hook":       f.post("/hooks/hooks/nope", signed(t, hookKey, "msg_5", f.clock.Now(), body), body),
-			"unknown namespace":  f.post("/hooks/nowhere/ci", signed(t, hookKey, "msg_6", f.clock.Now(), body), body),
-			"no name":            f.post("/hooks/hooks", signed(t, hookKey, "msg_7", f.clock.Now(), body), body),
-			"an unusable Secret": f.post("/hooks/hooks/private", signed(t, hookKey, "msg_8", f.clock.Now(), body), body),
-			"a changed body":     f.post("/hooks/hooks/ci", signed(t, hookKey, "msg_9", f.clock.Now(), body), []byte(`{"event":"deploy"}`)),
+			"old timestamp":           f.post("/hooks/hooks/ci", signed(t, hookKey, "msg_3", f.clock.Now().Add(-6*time.Minute), body), body),
+			"timestamp ahead":         f.post("/hooks/hooks/ci", signed(t, hookKey, "msg_4", f.clock.Now().Add(6*time.Minute), body), body),
+			"no signature":            f.post("/hooks/hooks/ci", nil, body),
+			"unknown hook":            f.post("/hooks/hooks/nope", signed(t, hookKey, "msg_5", f.clock.Now(), body), body),
+			"unknown namespace":       f.post("/hooks/nowhere/ci", signed(t, hookKey, "msg_6", f.clock.Now(), body), body),
+			"no name":                 f.post("/hooks/hooks", signed(t, hookKey, "msg_7", f.clock.Now(), body), body),
+			"no key from the manager": f.post("/hooks/hooks/private", signed(t, hookKey, "msg_8", f.clock.Now(), body), body),
+			"a changed body":          f.post("/hooks/hooks/ci", signed(t, hookKey, "msg_9", f.clock.Now(), body), []byte(`{"event":"deploy"}`)),
 		} {
 			if a.status != bad.status || a.body != bad.body {
 				t.Errorf("%s: %d %s, want %d %s", name, a.status, a.body, bad.status, bad.body)
@@ -266,7 +269,7 @@ func TestHookDeliveries(t *testing.T) {
 	})
 
 	t.Run("a body over maxBodyBytes is 413", func(t *testing.T) {
-		f.hook("small", "signing", func(s *v1.SessionHookSpec) { s.MaxBodyBytes = 64 })
+		f.hook("small", standardSecret, func(s *v1.SessionHookSpec) { s.MaxBodyBytes = 64 })
 		big := []byte(`{"padding":"` + strings.Repeat("x", 100) + `"}`)
 		if a := f.post("/hooks/hooks/small", signed(t, hookKey, "msg_10", f.clock.Now(), big), big); a.status != http.StatusRequestEntityTooLarge {
 			t.Errorf("signed, over the hook's bound: %d %s, want 413", a.status, a.body)
@@ -281,7 +284,7 @@ func TestHookDeliveries(t *testing.T) {
 	})
 
 	t.Run("a flood is 429 over ratePerMinute, and accepted again a minute later", func(t *testing.T) {
-		f.hook("flood", "signing", func(s *v1.SessionHookSpec) { s.RatePerMinute = 3 })
+		f.hook("flood", standardSecret, func(s *v1.SessionHookSpec) { s.RatePerMinute = 3 })
 		var got []int
 		for i := range 5 {
 			id := "flood_" + strconv.Itoa(i)
@@ -301,7 +304,7 @@ func TestHookDeliveries(t *testing.T) {
 	})
 
 	t.Run("spec.signature github takes X-Hub-Signature-256, and spec.sessionKey the session", func(t *testing.T) {
-		f.hook("gh", "github", func(s *v1.SessionHookSpec) {
+		f.hook("gh", []byte("It's a Secret to Everybody"), func(s *v1.SessionHookSpec) {
 			s.Signature, s.SessionKey, s.Message = v1.HookSignatureGitHub, "hook:github-events", ""
 		})
 		payload := []byte("Hello, World!")
@@ -329,6 +332,14 @@ func TestHookDeliveries(t *testing.T) {
 				t.Fatalf("deliveries %d, lastDeliveryTime %v; want 4 and a time", got.Status.Deliveries, got.Status.LastDeliveryTime)
 			}
 			time.Sleep(testenv.Interval)
+		}
+	})
+
+	t.Run("a key the manager drops refuses the hook's deliveries", func(t *testing.T) {
+		f.must(f.keys.PutHookKeys(ctx, transcript.HookKeys{Keys: []transcript.HookKey{{Namespace: hookNS, Name: "ci", Delete: true}}}))
+		a := f.post("/hooks/hooks/ci", signed(t, hookKey, "msg_after_drop", f.clock.Now(), body), body)
+		if a.status != bad.status || a.body != bad.body {
+			t.Errorf("got %d %s, want %d %s", a.status, a.body, bad.status, bad.body)
 		}
 	})
 
