@@ -16,29 +16,23 @@ package transcriptstore_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -84,37 +78,9 @@ func startHooks(t *testing.T) *hookFixture {
 	f.admin, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
 	f.must(err)
 	f.must(f.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hookNS}}))
-	for _, file := range []string{"history_auth_role.yaml", "hook_deliveries_role.yaml"} {
-		for _, r := range clusterRoles(t, filepath.Join(testenv.RepoRoot(), "config", "rbac", file)) {
-			f.must(f.admin.Create(ctx, r))
-			f.must(f.admin.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: r.Name},
-				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: r.Name},
-				Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: sidecarID}}}))
-		}
-	}
-	u, err := env.AddUser(envtest.User{Name: sidecarID, Groups: []string{"system:authenticated"}}, cfg)
-	f.must(err)
-	kc, err := u.KubeConfig()
-	f.must(err)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	f.must(os.WriteFile(kubeconfig, kc, 0o600))
-	sctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan [2]string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- transcriptstore.RunSidecar(sctx, transcriptstore.SidecarConfig{
-			DataDir: t.TempDir(), Socket: "127.0.0.1:0", Listen: "127.0.0.1:0", DefaultNamespace: hookNS,
-			Kubeconfig: kubeconfig, Clock: f.clock, Log: logr.Discard(),
-			Ready: func(s, l string) { ready <- [2]string{s, l} },
-		})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case a := <-ready:
-		f.keys, f.base = transcriptclient.NewLoopbackClient("http://"+a[0]), "https://"+a[1]
-	case err := <-done:
-		t.Fatalf("sidecar: %v", err)
-	}
+	a := runSidecarAs(t, env, cfg, f.admin, []string{"history_auth_role.yaml", "hook_deliveries_role.yaml"},
+		transcriptstore.SidecarConfig{DefaultNamespace: hookNS, Clock: f.clock})
+	f.keys, f.base = transcriptclient.NewLoopbackClient("http://"+a.internal), "https://"+a.public
 	f.must(f.admin.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: "bot"},
 		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}))
 	return f
