@@ -17,6 +17,7 @@ package envtest
 import (
 	"context"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -56,22 +57,18 @@ var _ = Describe("SessionHook keys", func() {
 
 		Expect(k8s.Delete(ctx, secret)).To(Succeed())
 		touch(h)
-		Eventually(func(g Gomega) {
-			k, _ := hookKeys.last(ns, "ci")
-			g.Expect(k.Delete).To(BeTrue())
-		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		Eventually(func() string { return hookKeys.lastOf(ns, "ci") }, testenv.Timeout, testenv.Interval).Should(Equal("delete"))
 		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: ns, Labels: map[string]string{v1.AgentUsableLabel: "true"}},
 			StringData: map[string]string{"secret": "whsec_c2VjcmV0"}})).To(Succeed())
+		fakeClock.Step(time.Second) // touch writes the clock's time: another one, so a change
 		touch(h)
 		Eventually(func(g Gomega) {
-			k, _ := hookKeys.last(ns, "ci")
-			g.Expect(k.Delete).To(BeFalse())
+			got := &v1.SessionHook{}
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(h), got)).To(Succeed())
+			g.Expect(hookKeys.lastOf(ns, "ci")).To(Equal("set"), "%+v", meta.FindStatusCondition(got.Status.Conditions, v1.ConditionReady))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		Expect(k8s.Delete(ctx, h)).To(Succeed())
-		Eventually(func(g Gomega) {
-			k, _ := hookKeys.last(ns, "ci")
-			g.Expect(k.Delete).To(BeTrue())
-		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		Eventually(func() string { return hookKeys.lastOf(ns, "ci") }, testenv.Timeout, testenv.Interval).Should(Equal("delete"))
 	})
 })
 
@@ -86,6 +83,18 @@ func (r *keyRecorder) PutHookKeys(_ context.Context, keys transcript.HookKeys) e
 	defer r.mu.Unlock()
 	r.got = append(r.got, keys.Keys...)
 	return nil
+}
+
+// lastOf is "set" or "delete", what the last key handed for ns/name did, or "none".
+func (r *keyRecorder) lastOf(ns, name string) string {
+	k, ok := r.last(ns, name)
+	switch {
+	case !ok:
+		return "none"
+	case k.Delete:
+		return "delete"
+	}
+	return "set"
 }
 
 // last is the last key handed for ns/name.
