@@ -81,6 +81,14 @@ func (r *SessionScheduleReconciler) tick(ctx context.Context, f *scheduleFlow) e
 		f.event(corev1.EventTypeWarning, "MissSchedule", "missed the tick at "+d.Due.UTC().Format(time.RFC3339)+": past spec.startingDeadlineSeconds")
 		return nil
 	}
+	// A read of the schedule older than its last status write sees the tick due again: its
+	// send, running, says it was sent (no Forbid skip, no Replace of itself).
+	for _, a := range f.active {
+		if a.Name == policy.ScheduledSendName(s.Name, d.Due) {
+			s.Status.LastScheduleTime = &metav1.Time{Time: d.Due}
+			return nil
+		}
+	}
 	action := policy.DecideConcurrency(string(s.Spec.ConcurrencyPolicy), len(f.active))
 	switch action {
 	case policy.TickSkip:
