@@ -100,7 +100,7 @@ func benchStarters() ([]Figure, error) {
 	loaded := processRSSMiB(c.ManagerPID())
 	return []Figure{
 		{Name: "hook_accept_ms", Value: quantileMS(accept, 0.5), Unit: "ms",
-			Target: "signed POST /hooks/{ns}/{name} to its 202 (hook, Secret, session and send), p50"},
+			Target: "signed POST /hooks/{ns}/{name} to its 202 (verified, session and send created), p50"},
 		{Name: "hook_accept_ms_p99", Value: quantileMS(accept, 0.99), Unit: "ms", Target: "the same, p99"},
 		Compare("schedules_10k_rss_mib", loaded, idle, "MiB",
 			"manager RSS with 10,000 SessionSchedules ticking every minute against none"),
