@@ -290,9 +290,15 @@ func (r *SessionSendReconciler) waitingForRoundOne(f *flow[*v1.SessionSend]) {
 func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession) turns.TurnRequest {
 	prov := &transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}
 	var system string
-	if from := send.Spec.FromSessionKey; from != "" {
+	switch from := send.Spec.FromSessionKey; {
+	case from != "":
 		prov.Kind, prov.SourceSessionKey = transcript.ProvenanceInterSession, from
 		system = protocol.RoundOne(from)
+	case send.Labels[v1.ScheduleLabel] != "":
+		prov = &transcript.Provenance{Kind: transcript.ProvenanceCron, Schedule: send.Labels[v1.ScheduleLabel]}
+	case send.Labels[v1.HookLabel] != "":
+		prov = &transcript.Provenance{Kind: transcript.ProvenanceHook, Hook: send.Labels[v1.HookLabel],
+			DeliveryID: send.Annotations[v1.DeliveryIDAnnotation]}
 	}
 	return turns.TurnRequest{SessionKey: target.Spec.Key, Input: textMessage(send.Spec.Message, prov), SystemContext: system}
 }

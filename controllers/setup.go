@@ -13,8 +13,9 @@
 // limitations under the License.
 
 // Package controllers holds one reconciler per kind: AgentSession, SessionSend, SubagentRun,
-// Agent and SessionPolicy. Each behaviour has its own file (replyback.go, announce.go,
-// ttl.go, attachments.go); the rules they apply come from internal/policy.
+// Agent, SessionPolicy, ToolApproval, SessionSchedule and SessionHook. Each behaviour has
+// its own file (replyback.go, announce.go, ttl.go, attachments.go, schedule_tick.go); the
+// rules they apply come from internal/policy.
 //
 // Controllers are the only writers of status; the turn engine reports. SessionSend and
 // SubagentRun own agent turns. Both run through the step runner in steps.go, the one place
@@ -95,6 +96,12 @@ type Options struct {
 	// model call with: the SessionPolicy controller records its namespace windows in
 	// status.spend. Nil records none.
 	Budget *budget.Ledger
+	// HookBaseURL is the transcript-store listener's external URL (https://host:port), the
+	// base of each SessionHook's status.url; empty leaves status.url a path.
+	HookBaseURL string
+	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
+	// is Store when it is one (the transcript client), else none.
+	HookKeys HookKeys
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -139,6 +146,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if feed, ok := o.Store.(SendFeed); o.SendFeed == nil && ok {
 		o.SendFeed = feed
 	}
+	if keys, ok := o.Store.(HookKeys); o.HookKeys == nil && ok {
+		o.HookKeys = keys
+	}
 	if o.SendFeed != nil {
 		sends.feed = newSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, pollClock{o.Clock})
 		runnables = append(runnables, mgr.Add(sends.feed))
@@ -156,5 +166,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
 		(&ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
 			announcer: ann}).setupWith(b()),
+		(&SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,
+			Recorder: o.Events.GetEventRecorder("sessionschedule-controller")}).setupWith(b()),
+		(&SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys,
+			Recorder: o.Events.GetEventRecorder("sessionhook-controller")}).setupWith(b()),
 	)...)
 }

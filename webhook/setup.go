@@ -60,6 +60,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	ch := newChains(o, api)
 	bg := budgetGate{clock: o.Clock}
 	gate := secretGate{authz: az, Secrets: api}
+	st := starters{authz: az, Reader: r, APIReader: api}
 	return errors.Join(
 		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).WithValidator(withLog[*v1.SessionSend]("sessionSend", &SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
 			WithDefaulter(ShardLabel[*v1.SessionSend]{o.Shard}).WithLogConstructor(RequestLog).Complete(),
@@ -73,6 +74,11 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			WithDefaulter(&AgentSecrets{gate}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &v1.ToolApproval{}).WithValidator(withLog[*v1.ToolApproval]("toolApproval", &ToolApprovalValidator{authz: az, clock: o.Clock})).
 			WithDefaulter(DecidedBy{}).WithLogConstructor(RequestLog).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSchedule{}).WithValidator(withLog[*v1.SessionSchedule]("sessionSchedule",
+			onSpecChange[*v1.SessionSchedule]{check: (&SessionScheduleValidator{st}).Validate, spec: func(s *v1.SessionSchedule) any { return s.Spec }})).WithLogConstructor(RequestLog).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &v1.SessionHook{}).WithValidator(withLog[*v1.SessionHook]("sessionHook",
+			onSpecChange[*v1.SessionHook]{check: (&SessionHookValidator{st}).Validate, spec: func(h *v1.SessionHook) any { return h.Spec }})).
+			WithDefaulter(&HookSecrets{gate}).WithLogConstructor(RequestLog).Complete(),
 	)
 }
 

@@ -13,7 +13,7 @@
 // limitations under the License.
 
 // Package v1alpha1 holds the sessions.agents.dev/v1alpha1 API: AgentSession, SessionSend,
-// SubagentRun, Agent, SessionPolicy and ToolApproval.
+// SubagentRun, Agent, SessionPolicy, ToolApproval, SessionSchedule and SessionHook.
 // +kubebuilder:object:generate=true
 // +groupName=sessions.agents.dev
 package v1alpha1

@@ -94,6 +94,7 @@ type options struct {
 	shard            shard.Shard
 	a2aReadLimit     byteSize
 	mcpReadLimit     byteSize
+	hookBaseURL      string
 }
 
 func main() {
@@ -131,6 +132,7 @@ func main() {
 	flag.Var(&o.mcpReadLimit, "mcp-read-limit", "Bytes read of one answer of an MCP server (a JSON response, or one event of its stream) before the call fails; read before the SDK decodes it (a quantity: 8Mi).")
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
 	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
+	flag.StringVar(&o.hookBaseURL, "hook-base-url", "", "The transcript-store listener's URL as senders reach it (https://host:port): SessionHooks' status.url is it followed by /hooks/<namespace>/<name>; empty gives the path alone.")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -260,7 +262,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: deliverer, Shard: o.shard,
-		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS, Budget: ledger,
+		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS, Budget: ledger, HookBaseURL: o.hookBaseURL,
 	}); err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 -- Argo CD health of every sessions.agents.dev kind (Agent, SessionPolicy, AgentSession,
--- SessionSend, SubagentRun, ToolApproval), read from the same conditions kstatus (Flux) reads:
+-- SessionSend, SubagentRun, ToolApproval, SessionSchedule,
+-- SessionHook), read from the same conditions kstatus (Flux) reads:
 --   Progressing  until the operator has observed this generation, or while a send or run
 --                works (Reconciling);
 --   Degraded     when Stalled: an Agent, SessionPolicy or session not Ready until something
 --                changes (its spec, a Secret, the egress allow list), a send or run that
 --                failed or timed out;
---   Suspended    while a ToolApproval waits for a person (Decided is False);
+--   Suspended    while a ToolApproval waits for a person (Decided is False),
+--                or a SessionSchedule with spec.suspend (kstatus reads it Current);
 --   Healthy      when Ready, Archived (a finished session), Completed, Cancelled or Decided
 --                (a ToolApproval approved, denied or expired).
 local conditions = {}
@@ -28,6 +30,9 @@ if holds("Stalled") then
 end
 if holds("Reconciling") then
   return {status = "Progressing", message = conditions.Reconciling.message or ""}
+end
+if obj.kind == "SessionSchedule" and obj.spec ~= nil and obj.spec.suspend == true then
+  return {status = "Suspended", message = "spec.suspend: no new ticks"}
 end
 for _, t in ipairs({"Ready", "Archived", "Completed", "Cancelled", "Decided"}) do
   if holds(t) then

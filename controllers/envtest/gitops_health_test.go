@@ -149,6 +149,27 @@ var _ = Describe("GitOps health", func() {
 		cancel(stopped)
 		add("SubagentRun", "cancelled", waitRun(stopped, runCompleted))
 
+		By("SessionSchedules: pending, ticking, suspended; SessionHooks: pending, ready, not ready")
+		ticking := &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "ticking", Namespace: ns},
+			Spec: v1.SessionScheduleSpec{Schedule: "@yearly", AgentID: "main", Message: "ping"}}
+		rows = append(rows, healthRow{"SessionSchedule", "pending", createStored(ticking)})
+		suspended := &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "suspended", Namespace: ns},
+			Spec: v1.SessionScheduleSpec{Schedule: "@yearly", AgentID: "main", Message: "ping", Suspend: ptr.To(true)}}
+		Expect(k8s.Create(ctx, suspended)).To(Succeed())
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hook-secret", Namespace: ns,
+			Labels: map[string]string{v1.AgentUsableLabel: "true"}}, StringData: map[string]string{"secret": "whsec_c2VjcmV0"}})).To(Succeed())
+		hookOf := func(name, secret string) *v1.SessionHook {
+			return &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.SessionHookSpec{AgentID: "main",
+				SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "secret"}}}
+		}
+		readyHook, unsigned := hookOf("signed", "hook-secret"), hookOf("unsigned", "absent")
+		rows = append(rows, healthRow{"SessionHook", "pending", createStored(readyHook)})
+		Expect(k8s.Create(ctx, unsigned)).To(Succeed())
+		add("SessionSchedule", "ticking", waitCondition(ticking, v1.ConditionReady, metav1.ConditionTrue))
+		add("SessionSchedule", "suspended", waitCondition(suspended, v1.ConditionReady, metav1.ConditionTrue))
+		add("SessionHook", "ready", waitCondition(readyHook, v1.ConditionReady, metav1.ConditionTrue))
+		add("SessionHook", "not ready", waitCondition(unsigned, v1.ConditionReady, metav1.ConditionFalse))
+
 		script, err := argocdhealth.Script(filepath.Join(testenv.RepoRoot(), "config", "argocd"))
 		Expect(err).NotTo(HaveOccurred())
 		var table strings.Builder
@@ -189,6 +210,12 @@ var _ = Describe("GitOps health", func() {
 			"SubagentRun failed":                  "Failed Degraded",
 			"SubagentRun timed out":               "Failed Degraded",
 			"SubagentRun cancelled":               "Current Healthy",
+			"SessionSchedule pending":             "InProgress Progressing",
+			"SessionSchedule ticking":             "Current Healthy",
+			"SessionSchedule suspended":           "Current Suspended",
+			"SessionHook pending":                 "InProgress Progressing",
+			"SessionHook ready":                   "Current Healthy",
+			"SessionHook not ready":               "Failed Degraded",
 		}), table.String())
 	})
 })

@@ -56,6 +56,8 @@ var (
 	fakeClock *clocktesting.FakeClock
 	// sendChanges records what the manager hands the store of its SessionSends.
 	sendChanges = &feedRecorder{}
+	// hookKeys records the SessionHook keys the manager hands the store.
+	hookKeys = &keyRecorder{}
 	dataDir     string
 	store       *transcriptstore.FileStore
 	sink        *sinkServer
@@ -100,7 +102,7 @@ var _ = BeforeSuite(func() {
 			o.Deliverer = delivery.New(allowSinks)
 			o.Deliverer.Backoff, o.Deliverer.MaxWait = time.Millisecond, time.Millisecond
 			o.TTLAfterFinished, o.MCPProbeTimeout = suiteTTL, suiteProbeTimeout
-			o.SendFeed = sendChanges
+			o.SendFeed, o.HookKeys = sendChanges, hookKeys
 		},
 	})
 	env, cfg, k8s, dataDir = suite.Env, suite.Config, suite.Client, suite.DataDir

@@ -34,7 +34,7 @@ const Group = "sessions.agents.dev"
 
 // Kinds share one script, config/argocd/health.lua: each kind's conditions follow the
 // same kstatus conventions.
-var Kinds = []string{"Agent", "AgentSession", "SessionPolicy", "SessionSend", "SubagentRun", "ToolApproval"}
+var Kinds = []string{"Agent", "AgentSession", "SessionPolicy", "SessionSend", "SubagentRun", "ToolApproval", "SessionSchedule", "SessionHook"}
 
 // Health is what a script returns.
 type Health struct {

@@ -87,6 +87,18 @@ func TestEvaluate(t *testing.T) {
 				"conditions": []any{map[string]any{"type": "Decided", "status": "True", "reason": "Approved", "message": "Approved by carol"}}}},
 			want: Health{"Healthy", "Decided: Approved by carol"},
 		},
+		"a suspended schedule": {
+			obj: map[string]any{"kind": "SessionSchedule", "metadata": map[string]any{"generation": int64(2)}, "spec": map[string]any{"suspend": true},
+				"status": map[string]any{"observedGeneration": int64(2),
+					"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Suspended", "message": "suspended"}}}},
+			want: Health{"Suspended", "spec.suspend: no new ticks"},
+		},
+		"a schedule that ticks": {
+			obj: map[string]any{"kind": "SessionSchedule", "metadata": map[string]any{"generation": int64(2)}, "spec": map[string]any{"suspend": false},
+				"status": map[string]any{"observedGeneration": int64(2),
+					"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Scheduled", "message": "next tick at 10:00"}}}},
+			want: Health{"Healthy", "Ready: next tick at 10:00"},
+		},
 		"a send observed with no condition yet": {
 			obj:  map[string]any{"metadata": map[string]any{"generation": int64(1)}, "status": map[string]any{"observedGeneration": int64(1)}},
 			want: Health{"Progressing", "Waiting for the operator"},

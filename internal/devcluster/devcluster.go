@@ -475,6 +475,8 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		// Everything a local cluster talks to (MCP servers, model stubs, sinks) runs on this
 		// machine; a real install allows loopback nowhere by default.
 		"--egress-allow=127.0.0.1/32",
+		// SessionHooks' status.url: this pair's history listener.
+		"--hook-base-url=https://" + o.historyAddr,
 	}}
 	if len(o.webhookArgs) > 0 {
 		mgr.args = append(mgr.args, o.webhookArgs...)

@@ -121,3 +121,8 @@ func SecretDenial(user, name string) string {
 func NeedsAPIKey(p v1.ProviderName) bool {
 	return p == v1.ProviderAnthropic
 }
+
+// HookSecretRefs lists the Secret a SessionHook references: its signing secret.
+func HookSecretRefs(h *v1.SessionHook) []SecretRef {
+	return secretRef(field.NewPath("spec", "signingSecretRef"), &h.Spec.SigningSecretRef)
+}

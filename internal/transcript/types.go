@@ -58,6 +58,10 @@ const (
 	ProvenanceInterSession     = "inter_session"
 	ProvenanceExternal         = "external"
 	ProvenanceSubagentAnnounce = "subagent_announce"
+	// ProvenanceCron marks the message of a SessionSchedule's tick (Schedule names it).
+	ProvenanceCron = "cron"
+	// ProvenanceHook marks the message of a SessionHook's delivery (Hook, DeliveryID).
+	ProvenanceHook = "hook"
 )
 
 // Read limits of the history API.
@@ -112,6 +116,11 @@ type Provenance struct {
 	SourceSessionKey string `json:"sourceSessionKey,omitempty"`
 	SourceChannel    string `json:"sourceChannel,omitempty"`
 	SourceTool       string `json:"sourceTool,omitempty"`
+	// Schedule is the SessionSchedule whose tick sent the message (kind cron).
+	Schedule string `json:"schedule,omitempty"`
+	// Hook and DeliveryID are the SessionHook and the delivery that sent it (kind hook).
+	Hook       string `json:"hook,omitempty"`
+	DeliveryID string `json:"deliveryId,omitempty"`
 }
 
 // Message is one transcript message in the raw transcript format.

@@ -83,3 +83,29 @@ type SendChange struct {
 	Type   string          `json:"type"`
 	Object json.RawMessage `json:"object"`
 }
+
+// APIHookKeysPath takes HookKeys: the SessionHooks whose deliveries the store accepts on
+// /hooks, with their signing secrets, from the manager. The store reads no Secrets itself:
+// the network-facing sidecar holds only the keys of the hooks it serves.
+const APIHookKeysPath = "/v1/hooks/keys"
+
+// MaxHookKeys bounds the keys of one HookKeys request; MaxHookSecretBytes one secret.
+const (
+	MaxHookKeys        = 64
+	MaxHookSecretBytes = 4096
+)
+
+// HookKeys is one batch of hook keys to set or drop.
+type HookKeys struct {
+	Keys []HookKey `json:"keys"`
+}
+
+// HookKey is a SessionHook the store serves (the object, JSON, as the manager read it) and
+// its signing secret; Delete drops the hook's key, so its deliveries are refused.
+type HookKey struct {
+	Namespace string          `json:"namespace"`
+	Name      string          `json:"name"`
+	Delete    bool            `json:"delete,omitempty"`
+	Hook      json.RawMessage `json:"hook,omitempty"`
+	Secret    []byte          `json:"secret,omitempty"`
+}

@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -107,39 +108,8 @@ func startDoors(t *testing.T) *doorFixture {
 	}
 
 	// The sidecar's own identity holds the shipped roles and nothing else.
-	for _, file := range []string{"history_auth_role.yaml", "mcp_impersonation_role.yaml"} {
-		for _, r := range clusterRoles(t, filepath.Join(testenv.RepoRoot(), "config", "rbac", file)) {
-			f.must(f.admin.Create(ctx, r))
-			f.must(f.admin.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: r.Name},
-				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: r.Name},
-				Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: sidecarID}}}))
-		}
-	}
-	u, err := env.AddUser(envtest.User{Name: sidecarID, Groups: []string{"system:authenticated"}}, cfg)
-	f.must(err)
-	kc, err := u.KubeConfig()
-	f.must(err)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	f.must(os.WriteFile(kubeconfig, kc, 0o600))
-
-	sctx, cancel := context.WithCancel(context.Background())
-	type addrs struct{ internal, public string }
-	ready := make(chan addrs, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- transcriptstore.RunSidecar(sctx, transcriptstore.SidecarConfig{
-			DataDir: t.TempDir(), Socket: "127.0.0.1:0", Listen: "127.0.0.1:0", DefaultNamespace: doorNS,
-			Kubeconfig: kubeconfig, Audiences: []string{audience}, Clock: f.clock, Log: logr.Discard(),
-			Ready: func(s, l string) { ready <- addrs{s, l} },
-		})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var a addrs
-	select {
-	case a = <-ready:
-	case err := <-done:
-		t.Fatalf("sidecar: %v", err)
-	}
+	a := runSidecarAs(t, env, cfg, f.admin, []string{"history_auth_role.yaml", "mcp_impersonation_role.yaml"},
+		transcriptstore.SidecarConfig{DefaultNamespace: doorNS, Audiences: []string{audience}, Clock: f.clock})
 	f.base = "https://" + a.public
 
 	store := transcriptclient.NewLoopbackClient("http://" + a.internal)
@@ -195,6 +165,51 @@ func (f *doorFixture) must(err error) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// sidecarAddrs are a running sidecar's internal and public addresses.
+type sidecarAddrs struct{ internal, public string }
+
+// runSidecarAs runs the sidecar (RunSidecar, with sc's namespace, audiences and clock) as
+// its own user, sidecarID, holding the ClusterRoles of the shipped RBAC files and nothing
+// else, until the test ends.
+func runSidecarAs(t *testing.T, env *envtest.Environment, cfg *rest.Config, admin client.Client, roleFiles []string,
+	sc transcriptstore.SidecarConfig) sidecarAddrs {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, file := range roleFiles {
+		for _, r := range clusterRoles(t, filepath.Join(testenv.RepoRoot(), "config", "rbac", file)) {
+			must(admin.Create(t.Context(), r))
+			must(admin.Create(t.Context(), &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: r.Name},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: r.Name},
+				Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: sidecarID}}}))
+		}
+	}
+	u, err := env.AddUser(envtest.User{Name: sidecarID, Groups: []string{"system:authenticated"}}, cfg)
+	must(err)
+	kc, err := u.KubeConfig()
+	must(err)
+	sc.Kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	must(os.WriteFile(sc.Kubeconfig, kc, 0o600))
+	sc.DataDir, sc.Socket, sc.Listen, sc.Log = t.TempDir(), "127.0.0.1:0", "127.0.0.1:0", logr.Discard()
+	ready := make(chan sidecarAddrs, 1)
+	sc.Ready = func(s, l string) { ready <- sidecarAddrs{s, l} }
+	sctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- transcriptstore.RunSidecar(sctx, sc) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case a := <-ready:
+		return a
+	case err := <-done:
+		t.Fatalf("sidecar: %v", err)
+	}
+	return sidecarAddrs{}
 }
 
 // clusterRoles are the ClusterRoles of a shipped RBAC file.

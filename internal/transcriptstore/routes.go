@@ -29,6 +29,9 @@ import (
 // asks the access layer (caller.Access, shared through KubeAuthorizer) before it does; the
 // door matrix test (doors_envtest_test.go) needs rows for each. The other routes serve no
 // caller's sessions: the console's static files, probes, and /metrics (its own review).
+// A signed door acts on sessions and sends for a request that carries no token: a
+// SessionHook delivery, authenticated by its signature with the hook's own secret
+// (hooks.go); hooks_envtest_test.go holds its rows (signature, replay, unknown hook).
 var (
 	doors = []door{
 		{route: "/sessions/", namespace: queryNamespace},
@@ -39,6 +42,8 @@ var (
 		{route: "/console/", namespace: mcpNamespace},
 		{route: a2aserver.Route, namespace: pathNamespace(a2aserver.Route)},
 	}
+	// signedDoors act for no caller: a request is authenticated by its signature (hooks.go).
+	signedDoors = []door{{route: HooksRoute, namespace: hookNamespace}}
 	otherRoutes = []string{"/", "/healthz", "/readyz", "/metrics"}
 )
 
@@ -82,7 +87,7 @@ func pathNamespace(prefix string) func(*http.Request, string) string {
 func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 	mux := http.NewServeMux()
 	for route, h := range handlers {
-		if !slices.Contains(DoorRoutes(), route) && !slices.Contains(otherRoutes, route) {
+		if !slices.Contains(DoorRoutes(), route) && !slices.Contains(routesOf(signedDoors), route) && !slices.Contains(otherRoutes, route) {
 			return nil, fmt.Errorf("public route %q is neither a door nor another route (routes.go)", route)
 		}
 		mux.Handle(route, h)
@@ -94,17 +99,26 @@ func publicMux(handlers map[string]http.Handler) (*http.ServeMux, error) {
 // shard's namespace costs this store no review, stream or rate of the caller's), routing by
 // the namespace the door acts in.
 func frontDoors(routes map[string]http.Handler, front *owners, defaultNamespace string) {
-	for _, d := range doors {
+	for _, d := range append(slices.Clone(doors), signedDoors...) {
 		if h, ok := routes[d.route]; ok {
 			routes[d.route] = front.front(h, func(r *http.Request) string { return d.namespace(r, defaultNamespace) })
 		}
 	}
 }
 
+// hookNamespace is the namespace of /hooks/{namespace}/{name}; "" for a path that names no
+// hook, which this store answers (as it answers an unknown hook).
+func hookNamespace(r *http.Request, _ string) string {
+	ns, _, _ := HookPathNamespace(r.URL.Path)
+	return ns
+}
+
 // DoorRoutes are the public routes that are doors.
-func DoorRoutes() []string {
-	out := make([]string, len(doors))
-	for i, d := range doors {
+func DoorRoutes() []string { return routesOf(doors) }
+
+func routesOf(ds []door) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
 		out[i] = d.route
 	}
 	return out

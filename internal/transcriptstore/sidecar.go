@@ -32,6 +32,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/console"
 	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/scheme"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -183,6 +185,8 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 
 	var ready atomic.Bool
 	eventsHandler := NewEventsHandler(hub, authz, store, objects, cfg.DefaultNamespace, log.WithName("events"))
+	// The hooks the store serves, with their signing secrets, as the manager hands them.
+	keyring := NewHookKeyring()
 	routes := map[string]http.Handler{
 		"/sessions/": NewHistoryHandler(HistoryOptions{
 			Source: store, Authorizer: authz, DefaultNamespace: cfg.DefaultNamespace, Log: log.WithName("history"),
@@ -198,6 +202,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		"/mcp":      noCallerAPI(),
 		"/console/": noCallerAPI(),
 		"/a2a/":     noCallerAPI(),
+		HooksRoute:  noCallerAPI(),
 		"/healthz":  http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }),
 		"/readyz": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			if !ready.Load() {
@@ -220,6 +225,12 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 					kubeAuthz.Identify, limits.streams)
 			}
 		}
+		var hooks client.Client
+		if err == nil {
+			if hooks, err = client.New(rc, client.Options{Scheme: scheme.New()}); err == nil {
+				routes[HooksRoute] = NewHookHandler(HookOptions{Keys: keyring, Client: hooks, Clock: cfg.Clock, Registry: reg, Log: log.WithName("hooks")})
+			}
+		}
 	}
 	var front *owners
 	if err == nil {
@@ -239,7 +250,10 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		return err
 	}
 
-	internalSrv := &http.Server{Handler: NewAPIHandler(store, index, hub), ReadHeaderTimeout: 10 * time.Second}
+	internalAPI := http.NewServeMux()
+	internalAPI.Handle("/", NewAPIHandler(store, index, hub))
+	internalAPI.Handle("PUT "+transcript.APIHookKeysPath, hookKeysHandler(keyring))
+	internalSrv := &http.Server{Handler: internalAPI, ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 

@@ -34,7 +34,7 @@ const module = "github.com/agent-sessions/agent-session-operator/"
 var layers = [][]string{
 	// leaves: the API types and helpers that import nothing of the module's
 	{"api/v1alpha1", "internal/argocdhealth", "internal/certs", "internal/delivery/chatfake", "internal/egress",
-		"internal/mcptools/mcptest", "internal/memtune", "internal/sessionkey", "internal/shard",
+		"internal/hookauth", "internal/mcptools/mcptest", "internal/memtune", "internal/sessionkey", "internal/shard",
 		"internal/redact", "internal/sse", "internal/textutil", "internal/tracing", "internal/userlimits", "controllers/schema"},
 	// types and rules over the API: the transcript's types, store and client among them
 	{"internal/cacheindex", "internal/caller", "internal/delivery", "internal/eventrec", "internal/policy",

@@ -109,6 +109,18 @@ func TestConsoleInChromium(t *testing.T) {
 	if from != "from agent:other:main " && from != "from agent:other:main" {
 		t.Errorf("provenance shown as %q", from)
 	}
+	// A SessionHook's delivery says which hook and delivery sent it.
+	hookMsg := transcript.Message{Role: transcript.RoleUser, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "a CI event"}},
+		Provenance: &transcript.Provenance{Kind: transcript.ProvenanceHook, Hook: "ci", DeliveryID: "msg_1"}}
+	if _, err := store.Append(ctx, "default", "s1", transcript.AppendRequest{Message: hookMsg}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(bctx, chromedp.WaitVisible(`#transcript li[data-seq="3"] .from`), chromedp.Text(`#transcript li[data-seq="3"] .from`, &from)); err != nil {
+		t.Fatalf("hook message: %v", err)
+	}
+	if strings.TrimSpace(from) != "from hook ci (delivery msg_1)" {
+		t.Errorf("hook provenance shown as %q", from)
+	}
 	// The search box finds the first message (the index takes it in the background: ask
 	// again until it has it) and its hit opens the session at that message.
 	if err := chromedp.Run(bctx, chromedp.SendKeys("#search-q", "kubectl")); err != nil {
@@ -142,9 +154,9 @@ func TestConsoleInChromium(t *testing.T) {
 	var marker string
 	var open bool
 	wctx, wcancel = context.WithTimeout(bctx, 10*time.Second)
-	err = chromedp.Run(wctx, chromedp.WaitVisible(`#transcript li[data-seq="3"] details.compaction summary`),
-		chromedp.Text(`#transcript li[data-seq="3"] details.compaction summary`, &marker),
-		chromedp.Evaluate(`document.querySelector('#transcript li[data-seq="3"] details.compaction').open`, &open))
+	err = chromedp.Run(wctx, chromedp.WaitVisible(`#transcript li[data-seq="4"] details.compaction summary`),
+		chromedp.Text(`#transcript li[data-seq="4"] details.compaction summary`, &marker),
+		chromedp.Evaluate(`document.querySelector('#transcript li[data-seq="4"] details.compaction').open`, &open))
 	wcancel()
 	if err != nil {
 		t.Fatalf("compaction marker: %v", err)
@@ -164,7 +176,7 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Errorf("the reply being written shows %q", writing)
 	}
 	say(transcript.RoleAssistant, "Once upon a time.", "")
-	if err := chromedp.Run(bctx, chromedp.WaitVisible(`#transcript li[data-seq="4"]`), chromedp.WaitNotPresent(`#transcript li.live`)); err != nil {
+	if err := chromedp.Run(bctx, chromedp.WaitVisible(`#transcript li[data-seq="5"]`), chromedp.WaitNotPresent(`#transcript li.live`)); err != nil {
 		t.Fatalf("stored reply: %v", err)
 	}
 	// A narrow screen: the table becomes one block per session, nothing overflows.

@@ -441,10 +441,13 @@
     who.textContent = m.role + (m.toolName ? " " + m.toolName : "");
     li.appendChild(who);
     const p = m.provenance;
-    if (p && p.sourceSessionKey) {
+    const source = p && (p.sourceSessionKey ? p.sourceSessionKey + (p.sourceTool ? " via " + p.sourceTool : "")
+      : p.kind === "cron" && p.schedule ? "schedule " + p.schedule
+      : p.kind === "hook" && p.hook ? "hook " + p.hook + (p.deliveryId ? " (delivery " + p.deliveryId + ")" : "") : "");
+    if (source) {
       const from = document.createElement("span");
       from.className = "from";
-      from.textContent = "from " + p.sourceSessionKey + (p.sourceTool ? " via " + p.sourceTool : "") + " ";
+      from.textContent = "from " + source + " ";
       li.appendChild(from);
     }
     if (m.role === "compaction") {
@@ -560,6 +563,19 @@
     return el.li;
   }
 
+  // startedBy names the SessionSchedule tick or SessionHook delivery that made a send, from
+  // the labels and annotations the operator sets on it; "" for any other send.
+  function startedBy(meta) {
+    const l = meta.labels || {}, a = meta.annotations || {};
+    if (l["sessions.agents.dev/schedule"]) {
+      return "schedule " + l["sessions.agents.dev/schedule"] + (a["sessions.agents.dev/scheduled-time"] ? " (tick " + a["sessions.agents.dev/scheduled-time"] + ")" : "");
+    }
+    if (l["sessions.agents.dev/hook"]) {
+      return "hook " + l["sessions.agents.dev/hook"] + (a["sessions.agents.dev/delivery-id"] ? " (delivery " + a["sessions.agents.dev/delivery-id"] + ")" : "");
+    }
+    return "";
+  }
+
   // workOwn is an item's own elements: its steps, outcome and, while it runs, a Cancel button.
   function workOwn(send, o, open) {
     const st = o.status || {}, spec = o.spec || {}, name = o.metadata.name;
@@ -572,7 +588,7 @@
     steps.className = "steps";
     const step = (text) => { const x = document.createElement("li"); x.textContent = text; steps.appendChild(x); };
     if (send) {
-      step("round 1 from " + (spec.fromSessionKey || "a person") + ": " + (spec.message || ""));
+      step("round 1 from " + (spec.fromSessionKey || startedBy(o.metadata) || "a person") + ": " + (spec.message || ""));
       for (const t of st.turns || []) {
         step("turn " + t.round + " · " + t.session + (t.skipped ? " · skipped" : "") + (t.reply ? ": " + t.reply : "") + (t.error ? " · error: " + t.error : ""));
       }

@@ -1,0 +1,297 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package envtest
+
+import (
+	"sort"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// Schedules tick on the fake clock: a spec moves it to a tick and touches the schedule, as
+// the RequeueAfter to that tick would wake it.
+var _ = Describe("SessionSchedule", func() {
+	var ns string
+	BeforeEach(func() {
+		ns = newNamespace()
+		createAgent(ns, "bot", rule("^tick", "tock"), v1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+	})
+
+	newSchedule := func(name, message string, mut ...func(*v1.SessionScheduleSpec)) *v1.SessionSchedule {
+		s := &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: v1.SessionScheduleSpec{Schedule: "* * * * *", AgentID: "bot", Message: message, TimeoutSeconds: ptr.To[int32](0)}}
+		for _, m := range mut {
+			m(&s.Spec)
+		}
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		DeferCleanup(func() {
+			sends := scheduleSends(s)
+			for i := range sends {
+				if !sends[i].Status.Finished() {
+					cancel(&sends[i])
+				}
+			}
+			Expect(client.IgnoreNotFound(k8s.Delete(ctx, s))).To(Succeed())
+		})
+		return s
+	}
+	// nextMinute moves the fake clock (forward) to sec seconds past the first whole minute
+	// after now and a margin, and returns that minute.
+	nextMinute := func(sec int) time.Time {
+		now := fakeClock.Now()
+		if t := time.Now(); t.After(now) {
+			now = t
+		}
+		m := now.Add(5 * time.Second).Truncate(time.Minute).Add(time.Minute)
+		fakeClock.SetTime(m.Add(time.Duration(sec) * time.Second))
+		return m
+	}
+	// tickTo moves the fake clock to t and wakes the schedule.
+	tickTo := func(s *v1.SessionSchedule, t time.Time) {
+		fakeClock.SetTime(t)
+		touch(s)
+	}
+	sendNamed := func(s *v1.SessionSchedule, tick time.Time) *v1.SessionSend {
+		GinkgoHelper()
+		send := &v1.SessionSend{}
+		Eventually(func() error {
+			return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: policy.ScheduledSendName(s.Name, tick)}, send)
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		return send
+	}
+	waitSchedule := func(s *v1.SessionSchedule, cond func(g Gomega, s *v1.SessionSchedule)) {
+		GinkgoHelper()
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			cond(g, s)
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	}
+	lastSchedule := func(t time.Time) func(g Gomega, s *v1.SessionSchedule) {
+		return func(g Gomega, s *v1.SessionSchedule) {
+			g.Expect(s.Status.LastScheduleTime).NotTo(BeNil())
+			g.Expect(s.Status.LastScheduleTime.Time).To(BeTemporally("==", t))
+		}
+	}
+
+	It("ticks at the right times in Europe/Berlin across the spring DST change", func() {
+		// 02:30 Berlin time: 01:30 UTC in winter, 00:30 UTC in summer; on 2027-03-28 the
+		// clocks jump from 02:00 to 03:00, so that day has no 02:30.
+		fakeClock.SetTime(time.Date(2027, 3, 27, 1, 0, 0, 0, time.UTC))
+		s := newSchedule("berlin", "tick berlin", func(sp *v1.SessionScheduleSpec) {
+			sp.Schedule, sp.TimeZone, sp.StartingDeadlineSeconds = "30 2 * * *", ptr.To("Europe/Berlin"), ptr.To[int64](3600)
+		})
+		winter := time.Date(2027, 3, 27, 1, 30, 0, 0, time.UTC)
+		summer := time.Date(2027, 3, 29, 0, 30, 0, 0, time.UTC)
+		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+			g.Expect(s.Status.NextScheduleTime).NotTo(BeNil())
+			g.Expect(s.Status.NextScheduleTime.Time).To(BeTemporally("==", winter))
+		})
+		tickTo(s, winter.Add(5*time.Second))
+		send := sendNamed(s, winter)
+		Expect(send.Annotations).To(HaveKeyWithValue(v1.ScheduledTimeAnnotation, "2027-03-27T01:30:00Z"))
+		Expect(send.Spec.SessionKey).To(Equal("cron:berlin"))
+		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+			lastSchedule(winter)(g, s)
+			g.Expect(s.Status.NextScheduleTime.Time).To(BeTemporally("==", summer), "no tick on the day without 02:30")
+		})
+		tickTo(s, summer.Add(-time.Minute))
+		Consistently(func() []v1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(HaveLen(1))
+		tickTo(s, summer.Add(5*time.Second))
+		sendNamed(s, summer)
+		waitSchedule(s, lastSchedule(summer))
+		Expect(scheduleSends(s)).To(HaveLen(2))
+	})
+
+	It("sends into cron:<name> with provenance cron, and Allow sends while the last runs", func() {
+		s := newSchedule("allow", "slow allow")
+		first := nextMinute(1)
+		touch(s)
+		a := sendNamed(s, first)
+		Expect(metav1.IsControlledBy(a, s)).To(BeTrue())
+		Expect(a.Labels).To(HaveKeyWithValue(v1.ScheduleLabel, "allow"))
+		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+		tickTo(s, first.Add(time.Minute+time.Second))
+		sendNamed(s, first.Add(time.Minute))
+		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) { g.Expect(s.Status.Active).To(HaveLen(2)) })
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(a), a)).To(Succeed())
+		Expect(a.Spec.Cancel).To(BeFalse())
+
+		session := &v1.AgentSession{}
+		Expect(k8s.Get(ctx, keyOf(ns, "cron:allow"), session)).To(Succeed())
+		Expect(session.Spec.AgentID).To(Equal("bot"))
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, keyOf(ns, "cron:allow"), session)).To(Succeed())
+			g.Expect(session.Status.SessionID).NotTo(BeEmpty())
+			var prov []transcript.Provenance
+			for _, r := range messages(ns, session) {
+				if r.Message.Role == transcript.RoleUser && r.Message.Provenance != nil {
+					prov = append(prov, *r.Message.Provenance)
+				}
+			}
+			g.Expect(prov).To(ContainElement(transcript.Provenance{Kind: transcript.ProvenanceCron, Schedule: "allow"}))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	})
+
+	It("Forbid skips a tick while the last send runs", func() {
+		s := newSchedule("forbid", "slow forbid", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ForbidConcurrent })
+		first := nextMinute(1)
+		touch(s)
+		a := sendNamed(s, first)
+		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+		tickTo(s, first.Add(time.Minute+time.Second))
+		Eventually(func(g Gomega) {
+			g.Expect(eventsOf(g, s)).To(ContainElement("sessionschedule-controller Normal/Skipped"))
+		},
+			testenv.Timeout, testenv.Interval).Should(Succeed())
+		Expect(scheduleSends(s)).To(HaveLen(1))
+		waitSchedule(s, lastSchedule(first))
+	})
+
+	It("Replace cancels the running send and sends the tick", func() {
+		s := newSchedule("replace", "slow replace", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ReplaceConcurrent })
+		first := nextMinute(1)
+		touch(s)
+		a := sendNamed(s, first)
+		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+		tickTo(s, first.Add(time.Minute+time.Second))
+		b := sendNamed(s, first.Add(time.Minute))
+		waitSend(a, func(g Gomega, send *v1.SessionSend) {
+			g.Expect(send.Spec.Cancel).To(BeTrue())
+			g.Expect(send.Status.Phase).To(Equal(v1.SendCancelled))
+		})
+		Expect(b.Spec.Cancel).To(BeFalse())
+		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+			g.Expect(s.Status.Active).To(HaveLen(1))
+			g.Expect(s.Status.Active[0].Name).To(Equal(b.Name))
+		})
+	})
+
+	It("suspend stops new ticks; resuming sends the most recent missed tick once", func() {
+		s := newSchedule("suspended", "tick suspended", func(sp *v1.SessionScheduleSpec) { sp.Suspend = ptr.To(true) })
+		first := nextMinute(1)
+		touch(s)
+		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+			g.Expect(meta.FindStatusCondition(s.Status.Conditions, v1.ConditionReady)).To(HaveField("Reason", "Suspended"))
+			g.Expect(s.Status.NextScheduleTime).To(BeNil())
+		})
+		tickTo(s, first.Add(3*time.Minute+time.Second))
+		Consistently(func() []v1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(BeEmpty())
+		Expect(k8s.Patch(ctx, s, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"suspend":false}}`)))).To(Succeed())
+		sendNamed(s, first.Add(3*time.Minute))
+		waitSchedule(s, lastSchedule(first.Add(3*time.Minute)))
+		Expect(scheduleSends(s)).To(HaveLen(1))
+	})
+
+	It("after a downtime sends the most recent missed tick once, within startingDeadlineSeconds, and reports too many missed", func() {
+		catchUp := newSchedule("catch-up", "tick catch-up")
+		late := newSchedule("too-late", "tick too-late", func(sp *v1.SessionScheduleSpec) { sp.StartingDeadlineSeconds = ptr.To[int64](10) })
+		first := nextMinute(1)
+		touch(catchUp)
+		touch(late)
+		sendNamed(catchUp, first)
+		sendNamed(late, first)
+
+		By("ten minutes and a half down: one catch-up; none past the deadline")
+		stopManager()
+		fakeClock.SetTime(first.Add(10*time.Minute + 30*time.Second))
+		startManager()
+		sendNamed(catchUp, first.Add(10*time.Minute))
+		waitSchedule(catchUp, lastSchedule(first.Add(10*time.Minute)))
+		// As CronJob: the ticks before now minus the deadline are not looked at.
+		waitSchedule(late, func(g Gomega, s *v1.SessionSchedule) {
+			g.Expect(s.Status.NextScheduleTime).NotTo(BeNil())
+			g.Expect(s.Status.NextScheduleTime.Time).To(BeTemporally("==", first.Add(11*time.Minute)))
+			lastSchedule(first)(g, s)
+		})
+		Expect(scheduleSends(catchUp)).To(HaveLen(2))
+		Expect(scheduleSends(late)).To(HaveLen(1))
+
+		By("three hours later: too many missed start times, and still one send")
+		tickTo(catchUp, first.Add(190*time.Minute+time.Second))
+		sendNamed(catchUp, first.Add(190*time.Minute))
+		waitSchedule(catchUp, func(g Gomega, s *v1.SessionSchedule) {
+			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionMissedStartTimes)).To(BeTrue())
+		})
+		Expect(scheduleSends(catchUp)).To(HaveLen(3))
+	})
+
+	It("keeps successfulSendsHistoryLimit finished sends", func() {
+		s := newSchedule("history", "tick history", func(sp *v1.SessionScheduleSpec) { sp.SuccessfulSendsHistoryLimit = ptr.To[int32](1) })
+		first := nextMinute(1)
+		var names []string
+		for i := range 3 {
+			tick := first.Add(time.Duration(i) * time.Minute)
+			tickTo(s, tick.Add(time.Second))
+			send := waitSend(sendNamed(s, tick), completed)
+			Expect(send.Status.Phase).To(Equal(v1.SendCompleted))
+			names = append(names, send.Name)
+			waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) { g.Expect(s.Status.Active).To(BeEmpty()) })
+		}
+		Eventually(func() []string {
+			var got []string
+			for _, send := range scheduleSends(s) {
+				got = append(got, send.Name)
+			}
+			return got
+		}, testenv.Timeout, testenv.Interval).Should(Equal(names[2:]))
+		Expect(s.Status.LastSuccessfulTime).NotTo(BeNil())
+	})
+
+	It("sends a tick once when the manager restarts between the tick's send and its status", func() {
+		createSession(ns, "cron:restart", "bot")
+		stopManager()
+		s := newSchedule("restart", "tick restart")
+		first := nextMinute(1)
+		// What a manager that stopped after its create and before its status write left.
+		left := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: policy.ScheduledSendName(s.Name, first), Namespace: ns,
+			Labels: map[string]string{v1.ScheduleLabel: s.Name}},
+			Spec: v1.SessionSendSpec{SessionKey: "cron:restart", Message: "tick restart", TimeoutSeconds: ptr.To[int32](0)}}
+		Expect(controllerutil.SetControllerReference(s, left, k8s.Scheme())).To(Succeed())
+		Expect(k8s.Create(ctx, left)).To(Succeed())
+		startManager()
+		waitSchedule(s, lastSchedule(first))
+		waitSend(left, completed)
+		Consistently(func() []v1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(HaveLen(1))
+		session := &v1.AgentSession{}
+		Expect(k8s.Get(ctx, keyOf(ns, "cron:restart"), session)).To(Succeed())
+		var ticks int
+		for _, t := range texts(messages(ns, session)) {
+			if t == "user: tick restart" {
+				ticks++
+			}
+		}
+		Expect(ticks).To(Equal(1))
+	})
+})
+
+// scheduleSends are the schedule's sends, by name (the API server's, finished ones too).
+func scheduleSends(s *v1.SessionSchedule) []v1.SessionSend {
+	var list v1.SessionSendList
+	Expect(k8s.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingLabels{v1.ScheduleLabel: s.Name})).To(Succeed())
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	return list.Items
+}

@@ -1,0 +1,107 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package transcriptstore
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+)
+
+// maxHookKeys bounds the hooks one store serves: a manager that hands more is refused.
+const maxHookKeys = 100000
+
+// HookKeyring holds the SessionHooks the store serves and their signing secrets, as the
+// manager hands them over its internal API (hookKeysHandler): the store reads no Secrets.
+// A store that restarted serves no hook until the manager's next resync (a minute).
+type HookKeyring struct {
+	mu   sync.RWMutex
+	keys map[types.NamespacedName]hookEntry
+}
+
+type hookEntry struct {
+	hook   *v1.SessionHook
+	secret []byte
+}
+
+// NewHookKeyring returns an empty keyring.
+func NewHookKeyring() *HookKeyring {
+	return &HookKeyring{keys: map[types.NamespacedName]hookEntry{}}
+}
+
+// get is the hook of ns/name and its secret; nil when the store serves no such hook.
+func (k *HookKeyring) get(ns, name string) (*v1.SessionHook, []byte) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	e, ok := k.keys[types.NamespacedName{Namespace: ns, Name: name}]
+	if !ok {
+		return nil, nil
+	}
+	return e.hook, e.secret
+}
+
+// hookKeysHandler takes the manager's HookKeys: each key sets or drops a hook.
+func hookKeysHandler(k *HookKeyring) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body transcript.HookKeys
+		if !decodeBody(w, r, &body) {
+			return
+		}
+		if len(body.Keys) > transcript.MaxHookKeys {
+			writeError(w, http.StatusRequestEntityTooLarge, transcript.ErrTypeInvalidRequest,
+				"more than "+strconv.Itoa(transcript.MaxHookKeys)+" keys")
+			return
+		}
+		set := make(map[types.NamespacedName]hookEntry, len(body.Keys))
+		var drop []types.NamespacedName
+		for _, key := range body.Keys {
+			name := types.NamespacedName{Namespace: key.Namespace, Name: key.Name}
+			if key.Delete {
+				drop = append(drop, name)
+				continue
+			}
+			h := &v1.SessionHook{}
+			if err := json.Unmarshal(key.Hook, h); err != nil || h.Namespace != key.Namespace || h.Name != key.Name || h.UID == "" {
+				writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "key "+name.String()+": not its SessionHook")
+				return
+			}
+			if len(key.Secret) == 0 || len(key.Secret) > transcript.MaxHookSecretBytes {
+				writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "key "+name.String()+": a secret of 1 to "+
+					strconv.Itoa(transcript.MaxHookSecretBytes)+" bytes")
+				return
+			}
+			set[name] = hookEntry{hook: h, secret: key.Secret}
+		}
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		for _, name := range drop {
+			delete(k.keys, name)
+		}
+		for name, e := range set {
+			if _, had := k.keys[name]; !had && len(k.keys) >= maxHookKeys {
+				writeError(w, http.StatusInsufficientStorage, transcript.ErrTypeUnavailable, "the store serves "+strconv.Itoa(maxHookKeys)+" hooks already")
+				return
+			}
+			k.keys[name] = e
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
