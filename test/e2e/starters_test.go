@@ -84,19 +84,18 @@ done`
 		cmd.Env = append(cmd.Environ(), "CA="+cluster.HistoryCAFile, "URL="+url)
 		b, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(b))
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		Expect(lines).To(HaveLen(2), string(b))
+		// Each answer: its JSON body (ending in a newline), then curl's status code.
+		lines := strings.Fields(string(b))
+		Expect(lines).To(HaveLen(4), string(b))
 		type answer struct {
 			Send       string `json:"send"`
 			SessionKey string `json:"sessionKey"`
 		}
 		var first, again answer
-		body, code, _ := strings.Cut(lines[0], "} ")
-		Expect(code).To(Equal("202"), lines[0])
-		Expect(json.Unmarshal([]byte(body+"}"), &first)).To(Succeed())
-		body, code, _ = strings.Cut(lines[1], "} ")
-		Expect(code).To(Equal("200"), lines[1])
-		Expect(json.Unmarshal([]byte(body+"}"), &again)).To(Succeed())
+		Expect(lines[1]).To(Equal("202"), string(b))
+		Expect(json.Unmarshal([]byte(lines[0]), &first)).To(Succeed())
+		Expect(lines[3]).To(Equal("200"), string(b))
+		Expect(json.Unmarshal([]byte(lines[2]), &again)).To(Succeed())
 		Expect(again).To(Equal(first))
 		Expect(first.SessionKey).To(HavePrefix("hook:"))
 
