@@ -155,15 +155,15 @@ func (a *announcer) chatThread(ctx context.Context, in announceInput, dc v1.Deli
 	if bound != nil && bound.Channel == kind {
 		return bound.ID, false
 	}
-	real := dc.ThreadID
-	if strings.HasPrefix(real, syntheticThreadPrefix) {
-		real = ""
+	chatID := dc.ThreadID
+	if strings.HasPrefix(chatID, syntheticThreadPrefix) {
+		chatID = ""
 	}
 	switch {
 	case in.bind:
-		return real, real == ""
-	case real != "":
-		return real, false
+		return chatID, chatID == ""
+	case chatID != "":
+		return chatID, false
 	case strings.HasPrefix(dc.ThreadID, syntheticThreadPrefix):
 		if t := a.runThread(ctx, in.session); t != nil && t.Channel == kind {
 			return t.ID, false

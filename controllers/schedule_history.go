@@ -68,12 +68,12 @@ func (r *SessionScheduleReconciler) history(ctx context.Context, f *scheduleFlow
 	if l := s.Spec.FailedSendsHistoryLimit; l != nil {
 		keepFailed = *l
 	}
-	return r.trim(ctx, f, ok, int(keepOK), failed, int(keepFailed))
+	return r.trim(ctx, ok, int(keepOK), failed, int(keepFailed))
 }
 
 // trim deletes the oldest sends of each list beyond its limit (names sort by tick: they
 // end in the tick's unix minutes, all of one width for centuries).
-func (r *SessionScheduleReconciler) trim(ctx context.Context, f *scheduleFlow, ok []*v1.SessionSend, keepOK int, failed []*v1.SessionSend, keepFailed int) error {
+func (r *SessionScheduleReconciler) trim(ctx context.Context, ok []*v1.SessionSend, keepOK int, failed []*v1.SessionSend, keepFailed int) error {
 	for _, l := range []struct {
 		sends []*v1.SessionSend
 		keep  int

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	apierrors "k8s.io/apimachinery/pkg/api/equality"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
@@ -94,9 +94,9 @@ func (r *SessionScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	s.Status.ObservedGeneration = s.Generation
-	if !apierrors.Semantic.DeepEqual(old, &s.Status) {
+	if !equality.Semantic.DeepEqual(old, &s.Status) {
 		if err := r.Status().Update(ctx, s); err != nil {
-			if kerrors.IsConflict(err) {
+			if apierrors.IsConflict(err) {
 				return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
 			}
 			return ctrl.Result{}, client.IgnoreNotFound(err)

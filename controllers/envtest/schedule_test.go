@@ -59,15 +59,15 @@ var _ = Describe("SessionSchedule", func() {
 		})
 		return s
 	}
-	// nextMinute moves the fake clock (forward) to sec seconds past the first whole minute
+	// nextMinute moves the fake clock (forward) to a second past the first whole minute
 	// after now and a margin, and returns that minute.
-	nextMinute := func(sec int) time.Time {
+	nextMinute := func() time.Time {
 		now := fakeClock.Now()
 		if t := time.Now(); t.After(now) {
 			now = t
 		}
 		m := now.Add(5 * time.Second).Truncate(time.Minute).Add(time.Minute)
-		fakeClock.SetTime(m.Add(time.Duration(sec) * time.Second))
+		fakeClock.SetTime(m.Add(time.Second))
 		return m
 	}
 	// tickTo moves the fake clock to t and wakes the schedule.
@@ -128,7 +128,7 @@ var _ = Describe("SessionSchedule", func() {
 
 	It("sends into cron:<name> with provenance cron, and Allow sends while the last runs", func() {
 		s := newSchedule("allow", "slow allow")
-		first := nextMinute(1)
+		first := nextMinute()
 		touch(s)
 		a := sendNamed(s, first)
 		Expect(metav1.IsControlledBy(a, s)).To(BeTrue())
@@ -158,7 +158,7 @@ var _ = Describe("SessionSchedule", func() {
 
 	It("Forbid skips a tick while the last send runs", func() {
 		s := newSchedule("forbid", "slow forbid", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ForbidConcurrent })
-		first := nextMinute(1)
+		first := nextMinute()
 		touch(s)
 		a := sendNamed(s, first)
 		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
@@ -173,7 +173,7 @@ var _ = Describe("SessionSchedule", func() {
 
 	It("Replace cancels the running send and sends the tick", func() {
 		s := newSchedule("replace", "slow replace", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ReplaceConcurrent })
-		first := nextMinute(1)
+		first := nextMinute()
 		touch(s)
 		a := sendNamed(s, first)
 		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
@@ -192,7 +192,7 @@ var _ = Describe("SessionSchedule", func() {
 
 	It("suspend stops new ticks; resuming sends the most recent missed tick once", func() {
 		s := newSchedule("suspended", "tick suspended", func(sp *v1.SessionScheduleSpec) { sp.Suspend = ptr.To(true) })
-		first := nextMinute(1)
+		first := nextMinute()
 		touch(s)
 		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
 			g.Expect(meta.FindStatusCondition(s.Status.Conditions, v1.ConditionReady)).To(HaveField("Reason", "Suspended"))
@@ -209,7 +209,7 @@ var _ = Describe("SessionSchedule", func() {
 	It("after a downtime sends the most recent missed tick once, within startingDeadlineSeconds, and reports too many missed", func() {
 		catchUp := newSchedule("catch-up", "tick catch-up")
 		late := newSchedule("too-late", "tick too-late", func(sp *v1.SessionScheduleSpec) { sp.StartingDeadlineSeconds = ptr.To[int64](10) })
-		first := nextMinute(1)
+		first := nextMinute()
 		touch(catchUp)
 		touch(late)
 		sendNamed(catchUp, first)
@@ -241,7 +241,7 @@ var _ = Describe("SessionSchedule", func() {
 
 	It("keeps successfulSendsHistoryLimit finished sends", func() {
 		s := newSchedule("history", "tick history", func(sp *v1.SessionScheduleSpec) { sp.SuccessfulSendsHistoryLimit = ptr.To[int32](1) })
-		first := nextMinute(1)
+		first := nextMinute()
 		var names []string
 		for i := range 3 {
 			tick := first.Add(time.Duration(i) * time.Minute)
@@ -265,7 +265,7 @@ var _ = Describe("SessionSchedule", func() {
 		createSession(ns, "cron:restart", "bot")
 		stopManager()
 		s := newSchedule("restart", "tick restart")
-		first := nextMinute(1)
+		first := nextMinute()
 		// What a manager that stopped after its create and before its status write left.
 		left := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: policy.ScheduledSendName(s.Name, first), Namespace: ns,
 			Labels: map[string]string{v1.ScheduleLabel: s.Name}},

@@ -58,9 +58,9 @@ var (
 	sendChanges = &feedRecorder{}
 	// hookKeys records the SessionHook keys the manager hands the store.
 	hookKeys = &keyRecorder{}
-	dataDir     string
-	store       *transcriptstore.FileStore
-	sink        *sinkServer
+	dataDir  string
+	store    *transcriptstore.FileStore
+	sink     *sinkServer
 	// discord is a local Discord-shaped API the suite's chat sinks post to (chat_sink_test.go).
 	discord *chatPlatform
 	// writes counts the manager's writes per resource (POST, PUT, PATCH, DELETE).

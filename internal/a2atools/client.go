@@ -241,8 +241,8 @@ func readCard(ctx context.Context, hc *http.Client, base *url.URL) ([]byte, erro
 	return body, nil
 }
 
-// readBounded GETs u with header, bounded by CardTimeout and max bytes.
-func readBounded(ctx context.Context, hc *http.Client, u string, max int, header http.Header) ([]byte, error) {
+// readBounded GETs u with header, bounded by CardTimeout and limit bytes.
+func readBounded(ctx context.Context, hc *http.Client, u string, limit int, header http.Header) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, CardTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -260,12 +260,12 @@ func readBounded(ctx context.Context, hc *http.Client, u string, max int, header
 	if resp.StatusCode != http.StatusOK {
 		return nil, errors.New(resp.Status)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(body) > max {
-		return nil, fmt.Errorf("larger than %d bytes", max)
+	if len(body) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
 	}
 	return body, nil
 }

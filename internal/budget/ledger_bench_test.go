@@ -49,7 +49,7 @@ func BenchmarkJudgeThenChargeShared(b *testing.B) {
 
 func benchObjects() (*v1.SessionPolicy, *v1.SessionSend) {
 	return policy(&v1.Budgets{Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1 << 62)},
-		PerSend: &v1.Budget{MaxTokens: ptr.To[int64](1 << 62)}}, nil), send("s", "u1", nil)
+		PerSend: &v1.Budget{MaxTokens: ptr.To[int64](1 << 62)}}, nil), send(nil)
 }
 
 func benchLedger(b *testing.B, l *Ledger) {

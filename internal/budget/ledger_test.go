@@ -42,8 +42,9 @@ func policy(b *v1.Budgets, spend *v1.Spend) *v1.SessionPolicy {
 		Spec: v1.SessionPolicySpec{Budgets: b}, Status: v1.SessionPolicyStatus{Spend: spend}}
 }
 
-func send(name string, uid types.UID, b *v1.Budget) *v1.SessionSend {
-	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: uid}, Spec: v1.SessionSendSpec{Budget: b}}
+// send is the SessionSend "s" (uid u1) of the tables.
+func send(b *v1.Budget) *v1.SessionSend {
+	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s", UID: "u1"}, Spec: v1.SessionSendSpec{Budget: b}}
 }
 
 func call(owner string, uid types.UID, step string, purpose Purpose) Call {
@@ -78,14 +79,14 @@ func TestJudgeThenCharge(t *testing.T) {
 		refused map[int]string
 	}{
 		"a send's third turn is over its maxTurns 2; its announce is not stopped": {
-			objs: []client.Object{policy(nil, nil), send("s", "u1", &v1.Budget{MaxTurns: ptr.To[int32](2)})},
+			objs: []client.Object{policy(nil, nil), send(&v1.Budget{MaxTurns: ptr.To[int32](2)})},
 			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 5}, {call("s", "u1", "round-1", PurposeTurn), 5},
 				{call("s", "u1", "round-2", PurposeTurn), 5}, {call("s", "u1", "round-3", PurposeTurn), 5},
 				{call("s", "u1", "announce", PurposeTurn), 5}},
 			refused: map[int]string{3: "budget exceeded: the send would begin turn 3, over its maxTurns 2"},
 		},
 		"a spent window refuses turns and compactions, a session's own compaction and an announce's too": {
-			objs: []client.Object{policy(&v1.Budgets{Namespace: window}, nil), send("s", "u1", nil)},
+			objs: []client.Object{policy(&v1.Budgets{Namespace: window}, nil), send(nil)},
 			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 100}, {call("s", "u1", "round-2", PurposeCompaction), 1},
 				{call("", "u9", "compact-1", PurposeCompaction), 1}, {call("s", "u1", "announce", PurposeTurn), 1},
 				{call("s", "u1", "announce", PurposeCompaction), 1}},
@@ -102,17 +103,17 @@ func TestJudgeThenCharge(t *testing.T) {
 		},
 		"the window goes on from the recorded spend": {
 			objs: []client.Object{policy(&v1.Budgets{Namespace: window},
-				&v1.Spend{WindowStart: &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}, Tokens: 99}), send("s", "u1", nil)},
+				&v1.Spend{WindowStart: &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}, Tokens: 99}), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
 			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
 		},
 		"the policy's perSend fills what the send's budget leaves": {
-			objs:    []client.Object{policy(&v1.Budgets{PerSend: &v1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send("s", "u1", nil)},
+			objs:    []client.Object{policy(&v1.Budgets{PerSend: &v1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 10}, {call("s", "u1", "round-1", PurposeTurn), 1}},
 			refused: map[int]string{1: "budget exceeded: the send used 10 tokens of its maxTokens 10"},
 		},
 		"no policy, no budget": {
-			objs:  []client.Object{send("s", "u1", nil)},
+			objs:  []client.Object{send(nil)},
 			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 1000}, {call("s", "u1", "round-1", PurposeCompaction), 1000}},
 		},
 	} {

@@ -227,7 +227,8 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	if limit > 0 && b.left <= 0 && end >= 0 {
 		// A stream past its limit ends at an event's end, so a reader of events sees whole
 		// ones and then the error, not a torn event.
-		b.fail(b.what, limit)
+		// The error is kept in b.err for the next Read; this one hands over the whole events.
+		_ = b.fail(b.what, limit)
 		return end, nil
 	}
 	return n, err

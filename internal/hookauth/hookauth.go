@@ -39,9 +39,9 @@ const Tolerance = 5 * time.Minute
 const MaxDeliveryIDLen = 256
 
 var (
-	// ErrSignature: the signature is missing, malformed or does not match.
+	// ErrSignature is a signature that is missing, malformed or does not match.
 	ErrSignature = errors.New("bad or missing signature")
-	// ErrTimestamp: the signature matches, but its timestamp is out of the tolerance.
+	// ErrTimestamp is a matching signature whose timestamp is out of the tolerance.
 	ErrTimestamp = errors.New("timestamp out of tolerance")
 )
 

@@ -155,10 +155,10 @@ func (d *hookDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.denied(w, start)
 		return
 	}
-	if max := hookMaxBody(hook); len(body) > max {
+	if limit := hookMaxBody(hook); len(body) > limit {
 		d.deliveries.WithLabelValues("too_large").Inc()
 		writeError(w, http.StatusRequestEntityTooLarge, transcript.ErrTypeInvalidRequest,
-			"the body is over the hook's spec.maxBodyBytes ("+strconv.Itoa(max)+")")
+			"the body is over the hook's spec.maxBodyBytes ("+strconv.Itoa(limit)+")")
 		return
 	}
 	if !d.allow(hook) {

@@ -234,40 +234,9 @@ func TestHookDeliveries(t *testing.T) {
 		}
 	})
 
-	t.Run("a body over maxBodyBytes is 413", func(t *testing.T) {
-		f.hook("small", standardSecret, func(s *v1.SessionHookSpec) { s.MaxBodyBytes = 64 })
-		big := []byte(`{"padding":"` + strings.Repeat("x", 100) + `"}`)
-		if a := f.post("/hooks/hooks/small", signed(t, hookKey, "msg_10", f.clock.Now(), big), big); a.status != http.StatusRequestEntityTooLarge {
-			t.Errorf("signed, over the hook's bound: %d %s, want 413", a.status, a.body)
-		}
-		huge := bytes.Repeat([]byte("x"), v1.MaxHookMaxBodyBytes+1)
-		if a := f.post("/hooks/hooks/nope", nil, huge); a.status != http.StatusRequestEntityTooLarge {
-			t.Errorf("unsigned, over every hook's bound: %d %s, want 413", a.status, a.body)
-		}
-		if n := len(f.hookSends("small")); n != 0 {
-			t.Errorf("%d sends, want none", n)
-		}
-	})
+	t.Run("a body over maxBodyBytes is 413", func(t *testing.T) { checkHookBodyBound(t, f) })
 
-	t.Run("a flood is 429 over ratePerMinute, and accepted again a minute later", func(t *testing.T) {
-		f.hook("flood", standardSecret, func(s *v1.SessionHookSpec) { s.RatePerMinute = 3 })
-		var got []int
-		for i := range 5 {
-			id := "flood_" + strconv.Itoa(i)
-			got = append(got, f.post("/hooks/hooks/flood", signed(t, hookKey, id, f.clock.Now(), body), body).status)
-		}
-		want := []int{202, 202, 202, 429, 429}
-		if !slices.Equal(got, want) {
-			t.Errorf("statuses %v, want %v", got, want)
-		}
-		f.clock.Step(time.Minute)
-		if a := f.post("/hooks/hooks/flood", signed(t, hookKey, "flood_5", f.clock.Now(), body), body); a.status != http.StatusAccepted {
-			t.Errorf("a minute later: %d %s, want 202", a.status, a.body)
-		}
-		if n := len(f.hookSends("flood")); n != 4 {
-			t.Errorf("%d sends, want 4", n)
-		}
-	})
+	t.Run("a flood is 429 over ratePerMinute, and accepted again a minute later", func(t *testing.T) { checkHookFlood(t, f, body) })
 
 	t.Run("spec.signature github takes X-Hub-Signature-256, and spec.sessionKey the session", func(t *testing.T) {
 		f.hook("gh", []byte("It's a Secret to Everybody"), func(s *v1.SessionHookSpec) {
@@ -319,4 +288,41 @@ func TestHookDeliveries(t *testing.T) {
 			t.Errorf("GET: %d, want 405", resp.StatusCode)
 		}
 	})
+}
+
+// checkHookBodyBound: a signed body over the hook's bound, or any body over every hook's, is 413.
+func checkHookBodyBound(t *testing.T, f *hookFixture) {
+	f.hook("small", standardSecret, func(s *v1.SessionHookSpec) { s.MaxBodyBytes = 64 })
+	big := []byte(`{"padding":"` + strings.Repeat("x", 100) + `"}`)
+	if a := f.post("/hooks/hooks/small", signed(t, hookKey, "msg_10", f.clock.Now(), big), big); a.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("signed, over the hook's bound: %d %s, want 413", a.status, a.body)
+	}
+	huge := bytes.Repeat([]byte("x"), v1.MaxHookMaxBodyBytes+1)
+	if a := f.post("/hooks/hooks/nope", nil, huge); a.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("unsigned, over every hook's bound: %d %s, want 413", a.status, a.body)
+	}
+	if n := len(f.hookSends("small")); n != 0 {
+		t.Errorf("%d sends, want none", n)
+	}
+}
+
+// checkHookFlood: deliveries over ratePerMinute are 429 until a minute has passed.
+func checkHookFlood(t *testing.T, f *hookFixture, body []byte) {
+	f.hook("flood", standardSecret, func(s *v1.SessionHookSpec) { s.RatePerMinute = 3 })
+	var got []int
+	for i := range 5 {
+		id := "flood_" + strconv.Itoa(i)
+		got = append(got, f.post("/hooks/hooks/flood", signed(t, hookKey, id, f.clock.Now(), body), body).status)
+	}
+	want := []int{202, 202, 202, 429, 429}
+	if !slices.Equal(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+	f.clock.Step(time.Minute)
+	if a := f.post("/hooks/hooks/flood", signed(t, hookKey, "flood_5", f.clock.Now(), body), body); a.status != http.StatusAccepted {
+		t.Errorf("a minute later: %d %s, want 202", a.status, a.body)
+	}
+	if n := len(f.hookSends("flood")); n != 4 {
+		t.Errorf("%d sends, want 4", n)
+	}
 }

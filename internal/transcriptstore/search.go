@@ -76,7 +76,7 @@ func NewSearchHandler(o SearchOptions) http.Handler {
 // the namespace-wide grant, else those it may read one by one; an error wrapping
 // ErrForbidden when it may read none, as /events says it (readsAny).
 func readableIDs(r *http.Request, o SearchOptions, namespace string) ([]string, error) {
-	check := func(ctx context.Context, namespace, name string) error {
+	check := func(_ context.Context, namespace, name string) error {
 		_, err := authorizeRead(o.Authorizer, r, namespace, name)
 		return err
 	}
