@@ -75,7 +75,7 @@ func TestFrontRoutesEachDoorByItsNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := map[string]http.Handler{}
-	for _, route := range DoorRoutes() {
+	for _, route := range append(DoorRoutes(), routesOf(signedDoors)...) {
 		routes[route] = served("shard 0")
 	}
 	frontDoors(routes, o, ns0)
@@ -91,20 +91,25 @@ func TestFrontRoutesEachDoorByItsNamespace(t *testing.T) {
 		req
 		want string
 	}{
-		"history, own":         {req{"GET", "/sessions/agent:a:main/history?namespace=" + ns0}, "shard 0"},
-		"history, the other":   {req{"GET", "/sessions/agent:a:main/history?namespace=" + ns1}, "shard 1"},
-		"history, default":     {req{"GET", "/sessions/agent:a:main/history"}, "shard 0"},
-		"search, the other":    {req{"GET", "/search?q=x&namespace=" + ns1}, "shard 1"},
-		"events, the other":    {req{"GET", "/events?namespace=" + ns1}, "shard 1"},
-		"mcp, the other":       {req{"POST", "/mcp?namespace=" + ns1}, "shard 1"},
-		"console, the other":   {req{"POST", "/console/tools/sessions_list?namespace=" + ns1}, "shard 1"},
-		"a2a, own":             {req{"POST", "/a2a/" + ns0 + "/main"}, "shard 0"},
-		"a2a, the other":       {req{"POST", "/a2a/" + ns1 + "/main"}, "shard 1"},
-		"a2a card, the other":  {req{"GET", "/a2a/" + ns1 + "/main/.well-known/agent-card.json"}, "shard 1"},
-		"a2a, path over query": {req{"POST", "/a2a/" + ns1 + "/main?namespace=" + ns0}, "shard 1"},
-		"a2a, query ignored":   {req{"POST", "/a2a/" + ns0 + "/main?namespace=" + ns1}, "shard 0"},
+		"history, own":                    {req{"GET", "/sessions/agent:a:main/history?namespace=" + ns0}, "shard 0"},
+		"history, the other":              {req{"GET", "/sessions/agent:a:main/history?namespace=" + ns1}, "shard 1"},
+		"history, default":                {req{"GET", "/sessions/agent:a:main/history"}, "shard 0"},
+		"search, the other":               {req{"GET", "/search?q=x&namespace=" + ns1}, "shard 1"},
+		"events, the other":               {req{"GET", "/events?namespace=" + ns1}, "shard 1"},
+		"mcp, the other":                  {req{"POST", "/mcp?namespace=" + ns1}, "shard 1"},
+		"console, the other":              {req{"POST", "/console/tools/sessions_list?namespace=" + ns1}, "shard 1"},
+		"a2a, own":                        {req{"POST", "/a2a/" + ns0 + "/main"}, "shard 0"},
+		"a2a, the other":                  {req{"POST", "/a2a/" + ns1 + "/main"}, "shard 1"},
+		"a2a card, the other":             {req{"GET", "/a2a/" + ns1 + "/main/.well-known/agent-card.json"}, "shard 1"},
+		"a2a, path over query":            {req{"POST", "/a2a/" + ns1 + "/main?namespace=" + ns0}, "shard 1"},
+		"a2a, query ignored":              {req{"POST", "/a2a/" + ns0 + "/main?namespace=" + ns1}, "shard 0"},
+		"events subscriptions, the other": {req{"POST", "/events/s1/subscriptions?namespace=" + ns1}, "shard 1"},
+		"hooks, own":                      {req{"POST", "/hooks/" + ns0 + "/ci"}, "shard 0"},
+		"hooks, the other":                {req{"POST", "/hooks/" + ns1 + "/ci"}, "shard 1"},
+		"hooks, query ignored":            {req{"POST", "/hooks/" + ns0 + "/ci?namespace=" + ns1}, "shard 0"},
+		"hooks, no hook named":            {req{"POST", "/hooks/" + ns1}, "shard 0"},
 	}
-	if len(doors) != 6 {
+	if len(doors)+len(signedDoors) != 8 {
 		t.Errorf("%d doors: give the new door's cases here", len(doors))
 	}
 	for name, tc := range cases {
