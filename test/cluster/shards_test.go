@@ -212,6 +212,7 @@ func twoShards(ctx context.Context, t *testing.T) {
 	}
 	waitReply(ctx, t, ns1, "second", "echo: hello again")
 	mcpThroughFront(ctx, t, front, ns1, reader)
+	searchAndA2AThroughFront(ctx, t, front, ns0, ns1, reader)
 
 	// Shard 1's Pod deleted while a send in its namespace runs.
 	pod1 := statefulSet + "-1"
@@ -248,4 +249,24 @@ func twoShards(ctx context.Context, t *testing.T) {
 		}
 	}
 	t.Logf("%s on shard 0, %s on shard 1; Pod %s (%s) deleted mid-send, its successor finished it: %v", ns0, ns1, pod1, uid, counts)
+}
+
+// searchAndA2AThroughFront asks shard 0's Service for what only shard 1 holds: a search of
+// ns1's transcripts (routed by ?namespace=), and the card of ns1's Agent echo with a query
+// that names ns0 (routed by the path the A2A door acts in, whatever the query says).
+func searchAndA2AThroughFront(ctx context.Context, t *testing.T, front, ns0, ns1, token string) {
+	t.Helper()
+	if err := harness.Poll(ctx, objectTimeout, "/search of "+ns1+" through shard 0", func() error {
+		resp := frontRequest(ctx, t, http.MethodGet, front, "/search?q=again&namespace="+ns1, token, "", nil)
+		if body := readAll(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, "hello again") {
+			return fmt.Errorf("%d %s", resp.StatusCode, body)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	resp := frontRequest(ctx, t, http.MethodGet, front, "/a2a/"+ns1+"/echo/.well-known/agent-card.json?namespace="+ns0, token, "", nil)
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"name":"echo"`) {
+		t.Fatalf("the A2A card of %s's echo through shard 0: %d %s", ns1, resp.StatusCode, body)
+	}
 }
