@@ -62,6 +62,7 @@ import (
 )
 
 type options struct {
+	shutdownDelay    time.Duration
 	metricsAddr      string
 	metricsSecure    bool
 	metricsCertDir   string
@@ -123,6 +124,7 @@ func main() {
 	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", controllers.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the AgentSession, SessionSend and SubagentRun controllers.")
 	flag.DurationVar(&o.statusInterval, "session-status-interval", controllers.DefaultSessionStatusInterval, "How long the turn engine's reports of a session gather before its status is written (a busy session's status is written about once per interval); negative writes after every turn.")
+	flag.DurationVar(&o.shutdownDelay, "shutdown-delay", 5*time.Second, "How long the manager keeps serving (admission webhooks included) after SIGTERM before it stops, so that Services stop sending to a terminating Pod first; a second signal exits at once.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
 	flag.IntVar(&o.burst, "kube-api-burst", 1000, "Client-side burst of API requests.")
@@ -197,7 +199,7 @@ func main() {
 	defer func() { _ = stopTracing(context.Background()) }()
 
 	log.Info("starting manager")
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := mgr.Start(lameDuck(ctrl.SetupSignalHandler(), o.shutdownDelay)); err != nil {
 		log.Error(err, "manager exited with an error")
 		_ = stopTracing(context.Background())
 		os.Exit(1)
@@ -353,4 +355,23 @@ func metricsOptions(o options, tlsOpts []func(*tls.Config)) metricsserver.Option
 		m.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 	return m
+}
+
+// lameDuck is a context cancelled delay after parent is: a terminating Pod leaves its
+// Services' endpoints when its deletion starts, but the API server can still reach it for a
+// moment (kube-proxy's next sync), and an admission webhook that stopped at once would fail
+// those requests.
+func lameDuck(parent context.Context, delay time.Duration) context.Context {
+	if delay <= 0 {
+		return parent
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	go func() {
+		<-parent.Done()
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		<-t.C
+		cancel()
+	}()
+	return ctx
 }

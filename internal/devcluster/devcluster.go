@@ -477,6 +477,8 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		"--egress-allow=127.0.0.1/32",
 		// SessionHooks' status.url: this pair's history listener.
 		"--hook-base-url=https://" + o.historyAddr,
+		// No Service routes to a local manager: nothing to wait for when it is stopped.
+		"--shutdown-delay=0",
 	}}
 	if len(o.webhookArgs) > 0 {
 		mgr.args = append(mgr.args, o.webhookArgs...)
