@@ -152,7 +152,7 @@ func (d *hookDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			outcome = "stale"
 		}
 		d.deliveries.WithLabelValues(outcome).Inc()
-		d.denied(w, start)
+		d.denied(r.Context(), w, start)
 		return
 	}
 	if limit := hookMaxBody(hook); len(body) > limit {
@@ -177,9 +177,16 @@ var unknownHookSecret = []byte("whsec_" + "dW5rbm93biBob29rOiBub2JvZHkgaG9sZHMgd
 // denied answers a delivery that is not a known hook's, correctly signed, no sooner than
 // the floor: the same status, body and time for an unknown hook or namespace, a hook whose
 // Secret is missing, a bad signature and an old timestamp.
-func (d *hookDoor) denied(w http.ResponseWriter, start time.Time) {
+func (d *hookDoor) denied(ctx context.Context, w http.ResponseWriter, start time.Time) {
 	if wait := d.DeniedFloor - time.Since(start); wait > 0 {
-		time.Sleep(wait)
+		// A sender that gives up is not waited for: nobody reads the answer's timing then.
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
 	}
 	writeError(w, http.StatusUnauthorized, transcript.ErrTypeUnauthorized, "bad or missing signature")
 }
