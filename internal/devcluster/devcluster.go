@@ -432,6 +432,9 @@ func (s *Shard) TranscriptDir() string { return filepath.Join(s.dir, "data", "tr
 // ManagerPID is the shard's manager process id.
 func (s *Shard) ManagerPID() int { return s.manager.pid() }
 
+// StorePID is the shard's transcript-store process id.
+func (s *Shard) StorePID() int { return s.store.pid() }
+
 // KillManager SIGKILLs the shard's manager and waits for it to be gone.
 func (s *Shard) KillManager() {
 	_ = syscall.Kill(-s.manager.cmd.Process.Pid, syscall.SIGKILL)

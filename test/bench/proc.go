@@ -74,6 +74,23 @@ func clusterCPU() map[string]float64 {
 	return out
 }
 
+// childPID is the id of the first process this one started with command name comm, 0 when
+// none runs (kube-apiserver and etcd, which devcluster starts through envtest).
+func childPID(comm string) int {
+	self := os.Getpid()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		if st, ok := readProcStat(pid); ok && st.ppid == self && st.comm == comm {
+			return pid
+		}
+	}
+	return 0
+}
+
 // cpuSince is the CPU seconds each process used since before, and their sum under "total".
 func cpuSince(before map[string]float64) map[string]float64 {
 	out := map[string]float64{}

@@ -31,6 +31,8 @@ type Figure struct {
 	Baseline *float64 `json:"baseline,omitempty"`
 	Ratio    *float64 `json:"ratio,omitempty"`
 	Target   string   `json:"target,omitempty"`
+	// Shard is the shard a per-shard figure was read from; figures of the same name differ by it.
+	Shard *int `json:"shard,omitempty"`
 	// Load is the machine's 1-minute load average when the figure was taken.
 	Load *float64 `json:"load,omitempty"`
 }
@@ -75,7 +77,11 @@ func Table(w io.Writer, all []Figure) {
 		if f.Load != nil {
 			load = fmt.Sprintf("%.1f", *f.Load)
 		}
-		fmt.Fprintf(tw, "%s\t%.4g\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Value, f.Unit, base, ratio, load, f.Target)
+		name := f.Name
+		if f.Shard != nil {
+			name += fmt.Sprintf(" (shard %d)", *f.Shard)
+		}
+		fmt.Fprintf(tw, "%s\t%.4g\t%s\t%s\t%s\t%s\t%s\n", name, f.Value, f.Unit, base, ratio, load, f.Target)
 	}
 	_ = tw.Flush()
 }
