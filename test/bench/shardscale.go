@@ -42,12 +42,22 @@ const shardScalePrefix = "shard-scale-"
 // namespaces' sessions (shard.Label), so each manager's memory is that of half the sessions.
 func benchShardsScale() ([]Figure, error) {
 	ctx := context.Background()
-	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-shards-scale.log", scaleCluster([]string{"--shard=0/2"}), 1000)
+	// Each store is told its shard, as a sharded install's are, so that its cache selects
+	// its own namespaces' sessions (cacheindex.ReaderCacheOptions); each is the other's front.
+	addrs, err := devcluster.FreeAddrs(2)
+	if err != nil {
+		return nil, err
+	}
+	front := "--shard-url=https://" + addrs[0] + ",https://" + addrs[1]
+	o := scaleCluster([]string{"--shard=0/2"})
+	o.StoreArgs, o.HistoryAddr = []string{"--shard=0/2", front}, addrs[0]
+	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-shards-scale.log", o, 1000)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	s1, err := c.StartShard(ctx, "shard-1", devcluster.ShardOptions{ManagerArgs: []string{"--shard=1/2"}})
+	s1, err := c.StartShard(ctx, "shard-1", devcluster.ShardOptions{ManagerArgs: []string{"--shard=1/2"},
+		StoreArgs: []string{"--shard=1/2"}, HistoryAddr: addrs[1]})
 	if err != nil {
 		return nil, err
 	}
