@@ -33,6 +33,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns/window"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -96,9 +97,16 @@ type TurnRequest struct {
 	// command) in the session's lane: no model is called, no compaction runs, no tool.
 	RecordOnly bool
 	// ForkFrom, when set, is the session whose recent conversation the turn's session starts
-	// from (a spawn with context fork): it is copied before the input (see fork.go).
+	// from (a spawn with context fork): it is copied before the input (see window/fork.go).
 	ForkFrom *ForkSource
 }
+
+// ForkSource is the session a forked turn copies the recent conversation of.
+type ForkSource = window.ForkSource
+
+// CompactionStepPrefix starts the user message of every compaction step (see
+// window.CompactionStepPrefix).
+const CompactionStepPrefix = window.CompactionStepPrefix
 
 // TurnResult is the outcome of a finished turn.
 type TurnResult struct {

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package turns
+package window
 
 import (
 	"container/list"
@@ -84,7 +84,7 @@ func modelView(recs []transcript.Record, capacity int) []provider.Message {
 
 // shownMessage is the model's message for r, or the zero message when the model never sees it.
 func shownMessage(r *transcript.Record) provider.Message {
-	if m, ok := toProvider(&r.Message); ok {
+	if m, ok := ToProvider(&r.Message); ok {
 		return m
 	}
 	return provider.Message{}
