@@ -95,7 +95,8 @@ func (w *Window) contextTokens(v historyView) int64 {
 // (Messages). A failed step leaves the truncated view.
 func (w *Window) Compact(ctx context.Context, summarise Summarise) (Compaction, error) {
 	if r, ok := w.Done[w.compactionKey()]; ok {
-		return Compaction{Record: &r, Earlier: true}, nil
+		made := r // declared here, it is allocated only when the turn made one before
+		return Compaction{Record: &made, Earlier: true}, nil
 	}
 	cfg := compactionOf(w.req.Agent)
 	before := w.contextTokens(w.view)

@@ -129,7 +129,8 @@ func (w *Window) useHistoryOf(recs []transcript.Record, view []provider.Message)
 	}
 	var made *transcript.Record
 	if r, ok := w.Done[w.compactionKey()]; ok {
-		made = &r
+		own := r // declared here, it is allocated only when the turn made one before
+		made = &own
 	}
 	w.view = viewHistory(history, first, made)
 	if view != nil { // tail is a suffix of history, so its view is the same suffix of view
