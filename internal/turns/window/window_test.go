@@ -94,27 +94,29 @@ func TestBuildQueuesTheForkThenTheInput(t *testing.T) {
 	}
 }
 
-// longSession appends n user messages of size bytes to session s.
-func longSession(t *testing.T, st transcript.Store, n, size int) {
+// sessionWindow is the window of turn "t" in session s after n user messages of size bytes,
+// its Agent's context window contextTokens, and the source's clock.
+func sessionWindow(t *testing.T, n, size int, contextTokens int64) (*Window, *clocktesting.FakeClock) {
 	t.Helper()
+	src, st, fc := newSource(t)
 	for i := range n {
 		m := text(transcript.RoleUser, strings.Repeat(string(rune('a'+i%26)), size))
 		if _, err := st.Append(context.Background(), "ns", "s", transcript.AppendRequest{Message: m}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	w, err := src.Build(context.Background(), Request{Namespace: "ns", SessionID: "s", Turn: "t", Agent: agentWith(contextTokens),
+		Model: "m", Input: text(transcript.RoleUser, "go on")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, fc
 }
 
 // Compact asks the model only through the Summarise it is given, once, appends the record
 // under the turn's key and fits the view anew: the summary, then the kept messages.
 func TestCompactAsksThroughSummarise(t *testing.T) {
-	src, st, _ := newSource(t)
-	longSession(t, st, 30, 200) // 1,500 tokens in a window of 1,500: past the trigger (0.8)
-	w, err := src.Build(context.Background(), Request{Namespace: "ns", SessionID: "s", Turn: "t", Agent: agentWith(1500),
-		Model: "m", Input: text(transcript.RoleUser, "go on")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := sessionWindow(t, 30, 200, 1500) // 1,500 tokens in a window of 1,500: past the trigger (0.8)
 	var asked []provider.Request
 	summarise := func(_ context.Context, req provider.Request) (transcript.Message, error) {
 		asked = append(asked, req)
@@ -141,13 +143,7 @@ func TestCompactAsksThroughSummarise(t *testing.T) {
 
 // A window under its trigger does not compact: the model is not asked.
 func TestCompactUnderTheTriggerAsksNothing(t *testing.T) {
-	src, st, _ := newSource(t)
-	longSession(t, st, 3, 10)
-	w, err := src.Build(context.Background(), Request{Namespace: "ns", SessionID: "s", Turn: "t", Agent: agentWith(100000),
-		Input: text(transcript.RoleUser, "hi")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := sessionWindow(t, 3, 10, 100000)
 	c, err := w.Compact(context.Background(), func(context.Context, provider.Request) (transcript.Message, error) {
 		t.Error("summarise called under the trigger")
 		return transcript.Message{}, nil
@@ -160,13 +156,7 @@ func TestCompactUnderTheTriggerAsksNothing(t *testing.T) {
 // A step that outlives the Agent's compaction timeout on the source's clock ends with
 // ErrCompactionTimeout and leaves the view as it was.
 func TestCompactTimesOutOnTheClock(t *testing.T) {
-	src, st, fc := newSource(t)
-	longSession(t, st, 30, 400)
-	w, err := src.Build(context.Background(), Request{Namespace: "ns", SessionID: "s", Turn: "t", Agent: agentWith(2000),
-		Input: text(transcript.RoleUser, "go on")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, fc := sessionWindow(t, 30, 200, 1500)
 	before := shown(w.Messages())
 	c, err := w.Compact(context.Background(), func(ctx context.Context, _ provider.Request) (transcript.Message, error) {
 		fc.Step(DefaultCompactionTimeout) // the timer's func runs in Step
