@@ -14,7 +14,8 @@
 
 // Package turns is the turn engine inside the manager: one FIFO lane per session, a bounded
 // executor, the tool loop, and the session tools (sessions_list, sessions_history,
-// sessions_send, sessions_spawn, agents_list) that agents call.
+// sessions_send, sessions_spawn, agents_list) that agents call. What a turn's model sees of
+// its session (history, fork, compaction's fold, fitting) is built by internal/turns/window.
 //
 // This file is the contract between the engine and the controllers: reconcilers Submit a turn
 // and return; when it finishes the engine sends a GenericEvent for the turn's Owner on the

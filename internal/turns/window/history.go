@@ -83,7 +83,7 @@ func (w *Window) hasOwn(recs []transcript.Record) bool {
 
 // useHistory splits recs into the turn's own records (Done) and the history the model
 // sees, queues the system context and the input unless done, and fits the model's view:
-// the latest summary and what fits of the messages after it (compaction.go).
+// the latest summary and what fits of the messages after it (fit, compaction.go).
 func (w *Window) useHistory(recs []transcript.Record) { w.useHistoryOf(recs, nil) }
 
 // useHistoryOf is useHistory given the cache's model view of recs (message i for record
