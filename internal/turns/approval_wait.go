@@ -87,7 +87,7 @@ func (t *turn) gate(ctx context.Context, call *provider.ToolCall) (text string, 
 	}
 	key := t.key()
 	name := ApprovalName(t.req.ID, key)
-	_, asked := t.done[key+askedSuffix]
+	_, asked := t.win.Done[key+askedSuffix]
 	ta, err := t.approval(ctx, name)
 	if err != nil {
 		return "", false, false, err
@@ -106,7 +106,7 @@ func (t *turn) gate(ctx context.Context, call *provider.ToolCall) (text string, 
 	if ta != nil {
 		phase, by, reason = ta.Status.Phase, ta.Status.DecidedBy, ta.Spec.Reason
 	}
-	if _, decided := t.done[key+decidedSuffix]; decided && phase == v1.ApprovalApproved {
+	if _, decided := t.win.Done[key+decidedSuffix]; decided && phase == v1.ApprovalApproved {
 		// The decided record is durable before an approved call runs: with it and no result,
 		// the call started and its result was lost. It is not run a second time.
 		return errorResult(errors.New("interrupted: the approved call was started but its result was lost; it is not run again")), true, true, nil
@@ -174,7 +174,7 @@ func (t *turn) queueDecided(key string, call *provider.ToolCall, phase v1.Approv
 }
 
 func (t *turn) queueApprovalRecord(k string, call *provider.ToolCall, text string) {
-	if _, ok := t.done[k]; ok {
+	if _, ok := t.win.Done[k]; ok {
 		return
 	}
 	for _, p := range t.pending {

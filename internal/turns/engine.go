@@ -35,6 +35,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns/window"
 )
 
 // Defaults of Options.
@@ -139,7 +140,8 @@ type Engine struct {
 	providers providerCache
 	tools     toolset
 	approvals approval.Asker
-	history   *historyCache
+	// windows builds each turn's context (history, fork, compaction's fold, fitting).
+	windows window.Builder
 }
 
 var (
@@ -187,7 +189,7 @@ func NewEngine(o Options) (*Engine, error) {
 		wake:    map[string]chan event.GenericEvent{},
 		reports: reports{},
 		tools:   sessionTools(),
-		history: newHistoryCache(DefaultHistoryCacheBytes),
+		windows: window.NewSource(o.Store, o.Clock, window.DefaultHistoryCacheBytes),
 		toolEnv: sessiontools.Env{Client: o.Client, Reader: o.Reader, APIReader: o.APIReader,
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}

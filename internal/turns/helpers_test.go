@@ -37,6 +37,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns/window"
 )
 
 const ns = "team"
@@ -244,7 +245,8 @@ func (f *fixture) records(sessionID string) []rec {
 	}
 	out := make([]rec, 0, len(page.Messages))
 	for _, r := range page.Messages {
-		out = append(out, rec{Key: r.IdempotencyKey, Role: r.Message.Role, Text: messageText(&r.Message)})
+		shown, _ := window.ToProvider(&r.Message) // its text, whether the model sees it or not
+		out = append(out, rec{Key: r.IdempotencyKey, Role: r.Message.Role, Text: shown.Text})
 	}
 	return out
 }

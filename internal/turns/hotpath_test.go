@@ -16,13 +16,9 @@ package turns
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // The work every turn does before its model call allocates only what the turn itself needs:
@@ -59,37 +55,5 @@ func TestSpansAllocateNothingWhileTracingIsOff(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("a turn span and a tool span allocate %.0f times with tracing off, want 0", allocs)
-	}
-}
-
-// modelBytes counts what toProvider's message counts, for every kind of record.
-func TestModelBytesMatchesTheModelView(t *testing.T) {
-	text := func(s string) transcript.ContentBlock {
-		return transcript.ContentBlock{Type: transcript.BlockText, Text: s}
-	}
-	cases := map[string]transcript.Message{
-		"user":             {Role: transcript.RoleUser, Content: []transcript.ContentBlock{text("hello")}},
-		"user, two blocks": {Role: transcript.RoleUser, Content: []transcript.ContentBlock{text("hel"), text("lo")}},
-		"assistant with tool calls and thinking": {Role: transcript.RoleAssistant, Content: []transcript.ContentBlock{
-			{Type: transcript.BlockThinking, Thinking: "hmm", ThinkingSignature: "sig"}, text("let me look"),
-			{Type: transcript.BlockToolCall, ID: "c1", Name: "sessions_list", Arguments: json.RawMessage(`{"limit":5}`)}}},
-		"tool result": {Role: transcript.RoleToolResult, ToolCallID: "c1", ToolName: "sessions_list", Content: []transcript.ContentBlock{text(`{"sessions":[]}`)}},
-		"system":      {Role: transcript.RoleSystem, Content: []transcript.ContentBlock{text("context")}},
-		"compaction":  {Role: transcript.RoleCompaction, Content: []transcript.ContentBlock{text("summary")}},
-	}
-	for name, m := range cases {
-		pm, shown := toProvider(&m)
-		want := struct {
-			Bytes int
-			Shown bool
-		}{0, shown}
-		if shown {
-			want.Bytes = messageBytes(&pm)
-		}
-		got := want
-		got.Bytes, got.Shown = modelBytes(&m)
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("%s (-toProvider +modelBytes):\n%s", name, d)
-		}
 	}
 }

@@ -14,7 +14,8 @@
 
 // Package turns is the turn engine inside the manager: one FIFO lane per session, a bounded
 // executor, the tool loop, and the session tools (sessions_list, sessions_history,
-// sessions_send, sessions_spawn, agents_list) that agents call.
+// sessions_send, sessions_spawn, agents_list) that agents call. What a turn's model sees of
+// its session (history, fork, compaction's fold, fitting) is built by internal/turns/window.
 //
 // This file is the contract between the engine and the controllers: reconcilers Submit a turn
 // and return; when it finishes the engine sends a GenericEvent for the turn's Owner on the
@@ -33,6 +34,7 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns/window"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -96,9 +98,16 @@ type TurnRequest struct {
 	// command) in the session's lane: no model is called, no compaction runs, no tool.
 	RecordOnly bool
 	// ForkFrom, when set, is the session whose recent conversation the turn's session starts
-	// from (a spawn with context fork): it is copied before the input (see fork.go).
+	// from (a spawn with context fork): it is copied before the input (see window/fork.go).
 	ForkFrom *ForkSource
 }
+
+// ForkSource is the session a forked turn copies the recent conversation of.
+type ForkSource = window.ForkSource
+
+// CompactionStepPrefix starts the user message of every compaction step (see
+// window.CompactionStepPrefix).
+const CompactionStepPrefix = window.CompactionStepPrefix
 
 // TurnResult is the outcome of a finished turn.
 type TurnResult struct {

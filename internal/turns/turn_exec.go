@@ -25,6 +25,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns/window"
 )
 
 // MaxToolIterations bounds the model calls of one turn; a model still asking for tools
@@ -43,15 +44,12 @@ type turn struct {
 	tools  []provider.Tool
 	// offered are the tools of this turn by name: a call of any other is an error result.
 	offered map[string]*tool
-	// msgs is what the model sees: the fitted history, then this turn's messages.
+	// win is the turn's context: its history as the model sees it, fitted to the context
+	// window, and its records already in the transcript (a repeated turn: win.Done, whose
+	// steps are not run again, their content reused).
+	win *window.Window
+	// msgs is what the model sees: the window's messages, then this turn's.
 	msgs []provider.Message
-	// input is the turn's input as the model sees it; view its history as compaction sees
-	// it (the latest summary and the records after it).
-	input provider.Message
-	view  historyView
-	// done holds this turn's records already in the transcript (a repeated turn): their
-	// steps are not run again, their content is reused.
-	done map[string]transcript.Record
 	// pending are appended together at the next flush: one durable append before tools run
 	// and one at the end, not one per message.
 	pending []transcript.AppendRequest
@@ -60,19 +58,8 @@ type turn struct {
 	lastInput int64 // input tokens of the last model call: the context size
 	res       TurnResult
 
-	// cachedLast is the seq of the last cached record the turn's history came from, until
-	// its first append proves nothing was appended after it (verifyHistory); 0 when the
-	// history was read from the store. appended is set by the turn's first append, and
-	// contiguous when that append landed right after cachedLast.
-	cachedLast int64
-	appended   bool
-	contiguous bool
-	hkey       string // cacheKey
-
 	// yielded is set by a successful sessions_yield: the turn ends after its round of tools.
 	yielded bool
-	// forked is the conversation a forked turn starts from (ForkFrom), read in prepare.
-	forked []transcript.Message
 }
 
 // runTurn runs one turn to its end and records it; the caller wakes the owner, then reports
@@ -93,7 +80,8 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 		err = t.flush(ctx)
 	}
 	if err == nil {
-		err = t.verifyHistory(ctx)
+		err = t.win.Verify(ctx)
+		t.msgs = t.win.Messages()
 	}
 	if err == nil && !req.RecordOnly {
 		err = t.compact(ctx)
@@ -124,8 +112,8 @@ func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) *turn {
 	return t
 }
 
-// prepare builds the provider for the session and Agent the request brings, loads the
-// history, and queues the input message.
+// prepare builds the provider for the session and Agent the request brings, has the turn's
+// window built (its history, its fork, its input queued), and takes what it queued.
 func (t *turn) prepare(ctx context.Context) error {
 	e, req := t.e, t.req
 	s := req.Session
@@ -133,43 +121,30 @@ func (t *turn) prepare(ctx context.Context) error {
 	if s.Status.SessionID == "" {
 		return fmt.Errorf("session %q has no sessionId yet", req.SessionKey)
 	}
-	var err error
-	if req.RecordOnly {
-		// Nothing is asked of a model: its provider is not built (nor its key read).
-		return t.loadHistory(ctx)
-	}
-	if t.prov, err = e.provider(ctx, t.agent); err != nil {
-		return err
-	}
-	t.system = t.agent.Spec.SystemPrompt
-	if req.SystemContext != "" {
-		if t.system != "" {
-			t.system += "\n\n"
+	wr := window.Request{Namespace: req.Namespace, SessionID: s.Status.SessionID, Turn: req.ID, Agent: t.agent,
+		Model: s.Spec.Model, Input: req.Input, SystemContext: req.SystemContext, Compact: req.Compact}
+	// A RecordOnly turn asks nothing of a model: its provider is not built (nor its key read).
+	if !req.RecordOnly {
+		var err error
+		if t.prov, err = e.provider(ctx, t.agent); err != nil {
+			return err
 		}
-		t.system += req.SystemContext
+		t.system = t.agent.Spec.SystemPrompt
+		if req.SystemContext != "" {
+			if t.system != "" {
+				t.system += "\n\n"
+			}
+			t.system += req.SystemContext
+		}
+		t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
+		wr.System, wr.Tools, wr.ForkFrom = t.system, t.tools, req.ForkFrom
 	}
-	t.tools, t.offered = e.tools.forTurn(ctx, t.agent, s)
-	if err := t.readFork(ctx); err != nil {
+	w, err := e.windows.Build(ctx, wr)
+	if err != nil {
 		return err
 	}
-	return t.loadHistory(ctx)
-}
-
-// recordSystemContext queues the turn's system context (its role in a send or run) as a
-// system record before its input, once: a reader of the transcript sees what the model was
-// told. Models never get it back from history (toProvider skips system records); each turn
-// brings its own.
-func (t *turn) recordSystemContext() {
-	if t.req.SystemContext == "" {
-		return
-	}
-	k := t.req.ID + "/system"
-	if _, ok := t.done[k]; ok {
-		return
-	}
-	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: transcript.Message{
-		Role: transcript.RoleSystem, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: t.req.SystemContext}},
-	}})
+	t.win, t.msgs, t.pending = w, w.Messages(), w.Queue
+	return nil
 }
 
 // key is the idempotency key of the current step.
@@ -178,7 +153,7 @@ func (t *turn) key() string { return t.req.ID + "/" + strconv.Itoa(t.step) }
 // reuse returns the message already recorded for the current step, or queues m for it.
 func (t *turn) reuse(m transcript.Message) transcript.Message {
 	k := t.key()
-	if r, ok := t.done[k]; ok {
+	if r, ok := t.win.Done[k]; ok {
 		return r.Message
 	}
 	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: m})
@@ -197,7 +172,7 @@ func (t *turn) flush(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("appending to transcript: %w", err)
 	}
-	t.noteAppended(recs)
+	t.win.Appended(recs)
 	if len(recs) > 0 {
 		last := &recs[len(recs)-1]
 		if last.Message.Role == transcript.RoleAssistant {
@@ -212,7 +187,7 @@ func (t *turn) loop(ctx context.Context) error {
 	for range MaxToolIterations {
 		t.step++
 		var msg transcript.Message
-		if r, ok := t.done[t.key()]; ok {
+		if r, ok := t.win.Done[t.key()]; ok {
 			msg = r.Message
 		} else {
 			began := t.e.now()
@@ -221,7 +196,7 @@ func (t *turn) loop(ctx context.Context) error {
 			resp, err := t.callModel(lctx, budget.PurposeTurn, provider.Request{
 				Model:    t.session.Spec.Model,
 				System:   t.system,
-				Summary:  summaryText(t.view.summary),
+				Summary:  t.win.Summary(),
 				Messages: t.msgs,
 				Tools:    t.tools,
 				Thinking: string(t.session.Spec.ThinkingLevel),
@@ -261,7 +236,7 @@ func (t *turn) loop(ctx context.Context) error {
 // noteAssistant puts an assistant message into the model's view and the result; replace
 // swaps it for the stored version after a flush. It returns the message's tool calls.
 func (t *turn) noteAssistant(m *transcript.Message, replace bool) []provider.ToolCall {
-	pm, _ := toProvider(m)
+	pm, _ := window.ToProvider(m)
 	if replace {
 		if n := len(t.msgs); n > 0 && t.msgs[n-1].Role == provider.RoleAssistant {
 			t.msgs[n-1] = pm
@@ -295,7 +270,7 @@ func (r *TurnResult) add(u *transcript.Usage) {
 func (t *turn) callTool(ctx context.Context, call *provider.ToolCall) error {
 	t.step++
 	var msg transcript.Message
-	if r, ok := t.done[t.key()]; ok {
+	if r, ok := t.win.Done[t.key()]; ok {
 		msg = r.Message
 	} else {
 		text, isErr, gated, err := t.gate(ctx, call)
@@ -316,7 +291,7 @@ func (t *turn) callTool(ctx context.Context, call *provider.ToolCall) error {
 		}
 	}
 	t.yielded = t.yielded || yields(&msg)
-	pm, _ := toProvider(&msg)
+	pm, _ := window.ToProvider(&msg)
 	t.msgs = append(t.msgs, pm)
 	t.res.LastToolResult = pm.Text
 	return nil

@@ -117,38 +117,3 @@ func TestForeignAppendIsRead(t *testing.T) {
 		t.Errorf("third turn read the store again: reads = %d, want 1", got)
 	}
 }
-
-func TestHistoryCacheExtend(t *testing.T) {
-	st := newHistoryStore(t, "s")
-	appendText(t, st, "s", 3, 1)
-	c := newHistoryCache(DefaultHistoryCacheBytes)
-	if c.extend(historyKey("ns", "s"), []transcript.Record{{Seq: 4}}) {
-		t.Error("extend of a transcript not cached = true")
-	}
-	recentSeqs(t, c, st, "s", 3) // caches seqs 1..3 with a window of 3
-	key := historyKey("ns", "s")
-	if c.extend(key, []transcript.Record{{Seq: 5}}) {
-		t.Error("extend past a gap (4 missing) = true")
-	}
-	if c.extend(key, []transcript.Record{{Seq: 2}}) {
-		t.Error("extend with a record already cached = true")
-	}
-	if !c.extend(key, []transcript.Record{{Seq: 4}, {Seq: 5}}) {
-		t.Fatal("extend right after the last cached record = false")
-	}
-	recs, view, ok := c.peek(key, 3)
-	checkView(t, recs, view)
-	if !ok {
-		t.Fatal("peek after extend found nothing")
-	}
-	var seqs []int64
-	for _, r := range recs {
-		seqs = append(seqs, r.Seq)
-	}
-	if diff := cmp.Diff([]int64{3, 4, 5}, seqs); diff != "" {
-		t.Errorf("cached window after extend (-want +got):\n%s", diff)
-	}
-	if _, _, ok := c.peek(key, 4); ok {
-		t.Error("peek of more than the cached window = true")
-	}
-}

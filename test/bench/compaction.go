@@ -34,6 +34,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
+	turnwindow "github.com/agent-sessions/agent-session-operator/internal/turns/window"
 )
 
 func init() {
@@ -69,7 +70,7 @@ func benchCompaction() ([]Figure, error) {
 	agent := &v1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: turnNS, Name: "bench", ResourceVersion: "1"},
 		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
-			{Match: "^" + turns.CompactionStepPrefix, Reply: "summary"}, {Match: ".", Reply: "ok"}}}},
+			{Match: "^" + turnwindow.CompactionStepPrefix, Reply: "summary"}, {Match: ".", Reply: "ok"}}}},
 	}
 	r := &memReader{agent: agent, sessions: map[string]*v1.AgentSession{}}
 	seen := &requestLog{}
@@ -95,7 +96,7 @@ func benchCompaction() ([]Figure, error) {
 			return nil, err
 		}
 		lat = append(lat, time.Since(start))
-		if err := b.expectFolded(key, compactionHistory-turns.DefaultKeepRecentMessages); err != nil {
+		if err := b.expectFolded(key, compactionHistory-turnwindow.DefaultKeepRecentMessages); err != nil {
 			return nil, err
 		}
 	}
@@ -114,8 +115,8 @@ func benchCompaction() ([]Figure, error) {
 		}
 	}
 	tokens := seen.largestTurn()
-	if tokens >= turns.DefaultContextTokens {
-		return nil, fmt.Errorf("a turn's request of %d tokens passes the %d-token window", tokens, turns.DefaultContextTokens)
+	if tokens >= turnwindow.DefaultContextTokens {
+		return nil, fmt.Errorf("a turn's request of %d tokens passes the %d-token window", tokens, turnwindow.DefaultContextTokens)
 	}
 	return []Figure{
 		{Name: "compaction_turn_ms", Value: quantileMS(lat, 0.5), Unit: "ms",
@@ -223,7 +224,7 @@ func (l *requestLog) reset() { l.mu.Lock(); l.sizes = nil; l.mu.Unlock() }
 func (l *requestLog) add(req *provider.Request) {
 	n := len(req.System) + len(req.Summary)
 	for _, m := range req.Messages {
-		if m.Role == provider.RoleUser && strings.HasPrefix(m.Text, turns.CompactionStepPrefix) {
+		if m.Role == provider.RoleUser && strings.HasPrefix(m.Text, turnwindow.CompactionStepPrefix) {
 			return
 		}
 		n += len(m.Text)

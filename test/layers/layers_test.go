@@ -53,7 +53,7 @@ var layers = [][]string{
 	// the agent's remote A2A agents, dialled under the MCP tools' egress and Secret rules
 	{"internal/a2atools"},
 	// the doors and the turn engine
-	{"internal/cli", "internal/mcpserver", "internal/turns", "webhook"},
+	{"internal/cli", "internal/mcpserver", "internal/turns", "internal/turns/window", "webhook"},
 	// what serves them: the console (its page and actions), the controllers
 	{"controllers", "internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
 	// the transcript-store program

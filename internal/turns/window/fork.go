@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package turns
+package window
 
 import (
 	"context"
@@ -35,12 +35,12 @@ type ForkSource struct {
 // ForkMessages user and assistant messages, their text only (tool calls without their
 // results would be refused by providers, and tool results are the source's to show). A
 // turn whose records are already written (a repeat) reuses them instead (queueFork).
-func (t *turn) readFork(ctx context.Context) error {
-	src := t.req.ForkFrom
+func (w *Window) readFork(ctx context.Context) error {
+	src := w.req.ForkFrom
 	if src == nil {
 		return nil
 	}
-	page, err := t.e.opts.Store.Read(ctx, t.req.Namespace, src.SessionID, transcript.ReadOptions{Limit: ForkMessages})
+	page, err := w.src.store.Read(ctx, w.req.Namespace, src.SessionID, transcript.ReadOptions{Limit: ForkMessages})
 	if err != nil {
 		return fmt.Errorf("reading the transcript to fork from %s: %w", src.SessionKey, err)
 	}
@@ -53,7 +53,7 @@ func (t *turn) readFork(ctx context.Context) error {
 			}
 		}
 		if len(m.Content) > 0 {
-			t.forked = append(t.forked, m)
+			w.forked = append(w.forked, m)
 		}
 	}
 	return nil
@@ -63,13 +63,13 @@ func (t *turn) readFork(ctx context.Context) error {
 // and returns it as history after the session's (sequence numbers following its last), so
 // the model reads it before the input. A repeated turn uses the records it wrote the first
 // time, whatever the source holds now.
-func (t *turn) queueFork(history []transcript.Record) []transcript.Record {
-	key := func(i int) string { return t.req.ID + "/fork/" + strconv.Itoa(i) }
-	msgs := t.forked
-	if _, repeat := t.done[key(0)]; repeat {
+func (w *Window) queueFork(history []transcript.Record) []transcript.Record {
+	key := func(i int) string { return w.req.Turn + "/fork/" + strconv.Itoa(i) }
+	msgs := w.forked
+	if _, repeat := w.Done[key(0)]; repeat {
 		msgs = nil
 		for i := 0; ; i++ {
-			r, ok := t.done[key(i)]
+			r, ok := w.Done[key(i)]
 			if !ok {
 				break
 			}
@@ -77,7 +77,7 @@ func (t *turn) queueFork(history []transcript.Record) []transcript.Record {
 		}
 	} else {
 		for i, m := range msgs {
-			t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: key(i), Message: m})
+			w.Queue = append(w.Queue, transcript.AppendRequest{IdempotencyKey: key(i), Message: m})
 		}
 	}
 	var last int64

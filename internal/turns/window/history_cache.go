@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package turns
+package window
 
 import (
 	"container/list"
@@ -34,7 +34,7 @@ const DefaultHistoryCacheBytes = 8 << 20
 // records never change once written, so a cached prefix plus the records after it is exactly
 // what a full read returns, and the engine's own appends extend an entry only when they follow
 // it with no gap (extend), which lets a turn skip the read when its input lands right after
-// the cached records (turn_history.go). Least recently used sessions are dropped beyond a
+// the cached records (history.go). Least recently used sessions are dropped beyond a
 // byte budget.
 //
 // An entry's records live in an array with room for window/slackDiv more: the engine's
@@ -84,7 +84,7 @@ func modelView(recs []transcript.Record, capacity int) []provider.Message {
 
 // shownMessage is the model's message for r, or the zero message when the model never sees it.
 func shownMessage(r *transcript.Record) provider.Message {
-	if m, ok := toProvider(&r.Message); ok {
+	if m, ok := ToProvider(&r.Message); ok {
 		return m
 	}
 	return provider.Message{}

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package turns
+package window
 
 import (
 	"github.com/agent-sessions/agent-session-operator/internal/provider"

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package turns
+package window
 
 import (
 	"sort"
@@ -76,7 +76,7 @@ type historyView struct {
 	// summary is the latest compaction record, nil when the session has none.
 	summary *transcript.Record
 	// tail are the records after the summary's range (all when there is no summary), a
-	// part of the records read: compaction records among them are never sent (toProvider
+	// part of the records read: compaction records among them are never sent (ToProvider
 	// skips them) nor folded.
 	tail []transcript.Record
 	// complete says tail holds every record after the summary's range: the records read
@@ -142,7 +142,7 @@ func splitFold(tail []transcript.Record, keep int) int {
 	k := len(tail)
 	for n := 0; k > 0 && n < keep; {
 		k--
-		if _, ok := toProvider(&tail[k].Message); ok {
+		if _, ok := ToProvider(&tail[k].Message); ok {
 			n++
 		}
 	}
@@ -168,7 +168,7 @@ func historyTokens(recs []transcript.Record) int64 {
 func providerHistory(recs []transcript.Record, extra int) []provider.Message {
 	out := make([]provider.Message, 0, len(recs)+extra)
 	for i := range recs {
-		if m, ok := toProvider(&recs[i].Message); ok {
+		if m, ok := ToProvider(&recs[i].Message); ok {
 			out = append(out, m)
 		}
 	}
@@ -230,7 +230,7 @@ func compactionInput(prev string, fold []transcript.Record, budget int) string {
 // recordLine is one message of a fold as the summariser reads it; "" for records the model
 // never sees.
 func recordLine(r *transcript.Record) string {
-	m, ok := toProvider(&r.Message)
+	m, ok := ToProvider(&r.Message)
 	if !ok {
 		return ""
 	}
