@@ -40,10 +40,11 @@ var (
 	}, []string{"kind", "phase"})
 	// scheduleTicks counts ticks by outcome: sent, replaced (sent after cancelling the
 	// running send), skipped (Forbid while a send ran), missed (past
-	// startingDeadlineSeconds), error.
+	// startingDeadlineSeconds), refused (by the send policy, a budget or a chain limit),
+	// error.
 	scheduleTicks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agent_sessions_schedule_ticks_total",
-		Help: "SessionSchedule ticks by outcome: sent, replaced, skipped, missed, error.",
+		Help: "SessionSchedule ticks by outcome: sent, replaced, skipped, missed, refused, error.",
 	}, []string{"outcome"})
 	// The approval metrics: the ToolApproval controller counts outcomes and decision
 	// times; the overdue gauge is counted from the cache at each scrape, so it still
