@@ -135,7 +135,11 @@ func funcName(fn *ast.FuncDecl) string {
 	}
 	switch r := recv.(type) {
 	case *ast.StarExpr:
-		if id, ok := r.X.(*ast.Ident); ok {
+		x := r.X
+		if ix, ok := x.(*ast.IndexExpr); ok {
+			x = ix.X // a generic type's method: (*stepRunner).Reconcile
+		}
+		if id, ok := x.(*ast.Ident); ok {
 			return "(*" + id.Name + ")." + fn.Name.Name
 		}
 	case *ast.Ident:
