@@ -79,6 +79,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	base := a.DeepCopy()
 	ctrl.LoggerFrom(ctx).V(2).Info("checking agent", "agent", klog.KObj(a), "provider", a.Spec.Model.Provider,
 		"mcpServers", len(a.Spec.Tools.MCPServers))
 	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "ProviderConfigured",
@@ -109,7 +110,9 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		// Not known yet: the probe's end reconciles the Agent again.
 		cond.Status, cond.Reason = metav1.ConditionUnknown, mcpReasonProbing
 	}
-	return res, setReady(ctx, r.Client, a, &a.Status.Conditions, &a.Status.ObservedGeneration, cond)
+	applyReady(ctx, a, &a.Status.Conditions, &a.Status.ObservedGeneration, cond)
+	_, err = writeStatus(ctx, r.Client, base, a)
+	return res, err
 }
 
 // check returns a reason and message when the Agent cannot run turns. The Secret is read
@@ -143,17 +146,9 @@ func (r *AgentReconciler) check(ctx context.Context, a *v1.Agent) (string, strin
 // secretRecheck is how often an Agent or SessionPolicy waiting for a Secret looks again.
 const secretRecheck = 30 * time.Second
 
-// setReady writes the Ready condition and observedGeneration when they changed.
-func setReady(ctx context.Context, c client.Client, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) error {
-	if !applyReady(ctx, obj, conds, observed, cond) {
-		return nil
-	}
-	return c.Status().Update(ctx, obj)
-}
-
-// applyReady sets the Ready condition (and Stalled) and observedGeneration in obj's status,
-// and says whether they changed: the caller writes the status once.
-func applyReady(ctx context.Context, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) bool {
+// applyReady sets the Ready condition (and Stalled) and observedGeneration in obj's status;
+// the caller writes the status once (writeStatus).
+func applyReady(ctx context.Context, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) {
 	changed := meta.SetStatusCondition(conds, cond)
 	if setStalled(conds, cond) {
 		changed = true
@@ -164,7 +159,6 @@ func applyReady(ctx context.Context, obj client.Object, conds *[]metav1.Conditio
 	if changed {
 		ctrl.LoggerFrom(ctx).V(2).Info("ready condition changed", "object", klog.KObj(obj), "ready", cond.Status, "reason", cond.Reason)
 	}
-	return changed
 }
 
 // setupWith registers the reconciler; probes runs its MCP probes (nil when MCP is nil).

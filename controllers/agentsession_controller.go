@@ -22,7 +22,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,13 +112,9 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			return ctrl.Result{}, err
 		}
 	}
-	if !equality.Semantic.DeepEqual(base.Status, s.Status) {
-		// One write of the whole status, with the optimistic lock: a merge patch replaces
-		// the conditions list, so a write computed from a stale cache must fail (and be
-		// retried from a fresh read) rather than drop a condition it did not see.
-		if err := r.Status().Patch(ctx, s, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return res, err
-		}
+	// One write of the whole status (writeStatus: with the optimistic lock).
+	if _, err := writeStatus(ctx, r.Client, base, s); err != nil {
+		return res, err
 	}
 	if reported {
 		r.Runner.ReportWritten(req.NamespacedName, rep.Seq)

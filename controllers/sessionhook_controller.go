@@ -22,7 +22,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,7 +83,7 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 		return ctrl.Result{}, r.handKey(ctx, req.Namespace, req.Name, nil, nil)
 	}
-	old := h.Status.DeepCopy()
+	base := h.DeepCopy()
 	h.Status.URL = strings.TrimSuffix(r.HookBaseURL, "/") + HookPath(h.Namespace, h.Name)
 	secret, ok, reason, msg := r.secretReady(ctx, h)
 	if !ok {
@@ -105,14 +104,12 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if !ok {
 		res.RequeueAfter = hookSecretRecheck
 	}
-	if equality.Semantic.DeepEqual(old, &h.Status) {
-		return res, nil
-	}
-	if err := r.Status().Update(ctx, h); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
-		}
+	written, err := writeStatus(ctx, r.Client, base, h)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !written {
+		return res, nil
 	}
 	if changed && r.Recorder != nil {
 		kind := corev1.EventTypeNormal
@@ -165,5 +162,5 @@ func (r *SessionHookReconciler) handKey(ctx context.Context, ns, name string, h 
 }
 
 func (r *SessionHookReconciler) setupWith(b *builder.Builder) error {
-	return b.For(&v1.SessionHook{}).Named("sessionhook").Complete(r)
+	return b.For(&v1.SessionHook{}).Named("sessionhook").Complete(requeueConflicts(r))
 }

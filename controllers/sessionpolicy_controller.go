@@ -50,6 +50,7 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	if err := r.Get(ctx, req.NamespacedName, p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	base := p.DeepCopy()
 	ctrl.LoggerFrom(ctx).V(2).Info("checking session policy", "sessionPolicy", klog.KObj(p), "rules", len(p.Spec.SendPolicy.Rules),
 		"sinks", len(p.Spec.Delivery))
 	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "InForce",
@@ -78,15 +79,12 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		}
 	}
 	// One status write: the Ready condition and the budget window's spend together.
-	changed := applyReady(ctx, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond)
+	applyReady(ctx, p, &p.Status.Conditions, &p.Status.ObservedGeneration, cond)
 	again, spent := r.spend.apply(p)
 	if again > 0 && (res.RequeueAfter == 0 || again < res.RequeueAfter) {
 		res.RequeueAfter = again
 	}
-	if !changed && !spent {
-		return res, nil
-	}
-	err := r.Status().Update(ctx, p)
+	_, err := writeStatus(ctx, r.Client, base, p)
 	if spent {
 		r.spend.recorded(p.Namespace, err)
 	}

@@ -18,16 +18,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -53,15 +49,6 @@ type SessionScheduleReconciler struct {
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionschedules/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=create
 
-// scheduleTicks counts ticks by outcome: sent, replaced (sent after cancelling the running
-// send), skipped (Forbid while a send ran), missed (past startingDeadlineSeconds), error.
-var scheduleTicks = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Name: "agent_sessions_schedule_ticks_total",
-	Help: "SessionSchedule ticks by outcome: sent, replaced, skipped, missed, error.",
-}, []string{"outcome"})
-
-func init() { metrics.Registry.MustRegister(scheduleTicks) }
-
 // scheduleFlow is one reconcile of a schedule: what it read, and the Events to record
 // once its status write landed.
 type scheduleFlow struct {
@@ -86,7 +73,7 @@ func (r *SessionScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil || !s.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	old := s.Status.DeepCopy()
+	base := s.DeepCopy()
 	f := &scheduleFlow{sched: s, now: r.Clock.Now()}
 	for _, st := range []func(context.Context, *scheduleFlow) error{r.observe, r.history, r.tick} {
 		if err := st(ctx, f); err != nil {
@@ -94,13 +81,8 @@ func (r *SessionScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	s.Status.ObservedGeneration = s.Generation
-	if !equality.Semantic.DeepEqual(old, &s.Status) {
-		if err := r.Status().Update(ctx, s); err != nil {
-			if apierrors.IsConflict(err) {
-				return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
-			}
-			return ctrl.Result{}, client.IgnoreNotFound(err)
-		}
+	if _, err := writeStatus(ctx, r.Client, base, s); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if r.Recorder != nil {
 		for _, e := range f.events {
@@ -152,5 +134,5 @@ func setScheduleReady(s *v1.SessionSchedule, ok bool, reason, msg string) {
 func (r *SessionScheduleReconciler) setupWith(b *builder.Builder) error {
 	return b.For(&v1.SessionSchedule{}).
 		Owns(&v1.SessionSend{}).
-		Named("sessionschedule").Complete(r)
+		Named("sessionschedule").Complete(requeueConflicts(r))
 }

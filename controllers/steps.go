@@ -181,22 +181,14 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		obj.GetOwnerStatus().ObservedGeneration = obj.GetGeneration()
 		r.of.observe(obj)
 		replaced := obj.GetResourceVersion()
-		if err := r.client.Status().Update(ctx, obj); err != nil {
-			if apierrors.IsConflict(err) {
-				// A stale cache read: the next reconcile sees the newer object and queues
-				// its Events again.
-				log.V(3).Info("status write refused as stale; retrying")
-				return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
-			}
+		// A conflict (a stale cache read) is returned: requeueConflicts requeues it quietly,
+		// and the next reconcile sees the newer object and queues its Events again.
+		written, err := writeStatus(ctx, r.client, before, obj)
+		if err != nil {
 			return ctrl.Result{}, err
 		}
-		r.stale.wrote(obj, replaced)
-		if !before.GetOwnerStatus().Finished() && obj.GetOwnerStatus().Finished() {
-			turns.FinishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
-			r.endTrace(obj)
-			if r.finishedNow != nil {
-				r.finishedNow(obj)
-			}
+		if written {
+			r.wrote(before, obj, replaced)
 		}
 	}
 	for _, ev := range f.events {
@@ -208,6 +200,20 @@ func (r *stepRunner[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, stepErr
 	}
 	return ctrl.Result{RequeueAfter: f.requeue}, nil
+}
+
+// wrote notes a status write that landed (replacing resourceVersion replaced): the stale
+// guard waits for the cache to show it, and an object it finished is counted, its trace
+// ended and finishedNow told.
+func (r *stepRunner[T]) wrote(before, obj T, replaced string) {
+	r.stale.wrote(obj, replaced)
+	if !before.GetOwnerStatus().Finished() && obj.GetOwnerStatus().Finished() {
+		finishedTotal.WithLabelValues(r.ownerKind, r.of.phase(obj)).Inc()
+		r.endTrace(obj)
+		if r.finishedNow != nil {
+			r.finishedNow(obj)
+		}
+	}
 }
 
 // runSteps runs the steps until one waits or fails.

@@ -283,13 +283,21 @@ func TestMainWithoutRequesterFailsWithLookupsText(t *testing.T) {
 	}
 }
 
-// A status write refused as stale emits no Event: the next reconcile queues it again.
+// A status write refused as stale emits no Event and is requeued without an error (the
+// controller's wrapper, requeueConflicts): the next reconcile queues the Events again.
 func TestEventsOnlyAfterTheWriteLands(t *testing.T) {
-	conflict := &interceptor.Funcs{SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
+	conflict := &interceptor.Funcs{SubResourcePatch: func(context.Context, client.Client, string, client.Object, client.Patch, ...client.SubResourcePatchOption) error {
 		return apierrors.NewConflict(schema.GroupResource{Resource: "sessionsends"}, "send", errors.New("stale"))
 	}}
 	f := newFixture(t, conflict, send(func(s *v1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }), session("agent:bob:main", "bob"))
-	res, got := reconcileSend(t, f)
+	res, err := requeueConflicts(f.sends()).Reconcile(context.Background(), ctrl.Request{NamespacedName: sendKey})
+	if err != nil {
+		t.Fatalf("a refused status write: err %v, want a quiet requeue", err)
+	}
+	got := &v1.SessionSend{}
+	if err := f.c.Get(context.Background(), sendKey, got); err != nil {
+		t.Fatal(err)
+	}
 	if len(f.events.reasons) != 0 {
 		t.Errorf("events = %v, want none before a write lands", f.events.reasons)
 	}

@@ -59,6 +59,7 @@ func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, ta); err != nil || ta.Status.Decided() {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	base := ta.DeepCopy()
 	now := metav1.NewTime(r.Clock.Now())
 	st := &ta.Status
 	var res ctrl.Result
@@ -90,19 +91,20 @@ func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		r.decided(ta, now, string(st.Phase), msg)
 	}
 	st.ObservedGeneration = ta.Generation
-	if err := r.Status().Update(ctx, ta); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: notReadyRequeue}, nil
-		}
+	written, err := writeStatus(ctx, r.Client, base, ta)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !written {
+		return res, nil
+	}
 	if st.Decided() {
-		turns.ApprovalDecided(ta)
+		approvalDecided(ta)
 		if r.Recorder != nil {
 			r.Recorder.Eventf(ta, nil, corev1.EventTypeNormal, string(st.Phase), "Decide", "%s", meta.FindStatusCondition(st.Conditions, v1.ConditionDecided).Message)
 		}
 	} else {
-		turns.ApprovalRequested(ta.Namespace)
+		approvalRequested(ta.Namespace)
 		r.notifyApproval(ctx, ta)
 	}
 	return res, nil
@@ -154,8 +156,10 @@ func cancelRequested(o turnOwner) bool {
 	return false
 }
 
-// setupWith registers the reconciler, woken also by the owners' changes.
+// setupWith registers the reconciler, woken also by the owners' changes, and points the
+// overdue gauge at its cache.
 func (r *ToolApprovalReconciler) setupWith(b *builder.Builder) error {
+	approvalsOverdue.watch(r.Client, r.Clock)
 	return b.
 		For(&v1.ToolApproval{}).
 		Watches(&v1.SessionSend{}, r.byOwner(turns.OwnerSessionSend)).

@@ -24,7 +24,7 @@ import (
 
 // toolRate is the per-namespace token bucket of tool-made SessionSends and SubagentRuns.
 //
-// It lives in the webhook, not in the runtime's tools: every tool-made object passes here
+// It lives in the webhook, not in the session tools: every tool-made object passes here
 // (identified by the manager's hop annotation), next to the SessionPolicy it is configured
 // by, and a denial reaches the model as the same forbidden tool result as every other policy
 // denial. A bucket is per webhook replica; with N replicas serving, a namespace gets up to N

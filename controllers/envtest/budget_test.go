@@ -31,7 +31,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
-// Budgets at run time: before each model call the runtime counts what a send, a run tree
+// Budgets at run time: before each model call the turn engine judges what a send, a run tree
 // and the namespace's window used, and stops the owner over a limit.
 var _ = Describe("budgets", func() {
 	var ns string

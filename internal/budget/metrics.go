@@ -26,40 +26,40 @@ import (
 // status.spend: an alert compares the two (config/prometheus, 80%). resource is cost (in
 // units of the Agents' pricing currency) or tokens.
 var (
-	WindowSpendGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	windowSpend = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "agent_sessions_budget_window_spend",
 		Help: "What the namespace's turns spent in the current window of its SessionPolicy's spec.budgets.namespace, by resource (cost, tokens).",
 	}, []string{"namespace", "resource"})
-	WindowLimitGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	windowLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "agent_sessions_budget_window_limit",
 		Help: "The namespace's limit per window (SessionPolicy spec.budgets.namespace maxCost, maxTokens), by resource (cost, tokens).",
 	}, []string{"namespace", "resource"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(WindowSpendGauge, WindowLimitGauge)
+	metrics.Registry.MustRegister(windowSpend, windowLimit)
 }
 
 // export sets the window gauges of p's namespace (s nil: it has no namespace budget).
 func export(p *v1.SessionPolicy, s *v1.Spend) {
 	ns := p.Namespace
 	if s == nil {
-		WindowSpendGauge.DeletePartialMatch(prometheus.Labels{"namespace": ns})
-		WindowLimitGauge.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+		windowSpend.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+		windowLimit.DeletePartialMatch(prometheus.Labels{"namespace": ns})
 		return
 	}
 	b := p.Spec.Budgets.Namespace
 	cost, _ := usage.ParseNanos(s.Cost)
-	WindowSpendGauge.WithLabelValues(ns, "cost").Set(float64(cost) / 1e9)
-	WindowSpendGauge.WithLabelValues(ns, "tokens").Set(float64(s.Tokens))
+	windowSpend.WithLabelValues(ns, "cost").Set(float64(cost) / 1e9)
+	windowSpend.WithLabelValues(ns, "tokens").Set(float64(s.Tokens))
 	if limit, err := usage.ParseNanos(b.MaxCost); err == nil && b.MaxCost != "" {
-		WindowLimitGauge.WithLabelValues(ns, "cost").Set(float64(limit) / 1e9)
+		windowLimit.WithLabelValues(ns, "cost").Set(float64(limit) / 1e9)
 	} else {
-		WindowLimitGauge.DeleteLabelValues(ns, "cost")
+		windowLimit.DeleteLabelValues(ns, "cost")
 	}
 	if b.MaxTokens != nil {
-		WindowLimitGauge.WithLabelValues(ns, "tokens").Set(float64(*b.MaxTokens))
+		windowLimit.WithLabelValues(ns, "tokens").Set(float64(*b.MaxTokens))
 	} else {
-		WindowLimitGauge.DeleteLabelValues(ns, "tokens")
+		windowLimit.DeleteLabelValues(ns, "tokens")
 	}
 }

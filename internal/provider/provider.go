@@ -52,7 +52,7 @@ const (
 	StopReasonLength    = "length"
 )
 
-// ToolCall is one call the model asks the runtime to make.
+// ToolCall is one call the model asks the turn engine to make.
 type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`

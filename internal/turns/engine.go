@@ -194,7 +194,6 @@ func NewEngine(o Options) (*Engine, error) {
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
 	e.tools.src, e.approvals = o.Tools, o.Approvals
-	approvalsOverdue.src.Store(&approvalSource{reader: o.Reader, clock: o.Clock})
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil
 }

@@ -71,12 +71,6 @@ var (
 		Help:    "Duration of tool calls, by tool (every MCP tool is mcp) and outcome (ok, error).",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 	}, []string{"tool", "outcome"})
-	// FinishedTotal counts SessionSends and SubagentRuns as they reach a terminal phase;
-	// the step runner increments it once per object, when the status write lands.
-	FinishedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "agent_sessions_finished_total",
-		Help: "SessionSends and SubagentRuns finished, by kind and phase (Completed, Failed, Cancelled; Succeeded, TimedOut).",
-	}, []string{"kind", "phase"})
 	laneQueueDepth = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "agent_sessions_lane_queue_depth",
 		Help: "Turns waiting in session lanes (not yet started).",
@@ -89,7 +83,7 @@ var (
 
 func init() {
 	metrics.Registry.MustRegister(turnsTotal, turnDuration, modelTokensTotal, modelCostTotal, modelCallDuration,
-		toolCallsTotal, toolCallDuration, FinishedTotal, laneQueueDepth, turnsRunning)
+		toolCallsTotal, toolCallDuration, laneQueueDepth, turnsRunning)
 }
 
 // countModelUsage records one model call's recorded usage.

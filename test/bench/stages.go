@@ -44,7 +44,8 @@ var sendStages = []stage{
 	{"queue_wait", "manager", "workqueue_queue_duration_seconds", map[string]string{"name": "sessionsend"}},
 	{"reconcile", "manager", "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "sessionsend"}},
 	{"turn", "manager", "agent_sessions_turn_duration_seconds", nil},
-	{"api_status_update", "apiserver", "apiserver_request_duration_seconds", map[string]string{"resource": "sessionsends", "verb": "PUT", "subresource": "status"}},
+	// The controller's one status write: a merge patch with the optimistic lock.
+	{"api_status_update", "apiserver", "apiserver_request_duration_seconds", map[string]string{"resource": "sessionsends", "verb": "PATCH", "subresource": "status"}},
 }
 
 // nullStages are the API server's share of a null object: its create and status update.

@@ -44,14 +44,14 @@ func init() {
 
 const (
 	turnNS = "bench"
-	// turnSessions spread the turns so no transcript grows long: the figure is the runtime's
-	// cost per turn, not the cost of a long context.
+	// turnSessions spread the turns so no transcript grows long: the figure is the turn
+	// engine's cost per turn, not the cost of a long context.
 	turnSessions = 64
 	turnWarm     = 2000
 	turnCount    = 20000
 )
 
-// benchTurn measures what the runtime itself costs per turn: a turn submitted to the engine,
+// benchTurn measures what the turn engine itself costs per turn: a turn submitted to the engine,
 // run in its session's lane with an instant scripted model, appended to an in-memory
 // transcript store, its owner woken and its result read. Lookups answer from a map (as the
 // informer cache does) and status writes land in an in-memory sink, so nothing but the

@@ -15,7 +15,8 @@
 // Package docs keeps the user-facing text true to the tree: the layout in DEVELOPMENT.md
 // names every Go package and only paths that exist, docs/architecture.md names only files
 // that exist, every relative link of the pages resolves, the flags and metrics pages name
-// every flag and metric the code defines, and the docs name the session-tools
-// specification in words a reader can follow. Plain unit tests on the files; no control
-// plane.
+// every flag and metric the code defines, every metric the metrics page, the alerts and
+// the dashboard name is registered by the manager or the transcript store, and the docs
+// name the session-tools specification in words a reader can follow. Plain unit tests on
+// the files and the programs' metric registries; no control plane.
 package docs

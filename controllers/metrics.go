@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package turns
+package controllers
 
 import (
 	"context"
@@ -28,10 +28,27 @@ import (
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// The approval metrics: the ToolApproval controller counts outcomes and decision times;
-// the overdue gauge is counted from the cache at each scrape, so it still reports when the
-// controller that should expire approvals is stuck.
+// The controllers' metrics, defined here beside the reconcilers that count them (a metric
+// lives in the package that counts it: DEVELOPMENT.md). They are in controller-runtime's
+// registry, served on the manager's metrics endpoint.
 var (
+	// finishedTotal counts SessionSends and SubagentRuns as they reach a terminal phase;
+	// the step runner increments it once per object, when the status write lands.
+	finishedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_sessions_finished_total",
+		Help: "SessionSends and SubagentRuns finished, by kind and phase (Completed, Failed, Cancelled; Succeeded, TimedOut).",
+	}, []string{"kind", "phase"})
+	// scheduleTicks counts ticks by outcome: sent, replaced (sent after cancelling the
+	// running send), skipped (Forbid while a send ran), missed (past
+	// startingDeadlineSeconds), refused (by the send policy, a budget or a chain limit),
+	// error.
+	scheduleTicks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_sessions_schedule_ticks_total",
+		Help: "SessionSchedule ticks by outcome: sent, replaced, skipped, missed, refused, error.",
+	}, []string{"outcome"})
+	// The approval metrics: the ToolApproval controller counts outcomes and decision
+	// times; the overdue gauge is counted from the cache at each scrape, so it still
+	// reports when the controller that should expire approvals is stuck.
 	approvalsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agent_sessions_tool_approvals_total",
 		Help: "Tool calls that waited for a person, by namespace and outcome (requested, approved, denied, expired).",
@@ -47,16 +64,16 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(approvalsTotal, approvalDecisionSeconds, approvalsOverdue)
+	metrics.Registry.MustRegister(finishedTotal, scheduleTicks, approvalsTotal, approvalDecisionSeconds, approvalsOverdue)
 }
 
-// ApprovalRequested counts a ToolApproval that began to wait.
-func ApprovalRequested(namespace string) {
+// approvalRequested counts a ToolApproval that began to wait.
+func approvalRequested(namespace string) {
 	approvalsTotal.WithLabelValues(namespace, "requested").Inc()
 }
 
-// ApprovalDecided counts a decided (or expired) ToolApproval and how long it waited.
-func ApprovalDecided(ta *v1.ToolApproval) {
+// approvalDecided counts a decided (or expired) ToolApproval and how long it waited.
+func approvalDecided(ta *v1.ToolApproval) {
 	outcome := strings.ToLower(string(ta.Status.Phase))
 	approvalsTotal.WithLabelValues(ta.Namespace, outcome).Inc()
 	if ta.Status.DecidedAt != nil {
@@ -65,7 +82,7 @@ func ApprovalDecided(ta *v1.ToolApproval) {
 }
 
 // overdueApprovals counts, at scrape time, the pending approvals past their expiresAt in the
-// cache of the last engine made.
+// cache of the last ToolApproval controller set up.
 type overdueApprovals struct {
 	desc *prometheus.Desc
 	src  atomic.Pointer[approvalSource]
@@ -78,6 +95,11 @@ type approvalSource struct {
 
 // scrapeListTimeout bounds the cache list of one scrape.
 const scrapeListTimeout = 5 * time.Second
+
+// watch makes the gauge count the approvals reader lists (the manager's cache).
+func (o *overdueApprovals) watch(reader client.Reader, clk clock.PassiveClock) {
+	o.src.Store(&approvalSource{reader: reader, clock: clk})
+}
 
 func (o *overdueApprovals) Describe(ch chan<- *prometheus.Desc) { ch <- o.desc }
 

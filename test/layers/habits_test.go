@@ -1,0 +1,146 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package layers_test
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// statusWriter is the one function that writes the status of the API's objects: every
+// controller hands it the object as read and as changed (controllers/status_write.go).
+const statusWriter = "controllers.writeStatus"
+
+// statusWritesElsewhere are the status writers that are not a controller, each with why.
+var statusWritesElsewhere = map[string]string{
+	// The hook door counts deliveries (status.deliveries, lastDeliveryTime), which only it
+	// sees; a guarded update retried on conflict, in the transcript-store program.
+	"internal/transcriptstore.(*hookDoor).count": "the door's delivery count",
+}
+
+// TestEveryStatusWriteGoesThroughTheHelper finds every call in the module's programs and
+// libraries (tests aside) that takes a client's status writer (Status()) or a subresource
+// client (SubResource(name)) and fails for each one outside writeStatus and the listed
+// exceptions: a status written in another style skips the helper's rules (one write, none
+// when nothing changed, the optimistic lock, a conflict requeued without an error line).
+func TestEveryStatusWriteGoesThroughTheHelper(t *testing.T) {
+	var sites []string
+	for _, p := range loadModule(t) {
+		path := strings.TrimPrefix(p.PkgPath, module)
+		forEachFunc(p, func(fn *ast.FuncDecl) {
+			name := path + "." + funcName(fn)
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok || !takesStatusWriter(p.TypesInfo, sel) {
+					return true
+				}
+				sites = append(sites, name)
+				if _, ok := statusWritesElsewhere[name]; !ok && name != statusWriter {
+					t.Errorf("%s writes a status at %s outside %s: hand the object and its base to writeStatus",
+						name, p.Fset.Position(sel.Pos()), statusWriter)
+				}
+				return true
+			})
+		})
+	}
+	for want := range statusWritesElsewhere {
+		if !slices.Contains(sites, want) {
+			t.Errorf("%s no longer writes a status: drop it from statusWritesElsewhere", want)
+		}
+	}
+	if !slices.Contains(sites, statusWriter) {
+		t.Errorf("no status write found in %s: the enumeration is broken", statusWriter)
+	}
+}
+
+// takesStatusWriter: sel is a method value of a controller-runtime client that returns its
+// status writer or a subresource client.
+func takesStatusWriter(info *types.Info, sel *ast.SelectorExpr) bool {
+	if sel.Sel.Name != "Status" && sel.Sel.Name != "SubResource" {
+		return false
+	}
+	s := info.Selections[sel]
+	if s == nil || s.Kind() == types.FieldVal {
+		return false
+	}
+	res := s.Obj().(*types.Func).Signature().Results()
+	if res.Len() != 1 {
+		return false
+	}
+	named, ok := res.At(0).Type().(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return false
+	}
+	return named.Obj().Pkg().Path() == "sigs.k8s.io/controller-runtime/pkg/client" &&
+		(named.Obj().Name() == "SubResourceWriter" || named.Obj().Name() == "SubResourceClient")
+}
+
+// TestMetricsAreCountedWhereDefined: no package exports a metric collector, so a metric is
+// defined in the package that counts it (DEVELOPMENT.md) and no other package reaches it.
+func TestMetricsAreCountedWhereDefined(t *testing.T) {
+	var collector *types.Interface
+	found := 0
+	for _, p := range loadModule(t) {
+		if collector == nil {
+			collector = lookupCollector(p)
+		}
+	}
+	if collector == nil {
+		t.Fatal("prometheus.Collector not found among the module's imports")
+	}
+	for _, p := range loadModule(t) {
+		scope := p.Types.Scope()
+		for _, n := range scope.Names() {
+			v, ok := scope.Lookup(n).(*types.Var)
+			if !ok || !(types.Implements(v.Type(), collector) || types.Implements(types.NewPointer(v.Type()), collector)) {
+				continue
+			}
+			found++
+			if v.Exported() {
+				t.Errorf("%s.%s is an exported metric: define it in the package that counts it, unexported",
+					strings.TrimPrefix(p.PkgPath, module), n)
+			}
+		}
+	}
+	if found < 10 {
+		t.Errorf("found %d package-level metrics; the enumeration is broken", found)
+	}
+}
+
+// lookupCollector finds prometheus.Collector among p's imports (nil if p does not import it).
+func lookupCollector(p *packages.Package) *types.Interface {
+	for _, imp := range p.Types.Imports() {
+		if imp.Path() == "github.com/prometheus/client_golang/prometheus" {
+			return imp.Scope().Lookup("Collector").Type().Underlying().(*types.Interface)
+		}
+	}
+	return nil
+}
+
+// forEachFunc calls f for each function with a body declared in p.
+func forEachFunc(p *packages.Package, f func(*ast.FuncDecl)) {
+	for _, file := range p.Syntax {
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Body != nil {
+				f(fn)
+			}
+		}
+	}
+}
