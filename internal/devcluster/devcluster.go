@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -44,6 +45,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
+	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -182,8 +184,18 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	c := &Cluster{opts: o, env: testenv.New()}
 	// The webhook configurations are installed with a self-signed CA and pointed at the
 	// manager on loopback (envtest's webhook install does exactly this).
+	// An install of one shard has no shard label webhooks (shard.LabelWebhooks), as
+	// config/default and the chart with shards: 1: a create calls one webhook, not two.
 	if _, err := os.Stat(filepath.Join(o.RepoRoot, "config", "webhook", "manifests.yaml")); err == nil && !o.NoManager {
-		c.env = testenv.New(testenv.WithWebhooks())
+		var except []string
+		if !managerShard(o.ManagerArgs).Sharded() {
+			except = shard.LabelWebhooks
+		}
+		webhooks, err := testenv.WithWebhooksExcept(except...)
+		if err != nil {
+			return nil, err
+		}
+		c.env = testenv.New(webhooks)
 	}
 	// Certificates and the service-account signing key live in the state directory, not in
 	// a temporary one, so RestartAPIServer brings back a server every client still trusts.
@@ -600,4 +612,20 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// managerShard is the shard the manager's flags name (--shard=i/n or --shard i/n), or one
+// of one.
+func managerShard(args []string) shard.Shard {
+	var s shard.Shard
+	for i, a := range args {
+		v, ok := strings.CutPrefix(a, "--shard=")
+		if !ok && a == "--shard" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+		if ok {
+			_ = s.Set(v)
+		}
+	}
+	return s
 }

@@ -76,3 +76,23 @@ func valueOf(t *testing.T, env []string) int64 {
 	}
 	return q.Value()
 }
+
+// devcluster installs the shard label webhooks only for a sharded manager: it reads the
+// shard from the manager's flags as the manager does.
+func TestManagerShardFromFlags(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args    []string
+		sharded bool
+	}{
+		"no flag":         {args: []string{"--leader-elect=false"}},
+		"one of one":      {args: []string{"--shard=0/1"}},
+		"--shard=i/n":     {args: []string{"--x", "--shard=1/2"}, sharded: true},
+		"--shard i/n":     {args: []string{"--shard", "0/3"}, sharded: true},
+		"the last one":    {args: []string{"--shard=0/2", "--shard=0/1"}},
+		"a malformed one": {args: []string{"--shard=2/2"}},
+	} {
+		if got := managerShard(tc.args).Sharded(); got != tc.sharded {
+			t.Errorf("%s: sharded = %v, want %v", name, got, tc.sharded)
+		}
+	}
+}

@@ -26,6 +26,12 @@ import (
 // shard reads another's objects until they are relabelled (Relabel, at each shard's start).
 const Label = "sessions.agents.dev/shard"
 
+// LabelWebhooks are the mutating webhooks that do nothing but stamp Label, on sessions and
+// sends (webhook/shardlabel.go's markers; a run's defaulter stamps it among other things).
+// An install of one shard leaves them out, as one shard labels nothing: config/webhook's
+// kustomization, the chart with shards: 1, devcluster without --shard=i/n.
+var LabelWebhooks = []string{"magentsession.sessions.agents.dev", "msessionsend.sessions.agents.dev"}
+
 // Sharded reports whether there is more than one shard: one shard labels and selects nothing.
 func (s Shard) Sharded() bool { return s.Count > 1 }
 

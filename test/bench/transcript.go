@@ -63,13 +63,14 @@ func benchTranscript() ([]Figure, error) {
 	}
 	figs = append(figs, hist...)
 
-	p50, p99, err := benchSSE(filepath.Join(dir, "sse"))
+	p50, p99, cpu, err := benchSSE(filepath.Join(dir, "sse"))
 	if err != nil {
 		return nil, fmt.Errorf("sse: %w", err)
 	}
 	figs = append(figs,
 		Figure{Name: "sse_follow_p50_ms", Value: p50, Unit: "ms"},
 		Figure{Name: "sse_follow_p99_ms", Value: p99, Unit: "ms", Target: "< 20 (1,000 followers, an append every 50 ms)"},
+		Figure{Name: "sse_follow_cpu_us", Value: cpu, Unit: "cpu-µs", Target: "CPU of the process per delivered event, the followers' reading included (the same at any load)"},
 	)
 	return figs, nil
 }
@@ -247,20 +248,20 @@ func medianMicros(runs int, f func() error) (float64, error) {
 
 // benchSSE: 1,000 followers of one session over loopback HTTP; latency from the start of an
 // Append call to the moment each follower has read the message event.
-func benchSSE(root string) (p50, p99 float64, err error) {
+func benchSSE(root string) (p50, p99, cpuPerEvent float64, err error) {
 	const followers, messages = 1000, 150
 	st, err := store.OpenFileStore(root)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer st.Close()
 	ctx := context.Background()
 	if _, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: benchNS, SessionID: "sse", SessionKey: "agent:bench:sse"}); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/sessions/", transcriptstore.NewHistoryHandler(transcriptstore.HistoryOptions{Source: st, DefaultNamespace: benchNS,
@@ -317,11 +318,12 @@ func benchSSE(root string) (p50, p99 float64, err error) {
 	connected.Wait()
 	select {
 	case err := <-errs:
-		return 0, 0, fmt.Errorf("follower: %w", err)
+		return 0, 0, 0, fmt.Errorf("follower: %w", err)
 	default:
 	}
 	// One append every 50 ms: a busy session, and a rate at which the 1,000 deliveries of one
 	// append (both ends in this process, on 2 cores) finish before the next append starts.
+	cpu0 := processCPUSeconds(os.Getpid())
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for i := 1; i <= messages; i++ {
@@ -329,27 +331,28 @@ func benchSSE(root string) (p50, p99 float64, err error) {
 		sent[i].Store(time.Now().UnixNano())
 		recs, err := st.Append(ctx, benchNS, "sse", transcript.AppendRequest{IdempotencyKey: "m" + strconv.Itoa(i), Message: benchMessage(i)})
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		if recs[0].Seq != int64(i) {
-			return 0, 0, fmt.Errorf("append %d got seq %d", i, recs[0].Seq)
+			return 0, 0, 0, fmt.Errorf("append %d got seq %d", i, recs[0].Seq)
 		}
 	}
 	finished.Wait()
+	cpuPerEvent = (processCPUSeconds(os.Getpid()) - cpu0) / float64(followers*messages) * 1e6
 	close(errs)
 	for err := range errs {
-		return 0, 0, fmt.Errorf("follower: %w", err)
+		return 0, 0, 0, fmt.Errorf("follower: %w", err)
 	}
 	var all []time.Duration
 	for _, l := range lat {
 		all = append(all, l...)
 	}
 	if len(all) != followers*messages {
-		return 0, 0, fmt.Errorf("received %d events, want %d", len(all), followers*messages)
+		return 0, 0, 0, fmt.Errorf("received %d events, want %d", len(all), followers*messages)
 	}
 	slices.Sort(all)
 	ms := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))].Microseconds()) / 1e3 }
-	return ms(0.50), ms(0.99), nil
+	return ms(0.50), ms(0.99), cpuPerEvent, nil
 }
 
 // fanout is the shared state of a many-followers suite: one HTTP client, the send time of
