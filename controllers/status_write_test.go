@@ -36,26 +36,26 @@ func TestWriteStatus(t *testing.T) {
 		change func(*v1.SessionHook)
 		// stale: the object is written once more after the read, so the base is stale.
 		stale       bool
-		wantPatches int
+		wantWrites  int
 		wantWritten bool
 		wantURL     string
 		conflict    bool
 	}{
 		"unchanged status: nothing sent": {change: func(h *v1.SessionHook) { h.Labels = map[string]string{"a": "b"} }, wantURL: "old"},
-		"changed status: one patch":      {change: func(h *v1.SessionHook) { h.Status.URL = "new" }, wantPatches: 1, wantWritten: true, wantURL: "new"},
+		"changed status: one update":     {change: func(h *v1.SessionHook) { h.Status.URL = "new" }, wantWrites: 1, wantWritten: true, wantURL: "new"},
 		"stale read: a conflict, nothing written": {change: func(h *v1.SessionHook) { h.Status.URL = "new" }, stale: true,
-			wantPatches: 1, conflict: true, wantURL: "old"},
+			wantWrites: 1, conflict: true, wantURL: "old"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			patches := 0
+			writes := 0
 			seed := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "h"}, Status: v1.SessionHookStatus{URL: "old", Deliveries: 3}}
 			c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(seed).
 				WithStatusSubresource(&v1.SessionHook{}).Build(), interceptor.Funcs{
-				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-					patches++
-					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+					writes++
+					return c.SubResource(sub).Update(ctx, obj, opts...)
 				}})
 			h := &v1.SessionHook{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(seed), h); err != nil {
@@ -78,9 +78,9 @@ func TestWriteStatus(t *testing.T) {
 			if err := c.Get(ctx, client.ObjectKeyFromObject(seed), got); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]any{tc.wantPatches, tc.wantWritten, tc.wantURL, int64(3)},
-				[]any{patches, written, got.Status.URL, got.Status.Deliveries}); diff != "" {
-				t.Errorf("patches, written, url, deliveries (-want +got):\n%s", diff)
+			if diff := cmp.Diff([]any{tc.wantWrites, tc.wantWritten, tc.wantURL, int64(3)},
+				[]any{writes, written, got.Status.URL, got.Status.Deliveries}); diff != "" {
+				t.Errorf("writes, written, url, deliveries (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -286,7 +286,7 @@ func TestMainWithoutRequesterFailsWithLookupsText(t *testing.T) {
 // A status write refused as stale emits no Event and is requeued without an error (the
 // controller's wrapper, requeueConflicts): the next reconcile queues the Events again.
 func TestEventsOnlyAfterTheWriteLands(t *testing.T) {
-	conflict := &interceptor.Funcs{SubResourcePatch: func(context.Context, client.Client, string, client.Object, client.Patch, ...client.SubResourcePatchOption) error {
+	conflict := &interceptor.Funcs{SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
 		return apierrors.NewConflict(schema.GroupResource{Resource: "sessionsends"}, "send", errors.New("stale"))
 	}}
 	f := newFixture(t, conflict, send(func(s *v1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }), session("agent:bob:main", "bob"))

@@ -45,7 +45,7 @@ var sendStages = []stage{
 	{"reconcile", "manager", "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "sessionsend"}},
 	{"turn", "manager", "agent_sessions_turn_duration_seconds", nil},
 	// The controller's one status write: a merge patch with the optimistic lock.
-	{"api_status_update", "apiserver", "apiserver_request_duration_seconds", map[string]string{"resource": "sessionsends", "verb": "PATCH", "subresource": "status"}},
+	{"api_status_update", "apiserver", "apiserver_request_duration_seconds", map[string]string{"resource": "sessionsends", "verb": "PUT", "subresource": "status"}},
 }
 
 // nullStages are the API server's share of a null object: its create and status update.
