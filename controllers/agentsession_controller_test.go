@@ -39,11 +39,11 @@ import (
 // refused write emits nothing, and the retried reconcile says it once.
 func TestTranscriptCreatedOnlyAfterTheWriteLands(t *testing.T) {
 	refuse := true
-	funcs := &interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	funcs := &interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 		if refuse {
 			return apierrors.NewConflict(schema.GroupResource{Resource: "agentsessions"}, obj.GetName(), errors.New("stale"))
 		}
-		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		return c.SubResource(sub).Update(ctx, obj, opts...)
 	}}
 	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1"},
 		Spec: v1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
@@ -81,10 +81,10 @@ func TestTranscriptCreatedOnlyAfterTheWriteLands(t *testing.T) {
 // rest of the status in one write, and the engine is told which report it held.
 func TestSessionReportInOneWrite(t *testing.T) {
 	ctx := context.Background()
-	patches := 0
-	funcs := &interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-		patches++
-		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	writes := 0
+	funcs := &interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+		writes++
+		return c.SubResource(sub).Update(ctx, obj, opts...)
 	}}
 	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1", Finalizers: []string{TranscriptFinalizer}},
 		Spec: v1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
@@ -108,8 +108,8 @@ func TestSessionReportInOneWrite(t *testing.T) {
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
 		t.Fatal(err)
 	}
-	if patches != 1 {
-		t.Errorf("status writes = %d, want 1 (the transcript, the counters and the conditions together)", patches)
+	if writes != 1 {
+		t.Errorf("status writes = %d, want 1 (the transcript, the counters and the conditions together)", writes)
 	}
 	if diff := cmp.Diff([]uint64{7}, f.runner.written); diff != "" {
 		t.Errorf("reports acknowledged (-want +got):\n%s", diff)
