@@ -145,6 +145,14 @@ func (o *owners) front(next http.Handler, namespace func(*http.Request) string) 
 				"passed on by another shard's front, but this shard does not own the namespace either: the shards disagree about their count")
 			return
 		}
+		// The owner may answer before the transport has finished writing the request: having
+		// sent Content-Length bytes, it reads the body once more to see it end. An HTTP/1
+		// server drains and closes a request's body when its response starts, so that last
+		// read could fail, and the transport then closes the owner's connection with the
+		// answer still streaming: the caller got a 200 cut short (golang/go#40747). In full
+		// duplex the body stays open until this handler returns. An HTTP/2 request always
+		// is, and the ErrNotSupported it gets then needs nothing done.
+		_ = http.NewResponseController(w).EnableFullDuplex()
 		o.proxy[shard.Of(ns, o.self.Count)].ServeHTTP(w, r)
 	})
 }

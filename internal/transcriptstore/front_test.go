@@ -20,6 +20,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -127,4 +130,96 @@ func TestFrontRoutesEachDoorByItsNamespace(t *testing.T) {
 			t.Errorf("%s: %s %s reached %q, want %q", name, tc.method, tc.path, b, tc.want)
 		}
 	}
+}
+
+// An owner's streamed answer reaches the caller whole even when the front's transport
+// finishes writing the request only after the answer started: having sent the body's
+// Content-Length bytes it reads the body once more to see it end, and on a loaded machine
+// that read can come after the front's response headers went out (the mcpconformance
+// flake). lateEnd holds that read until the caller has the headers, as a descheduled
+// write loop would; the owner sends its second event once the request was written whole,
+// and gives up if the front drops its connection.
+func TestFrontStreamsWhenTheRequestBodyEndsLate(t *testing.T) {
+	ns1 := ""
+	for i := 0; ns1 == ""; i++ {
+		if ns := fmt.Sprintf("team-%d", i); shard.Of(ns, 2) == 1 {
+			ns1 = ns
+		}
+	}
+	headers, wrote := make(chan struct{}), make(chan struct{})
+	owner1 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			t.Errorf("owner reading the request: %v", err)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: one\n\n")
+		_ = http.NewResponseController(w).Flush()
+		select {
+		case <-wrote:
+			_, _ = io.WriteString(w, "data: two\n\n")
+		case <-r.Context().Done():
+		}
+	}))
+	defer owner1.Close()
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	defer transport.CloseIdleConnections()
+	o, err := newOwners(FrontConfig{Shard: shard.Shard{Index: 0, Count: 2}, URLTemplate: "http://unused.invalid," + owner1.URL,
+		Transport: lateEnd{next: transport, gate: headers, wrote: wrote}}, "", logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(o.front(http.NotFoundHandler(), func(r *http.Request) string { return r.URL.Query().Get("namespace") }))
+	defer front.Close()
+
+	r, err := http.NewRequestWithContext(t.Context(), "POST", front.URL+"/mcp?namespace="+ns1, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	close(headers)
+	b, err := io.ReadAll(resp.Body)
+	if want := "data: one\n\ndata: two\n\n"; err != nil || string(b) != want {
+		t.Errorf("status %d, body %q (%v), want %q whole", resp.StatusCode, b, err, want)
+	}
+}
+
+// lateEnd passes requests to next with the read after the body's declared length held
+// until gate closes; wrote is closed once a request was written whole.
+type lateEnd struct {
+	next  http.RoundTripper
+	gate  <-chan struct{}
+	wrote chan<- struct{}
+}
+
+func (l lateEnd) RoundTrip(r *http.Request) (*http.Response, error) {
+	var once sync.Once
+	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
+		if i.Err == nil {
+			once.Do(func() { close(l.wrote) })
+		}
+	}}))
+	if r.Body != nil {
+		r.Body = &lateBody{ReadCloser: r.Body, left: r.ContentLength, gate: l.gate}
+	}
+	return l.next.RoundTrip(r)
+}
+
+type lateBody struct {
+	io.ReadCloser
+	left int64
+	gate <-chan struct{}
+}
+
+func (b *lateBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		<-b.gate
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
