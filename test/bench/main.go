@@ -58,7 +58,15 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write the bench process's CPU profile (the in-process suites) to this file")
 	memProfile := flag.String("memprofile", "", "write the bench process's allocation profile (every allocation sampled) to this file")
 	check := flag.Bool("check", false, "hold each figure to the bound its target states and exit 1 when one misses it (make bench-check)")
+	followURL := flag.String(followersFlag, "", "run as the transcript suite's follower process of this history URL (the suite starts it)")
 	flag.Parse()
+	if *followURL != "" {
+		if err := runFollowers(*followURL); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: followers:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	// The webhook suite calls controller-runtime directly; its logs are not figures.
 	ctrllog.SetLogger(logr.Discard())
 	if *cpuProfile != "" {

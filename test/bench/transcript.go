@@ -246,10 +246,14 @@ func medianMicros(runs int, f func() error) (float64, error) {
 	return d[len(d)/2], nil
 }
 
-// benchSSE: 1,000 followers of one session over loopback HTTP; latency from the start of an
-// Append call to the moment each follower has read the message event.
+// The history follow suite: sseFollowers followers of one session, an append every 50 ms.
+const sseFollowers, sseMessages = 1000, 150
+
+// benchSSE: sseFollowers followers of one session over loopback HTTP, in a process of their
+// own (ssefollowers.go says why); latency from the start of an Append call to the moment
+// each follower has read the message event. Both processes' CPU counts.
 func benchSSE(root string) (p50, p99, cpuPerEvent float64, err error) {
-	const followers, messages = 1000, 150
+	const followers, messages = sseFollowers, sseMessages
 	st, err := store.OpenFileStore(root)
 	if err != nil {
 		return 0, 0, 0, err
@@ -271,88 +275,41 @@ func benchSSE(root string) (p50, p99, cpuPerEvent float64, err error) {
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
-	url := "http://" + ln.Addr().String() + "/sessions/agent%3Abench%3Asse/history?follow=1&limit=1"
-	f := newFanout(followers, messages)
-	client, sent, lat, errs, connected, finished := f.client, f.sent, f.lat, f.errs, &f.connected, &f.finished
-	for i := range followers {
-		go func() {
-			defer finished.Done()
-			resp, err := client.Get(url)
-			if err != nil {
-				connected.Done()
-				errs <- err
-				return
-			}
-			defer resp.Body.Close()
-			r := bufio.NewReaderSize(resp.Body, 16<<10)
-			first := true
-			var id int64
-			for {
-				line, err := r.ReadSlice('\n')
-				if err != nil {
-					if first {
-						connected.Done()
-					}
-					errs <- err
-					return
-				}
-				switch {
-				case bytes.HasPrefix(line, []byte("id: ")):
-					id, _ = strconv.ParseInt(string(bytes.TrimSpace(line[4:])), 10, 64)
-				case bytes.HasPrefix(line, []byte("event: history")):
-					if first {
-						first = false
-						connected.Done()
-					}
-				case bytes.HasPrefix(line, []byte("data: ")) && id > 0 && !first:
-					if s := sent[id].Load(); s > 0 {
-						lat[i] = append(lat[i], time.Duration(time.Now().UnixNano()-s))
-					}
-					if id == messages {
-						return
-					}
-				}
-			}
-		}()
-	}
-	connected.Wait()
-	select {
-	case err := <-errs:
-		return 0, 0, 0, fmt.Errorf("follower: %w", err)
-	default:
+	procs, err := startFollowers("http://" + ln.Addr().String() + "/sessions/agent%3Abench%3Asse/history?follow=1&limit=1")
+	if err != nil {
+		return 0, 0, 0, err
 	}
 	// One append every 50 ms: a busy session, and a rate at which the 1,000 deliveries of one
-	// append (both ends in this process, on 2 cores) finish before the next append starts.
+	// append (both processes on 2 cores) finish before the next append starts.
+	sent := make([]int64, messages+1)
 	cpu0 := processCPUSeconds(os.Getpid())
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for i := 1; i <= messages; i++ {
 		<-tick.C
-		sent[i].Store(time.Now().UnixNano())
+		sent[i] = time.Now().UnixNano()
 		recs, err := st.Append(ctx, benchNS, "sse", transcript.AppendRequest{IdempotencyKey: "m" + strconv.Itoa(i), Message: benchMessage(i)})
+		if err == nil && recs[0].Seq != int64(i) {
+			err = fmt.Errorf("append %d got seq %d", i, recs[0].Seq)
+		}
 		if err != nil {
+			_ = procs.cmd.Process.Kill()
+			_, _, _ = procs.wait()
 			return 0, 0, 0, err
 		}
-		if recs[0].Seq != int64(i) {
-			return 0, 0, 0, fmt.Errorf("append %d got seq %d", i, recs[0].Seq)
+	}
+	recv, followersCPU, err := procs.wait()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cpuPerEvent = (processCPUSeconds(os.Getpid()) - cpu0 + followersCPU) / float64(followers*messages) * 1e6
+	all := make([]time.Duration, 0, followers*messages)
+	for _, r := range recv {
+		for seq := 1; seq <= messages; seq++ {
+			all = append(all, time.Duration(r[seq]-sent[seq]))
 		}
 	}
-	finished.Wait()
-	cpuPerEvent = (processCPUSeconds(os.Getpid()) - cpu0) / float64(followers*messages) * 1e6
-	close(errs)
-	for err := range errs {
-		return 0, 0, 0, fmt.Errorf("follower: %w", err)
-	}
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	if len(all) != followers*messages {
-		return 0, 0, 0, fmt.Errorf("received %d events, want %d", len(all), followers*messages)
-	}
-	slices.Sort(all)
-	ms := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))].Microseconds()) / 1e3 }
-	return ms(0.50), ms(0.99), cpuPerEvent, nil
+	return quantileMS(all, 0.50), quantileMS(all, 0.99), cpuPerEvent, nil
 }
 
 // fanout is the shared state of a many-followers suite: one HTTP client, the send time of
