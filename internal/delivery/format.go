@@ -43,11 +43,8 @@ const (
 	SlackLimit    = 40000
 )
 
-// partPrefixReserve is room for "(32/32) "; boldReserve for the labels' markup.
-const (
-	partPrefixReserve = 8
-	boldReserve       = 16
-)
+// partPrefixReserve is room for "(32/32) ".
+const partPrefixReserve = 8
 
 // truncatedNote ends the last part of an announce cut at MaxParts.
 const truncatedNote = " … (truncated)"
@@ -126,16 +123,9 @@ func units(s string) int {
 // (between lines, else between words, else anywhere) into at most MaxParts numbered parts
 // ("(1/3) "), in order. An empty text is no message.
 func (f Format) Render(text string) []string {
-	budget := f.Limit - partPrefixReserve
-	if f.Bold != nil {
-		budget -= boldReserve
-	}
-	chunks := f.split(strings.TrimSpace(text), budget)
+	chunks := f.split(strings.TrimSpace(text), f.Limit-partPrefixReserve)
 	out := make([]string, 0, len(chunks))
 	for i, c := range chunks {
-		if f.Bold != nil {
-			c = f.boldLabels(c)
-		}
 		if len(chunks) > 1 {
 			c = fmt.Sprintf("(%d/%d) %s", i+1, len(chunks), c)
 		}
@@ -144,7 +134,8 @@ func (f Format) Render(text string) []string {
 	return out
 }
 
-// split escapes text into chunks of at most budget units each.
+// split escapes text, labels bold, into chunks of at most budget units each. The labels'
+// markup counts against the budget: a text of nothing but labels fits as any other.
 func (f Format) split(text string, budget int) []string {
 	var (
 		chunks []string
@@ -167,11 +158,18 @@ func (f Format) split(text string, budget int) []string {
 		lastLine, lastSpace = -1, -1
 	}
 	truncated := false
-	for _, r := range text {
+	lineStart := true
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
 		e := f.Escape(r)
+		if label := f.labelAt(text[i:], lineStart); label != "" {
+			e, size = f.Bold(label), len(label)
+		}
+		i += size
 		if e == "" {
 			continue
 		}
+		lineStart = r == '\n'
 		n := units(e)
 		if used+n > budget {
 			switch {
@@ -212,16 +210,16 @@ func (f Format) split(text string, budget int) []string {
 	return chunks
 }
 
-// boldLabels marks the labels that start a line.
-func (f Format) boldLabels(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		for _, label := range labels {
-			if strings.HasPrefix(l, label) {
-				lines[i] = f.Bold(label) + l[len(label):]
-				break
-			}
+// labelAt is the label that s, at the start of a line, starts with, when f bolds labels;
+// "" otherwise. A label is one unit of the split: its markup is never cut.
+func (f Format) labelAt(s string, lineStart bool) string {
+	if !lineStart || f.Bold == nil {
+		return ""
+	}
+	for _, label := range labels {
+		if strings.HasPrefix(s, label) {
+			return label
 		}
 	}
-	return strings.Join(lines, "\n")
+	return ""
 }
