@@ -29,8 +29,9 @@ type Format struct {
 	// Limit is the longest message the platform takes, in UTF-16 code units (what Telegram
 	// counts; never less than the code points Discord, Slack and WhatsApp count).
 	Limit int
-	// Escape maps one character of the text to what is sent for it ("" drops it).
-	Escape func(r rune) string
+	// Escape maps one character of the text to what is sent for it ("" drops it) when
+	// changed; a character it does not change is sent as written.
+	Escape func(r rune) (to string, changed bool)
 	// Bold wraps a label ("Status:"); nil leaves labels plain.
 	Bold func(label string) string
 }
@@ -74,38 +75,38 @@ const zwsp = "\u200b"
 
 // plainRune keeps the text as it is, minus control characters (but newlines and tabs) and
 // the bidirectional overrides that can make a message read as something else.
-func plainRune(r rune) string {
+func plainRune(r rune) (string, bool) {
 	switch {
 	case r == '\n' || r == '\t':
-		return string(r)
+		return "", false
 	case r == utf8.RuneError, unicode.IsControl(r), isBidiControl(r):
-		return ""
+		return "", true
 	}
-	return string(r)
+	return "", false
 }
 
 func isBidiControl(r rune) bool {
 	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f'
 }
 
-func slackRune(r rune) string {
+func slackRune(r rune) (string, bool) {
 	switch r {
 	case '&':
-		return "&amp;"
+		return "&amp;", true
 	case '<':
-		return "&lt;"
+		return "&lt;", true
 	case '>':
-		return "&gt;"
+		return "&gt;", true
 	}
 	return plainRune(r)
 }
 
-func discordRune(r rune) string {
+func discordRune(r rune) (string, bool) {
 	switch r {
 	case '\\', '*', '_', '~', '`', '|', '>', '[', ']', '#':
-		return `\` + string(r)
+		return `\` + string(r), true
 	case '@', '<':
-		return string(r) + zwsp
+		return string(r) + zwsp, true
 	}
 	return plainRune(r)
 }
@@ -161,7 +162,11 @@ func (f Format) split(text string, budget int) []string {
 	lineStart := true
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		e := f.Escape(r)
+		e, changed := f.Escape(r)
+		if !changed {
+			// Kept as written: a slice of text, not a string made for each character.
+			e = text[i : i+size]
+		}
 		if label := f.labelAt(text[i:], lineStart); label != "" {
 			e, size = f.Bold(label), len(label)
 		}
