@@ -89,13 +89,13 @@ test-chaos: ## Only the chaos suite (part of make test): process kills, API serv
 # while a worker is mid-call (golang/go#75804, fixed in Go 1.27), which a loaded CI machine
 # hits; a count has no deadline to race. 200000x is a few seconds per target here.
 FUZZTIME ?= 200000x
-# internal/delivery:FuzzRender is not here: 200000x took 7 minutes on 2 cores (each input
-# is rendered for four platforms and split); its seeds run in make test.
+# internal/delivery:FuzzRender is the slowest: each input is rendered for five formats, and a
+# new interesting input of kilobytes takes up to -fuzzminimizetime (60s) to minimize.
 FUZZ_TARGETS = internal/sessionkey:FuzzParse internal/sessionkey:FuzzObjectName \
 	internal/sessionkey:FuzzChatTypeOfTo internal/events:FuzzParseFilter \
 	internal/transcript:FuzzDecodeRecord internal/transcript:FuzzParseHistoryQuery \
 	internal/sse:FuzzReader internal/provider:FuzzStreamDecoders internal/textutil:FuzzTruncate \
-	internal/transcript/search:FuzzQuery internal/hookauth:FuzzVerify
+	internal/transcript/search:FuzzQuery internal/hookauth:FuzzVerify internal/delivery:FuzzRender
 
 .PHONY: test-fuzz
 test-fuzz: ## Run every fuzz target for FUZZTIME executions (default 200000x).

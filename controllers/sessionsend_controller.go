@@ -228,7 +228,11 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	if len(st.Turns) > 0 || isCommand(send) {
 		return true, nil
 	}
-	res, ok, err := r.runTurn(ctx, f, "round-1", func() turns.TurnRequest { return roundOneRequest(send, target) })
+	starter, err := r.starter(ctx, send)
+	if err != nil {
+		return false, err
+	}
+	res, ok, err := r.runTurn(ctx, f, "round-1", func() turns.TurnRequest { return roundOneRequest(send, target, starter) })
 	if !ok || err != nil {
 		r.waitingForRoundOne(f)
 		return false, err
@@ -287,18 +291,17 @@ func (r *SessionSendReconciler) waitingForRoundOne(f *flow[*v1.SessionSend]) {
 	st.TargetSessionKey, st.RunID = f.session.Spec.Key, turns.TurnID(send.UID, "round-1")
 }
 
-func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession) turns.TurnRequest {
+// roundOneRequest is round 1's turn: the message with its provenance (starter's, the cron
+// or hook provenance of a schedule's or hook's send, when not nil).
+func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession, starter *transcript.Provenance) turns.TurnRequest {
 	prov := &transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}
 	var system string
 	switch from := send.Spec.FromSessionKey; {
 	case from != "":
 		prov.Kind, prov.SourceSessionKey = transcript.ProvenanceInterSession, from
 		system = protocol.RoundOne(from)
-	case send.Labels[v1.ScheduleLabel] != "":
-		prov = &transcript.Provenance{Kind: transcript.ProvenanceCron, Schedule: send.Labels[v1.ScheduleLabel]}
-	case send.Labels[v1.HookLabel] != "":
-		prov = &transcript.Provenance{Kind: transcript.ProvenanceHook, Hook: send.Labels[v1.HookLabel],
-			DeliveryID: send.Annotations[v1.DeliveryIDAnnotation]}
+	case starter != nil:
+		prov = starter
 	}
 	return turns.TurnRequest{SessionKey: target.Spec.Key, Input: textMessage(send.Spec.Message, prov), SystemContext: system}
 }

@@ -52,6 +52,9 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	if why := v.forgedMark(ctx, nil, send, managerOnlyAnnotations...); why != "" {
 		return nil, forbidden("sessionsends", send.Name, why)
 	}
+	if errs, err := v.judgeStarterMarks(ctx, nil, send); err != nil || len(errs) > 0 {
+		return nil, starterMarksAnswer(send, errs, err)
+	}
 	var requester *v1.AgentSession
 	agentID := ""
 	if from := send.Spec.FromSessionKey; from != "" {
@@ -166,7 +169,8 @@ func (v *SessionSendValidator) unknown(ctx context.Context, send *v1.SessionSend
 }
 
 // ValidateUpdate implements admission.Validator: the spec is immutable but for cancel (as
-// the CRD's rules also say) and the operator's annotations change only by the operator.
+// the CRD's rules also say) and the operator's annotations and starter labels change only
+// by the operator.
 func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *v1.SessionSend) (admission.Warnings, error) {
 	if err := policy.CancelOnlySend(old.Spec, send.Spec); err != nil {
 		return nil, invalid("SessionSend", send.Name, err)
@@ -174,7 +178,19 @@ func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *v1
 	if why := v.forgedMark(ctx, old, send, managerOnlyAnnotations...); why != "" {
 		return nil, forbidden("sessionsends", send.Name, why)
 	}
+	if errs, err := v.judgeStarterMarks(ctx, old, send); err != nil || len(errs) > 0 {
+		return nil, starterMarksAnswer(send, errs, err)
+	}
 	return nil, nil
+}
+
+// starterMarksAnswer is the answer to a write judgeStarterMarks refused (errs) or could not
+// judge (err).
+func starterMarksAnswer(send *v1.SessionSend, errs field.ErrorList, err error) error {
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	return invalid("SessionSend", send.Name, errs...)
 }
 
 // ValidateDelete implements admission.Validator.

@@ -273,6 +273,11 @@ const (
 	VerbSetSendPolicy = "set-send-policy"
 )
 
+// VerbDeliver on sessionhooks (resourceNames = the hook's name) lets a user create the
+// SessionSends of that hook's deliveries: those labelled HookLabel. Only the
+// transcript-store's ServiceAccount holds it (config/rbac/hook_deliveries_role.yaml).
+const VerbDeliver = "deliver"
+
 // StartedByLabel on a SessionSend or SubagentRun that an agent's tool call created holds
 // the UID of the send or run whose turn made it: cancelling that one cancels this one.
 const StartedByLabel = "sessions.agents.dev/started-by"

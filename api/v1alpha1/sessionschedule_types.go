@@ -33,7 +33,10 @@ const (
 	ReplaceConcurrent ConcurrencyPolicy = "Replace"
 )
 
-// Labels and annotations of the sends that schedules and hooks create.
+// Labels and annotations of the sends that schedules and hooks create. Only the operator
+// sets or changes the two labels (the SessionSend webhook refuses anyone else), and a send
+// counts as a schedule's or a hook's only when what the label names is also its controller
+// owner: the transcript's provenance and the schedule's concurrency policy trust nothing less.
 const (
 	// ScheduleLabel on a SessionSend names the SessionSchedule whose tick created it.
 	ScheduleLabel = "sessions.agents.dev/schedule"

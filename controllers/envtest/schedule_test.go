@@ -20,6 +20,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -169,6 +170,55 @@ var _ = Describe("SessionSchedule", func() {
 			testenv.Timeout, testenv.Interval).Should(Succeed())
 		Expect(scheduleSends(s)).To(HaveLen(1))
 		waitSchedule(s, lastSchedule(first))
+	})
+
+	It("takes a labelled send it does not control for an ordinary send, for provenance and Forbid", func() {
+		s := newSchedule("forged", "slow forged", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ForbidConcurrent })
+		h := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: ns}, Spec: v1.SessionHookSpec{AgentID: "bot",
+			SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "signing"}, Key: "secret"}}}
+		Expect(k8s.Create(ctx, h)).To(Succeed())
+		// Each send runs slow in a session of its own: a session runs one turn at a time.
+		send := func(name string, labels map[string]string, owner client.Object) *v1.SessionSend {
+			key := "agent:bot:webchat:direct:" + name
+			createSession(ns, key, "bot")
+			send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels,
+				Annotations: map[string]string{v1.DeliveryIDAnnotation: "msg_" + name}},
+				Spec: v1.SessionSendSpec{SessionKey: key, Message: "slow " + name, TimeoutSeconds: ptr.To[int32](0)}}
+			if owner != nil {
+				Expect(controllerutil.SetControllerReference(owner, send, k8s.Scheme())).To(Succeed())
+			}
+			Expect(k8s.Create(ctx, send)).To(Succeed())
+			DeferCleanup(cancel, send)
+			return send
+		}
+		external := transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}
+		want := map[*v1.SessionSend]transcript.Provenance{
+			send("fake-tick", map[string]string{v1.ScheduleLabel: s.Name}, nil): external,
+			send("fake-delivery", map[string]string{v1.HookLabel: h.Name}, nil): external,
+			send("other-owner", map[string]string{v1.ScheduleLabel: s.Name}, h): external,
+			send("delivery", map[string]string{v1.HookLabel: h.Name}, h):        {Kind: transcript.ProvenanceHook, Hook: h.Name, DeliveryID: "msg_delivery"},
+		}
+		for sent, prov := range want {
+			waitSend(sent, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+			Eventually(func(g Gomega) {
+				session := &v1.AgentSession{}
+				g.Expect(k8s.Get(ctx, keyOf(ns, sent.Spec.SessionKey), session)).To(Succeed())
+				var got []transcript.Provenance
+				for _, r := range messages(ns, session) {
+					if r.Message.Role == transcript.RoleUser && r.Message.Provenance != nil {
+						got = append(got, *r.Message.Provenance)
+					}
+				}
+				g.Expect(got).To(Equal([]transcript.Provenance{prov}), sent.Name)
+			}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		}
+		By("Forbid sends the tick while the forged ticks run")
+		first := nextMinute()
+		touch(s)
+		a := sendNamed(s, first)
+		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+			g.Expect(s.Status.Active).To(ConsistOf(v1.ActiveSend{Name: a.Name, UID: a.UID}))
+		})
 	})
 
 	It("Replace cancels the running send and sends the tick", func() {

@@ -29,8 +29,9 @@ type Format struct {
 	// Limit is the longest message the platform takes, in UTF-16 code units (what Telegram
 	// counts; never less than the code points Discord, Slack and WhatsApp count).
 	Limit int
-	// Escape maps one character of the text to what is sent for it ("" drops it).
-	Escape func(r rune) string
+	// Escape maps one character of the text to what is sent for it ("" drops it) when
+	// changed; a character it does not change is sent as written.
+	Escape func(r rune) (to string, changed bool)
 	// Bold wraps a label ("Status:"); nil leaves labels plain.
 	Bold func(label string) string
 }
@@ -43,11 +44,8 @@ const (
 	SlackLimit    = 40000
 )
 
-// partPrefixReserve is room for "(32/32) "; boldReserve for the labels' markup.
-const (
-	partPrefixReserve = 8
-	boldReserve       = 16
-)
+// partPrefixReserve is room for "(32/32) ".
+const partPrefixReserve = 8
 
 // truncatedNote ends the last part of an announce cut at MaxParts.
 const truncatedNote = " … (truncated)"
@@ -77,38 +75,38 @@ const zwsp = "\u200b"
 
 // plainRune keeps the text as it is, minus control characters (but newlines and tabs) and
 // the bidirectional overrides that can make a message read as something else.
-func plainRune(r rune) string {
+func plainRune(r rune) (string, bool) {
 	switch {
 	case r == '\n' || r == '\t':
-		return string(r)
+		return "", false
 	case r == utf8.RuneError, unicode.IsControl(r), isBidiControl(r):
-		return ""
+		return "", true
 	}
-	return string(r)
+	return "", false
 }
 
 func isBidiControl(r rune) bool {
 	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f'
 }
 
-func slackRune(r rune) string {
+func slackRune(r rune) (string, bool) {
 	switch r {
 	case '&':
-		return "&amp;"
+		return "&amp;", true
 	case '<':
-		return "&lt;"
+		return "&lt;", true
 	case '>':
-		return "&gt;"
+		return "&gt;", true
 	}
 	return plainRune(r)
 }
 
-func discordRune(r rune) string {
+func discordRune(r rune) (string, bool) {
 	switch r {
 	case '\\', '*', '_', '~', '`', '|', '>', '[', ']', '#':
-		return `\` + string(r)
+		return `\` + string(r), true
 	case '@', '<':
-		return string(r) + zwsp
+		return string(r) + zwsp, true
 	}
 	return plainRune(r)
 }
@@ -126,16 +124,9 @@ func units(s string) int {
 // (between lines, else between words, else anywhere) into at most MaxParts numbered parts
 // ("(1/3) "), in order. An empty text is no message.
 func (f Format) Render(text string) []string {
-	budget := f.Limit - partPrefixReserve
-	if f.Bold != nil {
-		budget -= boldReserve
-	}
-	chunks := f.split(strings.TrimSpace(text), budget)
+	chunks := f.split(strings.TrimSpace(text), f.Limit-partPrefixReserve)
 	out := make([]string, 0, len(chunks))
 	for i, c := range chunks {
-		if f.Bold != nil {
-			c = f.boldLabels(c)
-		}
 		if len(chunks) > 1 {
 			c = fmt.Sprintf("(%d/%d) %s", i+1, len(chunks), c)
 		}
@@ -144,7 +135,8 @@ func (f Format) Render(text string) []string {
 	return out
 }
 
-// split escapes text into chunks of at most budget units each.
+// split escapes text, labels bold, into chunks of at most budget units each. The labels'
+// markup counts against the budget: a text of nothing but labels fits as any other.
 func (f Format) split(text string, budget int) []string {
 	var (
 		chunks []string
@@ -167,11 +159,22 @@ func (f Format) split(text string, budget int) []string {
 		lastLine, lastSpace = -1, -1
 	}
 	truncated := false
-	for _, r := range text {
-		e := f.Escape(r)
+	lineStart := true
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		e, changed := f.Escape(r)
+		if !changed {
+			// Kept as written: a slice of text, not a string made for each character.
+			e = text[i : i+size]
+		}
+		if label := f.labelAt(text[i:], lineStart); label != "" {
+			e, size = f.Bold(label), len(label)
+		}
+		i += size
 		if e == "" {
 			continue
 		}
+		lineStart = r == '\n'
 		n := units(e)
 		if used+n > budget {
 			switch {
@@ -212,16 +215,16 @@ func (f Format) split(text string, budget int) []string {
 	return chunks
 }
 
-// boldLabels marks the labels that start a line.
-func (f Format) boldLabels(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		for _, label := range labels {
-			if strings.HasPrefix(l, label) {
-				lines[i] = f.Bold(label) + l[len(label):]
-				break
-			}
+// labelAt is the label that s, at the start of a line, starts with, when f bolds labels;
+// "" otherwise. A label is one unit of the split: its markup is never cut.
+func (f Format) labelAt(s string, lineStart bool) string {
+	if !lineStart || f.Bold == nil {
+		return ""
+	}
+	for _, label := range labels {
+		if strings.HasPrefix(s, label) {
+			return label
 		}
 	}
-	return strings.Join(lines, "\n")
+	return ""
 }

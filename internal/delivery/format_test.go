@@ -70,6 +70,27 @@ func TestRenderTruncatesAtMaxParts(t *testing.T) {
 	}
 }
 
+// The labels' markup counts against the limit: a text of nothing but labels (a model can
+// write one) splits into parts that each fit once bold.
+func TestRenderBoldLabelsFit(t *testing.T) {
+	for name, format := range map[string]Format{"discord": DiscordFormat, "slack": SlackFormat} {
+		t.Run(name, func(t *testing.T) {
+			parts := format.Render(strings.Repeat("Notes:\n", 2*format.Limit/7))
+			if len(parts) < 2 {
+				t.Fatalf("%d parts, want a split", len(parts))
+			}
+			for i, p := range parts {
+				if units(p) > format.Limit {
+					t.Errorf("part %d has %d units, over %d", i, units(p), format.Limit)
+				}
+			}
+			if want := format.Bold("Notes:") + "\n"; !strings.Contains(parts[1], want) {
+				t.Errorf("part 1 has no bold label %q", want)
+			}
+		})
+	}
+}
+
 // Telegram counts UTF-16 code units: an emoji is two.
 func TestRenderCountsUTF16(t *testing.T) {
 	parts := TelegramFormat.Render(strings.Repeat("😀", TelegramLimit))
@@ -87,7 +108,8 @@ func TestRenderCountsUTF16(t *testing.T) {
 // MaxParts, nothing of it mentions anyone on Slack or Discord, and no control character
 // reaches a plain-text platform.
 func FuzzRender(f *testing.F) {
-	for _, s := range []string{"Status: ok\nResult: @everyone <!here>", "<@U1>", "a\u202eb", strings.Repeat("é ", 3000), "\\*_~`|>[]#"} {
+	for _, s := range []string{"Status: ok\nResult: @everyone <!here>", "<@U1>", "a\u202eb", strings.Repeat("é ", 3000), "\\*_~`|>[]#",
+		strings.Repeat("Status:\n", 300)} {
 		f.Add(s)
 	}
 	formats := map[string]Format{"telegram": TelegramFormat, "discord": DiscordFormat, "whatsapp": WhatsAppFormat, "slack": SlackFormat,

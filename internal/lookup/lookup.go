@@ -193,18 +193,27 @@ func ParentOf(ctx context.Context, r client.Reader, namespace string) func(strin
 // the cache yet, and a miss must not fail them for good. Nil when neither has it.
 func Agent(ctx context.Context, cached, live client.Reader, namespace, name string) (*v1.Agent, error) {
 	a := &v1.Agent{}
-	key := types.NamespacedName{Namespace: namespace, Name: name}
-	err := cached.Get(ctx, key, a)
-	if notFound(err) {
-		err = live.Get(ctx, key, a)
-	}
-	if notFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+	if found, err := get(ctx, cached, live, types.NamespacedName{Namespace: namespace, Name: name}, a); !found || err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// Get reads namespace/name into obj from the cache and, on a miss, from the API server, as
+// Agent does; false when neither has it.
+func (l Lookup) Get(ctx context.Context, namespace, name string, obj client.Object) (bool, error) {
+	return get(ctx, l.Cache, l.live(), types.NamespacedName{Namespace: namespace, Name: name}, obj)
+}
+
+func get(ctx context.Context, cached, live client.Reader, key types.NamespacedName, obj client.Object) (bool, error) {
+	err := cached.Get(ctx, key, obj)
+	if notFound(err) {
+		err = live.Get(ctx, key, obj)
+	}
+	if notFound(err) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // notFound is apierrors.IsNotFound without its cost for a nil error (it allocates whatever

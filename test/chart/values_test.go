@@ -16,7 +16,9 @@ package chart
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +71,8 @@ func TestValuesSchema(t *testing.T) {
 			want: "/networkPolicy/egress/apiServer/0/port"},
 		"an egress entry without ports": {set: []string{"networkPolicy.egress.allow[0].cidr=203.0.113.10/32"},
 			want: "/networkPolicy/egress/allow/0"},
-		"a number for the image tag": {set: []string{"image.tag=2"}, want: "/image/tag"},
+		"a number for the image tag":       {set: []string{"image.tag=2"}, want: "/image/tag"},
+		"a read limit that is no quantity": {set: []string{"manager.a2aReadLimit=8MB"}, want: "/manager/a2aReadLimit"},
 	}
 	for name, c := range refused {
 		t.Run("refuses "+name, func(t *testing.T) {
@@ -85,9 +88,10 @@ func TestValuesSchema(t *testing.T) {
 	}
 
 	accepted := map[string][]string{
-		"the defaults":          nil,
-		"cert-manager":          {"webhook.certs=cert-manager"},
-		"manager flags":         {"manager.toolCreatesPerMinute=60", "manager.ttlAfterFinished=1h30m", "manager.egress.allow={10.0.0.0/8,api.example.com:443}", "manager.egress.denyUnlisted=true", "manager.extraArgs={--zap-log-level=2}"},
+		"the defaults": nil,
+		"cert-manager": {"webhook.certs=cert-manager"},
+		"manager flags": {"manager.toolCreatesPerMinute=60", "manager.ttlAfterFinished=1h30m", "manager.egress.allow={10.0.0.0/8,api.example.com:443}", "manager.egress.denyUnlisted=true", "manager.extraArgs={--zap-log-level=2}",
+			"manager.a2aReadLimit=16Mi", "manager.mcpReadLimit=512Ki"},
 		"extra environment":     {"manager.extraEnv[0].name=OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "manager.extraEnv[0].value=http://otel:4318/v1/traces"},
 		"store and volume":      {"transcriptStore.archivedTranscriptRetention=0s", "transcriptStore.apiQPSPerUser=2.5", "transcriptStore.mcpSessionIdleTimeout=1h30m", "transcriptStore.resources.limits.memory=1Gi", "persistence.size=1.5Ti", "persistence.storageClassName=fast"},
 		"an egress allow list":  {"networkPolicy.egress.enabled=true", "networkPolicy.egress.allow[0].cidr=203.0.113.10/32", "networkPolicy.egress.allow[0].ports={443,8443}"},
@@ -100,6 +104,60 @@ func TestValuesSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadLimitValues renders the manager's --a2a-read-limit and --mcp-read-limit from
+// manager.a2aReadLimit and manager.mcpReadLimit: the flags' own default (8Mi) unless set, in
+// one Pod and in each shard's.
+func TestReadLimitValues(t *testing.T) {
+	h := helm(t)
+	for name, c := range map[string]struct {
+		set  []string
+		kind string
+		want []string
+	}{
+		"the defaults": {kind: "Deployment", want: []string{"--a2a-read-limit=8Mi", "--mcp-read-limit=8Mi"}},
+		"set": {set: []string{"manager.a2aReadLimit=16Mi", "manager.mcpReadLimit=512Ki"}, kind: "Deployment",
+			want: []string{"--a2a-read-limit=16Mi", "--mcp-read-limit=512Ki"}},
+		"set, sharded": {set: []string{"shards=2", "manager.a2aReadLimit=1Gi"}, kind: "StatefulSet",
+			want: []string{"--a2a-read-limit=1Gi", "--mcp-read-limit=8Mi"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := []string{"template", release, "dist/chart", "-n", namespace}
+			for _, s := range c.set {
+				args = append(args, "--set", s)
+			}
+			var got []string
+			for key, o := range objectsOf(t, testenv.Run(t, testenv.RepoRoot(), nil, h, args...)) {
+				if strings.HasPrefix(key, c.kind+"/") {
+					got = append(got, managerArgs(o)...)
+				}
+			}
+			for _, w := range c.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("helm template --set %v: no %s %s among the manager's args %v", c.set, w, c.kind, got)
+				}
+			}
+		})
+	}
+}
+
+// managerArgs are the args of the manager container of a Deployment or StatefulSet object.
+func managerArgs(o map[string]any) []string {
+	spec, _ := o["spec"].(map[string]any)
+	tmpl, _ := spec["template"].(map[string]any)
+	pod, _ := tmpl["spec"].(map[string]any)
+	containers, _ := pod["containers"].([]any)
+	var out []string
+	for _, c := range containers {
+		if m, ok := c.(map[string]any); ok && m["name"] == "manager" {
+			args, _ := m["args"].([]any)
+			for _, a := range args {
+				out = append(out, fmt.Sprint(a))
+			}
+		}
+	}
+	return out
 }
 
 // TestLintStrict is make verify's helm lint --strict, so a warning fails make test too.

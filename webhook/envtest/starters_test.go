@@ -35,19 +35,13 @@ var _ = Describe("schedules and hooks at admission", Ordered, func() {
 	var scheduler, lister, sender client.Client
 	group := []string{v1.GroupVersion.Group}
 	writeStarters := rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionschedules", "sessionhooks"}, Verbs: []string{"create", "update", "patch", "get"}}
-	role := func(user string, rules ...rbacv1.PolicyRule) {
-		Expect(k8s.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns}, Rules: rules})).To(Succeed())
-		Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}})).To(Succeed())
-	}
 	BeforeAll(func() {
 		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "starters-"}}
 		Expect(k8s.Create(ctx, n)).To(Succeed())
 		ns = n.Name
-		role("scheduler", writeStarters, rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionsends", "agentsessions"}, Verbs: []string{"create"}})
-		role("lister", writeStarters)
-		role("sender", writeStarters, rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"create"}})
+		grant(ns, "scheduler", writeStarters, rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionsends", "agentsessions"}, Verbs: []string{"create"}})
+		grant(ns, "lister", writeStarters)
+		grant(ns, "sender", writeStarters, rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"create"}})
 		scheduler, lister, sender = userClient("scheduler"), userClient("lister"), userClient("sender")
 		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bot", Namespace: ns},
 			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}})).To(Succeed())
@@ -125,3 +119,11 @@ var _ = Describe("schedules and hooks at admission", Ordered, func() {
 		Expect(err.Error()).To(ContainSubstring(`user "sender" may not create agentsessions`))
 	})
 })
+
+// grant gives user the rules in ns: a Role of the user's name and its RoleBinding.
+func grant(ns, user string, rules ...rbacv1.PolicyRule) {
+	Expect(k8s.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns}, Rules: rules})).To(Succeed())
+	Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}})).To(Succeed())
+}

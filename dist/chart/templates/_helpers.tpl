@@ -53,6 +53,8 @@ takes its shard from its ordinal and its volume from the StatefulSet's claim tem
         - --workspace-root=/var/lib/agent-sessions/workspaces
         - --max-concurrent-turns={{ .Values.manager.maxConcurrentTurns }}
         - --webhook-certs={{ if eq .Values.webhook.certs "self-signed" }}self-signed{{ else }}provided{{ end }}
+        - --a2a-read-limit={{ .Values.manager.a2aReadLimit }}
+        - --mcp-read-limit={{ .Values.manager.mcpReadLimit }}
         {{- range .Values.manager.egress.allow }}
         - --egress-allow={{ . }}
         {{- end }}

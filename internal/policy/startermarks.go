@@ -1,0 +1,66 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package policy
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+)
+
+// StarterMark is a label naming what started a send (v1.ScheduleLabel, v1.HookLabel) that
+// a write sets, changes or removes. The transcript's provenance (cron, hook) and a
+// schedule's concurrency policy read these labels, so only the part of the operator that
+// creates such sends writes them: the manager for a schedule's tick, the transcript-store
+// (the verb deliver on the hook) for a hook's delivery.
+type StarterMark struct {
+	// Label is v1.ScheduleLabel or v1.HookLabel.
+	Label string
+	// Name is the SessionSchedule or SessionHook the label names after the write, or before
+	// it when the write removes the label.
+	Name string
+}
+
+// starterLabels are the labels of StarterMark, in the order they are judged.
+var starterLabels = [...]string{v1.ScheduleLabel, v1.HookLabel}
+
+// StarterMarks lists the starter labels that a write from old (nil on create) to cur sets,
+// changes or removes.
+func StarterMarks(old, cur map[string]string) []StarterMark {
+	var out []StarterMark
+	for _, l := range starterLabels {
+		was, had := old[l]
+		now, has := cur[l]
+		if had == has && was == now {
+			continue
+		}
+		name := now
+		if !has {
+			name = was
+		}
+		out = append(out, StarterMark{Label: l, Name: name})
+	}
+	return out
+}
+
+// StarterMarkDenial is the refusal of m to a user who does not create such sends.
+func StarterMarkDenial(m StarterMark) *field.Error {
+	path := field.NewPath("metadata", "labels").Key(m.Label)
+	if m.Label == v1.HookLabel {
+		return field.Forbidden(path, "only the operator's hook door sets it (the transcript-store, granted the verb "+v1.VerbDeliver+
+			" on sessionhooks), on the sends of a SessionHook's deliveries: remove it, and the send is an ordinary one")
+	}
+	return field.Forbidden(path, "only the operator's schedule controller sets it, on the sends of a SessionSchedule's ticks: remove it, and the send is an ordinary one")
+}
