@@ -81,7 +81,7 @@ func runFollowers(url string) error {
 			if seq > 1 {
 				_ = w.WriteByte(' ')
 			}
-			w.WriteString(strconv.FormatInt(r[seq], 10))
+			_, _ = w.WriteString(strconv.FormatInt(r[seq], 10))
 		}
 		_ = w.WriteByte('\n')
 	}
