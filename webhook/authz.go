@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -130,9 +131,7 @@ func (a authz) forgedMark(ctx context.Context, old, cur client.Object, annotatio
 // changes (old nil on create) without being the manager, or "".
 func (a authz) forgedAnnotation(ctx context.Context, old, cur map[string]string, keys ...string) string {
 	for _, k := range keys {
-		v, set := cur[k]
-		ov, had := old[k]
-		if (set || had) && (v != ov || set != had) && !a.isManager(ctx) {
+		if policy.MarkWritten(old, cur, k) && !a.isManager(ctx) {
 			return k
 		}
 	}

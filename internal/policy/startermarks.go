@@ -41,18 +41,25 @@ var starterLabels = [...]string{v1.ScheduleLabel, v1.HookLabel}
 func StarterMarks(old, cur map[string]string) []StarterMark {
 	var out []StarterMark
 	for _, l := range starterLabels {
-		was, had := old[l]
-		now, has := cur[l]
-		if had == has && was == now {
+		if !MarkWritten(old, cur, l) {
 			continue
 		}
-		name := now
+		name, has := cur[l]
 		if !has {
-			name = was
+			name = old[l]
 		}
 		out = append(out, StarterMark{Label: l, Name: name})
 	}
 	return out
+}
+
+// MarkWritten says whether a write from old (nil on create) to cur sets, changes or removes
+// the label or annotation key: the operator's marks (these labels, the chain's) are judged by
+// who writes them.
+func MarkWritten(old, cur map[string]string, key string) bool {
+	was, had := old[key]
+	now, has := cur[key]
+	return had != has || was != now
 }
 
 // StarterMarkDenial is the refusal of m to a user who does not create such sends.
