@@ -22,6 +22,8 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -121,4 +123,25 @@ func benchEvents() ([]Figure, error) {
 		{Name: "events_fanout_p50_ms", Value: quantileMS(all, 0.50), Unit: "ms", Target: "1,000 subscribers of one namespace, append to receive"},
 		{Name: "events_fanout_p99_ms", Value: quantileMS(all, 0.99), Unit: "ms", Target: "1,000 subscribers of one namespace, append to receive"},
 	}, nil
+}
+
+// fanout is the state of the events suite's subscribers, all in the bench's process: one
+// HTTP client, the send time of each seq, each subscriber's latencies, and the waits for
+// connecting and finishing.
+type fanout struct {
+	client              *http.Client
+	sent                []atomic.Int64 // seq -> unix nanos at Append start
+	lat                 [][]time.Duration
+	connected, finished sync.WaitGroup
+	errs                chan error
+}
+
+func newFanout(followers, messages int) *fanout {
+	f := &fanout{
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: followers, DisableCompression: true}},
+		sent:   make([]atomic.Int64, messages+1), lat: make([][]time.Duration, followers), errs: make(chan error, followers),
+	}
+	f.connected.Add(followers)
+	f.finished.Add(followers)
+	return f
 }

@@ -313,23 +313,3 @@ func benchSSE(root string) ([]Figure, error) {
 		{Name: "sse_append_p99_ms", Value: quantileMS(appends, 0.99), Unit: "ms", Target: "the append alone (its fsync), inside the follow latency"},
 	}, nil
 }
-
-// fanout is the shared state of a many-followers suite: one HTTP client, the send time of
-// each seq, each follower's latencies, and the waits for connecting and finishing.
-type fanout struct {
-	client              *http.Client
-	sent                []atomic.Int64 // seq -> unix nanos at Append start
-	lat                 [][]time.Duration
-	connected, finished sync.WaitGroup
-	errs                chan error
-}
-
-func newFanout(followers, messages int) *fanout {
-	f := &fanout{
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: followers, DisableCompression: true}},
-		sent:   make([]atomic.Int64, messages+1), lat: make([][]time.Duration, followers), errs: make(chan error, followers),
-	}
-	f.connected.Add(followers)
-	f.finished.Add(followers)
-	return f
-}
