@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
@@ -27,7 +27,7 @@ import (
 // probed with its MCP servers (mcpStatus).
 
 // a2aReported says whether status.a2aAgents is about a's generation and remote agents.
-func a2aReported(a *v1.Agent) bool {
+func a2aReported(a *sessionsv1alpha1.Agent) bool {
 	if a.Status.ObservedGeneration != a.Generation || len(a.Status.A2AAgents) != len(a.Spec.Tools.A2AAgents) {
 		return false
 	}
@@ -40,7 +40,7 @@ func a2aReported(a *v1.Agent) bool {
 }
 
 // a2aProbing says whether a remote agent's card has not been asked for yet.
-func a2aProbing(cards []v1.A2AAgentStatus) bool {
+func a2aProbing(cards []sessionsv1alpha1.A2AAgentStatus) bool {
 	for _, c := range cards {
 		if c.Reason == mcpReasonProbing {
 			return true
@@ -53,7 +53,7 @@ func a2aProbing(cards []v1.A2AAgentStatus) bool {
 // (its URL, a header Secret, a card naming another origin, or a card whose signature does not
 // verify): the Agent is not Ready then, with that reason.
 // A remote that is down is not counted.
-func a2aRefused(cards []v1.A2AAgentStatus) (string, string) {
+func a2aRefused(cards []sessionsv1alpha1.A2AAgentStatus) (string, string) {
 	for _, c := range cards {
 		switch c.Reason {
 		case mcptools.ReasonEgressRefused, mcptools.ReasonSecretNotUsable, mcptools.ReasonInvalidURL, mcptools.ReasonOriginRefused,
@@ -65,7 +65,7 @@ func a2aRefused(cards []v1.A2AAgentStatus) (string, string) {
 }
 
 // a2aSummary is e.g. "A2A agents: planner card read, search card not read".
-func a2aSummary(cards []v1.A2AAgentStatus) (string, bool) {
+func a2aSummary(cards []sessionsv1alpha1.A2AAgentStatus) (string, bool) {
 	parts := make([]string, 0, len(cards))
 	retry := false
 	for _, c := range cards {

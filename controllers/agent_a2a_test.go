@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
@@ -28,20 +28,20 @@ import (
 // (egress, Secret, another origin, a card signature that does not verify) makes the Agent not Ready, one that is down does not.
 func TestA2AReadiness(t *testing.T) {
 	for name, tc := range map[string]struct {
-		cards          []v1.A2AAgentStatus
+		cards          []sessionsv1alpha1.A2AAgentStatus
 		summary        string
 		retry          bool
 		reason, prefix string
 	}{
-		"read": {cards: []v1.A2AAgentStatus{{Name: "planner", CardRead: true}}, summary: "A2A agents: planner card read"},
-		"down": {cards: []v1.A2AAgentStatus{{Name: "planner", CardRead: true}, {Name: "search", Reason: mcptools.ReasonUnreachable}},
+		"read": {cards: []sessionsv1alpha1.A2AAgentStatus{{Name: "planner", CardRead: true}}, summary: "A2A agents: planner card read"},
+		"down": {cards: []sessionsv1alpha1.A2AAgentStatus{{Name: "planner", CardRead: true}, {Name: "search", Reason: mcptools.ReasonUnreachable}},
 			summary: "A2A agents: planner card read, search card not read", retry: true},
-		"refused": {cards: []v1.A2AAgentStatus{{Name: "planner", Reason: mcptools.ReasonEgressRefused, Message: "url refused"}},
+		"refused": {cards: []sessionsv1alpha1.A2AAgentStatus{{Name: "planner", Reason: mcptools.ReasonEgressRefused, Message: "url refused"}},
 			summary: "A2A agents: planner card not read", retry: true, reason: mcptools.ReasonEgressRefused, prefix: "A2A agent planner: url refused"},
-		"card signature invalid": {cards: []v1.A2AAgentStatus{{Name: "planner", Reason: a2atools.ReasonCardSignatureInvalid, Message: "no signature verifies"}},
+		"card signature invalid": {cards: []sessionsv1alpha1.A2AAgentStatus{{Name: "planner", Reason: a2atools.ReasonCardSignatureInvalid, Message: "no signature verifies"}},
 			summary: "A2A agents: planner card not read", retry: true, reason: a2atools.ReasonCardSignatureInvalid,
 			prefix: "A2A agent planner: no signature verifies"},
-		"probing": {cards: []v1.A2AAgentStatus{{Name: "planner", Reason: mcpReasonProbing}}, summary: "A2A agents: planner probing"},
+		"probing": {cards: []sessionsv1alpha1.A2AAgentStatus{{Name: "planner", Reason: mcpReasonProbing}}, summary: "A2A agents: planner probing"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			summary, retry := a2aSummary(tc.cards)

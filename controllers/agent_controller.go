@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -66,7 +66,7 @@ const agentWorkers = 4
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
 func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	a := &v1.Agent{}
+	a := &sessionsv1alpha1.Agent{}
 	if err := r.Get(ctx, req.NamespacedName, a); err != nil {
 		if apierrors.IsNotFound(err) && r.MCP != nil {
 			r.MCP.Forget(req.NamespacedName)
@@ -82,7 +82,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	base := a.DeepCopy()
 	ctrl.LoggerFrom(ctx).V(2).Info("checking agent", "agent", klog.KObj(a), "provider", a.Spec.Model.Provider,
 		"mcpServers", len(a.Spec.Tools.MCPServers))
-	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "ProviderConfigured",
+	cond := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: "ProviderConfigured",
 		Message: fmt.Sprintf("%s provider configured", a.Spec.Model.Provider), ObservedGeneration: a.Generation}
 	reason, msg, err := r.check(ctx, a)
 	if err != nil {
@@ -118,7 +118,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // check returns a reason and message when the Agent cannot run turns. The Secret is read
 // only when its use is allowed (secretaccess); for any other, the condition says it is not
 // usable and nothing about whether it or its key exists.
-func (r *AgentReconciler) check(ctx context.Context, a *v1.Agent) (string, string, error) {
+func (r *AgentReconciler) check(ctx context.Context, a *sessionsv1alpha1.Agent) (string, string, error) {
 	cfg := provider.Config{Provider: string(a.Spec.Model.Provider), Model: a.Spec.Model.Name, BaseURL: a.Spec.Model.BaseURL}
 	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
 		sec, err := secretaccess.Get(ctx, r.APIReader, a, ref.Name)
@@ -163,7 +163,7 @@ func applyReady(ctx context.Context, obj client.Object, conds *[]metav1.Conditio
 
 // setupWith registers the reconciler; probes runs its MCP probes (nil when MCP is nil).
 func (r *AgentReconciler) setupWith(b *builder.Builder, probes *mcpProbes) error {
-	b = b.For(&v1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+	b = b.For(&sessionsv1alpha1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers})
 	if r.MCP != nil || r.A2A != nil {
 		r.probes = probes

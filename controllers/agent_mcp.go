@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -28,7 +28,7 @@ import (
 // generation said, or reports the servers as probing. It returns the sentence for the
 // Ready message and whether a server should be asked again later. A server that is down
 // does not make the Agent unready: its tools are simply not offered.
-func (r *AgentReconciler) mcpStatus(a *v1.Agent) (string, bool) {
+func (r *AgentReconciler) mcpStatus(a *sessionsv1alpha1.Agent) (string, bool) {
 	mcp := r.MCP != nil && len(a.Spec.Tools.MCPServers) > 0
 	remote := r.A2A != nil && len(a.Spec.Tools.A2AAgents) > 0
 	if !mcp {
@@ -46,15 +46,15 @@ func (r *AgentReconciler) mcpStatus(a *v1.Agent) (string, bool) {
 	}
 	r.probes.start(a)
 	if mcp && !mcpReported(a) {
-		a.Status.MCPServers = make([]v1.MCPServerStatus, len(a.Spec.Tools.MCPServers))
+		a.Status.MCPServers = make([]sessionsv1alpha1.MCPServerStatus, len(a.Spec.Tools.MCPServers))
 		for i, s := range a.Spec.Tools.MCPServers {
-			a.Status.MCPServers[i] = v1.MCPServerStatus{Name: s.Name, Reason: mcpReasonProbing, Message: "waiting for the first answer"}
+			a.Status.MCPServers[i] = sessionsv1alpha1.MCPServerStatus{Name: s.Name, Reason: mcpReasonProbing, Message: "waiting for the first answer"}
 		}
 	}
 	if remote && !a2aReported(a) {
-		a.Status.A2AAgents = make([]v1.A2AAgentStatus, len(a.Spec.Tools.A2AAgents))
+		a.Status.A2AAgents = make([]sessionsv1alpha1.A2AAgentStatus, len(a.Spec.Tools.A2AAgents))
 		for i, s := range a.Spec.Tools.A2AAgents {
-			a.Status.A2AAgents[i] = v1.A2AAgentStatus{Name: s.Name, Reason: mcpReasonProbing, Message: "waiting for the card"}
+			a.Status.A2AAgents[i] = sessionsv1alpha1.A2AAgentStatus{Name: s.Name, Reason: mcpReasonProbing, Message: "waiting for the card"}
 		}
 	}
 	summary, _ := toolsSummary(a)
@@ -71,7 +71,7 @@ func nonEmpty[T any](list []T, want bool) []T {
 
 // toolsSummary is the Ready message's part on the MCP servers and remote A2A agents, and
 // whether one should be asked again later.
-func toolsSummary(a *v1.Agent) (string, bool) {
+func toolsSummary(a *sessionsv1alpha1.Agent) (string, bool) {
 	var parts []string
 	retry := false
 	if len(a.Status.MCPServers) > 0 {
@@ -90,7 +90,7 @@ func toolsSummary(a *v1.Agent) (string, bool) {
 const mcpReasonProbing = "Probing"
 
 // mcpReported says whether status.mcpServers is about a's generation and servers.
-func mcpReported(a *v1.Agent) bool {
+func mcpReported(a *sessionsv1alpha1.Agent) bool {
 	if a.Status.ObservedGeneration != a.Generation || len(a.Status.MCPServers) != len(a.Spec.Tools.MCPServers) {
 		return false
 	}
@@ -103,7 +103,7 @@ func mcpReported(a *v1.Agent) bool {
 }
 
 // mcpProbing says whether a server has not been probed yet.
-func mcpProbing(servers []v1.MCPServerStatus) bool {
+func mcpProbing(servers []sessionsv1alpha1.MCPServerStatus) bool {
 	for _, s := range servers {
 		if s.Reason == mcpReasonProbing {
 			return true
@@ -116,7 +116,7 @@ func mcpProbing(servers []v1.MCPServerStatus) bool {
 // (its URL by the egress allow list, a header Secret by the Secret rule, or a server that
 // pointed the client at another origin): the Agent is not Ready then, as with a bad API
 // key. An unreachable server is not counted.
-func mcpRefused(servers []v1.MCPServerStatus) (string, string) {
+func mcpRefused(servers []sessionsv1alpha1.MCPServerStatus) (string, string) {
 	for _, s := range servers {
 		switch s.Reason {
 		case mcptools.ReasonEgressRefused, mcptools.ReasonSecretNotUsable, mcptools.ReasonInvalidURL, mcptools.ReasonOriginRefused:
@@ -127,7 +127,7 @@ func mcpRefused(servers []v1.MCPServerStatus) (string, string) {
 }
 
 // mcpSummary is e.g. "MCP servers: everything 13 tools, search not connected".
-func mcpSummary(servers []v1.MCPServerStatus) (string, bool) {
+func mcpSummary(servers []sessionsv1alpha1.MCPServerStatus) (string, bool) {
 	parts := make([]string, 0, len(servers))
 	retry := false
 	for _, s := range servers {

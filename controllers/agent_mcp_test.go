@@ -17,18 +17,18 @@ package controllers
 import (
 	"testing"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestMCPSummary(t *testing.T) {
 	cases := map[string]struct {
-		in        []v1.MCPServerStatus
+		in        []sessionsv1alpha1.MCPServerStatus
 		want      string
 		wantRetry bool
 	}{
-		"all answered": {[]v1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 13}, {Name: "fs", Connected: true}},
+		"all answered": {[]sessionsv1alpha1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 13}, {Name: "fs", Connected: true}},
 			"MCP servers: everything 13 tools, fs 0 tools", false},
-		"one down": {[]v1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 2}, {Name: "search", Message: "connection refused"}},
+		"one down": {[]sessionsv1alpha1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 2}, {Name: "search", Message: "connection refused"}},
 			"MCP servers: everything 2 tools, search not connected", true},
 	}
 	for name, c := range cases {

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
@@ -68,8 +68,8 @@ type nsSlots struct {
 type probeResult struct {
 	uid        types.UID
 	generation int64
-	servers    []v1.MCPServerStatus
-	cards      []v1.A2AAgentStatus
+	servers    []sessionsv1alpha1.MCPServerStatus
+	cards      []sessionsv1alpha1.A2AAgentStatus
 }
 
 func newMCPProbes(pool *mcptools.Pool, a2a *a2atools.Client, timeout time.Duration, perNamespace int) *mcpProbes {
@@ -94,7 +94,7 @@ func (p *mcpProbes) Start(ctx context.Context) error {
 
 // result takes the finished probe of a's generation; a result of another generation or
 // another Agent of the same name is dropped.
-func (p *mcpProbes) result(a *v1.Agent) (probeResult, bool) {
+func (p *mcpProbes) result(a *sessionsv1alpha1.Agent) (probeResult, bool) {
 	key := types.NamespacedName{Namespace: a.Namespace, Name: a.Name}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -105,7 +105,7 @@ func (p *mcpProbes) result(a *v1.Agent) (probeResult, bool) {
 
 // start probes a unless a probe of it is under way (its end reconciles a again, which then
 // starts one for a newer generation).
-func (p *mcpProbes) start(a *v1.Agent) {
+func (p *mcpProbes) start(a *sessionsv1alpha1.Agent) {
 	key := types.NamespacedName{Namespace: a.Namespace, Name: a.Name}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -116,7 +116,7 @@ func (p *mcpProbes) start(a *v1.Agent) {
 	go p.run(key, a.DeepCopy())
 }
 
-func (p *mcpProbes) run(key types.NamespacedName, a *v1.Agent) {
+func (p *mcpProbes) run(key types.NamespacedName, a *sessionsv1alpha1.Agent) {
 	r := probeResult{uid: a.UID, generation: a.Generation}
 	if release, ok := p.acquire(key.Namespace); ok {
 		if p.pool != nil {

@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 )
@@ -41,9 +41,9 @@ func TestProbeSlotsArePerNamespace(t *testing.T) {
 	probes := newMCPProbes(pool, nil, time.Hour, 2)
 	t.Cleanup(probes.stop)
 
-	agent := func(ns, name, u string) *v1.Agent {
-		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name), Generation: 1}}
-		a.Spec.Tools.MCPServers = []v1.MCPServer{{Name: "s", URL: u}}
+	agent := func(ns, name, u string) *sessionsv1alpha1.Agent {
+		a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name), Generation: 1}}
+		a.Spec.Tools.MCPServers = []sessionsv1alpha1.MCPServer{{Name: "s", URL: u}}
 		return a
 	}
 	for i := range 3 {
@@ -76,9 +76,9 @@ func TestProbeSlotsArePerNamespace(t *testing.T) {
 
 func TestProbeResultIsOfOneGeneration(t *testing.T) {
 	probes := newMCPProbes(nil, nil, 0, 0)
-	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "a", UID: "u", Generation: 2}}
+	a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "a", UID: "u", Generation: 2}}
 	key := types.NamespacedName{Namespace: "n", Name: "a"}
-	probes.results[key] = probeResult{uid: "u", generation: 1, servers: []v1.MCPServerStatus{{Name: "old"}}}
+	probes.results[key] = probeResult{uid: "u", generation: 1, servers: []sessionsv1alpha1.MCPServerStatus{{Name: "old"}}}
 	if _, ok := probes.result(a); ok {
 		t.Fatal("a result of generation 1 was taken for generation 2")
 	}

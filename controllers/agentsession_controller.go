@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -74,7 +74,7 @@ type AgentSessionReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
 
 func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	s := &v1.AgentSession{}
+	s := &sessionsv1alpha1.AgentSession{}
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forgetReport(req.NamespacedName)
@@ -124,12 +124,12 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if base.Status.SessionID == "" && s.Status.SessionID != "" {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", s.Status.TranscriptPath)
 	}
-	if base.Status.Phase == v1.SessionArchived && s.Status.Phase == v1.SessionActive {
+	if base.Status.Phase == sessionsv1alpha1.SessionArchived && s.Status.Phase == sessionsv1alpha1.SessionActive {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Restored", "Restore", "restored: transcript %s is live again", s.Status.SessionID)
 	}
-	if archivedReason(s) == v1.ReasonRestoreFailed && archivedReason(base) != v1.ReasonRestoreFailed {
-		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, v1.ReasonRestoreFailed, "Restore", "%s",
-			meta.FindStatusCondition(s.Status.Conditions, v1.ConditionArchived).Message)
+	if archivedReason(s) == sessionsv1alpha1.ReasonRestoreFailed && archivedReason(base) != sessionsv1alpha1.ReasonRestoreFailed {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, sessionsv1alpha1.ReasonRestoreFailed, "Restore", "%s",
+			meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived).Message)
 	}
 	if base.Status.SessionID != "" && s.Status.SessionID != base.Status.SessionID {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Reset", "Reset", "reset: transcript %s archived, new sessionId %s", base.Status.SessionID, s.Status.SessionID)
@@ -154,8 +154,8 @@ func (r *AgentSessionReconciler) forgetReport(key types.NamespacedName) {
 
 // archiveWhenAsked archives the session once its archive-at annotation (set by the run that
 // keeps it) is due, and asks to be woken then otherwise.
-func (r *AgentSessionReconciler) archiveWhenAsked(ctx context.Context, s *v1.AgentSession) ctrl.Result {
-	if s.Status.Phase == v1.SessionArchived {
+func (r *AgentSessionReconciler) archiveWhenAsked(ctx context.Context, s *sessionsv1alpha1.AgentSession) ctrl.Result {
+	if s.Status.Phase == sessionsv1alpha1.SessionArchived {
 		return ctrl.Result{}
 	}
 	clk := r.Clock
@@ -166,35 +166,35 @@ func (r *AgentSessionReconciler) archiveWhenAsked(ctx context.Context, s *v1.Age
 	if !due {
 		return ctrl.Result{RequeueAfter: left}
 	}
-	s.Status.Phase = v1.SessionArchived
+	s.Status.Phase = sessionsv1alpha1.SessionArchived
 	ctrl.LoggerFrom(ctx).V(2).Info("archiving session as its archive-at annotation asks", "agentSession", klog.KObj(s))
 	return ctrl.Result{}
 }
 
 // reconcileTranscript creates the transcript once and keeps the derived status fields.
-func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.AgentSession) error {
+func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
 	key, err := sessionkey.Parse(s.Spec.Key)
 	if err != nil {
 		setSessionReady(s, metav1.ConditionFalse, "InvalidKey", textutil.Truncate(err.Error(), maxConditionMessage))
 		s.Status.ObservedGeneration = s.Generation
 		return nil
 	}
-	s.Status.Kind = v1.SessionKind(key.Kind)
+	s.Status.Kind = sessionsv1alpha1.SessionKind(key.Kind)
 	s.Status.Channel = sessionkey.ChannelOf(key, string(s.Spec.Channel), s.Spec.LastChannel)
 	s.Status.ObservedGeneration = s.Generation
 	if s.Status.Phase == "" {
-		s.Status.Phase = v1.SessionActive
+		s.Status.Phase = sessionsv1alpha1.SessionActive
 	}
-	if s.Status.Phase == v1.SessionArchived {
+	if s.Status.Phase == sessionsv1alpha1.SessionArchived {
 		if err := r.archive(ctx, s); err != nil {
 			return err
 		}
 		// Archived, not un-Ready: the session is done, as a completed Job is, and GitOps
 		// tools (kstatus reads Ready=False as InProgress) must not wait for it forever.
-		meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionReady)
-		meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionStalled)
-		if !meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionArchived) { // a RestoreFailed stays
-			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue,
+		meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionReady)
+		meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionStalled)
+		if !meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionArchived) { // a RestoreFailed stays
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue,
 				Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
 		}
 		return nil
@@ -218,15 +218,15 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *v1.
 }
 
 // setSessionReady sets the session's Ready condition and the Stalled that mirrors it.
-func setSessionReady(s *v1.AgentSession, status metav1.ConditionStatus, reason, msg string) {
-	ready := metav1.Condition{Type: v1.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: s.Generation}
+func setSessionReady(s *sessionsv1alpha1.AgentSession, status metav1.ConditionStatus, reason, msg string) {
+	ready := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: s.Generation}
 	meta.SetStatusCondition(&s.Status.Conditions, ready)
 	setStalled(&s.Status.Conditions, ready)
 }
 
 // finalize archives the transcript (kept on the volume as *.deleted.<unix>) and lets the
 // object go.
-func (r *AgentSessionReconciler) finalize(ctx context.Context, s *v1.AgentSession) error {
+func (r *AgentSessionReconciler) finalize(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
 	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
 		return nil
 	}
@@ -241,7 +241,7 @@ func (r *AgentSessionReconciler) finalize(ctx context.Context, s *v1.AgentSessio
 // archive archives the session's transcript (the store keeps it for its retention) and
 // removes its workspace: an archived or deleted session runs no more turns, and files a
 // sub-agent was handed must not outlive it on the shared volume. Both are idempotent.
-func (r *AgentSessionReconciler) archive(ctx context.Context, s *v1.AgentSession) error {
+func (r *AgentSessionReconciler) archive(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
 	if s.Status.SessionID == "" {
 		return nil
 	}
@@ -268,6 +268,6 @@ func (r *AgentSessionReconciler) setupWith(b *builder.Builder, concurrency int) 
 		// Reports and the end of the compaction steps the session asked for (compact.go).
 		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
 	}
-	return b.For(&v1.AgentSession{}).WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+	return b.For(&sessionsv1alpha1.AgentSession{}).WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("agentsession").Complete(requeueConflicts(r))
 }

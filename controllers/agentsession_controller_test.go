@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -45,8 +45,8 @@ func TestTranscriptCreatedOnlyAfterTheWriteLands(t *testing.T) {
 		}
 		return c.SubResource(sub).Update(ctx, obj, opts...)
 	}}
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1"},
-		Spec: v1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
 	f := newFixture(t, funcs, s)
 	r := &AgentSessionReconciler{Client: f.c, Store: transcripttest.NewMemoryStore(), Clock: f.clock, Recorder: f.events}
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(s)}
@@ -68,7 +68,7 @@ func TestTranscriptCreatedOnlyAfterTheWriteLands(t *testing.T) {
 	if diff := cmp.Diff([]string{"TranscriptCreated"}, f.events.reasons); diff != "" {
 		t.Errorf("events after the write (-want +got):\n%s", diff)
 	}
-	got := &v1.AgentSession{}
+	got := &sessionsv1alpha1.AgentSession{}
 	if err := f.c.Get(context.Background(), req.NamespacedName, got); err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +86,8 @@ func TestSessionReportInOneWrite(t *testing.T) {
 		writes++
 		return c.SubResource(sub).Update(ctx, obj, opts...)
 	}}
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1", Finalizers: []string{TranscriptFinalizer}},
-		Spec: v1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1", Finalizers: []string{TranscriptFinalizer}},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
 	f := newFixture(t, funcs, s)
 	store := transcripttest.NewMemoryStore()
 	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "ns", SessionID: "uid-1", SessionKey: "agent:bob:main"}); err != nil {
@@ -101,7 +101,7 @@ func TestSessionReportInOneWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(s)
-	retrying := metav1.Condition{Type: v1.ConditionModelRetrying, Status: metav1.ConditionFalse, Reason: "Recovered", Message: "turn t: model call succeeded on attempt 2"}
+	retrying := metav1.Condition{Type: sessionsv1alpha1.ConditionModelRetrying, Status: metav1.ConditionFalse, Reason: "Recovered", Message: "turn t: model call succeeded on attempt 2"}
 	f.runner.reports = map[types.NamespacedName]turns.SessionReport{key: {Seq: 7, TurnEnded: true, AbortedLastRun: true, ContextTokens: 10, Retry: &retrying}}
 	r := &AgentSessionReconciler{Client: f.c, Store: store, Runner: f.runner, Clock: f.clock, Recorder: f.events}
 
@@ -114,7 +114,7 @@ func TestSessionReportInOneWrite(t *testing.T) {
 	if diff := cmp.Diff([]uint64{7}, f.runner.written); diff != "" {
 		t.Errorf("reports acknowledged (-want +got):\n%s", diff)
 	}
-	got := &v1.AgentSession{}
+	got := &sessionsv1alpha1.AgentSession{}
 	if err := f.c.Get(ctx, key, got); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestSessionReportInOneWrite(t *testing.T) {
 		st.ContextTokens != 10 || !st.SystemSent || !st.AbortedLastRun || st.Usage == nil || st.Usage.Turns != 1 {
 		t.Errorf("status = %+v, want the transcript's counters and the report's marks", st)
 	}
-	for _, c := range []string{v1.ConditionReady, v1.ConditionModelRetrying} {
+	for _, c := range []string{sessionsv1alpha1.ConditionReady, sessionsv1alpha1.ConditionModelRetrying} {
 		if meta.FindStatusCondition(st.Conditions, c) == nil {
 			t.Errorf("condition %s missing from %+v", c, st.Conditions)
 		}

@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -55,7 +55,7 @@ type announcer struct {
 // announceInput is what one announce delivers, and how far it got.
 type announceInput struct {
 	// session is the session whose channel the announce goes to.
-	session *v1.AgentSession
+	session *sessionsv1alpha1.AgentSession
 	// reply is the announce text; key its idempotency key (the turn's id).
 	reply, key string
 	// threadID, when set, overrides the thread of the session's delivery context for the
@@ -65,21 +65,21 @@ type announceInput struct {
 	// the child's later announces) in it: a SubagentRun with spec.thread.
 	bind bool
 	// prev is the announce so far: a chat sink's parts go on from where it stopped.
-	prev *v1.Announce
+	prev *sessionsv1alpha1.Announce
 }
 
 // outcome is the announce of a finished announce turn: delivered, skipped, failed, or
 // delivering (a chat sink took some parts; the rest follow after the returned wait).
-func (a *announcer) outcome(ctx context.Context, in announceInput, res turns.TurnResult) (*v1.Announce, time.Duration) {
+func (a *announcer) outcome(ctx context.Context, in announceInput, res turns.TurnResult) (*sessionsv1alpha1.Announce, time.Duration) {
 	if res.Err != nil {
-		return &v1.Announce{Status: v1.AnnounceFailed, Reason: "the announce turn failed: " + textutil.Truncate(res.Err.Error(), maxErrorText)}, 0
+		return &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceFailed, Reason: "the announce turn failed: " + textutil.Truncate(res.Err.Error(), maxErrorText)}, 0
 	}
 	in.reply = res.Text
 	return a.announce(ctx, in)
 }
 
 // announceEvent queues the Event an announce deserves, if any.
-func announceEvent[T client.Object](f *flow[T], a *v1.Announce) {
+func announceEvent[T client.Object](f *flow[T], a *sessionsv1alpha1.Announce) {
 	if typ, ok := announceEventType(a); ok {
 		f.event(typ, "Announce", "announce %s: %s", a.Status, a.Reason)
 	}
@@ -88,11 +88,11 @@ func announceEvent[T client.Object](f *flow[T], a *v1.Announce) {
 // announceEventType says whether an announce deserves an Event, and of which type. A skip
 // (ANNOUNCE_SKIP, empty, no sink) is the common case and stays in status only: each Event
 // is an API write.
-func announceEventType(a *v1.Announce) (string, bool) {
+func announceEventType(a *sessionsv1alpha1.Announce) (string, bool) {
 	switch {
-	case a.Status == v1.AnnounceDelivered:
+	case a.Status == sessionsv1alpha1.AnnounceDelivered:
 		return corev1.EventTypeNormal, true
-	case a.Status == v1.AnnounceFailed, strings.HasPrefix(a.Reason, blockedAtDelivery):
+	case a.Status == sessionsv1alpha1.AnnounceFailed, strings.HasPrefix(a.Reason, blockedAtDelivery):
 		return corev1.EventTypeWarning, true
 	}
 	return "", false
@@ -101,23 +101,23 @@ func announceEventType(a *v1.Announce) (string, bool) {
 // announce delivers the reply to the session's channel; a chat sink's announce may take
 // several reconciles (one part each, recorded before the next), the wait says when the
 // next is due.
-func (a *announcer) announce(ctx context.Context, in announceInput) (*v1.Announce, time.Duration) {
+func (a *announcer) announce(ctx context.Context, in announceInput) (*sessionsv1alpha1.Announce, time.Duration) {
 	session, reply := in.session, in.reply
-	out := &v1.Announce{Message: textutil.Truncate(strings.TrimSpace(reply), maxAnnounceMessage)}
-	if IsSkip(reply, v1.AnnounceSkip) {
-		out.Status, out.Reason = v1.AnnounceSkipped, v1.AnnounceSkip
+	out := &sessionsv1alpha1.Announce{Message: textutil.Truncate(strings.TrimSpace(reply), maxAnnounceMessage)}
+	if IsSkip(reply, sessionsv1alpha1.AnnounceSkip) {
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceSkipped, sessionsv1alpha1.AnnounceSkip
 		return out, 0
 	}
 	if strings.TrimSpace(reply) == "" {
-		out.Status, out.Reason = v1.AnnounceSkipped, "the announce reply was empty"
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceSkipped, "the announce reply was empty"
 		return out, 0
 	}
 	pol, err := a.lookup.SessionPolicy(ctx, session.Namespace)
 	if err != nil {
-		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceFailed, err.Error()
 		return out, 0
 	}
-	var spec *v1.SendPolicySpec
+	var spec *sessionsv1alpha1.SendPolicySpec
 	if pol != nil {
 		spec = &pol.Spec.SendPolicy
 	}
@@ -125,7 +125,7 @@ func (a *announcer) announce(ctx context.Context, in announceInput) (*v1.Announc
 	// The policy is checked again here, on the chat the announce actually goes to: it may
 	// have changed since admission, and nothing leaves the cluster that it denies.
 	if d := policy.DecideDelivery(spec, session, dc); !d.Allowed {
-		out.Status, out.Reason = v1.AnnounceSkipped, blockedAtDelivery+d.Reason
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceSkipped, blockedAtDelivery+d.Reason
 		return out, 0
 	}
 	sink := sinkOf(pol, dc.Channel)
@@ -137,12 +137,12 @@ func (a *announcer) announce(ctx context.Context, in announceInput) (*v1.Announc
 	}
 	out.Target = targetOf(dc.Channel, dc.To, dc.ThreadID)
 	if sink == nil {
-		out.Status, out.Reason = v1.AnnounceNoSink, fmt.Sprintf("no delivery sink for channel %q in SessionPolicy default spec.delivery", dc.Channel)
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceNoSink, fmt.Sprintf("no delivery sink for channel %q in SessionPolicy default spec.delivery", dc.Channel)
 		return out, 0
 	}
 	hook, err := a.webhookSink(ctx, pol, sink, a.recordOn(session, out.Target))
 	if err != nil {
-		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceFailed, err.Error()
 		return out, 0
 	}
 	err = a.deliverer.Deliver(ctx, *hook, delivery.Message{
@@ -150,10 +150,10 @@ func (a *announcer) announce(ctx context.Context, in announceInput) (*v1.Announc
 		AccountID: dc.AccountID, ThreadID: dc.ThreadID, Text: strings.TrimSpace(reply), IdempotencyKey: in.key,
 	})
 	if err != nil {
-		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceFailed, err.Error()
 		return out, 0
 	}
-	out.Status = v1.AnnounceDelivered
+	out.Status = sessionsv1alpha1.AnnounceDelivered
 	return out, 0
 }
 
@@ -170,7 +170,7 @@ func targetOf(channel, to, thread string) string {
 }
 
 // sinkOf is the policy's sink for channel, nil when it has none.
-func sinkOf(pol *v1.SessionPolicy, channel string) *v1.DeliverySink {
+func sinkOf(pol *sessionsv1alpha1.SessionPolicy, channel string) *sessionsv1alpha1.DeliverySink {
 	if pol == nil {
 		return nil
 	}
@@ -184,7 +184,7 @@ func sinkOf(pol *v1.SessionPolicy, channel string) *v1.DeliverySink {
 
 // sinkFor is the channel's webhook or events sink (nil for none, or a chat sink); record
 // takes the announces of an events sink.
-func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel string, record func(delivery.Message)) (*delivery.Sink, error) {
+func (a *announcer) sinkFor(ctx context.Context, pol *sessionsv1alpha1.SessionPolicy, channel string, record func(delivery.Message)) (*delivery.Sink, error) {
 	d := sinkOf(pol, channel)
 	if d == nil || d.Kind.IsChat() {
 		return nil, nil
@@ -193,8 +193,8 @@ func (a *announcer) sinkFor(ctx context.Context, pol *v1.SessionPolicy, channel 
 }
 
 // webhookSink is d (kind webhook or events) with its token and signing key.
-func (a *announcer) webhookSink(ctx context.Context, pol *v1.SessionPolicy, d *v1.DeliverySink, record func(delivery.Message)) (*delivery.Sink, error) {
-	if d.Kind == v1.DeliveryEvents {
+func (a *announcer) webhookSink(ctx context.Context, pol *sessionsv1alpha1.SessionPolicy, d *sessionsv1alpha1.DeliverySink, record func(delivery.Message)) (*delivery.Sink, error) {
+	if d.Kind == sessionsv1alpha1.DeliveryEvents {
 		return &delivery.Sink{Record: record}, nil
 	}
 	sink := &delivery.Sink{URL: d.URL}
@@ -219,7 +219,7 @@ func (a *announcer) webhookSink(ctx context.Context, pol *v1.SessionPolicy, d *v
 
 // secret is a Secret key a sink names: only a Secret the policy's writer vouched for, or
 // one that opted in, since a sink must not carry a token its writer could not read.
-func (a *announcer) secret(ctx context.Context, pol *v1.SessionPolicy, ref *corev1.SecretKeySelector) (string, error) {
+func (a *announcer) secret(ctx context.Context, pol *sessionsv1alpha1.SessionPolicy, ref *corev1.SecretKeySelector) (string, error) {
 	v, err := secretaccess.Value(ctx, a.apiReader, pol, ref.Name, ref.Key)
 	if err != nil {
 		return "", err
@@ -228,7 +228,7 @@ func (a *announcer) secret(ctx context.Context, pol *v1.SessionPolicy, ref *core
 }
 
 // recordOn delivers to the events sink kind: an AnnounceDelivered Event on the session.
-func (a *announcer) recordOn(session *v1.AgentSession, target string) func(delivery.Message) {
+func (a *announcer) recordOn(session *sessionsv1alpha1.AgentSession, target string) func(delivery.Message) {
 	return func(m delivery.Message) {
 		if a.events != nil {
 			a.events.Eventf(session, nil, corev1.EventTypeNormal, "AnnounceDelivered", "Deliver",

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
@@ -47,12 +47,12 @@ const syntheticThreadPrefix = "subagent-"
 // parts and a restarted manager goes on from the first part not recorded. A part is posted
 // again only when the manager stops between the platform's answer and that write; Discord
 // drops such a repeat by its nonce, the other platforms take no idempotency key.
-func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.SessionPolicy, sink *v1.DeliverySink,
-	dc v1.DeliveryContext, out *v1.Announce) (*v1.Announce, time.Duration) {
+func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *sessionsv1alpha1.SessionPolicy, sink *sessionsv1alpha1.DeliverySink,
+	dc sessionsv1alpha1.DeliveryContext, out *sessionsv1alpha1.Announce) (*sessionsv1alpha1.Announce, time.Duration) {
 	session, kind := in.session, string(sink.Kind)
 	chatID := policy.ChatIDOf(session, dc)
 	if chatID == "" {
-		out.Status = v1.AnnounceFailed
+		out.Status = sessionsv1alpha1.AnnounceFailed
 		out.Reason = fmt.Sprintf("no %s chat id for session %s: set spec.deliveryContext.to or spec.lastTo (its key names no chat)",
 			dc.Channel, session.Spec.Key)
 		return out, 0
@@ -60,10 +60,10 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 	format, _ := delivery.FormatOf(kind)
 	parts := format.Render(in.reply)
 	if len(parts) == 0 {
-		out.Status, out.Reason = v1.AnnounceSkipped, "the announce reply was empty"
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceSkipped, "the announce reply was empty"
 		return out, 0
 	}
-	if p := in.prev; p != nil && (p.Status == v1.AnnounceDelivering || p.Status == v1.AnnounceDelivered) {
+	if p := in.prev; p != nil && (p.Status == sessionsv1alpha1.AnnounceDelivering || p.Status == sessionsv1alpha1.AnnounceDelivered) {
 		if p.NextAttemptAt != nil {
 			// Woken early (the status write of the last attempt, a restart): not yet.
 			if wait := p.NextAttemptAt.Sub(a.now()); wait > 0 {
@@ -77,12 +77,12 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 	out.Target = targetOf(dc.Channel, chatID, thread)
 	next := len(out.DeliveredParts)
 	if next >= len(parts) {
-		out.Status = v1.AnnounceDelivered
+		out.Status = sessionsv1alpha1.AnnounceDelivered
 		return out, 0
 	}
 	tok, err := a.secret(ctx, pol, sink.SecretRef)
 	if err != nil {
-		out.Status, out.Reason = v1.AnnounceFailed, "delivery token: "+err.Error()
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceFailed, "delivery token: "+err.Error()
 		return out, 0
 	}
 	posted, err := a.deliverer.Post(ctx, chatSinkOf(sink, session.Namespace, tok), delivery.ChatMessage{
@@ -93,7 +93,7 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 	var failed *delivery.PostError
 	switch {
 	case errors.As(err, &throttled):
-		out.Status, out.Reason = v1.AnnounceDelivering, fmt.Sprintf("part %d of %d waits for the sink's ratePerMinute", next+1, len(parts))
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceDelivering, fmt.Sprintf("part %d of %d waits for the sink's ratePerMinute", next+1, len(parts))
 		return a.retryAt(out, throttled.Wait)
 	case errors.As(err, &failed):
 		out.Attempts++
@@ -103,34 +103,34 @@ func (a *announcer) deliverChat(ctx context.Context, in announceInput, pol *v1.S
 			what += fmt.Sprintf(" with %d", failed.Status)
 		}
 		if !failed.Retry || int(out.Attempts) >= a.attempts() {
-			out.Status = v1.AnnounceFailed
+			out.Status = sessionsv1alpha1.AnnounceFailed
 			out.Reason = fmt.Sprintf("%s after %d attempt%s: %s", what, out.Attempts, plural(int(out.Attempts)), failed.Text)
 			return out, 0
 		}
-		out.Status, out.Reason = v1.AnnounceDelivering, fmt.Sprintf("%s (attempt %d of %d): %s", what, out.Attempts, a.attempts(), failed.Text)
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceDelivering, fmt.Sprintf("%s (attempt %d of %d): %s", what, out.Attempts, a.attempts(), failed.Text)
 		return a.retryAt(out, chatRetryWait(failed, out.Attempts))
 	case err != nil:
-		out.Status, out.Reason = v1.AnnounceFailed, err.Error()
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceFailed, err.Error()
 		return out, 0
 	}
 	now := metav1.NewTime(a.now())
-	out.DeliveredParts = append(append([]v1.DeliveredPart(nil), out.DeliveredParts...), v1.DeliveredPart{MessageID: posted.MessageID, At: &now})
+	out.DeliveredParts = append(append([]sessionsv1alpha1.DeliveredPart(nil), out.DeliveredParts...), sessionsv1alpha1.DeliveredPart{MessageID: posted.MessageID, At: &now})
 	out.Attempts, out.Error = 0, ""
 	if out.Thread == nil && posted.Thread != "" && (in.bind || thread != "") {
-		out.Thread = &v1.AnnounceThread{Channel: kind, ID: posted.Thread}
+		out.Thread = &sessionsv1alpha1.AnnounceThread{Channel: kind, ID: posted.Thread}
 		out.Target = targetOf(dc.Channel, chatID, posted.Thread)
 	}
 	if len(out.DeliveredParts) < len(parts) {
-		out.Status, out.Reason = v1.AnnounceDelivering, fmt.Sprintf("%d of %d parts delivered", len(out.DeliveredParts), len(parts))
+		out.Status, out.Reason = sessionsv1alpha1.AnnounceDelivering, fmt.Sprintf("%d of %d parts delivered", len(out.DeliveredParts), len(parts))
 		return out, 0
 	}
-	out.Status, out.Reason = v1.AnnounceDelivered, ""
+	out.Status, out.Reason = sessionsv1alpha1.AnnounceDelivered, ""
 	return out, 0
 }
 
 // chatSinkOf is a policy's chat sink in namespace, with its token: its rate limit is the
 // namespace's channel's.
-func chatSinkOf(sink *v1.DeliverySink, namespace, token string) delivery.ChatSink {
+func chatSinkOf(sink *sessionsv1alpha1.DeliverySink, namespace, token string) delivery.ChatSink {
 	cs := delivery.ChatSink{Kind: string(sink.Kind), Channel: string(sink.Channel), APIURL: sink.APIURL, Token: token,
 		PhoneNumberID: sink.PhoneNumberID, APIVersion: sink.APIVersion, Key: namespace + "/" + string(sink.Channel)}
 	if sink.RatePerMinute != nil {
@@ -141,7 +141,7 @@ func chatSinkOf(sink *v1.DeliverySink, namespace, token string) delivery.ChatSin
 
 // retryAt records when the part is tried next, so that a reconcile woken before (by this
 // very status write, or a restart) waits rather than posts.
-func (a *announcer) retryAt(out *v1.Announce, wait time.Duration) (*v1.Announce, time.Duration) {
+func (a *announcer) retryAt(out *sessionsv1alpha1.Announce, wait time.Duration) (*sessionsv1alpha1.Announce, time.Duration) {
 	at := metav1.NewMicroTime(a.now().Add(wait))
 	out.NextAttemptAt = &at
 	return out, wait
@@ -151,7 +151,7 @@ func (a *announcer) retryAt(out *v1.Announce, wait time.Duration) (*v1.Announce,
 // starts one: the thread the announce is bound to already; else, for a thread-bound run,
 // a new thread (or the chat's own thread, when the requester's context names one); else
 // the thread of the session's context, or of the run a thread-bound child belongs to.
-func (a *announcer) chatThread(ctx context.Context, in announceInput, dc v1.DeliveryContext, kind string, bound *v1.AnnounceThread) (string, bool) {
+func (a *announcer) chatThread(ctx context.Context, in announceInput, dc sessionsv1alpha1.DeliveryContext, kind string, bound *sessionsv1alpha1.AnnounceThread) (string, bool) {
 	if bound != nil && bound.Channel == kind {
 		return bound.ID, false
 	}
@@ -174,12 +174,12 @@ func (a *announcer) chatThread(ctx context.Context, in announceInput, dc v1.Deli
 
 // runThread is the thread binding of the thread-bound run a child session belongs to (its
 // controller), nil when there is none yet.
-func (a *announcer) runThread(ctx context.Context, child *v1.AgentSession) *v1.AnnounceThread {
+func (a *announcer) runThread(ctx context.Context, child *sessionsv1alpha1.AgentSession) *sessionsv1alpha1.AnnounceThread {
 	owner := metav1.GetControllerOf(child)
 	if owner == nil || owner.Kind != "SubagentRun" || a.apiReader == nil {
 		return nil
 	}
-	run := &v1.SubagentRun{}
+	run := &sessionsv1alpha1.SubagentRun{}
 	if err := a.apiReader.Get(ctx, types.NamespacedName{Namespace: child.Namespace, Name: owner.Name}, run); err != nil || run.UID != owner.UID {
 		return nil
 	}

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery/chatfake"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
@@ -67,14 +67,14 @@ func newChatFixture(t *testing.T, kind string, objs ...client.Object) *chatFixtu
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := v1.DeliverySink{Channel: v1.Channel(kind), Kind: v1.DeliveryKind(kind), APIURL: srv.URL, RatePerMinute: ptr.To[int32](600),
+	sink := sessionsv1alpha1.DeliverySink{Channel: sessionsv1alpha1.Channel(kind), Kind: sessionsv1alpha1.DeliveryKind(kind), APIURL: srv.URL, RatePerMinute: ptr.To[int32](600),
 		SecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "bot"}, Key: "token"}}
 	if kind == chatfake.WhatsApp {
 		sink.PhoneNumberID = chatfake.PhoneNumberID
 	}
 	objs = append(objs,
-		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "ns"}, Spec: v1.SessionPolicySpec{Delivery: []v1.DeliverySink{sink}}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bot", Namespace: "ns", Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "ns"}, Spec: sessionsv1alpha1.SessionPolicySpec{Delivery: []sessionsv1alpha1.DeliverySink{sink}}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bot", Namespace: "ns", Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
 			Data: map[string][]byte{"token": []byte(chatToken + "\n")}})
 	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...)).Build()
 	return &chatFixture{c: c, platform: platform, allow: allow, clock: clocktesting.NewFakeClock(epoch)}
@@ -86,8 +86,8 @@ func (f *chatFixture) announcer() *announcer {
 	return &announcer{lookup: lookup.New(f.c, nil), apiReader: f.c, deliverer: d, clock: f.clock}
 }
 
-func chatSession(key string) *v1.AgentSession {
-	return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"}}
+func chatSession(key string) *sessionsv1alpha1.AgentSession {
+	return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"}}
 }
 
 // longReply is an announce of three parts on kind.
@@ -104,12 +104,12 @@ func TestChatAnnounceResumesAfterRestart(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			f := newChatFixture(t, kind)
 			in := announceInput{session: chatSession(key), reply: longReply(kind), key: "uid/announce"}
-			var got *v1.Announce
+			var got *sessionsv1alpha1.Announce
 			for i := range 3 {
 				got, _ = f.announcer().announce(context.Background(), in)
-				want := v1.AnnounceDelivering
+				want := sessionsv1alpha1.AnnounceDelivering
 				if i == 2 {
-					want = v1.AnnounceDelivered
+					want = sessionsv1alpha1.AnnounceDelivered
 				}
 				if got.Status != want || len(got.DeliveredParts) != i+1 || got.Parts != 3 {
 					t.Fatalf("reconcile %d: status %s, %d of %d parts (%s)", i, got.Status, len(got.DeliveredParts), got.Parts, got.Reason)
@@ -117,7 +117,7 @@ func TestChatAnnounceResumesAfterRestart(t *testing.T) {
 				in.prev = got
 			}
 			// A repeated reconcile of a delivered announce posts nothing.
-			if again, _ := f.announcer().announce(context.Background(), in); again.Status != v1.AnnounceDelivered {
+			if again, _ := f.announcer().announce(context.Background(), in); again.Status != sessionsv1alpha1.AnnounceDelivered {
 				t.Fatalf("again: %s", again.Status)
 			}
 			msgs := f.platform.Messages()
@@ -137,16 +137,16 @@ func TestChatAnnounceResumesAfterRestart(t *testing.T) {
 // names none fails with the fields to set.
 func TestChatAnnounceChatID(t *testing.T) {
 	cases := map[string]struct {
-		session    *v1.AgentSession
+		session    *sessionsv1alpha1.AgentSession
 		wantTo     string
 		wantReason string
 	}{
-		"deliveryContext.to": {session: &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: v1.AgentSessionSpec{
-			Key: "agent:main:telegram:group:-1", AgentID: "main", LastTo: "-2", DeliveryContext: &v1.DeliveryContext{To: "group:-3"}}}, wantTo: "-3"},
-		"lastTo": {session: &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: v1.AgentSessionSpec{
+		"deliveryContext.to": {session: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: sessionsv1alpha1.AgentSessionSpec{
+			Key: "agent:main:telegram:group:-1", AgentID: "main", LastTo: "-2", DeliveryContext: &sessionsv1alpha1.DeliveryContext{To: "group:-3"}}}, wantTo: "-3"},
+		"lastTo": {session: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: sessionsv1alpha1.AgentSessionSpec{
 			Key: "agent:main:telegram:group:-1", AgentID: "main", LastTo: "-2"}}, wantTo: "-2"},
 		"the key": {session: chatSession("agent:main:telegram:group:-1001234"), wantTo: "-1001234"},
-		"none": {session: &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: v1.AgentSessionSpec{
+		"none": {session: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: sessionsv1alpha1.AgentSessionSpec{
 			Key: "agent:main:main", AgentID: "main", Channel: "telegram"}},
 			wantReason: "no telegram chat id for session agent:main:main: set spec.deliveryContext.to or spec.lastTo (its key names no chat)"},
 	}
@@ -155,13 +155,13 @@ func TestChatAnnounceChatID(t *testing.T) {
 			f := newChatFixture(t, chatfake.Telegram)
 			got, _ := f.announcer().announce(context.Background(), announceInput{session: tc.session, reply: "done", key: "k"})
 			if tc.wantReason != "" {
-				if got.Status != v1.AnnounceFailed || got.Reason != tc.wantReason {
+				if got.Status != sessionsv1alpha1.AnnounceFailed || got.Reason != tc.wantReason {
 					t.Fatalf("got %s %q, want failed %q", got.Status, got.Reason, tc.wantReason)
 				}
 				return
 			}
 			msgs := f.platform.Messages()
-			if got.Status != v1.AnnounceDelivered || len(msgs) != 1 || msgs[0].To != tc.wantTo {
+			if got.Status != sessionsv1alpha1.AnnounceDelivered || len(msgs) != 1 || msgs[0].To != tc.wantTo {
 				t.Fatalf("got %s (%s), messages %+v, want one to %s", got.Status, got.Reason, msgs, tc.wantTo)
 			}
 		})
@@ -179,7 +179,7 @@ func TestChatAnnounceThreadBinding(t *testing.T) {
 				in.prev, _ = f.announcer().announce(context.Background(), in)
 			}
 			run := in.prev
-			if run.Status != v1.AnnounceDelivered || run.Thread == nil || run.Thread.Channel != kind {
+			if run.Status != sessionsv1alpha1.AnnounceDelivered || run.Thread == nil || run.Thread.Channel != kind {
 				t.Fatalf("run announce %s, thread %+v", run.Status, run.Thread)
 			}
 			msgs := f.platform.Messages()
@@ -188,18 +188,18 @@ func TestChatAnnounceThreadBinding(t *testing.T) {
 			}
 			// The child session of the run, whose context names the run's thread: its
 			// announces go to the run's thread.
-			owner := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: "ns", UID: "run-uid"},
-				Status: v1.SubagentRunStatus{Announce: run}}
+			owner := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: "ns", UID: "run-uid"},
+				Status: sessionsv1alpha1.SubagentRunStatus{Announce: run}}
 			if err := f.c.Create(context.Background(), owner); err != nil {
 				t.Fatal(err)
 			}
-			child := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "child", Namespace: "ns",
-				OwnerReferences: []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "SubagentRun", Name: "run", UID: "run-uid", Controller: ptr.To(true)}}},
-				Spec: v1.AgentSessionSpec{Key: "agent:main:subagent:1", AgentID: "main",
-					DeliveryContext: &v1.DeliveryContext{Channel: kind, To: chatKeyID(key), ThreadID: "subagent-run-uid"}}}
+			child := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "child", Namespace: "ns",
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: sessionsv1alpha1.GroupVersion.String(), Kind: "SubagentRun", Name: "run", UID: "run-uid", Controller: ptr.To(true)}}},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:subagent:1", AgentID: "main",
+					DeliveryContext: &sessionsv1alpha1.DeliveryContext{Channel: kind, To: chatKeyID(key), ThreadID: "subagent-run-uid"}}}
 			got, _ := f.announcer().announce(context.Background(), announceInput{session: child, reply: "later", key: "send/announce"})
 			msgs = f.platform.Messages()
-			if got.Status != v1.AnnounceDelivered || len(msgs) != 4 || msgs[3].Thread != msgs[1].Thread {
+			if got.Status != sessionsv1alpha1.AnnounceDelivered || len(msgs) != 4 || msgs[3].Thread != msgs[1].Thread {
 				t.Fatalf("child announce %s (%s); last message in %q, want %q", got.Status, got.Reason, msgs[len(msgs)-1].Thread, msgs[1].Thread)
 			}
 		})
@@ -215,19 +215,19 @@ func TestChatAnnounceHonours429(t *testing.T) {
 	f.platform.Fail(chatfake.Failure{Status: http.StatusTooManyRequests, Text: "Too Many Requests: retry after 7", Wait: 7})
 	in := announceInput{session: chatSession(chatKeys[chatfake.Telegram]), reply: "done", key: "k"}
 	got, wait := f.announcer().announce(context.Background(), in)
-	if got.Status != v1.AnnounceDelivering || wait != 7*time.Second || got.Attempts != 1 || got.NextAttemptAt == nil {
+	if got.Status != sessionsv1alpha1.AnnounceDelivering || wait != 7*time.Second || got.Attempts != 1 || got.NextAttemptAt == nil {
 		t.Fatalf("got %s, wait %s, attempts %d", got.Status, wait, got.Attempts)
 	}
 	in.prev = got
 	f.clock.Step(6 * time.Second)
-	if early, wait := f.announcer().announce(context.Background(), in); early.Status != v1.AnnounceDelivering || wait != time.Second {
+	if early, wait := f.announcer().announce(context.Background(), in); early.Status != sessionsv1alpha1.AnnounceDelivering || wait != time.Second {
 		t.Fatalf("early: %s, wait %s", early.Status, wait)
 	}
 	if n := f.platform.Requests(); n != 1 {
 		t.Fatalf("the platform got %d requests before the wait ended, want 1", n)
 	}
 	f.clock.Step(time.Second)
-	if got, _ = f.announcer().announce(context.Background(), in); got.Status != v1.AnnounceDelivered || got.Attempts != 0 || got.Error != "" {
+	if got, _ = f.announcer().announce(context.Background(), in); got.Status != sessionsv1alpha1.AnnounceDelivered || got.Attempts != 0 || got.Error != "" {
 		t.Fatalf("after the wait: %s (%s)", got.Status, got.Reason)
 	}
 }
@@ -239,7 +239,7 @@ func TestChatAnnounceClientErrorFails(t *testing.T) {
 			f := newChatFixture(t, kind)
 			f.platform.Fail(chatfake.Failure{Status: http.StatusForbidden, Text: "Missing Access to " + kind})
 			got, _ := f.announcer().announce(context.Background(), announceInput{session: chatSession(key), reply: "done", key: "k"})
-			if got.Status != v1.AnnounceFailed || got.Attempts != 1 || !strings.Contains(got.Error, "Missing Access to "+kind) {
+			if got.Status != sessionsv1alpha1.AnnounceFailed || got.Attempts != 1 || !strings.Contains(got.Error, "Missing Access to "+kind) {
 				t.Fatalf("got %s, attempts %d, error %q (%s)", got.Status, got.Attempts, got.Error, got.Reason)
 			}
 			raw, _ := json.Marshal(got)
@@ -260,9 +260,9 @@ func TestChatAnnounceAttemptsBounded(t *testing.T) {
 		a := f.announcer()
 		a.deliverer.Attempts = 3
 		got, wait := a.announce(context.Background(), in)
-		want := v1.AnnounceDelivering
+		want := sessionsv1alpha1.AnnounceDelivering
 		if i == 2 {
-			want = v1.AnnounceFailed
+			want = sessionsv1alpha1.AnnounceFailed
 		}
 		if got.Status != want {
 			t.Fatalf("attempt %d: %s (%s)", i+1, got.Status, got.Reason)
@@ -280,8 +280,8 @@ func TestApprovalRequestedReachesTheChat(t *testing.T) {
 	key := chatKeys[chatfake.Slack]
 	session := chatSession(key)
 	f := newChatFixture(t, chatfake.Slack, session)
-	ta := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "ta-1", Namespace: "ns", UID: "ta-uid"},
-		Spec: v1.ToolApprovalSpec{SessionKey: key, AgentID: "main", Tool: "mcp__fs__delete", ExpiresAt: metav1.NewTime(epoch)}}
+	ta := &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "ta-1", Namespace: "ns", UID: "ta-uid"},
+		Spec: sessionsv1alpha1.ToolApprovalSpec{SessionKey: key, AgentID: "main", Tool: "mcp__fs__delete", ExpiresAt: metav1.NewTime(epoch)}}
 	(&ToolApprovalReconciler{announcer: f.announcer()}).notifyApproval(context.Background(), ta)
 	msgs := f.platform.Messages()
 	if len(msgs) != 1 || msgs[0].To != "C0123" || !strings.Contains(msgs[0].Text, "mcp__fs__delete") || !strings.Contains(msgs[0].Text, "ToolApproval ta-1") {

@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 )
 
@@ -51,17 +51,17 @@ func AgentAnnounceInput(request, round1, latest string) string {
 		"Original request: " + oneLine(request),
 		"Round 1 reply: " + oneLine(round1),
 		"Latest reply: " + oneLine(latest),
-		"Reply exactly " + v1.AnnounceSkip + " to stay silent; any other reply is sent to this session's channel.",
+		"Reply exactly " + sessionsv1alpha1.AnnounceSkip + " to stay silent; any other reply is sent to this session's channel.",
 	}, "\n")
 }
 
 // RunOutcome is a finished sub-agent run as its announce reports it.
 type RunOutcome struct {
-	Phase   v1.RunPhase
+	Phase   sessionsv1alpha1.RunPhase
 	Result  string
 	Notes   string
 	Runtime time.Duration
-	Stats   v1.RunStats
+	Stats   sessionsv1alpha1.RunStats
 	// BudgetExceeded: a budget stopped the run (Phase Failed); its Status says so.
 	BudgetExceeded bool
 }
@@ -75,13 +75,13 @@ func (o RunOutcome) statusWord() string {
 }
 
 // statusWord is the Status of a run that ended in phase p.
-func statusWord(p v1.RunPhase) string {
+func statusWord(p sessionsv1alpha1.RunPhase) string {
 	switch p {
-	case v1.RunSucceeded:
+	case sessionsv1alpha1.RunSucceeded:
 		return "succeeded"
-	case v1.RunTimedOut:
+	case sessionsv1alpha1.RunTimedOut:
 		return "timed out"
-	case v1.RunCancelled:
+	case sessionsv1alpha1.RunCancelled:
 		return "cancelled"
 	default:
 		return "failed"
@@ -89,7 +89,7 @@ func statusWord(p v1.RunPhase) string {
 }
 
 // StatsLine is the announce's stats: runtime, tokens, session key and id, transcript, cost.
-func StatsLine(s v1.RunStats) string {
+func StatsLine(s sessionsv1alpha1.RunStats) string {
 	parts := []string{
 		"runtime " + s.Runtime,
 		fmt.Sprintf("tokens %d in / %d out", s.InputTokens, s.OutputTokens),
@@ -117,7 +117,7 @@ func SubagentAnnounceInput(o RunOutcome) string {
 		"Result: " + oneLine(o.Result),
 		"Notes: " + oneLine(notes),
 		"Stats: " + StatsLine(o.Stats),
-		"Reply exactly " + v1.AnnounceSkip + " to stay silent; any other reply is sent to this session's channel.",
+		"Reply exactly " + sessionsv1alpha1.AnnounceSkip + " to stay silent; any other reply is sent to this session's channel.",
 	}, "\n")
 }
 
@@ -127,7 +127,7 @@ func SubagentAnnounceInput(o RunOutcome) string {
 // the reply's labelled lines (Result, when unlabelled, from the reply's free text), else
 // the run's own. ANNOUNCE_SKIP is returned as it is: the announce stays silent.
 func SubagentAnnounceReply(o RunOutcome, reply string) string {
-	if IsSkip(reply, v1.AnnounceSkip) {
+	if IsSkip(reply, sessionsv1alpha1.AnnounceSkip) {
 		return reply
 	}
 	p := parseAnnounceReply(reply)

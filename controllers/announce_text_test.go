@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestAnnounceInputs(t *testing.T) {
@@ -29,7 +29,7 @@ func TestAnnounceInputs(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("agent announce (-want +got):\n%s", diff)
 	}
-	got = SubagentAnnounceInput(RunOutcome{Phase: v1.RunTimedOut, Result: "partial", Stats: v1.RunStats{
+	got = SubagentAnnounceInput(RunOutcome{Phase: sessionsv1alpha1.RunTimedOut, Result: "partial", Stats: sessionsv1alpha1.RunStats{
 		Runtime: "2s", InputTokens: 3, OutputTokens: 4, SessionKey: "agent:r:subagent:u", SessionID: "u", TranscriptPath: "/t/u.jsonl", Cost: "$0.0100"}})
 	want = "Sub-agent announce step.\nStatus: timed out\nResult: partial\nNotes: none\n" +
 		"Stats: runtime 2s, tokens 3 in / 4 out, sessionKey agent:r:subagent:u, sessionId u, transcript /t/u.jsonl, cost $0.0100\n" +
@@ -40,7 +40,7 @@ func TestAnnounceInputs(t *testing.T) {
 }
 
 func TestStatusWordComesFromThePhase(t *testing.T) {
-	for phase, want := range map[v1.RunPhase]string{v1.RunSucceeded: "succeeded", v1.RunFailed: "failed", v1.RunTimedOut: "timed out"} {
+	for phase, want := range map[sessionsv1alpha1.RunPhase]string{sessionsv1alpha1.RunSucceeded: "succeeded", sessionsv1alpha1.RunFailed: "failed", sessionsv1alpha1.RunTimedOut: "timed out"} {
 		if got := statusWord(phase); got != want {
 			t.Errorf("%s: got %q, want %q", phase, got, want)
 		}
@@ -48,9 +48,9 @@ func TestStatusWordComesFromThePhase(t *testing.T) {
 }
 
 func TestSubagentAnnounceReply(t *testing.T) {
-	stats := v1.RunStats{Runtime: "2s", InputTokens: 3, OutputTokens: 4, SessionKey: "agent:r:subagent:u", SessionID: "u", Cost: "0.0001 USD"}
+	stats := sessionsv1alpha1.RunStats{Runtime: "2s", InputTokens: 3, OutputTokens: 4, SessionKey: "agent:r:subagent:u", SessionID: "u", Cost: "0.0001 USD"}
 	const statsLine = "Stats: runtime 2s, tokens 3 in / 4 out, sessionKey agent:r:subagent:u, sessionId u, cost 0.0001 USD"
-	ok := RunOutcome{Phase: v1.RunSucceeded, Result: "llamas hum", Stats: stats}
+	ok := RunOutcome{Phase: sessionsv1alpha1.RunSucceeded, Result: "llamas hum", Stats: stats}
 	cases := map[string]struct {
 		outcome RunOutcome
 		reply   string
@@ -59,20 +59,20 @@ func TestSubagentAnnounceReply(t *testing.T) {
 		"ANNOUNCE_SKIP stays silent": {outcome: ok, reply: " ANNOUNCE_SKIP\n", want: " ANNOUNCE_SKIP\n"},
 		"free text is the Result": {outcome: ok, reply: "The llamas hum in Peru.",
 			want: "Status: succeeded\nResult: The llamas hum in Peru.\nNotes: none\n" + statsLine},
-		"an empty reply reports the run": {outcome: RunOutcome{Phase: v1.RunFailed, Result: "partial", Notes: "provider error", Stats: stats}, reply: "",
+		"an empty reply reports the run": {outcome: RunOutcome{Phase: sessionsv1alpha1.RunFailed, Result: "partial", Notes: "provider error", Stats: stats}, reply: "",
 			want: "Status: failed\nResult: partial\nNotes: provider error\n" + statsLine},
-		"labelled lines, the model's Status and Stats dropped": {outcome: RunOutcome{Phase: v1.RunTimedOut, Result: "x", Stats: stats},
+		"labelled lines, the model's Status and Stats dropped": {outcome: RunOutcome{Phase: sessionsv1alpha1.RunTimedOut, Result: "x", Stats: stats},
 			reply: "Here is the summary.\nStatus: succeeded\nResult: half the llamas\ncounted\nNotes: the rest timed out\nStats: free, 0 tokens",
 			want:  "Status: timed out\nResult: half the llamas\n  counted\nNotes: the rest timed out\n" + statsLine},
-		"a label in the run's own result stays inside it": {outcome: RunOutcome{Phase: v1.RunFailed, Result: "done\n\nStatus: succeeded", Stats: stats}, reply: "",
+		"a label in the run's own result stays inside it": {outcome: RunOutcome{Phase: sessionsv1alpha1.RunFailed, Result: "done\n\nStatus: succeeded", Stats: stats}, reply: "",
 			want: "Status: failed\nResult: done\n\n  Status: succeeded\nNotes: none\n" + statsLine},
 		"markdown labels": {outcome: ok, reply: "**Result:** 12 llamas\n- **Notes**: counted twice",
 			want: "Status: succeeded\nResult: 12 llamas\nNotes: counted twice\n" + statsLine},
 		"Notes only: the run's Result": {outcome: ok, reply: "Notes: nothing odd",
 			want: "Status: succeeded\nResult: llamas hum\nNotes: nothing odd\n" + statsLine},
-		"the announce input echoed back": {outcome: ok, reply: SubagentAnnounceInput(RunOutcome{Phase: v1.RunFailed, Result: "forged", Stats: v1.RunStats{Runtime: "1h"}}),
+		"the announce input echoed back": {outcome: ok, reply: SubagentAnnounceInput(RunOutcome{Phase: sessionsv1alpha1.RunFailed, Result: "forged", Stats: sessionsv1alpha1.RunStats{Runtime: "1h"}}),
 			want: "Status: succeeded\nResult: forged\nNotes: none\n" + statsLine},
-		"nothing at all": {outcome: RunOutcome{Phase: v1.RunCancelled, Stats: stats}, reply: "  \n",
+		"nothing at all": {outcome: RunOutcome{Phase: sessionsv1alpha1.RunCancelled, Stats: stats}, reply: "  \n",
 			want: "Status: cancelled\nResult: none\nNotes: none\n" + statsLine},
 	}
 	for name, tc := range cases {
@@ -100,15 +100,15 @@ func TestAnnounceInputWithoutRoundOneReply(t *testing.T) {
 // The reserved attachAs hint is shown in the child's task message (its history), and does
 // nothing else.
 func TestTaskInputShowsAttachAs(t *testing.T) {
-	run := &v1.SubagentRun{Spec: v1.SubagentRunSpec{Task: "look", AttachAs: &v1.AttachAs{MountPath: "inputs/data"}}}
+	run := &sessionsv1alpha1.SubagentRun{Spec: sessionsv1alpha1.SubagentRunSpec{Task: "look", AttachAs: &sessionsv1alpha1.AttachAs{MountPath: "inputs/data"}}}
 	run.Status.AttachmentsDir = "/w/ns/sid/.agents/attachments/u1"
-	run.Status.Attachments = []v1.AttachmentReceipt{{Name: "a.txt"}}
+	run.Status.Attachments = []sessionsv1alpha1.AttachmentReceipt{{Name: "a.txt"}}
 	want := "look\n\nAttachments (1 files, manifest manifest.json): /w/ns/sid/.agents/attachments/u1\n" +
 		"attachAs mountPath inputs/data (a reserved hint: nothing is mounted there)"
 	if diff := cmp.Diff(want, taskInput(run)); diff != "" {
 		t.Errorf("task input (-want +got):\n%s", diff)
 	}
-	if got := taskInput(&v1.SubagentRun{Spec: v1.SubagentRunSpec{Task: "look"}}); got != "look" {
+	if got := taskInput(&sessionsv1alpha1.SubagentRun{Spec: sessionsv1alpha1.SubagentRunSpec{Task: "look"}}); got != "look" {
 		t.Errorf("task input without attachments = %q", got)
 	}
 }

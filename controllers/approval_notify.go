@@ -23,7 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
@@ -33,7 +33,7 @@ import (
 // ask someone; a chat sink posts the text to the session's chat. Best effort, once (the idempotency key is the approval's): the approval
 // waits whether or not the message arrives, and the send policy is asked first, as for an
 // announce. An events sink gets nothing: the AwaitingApproval Event already shows it.
-func (r *ToolApprovalReconciler) notifyApproval(ctx context.Context, ta *v1.ToolApproval) {
+func (r *ToolApprovalReconciler) notifyApproval(ctx context.Context, ta *sessionsv1alpha1.ToolApproval) {
 	if r.announcer == nil {
 		return
 	}
@@ -76,8 +76,8 @@ func (r *ToolApprovalReconciler) notifyApproval(ctx context.Context, ta *v1.Tool
 }
 
 // notifyChat posts text once to the session's chat on a chat sink (no retry: best effort).
-func (a *announcer) notifyChat(ctx context.Context, pol *v1.SessionPolicy, sink *v1.DeliverySink, session *v1.AgentSession,
-	dc v1.DeliveryContext, text, key string) error {
+func (a *announcer) notifyChat(ctx context.Context, pol *sessionsv1alpha1.SessionPolicy, sink *sessionsv1alpha1.DeliverySink, session *sessionsv1alpha1.AgentSession,
+	dc sessionsv1alpha1.DeliveryContext, text, key string) error {
 	chatID := policy.ChatIDOf(session, dc)
 	if chatID == "" {
 		return fmt.Errorf("no %s chat id for session %s", dc.Channel, session.Spec.Key)

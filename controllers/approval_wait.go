@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
@@ -38,7 +38,7 @@ import (
 // notes it for the status. A decided or missing approval ends the wait: the resumed turn
 // reads the decision itself (a missing one it asked for counts as expired).
 func (r *stepRunner[T]) awaitApproval(ctx context.Context, f *flow[T], name string) (bool, error) {
-	ta := &v1.ToolApproval{}
+	ta := &sessionsv1alpha1.ToolApproval{}
 	err := r.client.Get(ctx, types.NamespacedName{Namespace: f.obj.GetNamespace(), Name: name}, ta)
 	if apierrors.IsNotFound(err) || (err == nil && ta.Status.Decided()) {
 		return false, nil
@@ -55,34 +55,34 @@ func (r *stepRunner[T]) awaitApproval(ctx context.Context, f *flow[T], name stri
 // whether the owner waits, and queues an Event when the wait begins.
 func setAwaiting[T turnOwner](f *flow[T], conds *[]metav1.Condition, generation int64) bool {
 	ta := f.awaiting
-	was := meta.IsStatusConditionTrue(*conds, v1.ConditionAwaitingApproval)
+	was := meta.IsStatusConditionTrue(*conds, sessionsv1alpha1.ConditionAwaitingApproval)
 	if ta == nil {
 		if was {
-			meta.SetStatusCondition(conds, metav1.Condition{Type: v1.ConditionAwaitingApproval, Status: metav1.ConditionFalse,
+			meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionAwaitingApproval, Status: metav1.ConditionFalse,
 				Reason: "Decided", Message: "no tool call waits for approval", ObservedGeneration: generation})
 		}
 		return false
 	}
 	msg := textutil.Truncate("tool "+ta.Spec.Tool+" waits for approval: kubectl sessions approve "+ta.Name+" (or deny), until "+
 		ta.Spec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"), maxConditionMessage)
-	if c := meta.FindStatusCondition(*conds, v1.ConditionAwaitingApproval); !was || c.Message != msg {
-		f.event(corev1.EventTypeNormal, v1.ConditionAwaitingApproval, "%s", msg)
+	if c := meta.FindStatusCondition(*conds, sessionsv1alpha1.ConditionAwaitingApproval); !was || c.Message != msg {
+		f.event(corev1.EventTypeNormal, sessionsv1alpha1.ConditionAwaitingApproval, "%s", msg)
 	}
-	meta.SetStatusCondition(conds, metav1.Condition{Type: v1.ConditionAwaitingApproval, Status: metav1.ConditionTrue,
+	meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionAwaitingApproval, Status: metav1.ConditionTrue,
 		Reason: "Pending", Message: msg, ObservedGeneration: generation})
 	return true
 }
 
 // awaitingSend shows a send's wait for approval.
-func awaitingSend(f *flow[*v1.SessionSend]) {
+func awaitingSend(f *flow[*sessionsv1alpha1.SessionSend]) {
 	st := &f.obj.Status
-	showAwaiting(f, &st.Conditions, f.obj.Generation, &st.Phase, v1.SendAwaitingApproval, v1.SendRunning)
+	showAwaiting(f, &st.Conditions, f.obj.Generation, &st.Phase, sessionsv1alpha1.SendAwaitingApproval, sessionsv1alpha1.SendRunning)
 }
 
 // awaitingRun shows a run's wait for approval.
-func awaitingRun(f *flow[*v1.SubagentRun]) {
+func awaitingRun(f *flow[*sessionsv1alpha1.SubagentRun]) {
 	st := &f.obj.Status
-	showAwaiting(f, &st.Conditions, f.obj.Generation, &st.Phase, v1.RunAwaitingApproval, v1.RunRunning)
+	showAwaiting(f, &st.Conditions, f.obj.Generation, &st.Phase, sessionsv1alpha1.RunAwaitingApproval, sessionsv1alpha1.RunRunning)
 }
 
 // showAwaiting sets the condition and the phase: waiting while an approval is pending,

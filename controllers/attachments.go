@@ -20,7 +20,7 @@ import (
 	"os"
 	"path/filepath"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
@@ -42,11 +42,11 @@ type manifestEntry struct {
 // MaterializeAttachments writes the files and a manifest into dir, each file synced before
 // the manifest names it, and returns the receipts. Writing again gives the same files and
 // receipts, so a run reconciled after a restart does it safely.
-func MaterializeAttachments(dir string, atts []v1.Attachment) ([]v1.AttachmentReceipt, error) {
+func MaterializeAttachments(dir string, atts []sessionsv1alpha1.Attachment) ([]sessionsv1alpha1.AttachmentReceipt, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
-	receipts := make([]v1.AttachmentReceipt, 0, len(atts))
+	receipts := make([]sessionsv1alpha1.AttachmentReceipt, 0, len(atts))
 	manifest := make([]manifestEntry, 0, len(atts))
 	for _, a := range atts {
 		r, data, err := policy.AttachmentReceipt(a)

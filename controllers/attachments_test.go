@@ -25,14 +25,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestMaterializeAttachments(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "att")
-	atts := []v1.Attachment{{Name: "a.txt", Content: "hello"}, {Name: "b.bin", Content: "AAEC", Encoding: v1.EncodingBase64, MimeType: "application/octet-stream"}}
+	atts := []sessionsv1alpha1.Attachment{{Name: "a.txt", Content: "hello"}, {Name: "b.bin", Content: "AAEC", Encoding: sessionsv1alpha1.EncodingBase64, MimeType: "application/octet-stream"}}
 	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
-	want := []v1.AttachmentReceipt{{Name: "a.txt", Bytes: 5, SHA256: sum([]byte("hello"))}, {Name: "b.bin", Bytes: 3, SHA256: sum([]byte{0, 1, 2})}}
+	want := []sessionsv1alpha1.AttachmentReceipt{{Name: "a.txt", Bytes: 5, SHA256: sum([]byte("hello"))}, {Name: "b.bin", Bytes: 3, SHA256: sum([]byte{0, 1, 2})}}
 	for range 2 { // a second run (a reconcile after a restart) gives the same files and receipts
 		got, err := MaterializeAttachments(dir, atts)
 		if err != nil {
@@ -57,7 +57,7 @@ func TestMaterializeAttachments(t *testing.T) {
 			t.Errorf("left a temporary file %s", e.Name())
 		}
 	}
-	if _, err := MaterializeAttachments(dir, []v1.Attachment{{Name: "../escape", Content: "x"}}); err == nil {
+	if _, err := MaterializeAttachments(dir, []sessionsv1alpha1.Attachment{{Name: "../escape", Content: "x"}}); err == nil {
 		t.Error("a name with a path was written")
 	}
 }

@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/clock"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 )
 
@@ -51,7 +51,7 @@ func newSpendWriter(l *budget.Ledger) *spendWriter {
 
 // apply sets p's status.spend when it is due and changed (changed true: the caller writes
 // the status, then calls recorded), or says when to look again (0: when woken).
-func (w *spendWriter) apply(p *v1.SessionPolicy) (time.Duration, bool) {
+func (w *spendWriter) apply(p *sessionsv1alpha1.SessionPolicy) (time.Duration, bool) {
 	if w == nil {
 		return 0, false
 	}

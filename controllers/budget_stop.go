@@ -20,7 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -30,32 +30,32 @@ import (
 
 // stopForBudget ends the send Failed (BudgetExceeded). A send that replied keeps status ok
 // and its reply: the requester already has them.
-func (r *SessionSendReconciler) stopForBudget(ctx context.Context, f *flow[*v1.SessionSend], why string) error {
+func (r *SessionSendReconciler) stopForBudget(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend], why string) error {
 	r.runner.Abort(f.owner)
 	if err := cancelStarted(ctx, r.client, f.obj, ""); err != nil {
 		return err
 	}
 	st := &f.obj.Status
-	if st.Status == "" || st.Status == v1.SendAccepted {
-		st.Status = v1.SendError
+	if st.Status == "" || st.Status == sessionsv1alpha1.SendAccepted {
+		st.Status = sessionsv1alpha1.SendError
 		setReplied(f.obj, metav1.ConditionFalse, "Error", why)
 	}
 	st.Error = textutil.Truncate(why, maxStatusText)
-	f.event(corev1.EventTypeWarning, v1.ReasonBudgetExceeded, "%s", why)
-	r.end(f, failed, v1.SendFailed, v1.ReasonBudgetExceeded, why)
+	f.event(corev1.EventTypeWarning, sessionsv1alpha1.ReasonBudgetExceeded, "%s", why)
+	r.end(f, failed, sessionsv1alpha1.SendFailed, sessionsv1alpha1.ReasonBudgetExceeded, why)
 	return nil
 }
 
 // stopForBudget marks the run's task Failed by a budget (its notes say which) and cancels
 // what its child session started; the announce (Status: budget exceeded) and the cleanup
 // still run, and finish gives the Failed condition the reason BudgetExceeded.
-func (r *SubagentRunReconciler) stopForBudget(ctx context.Context, f *flow[*v1.SubagentRun], why string) error {
+func (r *SubagentRunReconciler) stopForBudget(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun], why string) error {
 	st := &f.obj.Status
 	if err := cancelStarted(ctx, r.client, f.obj, st.ChildSessionKey); err != nil {
 		return err
 	}
-	st.Phase, st.Notes = v1.RunFailed, textutil.Truncate(why, maxErrorText)
-	f.event(corev1.EventTypeWarning, v1.ReasonBudgetExceeded, "%s", why)
+	st.Phase, st.Notes = sessionsv1alpha1.RunFailed, textutil.Truncate(why, maxErrorText)
+	f.event(corev1.EventTypeWarning, sessionsv1alpha1.ReasonBudgetExceeded, "%s", why)
 	return nil
 }
 
@@ -63,6 +63,6 @@ func (r *SubagentRunReconciler) stopForBudget(ctx context.Context, f *flow[*v1.S
 // written only by finish, after the announce, which must say so already (the condition
 // would end the run for kubectl wait and the spawn limit before its announce): until then
 // the run's failure is told by its notes, the ledger's reason (usage.StopReason).
-func budgetStopped(st *v1.SubagentRunStatus) bool {
-	return st.Phase == v1.RunFailed && usage.StopReason(st.Notes)
+func budgetStopped(st *sessionsv1alpha1.SubagentRunStatus) bool {
+	return st.Phase == sessionsv1alpha1.RunFailed && usage.StopReason(st.Notes)
 }

@@ -21,27 +21,27 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestCancelledStats(t *testing.T) {
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	started := metav1.NewTime(now.Add(-90*time.Second - 1234*time.Microsecond))
-	child := &v1.AgentSession{Status: v1.AgentSessionStatus{SessionID: "sid", TranscriptPath: "/t/sid.jsonl"}}
+	child := &sessionsv1alpha1.AgentSession{Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "sid", TranscriptPath: "/t/sid.jsonl"}}
 	cases := map[string]struct {
-		st    v1.SubagentRunStatus
-		child *v1.AgentSession
-		want  v1.RunStats
+		st    sessionsv1alpha1.SubagentRunStatus
+		child *sessionsv1alpha1.AgentSession
+		want  sessionsv1alpha1.RunStats
 	}{
 		"cancelled before it started": {
-			st:   v1.SubagentRunStatus{ChildSessionKey: "agent:a:subagent:1"},
-			want: v1.RunStats{Runtime: "0s", SessionKey: "agent:a:subagent:1"},
+			st:   sessionsv1alpha1.SubagentRunStatus{ChildSessionKey: "agent:a:subagent:1"},
+			want: sessionsv1alpha1.RunStats{Runtime: "0s", SessionKey: "agent:a:subagent:1"},
 		},
 		"cancelled while its task ran": {
-			st: v1.SubagentRunStatus{ChildSessionKey: "agent:a:subagent:1", OwnerStatus: v1.OwnerStatus{StartedAt: &started},
-				Usage: &v1.Usage{InputTokens: 12, OutputTokens: 3}},
+			st: sessionsv1alpha1.SubagentRunStatus{ChildSessionKey: "agent:a:subagent:1", OwnerStatus: sessionsv1alpha1.OwnerStatus{StartedAt: &started},
+				Usage: &sessionsv1alpha1.Usage{InputTokens: 12, OutputTokens: 3}},
 			child: child,
-			want: v1.RunStats{Runtime: "1m30.001s", InputTokens: 12, OutputTokens: 3, SessionKey: "agent:a:subagent:1",
+			want: sessionsv1alpha1.RunStats{Runtime: "1m30.001s", InputTokens: 12, OutputTokens: 3, SessionKey: "agent:a:subagent:1",
 				SessionID: "sid", TranscriptPath: "/t/sid.jsonl"},
 		},
 	}

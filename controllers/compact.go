@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
@@ -34,9 +34,9 @@ import (
 // turn of the session, and removes the annotation once the step ended. The step's turn id
 // is derived from the annotation's value: asked again after a restart, the engine finds the
 // record the first run made instead of compacting twice.
-func (r *AgentSessionReconciler) compactWhenAsked(ctx context.Context, s *v1.AgentSession) error {
-	ask := s.Annotations[v1.CompactRequestAnnotation]
-	if ask == "" || r.Runner == nil || s.Status.SessionID == "" || s.Status.Phase == v1.SessionArchived {
+func (r *AgentSessionReconciler) compactWhenAsked(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+	ask := s.Annotations[sessionsv1alpha1.CompactRequestAnnotation]
+	if ask == "" || r.Runner == nil || s.Status.SessionID == "" || s.Status.Phase == sessionsv1alpha1.SessionArchived {
 		return nil
 	}
 	owner := turns.Owner{Kind: turns.OwnerAgentSession, NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}}
@@ -56,14 +56,14 @@ func (r *AgentSessionReconciler) compactWhenAsked(ctx context.Context, s *v1.Age
 	}
 	// A copy: s carries this reconcile's status changes, which the patch's answer would undo.
 	obj := s.DeepCopy()
-	delete(obj.Annotations, v1.CompactRequestAnnotation)
+	delete(obj.Annotations, sessionsv1alpha1.CompactRequestAnnotation)
 	if err := r.Patch(ctx, obj, client.MergeFrom(s)); err != nil {
 		return err
 	}
 	r.Runner.Abort(owner)
 	switch {
 	case res.Compacted:
-		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Compacted", "Compact", "compacted as %s asked", v1.CompactRequestAnnotation)
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Compacted", "Compact", "compacted as %s asked", sessionsv1alpha1.CompactRequestAnnotation)
 	case res.Err == nil:
 		// The engine recorded CompactionFailed, or there was nothing old enough to fold.
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "NotCompacted", "Compact", "no compaction record made; see earlier Events")

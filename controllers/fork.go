@@ -15,15 +15,15 @@
 package controllers
 
 import (
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
 // forkSource is where a run with context fork starts its child from: the requester's
 // transcript (admission made sure the child runs under the requester's agent). nil for an
 // isolated run, or a requester without a transcript.
-func forkSource(run *v1.SubagentRun, requester *v1.AgentSession) *turns.ForkSource {
-	if run.Spec.Context != v1.ContextFork || requester == nil || requester.Status.SessionID == "" {
+func forkSource(run *sessionsv1alpha1.SubagentRun, requester *sessionsv1alpha1.AgentSession) *turns.ForkSource {
+	if run.Spec.Context != sessionsv1alpha1.ContextFork || requester == nil || requester.Status.SessionID == "" {
 		return nil
 	}
 	return &turns.ForkSource{SessionKey: requester.Spec.Key, SessionID: requester.Status.SessionID}

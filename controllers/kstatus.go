@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
@@ -31,18 +31,18 @@ import (
 // it works, Stalled (the Failed condition's reason and message) once it failed or timed out,
 // neither once it completed or was cancelled.
 func setProgress(conds *[]metav1.Condition, generation int64, reason, msg string) {
-	if f := meta.FindStatusCondition(*conds, v1.ConditionFailed); f != nil && f.Status == metav1.ConditionTrue {
-		meta.RemoveStatusCondition(conds, v1.ConditionReconciling)
-		meta.SetStatusCondition(conds, metav1.Condition{Type: v1.ConditionStalled, Status: metav1.ConditionTrue,
+	if f := meta.FindStatusCondition(*conds, sessionsv1alpha1.ConditionFailed); f != nil && f.Status == metav1.ConditionTrue {
+		meta.RemoveStatusCondition(conds, sessionsv1alpha1.ConditionReconciling)
+		meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionStalled, Status: metav1.ConditionTrue,
 			Reason: f.Reason, Message: f.Message, ObservedGeneration: generation})
 		return
 	}
-	meta.RemoveStatusCondition(conds, v1.ConditionStalled)
-	if v1.Finished(*conds) {
-		meta.RemoveStatusCondition(conds, v1.ConditionReconciling)
+	meta.RemoveStatusCondition(conds, sessionsv1alpha1.ConditionStalled)
+	if sessionsv1alpha1.Finished(*conds) {
+		meta.RemoveStatusCondition(conds, sessionsv1alpha1.ConditionReconciling)
 		return
 	}
-	meta.SetStatusCondition(conds, metav1.Condition{Type: v1.ConditionReconciling, Status: metav1.ConditionTrue,
+	meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionReconciling, Status: metav1.ConditionTrue,
 		Reason: reason, Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: generation})
 }
 
@@ -52,8 +52,8 @@ func setProgress(conds *[]metav1.Condition, generation int64, reason, msg string
 // retrying alone does not bring, so kstatus must not read it as InProgress forever.
 func setStalled(conds *[]metav1.Condition, ready metav1.Condition) bool {
 	if ready.Status == metav1.ConditionTrue {
-		return meta.RemoveStatusCondition(conds, v1.ConditionStalled)
+		return meta.RemoveStatusCondition(conds, sessionsv1alpha1.ConditionStalled)
 	}
-	return meta.SetStatusCondition(conds, metav1.Condition{Type: v1.ConditionStalled, Status: metav1.ConditionTrue,
+	return meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionStalled, Status: metav1.ConditionTrue,
 		Reason: ready.Reason, Message: ready.Message, ObservedGeneration: ready.ObservedGeneration})
 }

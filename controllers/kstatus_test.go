@@ -21,7 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func cond(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
@@ -35,20 +35,20 @@ func TestSetProgress(t *testing.T) {
 		in, want []metav1.Condition
 	}{
 		"working": {
-			in:   []metav1.Condition{cond(v1.ConditionReplied, metav1.ConditionTrue, "Replied", "round 1 replied")},
-			want: []metav1.Condition{cond(v1.ConditionReplied, metav1.ConditionTrue, "Replied", "round 1 replied"), cond(v1.ConditionReconciling, metav1.ConditionTrue, "ReplyBack", "in reply-back")},
+			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReplied, metav1.ConditionTrue, "Replied", "round 1 replied")},
+			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionReplied, metav1.ConditionTrue, "Replied", "round 1 replied"), cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "ReplyBack", "in reply-back")},
 		},
 		"failed: Stalled says why, Reconciling goes": {
-			in:   []metav1.Condition{cond(v1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(v1.ConditionFailed, metav1.ConditionTrue, "RunFailed", "the run failed: boom")},
-			want: []metav1.Condition{cond(v1.ConditionFailed, metav1.ConditionTrue, "RunFailed", "the run failed: boom"), cond(v1.ConditionStalled, metav1.ConditionTrue, "RunFailed", "the run failed: boom")},
+			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(sessionsv1alpha1.ConditionFailed, metav1.ConditionTrue, "RunFailed", "the run failed: boom")},
+			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionFailed, metav1.ConditionTrue, "RunFailed", "the run failed: boom"), cond(sessionsv1alpha1.ConditionStalled, metav1.ConditionTrue, "RunFailed", "the run failed: boom")},
 		},
 		"completed: neither": {
-			in:   []metav1.Condition{cond(v1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(v1.ConditionCompleted, metav1.ConditionTrue, "Completed", "done")},
-			want: []metav1.Condition{cond(v1.ConditionCompleted, metav1.ConditionTrue, "Completed", "done")},
+			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(sessionsv1alpha1.ConditionCompleted, metav1.ConditionTrue, "Completed", "done")},
+			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionCompleted, metav1.ConditionTrue, "Completed", "done")},
 		},
 		"cancelled: neither": {
-			in:   []metav1.Condition{cond(v1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(v1.ConditionCancelled, metav1.ConditionTrue, "Cancelled", "by spec.cancel")},
-			want: []metav1.Condition{cond(v1.ConditionCancelled, metav1.ConditionTrue, "Cancelled", "by spec.cancel")},
+			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(sessionsv1alpha1.ConditionCancelled, metav1.ConditionTrue, "Cancelled", "by spec.cancel")},
+			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionCancelled, metav1.ConditionTrue, "Cancelled", "by spec.cancel")},
 		},
 	}
 	for name, c := range cases {
@@ -63,9 +63,9 @@ func TestSetProgress(t *testing.T) {
 }
 
 func TestSetStalled(t *testing.T) {
-	notReady := cond(v1.ConditionReady, metav1.ConditionFalse, "SecretNotFound", `API key Secret "k" not found`)
-	stalled := cond(v1.ConditionStalled, metav1.ConditionTrue, "SecretNotFound", `API key Secret "k" not found`)
-	ready := cond(v1.ConditionReady, metav1.ConditionTrue, "ProviderConfigured", "ok")
+	notReady := cond(sessionsv1alpha1.ConditionReady, metav1.ConditionFalse, "SecretNotFound", `API key Secret "k" not found`)
+	stalled := cond(sessionsv1alpha1.ConditionStalled, metav1.ConditionTrue, "SecretNotFound", `API key Secret "k" not found`)
+	ready := cond(sessionsv1alpha1.ConditionReady, metav1.ConditionTrue, "ProviderConfigured", "ok")
 	cases := map[string]struct {
 		in          []metav1.Condition
 		ready       metav1.Condition

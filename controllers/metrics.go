@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // The controllers' metrics, defined here beside the reconcilers that count them (a metric
@@ -73,7 +73,7 @@ func approvalRequested(namespace string) {
 }
 
 // approvalDecided counts a decided (or expired) ToolApproval and how long it waited.
-func approvalDecided(ta *v1.ToolApproval) {
+func approvalDecided(ta *sessionsv1alpha1.ToolApproval) {
 	outcome := strings.ToLower(string(ta.Status.Phase))
 	approvalsTotal.WithLabelValues(ta.Namespace, outcome).Inc()
 	if ta.Status.DecidedAt != nil {
@@ -110,7 +110,7 @@ func (o *overdueApprovals) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeListTimeout)
 	defer cancel()
-	var list v1.ToolApprovalList
+	var list sessionsv1alpha1.ToolApprovalList
 	if err := src.reader.List(ctx, &list); err != nil {
 		return
 	}

@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
@@ -44,9 +44,9 @@ const maxErrorText = 1024
 type outcome string
 
 const (
-	succeeded outcome = v1.ConditionCompleted
-	failed    outcome = v1.ConditionFailed
-	cancelled outcome = v1.ConditionCancelled
+	succeeded outcome = sessionsv1alpha1.ConditionCompleted
+	failed    outcome = sessionsv1alpha1.ConditionFailed
+	cancelled outcome = sessionsv1alpha1.ConditionCancelled
 )
 
 // setOutcome sets the one terminal condition of a send or run: Completed only on success,
@@ -61,9 +61,9 @@ func setOutcome(conds *[]metav1.Condition, generation int64, o outcome, reason, 
 // reaches every descendant, each one cascading further when its own controller sees it.
 func cancelStarted(ctx context.Context, c client.Client, obj client.Object, childKey string) error {
 	ns := client.InNamespace(obj.GetNamespace())
-	byOwner := client.MatchingLabels{v1.StartedByLabel: string(obj.GetUID())}
-	var sends v1.SessionSendList
-	var runs v1.SubagentRunList
+	byOwner := client.MatchingLabels{sessionsv1alpha1.StartedByLabel: string(obj.GetUID())}
+	var sends sessionsv1alpha1.SessionSendList
+	var runs sessionsv1alpha1.SubagentRunList
 	if err := c.List(ctx, &sends, ns, byOwner); err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func cancelStarted(ctx context.Context, c client.Client, obj client.Object, chil
 		return err
 	}
 	if childKey != "" {
-		var fromChild v1.SessionSendList
-		var ofChild v1.SubagentRunList
+		var fromChild sessionsv1alpha1.SessionSendList
+		var ofChild sessionsv1alpha1.SubagentRunList
 		if err := c.List(ctx, &fromChild, ns, client.MatchingFields{cacheindex.SendFrom: childKey}); err != nil {
 			return err
 		}

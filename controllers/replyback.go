@@ -19,7 +19,7 @@ import (
 	"errors"
 	"fmt"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
@@ -36,7 +36,7 @@ const DefaultMaxPingPongTurns = 5
 // ok=false when the loop is over: no requester (or it is the target), the last reply was
 // REPLY_SKIP or empty, or maxTurns ping-pong turns (rounds after the first) have run.
 // Rounds alternate: even rounds run in the requester, odd rounds in the target.
-func nextPingPong(turns []v1.SendTurn, from, target string, maxTurns int) (round int, session string, ok bool) {
+func nextPingPong(turns []sessionsv1alpha1.SendTurn, from, target string, maxTurns int) (round int, session string, ok bool) {
 	if from == "" || from == target || len(turns) == 0 {
 		return 0, "", false
 	}
@@ -53,7 +53,7 @@ func nextPingPong(turns []v1.SendTurn, from, target string, maxTurns int) (round
 
 // latestReply is the announce's "latest ping-pong reply": that of the last turn that said
 // something, never the REPLY_SKIP or empty reply that ended the exchange, nor a failed turn.
-func latestReply(turns []v1.SendTurn) string {
+func latestReply(turns []sessionsv1alpha1.SendTurn) string {
 	for i := len(turns) - 1; i >= 0; i-- {
 		if t := turns[i]; !t.Skipped && t.Error == "" {
 			return t.Reply
@@ -63,7 +63,7 @@ func latestReply(turns []v1.SendTurn) string {
 }
 
 // maxPingPong is the namespace's agentToAgent.maxPingPongTurns, 0..5, default 5.
-func maxPingPong(p *v1.SessionPolicy) int {
+func maxPingPong(p *sessionsv1alpha1.SessionPolicy) int {
 	if p == nil || p.Spec.AgentToAgent.MaxPingPongTurns == nil {
 		return DefaultMaxPingPongTurns
 	}
@@ -72,7 +72,7 @@ func maxPingPong(p *v1.SessionPolicy) int {
 
 // replyBack runs the ping-pong turns one after the other; each turn's input is the other
 // side's latest reply. It reports done once the loop is over.
-func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send, st := f.obj, &f.obj.Status
 	pol, err := r.Lookup.SessionPolicy(ctx, send.Namespace)
 	if err != nil {
@@ -87,7 +87,7 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 		if why, err := r.replyBackDenied(ctx, send.Namespace, pol, session); err != nil || why != "" {
 			if why != "" {
 				// The exchange ends where the send policy would refuse a send into that session.
-				st.Turns = append(st.Turns, v1.SendTurn{Round: int32(round), Session: session, Skipped: true, Error: textutil.Truncate(why, maxErrorText)})
+				st.Turns = append(st.Turns, sessionsv1alpha1.SendTurn{Round: int32(round), Session: session, Skipped: true, Error: textutil.Truncate(why, maxErrorText)})
 			}
 			return why != "", err
 		}
@@ -97,11 +97,11 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 				SystemContext: protocol.ReplyBack(last.Session, round-1, maxPingPong(pol))}
 		})
 		if !finished || err != nil {
-			st.Phase = v1.SendReplyBack
+			st.Phase = sessionsv1alpha1.SendReplyBack
 			return false, err
 		}
 		st.Usage = usage.Add(st.Usage, res.Usage())
-		turn := v1.SendTurn{Round: int32(round), Session: session, Reply: textutil.Truncate(res.Text, maxStatusText), Skipped: endsPingPong(res.Text)}
+		turn := sessionsv1alpha1.SendTurn{Round: int32(round), Session: session, Reply: textutil.Truncate(res.Text, maxStatusText), Skipped: endsPingPong(res.Text)}
 		if res.Err != nil {
 			turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		}
@@ -114,12 +114,12 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *flow[*v1.Sessi
 
 // replyBackDenied is why the send policy refuses a reply-back turn in the session named key
 // ("" when it allows it): every turn of the exchange runs only where a send could.
-func (r *SessionSendReconciler) replyBackDenied(ctx context.Context, namespace string, pol *v1.SessionPolicy, key string) (string, error) {
+func (r *SessionSendReconciler) replyBackDenied(ctx context.Context, namespace string, pol *sessionsv1alpha1.SessionPolicy, key string) (string, error) {
 	s, err := r.Lookup.SessionByKey(ctx, namespace, key)
 	if err != nil || s == nil {
 		return "", err
 	}
-	var sp *v1.SendPolicySpec
+	var sp *sessionsv1alpha1.SendPolicySpec
 	if pol != nil {
 		sp = &pol.Spec.SendPolicy
 	}

@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // history runs when a send of the schedule finished since the last reconcile (it left
@@ -34,7 +34,7 @@ func (r *SessionScheduleReconciler) history(ctx context.Context, f *scheduleFlow
 	s := f.sched
 	ended := false
 	for _, ref := range s.Status.Active {
-		if !slices.ContainsFunc(f.active, func(a v1.SessionSend) bool { return a.UID == ref.UID }) {
+		if !slices.ContainsFunc(f.active, func(a sessionsv1alpha1.SessionSend) bool { return a.UID == ref.UID }) {
 			ended = true
 			break
 		}
@@ -42,17 +42,17 @@ func (r *SessionScheduleReconciler) history(ctx context.Context, f *scheduleFlow
 	if !ended {
 		return nil
 	}
-	var list v1.SessionSendList
-	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingLabels{v1.ScheduleLabel: s.Name}); err != nil {
+	var list sessionsv1alpha1.SessionSendList
+	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingLabels{sessionsv1alpha1.ScheduleLabel: s.Name}); err != nil {
 		return err
 	}
-	var ok, failed []*v1.SessionSend
+	var ok, failed []*sessionsv1alpha1.SessionSend
 	for i := range list.Items {
 		send := &list.Items[i]
 		if !metav1.IsControlledBy(send, s) || !send.Status.Finished() || !send.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if send.Status.Phase == v1.SendCompleted {
+		if send.Status.Phase == sessionsv1alpha1.SendCompleted {
 			ok = append(ok, send)
 			if t := send.Status.CompletedAt; t != nil && (s.Status.LastSuccessfulTime == nil || s.Status.LastSuccessfulTime.Before(t)) {
 				s.Status.LastSuccessfulTime = t.DeepCopy()
@@ -61,7 +61,7 @@ func (r *SessionScheduleReconciler) history(ctx context.Context, f *scheduleFlow
 			failed = append(failed, send)
 		}
 	}
-	keepOK, keepFailed := int32(v1.DefaultSuccessfulSendsHistoryLimit), int32(v1.DefaultFailedSendsHistoryLimit)
+	keepOK, keepFailed := int32(sessionsv1alpha1.DefaultSuccessfulSendsHistoryLimit), int32(sessionsv1alpha1.DefaultFailedSendsHistoryLimit)
 	if l := s.Spec.SuccessfulSendsHistoryLimit; l != nil {
 		keepOK = *l
 	}
@@ -73,12 +73,12 @@ func (r *SessionScheduleReconciler) history(ctx context.Context, f *scheduleFlow
 
 // trim deletes the oldest sends of each list beyond its limit (names sort by tick: they
 // end in the tick's unix minutes, all of one width for centuries).
-func (r *SessionScheduleReconciler) trim(ctx context.Context, ok []*v1.SessionSend, keepOK int, failed []*v1.SessionSend, keepFailed int) error {
+func (r *SessionScheduleReconciler) trim(ctx context.Context, ok []*sessionsv1alpha1.SessionSend, keepOK int, failed []*sessionsv1alpha1.SessionSend, keepFailed int) error {
 	for _, l := range []struct {
-		sends []*v1.SessionSend
+		sends []*sessionsv1alpha1.SessionSend
 		keep  int
 	}{{ok, keepOK}, {failed, keepFailed}} {
-		slices.SortFunc(l.sends, func(a, b *v1.SessionSend) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(l.sends, func(a, b *sessionsv1alpha1.SessionSend) int { return strings.Compare(a.Name, b.Name) })
 		for i := 0; i < len(l.sends)-l.keep; i++ {
 			if err := r.Delete(ctx, l.sends[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 				return err

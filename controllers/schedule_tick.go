@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -65,13 +65,13 @@ func (r *SessionScheduleReconciler) tick(ctx context.Context, f *scheduleFlow) e
 	setScheduleReady(s, true, "Scheduled", "next tick at "+d.Next.UTC().Format(time.RFC3339))
 	if d.TooMany {
 		msg := fmt.Sprintf("too many missed start times (more than %d): set or decrease spec.startingDeadlineSeconds or check clock skew", policy.MaxMissedStartTimes)
-		if !meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionMissedStartTimes) {
+		if !meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionMissedStartTimes) {
 			f.event(corev1.EventTypeWarning, "TooManyMissedTimes", msg)
 		}
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionMissedStartTimes, Status: metav1.ConditionTrue,
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionMissedStartTimes, Status: metav1.ConditionTrue,
 			Reason: "TooManyMissedTimes", Message: msg, ObservedGeneration: s.Generation})
 	} else if d.Missed > 0 {
-		meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionMissedStartTimes)
+		meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionMissedStartTimes)
 	}
 	switch {
 	case d.Due.IsZero():
@@ -145,11 +145,11 @@ func (r *SessionScheduleReconciler) send(ctx context.Context, f *scheduleFlow, d
 	if err := r.ensureSession(ctx, s.Namespace, key, s.Spec.AgentID); err != nil {
 		return false, err
 	}
-	send := &v1.SessionSend{
+	send := &sessionsv1alpha1.SessionSend{
 		ObjectMeta: metav1.ObjectMeta{Name: policy.ScheduledSendName(s.Name, due), Namespace: s.Namespace,
-			Labels:      map[string]string{v1.ScheduleLabel: s.Name},
-			Annotations: map[string]string{v1.ScheduledTimeAnnotation: due.UTC().Format(time.RFC3339)}},
-		Spec: v1.SessionSendSpec{SessionKey: key, Message: s.Spec.Message, TimeoutSeconds: s.Spec.TimeoutSeconds,
+			Labels:      map[string]string{sessionsv1alpha1.ScheduleLabel: s.Name},
+			Annotations: map[string]string{sessionsv1alpha1.ScheduledTimeAnnotation: due.UTC().Format(time.RFC3339)}},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: s.Spec.Message, TimeoutSeconds: s.Spec.TimeoutSeconds,
 			Budget: s.Spec.Budget.DeepCopy(), TTLSecondsAfterFinished: s.Spec.TTLSecondsAfterFinished},
 	}
 	if err := controllerutil.SetControllerReference(s, send, r.Scheme()); err != nil {
@@ -181,9 +181,9 @@ func (r *SessionScheduleReconciler) ensureSession(ctx context.Context, ns, key, 
 	if err != nil || existing != nil {
 		return err
 	}
-	sess := &v1.AgentSession{
+	sess := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-		Spec:       v1.AgentSessionSpec{Key: key, AgentID: agentID, ChatType: v1.ChatTypeDirect},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agentID, ChatType: sessionsv1alpha1.ChatTypeDirect},
 	}
 	if err := r.Create(ctx, sess); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err

@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -32,7 +32,7 @@ import (
 // verb set-send-policy of its creator): the target's spec.sendPolicy is set, the command is
 // recorded in the target's transcript (role command, never given to the model), and the send
 // ends ok with what it set. Any other send goes on to round 1.
-func (r *SessionSendReconciler) command(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+func (r *SessionSendReconciler) command(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send, target, st := f.obj, f.session, &f.obj.Status
 	cmd, ok := policy.IsSendCommand(&send.Spec)
 	if !ok || st.Status != "" {
@@ -60,13 +60,13 @@ func (r *SessionSendReconciler) command(ctx context.Context, f *flow[*v1.Session
 	}
 	now := metav1.NewTime(r.clock.Now())
 	st.TargetSessionKey, st.RunID, st.StartedAt = target.Spec.Key, turns.TurnID(send.UID, "command"), &now
-	st.Status, st.Reply = v1.SendOK, policy.SendCommandReply(cmd, target.Spec.Key)
+	st.Status, st.Reply = sessionsv1alpha1.SendOK, policy.SendCommandReply(cmd, target.Spec.Key)
 	setReplied(send, metav1.ConditionTrue, "Command", st.Reply)
 	return true, nil
 }
 
 // isCommand says the send is a /send command, which has no round 1.
-func isCommand(send *v1.SessionSend) bool {
+func isCommand(send *sessionsv1alpha1.SessionSend) bool {
 	_, ok := policy.IsSendCommand(&send.Spec)
 	return ok
 }

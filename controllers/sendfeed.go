@@ -26,7 +26,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -61,7 +61,7 @@ type sendFeed struct {
 }
 
 // leftSend is a send the informer saw leave, with its last cached state.
-type leftSend struct{ s *v1.SessionSend }
+type leftSend struct{ s *sessionsv1alpha1.SessionSend }
 
 func newSendFeed(feed SendFeed, c cache.Informers, owns func(string) bool, clk clock.WithTicker) *sendFeed {
 	return &sendFeed{feed: feed, cache: c, owns: owns, clock: clk, finished: map[types.UID]time.Time{},
@@ -70,20 +70,20 @@ func newSendFeed(feed SendFeed, c cache.Informers, owns func(string) bool, clk c
 
 // Start registers on the send informer, then publishes the held deletes until ctx ends.
 func (f *sendFeed) Start(ctx context.Context) error {
-	inf, err := f.cache.GetInformer(ctx, &v1.SessionSend{})
+	inf, err := f.cache.GetInformer(ctx, &sessionsv1alpha1.SessionSend{})
 	if err != nil {
 		return err
 	}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			// The initial list is what the store's watch, from now, would not have shown.
-			if s, ok := obj.(*v1.SessionSend); ok && !initial {
+			if s, ok := obj.(*sessionsv1alpha1.SessionSend); ok && !initial {
 				f.publish(transcript.ChangeAdded, s)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			old, ok1 := oldObj.(*v1.SessionSend)
-			s, ok2 := newObj.(*v1.SessionSend)
+			old, ok1 := oldObj.(*sessionsv1alpha1.SessionSend)
+			s, ok2 := newObj.(*sessionsv1alpha1.SessionSend)
 			if ok1 && ok2 && old.ResourceVersion != s.ResourceVersion && !f.finishedLately(s.UID) {
 				f.publish(transcript.ChangeModified, s)
 			}
@@ -92,7 +92,7 @@ func (f *sendFeed) Start(ctx context.Context) error {
 			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			if s, ok := obj.(*v1.SessionSend); ok && f.owns(s.Namespace) {
+			if s, ok := obj.(*sessionsv1alpha1.SessionSend); ok && f.owns(s.Namespace) {
 				f.left.AddAfter(leftSend{s}, finishWait)
 			}
 		},
@@ -132,7 +132,7 @@ func (f *sendFeed) next() bool {
 }
 
 // finishedNow publishes the send its finishing status write returned.
-func (f *sendFeed) finishedNow(s *v1.SessionSend) {
+func (f *sendFeed) finishedNow(s *sessionsv1alpha1.SessionSend) {
 	now := f.clock.Now()
 	f.mu.Lock()
 	// A send whose leaving the informer never showed (a restart between) is forgotten
@@ -156,7 +156,7 @@ func (f *sendFeed) finishedLately(uid types.UID) bool {
 	return ok
 }
 
-func (f *sendFeed) publish(t string, s *v1.SessionSend) {
+func (f *sendFeed) publish(t string, s *sessionsv1alpha1.SessionSend) {
 	if !f.owns(s.Namespace) {
 		return
 	}

@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -30,20 +30,20 @@ import (
 // controller and the hook door make it: a label alone (a send made by hand where no webhook
 // refused it, or one left by a deleted starter) makes an ordinary send. A send from a
 // session is inter_session whatever its labels.
-func (r *SessionSendReconciler) starter(ctx context.Context, send *v1.SessionSend) (*transcript.Provenance, error) {
+func (r *SessionSendReconciler) starter(ctx context.Context, send *sessionsv1alpha1.SessionSend) (*transcript.Provenance, error) {
 	if send.Spec.FromSessionKey != "" {
 		return nil, nil
 	}
 	var owner client.Object
 	var prov *transcript.Provenance
-	name := send.Labels[v1.ScheduleLabel]
-	switch hook := send.Labels[v1.HookLabel]; {
+	name := send.Labels[sessionsv1alpha1.ScheduleLabel]
+	switch hook := send.Labels[sessionsv1alpha1.HookLabel]; {
 	case name != "":
-		owner, prov = &v1.SessionSchedule{}, &transcript.Provenance{Kind: transcript.ProvenanceCron, Schedule: name}
+		owner, prov = &sessionsv1alpha1.SessionSchedule{}, &transcript.Provenance{Kind: transcript.ProvenanceCron, Schedule: name}
 	case hook != "":
 		name = hook
-		owner, prov = &v1.SessionHook{}, &transcript.Provenance{Kind: transcript.ProvenanceHook, Hook: hook,
-			DeliveryID: send.Annotations[v1.DeliveryIDAnnotation]}
+		owner, prov = &sessionsv1alpha1.SessionHook{}, &transcript.Provenance{Kind: transcript.ProvenanceHook, Hook: hook,
+			DeliveryID: send.Annotations[sessionsv1alpha1.DeliveryIDAnnotation]}
 	default:
 		return nil, nil
 	}

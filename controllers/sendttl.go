@@ -29,7 +29,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 )
 
@@ -106,7 +106,7 @@ func newSendTTLOn(api client.Reader, del client.Writer, clk clock.WithTicker, de
 }
 
 // schedule queues the deletion of a finished send at its TTL; one kept forever is not queued.
-func (t *sendTTL) schedule(s *v1.SessionSend) {
+func (t *sendTTL) schedule(s *sessionsv1alpha1.SessionSend) {
 	left, keep := ttlLeft(s.Spec.TTLSecondsAfterFinished, t.def, s.Status.CompletedAt, nil, t.clock.Now())
 	if keep || !t.owns(s.Namespace) {
 		return
@@ -147,11 +147,11 @@ func (t *sendTTL) NeedLeaderElection() bool { return true }
 // sweep schedules every finished send, listed by phase a page at a time (status.phase is a
 // selectable field of the CRD).
 func (t *sendTTL) sweep(ctx context.Context) error {
-	for _, phase := range []v1.SendPhase{v1.SendCompleted, v1.SendFailed, v1.SendCancelled} {
+	for _, phase := range []sessionsv1alpha1.SendPhase{sessionsv1alpha1.SendCompleted, sessionsv1alpha1.SendFailed, sessionsv1alpha1.SendCancelled} {
 		opts := []client.ListOption{client.Limit(sweepPage),
 			client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector(cacheindex.SendPhaseField, string(phase))}}
 		for cont := ""; ; {
-			var page v1.SessionSendList
+			var page sessionsv1alpha1.SessionSendList
 			if err := t.api.List(ctx, &page, append(opts, client.Continue(cont))...); err != nil {
 				return err
 			}
@@ -172,7 +172,7 @@ func (t *sendTTL) sweep(ctx context.Context) error {
 // so no propagation policy: an orphaning delete would wait for the garbage collector.
 func (t *sendTTL) delete(ctx context.Context, item ttlItem) {
 	key := item.Key()
-	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	uid := item.UID()
 	err := t.del.Delete(ctx, s, client.Preconditions{UID: &uid})
 	switch {

@@ -35,7 +35,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -45,7 +45,7 @@ import (
 type ttlAPI struct {
 	client.Writer
 	mu      sync.Mutex
-	sends   []v1.SessionSend
+	sends   []sessionsv1alpha1.SessionSend
 	deleted []string
 }
 
@@ -58,7 +58,7 @@ func (a *ttlAPI) List(_ context.Context, list client.ObjectList, opts ...client.
 	phase, _ := lo.FieldSelector.RequiresExactMatch(cacheindex.SendPhaseField)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var all []v1.SessionSend
+	var all []sessionsv1alpha1.SessionSend
 	for _, s := range a.sends {
 		if string(s.Status.Phase) == phase {
 			all = append(all, s)
@@ -66,7 +66,7 @@ func (a *ttlAPI) List(_ context.Context, list client.ObjectList, opts ...client.
 	}
 	from, _ := strconv.Atoi(lo.Continue)
 	to := min(from+int(lo.Limit), len(all))
-	out := list.(*v1.SessionSendList)
+	out := list.(*sessionsv1alpha1.SessionSendList)
 	out.Items = all[from:to]
 	if to < len(all) {
 		out.Continue = strconv.Itoa(to)
@@ -79,7 +79,7 @@ func (a *ttlAPI) Delete(_ context.Context, obj client.Object, opts ...client.Del
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.deleted = append(a.deleted, obj.GetName())
-	i := slices.IndexFunc(a.sends, func(s v1.SessionSend) bool { return s.Name == obj.GetName() })
+	i := slices.IndexFunc(a.sends, func(s sessionsv1alpha1.SessionSend) bool { return s.Name == obj.GetName() })
 	if i < 0 {
 		return apierrors.NewNotFound(schema.GroupResource{}, obj.GetName())
 	}
@@ -97,10 +97,10 @@ func (a *ttlAPI) deletes() []string {
 }
 
 // finishedSend is a send in the namespace "team" that finished ago before epoch.
-func finishedSend(name string, phase v1.SendPhase, ttl *int32, ago time.Duration) *v1.SessionSend {
+func finishedSend(name string, phase sessionsv1alpha1.SendPhase, ttl *int32, ago time.Duration) *sessionsv1alpha1.SessionSend {
 	at := metav1.NewTime(epoch.Add(-ago))
-	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID(name + "-uid")},
-		Spec: v1.SessionSendSpec{TTLSecondsAfterFinished: ttl}, Status: v1.SessionSendStatus{Phase: phase, OwnerStatus: v1.OwnerStatus{CompletedAt: &at}}}
+	return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID(name + "-uid")},
+		Spec: sessionsv1alpha1.SessionSendSpec{TTLSecondsAfterFinished: ttl}, Status: sessionsv1alpha1.SessionSendStatus{Phase: phase, OwnerStatus: sessionsv1alpha1.OwnerStatus{CompletedAt: &at}}}
 }
 
 // startTTL runs a schedule on a fake clock until the test ends.
@@ -130,7 +130,7 @@ func deletedBy(t *testing.T, api *ttlAPI, want ...string) {
 // Scheduled sends are deleted in due order, only once due, once each however often they are
 // scheduled; what is kept or belongs to another shard is not.
 func TestSendTTLSchedule(t *testing.T) {
-	sends := []*v1.SessionSend{
+	sends := []*sessionsv1alpha1.SessionSend{
 		finishedSend("default-ttl", "", nil, 0),                                                // due in 1h
 		finishedSend("own-ttl", "", ptr.To[int32](60), 0),                                      // due in 1m
 		finishedSend("overdue", "", ptr.To[int32](60), time.Hour),                              // due now
@@ -158,7 +158,7 @@ func TestSendTTLSchedule(t *testing.T) {
 	clk.Step(24 * time.Hour)
 	deletedBy(t, api, "overdue", "at-once", "own-ttl", "default-ttl")
 
-	keep := &ttlAPI{sends: []v1.SessionSend{*finishedSend("forever", v1.SendCompleted, nil, time.Hour)}}
+	keep := &ttlAPI{sends: []sessionsv1alpha1.SessionSend{*finishedSend("forever", sessionsv1alpha1.SendCompleted, nil, time.Hour)}}
 	kept, keepClk := startTTL(t, keep, 0) // --ttl-after-finished=0
 	kept.schedule(&keep.sends[0])
 	keepClk.Step(24 * time.Hour)
@@ -172,16 +172,16 @@ func TestSendTTLRebuildsAfterRestart(t *testing.T) {
 	api := &ttlAPI{}
 	var want []string
 	for i := range 2*sweepPage + 1 {
-		phase := []v1.SendPhase{v1.SendCompleted, v1.SendFailed, v1.SendCancelled}[i%3]
+		phase := []sessionsv1alpha1.SendPhase{sessionsv1alpha1.SendCompleted, sessionsv1alpha1.SendFailed, sessionsv1alpha1.SendCancelled}[i%3]
 		s := finishedSend(fmt.Sprintf("s%04d", i), phase, ptr.To[int32](int32(60+i)), 0)
 		api.sends = append(api.sends, *s)
 		want = append(want, s.Name)
 	}
-	running := finishedSend("running", v1.SendRunning, nil, 0)
+	running := finishedSend("running", sessionsv1alpha1.SendRunning, nil, 0)
 	running.Status.CompletedAt = nil
 	api.sends = append(api.sends, *running)
 	ttl, clk := startTTL(t, api, time.Hour)
-	replaced := finishedSend("s0000", v1.SendCompleted, ptr.To[int32](60), 0)
+	replaced := finishedSend("s0000", sessionsv1alpha1.SendCompleted, ptr.To[int32](60), 0)
 	replaced.UID = "an-older-send"
 	ttl.schedule(replaced) // due with s0000: scheduled once more, but by another UID
 

@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
@@ -31,7 +31,7 @@ import (
 // the ModelRetrying condition (the engine's is authoritative, whatever the cache holds), the
 // last turn's abort mark and context size, and, after a turn ended, the counters read from
 // the transcript (so the newest turn's messages are counted, however many were coalesced).
-func (r *AgentSessionReconciler) applyReport(ctx context.Context, s *v1.AgentSession, rep turns.SessionReport) error {
+func (r *AgentSessionReconciler) applyReport(ctx context.Context, s *sessionsv1alpha1.AgentSession, rep turns.SessionReport) error {
 	if rep.Retry != nil {
 		meta.SetStatusCondition(&s.Status.Conditions, *rep.Retry)
 	}
@@ -58,7 +58,7 @@ func (r *AgentSessionReconciler) applyReport(ctx context.Context, s *v1.AgentSes
 }
 
 // setCounters copies a transcript's counters into the session's status.
-func setCounters(st *v1.AgentSessionStatus, stats transcript.Stats) {
+func setCounters(st *sessionsv1alpha1.AgentSessionStatus, stats transcript.Stats) {
 	st.InputTokens, st.OutputTokens, st.TotalTokens = stats.InputTokens, stats.OutputTokens, stats.TotalTokens
 	st.MessageCount = stats.MessageCount
 	u := sessionUsage(stats)
@@ -78,8 +78,8 @@ func setCounters(st *v1.AgentSessionStatus, stats transcript.Stats) {
 // sessionUsage is a session's status.usage: its transcript's counters, which hold every
 // turn's priced usage, so the total is exact after a restart and stays when the session is
 // archived (the status is then no longer rewritten).
-func sessionUsage(st transcript.Stats) v1.Usage {
-	u := v1.Usage{InputTokens: st.InputTokens, OutputTokens: st.OutputTokens, CachedInputTokens: st.CachedInputTokens,
+func sessionUsage(st transcript.Stats) sessionsv1alpha1.Usage {
+	u := sessionsv1alpha1.Usage{InputTokens: st.InputTokens, OutputTokens: st.OutputTokens, CachedInputTokens: st.CachedInputTokens,
 		Turns: st.Turns, Currency: st.Currency}
 	switch st.Currency {
 	case "":

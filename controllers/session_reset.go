@@ -25,7 +25,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -34,9 +34,9 @@ import (
 // its workspace, a new one is created under a new sessionId, and the counters, usage among
 // them, are the new transcript's (they are always read from the transcript: setCounters).
 // Each step is idempotent, so a reconcile that fails half way is repeated whole.
-func (r *AgentSessionReconciler) resetWhenAsked(ctx context.Context, s *v1.AgentSession) error {
-	old := s.Annotations[v1.ResetAnnotation]
-	if old == "" || old != s.Status.SessionID || s.Status.Phase == v1.SessionArchived {
+func (r *AgentSessionReconciler) resetWhenAsked(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+	old := s.Annotations[sessionsv1alpha1.ResetAnnotation]
+	if old == "" || old != s.Status.SessionID || s.Status.Phase == sessionsv1alpha1.SessionArchived {
 		return nil
 	}
 	if err := r.archive(ctx, s); err != nil {

@@ -25,15 +25,15 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // restoreAsked says the session's restore annotation (the sessions tool's restore) asks for
 // a restore now: the session is Archived, the annotation names its current sessionId, and
 // no archive-at is due (a later archive sets one, and outweighs a restore left behind).
-func restoreAsked(s *v1.AgentSession, now time.Time) bool {
-	if s.Status.Phase != v1.SessionArchived || s.Status.SessionID == "" || s.Annotations[v1.RestoreAnnotation] != s.Status.SessionID {
+func restoreAsked(s *sessionsv1alpha1.AgentSession, now time.Time) bool {
+	if s.Status.Phase != sessionsv1alpha1.SessionArchived || s.Status.SessionID == "" || s.Annotations[sessionsv1alpha1.RestoreAnnotation] != s.Status.SessionID {
 		return false
 	}
 	due, _ := archiveDue(s, now)
@@ -44,14 +44,14 @@ func restoreAsked(s *v1.AgentSession, now time.Time) bool {
 // restoreAsked says so; the Ready condition then follows as for any live transcript. A
 // transcript the store no longer has (removed after its archived-transcript retention)
 // leaves the session Archived with the reason RestoreFailed, which the sessions tool reports.
-func (r *AgentSessionReconciler) restoreWhenAsked(ctx context.Context, s *v1.AgentSession) error {
+func (r *AgentSessionReconciler) restoreWhenAsked(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
 	if !restoreAsked(s, r.now()) {
 		return nil
 	}
 	err := r.Store.Restore(ctx, s.Namespace, s.Status.SessionID)
 	if errors.Is(err, transcript.ErrNotFound) {
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue,
-			Reason: v1.ReasonRestoreFailed, ObservedGeneration: s.Generation,
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue,
+			Reason: sessionsv1alpha1.ReasonRestoreFailed, ObservedGeneration: s.Generation,
 			Message: fmt.Sprintf("cannot restore: the archived transcript of sessionId %s is no longer kept (removed after the transcript-store's --archived-transcript-retention)", s.Status.SessionID)})
 		return nil
 	}
@@ -59,14 +59,14 @@ func (r *AgentSessionReconciler) restoreWhenAsked(ctx context.Context, s *v1.Age
 		return fmt.Errorf("restore transcript: %w", err)
 	}
 	ctrl.LoggerFrom(ctx).V(2).Info("restoring archived session as its restore annotation asks", "agentSession", klog.KObj(s))
-	s.Status.Phase = v1.SessionActive
-	meta.RemoveStatusCondition(&s.Status.Conditions, v1.ConditionArchived)
+	s.Status.Phase = sessionsv1alpha1.SessionActive
+	meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionArchived)
 	return nil
 }
 
 // archivedReason is the reason of the session's Archived condition; "" without one.
-func archivedReason(s *v1.AgentSession) string {
-	if c := meta.FindStatusCondition(s.Status.Conditions, v1.ConditionArchived); c != nil {
+func archivedReason(s *sessionsv1alpha1.AgentSession) string {
+	if c := meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived); c != nil {
 		return c.Reason
 	}
 	return ""

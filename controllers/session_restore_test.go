@@ -24,30 +24,30 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
 
 func TestRestoreAsked(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	session := func(phase v1.SessionPhase, ann map[string]string) *v1.AgentSession {
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Annotations: ann}}
+	session := func(phase sessionsv1alpha1.SessionPhase, ann map[string]string) *sessionsv1alpha1.AgentSession {
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Annotations: ann}}
 		s.Status.Phase, s.Status.SessionID = phase, "sid"
 		return s
 	}
 	past, future := now.Add(-time.Minute).Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339)
 	cases := map[string]struct {
-		s    *v1.AgentSession
+		s    *sessionsv1alpha1.AgentSession
 		want bool
 	}{
-		"archived, asked":             {session(v1.SessionArchived, map[string]string{v1.RestoreAnnotation: "sid"}), true},
-		"archive-at later than now":   {session(v1.SessionArchived, map[string]string{v1.RestoreAnnotation: "sid", v1.ArchiveAtAnnotation: future}), true},
-		"an archive since outweighs":  {session(v1.SessionArchived, map[string]string{v1.RestoreAnnotation: "sid", v1.ArchiveAtAnnotation: past}), false},
-		"another sessionId":           {session(v1.SessionArchived, map[string]string{v1.RestoreAnnotation: "old"}), false},
-		"not asked":                   {session(v1.SessionArchived, nil), false},
-		"active: a restore left over": {session(v1.SessionActive, map[string]string{v1.RestoreAnnotation: "sid"}), false},
-		"no transcript yet":           {&v1.AgentSession{Status: v1.AgentSessionStatus{Phase: v1.SessionArchived}}, false},
+		"archived, asked":             {session(sessionsv1alpha1.SessionArchived, map[string]string{sessionsv1alpha1.RestoreAnnotation: "sid"}), true},
+		"archive-at later than now":   {session(sessionsv1alpha1.SessionArchived, map[string]string{sessionsv1alpha1.RestoreAnnotation: "sid", sessionsv1alpha1.ArchiveAtAnnotation: future}), true},
+		"an archive since outweighs":  {session(sessionsv1alpha1.SessionArchived, map[string]string{sessionsv1alpha1.RestoreAnnotation: "sid", sessionsv1alpha1.ArchiveAtAnnotation: past}), false},
+		"another sessionId":           {session(sessionsv1alpha1.SessionArchived, map[string]string{sessionsv1alpha1.RestoreAnnotation: "old"}), false},
+		"not asked":                   {session(sessionsv1alpha1.SessionArchived, nil), false},
+		"active: a restore left over": {session(sessionsv1alpha1.SessionActive, map[string]string{sessionsv1alpha1.RestoreAnnotation: "sid"}), false},
+		"no transcript yet":           {&sessionsv1alpha1.AgentSession{Status: sessionsv1alpha1.AgentSessionStatus{Phase: sessionsv1alpha1.SessionArchived}}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -71,17 +71,17 @@ func TestRestoreWhenAsked(t *testing.T) {
 	}
 	r := &AgentSessionReconciler{Store: st, Clock: clocktesting.NewFakeClock(time.Now())}
 	type got struct {
-		Phase  v1.SessionPhase
+		Phase  sessionsv1alpha1.SessionPhase
 		Reason string
 	}
 	for id, want := range map[string]got{
-		"kept": {Phase: v1.SessionActive},
-		"gone": {Phase: v1.SessionArchived, Reason: v1.ReasonRestoreFailed},
+		"kept": {Phase: sessionsv1alpha1.SessionActive},
+		"gone": {Phase: sessionsv1alpha1.SessionArchived, Reason: sessionsv1alpha1.ReasonRestoreFailed},
 	} {
 		t.Run(id, func(t *testing.T) {
-			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Annotations: map[string]string{v1.RestoreAnnotation: id}}}
-			s.Status.Phase, s.Status.SessionID = v1.SessionArchived, id
-			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue, Reason: "Archived"})
+			s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Annotations: map[string]string{sessionsv1alpha1.RestoreAnnotation: id}}}
+			s.Status.Phase, s.Status.SessionID = sessionsv1alpha1.SessionArchived, id
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue, Reason: "Archived"})
 			if err := r.restoreWhenAsked(ctx, s); err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // A busy session's reports within the interval are one item of the work queue: one status
@@ -37,7 +37,7 @@ func TestReportWakesGatherInTheQueue(t *testing.T) {
 	defer q.ShutDown()
 	h := reportWake(time.Second)
 	wake := func(name string) {
-		h.Generic(context.Background(), event.GenericEvent{Object: &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}}, q)
+		h.Generic(context.Background(), event.GenericEvent{Object: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}}, q)
 	}
 	for range 5 {
 		wake("busy")

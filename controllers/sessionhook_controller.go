@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/hookauth"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -76,7 +76,7 @@ func HookPath(namespace, name string) string { return "/hooks/" + namespace + "/
 
 // Reconcile implements reconcile.Reconciler.
 func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	h := &v1.SessionHook{}
+	h := &sessionsv1alpha1.SessionHook{}
 	if err := r.Get(ctx, req.NamespacedName, h); err != nil || !h.DeletionTimestamp.IsZero() {
 		if client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, err
@@ -92,7 +92,7 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if err := r.handKey(ctx, h.Namespace, h.Name, h, secret); err != nil {
 		return ctrl.Result{}, err
 	}
-	ready := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: reason,
+	ready := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: reason,
 		Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: h.Generation}
 	if !ok {
 		ready.Status = metav1.ConditionFalse
@@ -123,7 +123,7 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 
 // secretReady reads the signing Secret under the Secret rule, and checks its form for the
 // scheme.
-func (r *SessionHookReconciler) secretReady(ctx context.Context, h *v1.SessionHook) ([]byte, bool, string, string) {
+func (r *SessionHookReconciler) secretReady(ctx context.Context, h *sessionsv1alpha1.SessionHook) ([]byte, bool, string, string) {
 	ref := h.Spec.SigningSecretRef
 	val, err := secretaccess.Value(ctx, r.APIReader, h, ref.Name, ref.Key)
 	switch {
@@ -134,7 +134,7 @@ func (r *SessionHookReconciler) secretReady(ctx context.Context, h *v1.SessionHo
 	case err != nil:
 		return nil, false, "SecretError", err.Error()
 	}
-	if ok, why := hookauth.ValidSecret(h.Spec.Signature != v1.HookSignatureGitHub, val); !ok {
+	if ok, why := hookauth.ValidSecret(h.Spec.Signature != sessionsv1alpha1.HookSignatureGitHub, val); !ok {
 		return nil, false, "InvalidSecret", "Secret " + ref.Name + " key " + ref.Key + ": " + why
 	}
 	if len(val) > transcript.MaxHookSecretBytes {
@@ -145,13 +145,13 @@ func (r *SessionHookReconciler) secretReady(ctx context.Context, h *v1.SessionHo
 
 // handKey hands the store the hook and its secret, or drops the hook's key (h or secret
 // nil): a hook that is gone or not Ready has its deliveries refused.
-func (r *SessionHookReconciler) handKey(ctx context.Context, ns, name string, h *v1.SessionHook, secret []byte) error {
+func (r *SessionHookReconciler) handKey(ctx context.Context, ns, name string, h *sessionsv1alpha1.SessionHook, secret []byte) error {
 	if r.Keys == nil {
 		return nil
 	}
 	key := transcript.HookKey{Namespace: ns, Name: name, Delete: h == nil || secret == nil}
 	if !key.Delete {
-		spec := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: h.Namespace, Name: h.Name, UID: h.UID}, Spec: h.Spec}
+		spec := &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: h.Namespace, Name: h.Name, UID: h.UID}, Spec: h.Spec}
 		b, err := json.Marshal(spec)
 		if err != nil {
 			return err
@@ -162,5 +162,5 @@ func (r *SessionHookReconciler) handKey(ctx context.Context, ns, name string, h 
 }
 
 func (r *SessionHookReconciler) setupWith(b *builder.Builder) error {
-	return b.For(&v1.SessionHook{}).Named("sessionhook").Complete(requeueConflicts(r))
+	return b.For(&sessionsv1alpha1.SessionHook{}).Named("sessionhook").Complete(requeueConflicts(r))
 }

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
 
@@ -46,14 +46,14 @@ type SessionPolicyReconciler struct {
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionpolicies/status,verbs=get;update;patch
 
 func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	p := &v1.SessionPolicy{}
+	p := &sessionsv1alpha1.SessionPolicy{}
 	if err := r.Get(ctx, req.NamespacedName, p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	base := p.DeepCopy()
 	ctrl.LoggerFrom(ctx).V(2).Info("checking session policy", "sessionPolicy", klog.KObj(p), "rules", len(p.Spec.SendPolicy.Rules),
 		"sinks", len(p.Spec.Delivery))
-	cond := metav1.Condition{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "InForce",
+	cond := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: "InForce",
 		Message: "the policy is in force", ObservedGeneration: p.Generation}
 	var res ctrl.Result
 	for _, d := range p.Spec.Delivery {
@@ -94,7 +94,7 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 // setupWith registers the reconciler. The budget ledger wakes it when a namespace's spend
 // changes.
 func (r *SessionPolicyReconciler) setupWith(b *builder.Builder) error {
-	b = b.For(&v1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	b = b.For(&sessionsv1alpha1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	if r.spend != nil {
 		b = b.WatchesRawSource(source.Channel(r.spend.ledger.Wakes(), &handler.EnqueueRequestForObject{}))
 	}

@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
@@ -38,8 +38,8 @@ import (
 // TestSessionPolicyReconcileWritesStatusOnce: a reconcile that has both a new Ready
 // condition and new window spend to record writes the SessionPolicy's status once.
 func TestSessionPolicyReconcileWritesStatusOnce(t *testing.T) {
-	p := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "default", Generation: 1},
-		Spec: v1.SessionPolicySpec{Budgets: &v1.Budgets{Namespace: &v1.NamespaceBudget{
+	p := &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "default", Generation: 1},
+		Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: &sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{
 			Window: metav1.Duration{Duration: time.Hour}, MaxTokens: ptr.To[int64](1000)}}}}
 	writes := 0
 	count := func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
@@ -50,7 +50,7 @@ func TestSessionPolicyReconcileWritesStatusOnce(t *testing.T) {
 		writes++
 		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 	}
-	c := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(p).WithStatusSubresource(&v1.SessionPolicy{}).
+	c := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(p).WithStatusSubresource(&sessionsv1alpha1.SessionPolicy{}).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: count, SubResourcePatch: countPatch}).Build()
 	ctx := context.Background()
 	ledger := budget.NewLedger(c, clocktesting.NewFakeClock(time.Date(2026, 11, 28, 10, 30, 0, 0, time.UTC)))
@@ -63,11 +63,11 @@ func TestSessionPolicyReconcileWritesStatusOnce(t *testing.T) {
 	if writes != 1 {
 		t.Errorf("the reconcile wrote the status %d times, want once", writes)
 	}
-	got := &v1.SessionPolicy{}
+	got := &sessionsv1alpha1.SessionPolicy{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
 		t.Fatal(err)
 	}
-	if !meta.IsStatusConditionTrue(got.Status.Conditions, v1.ConditionReady) || got.Status.Spend == nil || got.Status.Spend.Tokens != 42 {
+	if !meta.IsStatusConditionTrue(got.Status.Conditions, sessionsv1alpha1.ConditionReady) || got.Status.Spend == nil || got.Status.Spend.Tokens != 42 {
 		t.Errorf("status %+v: want Ready and the window's 42 tokens", got.Status)
 	}
 }

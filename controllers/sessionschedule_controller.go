@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
@@ -52,10 +52,10 @@ type SessionScheduleReconciler struct {
 // scheduleFlow is one reconcile of a schedule: what it read, and the Events to record
 // once its status write landed.
 type scheduleFlow struct {
-	sched *v1.SessionSchedule
+	sched *sessionsv1alpha1.SessionSchedule
 	now   time.Time
 	// active are the schedule's unfinished sends (from the cache).
-	active []v1.SessionSend
+	active []sessionsv1alpha1.SessionSend
 	events []scheduleEvent
 	// requeue is when to look again (the next tick); 0: at the next change.
 	requeue time.Duration
@@ -69,7 +69,7 @@ func (f *scheduleFlow) event(kind, reason, msg string) {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *SessionScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	s := &v1.SessionSchedule{}
+	s := &sessionsv1alpha1.SessionSchedule{}
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil || !s.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -94,8 +94,8 @@ func (r *SessionScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 
 // observe lists the schedule's running sends and records them in status.active.
 func (r *SessionScheduleReconciler) observe(ctx context.Context, f *scheduleFlow) error {
-	var list v1.SessionSendList
-	if err := r.List(ctx, &list, client.InNamespace(f.sched.Namespace), client.MatchingLabels{v1.ScheduleLabel: f.sched.Name}); err != nil {
+	var list sessionsv1alpha1.SessionSendList
+	if err := r.List(ctx, &list, client.InNamespace(f.sched.Namespace), client.MatchingLabels{sessionsv1alpha1.ScheduleLabel: f.sched.Name}); err != nil {
 		return err
 	}
 	f.active = f.active[:0]
@@ -109,9 +109,9 @@ func (r *SessionScheduleReconciler) observe(ctx context.Context, f *scheduleFlow
 
 // setActive writes status.active from f.active.
 func setActive(f *scheduleFlow) {
-	refs := make([]v1.ActiveSend, 0, len(f.active))
+	refs := make([]sessionsv1alpha1.ActiveSend, 0, len(f.active))
 	for _, s := range f.active {
-		refs = append(refs, v1.ActiveSend{Name: s.Name, UID: s.UID})
+		refs = append(refs, sessionsv1alpha1.ActiveSend{Name: s.Name, UID: s.UID})
 	}
 	if len(refs) == 0 {
 		refs = nil
@@ -120,19 +120,19 @@ func setActive(f *scheduleFlow) {
 }
 
 // setScheduleReady sets the Ready condition.
-func setScheduleReady(s *v1.SessionSchedule, ok bool, reason, msg string) {
+func setScheduleReady(s *sessionsv1alpha1.SessionSchedule, ok bool, reason, msg string) {
 	status := metav1.ConditionTrue
 	if !ok {
 		status = metav1.ConditionFalse
 	}
-	ready := metav1.Condition{Type: v1.ConditionReady, Status: status, Reason: reason,
+	ready := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: status, Reason: reason,
 		Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: s.Generation}
 	meta.SetStatusCondition(&s.Status.Conditions, ready)
 	setStalled(&s.Status.Conditions, ready)
 }
 
 func (r *SessionScheduleReconciler) setupWith(b *builder.Builder) error {
-	return b.For(&v1.SessionSchedule{}).
-		Owns(&v1.SessionSend{}).
+	return b.For(&sessionsv1alpha1.SessionSchedule{}).
+		Owns(&sessionsv1alpha1.SessionSend{}).
 		Named("sessionschedule").Complete(requeueConflicts(r))
 }

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
@@ -60,12 +60,12 @@ type SessionSendReconciler struct {
 	feed *sendFeed
 
 	// stepRunner runs the steps with the fields above; wire sets it.
-	stepRunner[*v1.SessionSend]
+	stepRunner[*sessionsv1alpha1.SessionSend]
 }
 
 // wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
 func (r *SessionSendReconciler) wire() *SessionSendReconciler {
-	r.stepRunner = stepRunner[*v1.SessionSend]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
+	r.stepRunner = stepRunner[*sessionsv1alpha1.SessionSend]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
 		ownerKind: turns.OwnerSessionSend, of: r, lookup: r.Lookup, finishedNow: r.finished, awaiting: awaitingSend}
 	return r
 }
@@ -75,8 +75,8 @@ func (r *SessionSendReconciler) wire() *SessionSendReconciler {
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionpolicies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agents,verbs=get;list;watch
 
-func (r *SessionSendReconciler) steps() []step[*v1.SessionSend] {
-	return []step[*v1.SessionSend]{
+func (r *SessionSendReconciler) steps() []step[*sessionsv1alpha1.SessionSend] {
+	return []step[*sessionsv1alpha1.SessionSend]{
 		{"cancel", r.cancel},
 		{"resolveTarget", r.resolveTarget},
 		{"command", r.command},
@@ -87,26 +87,28 @@ func (r *SessionSendReconciler) steps() []step[*v1.SessionSend] {
 	}
 }
 
-func (r *SessionSendReconciler) observe(s *v1.SessionSend) {
+func (r *SessionSendReconciler) observe(s *sessionsv1alpha1.SessionSend) {
 	phase := s.Status.Phase
 	if phase == "" {
-		phase = v1.SendRunning
+		phase = sessionsv1alpha1.SendRunning
 	}
 	setProgress(&s.Status.Conditions, s.Generation, string(phase), "the send is in phase "+string(phase))
 }
-func (r *SessionSendReconciler) phase(s *v1.SessionSend) string { return string(s.Status.Phase) }
+func (r *SessionSendReconciler) phase(s *sessionsv1alpha1.SessionSend) string {
+	return string(s.Status.Phase)
+}
 
 // cancel ends the send Cancelled when spec.cancel asks; what its turns started is cancelled too.
-func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
-	if !r.abortForCancel(f, f.obj.Spec.Cancel && f.obj.Status.Phase != v1.SendCancelled) {
+func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
+	if !r.abortForCancel(f, f.obj.Spec.Cancel && f.obj.Status.Phase != sessionsv1alpha1.SendCancelled) {
 		return true, nil
 	}
 	if err := cancelStarted(ctx, r.client, f.obj, ""); err != nil {
 		return false, err
 	}
 	st := &f.obj.Status
-	if st.Status == "" || st.Status == v1.SendAccepted {
-		st.Status = v1.SendError
+	if st.Status == "" || st.Status == sessionsv1alpha1.SendAccepted {
+		st.Status = sessionsv1alpha1.SendError
 	}
 	if st.Error == "" {
 		st.Error = "cancelled by spec.cancel"
@@ -117,12 +119,12 @@ func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*v1.SessionS
 		// an MCP task) could not find it. The run id is the one round 1 has or would have.
 		st.RunID = turns.TurnID(f.obj.UID, "round-1")
 	}
-	r.end(f, cancelled, v1.SendCancelled, "Cancelled", "cancelled by spec.cancel; its running turns were aborted")
+	r.end(f, cancelled, sessionsv1alpha1.SendCancelled, "Cancelled", "cancelled by spec.cancel; its running turns were aborted")
 	return true, nil
 }
 
 // finished hands a send that just finished to the TTL schedule and to the store's feed.
-func (r *SessionSendReconciler) finished(s *v1.SessionSend) {
+func (r *SessionSendReconciler) finished(s *sessionsv1alpha1.SessionSend) {
 	if r.finishedTTL != nil {
 		r.finishedTTL.schedule(s)
 	}
@@ -133,17 +135,17 @@ func (r *SessionSendReconciler) finished(s *v1.SessionSend) {
 
 // afterFinish deletes the finished send once its TTL has passed (a cache that keeps finished
 // sends: without the manager's field selector).
-func (r *SessionSendReconciler) afterFinish(ctx context.Context, s *v1.SessionSend) (ctrl.Result, error) {
+func (r *SessionSendReconciler) afterFinish(ctx context.Context, s *sessionsv1alpha1.SessionSend) (ctrl.Result, error) {
 	return deleteAfterTTL(ctx, r.client, r.clock, s, s.Spec.TTLSecondsAfterFinished, r.TTL, s.Status.CompletedAt, nil)
 }
 
 // sendFinished reads what the cache keeps of a finished send (cacheindex trims the rest,
 // conditions included): it has completedAt.
-func sendFinished(s *v1.SessionSend) bool { return s.Status.Finished() }
+func sendFinished(s *sessionsv1alpha1.SessionSend) bool { return s.Status.Finished() }
 
 // resolveTarget finds the target session: a key, a sessionId, or the alias main. A main
 // session that does not exist yet is created for an existing Agent.
-func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send := f.obj
 	if sendFinished(send) {
 		return false, nil
@@ -176,7 +178,7 @@ func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *flow[*v1.S
 		f.requeueAfter(notReadyRequeue)
 		return false, nil
 	}
-	if s.Status.Phase == v1.SessionArchived {
+	if s.Status.Phase == sessionsv1alpha1.SessionArchived {
 		r.fail(f, fmt.Sprintf("target session %q is archived", s.Spec.Key))
 		return false, nil
 	}
@@ -189,7 +191,7 @@ func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *flow[*v1.S
 }
 
 // requesterAgent is the agent of fromSessionKey's session, which "main" resolves against.
-func (r *SessionSendReconciler) requesterAgent(ctx context.Context, send *v1.SessionSend) (string, error) {
+func (r *SessionSendReconciler) requesterAgent(ctx context.Context, send *sessionsv1alpha1.SessionSend) (string, error) {
 	from := send.Spec.FromSessionKey
 	if from == "" {
 		return "", nil
@@ -210,9 +212,9 @@ func (r *SessionSendReconciler) createMainSession(ctx context.Context, namespace
 	if agent, err := r.Lookup.Agent(ctx, namespace, k.AgentID); agent == nil || err != nil {
 		return false, err
 	}
-	s := &v1.AgentSession{
+	s := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
-		Spec:       v1.AgentSessionSpec{Key: key, AgentID: k.AgentID, ChatType: v1.ChatTypeDirect},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: k.AgentID, ChatType: sessionsv1alpha1.ChatTypeDirect},
 	}
 	if err := r.client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
@@ -223,7 +225,7 @@ func (r *SessionSendReconciler) createMainSession(ctx context.Context, namespace
 // roundOne runs the primary run in the target and reports its outcome as sessions_send
 // does: accepted at once for fire-and-forget, ok with the reply in time, timeout at the
 // deadline (the run goes on), error when it failed.
-func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send, target, st := f.obj, f.session, &f.obj.Status
 	if len(st.Turns) > 0 || isCommand(send) {
 		return true, nil
@@ -239,7 +241,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 	}
 	st.TargetSessionKey, st.RunID = target.Spec.Key, turns.TurnID(send.UID, "round-1")
 	st.Usage = usage.Add(st.Usage, res.Usage())
-	turn := v1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: textutil.Truncate(res.Text, maxStatusText)}
+	turn := sessionsv1alpha1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: textutil.Truncate(res.Text, maxStatusText)}
 	if res.Err != nil {
 		turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		st.Turns = append(st.Turns, turn)
@@ -269,7 +271,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*v1.Sessio
 
 // waitingForRoundOne reports accepted or timeout while round 1 runs, and when to look again.
 // While a timed send waits, nothing is written: ok arrives with the reply.
-func (r *SessionSendReconciler) waitingForRoundOne(f *flow[*v1.SessionSend]) {
+func (r *SessionSendReconciler) waitingForRoundOne(f *flow[*sessionsv1alpha1.SessionSend]) {
 	send, st := f.obj, &f.obj.Status
 	if st.Status != "" {
 		return
@@ -279,21 +281,21 @@ func (r *SessionSendReconciler) waitingForRoundOne(f *flow[*v1.SessionSend]) {
 			f.requeueAfter(left)
 			return
 		}
-		st.Status = v1.SendTimeout
+		st.Status = sessionsv1alpha1.SendTimeout
 		st.Error = fmt.Sprintf("no reply within %s; the run goes on: its reply will be recorded in status.turns and the transcript", timeout)
 		setReplied(send, metav1.ConditionFalse, "Timeout", st.Error)
 		f.event(corev1.EventTypeWarning, "Timeout", "%s", st.Error)
 	} else {
-		st.Status = v1.SendAccepted
+		st.Status = sessionsv1alpha1.SendAccepted
 		f.event(corev1.EventTypeNormal, "Accepted", "fire-and-forget send accepted")
 	}
-	st.Phase, st.StartedAt = v1.SendRunning, ptrTime(send.CreationTimestamp)
+	st.Phase, st.StartedAt = sessionsv1alpha1.SendRunning, ptrTime(send.CreationTimestamp)
 	st.TargetSessionKey, st.RunID = f.session.Spec.Key, turns.TurnID(send.UID, "round-1")
 }
 
 // roundOneRequest is round 1's turn: the message with its provenance (starter's, the cron
 // or hook provenance of a schedule's or hook's send, when not nil).
-func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession, starter *transcript.Provenance) turns.TurnRequest {
+func roundOneRequest(send *sessionsv1alpha1.SessionSend, target *sessionsv1alpha1.AgentSession, starter *transcript.Provenance) turns.TurnRequest {
 	prov := &transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}
 	var system string
 	switch from := send.Spec.FromSessionKey; {
@@ -309,9 +311,9 @@ func roundOneRequest(send *v1.SessionSend, target *v1.AgentSession, starter *tra
 // announce runs the announce step in the target and delivers what it says. The step is
 // agent-to-agent, as in the seeds: a person's send (no fromSessionKey) has none, and ends
 // with its round 1 in one status write.
-func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send, st := f.obj, &f.obj.Status
-	if (st.Announce != nil && st.Announce.Status != v1.AnnounceDelivering) || send.Spec.FromSessionKey == "" {
+	if (st.Announce != nil && st.Announce.Status != sessionsv1alpha1.AnnounceDelivering) || send.Spec.FromSessionKey == "" {
 		return true, nil
 	}
 	latest := latestReply(st.Turns)
@@ -322,7 +324,7 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 			SystemContext: protocol.AgentAnnounce(send.Spec.FromSessionKey)}
 	})
 	if !ok || err != nil {
-		st.Phase = v1.SendAnnouncing
+		st.Phase = sessionsv1alpha1.SendAnnouncing
 		return false, err
 	}
 	if st.Announce == nil {
@@ -330,8 +332,8 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 	}
 	var wait time.Duration
 	st.Announce, wait = r.Announcer.outcome(ctx, announceInput{session: f.session, key: turns.TurnID(send.UID, "announce"), prev: st.Announce}, res)
-	if st.Announce.Status == v1.AnnounceDelivering {
-		st.Phase = v1.SendAnnouncing
+	if st.Announce.Status == sessionsv1alpha1.AnnounceDelivering {
+		st.Phase = sessionsv1alpha1.SendAnnouncing
 		f.requeueAfter(max(wait, notReadyRequeue))
 		return false, nil
 	}
@@ -340,31 +342,31 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*v1.Sessio
 }
 
 // complete ends a send whose steps all ran.
-func (r *SessionSendReconciler) complete(_ context.Context, f *flow[*v1.SessionSend]) (bool, error) {
+func (r *SessionSendReconciler) complete(_ context.Context, f *flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	msg := "the send, its reply-back and its announce are done"
 	if f.obj.Spec.FromSessionKey == "" {
 		msg = "the send is done (a person's send has no reply-back or announce)"
 	}
 	// No Event: the Completed condition and agent_sessions_finished_total say it, and an
 	// Event on every success is an API write per send (a third of a person's send's writes).
-	r.end(f, succeeded, v1.SendCompleted, "Completed", msg)
+	r.end(f, succeeded, sessionsv1alpha1.SendCompleted, "Completed", msg)
 	return true, nil
 }
 
-func (r *SessionSendReconciler) fail(f *flow[*v1.SessionSend], msg string) {
+func (r *SessionSendReconciler) fail(f *flow[*sessionsv1alpha1.SessionSend], msg string) {
 	r.failWith(f, "Failed", msg)
 }
 
 // failWith ends the send with status error, and an Event of reason.
-func (r *SessionSendReconciler) failWith(f *flow[*v1.SessionSend], reason, msg string) {
+func (r *SessionSendReconciler) failWith(f *flow[*sessionsv1alpha1.SessionSend], reason, msg string) {
 	st := &f.obj.Status
-	st.Status, st.Error = v1.SendError, textutil.Truncate(msg, maxStatusText)
+	st.Status, st.Error = sessionsv1alpha1.SendError, textutil.Truncate(msg, maxStatusText)
 	setReplied(f.obj, metav1.ConditionFalse, "Error", msg)
 	f.event(corev1.EventTypeWarning, reason, "%s", msg)
-	r.end(f, failed, v1.SendFailed, "Failed", msg)
+	r.end(f, failed, sessionsv1alpha1.SendFailed, "Failed", msg)
 }
 
-func (r *SessionSendReconciler) end(f *flow[*v1.SessionSend], o outcome, phase v1.SendPhase, reason, msg string) {
+func (r *SessionSendReconciler) end(f *flow[*sessionsv1alpha1.SessionSend], o outcome, phase sessionsv1alpha1.SendPhase, reason, msg string) {
 	st := &f.obj.Status
 	st.Phase = phase
 	now := metav1.NewTime(r.clock.Now())
@@ -373,8 +375,8 @@ func (r *SessionSendReconciler) end(f *flow[*v1.SessionSend], o outcome, phase v
 	f.log.V(2).Info("send finished", "phase", phase, "reason", reason)
 }
 
-func setReplied(send *v1.SessionSend, status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&send.Status.Conditions, metav1.Condition{Type: v1.ConditionReplied, Status: status,
+func setReplied(send *sessionsv1alpha1.SessionSend, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&send.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionReplied, Status: status,
 		Reason: reason, Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: send.Generation})
 }
 
@@ -382,8 +384,8 @@ func setReplied(send *v1.SessionSend, status metav1.ConditionStatus, reason, msg
 func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) error {
 	r.wire()
 	return b.
-		For(&v1.SessionSend{}).
-		Owns(&v1.ToolApproval{}).
+		For(&sessionsv1alpha1.SessionSend{}).
+		Owns(&sessionsv1alpha1.ToolApproval{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("sessionsend").Complete(requeueConflicts(r))
@@ -392,23 +394,23 @@ func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) e
 // repliedStatus is the status of a send whose round 1 replied before any status was
 // recorded: ok for a timed send, and accepted for a fire-and-forget one, which is what it
 // reports whenever its accepted write did not land first (the API server was away).
-func repliedStatus(send *v1.SessionSend) v1.SendStatus {
+func repliedStatus(send *sessionsv1alpha1.SessionSend) sessionsv1alpha1.SendStatus {
 	if timeoutOf(send) == 0 {
-		return v1.SendAccepted
+		return sessionsv1alpha1.SendAccepted
 	}
-	return v1.SendOK
+	return sessionsv1alpha1.SendOK
 }
 
-func timeoutOf(send *v1.SessionSend) time.Duration {
+func timeoutOf(send *sessionsv1alpha1.SessionSend) time.Duration {
 	if send.Spec.TimeoutSeconds == nil {
-		return v1.DefaultSendTimeoutSeconds * time.Second
+		return sessionsv1alpha1.DefaultSendTimeoutSeconds * time.Second
 	}
 	return time.Duration(*send.Spec.TimeoutSeconds) * time.Second
 }
 
 // endsPingPong: an exact REPLY_SKIP or an empty reply stops the reply-back loop.
 func endsPingPong(reply string) bool {
-	return strings.TrimSpace(reply) == "" || IsSkip(reply, v1.ReplySkip)
+	return strings.TrimSpace(reply) == "" || IsSkip(reply, sessionsv1alpha1.ReplySkip)
 }
 
 func textMessage(text string, prov *transcript.Provenance) transcript.Message {

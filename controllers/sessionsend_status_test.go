@@ -19,7 +19,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // The chaos suite found a fire-and-forget send ending "ok": its run finished while the API
@@ -27,15 +27,15 @@ import (
 func TestRepliedStatus(t *testing.T) {
 	cases := map[string]struct {
 		timeout *int32
-		want    v1.SendStatus
+		want    sessionsv1alpha1.SendStatus
 	}{
-		"fire-and-forget": {timeout: ptr.To[int32](0), want: v1.SendAccepted},
-		"timed":           {timeout: ptr.To[int32](30), want: v1.SendOK},
-		"default timeout": {want: v1.SendOK},
+		"fire-and-forget": {timeout: ptr.To[int32](0), want: sessionsv1alpha1.SendAccepted},
+		"timed":           {timeout: ptr.To[int32](30), want: sessionsv1alpha1.SendOK},
+		"default timeout": {want: sessionsv1alpha1.SendOK},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			send := &v1.SessionSend{Spec: v1.SessionSendSpec{TimeoutSeconds: tc.timeout}}
+			send := &sessionsv1alpha1.SessionSend{Spec: sessionsv1alpha1.SessionSendSpec{TimeoutSeconds: tc.timeout}}
 			if got := repliedStatus(send); got != tc.want {
 				t.Errorf("repliedStatus = %q, want %q", got, tc.want)
 			}

@@ -20,12 +20,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestStaleReads(t *testing.T) {
-	at := func(rv string) *v1.SessionSend {
-		return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", ResourceVersion: rv}}
+	at := func(rv string) *sessionsv1alpha1.SessionSend {
+		return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", ResourceVersion: rv}}
 	}
 	var s staleReads
 	if s.stale(at("10")) {

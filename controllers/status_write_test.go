@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
 
@@ -33,7 +33,7 @@ import (
 // status computed from a stale read is refused with a conflict (the optimistic lock).
 func TestWriteStatus(t *testing.T) {
 	cases := map[string]struct {
-		change func(*v1.SessionHook)
+		change func(*sessionsv1alpha1.SessionHook)
 		// stale: the object is written once more after the read, so the base is stale.
 		stale       bool
 		wantWrites  int
@@ -41,23 +41,23 @@ func TestWriteStatus(t *testing.T) {
 		wantURL     string
 		conflict    bool
 	}{
-		"unchanged status: nothing sent": {change: func(h *v1.SessionHook) { h.Labels = map[string]string{"a": "b"} }, wantURL: "old"},
-		"changed status: one update":     {change: func(h *v1.SessionHook) { h.Status.URL = "new" }, wantWrites: 1, wantWritten: true, wantURL: "new"},
-		"stale read: a conflict, nothing written": {change: func(h *v1.SessionHook) { h.Status.URL = "new" }, stale: true,
+		"unchanged status: nothing sent": {change: func(h *sessionsv1alpha1.SessionHook) { h.Labels = map[string]string{"a": "b"} }, wantURL: "old"},
+		"changed status: one update":     {change: func(h *sessionsv1alpha1.SessionHook) { h.Status.URL = "new" }, wantWrites: 1, wantWritten: true, wantURL: "new"},
+		"stale read: a conflict, nothing written": {change: func(h *sessionsv1alpha1.SessionHook) { h.Status.URL = "new" }, stale: true,
 			wantWrites: 1, conflict: true, wantURL: "old"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			writes := 0
-			seed := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "h"}, Status: v1.SessionHookStatus{URL: "old", Deliveries: 3}}
+			seed := &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "h"}, Status: sessionsv1alpha1.SessionHookStatus{URL: "old", Deliveries: 3}}
 			c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(seed).
-				WithStatusSubresource(&v1.SessionHook{}).Build(), interceptor.Funcs{
+				WithStatusSubresource(&sessionsv1alpha1.SessionHook{}).Build(), interceptor.Funcs{
 				SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 					writes++
 					return c.SubResource(sub).Update(ctx, obj, opts...)
 				}})
-			h := &v1.SessionHook{}
+			h := &sessionsv1alpha1.SessionHook{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(seed), h); err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestWriteStatus(t *testing.T) {
 			if apierrors.IsConflict(err) != tc.conflict || (err != nil && !tc.conflict) {
 				t.Fatalf("err %v, want conflict %v", err, tc.conflict)
 			}
-			got := &v1.SessionHook{}
+			got := &sessionsv1alpha1.SessionHook{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(seed), got); err != nil {
 				t.Fatal(err)
 			}

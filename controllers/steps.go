@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
@@ -41,10 +41,10 @@ import (
 const notReadyRequeue = 250 * time.Millisecond
 
 // turnOwner is an object that owns turns (SessionSend, SubagentRun). The status the kinds
-// share (v1.OwnerStatus: observedGeneration, startedAt, completedAt) is read and stamped here.
+// share (sessionsv1alpha1.OwnerStatus: observedGeneration, startedAt, completedAt) is read and stamped here.
 type turnOwner interface {
 	client.Object
-	GetOwnerStatus() *v1.OwnerStatus
+	GetOwnerStatus() *sessionsv1alpha1.OwnerStatus
 }
 
 // ownerKind is what differs between the kinds that own turns.
@@ -80,10 +80,10 @@ type flow[T client.Object] struct {
 
 	// What the steps resolved for the steps after them: the session the turns run in (a
 	// send's target, a run's child), the requesting session, and the agent.
-	session, requester *v1.AgentSession
-	agent              *v1.Agent
+	session, requester *sessionsv1alpha1.AgentSession
+	agent              *sessionsv1alpha1.Agent
 	// awaiting is the pending ToolApproval a turn of this owner waits on.
-	awaiting *v1.ToolApproval
+	awaiting *sessionsv1alpha1.ToolApproval
 }
 
 type queuedEvent struct{ typ, reason, msg string }

@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -103,7 +103,7 @@ func newFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *
 	t.Helper()
 	objs = withAgents(objs)
 	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).
-		WithStatusSubresource(&v1.SessionSend{}, &v1.SubagentRun{}, &v1.AgentSession{})).Build()
+		WithStatusSubresource(&sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{}, &sessionsv1alpha1.AgentSession{})).Build()
 	if funcs != nil {
 		c = interceptor.NewClient(c, *funcs)
 	}
@@ -130,27 +130,27 @@ func (f *fixture) runs() *SubagentRunReconciler {
 func withAgents(objs []client.Object) []client.Object {
 	have := map[string]bool{}
 	for _, o := range objs {
-		if a, ok := o.(*v1.Agent); ok {
+		if a, ok := o.(*sessionsv1alpha1.Agent); ok {
 			have[a.Name] = true
 		}
 	}
 	for _, o := range objs {
-		if s, ok := o.(*v1.AgentSession); ok && !have[s.Spec.AgentID] {
+		if s, ok := o.(*sessionsv1alpha1.AgentSession); ok && !have[s.Spec.AgentID] {
 			have[s.Spec.AgentID] = true
-			objs = append(objs, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: s.Spec.AgentID, Namespace: s.Namespace}})
+			objs = append(objs, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: s.Spec.AgentID, Namespace: s.Namespace}})
 		}
 	}
 	return objs
 }
 
-func session(key, agent string) *v1.AgentSession {
-	return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s-" + agent, Namespace: "ns"},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: agent}, Status: v1.AgentSessionStatus{SessionID: "sid-" + agent}}
+func session(key, agent string) *sessionsv1alpha1.AgentSession {
+	return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s-" + agent, Namespace: "ns"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent}, Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "sid-" + agent}}
 }
 
-func send(mut ...func(*v1.SessionSend)) *v1.SessionSend {
-	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "send", Namespace: "ns", UID: "u1", CreationTimestamp: metav1.NewTime(epoch)},
-		Spec: v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "ping", TimeoutSeconds: ptr.To[int32](30)}}
+func send(mut ...func(*sessionsv1alpha1.SessionSend)) *sessionsv1alpha1.SessionSend {
+	s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "send", Namespace: "ns", UID: "u1", CreationTimestamp: metav1.NewTime(epoch)},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "ping", TimeoutSeconds: ptr.To[int32](30)}}
 	for _, m := range mut {
 		m(s)
 	}
@@ -159,13 +159,13 @@ func send(mut ...func(*v1.SessionSend)) *v1.SessionSend {
 
 var sendKey = types.NamespacedName{Namespace: "ns", Name: "send"}
 
-func reconcileSend(t *testing.T, f *fixture) (ctrl.Result, *v1.SessionSend) {
+func reconcileSend(t *testing.T, f *fixture) (ctrl.Result, *sessionsv1alpha1.SessionSend) {
 	t.Helper()
 	res, err := f.sends().Reconcile(context.Background(), ctrl.Request{NamespacedName: sendKey})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := &v1.SessionSend{}
+	got := &sessionsv1alpha1.SessionSend{}
 	if err := f.c.Get(context.Background(), sendKey, got); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
@@ -175,12 +175,12 @@ func reconcileSend(t *testing.T, f *fixture) (ctrl.Result, *v1.SessionSend) {
 func TestSessionSendSteps(t *testing.T) {
 	ok := turns.TurnResult{Text: "pong"}
 	cases := map[string]struct {
-		send    *v1.SessionSend
+		send    *sessionsv1alpha1.SessionSend
 		results map[string]turns.TurnResult
 		advance time.Duration
 		// want
-		phase     v1.SendPhase
-		status    v1.SendStatus
+		phase     sessionsv1alpha1.SendPhase
+		status    sessionsv1alpha1.SendStatus
 		condition string
 		submitted []string
 		events    []string
@@ -190,37 +190,37 @@ func TestSessionSendSteps(t *testing.T) {
 			send: send(), submitted: []string{"u1/round-1"}, requeue: 30 * time.Second,
 		},
 		"a fire-and-forget send is accepted at once": {
-			send:  send(func(s *v1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }),
-			phase: v1.SendRunning, status: v1.SendAccepted, submitted: []string{"u1/round-1"}, events: []string{"Accepted"},
+			send:  send(func(s *sessionsv1alpha1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }),
+			phase: sessionsv1alpha1.SendRunning, status: sessionsv1alpha1.SendAccepted, submitted: []string{"u1/round-1"}, events: []string{"Accepted"},
 		},
 		"a timed send times out at its deadline and goes on": {
 			send: send(), advance: 31 * time.Second,
-			phase: v1.SendRunning, status: v1.SendTimeout, submitted: []string{"u1/round-1"}, events: []string{"Timeout"},
+			phase: sessionsv1alpha1.SendRunning, status: sessionsv1alpha1.SendTimeout, submitted: []string{"u1/round-1"}, events: []string{"Timeout"},
 		},
 		"a person's send: Completed with its round 1, no announce, no Event": {
 			send: send(), results: map[string]turns.TurnResult{"u1/round-1": ok},
-			phase: v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted,
+			phase: sessionsv1alpha1.SendCompleted, status: sessionsv1alpha1.SendOK, condition: sessionsv1alpha1.ConditionCompleted,
 		},
 		"a session's send whose round 1 ends the ping-pong: the announce turn is next": {
-			send: send(fromAlice), results: map[string]turns.TurnResult{"u1/round-1": {Text: v1.ReplySkip}},
-			phase: v1.SendAnnouncing, status: v1.SendOK, submitted: []string{"u1/announce"},
+			send: send(fromAlice), results: map[string]turns.TurnResult{"u1/round-1": {Text: sessionsv1alpha1.ReplySkip}},
+			phase: sessionsv1alpha1.SendAnnouncing, status: sessionsv1alpha1.SendOK, submitted: []string{"u1/announce"},
 		},
 		"every step of a session's send done: Completed; a skipped announce writes no Event": {
 			send:    send(fromAlice),
-			results: map[string]turns.TurnResult{"u1/round-1": {Text: v1.ReplySkip}, "u1/announce": {Text: v1.AnnounceSkip}},
-			phase:   v1.SendCompleted, status: v1.SendOK, condition: v1.ConditionCompleted,
+			results: map[string]turns.TurnResult{"u1/round-1": {Text: sessionsv1alpha1.ReplySkip}, "u1/announce": {Text: sessionsv1alpha1.AnnounceSkip}},
+			phase:   sessionsv1alpha1.SendCompleted, status: sessionsv1alpha1.SendOK, condition: sessionsv1alpha1.ConditionCompleted,
 		},
 		"a failed round 1: Failed, and no Completed": {
 			send: send(), results: map[string]turns.TurnResult{"u1/round-1": {Err: errors.New("model down")}},
-			phase: v1.SendFailed, status: v1.SendError, condition: v1.ConditionFailed, events: []string{"RunFailed"},
+			phase: sessionsv1alpha1.SendFailed, status: sessionsv1alpha1.SendError, condition: sessionsv1alpha1.ConditionFailed, events: []string{"RunFailed"},
 		},
 		"a missing target fails with its name": {
-			send:  send(func(s *v1.SessionSend) { s.Spec.SessionKey = "agent:nobody:group:x" }),
-			phase: v1.SendFailed, status: v1.SendError, condition: v1.ConditionFailed, events: []string{"Failed"},
+			send:  send(func(s *sessionsv1alpha1.SessionSend) { s.Spec.SessionKey = "agent:nobody:group:x" }),
+			phase: sessionsv1alpha1.SendFailed, status: sessionsv1alpha1.SendError, condition: sessionsv1alpha1.ConditionFailed, events: []string{"Failed"},
 		},
 		"spec.cancel: Cancelled, the turns aborted, nothing submitted": {
-			send:  send(func(s *v1.SessionSend) { s.Spec.Cancel = true }),
-			phase: v1.SendCancelled, status: v1.SendError, condition: v1.ConditionCancelled,
+			send:  send(func(s *sessionsv1alpha1.SessionSend) { s.Spec.Cancel = true }),
+			phase: sessionsv1alpha1.SendCancelled, status: sessionsv1alpha1.SendError, condition: sessionsv1alpha1.ConditionCancelled,
 		},
 	}
 	for name, tc := range cases {
@@ -234,7 +234,7 @@ func TestSessionSendSteps(t *testing.T) {
 			if got.Status.Phase != tc.phase || got.Status.Status != tc.status {
 				t.Errorf("phase, status = %q, %q; want %q, %q (error %q)", got.Status.Phase, got.Status.Status, tc.phase, tc.status, got.Status.Error)
 			}
-			for _, typ := range []string{v1.ConditionCompleted, v1.ConditionFailed, v1.ConditionCancelled} {
+			for _, typ := range []string{sessionsv1alpha1.ConditionCompleted, sessionsv1alpha1.ConditionFailed, sessionsv1alpha1.ConditionCancelled} {
 				if set := meta.IsStatusConditionTrue(got.Status.Conditions, typ); set != (typ == tc.condition) {
 					t.Errorf("condition %s = %v", typ, set)
 				}
@@ -259,7 +259,7 @@ func TestCancelledTimedSendKeepsItsRunID(t *testing.T) {
 	if _, got := reconcileSend(t, f); got.Status.RunID != "" || got.Status.Phase != "" {
 		t.Fatalf("before the cancel: runId %q, phase %q; want nothing written", got.Status.RunID, got.Status.Phase)
 	}
-	cur := &v1.SessionSend{}
+	cur := &sessionsv1alpha1.SessionSend{}
 	if err := f.c.Get(context.Background(), sendKey, cur); err != nil {
 		t.Fatal(err)
 	}
@@ -268,18 +268,18 @@ func TestCancelledTimedSendKeepsItsRunID(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, got := reconcileSend(t, f)
-	if got.Status.Phase != v1.SendCancelled || got.Status.RunID != "u1/round-1" {
-		t.Errorf("phase %q, runId %q; want %q, %q", got.Status.Phase, got.Status.RunID, v1.SendCancelled, "u1/round-1")
+	if got.Status.Phase != sessionsv1alpha1.SendCancelled || got.Status.RunID != "u1/round-1" {
+		t.Errorf("phase %q, runId %q; want %q, %q", got.Status.Phase, got.Status.RunID, sessionsv1alpha1.SendCancelled, "u1/round-1")
 	}
 }
 
 // A send past admission (the webhook off) that names main without a requester fails with
 // lookup's one text, the one the webhook gives.
 func TestMainWithoutRequesterFailsWithLookupsText(t *testing.T) {
-	f := newFixture(t, nil, send(func(s *v1.SessionSend) { s.Spec.SessionKey = "main" }), session("agent:bob:main", "bob"))
+	f := newFixture(t, nil, send(func(s *sessionsv1alpha1.SessionSend) { s.Spec.SessionKey = "main" }), session("agent:bob:main", "bob"))
 	_, got := reconcileSend(t, f)
-	if got.Status.Phase != v1.SendFailed || got.Status.Error != lookup.ErrMainWithoutRequester.Error() {
-		t.Errorf("phase %q, error %q; want %q, %q", got.Status.Phase, got.Status.Error, v1.SendFailed, lookup.ErrMainWithoutRequester)
+	if got.Status.Phase != sessionsv1alpha1.SendFailed || got.Status.Error != lookup.ErrMainWithoutRequester.Error() {
+		t.Errorf("phase %q, error %q; want %q, %q", got.Status.Phase, got.Status.Error, sessionsv1alpha1.SendFailed, lookup.ErrMainWithoutRequester)
 	}
 }
 
@@ -289,12 +289,12 @@ func TestEventsOnlyAfterTheWriteLands(t *testing.T) {
 	conflict := &interceptor.Funcs{SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
 		return apierrors.NewConflict(schema.GroupResource{Resource: "sessionsends"}, "send", errors.New("stale"))
 	}}
-	f := newFixture(t, conflict, send(func(s *v1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }), session("agent:bob:main", "bob"))
+	f := newFixture(t, conflict, send(func(s *sessionsv1alpha1.SessionSend) { s.Spec.TimeoutSeconds = ptr.To[int32](0) }), session("agent:bob:main", "bob"))
 	res, err := requeueConflicts(f.sends()).Reconcile(context.Background(), ctrl.Request{NamespacedName: sendKey})
 	if err != nil {
 		t.Fatalf("a refused status write: err %v, want a quiet requeue", err)
 	}
-	got := &v1.SessionSend{}
+	got := &sessionsv1alpha1.SessionSend{}
 	if err := f.c.Get(context.Background(), sendKey, got); err != nil {
 		t.Fatal(err)
 	}
@@ -318,8 +318,8 @@ func TestSendReleaseAndTTL(t *testing.T) {
 	}
 
 	done := metav1.NewTime(epoch)
-	finished := send(func(s *v1.SessionSend) {
-		s.Status = v1.SessionSendStatus{Phase: v1.SendCompleted, OwnerStatus: v1.OwnerStatus{CompletedAt: &done}}
+	finished := send(func(s *sessionsv1alpha1.SessionSend) {
+		s.Status = sessionsv1alpha1.SessionSendStatus{Phase: sessionsv1alpha1.SendCompleted, OwnerStatus: sessionsv1alpha1.OwnerStatus{CompletedAt: &done}}
 		s.Spec.TTLSecondsAfterFinished = ptr.To[int32](60)
 	})
 	f = newFixture(t, nil, finished)
@@ -365,15 +365,15 @@ func TestTTLLeft(t *testing.T) {
 }
 
 func TestArchiveDue(t *testing.T) {
-	s := func(v string) *v1.AgentSession {
-		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{v1.ArchiveAtAnnotation: v}}}
+	s := func(v string) *sessionsv1alpha1.AgentSession {
+		return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{sessionsv1alpha1.ArchiveAtAnnotation: v}}}
 	}
 	cases := map[string]struct {
-		s        *v1.AgentSession
+		s        *sessionsv1alpha1.AgentSession
 		wantDue  bool
 		wantLeft time.Duration
 	}{
-		"none":        {s: &v1.AgentSession{}},
+		"none":        {s: &sessionsv1alpha1.AgentSession{}},
 		"not yet":     {s: s(epoch.Add(time.Hour).Format(time.RFC3339)), wantLeft: time.Hour},
 		"due":         {s: s(epoch.Format(time.RFC3339)), wantDue: true},
 		"unparseable": {s: s("soon")},
@@ -388,9 +388,9 @@ func TestArchiveDue(t *testing.T) {
 	}
 }
 
-func run(mut ...func(*v1.SubagentRun)) *v1.SubagentRun {
-	r := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: "ns", UID: "r1"},
-		Spec: v1.SubagentRunSpec{Task: "look", AgentID: "research"}}
+func run(mut ...func(*sessionsv1alpha1.SubagentRun)) *sessionsv1alpha1.SubagentRun {
+	r := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: "ns", UID: "r1"},
+		Spec: sessionsv1alpha1.SubagentRunSpec{Task: "look", AgentID: "research"}}
 	for _, m := range mut {
 		m(r)
 	}
@@ -398,43 +398,43 @@ func run(mut ...func(*v1.SubagentRun)) *v1.SubagentRun {
 }
 
 func TestSubagentRunSteps(t *testing.T) {
-	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: "ns"}}
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: "ns"}}
 	childKey := "agent:research:subagent:r1"
 	child := session(childKey, "research")
 	// The run created its child: it is the child's controller.
-	child.OwnerReferences = []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "SubagentRun",
+	child.OwnerReferences = []metav1.OwnerReference{{APIVersion: sessionsv1alpha1.GroupVersion.String(), Kind: "SubagentRun",
 		Name: "run", UID: "r1", Controller: ptr.To(true)}}
-	running := func(r *v1.SubagentRun) {
+	running := func(r *sessionsv1alpha1.SubagentRun) {
 		now := metav1.NewTime(epoch)
-		r.Status = v1.SubagentRunStatus{Status: "accepted", Phase: v1.RunRunning, ChildSessionKey: childKey, OwnerStatus: v1.OwnerStatus{StartedAt: &now}}
+		r.Status = sessionsv1alpha1.SubagentRunStatus{Status: "accepted", Phase: sessionsv1alpha1.RunRunning, ChildSessionKey: childKey, OwnerStatus: sessionsv1alpha1.OwnerStatus{StartedAt: &now}}
 	}
 	cases := map[string]struct {
 		objs      []client.Object
 		results   map[string]turns.TurnResult
-		phase     v1.RunPhase
+		phase     sessionsv1alpha1.RunPhase
 		condition string
 		notes     string
 		submitted []string
 	}{
 		"the child is made first": {objs: []client.Object{run(), agent}},
 		"accepted, then the task runs": {
-			objs: []client.Object{run(), agent, child}, phase: v1.RunRunning, submitted: []string{"r1/task"},
+			objs: []client.Object{run(), agent, child}, phase: sessionsv1alpha1.RunRunning, submitted: []string{"r1/task"},
 		},
-		"a missing agent fails": {objs: []client.Object{run()}, phase: v1.RunFailed, condition: v1.ConditionFailed, notes: `agent "research" not found`},
+		"a missing agent fails": {objs: []client.Object{run()}, phase: sessionsv1alpha1.RunFailed, condition: sessionsv1alpha1.ConditionFailed, notes: `agent "research" not found`},
 		"a child gone fails with the reason, not a requeue forever": {
-			objs: []client.Object{run(running), agent}, phase: v1.RunFailed, condition: v1.ConditionFailed, notes: "was deleted before the run finished",
+			objs: []client.Object{run(running), agent}, phase: sessionsv1alpha1.RunFailed, condition: sessionsv1alpha1.ConditionFailed, notes: "was deleted before the run finished",
 		},
 		"done: Completed with the child kept": {
 			objs: []client.Object{run(running), agent, child}, results: map[string]turns.TurnResult{"r1/task": {Text: "found"}},
-			phase: v1.RunSucceeded, condition: v1.ConditionCompleted,
+			phase: sessionsv1alpha1.RunSucceeded, condition: sessionsv1alpha1.ConditionCompleted,
 		},
 		"a failed task is Failed, not Completed": {
 			objs: []client.Object{run(running), agent, child}, results: map[string]turns.TurnResult{"r1/task": {Err: errors.New("boom")}},
-			phase: v1.RunFailed, condition: v1.ConditionFailed, notes: "boom",
+			phase: sessionsv1alpha1.RunFailed, condition: sessionsv1alpha1.ConditionFailed, notes: "boom",
 		},
 		"spec.cancel: Cancelled, announced, nothing more run": {
-			objs:  []client.Object{run(running, func(r *v1.SubagentRun) { r.Spec.Cancel = true }), agent, child},
-			phase: v1.RunCancelled, condition: v1.ConditionCancelled, notes: "cancelled by spec.cancel",
+			objs:  []client.Object{run(running, func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Cancel = true }), agent, child},
+			phase: sessionsv1alpha1.RunCancelled, condition: sessionsv1alpha1.ConditionCancelled, notes: "cancelled by spec.cancel",
 		},
 	}
 	for name, tc := range cases {
@@ -447,14 +447,14 @@ func TestSubagentRunSteps(t *testing.T) {
 			if _, err := f.runs().Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
 				t.Fatal(err)
 			}
-			got := &v1.SubagentRun{}
+			got := &sessionsv1alpha1.SubagentRun{}
 			if err := f.c.Get(context.Background(), key, got); err != nil {
 				t.Fatal(err)
 			}
 			if got.Status.Phase != tc.phase {
 				t.Errorf("phase = %q, want %q (notes %q)", got.Status.Phase, tc.phase, got.Status.Notes)
 			}
-			for _, typ := range []string{v1.ConditionCompleted, v1.ConditionFailed, v1.ConditionCancelled} {
+			for _, typ := range []string{sessionsv1alpha1.ConditionCompleted, sessionsv1alpha1.ConditionFailed, sessionsv1alpha1.ConditionCancelled} {
 				if set := meta.IsStatusConditionTrue(got.Status.Conditions, typ); set != (typ == tc.condition) {
 					t.Errorf("condition %s = %v", typ, set)
 				}
@@ -465,12 +465,12 @@ func TestSubagentRunSteps(t *testing.T) {
 			if diff := cmp.Diff(tc.submitted, f.runner.submitted); diff != "" {
 				t.Errorf("submitted turns (-want +got):\n%s", diff)
 			}
-			if tc.condition == v1.ConditionCompleted {
-				kept := &v1.AgentSession{}
+			if tc.condition == sessionsv1alpha1.ConditionCompleted {
+				kept := &sessionsv1alpha1.AgentSession{}
 				if err := f.c.Get(context.Background(), client.ObjectKeyFromObject(child), kept); err != nil {
 					t.Fatal(err)
 				}
-				if _, ok := kept.Annotations[v1.ArchiveAtAnnotation]; !ok || kept.Status.Phase == v1.SessionArchived {
+				if _, ok := kept.Annotations[sessionsv1alpha1.ArchiveAtAnnotation]; !ok || kept.Status.Phase == sessionsv1alpha1.SessionArchived {
 					t.Errorf("kept child: annotations %v, phase %q; want an archive-at request and its status untouched", kept.Annotations, kept.Status.Phase)
 				}
 			}
@@ -483,9 +483,9 @@ func containsText(s, sub string) bool { return strings.Contains(s, sub) }
 // A reply-back turn runs only where a send could: with sends into the requester's session
 // denied, the exchange ends with a skipped turn naming the rule and the announce is next.
 func TestReplyBackStopsWhereTheSendPolicyDenies(t *testing.T) {
-	pol := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "ns"},
-		Spec: v1.SessionPolicySpec{SendPolicy: v1.SendPolicySpec{Rules: []v1.SendRule{
-			{Match: v1.SendRuleMatch{KeyPrefix: "agent:alice:"}, Action: v1.ActionDeny}}}}}
+	pol := &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "ns"},
+		Spec: sessionsv1alpha1.SessionPolicySpec{SendPolicy: sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{
+			{Match: sessionsv1alpha1.SendRuleMatch{KeyPrefix: "agent:alice:"}, Action: sessionsv1alpha1.ActionDeny}}}}}
 	f := newFixture(t, nil, send(fromAlice),
 		session("agent:bob:main", "bob"), session("agent:alice:main", "alice"), pol)
 	f.runner.results["u1/round-1"] = turns.TurnResult{Text: "hi alice"}
@@ -501,15 +501,15 @@ func TestReplyBackStopsWhereTheSendPolicyDenies(t *testing.T) {
 	}
 }
 
-func fromAlice(s *v1.SessionSend) { s.Spec.FromSessionKey = "agent:alice:main" }
+func fromAlice(s *sessionsv1alpha1.SessionSend) { s.Spec.FromSessionKey = "agent:alice:main" }
 
-// The kinds share their status through v1.OwnerStatus: the runner asks a kind only for what
+// The kinds share their status through sessionsv1alpha1.OwnerStatus: the runner asks a kind only for what
 // differs (steps, progress, phase, afterFinish), not for copied accessors.
 func TestOwnerKindIsSmall(t *testing.T) {
-	if n := reflect.TypeFor[ownerKind[*v1.SessionSend]]().NumMethod(); n > 4 {
+	if n := reflect.TypeFor[ownerKind[*sessionsv1alpha1.SessionSend]]().NumMethod(); n > 4 {
 		t.Errorf("ownerKind has %d methods, want at most 4", n)
 	}
-	send := &v1.SessionSend{}
+	send := &sessionsv1alpha1.SessionSend{}
 	send.GetOwnerStatus().CompletedAt = &metav1.Time{Time: epoch}
 	if !sendFinished(send) || send.Status.CompletedAt == nil {
 		t.Error("the shared status is not the send's status")

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -54,12 +54,12 @@ type SubagentRunReconciler struct {
 	TTL time.Duration
 
 	// stepRunner runs the steps with the fields above; wire sets it.
-	stepRunner[*v1.SubagentRun]
+	stepRunner[*sessionsv1alpha1.SubagentRun]
 }
 
 // wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
 func (r *SubagentRunReconciler) wire() *SubagentRunReconciler {
-	r.stepRunner = stepRunner[*v1.SubagentRun]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
+	r.stepRunner = stepRunner[*sessionsv1alpha1.SubagentRun]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
 		ownerKind: turns.OwnerSubagentRun, of: r, lookup: r.Lookup, awaiting: awaitingRun}
 	return r
 }
@@ -67,8 +67,8 @@ func (r *SubagentRunReconciler) wire() *SubagentRunReconciler {
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=subagentruns,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=subagentruns/status,verbs=get;update;patch
 
-func (r *SubagentRunReconciler) steps() []step[*v1.SubagentRun] {
-	return []step[*v1.SubagentRun]{
+func (r *SubagentRunReconciler) steps() []step[*sessionsv1alpha1.SubagentRun] {
+	return []step[*sessionsv1alpha1.SubagentRun]{
 		{"cancel", r.cancel},
 		{"resolveAgent", r.resolveAgent},
 		{"ensureChild", r.ensureChild},
@@ -79,31 +79,33 @@ func (r *SubagentRunReconciler) steps() []step[*v1.SubagentRun] {
 	}
 }
 
-func (r *SubagentRunReconciler) observe(run *v1.SubagentRun) {
+func (r *SubagentRunReconciler) observe(run *sessionsv1alpha1.SubagentRun) {
 	reason, msg := "Running", "the run's task is running"
-	if p := run.Status.Phase; p != "" && p != v1.RunPending && p != v1.RunRunning {
+	if p := run.Status.Phase; p != "" && p != sessionsv1alpha1.RunPending && p != sessionsv1alpha1.RunRunning {
 		reason, msg = "Announcing", "the run's task ended "+string(p)+"; its announce and cleanup are running"
 	}
 	setProgress(&run.Status.Conditions, run.Generation, reason, msg)
 }
-func (r *SubagentRunReconciler) phase(run *v1.SubagentRun) string { return string(run.Status.Phase) }
+func (r *SubagentRunReconciler) phase(run *sessionsv1alpha1.SubagentRun) string {
+	return string(run.Status.Phase)
+}
 
 // runFinished: finish set completedAt, which the cache's trim keeps.
-func runFinished(run *v1.SubagentRun) bool { return run.Status.Finished() }
+func runFinished(run *sessionsv1alpha1.SubagentRun) bool { return run.Status.Finished() }
 
 // cancel marks the run Cancelled when spec.cancel asks and cancels what its child session
 // started; the announce (Status: cancelled) and the cleanup still run.
-func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run, st := f.obj, &f.obj.Status
-	if !r.abortForCancel(f, run.Spec.Cancel && st.Phase != v1.RunCancelled) {
+	if !r.abortForCancel(f, run.Spec.Cancel && st.Phase != sessionsv1alpha1.RunCancelled) {
 		return true, nil
 	}
 	if err := cancelStarted(ctx, r.client, run, st.ChildSessionKey); err != nil {
 		return false, err
 	}
-	st.Phase, st.Notes = v1.RunCancelled, "cancelled by spec.cancel"
+	st.Phase, st.Notes = sessionsv1alpha1.RunCancelled, "cancelled by spec.cancel"
 	if st.Stats == nil {
-		var child *v1.AgentSession
+		var child *sessionsv1alpha1.AgentSession
 		if st.ChildSessionKey != "" {
 			var err error
 			if child, err = r.Lookup.SessionByKey(ctx, run.Namespace, st.ChildSessionKey); err != nil {
@@ -118,9 +120,9 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*v1.Subagent
 
 // afterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.
-func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.SubagentRun) (ctrl.Result, error) {
+func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *sessionsv1alpha1.SubagentRun) (ctrl.Result, error) {
 	def := r.TTL
-	if run.Spec.Mode == v1.ModeSession {
+	if run.Spec.Mode == sessionsv1alpha1.ModeSession {
 		def = 0 // the run holds its persistent session: only an explicit TTL deletes it
 	}
 	return deleteAfterTTL(ctx, r.client, r.clock, run, run.Spec.TTLSecondsAfterFinished, def, run.Status.CompletedAt, run.Status.ArchiveAt)
@@ -128,7 +130,7 @@ func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *v1.Subagen
 
 // resolveAgent finds the requesting session (nil when a person or a system spawned) and
 // the Agent the child runs under.
-func (r *SubagentRunReconciler) resolveAgent(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) resolveAgent(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run := f.obj
 	if key := run.Spec.RequesterSessionKey; key != "" {
 		s, err := r.Lookup.SessionByKey(ctx, run.Namespace, key)
@@ -142,7 +144,7 @@ func (r *SubagentRunReconciler) resolveAgent(ctx context.Context, f *flow[*v1.Su
 	if err != nil {
 		return false, err
 	}
-	if agent == nil && run.Status.Phase != v1.RunCancelled {
+	if agent == nil && run.Status.Phase != sessionsv1alpha1.RunCancelled {
 		r.fail(f, fmt.Sprintf("agent %q not found", agentID))
 		return false, nil
 	}
@@ -152,8 +154,8 @@ func (r *SubagentRunReconciler) resolveAgent(ctx context.Context, f *flow[*v1.Su
 
 // childKey is agent:<agentId>:subagent:<uuid>, the uuid being the run's UID unless the
 // spawning tool fixed the key up front.
-func childKey(run *v1.SubagentRun, agentID string) string {
-	if k := run.Annotations[v1.ChildSessionKeyAnnotation]; k != "" {
+func childKey(run *sessionsv1alpha1.SubagentRun, agentID string) string {
+	if k := run.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation]; k != "" {
 		return k
 	}
 	return sessionkey.SubagentKey(agentID, string(run.UID))
@@ -161,13 +163,13 @@ func childKey(run *v1.SubagentRun, agentID string) string {
 
 // ensureChild finds the child session, or creates it owned by the run. A child that was
 // made and is gone fails the run: there is nothing to run in.
-func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run, st := f.obj, &f.obj.Status
 	key := st.ChildSessionKey
 	if key == "" && f.agent != nil {
 		key = childKey(run, f.agent.Name)
 	}
-	var child *v1.AgentSession
+	var child *sessionsv1alpha1.AgentSession
 	if key != "" {
 		var err error
 		if child, err = r.Lookup.SessionByKey(ctx, run.Namespace, key); err != nil {
@@ -175,7 +177,7 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.Sub
 		}
 	}
 	switch {
-	case st.Phase == v1.RunCancelled:
+	case st.Phase == sessionsv1alpha1.RunCancelled:
 		f.session = child
 		return true, nil
 	case child != nil && !metav1.IsControlledBy(child, run):
@@ -194,9 +196,9 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.Sub
 		return false, nil
 	}
 	parent := run.Spec.RequesterSessionKey
-	child = &v1.AgentSession{
+	child = &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: run.Namespace},
-		Spec: v1.AgentSessionSpec{
+		Spec: sessionsv1alpha1.AgentSessionSpec{
 			Key: key, AgentID: f.agent.Name, Label: run.Spec.Label, Model: run.Spec.Model, ThinkingLevel: run.Spec.Thinking,
 			SpawnedBy: parent, ParentSessionKey: parent, Sandboxed: f.agent.Spec.Sandbox.Enabled,
 			DeliveryContext: threadContext(run, f.requester),
@@ -214,9 +216,9 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*v1.Sub
 }
 
 // accept records the spawn's acceptance with its attachments materialized.
-func (r *SubagentRunReconciler) accept(_ context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) accept(_ context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run, st, child := f.obj, &f.obj.Status, f.session
-	if st.Status != "" || st.Phase == v1.RunCancelled {
+	if st.Status != "" || st.Phase == sessionsv1alpha1.RunCancelled {
 		return true, nil
 	}
 	if len(run.Spec.Attachments) > 0 {
@@ -229,13 +231,13 @@ func (r *SubagentRunReconciler) accept(_ context.Context, f *flow[*v1.SubagentRu
 		st.Attachments, st.AttachmentsDir = receipts, dir
 	}
 	now := metav1.NewTime(r.clock.Now())
-	st.Status, st.RunID, st.ChildSessionKey, st.Phase, st.StartedAt = v1.SpawnAccepted, string(run.UID), child.Spec.Key, v1.RunRunning, &now
+	st.Status, st.RunID, st.ChildSessionKey, st.Phase, st.StartedAt = sessionsv1alpha1.SpawnAccepted, string(run.UID), child.Spec.Key, sessionsv1alpha1.RunRunning, &now
 	f.event(corev1.EventTypeNormal, "Accepted", "running in %s", child.Spec.Key)
 	return true, nil
 }
 
 // runTimeout is spec.runTimeoutSeconds, else the Agent's subagents.runTimeoutSeconds; 0 is none.
-func runTimeout(run *v1.SubagentRun, agent *v1.Agent) time.Duration {
+func runTimeout(run *sessionsv1alpha1.SubagentRun, agent *sessionsv1alpha1.Agent) time.Duration {
 	if t := run.Spec.RunTimeoutSeconds; t != nil {
 		return time.Duration(*t) * time.Second
 	}
@@ -246,9 +248,9 @@ func runTimeout(run *v1.SubagentRun, agent *v1.Agent) time.Duration {
 }
 
 // task runs the task in the child under the run timeout and records the outcome.
-func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run, st, child := f.obj, &f.obj.Status, f.session
-	if st.Phase != v1.RunRunning && st.Phase != v1.RunAwaitingApproval {
+	if st.Phase != sessionsv1alpha1.RunRunning && st.Phase != sessionsv1alpha1.RunAwaitingApproval {
 		return true, nil
 	}
 	res, ok, err := r.runTurn(ctx, f, "task", func() turns.TurnRequest {
@@ -281,15 +283,15 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 	}
 	switch {
 	case res.Err == nil:
-		st.Phase = v1.RunSucceeded
+		st.Phase = sessionsv1alpha1.RunSucceeded
 	case errors.Is(res.Err, turns.ErrDeadline):
-		st.Phase, st.Notes = v1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, f.agent))
+		st.Phase, st.Notes = sessionsv1alpha1.RunTimedOut, fmt.Sprintf("aborted after the run timeout of %s", runTimeout(run, f.agent))
 	case errors.Is(res.Err, budget.ErrExceeded):
 		if err := r.stopForBudget(ctx, f, res.Err.Error()); err != nil {
 			return false, err
 		}
 	default:
-		st.Phase, st.Notes = v1.RunFailed, textutil.Truncate(res.Err.Error(), maxErrorText)
+		st.Phase, st.Notes = sessionsv1alpha1.RunFailed, textutil.Truncate(res.Err.Error(), maxErrorText)
 	}
 	f.event(corev1.EventTypeNormal, string(st.Phase), "task %s in %s", st.Phase, elapsed.Round(time.Millisecond))
 	return true, nil
@@ -297,7 +299,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*v1.SubagentRu
 
 // cancelledStats are the stats of a run cancelled before its task recorded any: the time
 // since it started, the tokens of its turns so far, and its child (nil before it exists).
-func cancelledStats(st *v1.SubagentRunStatus, child *v1.AgentSession, now time.Time) *v1.RunStats {
+func cancelledStats(st *sessionsv1alpha1.SubagentRunStatus, child *sessionsv1alpha1.AgentSession, now time.Time) *sessionsv1alpha1.RunStats {
 	var ran time.Duration
 	if st.StartedAt != nil {
 		ran = now.Sub(st.StartedAt.Time)
@@ -310,8 +312,8 @@ func cancelledStats(st *v1.SubagentRunStatus, child *v1.AgentSession, now time.T
 }
 
 // runStats are the stats a run's announce reports; child is nil when it does not exist.
-func runStats(childKey string, child *v1.AgentSession, ran time.Duration, in, out int64) *v1.RunStats {
-	stats := &v1.RunStats{Runtime: ran.Round(time.Millisecond).String(), InputTokens: in, OutputTokens: out, SessionKey: childKey}
+func runStats(childKey string, child *sessionsv1alpha1.AgentSession, ran time.Duration, in, out int64) *sessionsv1alpha1.RunStats {
+	stats := &sessionsv1alpha1.RunStats{Runtime: ran.Round(time.Millisecond).String(), InputTokens: in, OutputTokens: out, SessionKey: childKey}
 	if child != nil {
 		stats.SessionID, stats.TranscriptPath = child.Status.SessionID, child.Status.TranscriptPath
 	}
@@ -319,7 +321,7 @@ func runStats(childKey string, child *v1.AgentSession, ran time.Duration, in, ou
 }
 
 // taskInput is the task, with where its attachments are.
-func taskInput(run *v1.SubagentRun) string {
+func taskInput(run *sessionsv1alpha1.SubagentRun) string {
 	in := run.Spec.Task
 	if run.Status.AttachmentsDir != "" {
 		in = fmt.Sprintf("%s\n\nAttachments (%d files, manifest %s): %s", in, len(run.Status.Attachments),
@@ -334,17 +336,17 @@ func taskInput(run *v1.SubagentRun) string {
 
 // announce runs the announce step in the requester. A cancelled run announces under its
 // own step name, so an announce aborted by the cancel is not reused.
-func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run, st, requester := f.obj, &f.obj.Status, f.requester
-	if st.Announce != nil && st.Announce.Status != v1.AnnounceDelivering {
+	if st.Announce != nil && st.Announce.Status != sessionsv1alpha1.AnnounceDelivering {
 		return true, nil
 	}
 	if requester == nil || requester.Status.SessionID == "" {
-		st.Announce = &v1.Announce{Status: v1.AnnounceSkipped, Reason: "no requester session to announce to"}
+		st.Announce = &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceSkipped, Reason: "no requester session to announce to"}
 		return true, nil
 	}
 	step := "announce"
-	if st.Phase == v1.RunCancelled {
+	if st.Phase == sessionsv1alpha1.RunCancelled {
 		step = "announce-cancelled"
 	}
 	outcome := runOutcome(st)
@@ -366,7 +368,7 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 	var wait time.Duration
 	st.Announce, wait = r.Announcer.outcome(ctx, announceInput{session: requester, key: turns.TurnID(run.UID, step),
 		threadID: threadOf(run), bind: run.Spec.Thread, prev: st.Announce}, res)
-	if st.Announce.Status == v1.AnnounceDelivering {
+	if st.Announce.Status == sessionsv1alpha1.AnnounceDelivering {
 		f.requeueAfter(max(wait, notReadyRequeue))
 		return false, nil
 	}
@@ -375,7 +377,7 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*v1.Subage
 }
 
 // runOutcome is the finished run as its announce reports it.
-func runOutcome(st *v1.SubagentRunStatus) RunOutcome {
+func runOutcome(st *sessionsv1alpha1.SubagentRunStatus) RunOutcome {
 	o := RunOutcome{Phase: st.Phase, BudgetExceeded: budgetStopped(st), Result: st.Result, Notes: st.Notes}
 	if st.Stats != nil {
 		o.Stats = *st.Stats
@@ -385,7 +387,7 @@ func runOutcome(st *v1.SubagentRunStatus) RunOutcome {
 
 // cleanup ends the run: the child is deleted (cleanup delete) or asked to archive itself
 // after the TTL.
-func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run, st, child := f.obj, &f.obj.Status, f.session
 	if err := r.rollUp(ctx, f); err != nil {
 		return false, err
@@ -393,11 +395,11 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.Subagen
 	switch {
 	case child == nil:
 		r.finish(f, st.Phase, "no child session to clean up")
-	case run.Spec.Mode == v1.ModeSession:
+	case run.Spec.Mode == sessionsv1alpha1.ModeSession:
 		// A persistent session: it stays Active for later sends from its requester, and goes
 		// with this run when the run is deleted (it is the child's controller).
 		r.finish(f, st.Phase, "child session kept (mode session) until this SubagentRun is deleted")
-	case run.Spec.Cleanup == v1.CleanupDelete:
+	case run.Spec.Cleanup == sessionsv1alpha1.CleanupDelete:
 		if err := r.client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
 			return false, err
 		}
@@ -420,12 +422,12 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*v1.Subagen
 // rollUp adds to the run's usage that of the runs its child spawned (each of which rolled up
 // its own children when it finished), once, as the run finishes: a parent reports its whole
 // tree, and keeps a child's share when the child is deleted later.
-func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *flow[*v1.SubagentRun]) error {
+func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun]) error {
 	key := f.obj.Status.ChildSessionKey
 	if key == "" {
 		return nil
 	}
-	var spawned v1.SubagentRunList
+	var spawned sessionsv1alpha1.SubagentRunList
 	if err := r.client.List(ctx, &spawned, client.InNamespace(f.obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return err
 	}
@@ -435,30 +437,30 @@ func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *flow[*v1.Subagent
 	return nil
 }
 
-func (r *SubagentRunReconciler) fail(f *flow[*v1.SubagentRun], msg string) {
+func (r *SubagentRunReconciler) fail(f *flow[*sessionsv1alpha1.SubagentRun], msg string) {
 	f.obj.Status.Notes = textutil.Truncate(msg, maxErrorText)
-	r.finish(f, v1.RunFailed, msg)
+	r.finish(f, sessionsv1alpha1.RunFailed, msg)
 }
 
 // finish ends the run in phase with its one terminal condition.
-func (r *SubagentRunReconciler) finish(f *flow[*v1.SubagentRun], phase v1.RunPhase, msg string) {
+func (r *SubagentRunReconciler) finish(f *flow[*sessionsv1alpha1.SubagentRun], phase sessionsv1alpha1.RunPhase, msg string) {
 	run, st := f.obj, &f.obj.Status
 	st.Phase = phase
 	if st.Status == "" {
-		st.Status, st.RunID = v1.SpawnAccepted, string(run.UID)
+		st.Status, st.RunID = sessionsv1alpha1.SpawnAccepted, string(run.UID)
 	}
 	now := metav1.NewTime(r.clock.Now())
 	st.CompletedAt = &now
 	o := failed
 	switch phase {
-	case v1.RunSucceeded:
+	case sessionsv1alpha1.RunSucceeded:
 		o = succeeded
-	case v1.RunCancelled:
+	case sessionsv1alpha1.RunCancelled:
 		o = cancelled
 	}
 	reason := string(phase)
 	if budgetStopped(st) {
-		reason = v1.ReasonBudgetExceeded
+		reason = sessionsv1alpha1.ReasonBudgetExceeded
 	}
 	setOutcome(&st.Conditions, run.Generation, o, reason, msg)
 	f.event(corev1.EventTypeNormal, "Completed", "%s: %s", phase, msg)
@@ -470,9 +472,9 @@ func (r *SubagentRunReconciler) finish(f *flow[*v1.SubagentRun], phase v1.RunPha
 func (r *SubagentRunReconciler) setupWith(b *builder.Builder, concurrency int) error {
 	r.wire()
 	return b.
-		For(&v1.SubagentRun{}).
-		Owns(&v1.AgentSession{}).
-		Owns(&v1.ToolApproval{}).
+		For(&sessionsv1alpha1.SubagentRun{}).
+		Owns(&sessionsv1alpha1.AgentSession{}).
+		Owns(&sessionsv1alpha1.ToolApproval{}).
 		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("subagentrun").Complete(requeueConflicts(r))

@@ -15,13 +15,13 @@
 package controllers
 
 import (
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // threadOf is the thread a thread-bound run's announces go to: one per run, named after it
 // so that a channel plugin can open it and every later announce of the child finds it.
-func threadOf(run *v1.SubagentRun) string {
+func threadOf(run *sessionsv1alpha1.SubagentRun) string {
 	if !run.Spec.Thread {
 		return ""
 	}
@@ -31,12 +31,12 @@ func threadOf(run *v1.SubagentRun) string {
 // threadContext is a thread-bound child's delivery context: its requester's chat, in the
 // run's own thread, so the child's announces (after later sends into it) land there too.
 // Nil for a run that is not thread-bound.
-func threadContext(run *v1.SubagentRun, requester *v1.AgentSession) *v1.DeliveryContext {
+func threadContext(run *sessionsv1alpha1.SubagentRun, requester *sessionsv1alpha1.AgentSession) *sessionsv1alpha1.DeliveryContext {
 	thread := threadOf(run)
 	if thread == "" {
 		return nil
 	}
-	dc := &v1.DeliveryContext{}
+	dc := &sessionsv1alpha1.DeliveryContext{}
 	if requester != nil {
 		*dc = policy.DestinationOf(requester)
 	}

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -55,7 +55,7 @@ type ToolApprovalReconciler struct {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ta := &v1.ToolApproval{}
+	ta := &sessionsv1alpha1.ToolApproval{}
 	if err := r.Get(ctx, req.NamespacedName, ta); err != nil || ta.Status.Decided() {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -67,23 +67,23 @@ func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	case err != nil:
 		return ctrl.Result{}, err
 	case ta.Spec.Decision != "":
-		st.Phase, st.DecidedBy = v1.ApprovalPhase(ta.Spec.Decision), ta.Annotations[v1.DecidedByAnnotation]
+		st.Phase, st.DecidedBy = sessionsv1alpha1.ApprovalPhase(ta.Spec.Decision), ta.Annotations[sessionsv1alpha1.DecidedByAnnotation]
 	case ended != "":
-		st.Phase = v1.ApprovalExpired
+		st.Phase = sessionsv1alpha1.ApprovalExpired
 		r.decided(ta, now, "OwnerEnded", "expired: "+ended)
 	case !now.Before(&ta.Spec.ExpiresAt):
-		st.Phase = v1.ApprovalExpired
+		st.Phase = sessionsv1alpha1.ApprovalExpired
 		r.decided(ta, now, "Timeout", "expired: no decision by "+ta.Spec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"))
 	default:
-		if st.Phase == v1.ApprovalPending {
+		if st.Phase == sessionsv1alpha1.ApprovalPending {
 			return ctrl.Result{RequeueAfter: ta.Spec.ExpiresAt.Sub(now.Time)}, nil
 		}
-		st.Phase = v1.ApprovalPending
+		st.Phase = sessionsv1alpha1.ApprovalPending
 		res.RequeueAfter = ta.Spec.ExpiresAt.Sub(now.Time)
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1.ConditionDecided, Status: metav1.ConditionFalse,
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionDecided, Status: metav1.ConditionFalse,
 			Reason: "Pending", Message: "waiting for a person with the verb approve", ObservedGeneration: ta.Generation})
 	}
-	if st.Phase == v1.ApprovalApproved || st.Phase == v1.ApprovalDenied {
+	if st.Phase == sessionsv1alpha1.ApprovalApproved || st.Phase == sessionsv1alpha1.ApprovalDenied {
 		msg := string(st.Phase) + " by " + st.DecidedBy
 		if ta.Spec.Reason != "" {
 			msg += ": " + ta.Spec.Reason
@@ -101,7 +101,7 @@ func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if st.Decided() {
 		approvalDecided(ta)
 		if r.Recorder != nil {
-			r.Recorder.Eventf(ta, nil, corev1.EventTypeNormal, string(st.Phase), "Decide", "%s", meta.FindStatusCondition(st.Conditions, v1.ConditionDecided).Message)
+			r.Recorder.Eventf(ta, nil, corev1.EventTypeNormal, string(st.Phase), "Decide", "%s", meta.FindStatusCondition(st.Conditions, sessionsv1alpha1.ConditionDecided).Message)
 		}
 	} else {
 		approvalRequested(ta.Namespace)
@@ -111,21 +111,21 @@ func (r *ToolApprovalReconciler) Reconcile(ctx context.Context, req ctrl.Request
 }
 
 // decided stamps the time and the Decided condition.
-func (r *ToolApprovalReconciler) decided(ta *v1.ToolApproval, now metav1.Time, reason, msg string) {
+func (r *ToolApprovalReconciler) decided(ta *sessionsv1alpha1.ToolApproval, now metav1.Time, reason, msg string) {
 	ta.Status.DecidedAt = &now
-	meta.SetStatusCondition(&ta.Status.Conditions, metav1.Condition{Type: v1.ConditionDecided, Status: metav1.ConditionTrue,
+	meta.SetStatusCondition(&ta.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionDecided, Status: metav1.ConditionTrue,
 		Reason: reason, Message: textutil.Truncate(msg, maxConditionMessage), ObservedGeneration: ta.Generation})
 }
 
 // ownerEnded says why the approval's owner no longer waits for it ("" while it does): it is
 // gone (deleted, or finished: the cache keeps no finished send), being deleted, or cancelled.
-func (r *ToolApprovalReconciler) ownerEnded(ctx context.Context, ta *v1.ToolApproval) (string, error) {
+func (r *ToolApprovalReconciler) ownerEnded(ctx context.Context, ta *sessionsv1alpha1.ToolApproval) (string, error) {
 	var owner turnOwner
 	switch ta.Spec.Owner.Kind {
 	case turns.OwnerSessionSend:
-		owner = &v1.SessionSend{}
+		owner = &sessionsv1alpha1.SessionSend{}
 	case turns.OwnerSubagentRun:
-		owner = &v1.SubagentRun{}
+		owner = &sessionsv1alpha1.SubagentRun{}
 	default:
 		return "unknown owner kind " + ta.Spec.Owner.Kind, nil
 	}
@@ -148,9 +148,9 @@ func (r *ToolApprovalReconciler) ownerEnded(ctx context.Context, ta *v1.ToolAppr
 
 func cancelRequested(o turnOwner) bool {
 	switch o := o.(type) {
-	case *v1.SessionSend:
+	case *sessionsv1alpha1.SessionSend:
 		return o.Spec.Cancel
-	case *v1.SubagentRun:
+	case *sessionsv1alpha1.SubagentRun:
 		return o.Spec.Cancel
 	}
 	return false
@@ -161,16 +161,16 @@ func cancelRequested(o turnOwner) bool {
 func (r *ToolApprovalReconciler) setupWith(b *builder.Builder) error {
 	approvalsOverdue.watch(r.Client, r.Clock)
 	return b.
-		For(&v1.ToolApproval{}).
-		Watches(&v1.SessionSend{}, r.byOwner(turns.OwnerSessionSend)).
-		Watches(&v1.SubagentRun{}, r.byOwner(turns.OwnerSubagentRun)).
+		For(&sessionsv1alpha1.ToolApproval{}).
+		Watches(&sessionsv1alpha1.SessionSend{}, r.byOwner(turns.OwnerSessionSend)).
+		Watches(&sessionsv1alpha1.SubagentRun{}, r.byOwner(turns.OwnerSubagentRun)).
 		Named("toolapproval").Complete(requeueConflicts(r))
 }
 
 // byOwner maps an owner's change to its approvals.
 func (r *ToolApprovalReconciler) byOwner(kind string) handler.EventHandler {
 	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-		var list v1.ToolApprovalList
+		var list sessionsv1alpha1.ToolApprovalList
 		if err := r.List(ctx, &list, client.InNamespace(o.GetNamespace()),
 			client.MatchingFields{cacheindex.ApprovalOwner: cacheindex.ApprovalOwnerKey(kind, o.GetName())}); err != nil {
 			return nil

@@ -25,14 +25,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // DefaultArchiveAfter is the seeds' sub-agent archive TTL.
 const DefaultArchiveAfter = 60 * time.Minute
 
 // archiveAfter is the kept child's TTL: the SessionPolicy's, else the Agent's, else 60m.
-func archiveAfter(p *v1.SessionPolicy, agent *v1.Agent) time.Duration {
+func archiveAfter(p *sessionsv1alpha1.SessionPolicy, agent *sessionsv1alpha1.Agent) time.Duration {
 	if p != nil && p.Spec.ArchiveAfterMinutes != nil {
 		return time.Duration(*p.Spec.ArchiveAfterMinutes) * time.Minute
 	}
@@ -44,16 +44,16 @@ func archiveAfter(p *v1.SessionPolicy, agent *v1.Agent) time.Duration {
 
 // askToArchive puts the archive time on a kept child session; the AgentSession controller
 // archives it then. The run does not write another kind's status.
-func askToArchive(ctx context.Context, c client.Client, child *v1.AgentSession, at time.Time) error {
+func askToArchive(ctx context.Context, c client.Client, child *sessionsv1alpha1.AgentSession, at time.Time) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-		v1.ArchiveAtAnnotation: at.UTC().Format(time.RFC3339)}}})
+		sessionsv1alpha1.ArchiveAtAnnotation: at.UTC().Format(time.RFC3339)}}})
 	return client.IgnoreNotFound(c.Patch(ctx, child, client.RawPatch(types.MergePatchType, patch)))
 }
 
 // archiveDue reads a session's archive-at annotation: whether it is due at now, and if not,
 // how long is left (0 when none is set or it does not parse).
-func archiveDue(s *v1.AgentSession, now time.Time) (due bool, left time.Duration) {
-	v, ok := s.Annotations[v1.ArchiveAtAnnotation]
+func archiveDue(s *sessionsv1alpha1.AgentSession, now time.Time) (due bool, left time.Duration) {
+	v, ok := s.Annotations[sessionsv1alpha1.ArchiveAtAnnotation]
 	if !ok {
 		return false, 0
 	}

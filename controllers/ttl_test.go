@@ -20,22 +20,22 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestArchiveAfterAndRunTimeout(t *testing.T) {
-	pol := &v1.SessionPolicy{Spec: v1.SessionPolicySpec{ArchiveAfterMinutes: ptr.To[int32](5)}}
-	agent := &v1.Agent{Spec: v1.AgentSpec{Subagents: v1.SubagentsSpec{ArchiveAfterMinutes: ptr.To[int32](20), RunTimeoutSeconds: ptr.To[int32](90)}}}
+	pol := &sessionsv1alpha1.SessionPolicy{Spec: sessionsv1alpha1.SessionPolicySpec{ArchiveAfterMinutes: ptr.To[int32](5)}}
+	agent := &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Subagents: sessionsv1alpha1.SubagentsSpec{ArchiveAfterMinutes: ptr.To[int32](20), RunTimeoutSeconds: ptr.To[int32](90)}}}
 	cases := map[string]struct {
 		got, want time.Duration
 	}{
 		"policy wins":                {archiveAfter(pol, agent), 5 * time.Minute},
 		"agent next":                 {archiveAfter(nil, agent), 20 * time.Minute},
 		"default 60m":                {archiveAfter(nil, nil), time.Hour},
-		"run timeout from the spec":  {runTimeout(&v1.SubagentRun{Spec: v1.SubagentRunSpec{RunTimeoutSeconds: ptr.To[int32](7)}}, agent), 7 * time.Second},
-		"run timeout from the agent": {runTimeout(&v1.SubagentRun{}, agent), 90 * time.Second},
-		"no run timeout":             {runTimeout(&v1.SubagentRun{}, &v1.Agent{}), 0},
-		"spec 0 means none":          {runTimeout(&v1.SubagentRun{Spec: v1.SubagentRunSpec{RunTimeoutSeconds: ptr.To[int32](0)}}, agent), 0},
+		"run timeout from the spec":  {runTimeout(&sessionsv1alpha1.SubagentRun{Spec: sessionsv1alpha1.SubagentRunSpec{RunTimeoutSeconds: ptr.To[int32](7)}}, agent), 7 * time.Second},
+		"run timeout from the agent": {runTimeout(&sessionsv1alpha1.SubagentRun{}, agent), 90 * time.Second},
+		"no run timeout":             {runTimeout(&sessionsv1alpha1.SubagentRun{}, &sessionsv1alpha1.Agent{}), 0},
+		"spec 0 means none":          {runTimeout(&sessionsv1alpha1.SubagentRun{Spec: sessionsv1alpha1.SubagentRunSpec{RunTimeoutSeconds: ptr.To[int32](0)}}, agent), 0},
 	}
 	for name, tc := range cases {
 		if tc.got != tc.want {

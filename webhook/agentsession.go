@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -40,10 +40,10 @@ type AgentSessionValidator struct {
 	authz
 }
 
-var _ admission.Validator[*v1.AgentSession] = &AgentSessionValidator{}
+var _ admission.Validator[*sessionsv1alpha1.AgentSession] = &AgentSessionValidator{}
 
 // ValidateCreate implements admission.Validator.
-func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentSession) (admission.Warnings, error) {
+func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *sessionsv1alpha1.AgentSession) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
 	if denial, err := v.judgeSendPolicy(ctx, "", s); err != nil || denial != "" {
@@ -92,7 +92,7 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *v1.AgentS
 // stays the key's agent, spawnedBy changes and un-sandboxing only by the manager, and a
 // sendPolicy or routing-field change needs its own permission whatever the verb (update,
 // patch, apply all arrive here as an update).
-func (v *AgentSessionValidator) ValidateUpdate(ctx context.Context, old, s *v1.AgentSession) (admission.Warnings, error) {
+func (v *AgentSessionValidator) ValidateUpdate(ctx context.Context, old, s *sessionsv1alpha1.AgentSession) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	if denial, err := v.judgeSendPolicy(ctx, old.Spec.SendPolicy, s); err != nil || denial != "" {
 		if err != nil {
@@ -124,22 +124,22 @@ func (v *AgentSessionValidator) ValidateUpdate(ctx context.Context, old, s *v1.A
 
 // judgeSendPolicy requires the verb set-send-policy on the session when the request sets or
 // changes spec.sendPolicy (from old, "" on create).
-func (v *AgentSessionValidator) judgeSendPolicy(ctx context.Context, old v1.Action, s *v1.AgentSession) (string, error) {
+func (v *AgentSessionValidator) judgeSendPolicy(ctx context.Context, old sessionsv1alpha1.Action, s *sessionsv1alpha1.AgentSession) (string, error) {
 	if s.Spec.SendPolicy == old || v.isManager(ctx) {
 		return "", nil
 	}
-	ok, err := v.allowed(ctx, v1.GroupVersion.Group, "agentsessions", v1.VerbSetSendPolicy, s.Namespace, s.Name)
+	ok, err := v.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbSetSendPolicy, s.Namespace, s.Name)
 	if err != nil || ok {
 		return "", err
 	}
 	return fmt.Sprintf("user %q may not change spec.sendPolicy of session %s (%q to %q): it overrides the SessionPolicy, so it needs the verb %s on agentsessions/%s (the agent-sessions-send-admin ClusterRole)",
-		requestUser(ctx).Username, s.Spec.Key, old, s.Spec.SendPolicy, v1.VerbSetSendPolicy, s.Name), nil
+		requestUser(ctx).Username, s.Spec.Key, old, s.Spec.SendPolicy, sessionsv1alpha1.VerbSetSendPolicy, s.Name), nil
 }
 
 // judgeRelabel applies the relabelling rule to a write of s from old (nil on create): a
 // routing field that contradicts the key is refused to everyone; setting or changing any
 // other needs the verb set-send-policy, as spec.sendPolicy does, unless the manager writes.
-func (v *AgentSessionValidator) judgeRelabel(ctx context.Context, old *v1.AgentSessionSpec, s *v1.AgentSession) (field.ErrorList, error) {
+func (v *AgentSessionValidator) judgeRelabel(ctx context.Context, old *sessionsv1alpha1.AgentSessionSpec, s *sessionsv1alpha1.AgentSession) (field.ErrorList, error) {
 	var errs field.ErrorList
 	var changes []policy.Relabel
 	for _, r := range policy.JudgeRelabel(old, &s.Spec) {
@@ -152,7 +152,7 @@ func (v *AgentSessionValidator) judgeRelabel(ctx context.Context, old *v1.AgentS
 	if len(changes) == 0 || v.isManager(ctx) {
 		return errs, nil
 	}
-	ok, err := v.allowed(ctx, v1.GroupVersion.Group, "agentsessions", v1.VerbSetSendPolicy, s.Namespace, s.Name)
+	ok, err := v.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbSetSendPolicy, s.Namespace, s.Name)
 	if err != nil || ok {
 		return errs, err
 	}
@@ -165,6 +165,6 @@ func (v *AgentSessionValidator) judgeRelabel(ctx context.Context, old *v1.AgentS
 }
 
 // ValidateDelete implements admission.Validator.
-func (v *AgentSessionValidator) ValidateDelete(context.Context, *v1.AgentSession) (admission.Warnings, error) {
+func (v *AgentSessionValidator) ValidateDelete(context.Context, *sessionsv1alpha1.AgentSession) (admission.Warnings, error) {
 	return nil, nil
 }

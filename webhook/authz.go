@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -95,21 +95,21 @@ func (a authz) mayActAs(ctx context.Context, ns, key string) (bool, error) {
 	if a.isManager(ctx) {
 		return true, nil
 	}
-	return a.allowed(ctx, v1.GroupVersion.Group, "agentsessions", v1.VerbActAs, ns, sessionkey.ObjectName(key))
+	return a.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbActAs, ns, sessionkey.ObjectName(key))
 }
 
 // actAsDenial names the rule and the grant that would allow it.
 func actAsDenial(ctx context.Context, key, field string) string {
 	return fmt.Sprintf("user %q may not act as session %s (%s): only the operator or a user granted the verb %s on agentsessions/%s may; leave %s empty to act as yourself",
-		requestUser(ctx).Username, key, field, v1.VerbActAs, sessionkey.ObjectName(key), field)
+		requestUser(ctx).Username, key, field, sessionsv1alpha1.VerbActAs, sessionkey.ObjectName(key), field)
 }
 
 // managerOnlyAnnotations are set by the operator's session tools and trusted by the
 // controllers; nobody else may set or change them.
-var managerOnlyAnnotations = []string{v1.HopsAnnotation, v1.ChainRootAnnotation}
+var managerOnlyAnnotations = []string{sessionsv1alpha1.HopsAnnotation, sessionsv1alpha1.ChainRootAnnotation}
 
 // managerOnlyLabels are the labels of the same rule.
-var managerOnlyLabels = []string{v1.ChainLabel}
+var managerOnlyLabels = []string{sessionsv1alpha1.ChainLabel}
 
 // forgedMark returns the refusal of a request that sets or changes one of annotations or a
 // manager-only label without being the manager (old nil on create), or "".

@@ -19,7 +19,7 @@ import (
 
 	"k8s.io/utils/clock"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 )
 
@@ -31,7 +31,7 @@ type budgetGate struct {
 }
 
 // judgeBudget is why a new send (perRun false) or run may not start, or "". pol may be nil.
-func (g budgetGate) judgeBudget(pol *v1.SessionPolicy, own *v1.Budget, perRun bool) string {
+func (g budgetGate) judgeBudget(pol *sessionsv1alpha1.SessionPolicy, own *sessionsv1alpha1.Budget, perRun bool) string {
 	return budget.Admit(pol, own, perRun, g.now())
 }
 

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -99,8 +99,8 @@ func (l *chainLedger) tally(ns, chain string) *chainTally {
 // admit judges obj, a tool-made member of a chain, against the policy's chain limits and
 // records it when allowed (record false: a dry run). It returns the denial's message, or "".
 // The root of a denied chain gets a Warning Event naming the limit, once per limit.
-func (l *chainLedger) admit(ctx context.Context, obj client.Object, member policy.ChainMember, p *v1.SessionPolicySpec, record bool) (string, error) {
-	chain := obj.GetLabels()[v1.ChainLabel]
+func (l *chainLedger) admit(ctx context.Context, obj client.Object, member policy.ChainMember, p *sessionsv1alpha1.SessionPolicySpec, record bool) (string, error) {
+	chain := obj.GetLabels()[sessionsv1alpha1.ChainLabel]
 	t := l.tally(obj.GetNamespace(), chain)
 	defer t.mu.Unlock()
 	if !t.listed {
@@ -130,19 +130,19 @@ func (l *chainLedger) admit(ctx context.Context, obj client.Object, member polic
 
 // forget drops a member admit recorded that a later check denied.
 func (l *chainLedger) forget(obj client.Object) {
-	t := l.tally(obj.GetNamespace(), obj.GetLabels()[v1.ChainLabel])
+	t := l.tally(obj.GetNamespace(), obj.GetLabels()[sessionsv1alpha1.ChainLabel])
 	delete(t.members, memberName(obj))
 	t.mu.Unlock()
 }
 
 // list reads the chain's members from the API server.
 func (l *chainLedger) list(ctx context.Context, t *chainTally, ns, chain string) error {
-	in := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{v1.ChainLabel: chain}}
-	var sends v1.SessionSendList
+	in := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{sessionsv1alpha1.ChainLabel: chain}}
+	var sends sessionsv1alpha1.SessionSendList
 	if err := l.api.List(ctx, &sends, in...); err != nil {
 		return err
 	}
-	var runs v1.SubagentRunList
+	var runs sessionsv1alpha1.SubagentRunList
 	if err := l.api.List(ctx, &runs, in...); err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (l *chainLedger) list(ctx context.Context, t *chainTally, ns, chain string)
 
 // sendMember is a send as the chain limits see it: requester and target session keys. target
 // is the resolved key when known; else the spec's key, resolved against the requester's agent.
-func sendMember(s *v1.SessionSend, target string) policy.ChainMember {
+func sendMember(s *sessionsv1alpha1.SessionSend, target string) policy.ChainMember {
 	if target == "" {
 		target = sessionkey.Resolve(s.Spec.SessionKey, sessionkey.AgentOf(s.Spec.FromSessionKey))
 	}
@@ -168,7 +168,7 @@ func sendMember(s *v1.SessionSend, target string) policy.ChainMember {
 
 func memberName(obj client.Object) string {
 	kind := "SessionSend/"
-	if _, run := obj.(*v1.SubagentRun); run {
+	if _, run := obj.(*sessionsv1alpha1.SubagentRun); run {
 		kind = "SubagentRun/"
 	}
 	return kind + obj.GetName()
@@ -176,17 +176,17 @@ func memberName(obj client.Object) string {
 
 // warnRoot records a Warning Event on the chain's root naming the limit it hit.
 func (l *chainLedger) warnRoot(obj client.Object, limit string) {
-	kind, name, ok := strings.Cut(obj.GetAnnotations()[v1.ChainRootAnnotation], "/")
+	kind, name, ok := strings.Cut(obj.GetAnnotations()[sessionsv1alpha1.ChainRootAnnotation], "/")
 	if l.events == nil || !ok {
 		return
 	}
-	meta := metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: name, UID: types.UID(obj.GetLabels()[v1.ChainLabel])}
+	meta := metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: name, UID: types.UID(obj.GetLabels()[sessionsv1alpha1.ChainLabel])}
 	var root client.Object
 	switch kind {
 	case "SessionSend":
-		root = &v1.SessionSend{ObjectMeta: meta}
+		root = &sessionsv1alpha1.SessionSend{ObjectMeta: meta}
 	case "SubagentRun":
-		root = &v1.SubagentRun{ObjectMeta: meta}
+		root = &sessionsv1alpha1.SubagentRun{ObjectMeta: meta}
 	default:
 		return
 	}

@@ -20,7 +20,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -38,9 +38,9 @@ type chains struct {
 // it (it carries a hop count, which only the manager may set), over its chain's limits or
 // the namespace's rate; else "". member is who asks whom. Call it last: it takes a rate
 // token and records the object in its chain.
-func (c chains) judgeChain(ctx context.Context, obj client.Object, member policy.ChainMember, p *v1.SessionPolicySpec) (string, error) {
+func (c chains) judgeChain(ctx context.Context, obj client.Object, member policy.ChainMember, p *sessionsv1alpha1.SessionPolicySpec) (string, error) {
 	annotations := obj.GetAnnotations()
-	if _, tool := annotations[v1.HopsAnnotation]; !tool {
+	if _, tool := annotations[sessionsv1alpha1.HopsAnnotation]; !tool {
 		return "", nil
 	}
 	hops, err := policy.HopsOf(annotations)
@@ -50,7 +50,7 @@ func (c chains) judgeChain(ctx context.Context, obj client.Object, member policy
 	if why := policy.CheckHops(hops, p); why != "" {
 		return why, nil
 	}
-	_, inChain := obj.GetLabels()[v1.ChainLabel]
+	_, inChain := obj.GetLabels()[sessionsv1alpha1.ChainLabel]
 	if inChain && c.ledger != nil {
 		if why, err := c.ledger.admit(ctx, obj, member, p, !isDryRun(ctx)); why != "" || err != nil {
 			return why, err

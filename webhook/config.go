@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -32,9 +32,9 @@ import (
 // lower-case tokens as keys hold them.
 type SessionPolicyValidator struct{}
 
-var _ admission.Validator[*v1.SessionPolicy] = &SessionPolicyValidator{}
+var _ admission.Validator[*sessionsv1alpha1.SessionPolicy] = &SessionPolicyValidator{}
 
-func (v *SessionPolicyValidator) validate(p *v1.SessionPolicy) (admission.Warnings, error) {
+func (v *SessionPolicyValidator) validate(p *sessionsv1alpha1.SessionPolicy) (admission.Warnings, error) {
 	var errs field.ErrorList
 	allow := field.NewPath("spec", "agentToAgent", "allow")
 	for i, g := range p.Spec.AgentToAgent.Allow {
@@ -54,17 +54,17 @@ func (v *SessionPolicyValidator) validate(p *v1.SessionPolicy) (admission.Warnin
 }
 
 // ValidateCreate implements admission.Validator.
-func (v *SessionPolicyValidator) ValidateCreate(_ context.Context, p *v1.SessionPolicy) (admission.Warnings, error) {
+func (v *SessionPolicyValidator) ValidateCreate(_ context.Context, p *sessionsv1alpha1.SessionPolicy) (admission.Warnings, error) {
 	return v.validate(p)
 }
 
 // ValidateUpdate implements admission.Validator.
-func (v *SessionPolicyValidator) ValidateUpdate(_ context.Context, _, p *v1.SessionPolicy) (admission.Warnings, error) {
+func (v *SessionPolicyValidator) ValidateUpdate(_ context.Context, _, p *sessionsv1alpha1.SessionPolicy) (admission.Warnings, error) {
 	return v.validate(p)
 }
 
 // ValidateDelete implements admission.Validator.
-func (v *SessionPolicyValidator) ValidateDelete(context.Context, *v1.SessionPolicy) (admission.Warnings, error) {
+func (v *SessionPolicyValidator) ValidateDelete(context.Context, *sessionsv1alpha1.SessionPolicy) (admission.Warnings, error) {
 	return nil, nil
 }
 
@@ -72,9 +72,9 @@ func (v *SessionPolicyValidator) ValidateDelete(context.Context, *v1.SessionPoli
 // script's expressions compile.
 type AgentValidator struct{}
 
-var _ admission.Validator[*v1.Agent] = &AgentValidator{}
+var _ admission.Validator[*sessionsv1alpha1.Agent] = &AgentValidator{}
 
-func (v *AgentValidator) validate(a *v1.Agent) (admission.Warnings, error) {
+func (v *AgentValidator) validate(a *sessionsv1alpha1.Agent) (admission.Warnings, error) {
 	var errs field.ErrorList
 	allow := field.NewPath("spec", "subagents", "allowAgents")
 	for i, id := range a.Spec.Subagents.AllowAgents {
@@ -96,16 +96,16 @@ func (v *AgentValidator) validate(a *v1.Agent) (admission.Warnings, error) {
 }
 
 // ValidateCreate implements admission.Validator.
-func (v *AgentValidator) ValidateCreate(_ context.Context, a *v1.Agent) (admission.Warnings, error) {
+func (v *AgentValidator) ValidateCreate(_ context.Context, a *sessionsv1alpha1.Agent) (admission.Warnings, error) {
 	return v.validate(a)
 }
 
 // ValidateUpdate implements admission.Validator.
-func (v *AgentValidator) ValidateUpdate(_ context.Context, _, a *v1.Agent) (admission.Warnings, error) {
+func (v *AgentValidator) ValidateUpdate(_ context.Context, _, a *sessionsv1alpha1.Agent) (admission.Warnings, error) {
 	return v.validate(a)
 }
 
 // ValidateDelete implements admission.Validator.
-func (v *AgentValidator) ValidateDelete(context.Context, *v1.Agent) (admission.Warnings, error) {
+func (v *AgentValidator) ValidateDelete(context.Context, *sessionsv1alpha1.Agent) (admission.Warnings, error) {
 	return nil, nil
 }

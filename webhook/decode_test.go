@@ -31,28 +31,28 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
 
 // seen is a validator that records what it was given and answers err.
 type seen struct {
 	err      error
-	old, obj *v1.SessionSend
+	old, obj *sessionsv1alpha1.SessionSend
 	op       string
 }
 
-func (s *seen) ValidateCreate(_ context.Context, obj *v1.SessionSend) (admission.Warnings, error) {
+func (s *seen) ValidateCreate(_ context.Context, obj *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
 	s.op, s.obj = "create", obj
 	return admission.Warnings{"w"}, s.err
 }
 
-func (s *seen) ValidateUpdate(_ context.Context, old, obj *v1.SessionSend) (admission.Warnings, error) {
+func (s *seen) ValidateUpdate(_ context.Context, old, obj *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
 	s.op, s.old, s.obj = "update", old, obj
 	return nil, s.err
 }
 
-func (s *seen) ValidateDelete(_ context.Context, obj *v1.SessionSend) (admission.Warnings, error) {
+func (s *seen) ValidateDelete(_ context.Context, obj *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
 	s.op, s.obj = "delete", obj
 	return nil, s.err
 }
@@ -60,7 +60,7 @@ func (s *seen) ValidateDelete(_ context.Context, obj *v1.SessionSend) (admission
 func newSeen(err error) *seen { return &seen{err: err} }
 
 func rawSend(kind, key string) runtime.RawExtension {
-	raw, _ := json.Marshal(map[string]any{"apiVersion": v1.GroupVersion.String(), "kind": kind,
+	raw, _ := json.Marshal(map[string]any{"apiVersion": sessionsv1alpha1.GroupVersion.String(), "kind": kind,
 		"metadata": map[string]any{"name": "s", "namespace": "b", "labels": map[string]string{"a": "1"}, "annotations": map[string]string{"n": "42"}},
 		"spec":     map[string]any{"sessionKey": key, "message": "ping", "fromSessionKey": "agent:main:main", "cancel": key == "k2", "unknownField": 1}})
 	return runtime.RawExtension{Raw: raw}
@@ -89,14 +89,14 @@ func serve(t *testing.T, h http.Handler, body []byte, contentType string) (int, 
 // sigs.k8s.io/json, where controller-runtime's handler goes through the universal
 // deserializer: every review gets the same answer, and the validator the same objects.
 func TestSessionSendDecodeAnswersAsControllerRuntime(t *testing.T) {
-	sendKind := metav1.GroupVersionKind{Group: v1.GroupVersion.Group, Version: v1.GroupVersion.Version, Kind: "SessionSend"}
+	sendKind := metav1.GroupVersionKind{Group: sessionsv1alpha1.GroupVersion.Group, Version: sessionsv1alpha1.GroupVersion.Version, Kind: "SessionSend"}
 	create := admissionv1.AdmissionRequest{UID: "u1", Operation: admissionv1.Create, Kind: sendKind, Object: rawSend("SessionSend", "k1")}
 	update := admissionv1.AdmissionRequest{UID: "u2", Operation: admissionv1.Update, Kind: sendKind, Object: rawSend("SessionSend", "k2"), OldObject: rawSend("SessionSend", "k1")}
 	del := admissionv1.AdmissionRequest{UID: "u3", Operation: admissionv1.Delete, Kind: sendKind, OldObject: rawSend("SessionSend", "k1")}
 	wrongKind := admissionv1.AdmissionRequest{UID: "u4", Operation: admissionv1.Create, Kind: sendKind, Object: rawSend("AgentSession", "k1")}
 	noObject := admissionv1.AdmissionRequest{UID: "u5", Operation: admissionv1.Create, Kind: sendKind}
 	badOp := admissionv1.AdmissionRequest{UID: "u6", Operation: "PATCH", Kind: sendKind, Object: rawSend("SessionSend", "k1")}
-	forbidden := apierrors.NewForbidden(v1.GroupVersion.WithResource("sessionsends").GroupResource(), "s", errors.New("no"))
+	forbidden := apierrors.NewForbidden(sessionsv1alpha1.GroupVersion.WithResource("sessionsends").GroupResource(), "s", errors.New("no"))
 	for name, tc := range map[string]struct {
 		body        []byte
 		contentType string
@@ -122,8 +122,8 @@ func TestSessionSendDecodeAnswersAsControllerRuntime(t *testing.T) {
 				ct = "application/json"
 			}
 			ours, theirs := newSeen(tc.err), newSeen(tc.err)
-			gotStatus, got, typ := serve(t, reviewDecoder{withTypedValidator(v1.GroupVersion.WithKind("SessionSend"), func() *v1.SessionSend { return &v1.SessionSend{} }, ours)}, tc.body, ct)
-			wantStatus, want, _ := serve(t, admission.WithValidator[*v1.SessionSend](scheme.New(), theirs), tc.body, ct)
+			gotStatus, got, typ := serve(t, reviewDecoder{withTypedValidator(sessionsv1alpha1.GroupVersion.WithKind("SessionSend"), func() *sessionsv1alpha1.SessionSend { return &sessionsv1alpha1.SessionSend{} }, ours)}, tc.body, ct)
+			wantStatus, want, _ := serve(t, admission.WithValidator[*sessionsv1alpha1.SessionSend](scheme.New(), theirs), tc.body, ct)
 			if gotStatus != http.StatusOK || wantStatus != http.StatusOK {
 				t.Errorf("HTTP status %d, controller-runtime's %d, want 200 (the answer is in the review)", gotStatus, wantStatus)
 			}
@@ -155,7 +155,7 @@ func TestSessionSendDecodeAnswersAsControllerRuntime(t *testing.T) {
 func TestSessionSendDecodeRefusesOtherReviewVersions(t *testing.T) {
 	req := admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Create, Object: rawSend("SessionSend", "k1")}
 	v := newSeen(nil)
-	h := reviewDecoder{withTypedValidator(v1.GroupVersion.WithKind("SessionSend"), func() *v1.SessionSend { return &v1.SessionSend{} }, v)}
+	h := reviewDecoder{withTypedValidator(sessionsv1alpha1.GroupVersion.WithKind("SessionSend"), func() *sessionsv1alpha1.SessionSend { return &sessionsv1alpha1.SessionSend{} }, v)}
 	for _, body := range [][]byte{reviewBody("admission.k8s.io/v1beta1", req), []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`)} {
 		if _, res, _ := serve(t, h, body, "application/json"); res.Allowed || res.Result == nil || res.Result.Code != http.StatusBadRequest {
 			t.Errorf("%s: answer %+v, want a 400", body, res)
@@ -177,8 +177,8 @@ func TestSessionSendDecodeAllocatesLessThanTheUniversalDeserializer(t *testing.T
 			h.ServeHTTP(httptest.NewRecorder(), r)
 		})
 	}
-	ours := allocs(reviewDecoder{withTypedValidator(v1.GroupVersion.WithKind("SessionSend"), func() *v1.SessionSend { return &v1.SessionSend{} }, newSeen(nil))})
-	theirs := allocs(admission.WithValidator[*v1.SessionSend](scheme.New(), newSeen(nil)))
+	ours := allocs(reviewDecoder{withTypedValidator(sessionsv1alpha1.GroupVersion.WithKind("SessionSend"), func() *sessionsv1alpha1.SessionSend { return &sessionsv1alpha1.SessionSend{} }, newSeen(nil))})
+	theirs := allocs(admission.WithValidator[*sessionsv1alpha1.SessionSend](scheme.New(), newSeen(nil)))
 	if ours > theirs-15 {
 		t.Errorf("one admission allocates %.0f times, controller-runtime's handler %.0f: want at least 15 fewer", ours, theirs)
 	}

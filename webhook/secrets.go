@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -72,15 +72,15 @@ func (g secretGate) vouch(ctx context.Context, kind string, obj metav1.Object, r
 		}
 	}
 	if len(errs) > 0 {
-		return apierrors.NewForbidden(v1.GroupVersion.WithResource(kind).GroupResource(), obj.GetName(), errs.ToAggregate())
+		return apierrors.NewForbidden(sessionsv1alpha1.GroupVersion.WithResource(kind).GroupResource(), obj.GetName(), errs.ToAggregate())
 	}
 	ann := obj.GetAnnotations()
-	delete(ann, v1.VouchedSecretsAnnotation)
+	delete(ann, sessionsv1alpha1.VouchedSecretsAnnotation)
 	if len(vouched) > 0 {
 		if ann == nil {
 			ann = map[string]string{}
 		}
-		ann[v1.VouchedSecretsAnnotation] = policy.FormatVouched(vouched)
+		ann[sessionsv1alpha1.VouchedSecretsAnnotation] = policy.FormatVouched(vouched)
 	}
 	obj.SetAnnotations(ann)
 	return nil
@@ -101,19 +101,19 @@ func (g secretGate) optedIn(ctx context.Context, ns, name string) (bool, error) 
 // AgentSecrets vouches for an Agent's Secrets.
 type AgentSecrets struct{ secretGate }
 
-var _ admission.Defaulter[*v1.Agent] = &AgentSecrets{}
+var _ admission.Defaulter[*sessionsv1alpha1.Agent] = &AgentSecrets{}
 
 // Default implements admission.Defaulter.
-func (d *AgentSecrets) Default(ctx context.Context, a *v1.Agent) error {
+func (d *AgentSecrets) Default(ctx context.Context, a *sessionsv1alpha1.Agent) error {
 	return d.vouch(ctx, "agents", a, policy.AgentSecretRefs(a))
 }
 
 // PolicySecrets vouches for a SessionPolicy's delivery sink Secrets.
 type PolicySecrets struct{ secretGate }
 
-var _ admission.Defaulter[*v1.SessionPolicy] = &PolicySecrets{}
+var _ admission.Defaulter[*sessionsv1alpha1.SessionPolicy] = &PolicySecrets{}
 
 // Default implements admission.Defaulter.
-func (d *PolicySecrets) Default(ctx context.Context, p *v1.SessionPolicy) error {
+func (d *PolicySecrets) Default(ctx context.Context, p *sessionsv1alpha1.SessionPolicy) error {
 	return d.vouch(ctx, "sessionpolicies", p, policy.PolicySecretRefs(p))
 }

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -32,10 +32,10 @@ import (
 // opted in.
 type HookSecrets struct{ secretGate }
 
-var _ admission.Defaulter[*v1.SessionHook] = &HookSecrets{}
+var _ admission.Defaulter[*sessionsv1alpha1.SessionHook] = &HookSecrets{}
 
 // Default implements admission.Defaulter.
-func (d *HookSecrets) Default(ctx context.Context, h *v1.SessionHook) error {
+func (d *HookSecrets) Default(ctx context.Context, h *sessionsv1alpha1.SessionHook) error {
 	return d.vouch(ctx, "sessionhooks", h, policy.HookSecretRefs(h))
 }
 
@@ -44,7 +44,7 @@ func (d *HookSecrets) Default(ctx context.Context, h *v1.SessionHook) error {
 type SessionHookValidator struct{ starters }
 
 // Validate judges a hook on create and on each spec change.
-func (v *SessionHookValidator) Validate(ctx context.Context, h *v1.SessionHook) error {
+func (v *SessionHookValidator) Validate(ctx context.Context, h *sessionsv1alpha1.SessionHook) error {
 	if fe := startKey(field.NewPath("spec", "sessionKey"), h.Spec.SessionKey, h.Spec.AgentID); fe != nil {
 		return invalid("SessionHook", h.Name, fe)
 	}

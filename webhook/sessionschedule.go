@@ -19,7 +19,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -35,7 +35,7 @@ const maxScheduleNameLen = 63
 type SessionScheduleValidator struct{ starters }
 
 // Validate judges a schedule on create and on each spec change.
-func (v *SessionScheduleValidator) Validate(ctx context.Context, s *v1.SessionSchedule) error {
+func (v *SessionScheduleValidator) Validate(ctx context.Context, s *sessionsv1alpha1.SessionSchedule) error {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
 	if len(s.Name) > maxScheduleNameLen {

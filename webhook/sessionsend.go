@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -43,10 +43,10 @@ type SessionSendValidator struct {
 	budgetGate
 }
 
-var _ admission.Validator[*v1.SessionSend] = &SessionSendValidator{}
+var _ admission.Validator[*sessionsv1alpha1.SessionSend] = &SessionSendValidator{}
 
 // ValidateCreate implements admission.Validator.
-func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.SessionSend) (admission.Warnings, error) {
+func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
 	ns := send.Namespace
 	if why := v.forgedMark(ctx, nil, send, managerOnlyAnnotations...); why != "" {
@@ -55,7 +55,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	if errs, err := v.judgeStarterMarks(ctx, nil, send); err != nil || len(errs) > 0 {
 		return nil, starterMarksAnswer(send, errs, err)
 	}
-	var requester *v1.AgentSession
+	var requester *sessionsv1alpha1.AgentSession
 	agentID := ""
 	if from := send.Spec.FromSessionKey; from != "" {
 		ok, err := v.mayActAs(ctx, ns, from)
@@ -81,7 +81,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	}
 	if err == nil && target == nil {
 		// The controller creates an Agent's main session on first send: judge that session.
-		var agent *v1.Agent
+		var agent *sessionsv1alpha1.Agent
 		if agent, err = getAgent(ctx, v.Reader, v.APIReader, ns, sessionkey.AgentOf(key)); err == nil {
 			target = policy.ImpliedSession(key, agent)
 		}
@@ -96,7 +96,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	var pspec *v1.SessionPolicySpec
+	var pspec *sessionsv1alpha1.SessionPolicySpec
 	if pol != nil {
 		pspec = &pol.Spec
 	}
@@ -105,7 +105,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		a2a := v1.AgentToAgentSpec{}
+		a2a := sessionsv1alpha1.AgentToAgentSpec{}
 		if pspec != nil {
 			a2a = pspec.AgentToAgent
 		}
@@ -119,7 +119,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 		// owner-only (the verb set-send-policy), and not judged by the send policy it changes.
 		return nil, v.judgeSendCommand(ctx, send, cmd, target)
 	}
-	var sp *v1.SendPolicySpec
+	var sp *sessionsv1alpha1.SendPolicySpec
 	if pspec != nil {
 		sp = &pspec.SendPolicy
 	}
@@ -141,7 +141,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *v1.Sess
 // judgeSendCommand admits a /send command only from a person who holds the verb
 // set-send-policy on the target session (the SubjectAccessReview a write of spec.sendPolicy
 // asks); a session's is refused.
-func (v *SessionSendValidator) judgeSendCommand(ctx context.Context, send *v1.SessionSend, cmd policy.SendCommand, target *v1.AgentSession) error {
+func (v *SessionSendValidator) judgeSendCommand(ctx context.Context, send *sessionsv1alpha1.SessionSend, cmd policy.SendCommand, target *sessionsv1alpha1.AgentSession) error {
 	name := target.Name
 	if name == "" { // a main session the send would create
 		name = sessionkey.ObjectName(target.Spec.Key)
@@ -149,7 +149,7 @@ func (v *SessionSendValidator) judgeSendCommand(ctx context.Context, send *v1.Se
 	may := false
 	if send.Spec.FromSessionKey == "" {
 		var err error
-		if may, err = v.allowed(ctx, v1.GroupVersion.Group, "agentsessions", v1.VerbSetSendPolicy, send.Namespace, name); err != nil {
+		if may, err = v.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbSetSendPolicy, send.Namespace, name); err != nil {
 			return apierrors.NewInternalError(err)
 		}
 	}
@@ -160,7 +160,7 @@ func (v *SessionSendValidator) judgeSendCommand(ctx context.Context, send *v1.Se
 }
 
 // unknown is the 422 for a key that names no session, saying why.
-func (v *SessionSendValidator) unknown(ctx context.Context, send *v1.SessionSend, path *field.Path, ref, key string) error {
+func (v *SessionSendValidator) unknown(ctx context.Context, send *sessionsv1alpha1.SessionSend, path *field.Path, ref, key string) error {
 	fe, err := unknownSession(ctx, v.Reader, path, send.Namespace, ref, key)
 	if err != nil {
 		return apierrors.NewInternalError(err)
@@ -171,7 +171,7 @@ func (v *SessionSendValidator) unknown(ctx context.Context, send *v1.SessionSend
 // ValidateUpdate implements admission.Validator: the spec is immutable but for cancel (as
 // the CRD's rules also say) and the operator's annotations and starter labels change only
 // by the operator.
-func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *v1.SessionSend) (admission.Warnings, error) {
+func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
 	if err := policy.CancelOnlySend(old.Spec, send.Spec); err != nil {
 		return nil, invalid("SessionSend", send.Name, err)
 	}
@@ -186,7 +186,7 @@ func (v *SessionSendValidator) ValidateUpdate(ctx context.Context, old, send *v1
 
 // starterMarksAnswer is the answer to a write judgeStarterMarks refused (errs) or could not
 // judge (err).
-func starterMarksAnswer(send *v1.SessionSend, errs field.ErrorList, err error) error {
+func starterMarksAnswer(send *sessionsv1alpha1.SessionSend, errs field.ErrorList, err error) error {
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -194,17 +194,17 @@ func starterMarksAnswer(send *v1.SessionSend, errs field.ErrorList, err error) e
 }
 
 // ValidateDelete implements admission.Validator.
-func (v *SessionSendValidator) ValidateDelete(context.Context, *v1.SessionSend) (admission.Warnings, error) {
+func (v *SessionSendValidator) ValidateDelete(context.Context, *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func sessionPolicy(ctx context.Context, cache, api client.Reader, ns string) (*v1.SessionPolicy, error) {
+func sessionPolicy(ctx context.Context, cache, api client.Reader, ns string) (*sessionsv1alpha1.SessionPolicy, error) {
 	return lookup.New(cache, api).SessionPolicy(ctx, ns)
 }
 
 // getAgent returns the Agent named id, or nil. A cache miss is confirmed with the API
 // server: an Agent applied together with the run or send that names it may not be cached.
-func getAgent(ctx context.Context, cache, api client.Reader, ns, id string) (*v1.Agent, error) {
+func getAgent(ctx context.Context, cache, api client.Reader, ns, id string) (*sessionsv1alpha1.Agent, error) {
 	if id == "" {
 		return nil, nil
 	}
@@ -213,10 +213,10 @@ func getAgent(ctx context.Context, cache, api client.Reader, ns, id string) (*v1
 
 // invalid is a 422 that names the fields.
 func invalid(kind, name string, errs ...*field.Error) error {
-	return apierrors.NewInvalid(v1.GroupVersion.WithKind(kind).GroupKind(), name, errs)
+	return apierrors.NewInvalid(sessionsv1alpha1.GroupVersion.WithKind(kind).GroupKind(), name, errs)
 }
 
 // forbidden is a 403 carrying the policy's reason.
 func forbidden(resource, name, reason string) error {
-	return apierrors.NewForbidden(v1.GroupVersion.WithResource(resource).GroupResource(), name, errors.New(reason))
+	return apierrors.NewForbidden(sessionsv1alpha1.GroupVersion.WithResource(resource).GroupResource(), name, errors.New(reason))
 }

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
@@ -66,22 +66,22 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	// Every send is admitted here: its handler decodes the object once, typed (withTypedValidator).
 	mgr.GetWebhookServer().Register(SessionSendValidatePath, NewSessionSendWebhook(&SessionSendValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg}))
 	return errors.Join(
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSend{}).
-			WithDefaulter(ShardLabel[*v1.SessionSend]{o.Shard}).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SubagentRun{}).WithValidator(withLog[*v1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.SessionSend{}).
+			WithDefaulter(ShardLabel[*sessionsv1alpha1.SessionSend]{o.Shard}).WithLogConstructor(RequestLog).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.SubagentRun{}).WithValidator(withLog[*sessionsv1alpha1.SubagentRun]("subagentRun", &SubagentRunValidator{Reader: r, APIReader: api, authz: az, chains: ch, budgetGate: bg})).
 			WithDefaulter(&SubagentRunDefaulter{Reader: r, APIReader: api, Shard: o.Shard}).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.AgentSession{}).WithValidator(withLog[*v1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).
-			WithDefaulter(ShardLabel[*v1.AgentSession]{o.Shard}).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionPolicy{}).WithValidator(withLog[*v1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.AgentSession{}).WithValidator(withLog[*sessionsv1alpha1.AgentSession]("agentSession", &AgentSessionValidator{Reader: r, authz: az})).
+			WithDefaulter(ShardLabel[*sessionsv1alpha1.AgentSession]{o.Shard}).WithLogConstructor(RequestLog).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.SessionPolicy{}).WithValidator(withLog[*sessionsv1alpha1.SessionPolicy]("sessionPolicy", &SessionPolicyValidator{})).
 			WithDefaulter(&PolicySecrets{gate}).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.Agent{}).WithValidator(withLog[*v1.Agent]("agent", &AgentValidator{})).
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.Agent{}).WithValidator(withLog[*sessionsv1alpha1.Agent]("agent", &AgentValidator{})).
 			WithDefaulter(&AgentSecrets{gate}).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.ToolApproval{}).WithValidator(withLog[*v1.ToolApproval]("toolApproval", &ToolApprovalValidator{authz: az, clock: o.Clock})).
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.ToolApproval{}).WithValidator(withLog[*sessionsv1alpha1.ToolApproval]("toolApproval", &ToolApprovalValidator{authz: az, clock: o.Clock})).
 			WithDefaulter(DecidedBy{}).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionSchedule{}).WithValidator(withLog[*v1.SessionSchedule]("sessionSchedule",
-			onSpecChange[*v1.SessionSchedule]{check: (&SessionScheduleValidator{st}).Validate, spec: func(s *v1.SessionSchedule) any { return s.Spec }})).WithLogConstructor(RequestLog).Complete(),
-		ctrl.NewWebhookManagedBy(mgr, &v1.SessionHook{}).WithValidator(withLog[*v1.SessionHook]("sessionHook",
-			onSpecChange[*v1.SessionHook]{check: (&SessionHookValidator{st}).Validate, spec: func(h *v1.SessionHook) any { return h.Spec }})).
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.SessionSchedule{}).WithValidator(withLog[*sessionsv1alpha1.SessionSchedule]("sessionSchedule",
+			onSpecChange[*sessionsv1alpha1.SessionSchedule]{check: (&SessionScheduleValidator{st}).Validate, spec: func(s *sessionsv1alpha1.SessionSchedule) any { return s.Spec }})).WithLogConstructor(RequestLog).Complete(),
+		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.SessionHook{}).WithValidator(withLog[*sessionsv1alpha1.SessionHook]("sessionHook",
+			onSpecChange[*sessionsv1alpha1.SessionHook]{check: (&SessionHookValidator{st}).Validate, spec: func(h *sessionsv1alpha1.SessionHook) any { return h.Spec }})).
 			WithDefaulter(&HookSecrets{gate}).WithLogConstructor(RequestLog).Complete(),
 	)
 }
@@ -118,8 +118,8 @@ func NewSessionSendWebhook(v *SessionSendValidator) http.Handler {
 }
 
 func newSessionSendWebhook(v *SessionSendValidator) *admission.Webhook {
-	wh := withTypedValidator(v1.GroupVersion.WithKind("SessionSend"), func() *v1.SessionSend { return &v1.SessionSend{} },
-		withLog[*v1.SessionSend]("sessionSend", v))
+	wh := withTypedValidator(sessionsv1alpha1.GroupVersion.WithKind("SessionSend"), func() *sessionsv1alpha1.SessionSend { return &sessionsv1alpha1.SessionSend{} },
+		withLog[*sessionsv1alpha1.SessionSend]("sessionSend", v))
 	wh.LogConstructor = RequestLog
 	return wh
 }

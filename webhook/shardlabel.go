@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
@@ -34,8 +34,8 @@ import (
 type ShardLabel[T client.Object] struct{ Shard shard.Shard }
 
 var (
-	_ admission.Defaulter[*v1.AgentSession] = ShardLabel[*v1.AgentSession]{}
-	_ admission.Defaulter[*v1.SessionSend]  = ShardLabel[*v1.SessionSend]{}
+	_ admission.Defaulter[*sessionsv1alpha1.AgentSession] = ShardLabel[*sessionsv1alpha1.AgentSession]{}
+	_ admission.Defaulter[*sessionsv1alpha1.SessionSend]  = ShardLabel[*sessionsv1alpha1.SessionSend]{}
 )
 
 // Default implements admission.Defaulter.

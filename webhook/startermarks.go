@@ -19,7 +19,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -29,7 +29,7 @@ import (
 // store may), or a user granted the verb deliver on that SessionHook (the transcript-store's
 // ServiceAccount, for a delivery). A namespace user's label would otherwise pass their
 // message off as a tick or a delivery, and steer the schedule's concurrency policy.
-func (a authz) judgeStarterMarks(ctx context.Context, old, send *v1.SessionSend) (field.ErrorList, error) {
+func (a authz) judgeStarterMarks(ctx context.Context, old, send *sessionsv1alpha1.SessionSend) (field.ErrorList, error) {
 	var oldLabels map[string]string
 	if old != nil {
 		oldLabels = old.Labels
@@ -39,8 +39,8 @@ func (a authz) judgeStarterMarks(ctx context.Context, old, send *v1.SessionSend)
 		if a.isManager(ctx) {
 			continue
 		}
-		if m.Label == v1.HookLabel && m.Name != "" {
-			ok, err := a.allowed(ctx, v1.GroupVersion.Group, "sessionhooks", v1.VerbDeliver, send.Namespace, m.Name)
+		if m.Label == sessionsv1alpha1.HookLabel && m.Name != "" {
+			ok, err := a.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "sessionhooks", sessionsv1alpha1.VerbDeliver, send.Namespace, m.Name)
 			if err != nil {
 				return nil, err
 			}

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -47,7 +47,7 @@ func (s starters) judge(ctx context.Context, resource, name, ns, key string) err
 		return nil
 	}
 	user := requestUser(ctx).Username
-	ok, err := s.allowed(ctx, v1.GroupVersion.Group, "sessionsends", "create", ns, "")
+	ok, err := s.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "sessionsends", "create", ns, "")
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -65,7 +65,7 @@ func (s starters) judge(ctx context.Context, resource, name, ns, key string) err
 		}
 		objName = sessionkey.ObjectName(key)
 	}
-	if ok, err = s.allowed(ctx, v1.GroupVersion.Group, "agentsessions", "create", ns, objName); err != nil {
+	if ok, err = s.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", "create", ns, objName); err != nil {
 		return apierrors.NewInternalError(err)
 	}
 	if !ok {
@@ -119,6 +119,6 @@ func (onSpecChange[T]) ValidateDelete(context.Context, T) (admission.Warnings, e
 }
 
 var (
-	_ admission.Validator[*v1.SessionSchedule] = onSpecChange[*v1.SessionSchedule]{}
-	_ admission.Validator[*v1.SessionHook]     = onSpecChange[*v1.SessionHook]{}
+	_ admission.Validator[*sessionsv1alpha1.SessionSchedule] = onSpecChange[*sessionsv1alpha1.SessionSchedule]{}
+	_ admission.Validator[*sessionsv1alpha1.SessionHook]     = onSpecChange[*sessionsv1alpha1.SessionHook]{}
 )

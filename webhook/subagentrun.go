@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -45,14 +45,14 @@ type SubagentRunDefaulter struct {
 	Shard shard.Shard
 }
 
-var _ admission.Defaulter[*v1.SubagentRun] = &SubagentRunDefaulter{}
+var _ admission.Defaulter[*sessionsv1alpha1.SubagentRun] = &SubagentRunDefaulter{}
 
 // Default implements admission.Defaulter.
-func (d *SubagentRunDefaulter) Default(ctx context.Context, run *v1.SubagentRun) error {
+func (d *SubagentRunDefaulter) Default(ctx context.Context, run *sessionsv1alpha1.SubagentRun) error {
 	if run.Spec.Mode == "" {
-		run.Spec.Mode = v1.ModeRun
+		run.Spec.Mode = sessionsv1alpha1.ModeRun
 		if run.Spec.Thread {
-			run.Spec.Mode = v1.ModeSession
+			run.Spec.Mode = sessionsv1alpha1.ModeSession
 		}
 	}
 	if run.Spec.AgentID == "" && run.Spec.RequesterSessionKey == "" {
@@ -79,10 +79,10 @@ type SubagentRunValidator struct {
 	budgetGate
 }
 
-var _ admission.Validator[*v1.SubagentRun] = &SubagentRunValidator{}
+var _ admission.Validator[*sessionsv1alpha1.SubagentRun] = &SubagentRunValidator{}
 
 // ValidateCreate implements admission.Validator.
-func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.SubagentRun) (admission.Warnings, error) {
+func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *sessionsv1alpha1.SubagentRun) (admission.Warnings, error) {
 	ns := run.Namespace
 	if why := v.forgedMark(ctx, nil, run, managerOnlyAnnotations...); why != "" {
 		return nil, forbidden("subagentruns", run.Name, why)
@@ -138,7 +138,7 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 	if errs := policy.CheckSpawn(in); len(errs) > 0 {
 		return nil, refusal("subagentruns", "SubagentRun", run.Name, errs)
 	}
-	if hint, ok := run.Annotations[v1.ChildSessionKeyAnnotation]; ok {
+	if hint, ok := run.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation]; ok {
 		if denial, err := v.judgeChildKey(ctx, ns, hint, in.TargetID); err != nil || denial != "" {
 			if err != nil {
 				return nil, apierrors.NewInternalError(err)
@@ -146,7 +146,7 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 			return nil, forbidden("subagentruns", run.Name, denial)
 		}
 	}
-	var pspec *v1.SessionPolicySpec
+	var pspec *sessionsv1alpha1.SessionPolicySpec
 	if pol != nil {
 		pspec = &pol.Spec
 	}
@@ -167,7 +167,7 @@ func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *v1.Subag
 func (v *SubagentRunValidator) judgeChildKey(ctx context.Context, ns, hint, agentID string) (string, error) {
 	ok, err := v.mayActAs(ctx, ns, hint)
 	if err != nil || !ok {
-		return actAsDenial(ctx, hint, "annotation "+v1.ChildSessionKeyAnnotation), err
+		return actAsDenial(ctx, hint, "annotation "+sessionsv1alpha1.ChildSessionKeyAnnotation), err
 	}
 	existing, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, hint)
 	if err != nil {
@@ -178,13 +178,13 @@ func (v *SubagentRunValidator) judgeChildKey(ctx context.Context, ns, hint, agen
 
 // activeChildren counts the requester's runs that have not completed.
 func activeChildren(ctx context.Context, r client.Reader, ns, requester string) (int, error) {
-	var runs v1.SubagentRunList
+	var runs sessionsv1alpha1.SubagentRunList
 	if err := r.List(ctx, &runs, client.InNamespace(ns), client.MatchingFields{cacheindex.RunRequester: requester}); err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, run := range runs.Items {
-		if !v1.Finished(run.Status.Conditions) {
+		if !sessionsv1alpha1.Finished(run.Status.Conditions) {
 			n++
 		}
 	}
@@ -194,17 +194,17 @@ func activeChildren(ctx context.Context, r client.Reader, ns, requester string) 
 // ValidateUpdate implements admission.Validator: the spec is immutable but for cancel (as
 // the CRD's rules also say) and the hop count and child key, which the controller trusts,
 // change only by the operator.
-func (v *SubagentRunValidator) ValidateUpdate(ctx context.Context, old, run *v1.SubagentRun) (admission.Warnings, error) {
+func (v *SubagentRunValidator) ValidateUpdate(ctx context.Context, old, run *sessionsv1alpha1.SubagentRun) (admission.Warnings, error) {
 	if err := policy.CancelOnlyRun(old.Spec, run.Spec); err != nil {
 		return nil, invalid("SubagentRun", run.Name, err)
 	}
-	if why := v.forgedMark(ctx, old, run, slices.Concat(managerOnlyAnnotations, []string{v1.ChildSessionKeyAnnotation})...); why != "" {
+	if why := v.forgedMark(ctx, old, run, slices.Concat(managerOnlyAnnotations, []string{sessionsv1alpha1.ChildSessionKeyAnnotation})...); why != "" {
 		return nil, forbidden("subagentruns", run.Name, why)
 	}
 	return nil, nil
 }
 
 // ValidateDelete implements admission.Validator.
-func (v *SubagentRunValidator) ValidateDelete(context.Context, *v1.SubagentRun) (admission.Warnings, error) {
+func (v *SubagentRunValidator) ValidateDelete(context.Context, *sessionsv1alpha1.SubagentRun) (admission.Warnings, error) {
 	return nil, nil
 }

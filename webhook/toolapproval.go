@@ -24,7 +24,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -39,35 +39,35 @@ import (
 // client sends, the admission user is what the API server authenticated.
 type DecidedBy struct{}
 
-var _ admission.Defaulter[*v1.ToolApproval] = DecidedBy{}
+var _ admission.Defaulter[*sessionsv1alpha1.ToolApproval] = DecidedBy{}
 
 // Default implements admission.Defaulter.
-func (DecidedBy) Default(ctx context.Context, ta *v1.ToolApproval) error {
+func (DecidedBy) Default(ctx context.Context, ta *sessionsv1alpha1.ToolApproval) error {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return err
 	}
-	var old *v1.ToolApproval
+	var old *sessionsv1alpha1.ToolApproval
 	if len(req.OldObject.Raw) > 0 {
-		old = &v1.ToolApproval{}
+		old = &sessionsv1alpha1.ToolApproval{}
 		if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
 			return apierrors.NewBadRequest(err.Error())
 		}
 	}
 	ann := ta.GetAnnotations()
-	delete(ann, v1.DecidedByAnnotation)
+	delete(ann, sessionsv1alpha1.DecidedByAnnotation)
 	switch {
 	case old != nil && old.Spec.Decision == "" && ta.Spec.Decision != "":
 		if ann == nil {
 			ann = map[string]string{}
 		}
-		ann[v1.DecidedByAnnotation] = req.UserInfo.Username
+		ann[sessionsv1alpha1.DecidedByAnnotation] = req.UserInfo.Username
 	case old != nil:
-		if by, ok := old.Annotations[v1.DecidedByAnnotation]; ok {
+		if by, ok := old.Annotations[sessionsv1alpha1.DecidedByAnnotation]; ok {
 			if ann == nil {
 				ann = map[string]string{}
 			}
-			ann[v1.DecidedByAnnotation] = by
+			ann[sessionsv1alpha1.DecidedByAnnotation] = by
 		}
 	}
 	ta.SetAnnotations(ann)
@@ -84,15 +84,15 @@ type ToolApprovalValidator struct {
 	clock clock.PassiveClock
 }
 
-var _ admission.Validator[*v1.ToolApproval] = &ToolApprovalValidator{}
+var _ admission.Validator[*sessionsv1alpha1.ToolApproval] = &ToolApprovalValidator{}
 
 // ValidateCreate implements admission.Validator.
-func (v *ToolApprovalValidator) ValidateCreate(ctx context.Context, ta *v1.ToolApproval) (admission.Warnings, error) {
+func (v *ToolApprovalValidator) ValidateCreate(ctx context.Context, ta *sessionsv1alpha1.ToolApproval) (admission.Warnings, error) {
 	return nil, v.judge(ctx, policy.ApprovalChange{Cur: ta})
 }
 
 // ValidateUpdate implements admission.Validator.
-func (v *ToolApprovalValidator) ValidateUpdate(ctx context.Context, old, ta *v1.ToolApproval) (admission.Warnings, error) {
+func (v *ToolApprovalValidator) ValidateUpdate(ctx context.Context, old, ta *sessionsv1alpha1.ToolApproval) (admission.Warnings, error) {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return nil, err
@@ -101,14 +101,14 @@ func (v *ToolApprovalValidator) ValidateUpdate(ctx context.Context, old, ta *v1.
 }
 
 // ValidateDelete implements admission.Validator.
-func (v *ToolApprovalValidator) ValidateDelete(context.Context, *v1.ToolApproval) (admission.Warnings, error) {
+func (v *ToolApprovalValidator) ValidateDelete(context.Context, *sessionsv1alpha1.ToolApproval) (admission.Warnings, error) {
 	return nil, nil
 }
 
 func (v *ToolApprovalValidator) judge(ctx context.Context, c policy.ApprovalChange) error {
 	c.User, c.Manager, c.Now = requestUser(ctx).Username, v.isManager(ctx), v.now()
 	if !c.Status && c.SetsDecision() && !c.Manager {
-		ok, err := v.allowed(ctx, v1.GroupVersion.Group, "toolapprovals", v1.VerbApprove, c.Cur.Namespace, c.Cur.Name)
+		ok, err := v.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "toolapprovals", sessionsv1alpha1.VerbApprove, c.Cur.Namespace, c.Cur.Name)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}

@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
@@ -38,22 +38,22 @@ import (
 
 // MCP servers of these specs listen on mcpHost, which the suite's egress policy allows.
 var _ = Describe("Agent MCP servers", func() {
-	mcpAgent := func(ns, name string, srv v1.MCPServer) {
-		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}
-		a.Spec.Tools.MCPServers = []v1.MCPServer{srv}
+	mcpAgent := func(ns, name string, srv sessionsv1alpha1.MCPServer) {
+		a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
+		a.Spec.Tools.MCPServers = []sessionsv1alpha1.MCPServer{srv}
 		Expect(k8s.Create(ctx, a)).To(Succeed())
 	}
-	get := func(ns, name string) func(g Gomega) *v1.Agent {
-		return func(g Gomega) *v1.Agent {
-			a := &v1.Agent{}
+	get := func(ns, name string) func(g Gomega) *sessionsv1alpha1.Agent {
+		return func(g Gomega) *sessionsv1alpha1.Agent {
+			a := &sessionsv1alpha1.Agent{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, a)).To(Succeed())
 			return a
 		}
 	}
 	ready := func(ns, name string) func(g Gomega) *metav1.Condition {
 		return func(g Gomega) *metav1.Condition {
-			c := meta.FindStatusCondition(get(ns, name)(g).Status.Conditions, v1.ConditionReady)
+			c := meta.FindStatusCondition(get(ns, name)(g).Status.Conditions, sessionsv1alpha1.ConditionReady)
 			g.Expect(c).NotTo(BeNil())
 			return c
 		}
@@ -62,9 +62,9 @@ var _ = Describe("Agent MCP servers", func() {
 	It("talks only to the configured server's origin, Secret headers included", func() {
 		ns := newNamespace()
 		Expect(k8s.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mcp-token", Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mcp-token", Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
 			StringData: map[string]string{"header": "Bearer s3cret"}})).To(Succeed())
-		header := []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
+		header := []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: "mcp-token"}, Key: "header"}}}}
 
 		// The second origin: it records every request that reaches it.
@@ -84,13 +84,13 @@ var _ = Describe("Agent MCP servers", func() {
 		sse := mcptest.NewAt(true, mcpHost+":0")
 		DeferCleanup(sse.Close)
 		sse.AnnounceEndpointAt(other.URL)
-		mcpAgent(ns, "endpoint", v1.MCPServer{Name: "tools", URL: sse.URL, Headers: header})
+		mcpAgent(ns, "endpoint", sessionsv1alpha1.MCPServer{Name: "tools", URL: sse.URL, Headers: header})
 		// A server that redirects there.
 		redirector := httptest.NewUnstartedServer(http.RedirectHandler(other.URL+"/mcp", http.StatusTemporaryRedirect))
 		redirector.Listener = listen()
 		redirector.Start()
 		DeferCleanup(redirector.Close)
-		mcpAgent(ns, "redirect", v1.MCPServer{Name: "tools", URL: redirector.URL + "/mcp", Headers: header})
+		mcpAgent(ns, "redirect", sessionsv1alpha1.MCPServer{Name: "tools", URL: redirector.URL + "/mcp", Headers: header})
 
 		for name, says := range map[string]string{"endpoint": "the server named an endpoint on " + other.URL, "redirect": "the server redirected to " + other.URL} {
 			Eventually(ready(ns, name), testenv.Timeout, testenv.Interval).Should(And(
@@ -114,7 +114,7 @@ var _ = Describe("Agent MCP servers", func() {
 		nsA := newNamespace()
 		hung := controllers.DefaultMCPProbesPerNamespace + 1
 		for i := range hung {
-			mcpAgent(nsA, fmt.Sprintf("hung-%d", i), v1.MCPServer{Name: "h", URL: hang.URL, TimeoutSeconds: ptr.To(int32(600))})
+			mcpAgent(nsA, fmt.Sprintf("hung-%d", i), sessionsv1alpha1.MCPServer{Name: "h", URL: hang.URL, TimeoutSeconds: ptr.To(int32(600))})
 		}
 		// A's probes hold every slot A has.
 		Eventually(hang.Accepted, testenv.Timeout, testenv.Interval).Should(BeNumerically(">=", controllers.DefaultMCPProbesPerNamespace))
@@ -122,7 +122,7 @@ var _ = Describe("Agent MCP servers", func() {
 		nsB := newNamespace()
 		srv := mcptest.NewAt(false, mcpHost+":0")
 		DeferCleanup(srv.Close)
-		mcpAgent(nsB, "b", v1.MCPServer{Name: "everything", URL: srv.URL})
+		mcpAgent(nsB, "b", sessionsv1alpha1.MCPServer{Name: "everything", URL: srv.URL})
 		Eventually(ready(nsB, "b"), testenv.Timeout, testenv.Interval).Should(And(
 			HaveField("Status", metav1.ConditionTrue),
 			HaveField("Message", ContainSubstring("MCP servers: everything 5 tools")),
@@ -132,7 +132,7 @@ var _ = Describe("Agent MCP servers", func() {
 		for i := range hung {
 			a := get(nsA, fmt.Sprintf("hung-%d", i))(Default)
 			Expect(a.Status.MCPServers).To(ConsistOf(HaveField("Reason", "Probing")), a.Name)
-			Expect(meta.FindStatusCondition(a.Status.Conditions, v1.ConditionReady)).To(And(
+			Expect(meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(And(
 				HaveField("Status", metav1.ConditionUnknown), HaveField("Reason", "Probing")), a.Name)
 		}
 	})

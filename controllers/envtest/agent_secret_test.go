@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -33,21 +33,21 @@ import (
 var _ = Describe("Agent API key Secrets", func() {
 	ready := func(ns, name string) func(g Gomega) *metav1.Condition {
 		return func(g Gomega) *metav1.Condition {
-			a := &v1.Agent{}
+			a := &sessionsv1alpha1.Agent{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, a)).To(Succeed())
-			c := meta.FindStatusCondition(a.Status.Conditions, v1.ConditionReady)
+			c := meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady)
 			g.Expect(c).NotTo(BeNil())
 			return c
 		}
 	}
-	agent := func(ns, name, secret, vouched string) *v1.Agent {
-		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "m", BaseURL: "http://127.0.0.1:9/v1"}}}
+	agent := func(ns, name, secret, vouched string) *sessionsv1alpha1.Agent {
+		a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "m", BaseURL: "http://127.0.0.1:9/v1"}}}
 		if secret != "" {
 			a.Spec.Model.APIKeySecretRef = &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "apiKey"}
 		}
 		if vouched != "" {
-			a.Annotations = map[string]string{v1.VouchedSecretsAnnotation: vouched}
+			a.Annotations = map[string]string{sessionsv1alpha1.VouchedSecretsAnnotation: vouched}
 		}
 		return a
 	}
@@ -56,7 +56,7 @@ var _ = Describe("Agent API key Secrets", func() {
 		ns := newNamespace()
 		for _, o := range []client.Object{
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team-key"}, StringData: map[string]string{"apiKey": "s3cret"}},
-			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shared-key", Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shared-key", Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
 				StringData: map[string]string{"apiKey": "shared"}},
 			agent(ns, "unvouched", "team-key", ""),
 			agent(ns, "ghost", "no-such-key", ""),
@@ -82,20 +82,20 @@ var _ = Describe("Agent API key Secrets", func() {
 	It("holds MCP header Secrets and server URLs to the same rules", func() {
 		ns := newNamespace()
 		// Loopback: the suite's egress policy refuses it, as the manager's default does.
-		mcpAgent := func(name string, srv v1.MCPServer) *v1.Agent {
+		mcpAgent := func(name string, srv sessionsv1alpha1.MCPServer) *sessionsv1alpha1.Agent {
 			a := agent(ns, name, "", "")
-			a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderScripted}
-			a.Spec.Tools.MCPServers = []v1.MCPServer{srv}
+			a.Spec.Model = sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}
+			a.Spec.Tools.MCPServers = []sessionsv1alpha1.MCPServer{srv}
 			return a
 		}
-		header := func(secret string) []v1.MCPHeader {
-			return []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
+		header := func(secret string) []sessionsv1alpha1.MCPHeader {
+			return []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
 				LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "header"}}}}
 		}
 		for _, o := range []client.Object{
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mcp-token"}, StringData: map[string]string{"header": "Bearer s3cret"}},
-			mcpAgent("loopback", v1.MCPServer{Name: "local", URL: "http://127.0.0.1:9/mcp"}),
-			mcpAgent("borrowed", v1.MCPServer{Name: "tools", URL: "https://mcp.example.invalid/mcp", Headers: header("mcp-token")}),
+			mcpAgent("loopback", sessionsv1alpha1.MCPServer{Name: "local", URL: "http://127.0.0.1:9/mcp"}),
+			mcpAgent("borrowed", sessionsv1alpha1.MCPServer{Name: "tools", URL: "https://mcp.example.invalid/mcp", Headers: header("mcp-token")}),
 		} {
 			Expect(k8s.Create(ctx, o)).To(Succeed())
 		}

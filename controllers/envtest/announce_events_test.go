@@ -20,22 +20,22 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 var _ = Describe("the events delivery sink", func() {
 	It("records a delivered announce as an Event on the session, and says noSink where no sink is", func() {
 		ns := newNamespace()
-		createAgent(ns, "alice", rule(".", v1.ReplySkip))
+		createAgent(ns, "alice", rule(".", sessionsv1alpha1.ReplySkip))
 		createSession(ns, "agent:alice:main", "alice")
 		createAgent(ns, "bob", rule("^Agent-to-agent announce step", "bob says: all done"))
-		bob := createSession(ns, "agent:bob:main", "bob", func(s *v1.AgentSession) { s.Spec.LastChannel = "webchat" })
-		createSession(ns, "agent:bob:telegram:group:t1", "bob", func(s *v1.AgentSession) { s.Spec.Channel = "telegram" })
-		createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "webchat", Kind: v1.DeliveryEvents}}})
+		bob := createSession(ns, "agent:bob:main", "bob", func(s *sessionsv1alpha1.AgentSession) { s.Spec.LastChannel = "webchat" })
+		createSession(ns, "agent:bob:telegram:group:t1", "bob", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Channel = "telegram" })
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Delivery: []sessionsv1alpha1.DeliverySink{{Channel: "webchat", Kind: sessionsv1alpha1.DeliveryEvents}}})
 
 		send := waitSend(createSend(ns, "agent:bob:main", "wrap up", 30, "agent:alice:main"), completed)
-		Expect(send.Status.Announce).To(Equal(&v1.Announce{Status: v1.AnnounceDelivered, Message: "bob says: all done", Target: "webchat"}))
+		Expect(send.Status.Announce).To(Equal(&sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered, Message: "bob says: all done", Target: "webchat"}))
 		Eventually(func(g Gomega) []string {
 			var list eventsv1.EventList
 			g.Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
@@ -49,15 +49,15 @@ var _ = Describe("the events delivery sink", func() {
 		}, testenv.Timeout, testenv.Interval).Should(ConsistOf("announce to webchat: bob says: all done"))
 
 		other := waitSend(createSend(ns, "agent:bob:telegram:group:t1", "wrap up", 30, "agent:alice:main"), completed)
-		Expect(other.Status.Announce.Status).To(Equal(v1.AnnounceNoSink))
+		Expect(other.Status.Announce.Status).To(Equal(sessionsv1alpha1.AnnounceNoSink))
 		Expect(other.Status.Announce.Reason).To(ContainSubstring(`no delivery sink for channel "telegram"`))
 	})
 
 	It("needs a url for a webhook sink and takes none for an events sink", func() {
 		ns := newNamespace()
-		bad := &v1.SessionPolicy{}
+		bad := &sessionsv1alpha1.SessionPolicy{}
 		bad.Name, bad.Namespace = "default", ns
-		bad.Spec.Delivery = []v1.DeliverySink{{Channel: "webchat"}}
+		bad.Spec.Delivery = []sessionsv1alpha1.DeliverySink{{Channel: "webchat"}}
 		err := k8s.Create(ctx, bad)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("a webhook sink needs url; an events sink takes none"))

@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
@@ -35,68 +35,68 @@ import (
 // and the namespace's window used, and stops the owner over a limit.
 var _ = Describe("budgets", func() {
 	var ns string
-	priced := v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}
-	pricedAgent := func(name string, mut func(*v1.Agent), rules ...v1.ScriptRule) {
-		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.AgentSpec{
-			Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules, Pricing: &priced}}}
+	priced := sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}
+	pricedAgent := func(name string, mut func(*sessionsv1alpha1.Agent), rules ...sessionsv1alpha1.ScriptRule) {
+		a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules, Pricing: &priced}}}
 		if mut != nil {
 			mut(a)
 		}
 		Expect(k8s.Create(ctx, a)).To(Succeed())
 	}
 	budgetExceeded := func(conds []metav1.Condition) {
-		c := meta.FindStatusCondition(conds, v1.ConditionFailed)
+		c := meta.FindStatusCondition(conds, sessionsv1alpha1.ConditionFailed)
 		Expect(c).NotTo(BeNil(), "no Failed condition")
-		Expect(c.Reason).To(Equal(v1.ReasonBudgetExceeded))
+		Expect(c.Reason).To(Equal(sessionsv1alpha1.ReasonBudgetExceeded))
 	}
 	BeforeEach(func() { ns = newNamespace() })
 
 	It("stops a send whose ping-pong passes its maxTurns", func() {
-		createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](5)},
-			Budgets: &v1.Budgets{PerSend: &v1.Budget{MaxTurns: ptr.To[int32](20)}}})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](5)},
+			Budgets: &sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](20)}}})
 		pricedAgent("alice", nil)
 		pricedAgent("bob", nil)
 		createSession(ns, "agent:alice:main", "alice")
 		createSession(ns, "agent:bob:main", "bob")
-		send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns}, Spec: v1.SessionSendSpec{
-			SessionKey: "agent:bob:main", Message: "chat", FromSessionKey: "agent:alice:main", Budget: &v1.Budget{MaxTurns: ptr.To[int32](2)}}}
+		send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns}, Spec: sessionsv1alpha1.SessionSendSpec{
+			SessionKey: "agent:bob:main", Message: "chat", FromSessionKey: "agent:alice:main", Budget: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](2)}}}
 		Expect(k8s.Create(ctx, send)).To(Succeed())
 
 		waitSend(send, completed)
-		Expect(send.Status.Phase).To(Equal(v1.SendFailed))
+		Expect(send.Status.Phase).To(Equal(sessionsv1alpha1.SendFailed))
 		budgetExceeded(send.Status.Conditions)
 		Expect(send.Status.Error).To(Equal("budget exceeded: the send would begin turn 3, over its maxTurns 2"))
 		Expect(send.Status.Turns).To(HaveLen(3), "round 1, round 2, and round 3 stopped before its model call")
 		Expect(send.Status.Turns[2].Error).To(ContainSubstring("budget exceeded"))
-		Expect(send.Status.Status).To(Equal(v1.SendOK), "round 1 replied: the requester has its answer")
+		Expect(send.Status.Status).To(Equal(sessionsv1alpha1.SendOK), "round 1 replied: the requester has its answer")
 		Expect(send.Status.Announce).To(BeNil(), "a stopped send does not announce")
 	})
 
 	It("stops a run tree three deep that passes its maxTokens, and the run still announces", func() {
-		createPolicy(ns, v1.SessionPolicySpec{})
-		deep := func(a *v1.Agent) { a.Spec.Subagents.MaxSpawnDepth = ptr.To[int32](3) }
-		pricedAgent("main", nil, rule("^Sub-agent announce step", v1.AnnounceSkip))
-		pricedAgent("worker", deep, rule("^Sub-agent announce step", v1.AnnounceSkip))
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{})
+		deep := func(a *sessionsv1alpha1.Agent) { a.Spec.Subagents.MaxSpawnDepth = ptr.To[int32](3) }
+		pricedAgent("main", nil, rule("^Sub-agent announce step", sessionsv1alpha1.AnnounceSkip))
+		pricedAgent("worker", deep, rule("^Sub-agent announce step", sessionsv1alpha1.AnnounceSkip))
 		createSession(ns, "agent:main:main", "main")
 
 		// r1's tree may use 2000 tokens: r1 uses a few hundred, r2 (a task of 8000 bytes,
 		// echoed) some 4000, so r3's first model call finds the tree over its budget.
-		r1 := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "r1", Namespace: ns}, Spec: v1.SubagentRunSpec{
-			Task: "hi", AgentID: "worker", RequesterSessionKey: "agent:main:main", Budget: &v1.Budget{MaxTokens: ptr.To[int64](2000)}}}
+		r1 := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "r1", Namespace: ns}, Spec: sessionsv1alpha1.SubagentRunSpec{
+			Task: "hi", AgentID: "worker", RequesterSessionKey: "agent:main:main", Budget: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](2000)}}}
 		Expect(k8s.Create(ctx, r1)).To(Succeed())
 		waitRun(r1, runCompleted)
-		Expect(r1.Status.Phase).To(Equal(v1.RunSucceeded))
-		r2 := waitRun(createRun(ns, v1.SubagentRunSpec{Task: strings.Repeat("research ", 900), AgentID: "worker",
+		Expect(r1.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
+		r2 := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: strings.Repeat("research ", 900), AgentID: "worker",
 			RequesterSessionKey: r1.Status.ChildSessionKey}), runCompleted)
-		Expect(r2.Status.Phase).To(Equal(v1.RunSucceeded))
-		r3 := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "dig deeper", AgentID: "worker",
+		Expect(r2.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
+		r3 := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "dig deeper", AgentID: "worker",
 			RequesterSessionKey: r2.Status.ChildSessionKey}), runCompleted)
 
-		Expect(r3.Status.Phase).To(Equal(v1.RunFailed))
+		Expect(r3.Status.Phase).To(Equal(sessionsv1alpha1.RunFailed))
 		budgetExceeded(r3.Status.Conditions)
 		Expect(r3.Status.Notes).To(MatchRegexp(`^budget exceeded: the run tree of subagentrun/r1 used \d+ tokens of its maxTokens 2000$`))
 		Expect(r3.Status.Stats).NotTo(BeNil())
-		var requester v1.AgentSession
+		var requester sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, r2.Status.ChildSessionKey), &requester)).To(Succeed())
 		var announce string
 		for _, r := range messages(ns, &requester) {
@@ -110,18 +110,20 @@ var _ = Describe("budgets", func() {
 
 	It("keeps the window's spend in the SessionPolicy across a manager restart, and stops work once it is spent", func() {
 		window := metav1.Duration{Duration: 8760 * time.Hour}
-		createPolicy(ns, v1.SessionPolicySpec{Budgets: &v1.Budgets{Namespace: &v1.NamespaceBudget{Window: window, MaxTokens: ptr.To[int64](1000000000)}}})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Budgets: &sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{Window: window, MaxTokens: ptr.To[int64](1000000000)}}})
 		pricedAgent("carol", nil)
 		createSession(ns, "agent:carol:main", "carol")
-		spend := func(g Gomega) *v1.Spend {
-			p := &v1.SessionPolicy{}
+		spend := func(g Gomega) *sessionsv1alpha1.Spend {
+			p := &sessionsv1alpha1.SessionPolicy{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p)).To(Succeed())
 			g.Expect(p.Status.Spend).NotTo(BeNil())
 			return p.Status.Spend
 		}
-		tokens := func(s *v1.SessionSend) int64 { return s.Status.Usage.InputTokens + s.Status.Usage.OutputTokens }
-		cost := func(sends ...*v1.SessionSend) string {
-			var u *v1.Usage
+		tokens := func(s *sessionsv1alpha1.SessionSend) int64 {
+			return s.Status.Usage.InputTokens + s.Status.Usage.OutputTokens
+		}
+		cost := func(sends ...*sessionsv1alpha1.SessionSend) string {
+			var u *sessionsv1alpha1.Usage
 			for _, s := range sends {
 				u = usage.Merge(u, s.Status.Usage)
 			}
@@ -149,15 +151,15 @@ var _ = Describe("budgets", func() {
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 
 		By("a window spent to its limit stops the next turn before its model call")
-		p := &v1.SessionPolicy{}
+		p := &sessionsv1alpha1.SessionPolicy{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p)).To(Succeed())
 		p.Spec.Budgets.Namespace.MaxTokens = ptr.To(spent)
 		Expect(k8s.Update(ctx, p)).To(Succeed())
 		Eventually(func(g Gomega) {
 			third := waitSend(createSend(ns, "agent:carol:main", "a third question", 30, ""), completed)
-			g.Expect(third.Status.Phase).To(Equal(v1.SendFailed))
+			g.Expect(third.Status.Phase).To(Equal(sessionsv1alpha1.SendFailed))
 			g.Expect(third.Status.Error).To(HavePrefix("namespace budget spent: the namespace's turns used"))
-			g.Expect(meta.FindStatusCondition(third.Status.Conditions, v1.ConditionFailed).Reason).To(Equal(v1.ReasonBudgetExceeded))
+			g.Expect(meta.FindStatusCondition(third.Status.Conditions, sessionsv1alpha1.ConditionFailed).Reason).To(Equal(sessionsv1alpha1.ReasonBudgetExceeded))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 })

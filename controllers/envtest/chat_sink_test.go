@@ -26,7 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery/chatfake"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -70,8 +70,8 @@ func belongsTo(p *chatPlatform, thread, channel string) bool {
 // discordPolicy sends the namespace's discord announces to the suite's Discord API.
 func discordPolicy(ns string) {
 	Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "discord-bot", Namespace: ns,
-		Labels: map[string]string{v1.AgentUsableLabel: "true"}}, StringData: map[string]string{"token": chatToken}})).To(Succeed())
-	createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "discord", Kind: v1.DeliveryDiscord, APIURL: discord.URL,
+		Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}}, StringData: map[string]string{"token": chatToken}})).To(Succeed())
+	createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Delivery: []sessionsv1alpha1.DeliverySink{{Channel: "discord", Kind: sessionsv1alpha1.DeliveryDiscord, APIURL: discord.URL,
 		SecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "discord-bot"}, Key: "token"}}}})
 }
 
@@ -84,11 +84,11 @@ var _ = Describe("a chat sink", func() {
 		createAgent(ns, "lead", rule("^Sub-agent announce step", "Notes: "+long))
 		createAgent(ns, "helper", rule("^look", "found it"))
 		createSession(ns, "agent:lead:discord:channel:"+channel, "lead")
-		run := createRun(ns, v1.SubagentRunSpec{Task: "look around", AgentID: "helper",
+		run := createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look around", AgentID: "helper",
 			RequesterSessionKey: "agent:lead:discord:channel:" + channel, Thread: true})
-		waitRun(run, func(g Gomega, r *v1.SubagentRun) {
+		waitRun(run, func(g Gomega, r *sessionsv1alpha1.SubagentRun) {
 			g.Expect(r.Status.Announce).NotTo(BeNil())
-			g.Expect(r.Status.Announce.Status).To(Equal(v1.AnnounceDelivered), r.Status.Announce.Reason)
+			g.Expect(r.Status.Announce.Status).To(Equal(sessionsv1alpha1.AnnounceDelivered), r.Status.Announce.Reason)
 		})
 		a := run.Status.Announce
 		Expect(a.Parts).To(BeNumerically(">=", 2))
@@ -113,10 +113,10 @@ var _ = Describe("a chat sink", func() {
 		createSession(ns, "agent:lead:discord:channel:"+channel, "lead")
 		// Part 1 is taken; part 2 meets a 429 (retry after 1s on the suite's fake clock).
 		discord.FailAfter(1, chatfake.Failure{Status: http.StatusTooManyRequests, Text: "You are being rate limited.", Wait: 1})
-		run := createRun(ns, v1.SubagentRunSpec{Task: "look around", AgentID: "helper", RequesterSessionKey: "agent:lead:discord:channel:" + channel})
-		waitRun(run, func(g Gomega, r *v1.SubagentRun) {
+		run := createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look around", AgentID: "helper", RequesterSessionKey: "agent:lead:discord:channel:" + channel})
+		waitRun(run, func(g Gomega, r *sessionsv1alpha1.SubagentRun) {
 			g.Expect(r.Status.Announce).NotTo(BeNil())
-			g.Expect(r.Status.Announce.Status).To(Equal(v1.AnnounceDelivering))
+			g.Expect(r.Status.Announce.Status).To(Equal(sessionsv1alpha1.AnnounceDelivering))
 			g.Expect(r.Status.Announce.Attempts).To(Equal(int32(1)))
 		})
 		Expect(run.Status.Announce.DeliveredParts).To(HaveLen(1))
@@ -126,8 +126,8 @@ var _ = Describe("a chat sink", func() {
 		Consistently(func() int { return len(discord.messagesTo(channel)) }, 2*time.Second, testenv.Interval).Should(Equal(1),
 			"the platform's wait holds across the restart")
 		fakeClock.Step(2 * time.Second)
-		waitRun(run, func(g Gomega, r *v1.SubagentRun) {
-			g.Expect(r.Status.Announce.Status).To(Equal(v1.AnnounceDelivered), r.Status.Announce.Reason)
+		waitRun(run, func(g Gomega, r *sessionsv1alpha1.SubagentRun) {
+			g.Expect(r.Status.Announce.Status).To(Equal(sessionsv1alpha1.AnnounceDelivered), r.Status.Announce.Reason)
 		})
 		Expect(discord.messagesTo(channel)).To(HaveLen(int(run.Status.Announce.Parts)), "every part once")
 		Expect(run.Status.Announce.Attempts).To(BeZero())
@@ -140,10 +140,10 @@ var _ = Describe("a chat sink", func() {
 		createAgent(ns, "helper", rule("^look", "found it"))
 		createSession(ns, "agent:lead:discord:channel:1", "lead")
 		discord.FailAfter(0, chatfake.Failure{Status: http.StatusForbidden, Text: "Missing Access"})
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look around", AgentID: "helper",
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look around", AgentID: "helper",
 			RequesterSessionKey: "agent:lead:discord:channel:1"}), runCompleted)
 		a := run.Status.Announce
-		Expect(a.Status).To(Equal(v1.AnnounceFailed))
+		Expect(a.Status).To(Equal(sessionsv1alpha1.AnnounceFailed))
 		Expect(a.Error).To(Equal("Missing Access"))
 		Expect(a.Reason).To(ContainSubstring("discord answered part 1 of 1 with 403"))
 		var events corev1.EventList

@@ -23,7 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -32,22 +32,22 @@ import (
 var _ = Describe("Compaction under a namespace budget", func() {
 	var ns string
 	var model *compactionModel
-	var sess *v1.AgentSession
+	var sess *sessionsv1alpha1.AgentSession
 	start := func(maxTokens int64) {
 		ns = newNamespace()
 		model = newCompactionModel()
 		DeferCleanup(model.Close)
-		createPolicy(ns, v1.SessionPolicySpec{Budgets: &v1.Budgets{Namespace: &v1.NamespaceBudget{
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Budgets: &sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{
 			Window: metav1.Duration{Duration: 8760 * time.Hour}, MaxTokens: ptr.To(maxTokens)}}})
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "keeper", Namespace: ns}, Spec: v1.AgentSpec{
-			Model: v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "big-model", BaseURL: model.URL + "/v1",
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "keeper", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "big-model", BaseURL: model.URL + "/v1",
 				ContextTokens: ptr.To[int64](compactionWindow)},
-			Memory: v1.MemorySpec{Compaction: v1.CompactionSpec{KeepRecentMessages: ptr.To[int32](4), TimeoutSeconds: ptr.To[int32](5)}},
+			Memory: sessionsv1alpha1.MemorySpec{Compaction: sessionsv1alpha1.CompactionSpec{KeepRecentMessages: ptr.To[int32](4), TimeoutSeconds: ptr.To[int32](5)}},
 		}})).To(Succeed())
 		sess = createSession(ns, "agent:keeper:main", "keeper")
 	}
 	spentTokens := func(g Gomega) int64 {
-		p := &v1.SessionPolicy{}
+		p := &sessionsv1alpha1.SessionPolicy{}
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p)).To(Succeed())
 		g.Expect(p.Status.Spend).NotTo(BeNil(), "no spend recorded")
 		return p.Status.Spend.Tokens
@@ -55,14 +55,14 @@ var _ = Describe("Compaction under a namespace budget", func() {
 	askCompaction := func(ask string) {
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(sess), sess)).To(Succeed())
 		base := sess.DeepCopy()
-		sess.Annotations = map[string]string{v1.CompactRequestAnnotation: ask}
+		sess.Annotations = map[string]string{sessionsv1alpha1.CompactRequestAnnotation: ask}
 		Expect(k8s.Patch(ctx, sess, client.MergeFrom(base))).To(Succeed())
 	}
 	// answered waits until the annotation is gone and the session has the event.
 	answered := func(event string) {
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(sess), sess)).To(Succeed())
-			g.Expect(sess.Annotations).NotTo(HaveKey(v1.CompactRequestAnnotation))
+			g.Expect(sess.Annotations).NotTo(HaveKey(sessionsv1alpha1.CompactRequestAnnotation))
 			g.Expect(eventsOf(g, sess)).To(ContainElement(event))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	}

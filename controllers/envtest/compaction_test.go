@@ -30,7 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -151,7 +151,7 @@ const compactionWindow = 4000
 
 // seed appends n user/assistant messages of 200 bytes (50 tokens each) to a session's
 // transcript, as earlier turns would have.
-func seed(ns string, s *v1.AgentSession, tag string, n int) {
+func seed(ns string, s *sessionsv1alpha1.AgentSession, tag string, n int) {
 	reqs := make([]transcript.AppendRequest, n)
 	for i := range reqs {
 		role := transcript.RoleUser
@@ -168,7 +168,7 @@ func seed(ns string, s *v1.AgentSession, tag string, n int) {
 }
 
 // compactions are the compaction records of a session's transcript.
-func compactions(ns string, s *v1.AgentSession) []transcript.Record {
+func compactions(ns string, s *sessionsv1alpha1.AgentSession) []transcript.Record {
 	var out []transcript.Record
 	for _, r := range allRecords(ns, s) {
 		if r.Message.Role == transcript.RoleCompaction {
@@ -181,16 +181,16 @@ func compactions(ns string, s *v1.AgentSession) []transcript.Record {
 var _ = Describe("Compaction of a long session", func() {
 	var ns string
 	var model *compactionModel
-	var sess *v1.AgentSession
+	var sess *sessionsv1alpha1.AgentSession
 	BeforeEach(func() {
 		ns = newNamespace()
 		model = newCompactionModel()
 		DeferCleanup(model.Close)
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "keeper", Namespace: ns}, Spec: v1.AgentSpec{
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "keeper", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
 			SystemPrompt: "You are keeper.",
-			Model: v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "big-model", BaseURL: model.URL + "/v1",
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "big-model", BaseURL: model.URL + "/v1",
 				ContextTokens: ptr.To[int64](compactionWindow)},
-			Memory: v1.MemorySpec{Compaction: v1.CompactionSpec{TriggerRatio: ptr.To(0.5), KeepRecentMessages: ptr.To[int32](4),
+			Memory: sessionsv1alpha1.MemorySpec{Compaction: sessionsv1alpha1.CompactionSpec{TriggerRatio: ptr.To(0.5), KeepRecentMessages: ptr.To[int32](4),
 				Model: "small-model", TimeoutSeconds: ptr.To[int32](5)}},
 		}})).To(Succeed())
 		sess = createSession(ns, "agent:keeper:main", "keeper")
@@ -199,7 +199,7 @@ var _ = Describe("Compaction of a long session", func() {
 	It("compacts once past the trigger, then sends the summary and the recent messages, and folds summaries", func() {
 		seed(ns, sess, "old", 30) // 1,500 tokens: past half the window
 		send := waitSend(createSend(ns, "agent:keeper:main", "what did we say?", 30, ""), completed)
-		Expect(send.Status.Status).To(Equal(v1.SendOK))
+		Expect(send.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 
 		reqs := model.requests()
 		Expect(reqs).To(HaveLen(2), "one compaction step, then the turn")
@@ -265,7 +265,7 @@ var _ = Describe("Compaction of a long session", func() {
 		model.waitFor("compaction")
 		fakeClock.Step(5 * time.Second) // compaction.timeoutSeconds
 		waitSend(send, completed)
-		Expect(send.Status.Status).To(Equal(v1.SendOK))
+		Expect(send.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 
 		reqs := model.requests()
 		Expect(reqs).To(HaveLen(2))
@@ -300,7 +300,7 @@ var _ = Describe("Compaction of a long session", func() {
 		model.set(func(m *compactionModel) { m.hangTurns = false })
 		startManager()
 		waitSend(send, completed)
-		Expect(send.Status.Status).To(Equal(v1.SendOK))
+		Expect(send.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 
 		var steps int
 		for _, r := range model.requests() {
@@ -319,11 +319,11 @@ var _ = Describe("Compaction of a long session", func() {
 		seed(ns, sess, "old", 10) // 500 tokens: under the trigger
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(sess), sess)).To(Succeed())
 		base := sess.DeepCopy()
-		sess.Annotations = map[string]string{v1.CompactRequestAnnotation: "first"}
+		sess.Annotations = map[string]string{sessionsv1alpha1.CompactRequestAnnotation: "first"}
 		Expect(k8s.Patch(ctx, sess, client.MergeFrom(base))).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(sess), sess)).To(Succeed())
-			g.Expect(sess.Annotations).NotTo(HaveKey(v1.CompactRequestAnnotation))
+			g.Expect(sess.Annotations).NotTo(HaveKey(sessionsv1alpha1.CompactRequestAnnotation))
 			g.Expect(eventsOf(g, sess)).To(ContainElement("agentsession-controller Normal/Compacted"))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		recs := compactions(ns, sess)

@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -42,12 +42,14 @@ func newNamespace() string {
 }
 
 // rule is a scripted provider rule: a reply to inputs matching an RE2 expression.
-func rule(match, reply string) v1.ScriptRule { return v1.ScriptRule{Match: match, Reply: reply} }
+func rule(match, reply string) sessionsv1alpha1.ScriptRule {
+	return sessionsv1alpha1.ScriptRule{Match: match, Reply: reply}
+}
 
-func createAgent(ns, name string, rules ...v1.ScriptRule) *v1.Agent {
-	a := &v1.Agent{
+func createAgent(ns, name string, rules ...sessionsv1alpha1.ScriptRule) *sessionsv1alpha1.Agent {
+	a := &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules}},
+		Spec:       sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules}},
 	}
 	Expect(k8s.Create(ctx, a)).To(Succeed())
 	return a
@@ -55,10 +57,10 @@ func createAgent(ns, name string, rules ...v1.ScriptRule) *v1.Agent {
 
 // createSession creates a session named as the operator names them and waits for its
 // transcript.
-func createSession(ns, key, agentID string, mut ...func(*v1.AgentSession)) *v1.AgentSession {
-	s := &v1.AgentSession{
+func createSession(ns, key, agentID string, mut ...func(*sessionsv1alpha1.AgentSession)) *sessionsv1alpha1.AgentSession {
+	s := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-		Spec:       v1.AgentSessionSpec{Key: key, AgentID: agentID},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agentID},
 	}
 	for _, m := range mut {
 		m(s)
@@ -71,22 +73,22 @@ func createSession(ns, key, agentID string, mut ...func(*v1.AgentSession)) *v1.A
 	return s
 }
 
-func createPolicy(ns string, spec v1.SessionPolicySpec) {
-	p := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: spec}
+func createPolicy(ns string, spec sessionsv1alpha1.SessionPolicySpec) {
+	p := &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: spec}
 	Expect(k8s.Create(ctx, p)).To(Succeed())
 }
 
-func createSend(ns, target, message string, timeout int32, from string) *v1.SessionSend {
-	s := &v1.SessionSend{
+func createSend(ns, target, message string, timeout int32, from string) *sessionsv1alpha1.SessionSend {
+	s := &sessionsv1alpha1.SessionSend{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
-		Spec:       v1.SessionSendSpec{SessionKey: target, Message: message, TimeoutSeconds: ptr.To(timeout), FromSessionKey: from},
+		Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: target, Message: message, TimeoutSeconds: ptr.To(timeout), FromSessionKey: from},
 	}
 	Expect(k8s.Create(ctx, s)).To(Succeed())
 	return s
 }
 
 // waitSend waits until cond holds for the send and returns its latest state.
-func waitSend(s *v1.SessionSend, cond func(g Gomega, s *v1.SessionSend)) *v1.SessionSend {
+func waitSend(s *sessionsv1alpha1.SessionSend, cond func(g Gomega, s *sessionsv1alpha1.SessionSend)) *sessionsv1alpha1.SessionSend {
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 		cond(g, s)
@@ -107,13 +109,13 @@ func eventsOf(g Gomega, o client.Object) []string {
 	return out
 }
 
-func completed(g Gomega, s *v1.SessionSend) {
-	g.Expect(v1.Finished(s.Status.Conditions)).To(BeTrue())
+func completed(g Gomega, s *sessionsv1alpha1.SessionSend) {
+	g.Expect(sessionsv1alpha1.Finished(s.Status.Conditions)).To(BeTrue())
 }
 
 // messages reads a session's transcript, tool results included, without the turns' system
 // contexts.
-func messages(ns string, s *v1.AgentSession) []transcript.Record {
+func messages(ns string, s *sessionsv1alpha1.AgentSession) []transcript.Record {
 	var out []transcript.Record
 	for _, r := range allRecords(ns, s) {
 		if r.Message.Role != transcript.RoleSystem {
@@ -125,7 +127,7 @@ func messages(ns string, s *v1.AgentSession) []transcript.Record {
 
 // allRecords is the whole transcript, the turns' system contexts (protocol_test.go checks
 // them) included.
-func allRecords(ns string, s *v1.AgentSession) []transcript.Record {
+func allRecords(ns string, s *sessionsv1alpha1.AgentSession) []transcript.Record {
 	page, err := store.Read(ctx, ns, s.Status.SessionID, transcript.ReadOptions{Limit: transcript.MaxLimit, IncludeTools: true})
 	Expect(err).NotTo(HaveOccurred())
 	return page.Messages

@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/argocdhealth"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -63,112 +63,114 @@ var _ = Describe("GitOps health", func() {
 				working = append(working, obj)
 			}
 		}
-		slow := func(match string) v1.ScriptRule {
-			return v1.ScriptRule{Match: match, Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}}
+		slow := func(match string) sessionsv1alpha1.ScriptRule {
+			return sessionsv1alpha1.ScriptRule{Match: match, Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}}
 		}
 
 		By("Agents and SessionPolicies: pending, ready, not ready")
-		pendingAgent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: ns}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
-			Provider: v1.ProviderScripted, Script: []v1.ScriptRule{rule("^ping", "pong"), rule("^Agent-to-agent announce step", v1.AnnounceSkip)}}}}
+		pendingAgent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{
+			Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{rule("^ping", "pong"), rule("^Agent-to-agent announce step", sessionsv1alpha1.AnnounceSkip)}}}}
 		rows = append(rows, healthRow{"Agent", "pending", createStored(pendingAgent)})
-		keyless := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "keyless", Namespace: ns}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
-			Provider: v1.ProviderOpenAI, Name: "gpt", APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "absent"}, Key: "apiKey"}}}}
+		keyless := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "keyless", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{
+			Provider: sessionsv1alpha1.ProviderOpenAI, Name: "gpt", APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "absent"}, Key: "apiKey"}}}}
 		Expect(k8s.Create(ctx, keyless)).To(Succeed())
 		createAgent(ns, "req", slow("^pong"))
 		for _, a := range []string{"slow1", "slow2", "slow3", "slow4", "slow5"} {
 			createAgent(ns, a, slow("^slow"))
 		}
-		policy := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1.SessionPolicySpec{
-			Visibility: v1.VisibilityAll, AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}}}
+		policy := &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			Visibility: sessionsv1alpha1.VisibilityAll, AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}}}
 		rows = append(rows, healthRow{"SessionPolicy", "pending", createStored(policy)})
-		unusable := &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: other}, Spec: v1.SessionPolicySpec{
-			Delivery: []v1.DeliverySink{{Channel: "webchat", URL: "https://sink.example/announce",
+		unusable := &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: other}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			Delivery: []sessionsv1alpha1.DeliverySink{{Channel: "webchat", URL: "https://sink.example/announce",
 				SecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "absent"}, Key: "token"}}}}}
 		Expect(k8s.Create(ctx, unusable)).To(Succeed())
-		add("Agent", "ready", waitCondition(pendingAgent, v1.ConditionReady, metav1.ConditionTrue))
-		add("Agent", "not ready", waitCondition(keyless, v1.ConditionReady, metav1.ConditionFalse))
-		add("SessionPolicy", "ready", waitCondition(policy, v1.ConditionReady, metav1.ConditionTrue))
-		add("SessionPolicy", "not ready", waitCondition(unusable, v1.ConditionReady, metav1.ConditionFalse))
+		add("Agent", "ready", waitCondition(pendingAgent, sessionsv1alpha1.ConditionReady, metav1.ConditionTrue))
+		add("Agent", "not ready", waitCondition(keyless, sessionsv1alpha1.ConditionReady, metav1.ConditionFalse))
+		add("SessionPolicy", "ready", waitCondition(policy, sessionsv1alpha1.ConditionReady, metav1.ConditionTrue))
+		add("SessionPolicy", "not ready", waitCondition(unusable, sessionsv1alpha1.ConditionReady, metav1.ConditionFalse))
 
 		By("AgentSessions: pending, active, archived, invalid key")
-		mainSession := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName("agent:main:main"), Namespace: ns},
-			Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
+		mainSession := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName("agent:main:main"), Namespace: ns},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
 		rows = append(rows, healthRow{"AgentSession", "pending", createStored(mainSession)})
 		for _, k := range []string{"agent:req:main", "agent:slow1:main", "agent:slow2:main", "agent:slow3:main"} {
 			createSession(ns, k, sessionkey.AgentOf(k))
 		}
-		old := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: ns,
-			Annotations: map[string]string{v1.ArchiveAtAnnotation: fakeClock.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}},
-			Spec: v1.AgentSessionSpec{Key: "cron:old", AgentID: "main"}}
+		old := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: ns,
+			Annotations: map[string]string{sessionsv1alpha1.ArchiveAtAnnotation: fakeClock.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: "cron:old", AgentID: "main"}}
 		Expect(k8s.Create(ctx, old)).To(Succeed())
 		// The webhook refuses such a key; the controller still says what is wrong with one.
-		bad := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: ns}, Spec: v1.AgentSessionSpec{Key: "agent::", AgentID: "main"}}
+		bad := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: ns}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent::", AgentID: "main"}}
 		Expect(k8s.Create(ctx, bad)).To(Succeed())
-		add("AgentSession", "active", waitCondition(mainSession, v1.ConditionReady, metav1.ConditionTrue))
-		add("AgentSession", "archived", waitCondition(old, v1.ConditionArchived, metav1.ConditionTrue))
-		add("AgentSession", "invalid key", waitCondition(bad, v1.ConditionReady, metav1.ConditionFalse))
+		add("AgentSession", "active", waitCondition(mainSession, sessionsv1alpha1.ConditionReady, metav1.ConditionTrue))
+		add("AgentSession", "archived", waitCondition(old, sessionsv1alpha1.ConditionArchived, metav1.ConditionTrue))
+		add("AgentSession", "invalid key", waitCondition(bad, sessionsv1alpha1.ConditionReady, metav1.ConditionFalse))
 
 		By("SessionSends: pending, running, timed out, reply-back, completed, failed, cancelled")
-		ping := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "ping", Namespace: ns},
-			Spec: v1.SessionSendSpec{SessionKey: "agent:main:main", Message: "ping"}}
+		ping := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "ping", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:main:main", Message: "ping"}}
 		rows = append(rows, healthRow{"SessionSend", "pending", createStored(ping)})
-		running := waitSend(createSend(ns, "agent:slow1:main", "slow one", 0, ""), func(g Gomega, s *v1.SessionSend) {
-			g.Expect(s.Status.Phase).To(Equal(v1.SendRunning))
+		running := waitSend(createSend(ns, "agent:slow1:main", "slow one", 0, ""), func(g Gomega, s *sessionsv1alpha1.SessionSend) {
+			g.Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendRunning))
 		})
 		add("SessionSend", "running (accepted)", running)
 		timedOut := createSend(ns, "agent:slow2:main", "slow two", 5, "")
 		Eventually(func() bool { started, _ := calls.state("slow two"); return started }, testenv.Timeout, testenv.Interval).Should(BeTrue())
 		fakeClock.Step(time.Minute)
 		touch(timedOut)
-		add("SessionSend", "timed out (run goes on)", waitSend(timedOut, func(g Gomega, s *v1.SessionSend) {
-			g.Expect(s.Status.Status).To(Equal(v1.SendTimeout))
+		add("SessionSend", "timed out (run goes on)", waitSend(timedOut, func(g Gomega, s *sessionsv1alpha1.SessionSend) {
+			g.Expect(s.Status.Status).To(Equal(sessionsv1alpha1.SendTimeout))
 		}))
-		add("SessionSend", "reply-back", waitSend(createSend(ns, "agent:main:main", "ping back", 30, "agent:req:main"), func(g Gomega, s *v1.SessionSend) {
-			g.Expect(s.Status.Phase).To(Equal(v1.SendReplyBack))
+		add("SessionSend", "reply-back", waitSend(createSend(ns, "agent:main:main", "ping back", 30, "agent:req:main"), func(g Gomega, s *sessionsv1alpha1.SessionSend) {
+			g.Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendReplyBack))
 		}))
 		add("SessionSend", "completed", waitSend(ping, completed))
 		add("SessionSend", "failed", waitSend(createSend(ns, "agent:main:discord:group:nowhere", "hello", 30, ""), completed))
-		cancelled := waitSend(createSend(ns, "agent:slow3:main", "slow three", 0, ""), func(g Gomega, s *v1.SessionSend) {
-			g.Expect(s.Status.Phase).To(Equal(v1.SendRunning))
+		cancelled := waitSend(createSend(ns, "agent:slow3:main", "slow three", 0, ""), func(g Gomega, s *sessionsv1alpha1.SessionSend) {
+			g.Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendRunning))
 		})
 		cancel(cancelled)
 		add("SessionSend", "cancelled", waitSend(cancelled, completed))
 
 		By("SubagentRuns: pending, running, succeeded, failed, timed out, cancelled")
-		pendingRun := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "succeeds", Namespace: ns}, Spec: v1.SubagentRunSpec{Task: "ping", AgentID: "main"}}
+		pendingRun := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "succeeds", Namespace: ns}, Spec: sessionsv1alpha1.SubagentRunSpec{Task: "ping", AgentID: "main"}}
 		rows = append(rows, healthRow{"SubagentRun", "pending", createStored(pendingRun)})
-		isRunning := func(g Gomega, r *v1.SubagentRun) { g.Expect(r.Status.Phase).To(Equal(v1.RunRunning)) }
-		add("SubagentRun", "running", waitRun(createRun(ns, v1.SubagentRunSpec{Task: "slow four", AgentID: "slow4"}), isRunning))
+		isRunning := func(g Gomega, r *sessionsv1alpha1.SubagentRun) {
+			g.Expect(r.Status.Phase).To(Equal(sessionsv1alpha1.RunRunning))
+		}
+		add("SubagentRun", "running", waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "slow four", AgentID: "slow4"}), isRunning))
 		add("SubagentRun", "succeeded", waitRun(pendingRun, runCompleted))
-		add("SubagentRun", "failed", waitRun(createRun(ns, v1.SubagentRunSpec{Task: "t", AgentID: "ghost"}), runCompleted))
-		late := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "slow five", AgentID: "slow5", RunTimeoutSeconds: ptr.To[int32](2)}), isRunning)
+		add("SubagentRun", "failed", waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "t", AgentID: "ghost"}), runCompleted))
+		late := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "slow five", AgentID: "slow5", RunTimeoutSeconds: ptr.To[int32](2)}), isRunning)
 		Eventually(func() bool { started, _ := calls.state("slow five"); return started }, testenv.Timeout, testenv.Interval).Should(BeTrue())
 		fakeClock.Step(time.Minute)
 		add("SubagentRun", "timed out", waitRun(late, runCompleted))
-		stopped := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "slow six", AgentID: "slow1"}), isRunning)
+		stopped := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "slow six", AgentID: "slow1"}), isRunning)
 		cancel(stopped)
 		add("SubagentRun", "cancelled", waitRun(stopped, runCompleted))
 
 		By("SessionSchedules: pending, ticking, suspended; SessionHooks: pending, ready, not ready")
-		ticking := &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "ticking", Namespace: ns},
-			Spec: v1.SessionScheduleSpec{Schedule: "@yearly", AgentID: "main", Message: "ping"}}
+		ticking := &sessionsv1alpha1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "ticking", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionScheduleSpec{Schedule: "@yearly", AgentID: "main", Message: "ping"}}
 		rows = append(rows, healthRow{"SessionSchedule", "pending", createStored(ticking)})
-		suspended := &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "suspended", Namespace: ns},
-			Spec: v1.SessionScheduleSpec{Schedule: "@yearly", AgentID: "main", Message: "ping", Suspend: ptr.To(true)}}
+		suspended := &sessionsv1alpha1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "suspended", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionScheduleSpec{Schedule: "@yearly", AgentID: "main", Message: "ping", Suspend: ptr.To(true)}}
 		Expect(k8s.Create(ctx, suspended)).To(Succeed())
 		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hook-secret", Namespace: ns,
-			Labels: map[string]string{v1.AgentUsableLabel: "true"}}, StringData: map[string]string{"secret": "whsec_c2VjcmV0"}})).To(Succeed())
-		hookOf := func(name, secret string) *v1.SessionHook {
-			return &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.SessionHookSpec{AgentID: "main",
+			Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}}, StringData: map[string]string{"secret": "whsec_c2VjcmV0"}})).To(Succeed())
+		hookOf := func(name, secret string) *sessionsv1alpha1.SessionHook {
+			return &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sessionsv1alpha1.SessionHookSpec{AgentID: "main",
 				SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "secret"}}}
 		}
 		readyHook, unsigned := hookOf("signed", "hook-secret"), hookOf("unsigned", "absent")
 		rows = append(rows, healthRow{"SessionHook", "pending", createStored(readyHook)})
 		Expect(k8s.Create(ctx, unsigned)).To(Succeed())
-		add("SessionSchedule", "ticking", waitCondition(ticking, v1.ConditionReady, metav1.ConditionTrue))
-		add("SessionSchedule", "suspended", waitCondition(suspended, v1.ConditionReady, metav1.ConditionTrue))
-		add("SessionHook", "ready", waitCondition(readyHook, v1.ConditionReady, metav1.ConditionTrue))
-		add("SessionHook", "not ready", waitCondition(unsigned, v1.ConditionReady, metav1.ConditionFalse))
+		add("SessionSchedule", "ticking", waitCondition(ticking, sessionsv1alpha1.ConditionReady, metav1.ConditionTrue))
+		add("SessionSchedule", "suspended", waitCondition(suspended, sessionsv1alpha1.ConditionReady, metav1.ConditionTrue))
+		add("SessionHook", "ready", waitCondition(readyHook, sessionsv1alpha1.ConditionReady, metav1.ConditionTrue))
+		add("SessionHook", "not ready", waitCondition(unsigned, sessionsv1alpha1.ConditionReady, metav1.ConditionFalse))
 
 		script, err := argocdhealth.Script(filepath.Join(testenv.RepoRoot(), "config", "argocd"))
 		Expect(err).NotTo(HaveOccurred())

@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -36,10 +36,10 @@ import (
 var _ = Describe("SessionHook keys", func() {
 	It("hands the store a Ready hook's secret, and drops it when the Secret goes and when the hook does", func() {
 		ns := newNamespace()
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: ns, Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: ns, Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
 			StringData: map[string]string{"secret": "whsec_c2VjcmV0"}}
 		Expect(k8s.Create(ctx, secret)).To(Succeed())
-		h := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: "ci", Namespace: ns}, Spec: v1.SessionHookSpec{AgentID: "bot",
+		h := &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: "ci", Namespace: ns}, Spec: sessionsv1alpha1.SessionHookSpec{AgentID: "bot",
 			SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "signing"}, Key: "secret"}}}
 		Expect(k8s.Create(ctx, h)).To(Succeed())
 		Eventually(func(g Gomega) {
@@ -51,21 +51,21 @@ var _ = Describe("SessionHook keys", func() {
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(h.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionTrue(h.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 			g.Expect(h.Status.URL).To(Equal("/hooks/" + ns + "/ci"))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 
 		Expect(k8s.Delete(ctx, secret)).To(Succeed())
 		touch(h)
 		Eventually(func() string { return hookKeys.lastOf(ns, "ci") }, testenv.Timeout, testenv.Interval).Should(Equal("delete"))
-		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: ns, Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: ns, Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
 			StringData: map[string]string{"secret": "whsec_c2VjcmV0"}})).To(Succeed())
 		fakeClock.Step(time.Second) // touch writes the clock's time: another one, so a change
 		touch(h)
 		Eventually(func(g Gomega) {
-			got := &v1.SessionHook{}
+			got := &sessionsv1alpha1.SessionHook{}
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(h), got)).To(Succeed())
-			g.Expect(hookKeys.lastOf(ns, "ci")).To(Equal("set"), "%+v", meta.FindStatusCondition(got.Status.Conditions, v1.ConditionReady))
+			g.Expect(hookKeys.lastOf(ns, "ci")).To(Equal("set"), "%+v", meta.FindStatusCondition(got.Status.Conditions, sessionsv1alpha1.ConditionReady))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		Expect(k8s.Delete(ctx, h)).To(Succeed())
 		Eventually(func() string { return hookKeys.lastOf(ns, "ci") }, testenv.Timeout, testenv.Interval).Should(Equal("delete"))

@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // A spawn's model override, as sessions_spawn takes it, is what the provider is asked for:
@@ -30,21 +30,21 @@ var _ = Describe("a spawn's model override", func() {
 		ns := newNamespace()
 		model := newRecordingModel()
 		DeferCleanup(model.Close)
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "carl", Namespace: ns}, Spec: v1.AgentSpec{
-			Model:         v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "carl-small", BaseURL: model.URL + "/v1"},
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "carl", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
+			Model:         sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "carl-small", BaseURL: model.URL + "/v1"},
 			AllowedModels: []string{"carl-large"},
 		}})).To(Succeed())
-		createAgent(ns, "lead", rule("^Sub-agent announce step", v1.AnnounceSkip),
+		createAgent(ns, "lead", rule("^Sub-agent announce step", sessionsv1alpha1.AnnounceSkip),
 			toolRule("^delegate", "sessions_spawn", map[string]any{"task": "count the llamas", "agentId": "carl", "model": "carl-large"}))
 		createSession(ns, "agent:lead:main", "lead")
 
 		waitSend(createSend(ns, "agent:lead:main", "delegate", 30, ""), completed)
-		var runs v1.SubagentRunList
+		var runs sessionsv1alpha1.SubagentRunList
 		Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
 		Expect(runs.Items).To(HaveLen(1))
 		run := waitRun(&runs.Items[0], runCompleted)
 		Expect(run.Spec.Model).To(Equal("carl-large"))
-		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 		Expect(run.Status.Result).To(Equal("reply from carl-large"))
 		calls := model.of("carl-large")
 		Expect(calls).To(HaveLen(1))

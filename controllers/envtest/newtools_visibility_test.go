@@ -21,7 +21,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // The gateway's newer tools keep to the caller's visibility: under tree visibility carol's
@@ -29,7 +29,7 @@ import (
 var _ = Describe("the newer session tools under tree visibility", func() {
 	It("serve the caller's own session and refuse one outside its tree", func() {
 		ns := newNamespace()
-		createPolicy(ns, v1.SessionPolicySpec{Visibility: v1.VisibilityTree})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityTree})
 		createAgent(ns, "carol",
 			toolRule("^own status", "session_status", map[string]any{"changesSince": 0}),
 			toolRule("^dave status", "session_status", map[string]any{"sessionKey": "agent:dave:main"}),
@@ -60,14 +60,16 @@ var _ = Describe("the newer session tools under tree visibility", func() {
 	// sessions carry is not found, and no answer names a session of dave's.
 	It("sends by label among the visible sessions only, naming none beyond", func() {
 		ns := newNamespace()
-		createPolicy(ns, v1.SessionPolicySpec{Visibility: v1.VisibilityTree,
-			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityTree,
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}})
 		createAgent(ns, "carol",
 			toolRule("^send twice", "sessions_send", map[string]any{"label": "ops", "message": "hi", "timeoutSeconds": 0}),
 			toolRule("^send solo", "sessions_send", map[string]any{"label": "solo", "message": "hi", "timeoutSeconds": 0}))
 		createAgent(ns, "dave")
 		carol := createSession(ns, "agent:carol:main", "carol")
-		labelled := func(l string) func(*v1.AgentSession) { return func(s *v1.AgentSession) { s.Spec.Label = l } }
+		labelled := func(l string) func(*sessionsv1alpha1.AgentSession) {
+			return func(s *sessionsv1alpha1.AgentSession) { s.Spec.Label = l }
+		}
 		createSession(ns, "agent:dave:main", "dave", labelled("ops"))
 		createSession(ns, "agent:dave:webchat:group:ops2", "dave", labelled("ops"))
 		createSession(ns, "agent:dave:webchat:group:solo", "dave", labelled("solo"))
@@ -83,7 +85,7 @@ var _ = Describe("the newer session tools under tree visibility", func() {
 			Expect(res).To(ContainSubstring("no active session has the label"), text)
 			Expect(res).NotTo(ContainSubstring("agent:dave"), text)
 		}
-		var sends v1.SessionSendList
+		var sends sessionsv1alpha1.SessionSendList
 		Expect(k8s.List(ctx, &sends, client.InNamespace(ns))).To(Succeed())
 		for _, s := range sends.Items {
 			Expect(s.Spec.FromSessionKey).To(BeEmpty(), "carol's label send was created: %+v", s.Spec)

@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -85,8 +85,8 @@ var _ = Describe("One writer of a session's status", func() {
 		ns := newNamespace()
 		model := newFlakyModel()
 		DeferCleanup(model.Close)
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "flaky", Namespace: ns}, Spec: v1.AgentSpec{
-			Model: v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "m", BaseURL: model.URL + "/v1"},
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "flaky", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "m", BaseURL: model.URL + "/v1"},
 		}})).To(Succeed())
 		s := createSession(ns, "agent:flaky:main", "flaky")
 		before := engineStatusWrites.Load()
@@ -109,7 +109,7 @@ var _ = Describe("One writer of a session's status", func() {
 			g.Expect(s.Status.ContextTokens).To(BeEquivalentTo(10))
 			g.Expect(s.Status.Usage).NotTo(BeNil())
 			g.Expect(s.Status.Usage.Turns).To(BeEquivalentTo(1))
-			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		Expect(engineStatusWrites.Load()-before).To(BeZero(), "status writes asked of the turn engine's client")
 	})
@@ -120,15 +120,15 @@ var _ = Describe("One writer of a session's status", func() {
 		s := createSession(ns, "agent:main:stale", "main")
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		// The cache's copy: read before ModelRetrying landed, and behind on Ready too, so
 		// the controller has something to write from it.
 		stale := s.DeepCopy()
-		meta.RemoveStatusCondition(&stale.Status.Conditions, v1.ConditionReady)
-		meta.RemoveStatusCondition(&stale.Status.Conditions, v1.ConditionStalled)
+		meta.RemoveStatusCondition(&stale.Status.Conditions, sessionsv1alpha1.ConditionReady)
+		meta.RemoveStatusCondition(&stale.Status.Conditions, sessionsv1alpha1.ConditionStalled)
 
-		retrying := metav1.Condition{Type: v1.ConditionModelRetrying, Status: metav1.ConditionTrue, Reason: "RateLimited",
+		retrying := metav1.Condition{Type: sessionsv1alpha1.ConditionModelRetrying, Status: metav1.ConditionTrue, Reason: "RateLimited",
 			Message: "turn t: model call attempt 2", ObservedGeneration: s.Generation}
 		key := client.ObjectKeyFromObject(s)
 		r := &controllers.AgentSessionReconciler{Client: staleReads{Client: k8s, obj: stale}, Store: store,
@@ -141,16 +141,16 @@ var _ = Describe("One writer of a session's status", func() {
 		_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key})
 		Expect(err).To(HaveOccurred(), "a write from a stale copy must be refused")
 		Expect(k8s.Get(ctx, key, s)).To(Succeed())
-		Expect(meta.FindStatusCondition(s.Status.Conditions, v1.ConditionModelRetrying)).NotTo(BeNil(),
+		Expect(meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionModelRetrying)).NotTo(BeNil(),
 			"the stale write dropped ModelRetrying")
-		Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+		Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 	})
 })
 
 // modelRetrying reads s and returns its ModelRetrying condition, which must be there.
-func modelRetrying(g Gomega, s *v1.AgentSession) *metav1.Condition {
+func modelRetrying(g Gomega, s *sessionsv1alpha1.AgentSession) *metav1.Condition {
 	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-	c := meta.FindStatusCondition(s.Status.Conditions, v1.ConditionModelRetrying)
+	c := meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionModelRetrying)
 	g.Expect(c).NotTo(BeNil())
 	return c
 }
@@ -163,7 +163,7 @@ type staleReads struct {
 }
 
 func (c staleReads) Get(_ context.Context, _ client.ObjectKey, out client.Object, _ ...client.GetOption) error {
-	c.obj.(*v1.AgentSession).DeepCopyInto(out.(*v1.AgentSession))
+	c.obj.(*sessionsv1alpha1.AgentSession).DeepCopyInto(out.(*sessionsv1alpha1.AgentSession))
 	return nil
 }
 

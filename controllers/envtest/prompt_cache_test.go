@@ -26,7 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
@@ -57,14 +57,14 @@ var _ = Describe("Prompt caching of a compacted session", func() {
 		model := newCachingModel()
 		DeferCleanup(model.Close)
 		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anthropic",
-			Labels: map[string]string{v1.AgentUsableLabel: "true"}}, StringData: map[string]string{"apiKey": "sk-test"}})).To(Succeed())
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "cached", Namespace: ns}, Spec: v1.AgentSpec{
+			Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}}, StringData: map[string]string{"apiKey": "sk-test"}})).To(Succeed())
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "cached", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
 			SystemPrompt: "You are cached.",
-			Model: v1.ModelSpec{Provider: v1.ProviderAnthropic, Name: "claude-test", BaseURL: model.URL,
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderAnthropic, Name: "claude-test", BaseURL: model.URL,
 				APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "anthropic"}, Key: "apiKey"},
 				ContextTokens:   ptr.To[int64](compactionWindow),
-				Pricing:         &v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", CachedInputPerMillion: "0.3", Currency: "USD"}},
-			Memory: v1.MemorySpec{Compaction: v1.CompactionSpec{TriggerRatio: ptr.To(0.5), KeepRecentMessages: ptr.To[int32](4)}},
+				Pricing:         &sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", CachedInputPerMillion: "0.3", Currency: "USD"}},
+			Memory: sessionsv1alpha1.MemorySpec{Compaction: sessionsv1alpha1.CompactionSpec{TriggerRatio: ptr.To(0.5), KeepRecentMessages: ptr.To[int32](4)}},
 		}})).To(Succeed())
 		sess := createSession(ns, "agent:cached:main", "cached")
 		seed(ns, sess, "old", 30)

@@ -27,7 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -75,9 +75,9 @@ func newRecordingModel() *recordingModel {
 		reply := "reply from " + req.Model
 		switch {
 		case strings.Contains(c.system, "announce step"):
-			reply = v1.AnnounceSkip
+			reply = sessionsv1alpha1.AnnounceSkip
 		case strings.Contains(c.system, "(0 more turns after this one)"):
-			reply = v1.ReplySkip
+			reply = sessionsv1alpha1.ReplySkip
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprintf(w, `{"id":"c","object":"chat.completion","model":%q,"choices":[{"index":0,"finish_reason":"stop",`+
@@ -109,10 +109,10 @@ var _ = Describe("The protocol, taught to the model", func() {
 		model = newRecordingModel()
 		DeferCleanup(model.Close)
 		for _, name := range []string{"alice", "bob", "carl"} {
-			Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.AgentSpec{
+			Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
 				SystemPrompt: "You are " + name + ".",
-				Model:        v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: name + "-model", BaseURL: model.URL + "/v1"},
-				Subagents:    v1.SubagentsSpec{AllowAgents: []string{"carl"}},
+				Model:        sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: name + "-model", BaseURL: model.URL + "/v1"},
+				Subagents:    sessionsv1alpha1.SubagentsSpec{AllowAgents: []string{"carl"}},
 			}})).To(Succeed())
 		}
 		createSession(ns, "agent:alice:main", "alice")
@@ -120,7 +120,7 @@ var _ = Describe("The protocol, taught to the model", func() {
 	})
 
 	It("tells both sides of every reply-back turn about REPLY_SKIP and the turns left", func() {
-		createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](2)}})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](2)}})
 		send := waitSend(createSend(ns, "agent:bob:main", "hello bob", 30, "agent:alice:main"), completed)
 		Expect(send.Status.Turns).To(HaveLen(3), "round 1, alice's reply-back turn, bob's REPLY_SKIP")
 
@@ -139,7 +139,7 @@ var _ = Describe("The protocol, taught to the model", func() {
 		Expect(bob[2].input).To(HavePrefix("Agent-to-agent announce step."))
 
 		// Each context is a system record of its turn, before that turn's input.
-		var bobSession v1.AgentSession
+		var bobSession sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, "agent:bob:main"), &bobSession)).To(Succeed())
 		Expect(systemTexts(allRecords(ns, &bobSession))).To(Equal([]string{
 			protocol.RoundOne("agent:alice:main"), protocol.ReplyBack("agent:alice:main", 2, 2), protocol.AgentAnnounce("agent:alice:main"),
@@ -147,9 +147,9 @@ var _ = Describe("The protocol, taught to the model", func() {
 	})
 
 	It("tells a sub-agent its task and the requester how to take its announce", func() {
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "count the llamas", Label: "llamas", AgentID: "carl",
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "count the llamas", Label: "llamas", AgentID: "carl",
 			RequesterSessionKey: "agent:alice:main"}), runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 
 		carl := model.of("carl-model")
 		Expect(carl).To(HaveLen(1))

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -39,12 +39,12 @@ var _ = Describe("SessionSchedule", func() {
 	var ns string
 	BeforeEach(func() {
 		ns = newNamespace()
-		createAgent(ns, "bot", rule("^tick", "tock"), v1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+		createAgent(ns, "bot", rule("^tick", "tock"), sessionsv1alpha1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
 	})
 
-	newSchedule := func(name, message string, mut ...func(*v1.SessionScheduleSpec)) *v1.SessionSchedule {
-		s := &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-			Spec: v1.SessionScheduleSpec{Schedule: "* * * * *", AgentID: "bot", Message: message, TimeoutSeconds: ptr.To[int32](0)}}
+	newSchedule := func(name, message string, mut ...func(*sessionsv1alpha1.SessionScheduleSpec)) *sessionsv1alpha1.SessionSchedule {
+		s := &sessionsv1alpha1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: sessionsv1alpha1.SessionScheduleSpec{Schedule: "* * * * *", AgentID: "bot", Message: message, TimeoutSeconds: ptr.To[int32](0)}}
 		for _, m := range mut {
 			m(&s.Spec)
 		}
@@ -72,27 +72,27 @@ var _ = Describe("SessionSchedule", func() {
 		return m
 	}
 	// tickTo moves the fake clock to t and wakes the schedule.
-	tickTo := func(s *v1.SessionSchedule, t time.Time) {
+	tickTo := func(s *sessionsv1alpha1.SessionSchedule, t time.Time) {
 		fakeClock.SetTime(t)
 		touch(s)
 	}
-	sendNamed := func(s *v1.SessionSchedule, tick time.Time) *v1.SessionSend {
+	sendNamed := func(s *sessionsv1alpha1.SessionSchedule, tick time.Time) *sessionsv1alpha1.SessionSend {
 		GinkgoHelper()
-		send := &v1.SessionSend{}
+		send := &sessionsv1alpha1.SessionSend{}
 		Eventually(func() error {
 			return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: policy.ScheduledSendName(s.Name, tick)}, send)
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		return send
 	}
-	waitSchedule := func(s *v1.SessionSchedule, cond func(g Gomega, s *v1.SessionSchedule)) {
+	waitSchedule := func(s *sessionsv1alpha1.SessionSchedule, cond func(g Gomega, s *sessionsv1alpha1.SessionSchedule)) {
 		GinkgoHelper()
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 			cond(g, s)
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	}
-	lastSchedule := func(t time.Time) func(g Gomega, s *v1.SessionSchedule) {
-		return func(g Gomega, s *v1.SessionSchedule) {
+	lastSchedule := func(t time.Time) func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
+		return func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
 			g.Expect(s.Status.LastScheduleTime).NotTo(BeNil())
 			g.Expect(s.Status.LastScheduleTime.Time).To(BeTemporally("==", t))
 		}
@@ -102,25 +102,25 @@ var _ = Describe("SessionSchedule", func() {
 		// 02:30 Berlin time: 01:30 UTC in winter, 00:30 UTC in summer; on 2027-03-28 the
 		// clocks jump from 02:00 to 03:00, so that day has no 02:30.
 		fakeClock.SetTime(time.Date(2027, 3, 27, 1, 0, 0, 0, time.UTC))
-		s := newSchedule("berlin", "tick berlin", func(sp *v1.SessionScheduleSpec) {
+		s := newSchedule("berlin", "tick berlin", func(sp *sessionsv1alpha1.SessionScheduleSpec) {
 			sp.Schedule, sp.TimeZone, sp.StartingDeadlineSeconds = "30 2 * * *", ptr.To("Europe/Berlin"), ptr.To[int64](3600)
 		})
 		winter := time.Date(2027, 3, 27, 1, 30, 0, 0, time.UTC)
 		summer := time.Date(2027, 3, 29, 0, 30, 0, 0, time.UTC)
-		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
 			g.Expect(s.Status.NextScheduleTime).NotTo(BeNil())
 			g.Expect(s.Status.NextScheduleTime.Time).To(BeTemporally("==", winter))
 		})
 		tickTo(s, winter.Add(5*time.Second))
 		send := sendNamed(s, winter)
-		Expect(send.Annotations).To(HaveKeyWithValue(v1.ScheduledTimeAnnotation, "2027-03-27T01:30:00Z"))
+		Expect(send.Annotations).To(HaveKeyWithValue(sessionsv1alpha1.ScheduledTimeAnnotation, "2027-03-27T01:30:00Z"))
 		Expect(send.Spec.SessionKey).To(Equal("cron:berlin"))
-		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
 			lastSchedule(winter)(g, s)
 			g.Expect(s.Status.NextScheduleTime.Time).To(BeTemporally("==", summer), "no tick on the day without 02:30")
 		})
 		tickTo(s, summer.Add(-time.Minute))
-		Consistently(func() []v1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(HaveLen(1))
+		Consistently(func() []sessionsv1alpha1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(HaveLen(1))
 		tickTo(s, summer.Add(5*time.Second))
 		sendNamed(s, summer)
 		waitSchedule(s, lastSchedule(summer))
@@ -133,15 +133,17 @@ var _ = Describe("SessionSchedule", func() {
 		touch(s)
 		a := sendNamed(s, first)
 		Expect(metav1.IsControlledBy(a, s)).To(BeTrue())
-		Expect(a.Labels).To(HaveKeyWithValue(v1.ScheduleLabel, "allow"))
-		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+		Expect(a.Labels).To(HaveKeyWithValue(sessionsv1alpha1.ScheduleLabel, "allow"))
+		waitSend(a, func(g Gomega, send *sessionsv1alpha1.SessionSend) {
+			g.Expect(send.Status.Phase).To(Equal(sessionsv1alpha1.SendRunning))
+		})
 		tickTo(s, first.Add(time.Minute+time.Second))
 		sendNamed(s, first.Add(time.Minute))
-		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) { g.Expect(s.Status.Active).To(HaveLen(2)) })
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) { g.Expect(s.Status.Active).To(HaveLen(2)) })
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(a), a)).To(Succeed())
 		Expect(a.Spec.Cancel).To(BeFalse())
 
-		session := &v1.AgentSession{}
+		session := &sessionsv1alpha1.AgentSession{}
 		Expect(k8s.Get(ctx, keyOf(ns, "cron:allow"), session)).To(Succeed())
 		Expect(session.Spec.AgentID).To(Equal("bot"))
 		Eventually(func(g Gomega) {
@@ -158,11 +160,15 @@ var _ = Describe("SessionSchedule", func() {
 	})
 
 	It("Forbid skips a tick while the last send runs", func() {
-		s := newSchedule("forbid", "slow forbid", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ForbidConcurrent })
+		s := newSchedule("forbid", "slow forbid", func(sp *sessionsv1alpha1.SessionScheduleSpec) {
+			sp.ConcurrencyPolicy = sessionsv1alpha1.ForbidConcurrent
+		})
 		first := nextMinute()
 		touch(s)
 		a := sendNamed(s, first)
-		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+		waitSend(a, func(g Gomega, send *sessionsv1alpha1.SessionSend) {
+			g.Expect(send.Status.Phase).To(Equal(sessionsv1alpha1.SendRunning))
+		})
 		tickTo(s, first.Add(time.Minute+time.Second))
 		Eventually(func(g Gomega) {
 			g.Expect(eventsOf(g, s)).To(ContainElement("sessionschedule-controller Normal/Skipped"))
@@ -173,17 +179,19 @@ var _ = Describe("SessionSchedule", func() {
 	})
 
 	It("takes a labelled send it does not control for an ordinary send, for provenance and Forbid", func() {
-		s := newSchedule("forged", "slow forged", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ForbidConcurrent })
-		h := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: ns}, Spec: v1.SessionHookSpec{AgentID: "bot",
+		s := newSchedule("forged", "slow forged", func(sp *sessionsv1alpha1.SessionScheduleSpec) {
+			sp.ConcurrencyPolicy = sessionsv1alpha1.ForbidConcurrent
+		})
+		h := &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: ns}, Spec: sessionsv1alpha1.SessionHookSpec{AgentID: "bot",
 			SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "signing"}, Key: "secret"}}}
 		Expect(k8s.Create(ctx, h)).To(Succeed())
 		// Each send runs slow in a session of its own: a session runs one turn at a time.
-		send := func(name string, labels map[string]string, owner client.Object) *v1.SessionSend {
+		send := func(name string, labels map[string]string, owner client.Object) *sessionsv1alpha1.SessionSend {
 			key := "agent:bot:webchat:direct:" + name
 			createSession(ns, key, "bot")
-			send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels,
-				Annotations: map[string]string{v1.DeliveryIDAnnotation: "msg_" + name}},
-				Spec: v1.SessionSendSpec{SessionKey: key, Message: "slow " + name, TimeoutSeconds: ptr.To[int32](0)}}
+			send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels,
+				Annotations: map[string]string{sessionsv1alpha1.DeliveryIDAnnotation: "msg_" + name}},
+				Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "slow " + name, TimeoutSeconds: ptr.To[int32](0)}}
 			if owner != nil {
 				Expect(controllerutil.SetControllerReference(owner, send, k8s.Scheme())).To(Succeed())
 			}
@@ -192,16 +200,18 @@ var _ = Describe("SessionSchedule", func() {
 			return send
 		}
 		external := transcript.Provenance{Kind: transcript.ProvenanceExternal, SourceTool: "sessions_send"}
-		want := map[*v1.SessionSend]transcript.Provenance{
-			send("fake-tick", map[string]string{v1.ScheduleLabel: s.Name}, nil): external,
-			send("fake-delivery", map[string]string{v1.HookLabel: h.Name}, nil): external,
-			send("other-owner", map[string]string{v1.ScheduleLabel: s.Name}, h): external,
-			send("delivery", map[string]string{v1.HookLabel: h.Name}, h):        {Kind: transcript.ProvenanceHook, Hook: h.Name, DeliveryID: "msg_delivery"},
+		want := map[*sessionsv1alpha1.SessionSend]transcript.Provenance{
+			send("fake-tick", map[string]string{sessionsv1alpha1.ScheduleLabel: s.Name}, nil): external,
+			send("fake-delivery", map[string]string{sessionsv1alpha1.HookLabel: h.Name}, nil): external,
+			send("other-owner", map[string]string{sessionsv1alpha1.ScheduleLabel: s.Name}, h): external,
+			send("delivery", map[string]string{sessionsv1alpha1.HookLabel: h.Name}, h):        {Kind: transcript.ProvenanceHook, Hook: h.Name, DeliveryID: "msg_delivery"},
 		}
 		for sent, prov := range want {
-			waitSend(sent, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+			waitSend(sent, func(g Gomega, send *sessionsv1alpha1.SessionSend) {
+				g.Expect(send.Status.Phase).To(Equal(sessionsv1alpha1.SendRunning))
+			})
 			Eventually(func(g Gomega) {
-				session := &v1.AgentSession{}
+				session := &sessionsv1alpha1.AgentSession{}
 				g.Expect(k8s.Get(ctx, keyOf(ns, sent.Spec.SessionKey), session)).To(Succeed())
 				var got []transcript.Provenance
 				for _, r := range messages(ns, session) {
@@ -216,40 +226,44 @@ var _ = Describe("SessionSchedule", func() {
 		first := nextMinute()
 		touch(s)
 		a := sendNamed(s, first)
-		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
-			g.Expect(s.Status.Active).To(ConsistOf(v1.ActiveSend{Name: a.Name, UID: a.UID}))
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
+			g.Expect(s.Status.Active).To(ConsistOf(sessionsv1alpha1.ActiveSend{Name: a.Name, UID: a.UID}))
 		})
 	})
 
 	It("Replace cancels the running send and sends the tick", func() {
-		s := newSchedule("replace", "slow replace", func(sp *v1.SessionScheduleSpec) { sp.ConcurrencyPolicy = v1.ReplaceConcurrent })
+		s := newSchedule("replace", "slow replace", func(sp *sessionsv1alpha1.SessionScheduleSpec) {
+			sp.ConcurrencyPolicy = sessionsv1alpha1.ReplaceConcurrent
+		})
 		first := nextMinute()
 		touch(s)
 		a := sendNamed(s, first)
-		waitSend(a, func(g Gomega, send *v1.SessionSend) { g.Expect(send.Status.Phase).To(Equal(v1.SendRunning)) })
+		waitSend(a, func(g Gomega, send *sessionsv1alpha1.SessionSend) {
+			g.Expect(send.Status.Phase).To(Equal(sessionsv1alpha1.SendRunning))
+		})
 		tickTo(s, first.Add(time.Minute+time.Second))
 		b := sendNamed(s, first.Add(time.Minute))
-		waitSend(a, func(g Gomega, send *v1.SessionSend) {
+		waitSend(a, func(g Gomega, send *sessionsv1alpha1.SessionSend) {
 			g.Expect(send.Spec.Cancel).To(BeTrue())
-			g.Expect(send.Status.Phase).To(Equal(v1.SendCancelled))
+			g.Expect(send.Status.Phase).To(Equal(sessionsv1alpha1.SendCancelled))
 		})
 		Expect(b.Spec.Cancel).To(BeFalse())
-		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
 			g.Expect(s.Status.Active).To(HaveLen(1))
 			g.Expect(s.Status.Active[0].Name).To(Equal(b.Name))
 		})
 	})
 
 	It("suspend stops new ticks; resuming sends the most recent missed tick once", func() {
-		s := newSchedule("suspended", "tick suspended", func(sp *v1.SessionScheduleSpec) { sp.Suspend = ptr.To(true) })
+		s := newSchedule("suspended", "tick suspended", func(sp *sessionsv1alpha1.SessionScheduleSpec) { sp.Suspend = ptr.To(true) })
 		first := nextMinute()
 		touch(s)
-		waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) {
-			g.Expect(meta.FindStatusCondition(s.Status.Conditions, v1.ConditionReady)).To(HaveField("Reason", "Suspended"))
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
+			g.Expect(meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(HaveField("Reason", "Suspended"))
 			g.Expect(s.Status.NextScheduleTime).To(BeNil())
 		})
 		tickTo(s, first.Add(3*time.Minute+time.Second))
-		Consistently(func() []v1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(BeEmpty())
+		Consistently(func() []sessionsv1alpha1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(BeEmpty())
 		Expect(k8s.Patch(ctx, s, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"suspend":false}}`)))).To(Succeed())
 		sendNamed(s, first.Add(3*time.Minute))
 		waitSchedule(s, lastSchedule(first.Add(3*time.Minute)))
@@ -258,7 +272,7 @@ var _ = Describe("SessionSchedule", func() {
 
 	It("after a downtime sends the most recent missed tick once, within startingDeadlineSeconds, and reports too many missed", func() {
 		catchUp := newSchedule("catch-up", "tick catch-up")
-		late := newSchedule("too-late", "tick too-late", func(sp *v1.SessionScheduleSpec) { sp.StartingDeadlineSeconds = ptr.To[int64](10) })
+		late := newSchedule("too-late", "tick too-late", func(sp *sessionsv1alpha1.SessionScheduleSpec) { sp.StartingDeadlineSeconds = ptr.To[int64](10) })
 		first := nextMinute()
 		touch(catchUp)
 		touch(late)
@@ -272,7 +286,7 @@ var _ = Describe("SessionSchedule", func() {
 		sendNamed(catchUp, first.Add(10*time.Minute))
 		waitSchedule(catchUp, lastSchedule(first.Add(10*time.Minute)))
 		// As CronJob: the ticks before now minus the deadline are not looked at.
-		waitSchedule(late, func(g Gomega, s *v1.SessionSchedule) {
+		waitSchedule(late, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
 			g.Expect(s.Status.NextScheduleTime).NotTo(BeNil())
 			g.Expect(s.Status.NextScheduleTime.Time).To(BeTemporally("==", first.Add(11*time.Minute)))
 			lastSchedule(first)(g, s)
@@ -283,23 +297,23 @@ var _ = Describe("SessionSchedule", func() {
 		By("three hours later: too many missed start times, and still one send")
 		tickTo(catchUp, first.Add(190*time.Minute+time.Second))
 		sendNamed(catchUp, first.Add(190*time.Minute))
-		waitSchedule(catchUp, func(g Gomega, s *v1.SessionSchedule) {
-			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionMissedStartTimes)).To(BeTrue())
+		waitSchedule(catchUp, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
+			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionMissedStartTimes)).To(BeTrue())
 		})
 		Expect(scheduleSends(catchUp)).To(HaveLen(3))
 	})
 
 	It("keeps successfulSendsHistoryLimit finished sends", func() {
-		s := newSchedule("history", "tick history", func(sp *v1.SessionScheduleSpec) { sp.SuccessfulSendsHistoryLimit = ptr.To[int32](1) })
+		s := newSchedule("history", "tick history", func(sp *sessionsv1alpha1.SessionScheduleSpec) { sp.SuccessfulSendsHistoryLimit = ptr.To[int32](1) })
 		first := nextMinute()
 		var names []string
 		for i := range 3 {
 			tick := first.Add(time.Duration(i) * time.Minute)
 			tickTo(s, tick.Add(time.Second))
 			send := waitSend(sendNamed(s, tick), completed)
-			Expect(send.Status.Phase).To(Equal(v1.SendCompleted))
+			Expect(send.Status.Phase).To(Equal(sessionsv1alpha1.SendCompleted))
 			names = append(names, send.Name)
-			waitSchedule(s, func(g Gomega, s *v1.SessionSchedule) { g.Expect(s.Status.Active).To(BeEmpty()) })
+			waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) { g.Expect(s.Status.Active).To(BeEmpty()) })
 		}
 		Eventually(func() []string {
 			var got []string
@@ -317,16 +331,16 @@ var _ = Describe("SessionSchedule", func() {
 		s := newSchedule("restart", "tick restart")
 		first := nextMinute()
 		// What a manager that stopped after its create and before its status write left.
-		left := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: policy.ScheduledSendName(s.Name, first), Namespace: ns,
-			Labels: map[string]string{v1.ScheduleLabel: s.Name}},
-			Spec: v1.SessionSendSpec{SessionKey: "cron:restart", Message: "tick restart", TimeoutSeconds: ptr.To[int32](0)}}
+		left := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: policy.ScheduledSendName(s.Name, first), Namespace: ns,
+			Labels: map[string]string{sessionsv1alpha1.ScheduleLabel: s.Name}},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "cron:restart", Message: "tick restart", TimeoutSeconds: ptr.To[int32](0)}}
 		Expect(controllerutil.SetControllerReference(s, left, k8s.Scheme())).To(Succeed())
 		Expect(k8s.Create(ctx, left)).To(Succeed())
 		startManager()
 		waitSchedule(s, lastSchedule(first))
 		waitSend(left, completed)
-		Consistently(func() []v1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(HaveLen(1))
-		session := &v1.AgentSession{}
+		Consistently(func() []sessionsv1alpha1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(HaveLen(1))
+		session := &sessionsv1alpha1.AgentSession{}
 		Expect(k8s.Get(ctx, keyOf(ns, "cron:restart"), session)).To(Succeed())
 		var ticks int
 		for _, t := range texts(messages(ns, session)) {
@@ -339,9 +353,9 @@ var _ = Describe("SessionSchedule", func() {
 })
 
 // scheduleSends are the schedule's sends, by name (the API server's, finished ones too).
-func scheduleSends(s *v1.SessionSchedule) []v1.SessionSend {
-	var list v1.SessionSendList
-	Expect(k8s.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingLabels{v1.ScheduleLabel: s.Name})).To(Succeed())
+func scheduleSends(s *sessionsv1alpha1.SessionSchedule) []sessionsv1alpha1.SessionSend {
+	var list sessionsv1alpha1.SessionSendList
+	Expect(k8s.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingLabels{sessionsv1alpha1.ScheduleLabel: s.Name})).To(Succeed())
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 	return list.Items
 }

@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -37,7 +37,7 @@ var _ = Describe("The manager's feed of SessionSends to the store", func() {
 	BeforeEach(func() {
 		ns = newNamespace()
 		createAgent(ns, "bob", announceSkip, rule("^ping", "pong"),
-			v1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+			sessionsv1alpha1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
 		createSession(ns, "agent:bob:main", "bob")
 	})
 
@@ -82,7 +82,7 @@ func (r *feedRecorder) of(uid types.UID) []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, c := range r.got {
-		var s v1.SessionSend
+		var s sessionsv1alpha1.SessionSend
 		if json.Unmarshal(c.Object, &s) == nil && s.UID == uid {
 			out = append(out, c.Type+" "+string(s.Status.Phase))
 		}

@@ -23,7 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -35,9 +35,9 @@ var _ = Describe("A finished SessionSend", func() {
 		createSession(ns, "agent:bob:main", "bob")
 	})
 
-	gone := func(s *v1.SessionSend) func(g Gomega) {
+	gone := func(s *sessionsv1alpha1.SessionSend) func(g Gomega) {
 		return func(g Gomega) {
-			err := k8s.Get(ctx, client.ObjectKeyFromObject(s), &v1.SessionSend{})
+			err := k8s.Get(ctx, client.ObjectKeyFromObject(s), &sessionsv1alpha1.SessionSend{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "get: %v", err)
 		}
 	}
@@ -45,12 +45,12 @@ var _ = Describe("A finished SessionSend", func() {
 	It("leaves the manager's cache and is deleted at its TTL", func() {
 		send := waitSend(createSend(ns, "agent:bob:main", "ping", 30, ""), completed)
 		Eventually(func(g Gomega) {
-			err := mgrCache.Get(ctx, client.ObjectKeyFromObject(send), &v1.SessionSend{})
+			err := mgrCache.Get(ctx, client.ObjectKeyFromObject(send), &sessionsv1alpha1.SessionSend{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the cache still holds the finished send: %v", err)
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 
 		fakeClock.Step(suiteTTL - time.Minute)
-		Consistently(func() error { return k8s.Get(ctx, client.ObjectKeyFromObject(send), &v1.SessionSend{}) },
+		Consistently(func() error { return k8s.Get(ctx, client.ObjectKeyFromObject(send), &sessionsv1alpha1.SessionSend{}) },
 			time.Second, testenv.Interval).Should(Succeed(), "deleted before its TTL")
 		fakeClock.Step(2 * time.Minute)
 		Eventually(gone(send), testenv.Timeout, testenv.Interval).Should(Succeed())
@@ -66,10 +66,10 @@ var _ = Describe("A finished SessionSend", func() {
 	})
 })
 
-func createSendWithTTL(ns, message string, ttl int32) *v1.SessionSend {
-	s := &v1.SessionSend{}
+func createSendWithTTL(ns, message string, ttl int32) *sessionsv1alpha1.SessionSend {
+	s := &sessionsv1alpha1.SessionSend{}
 	s.GenerateName, s.Namespace = "send-", ns
-	s.Spec = v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: message, TimeoutSeconds: ptr.To[int32](30),
+	s.Spec = sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:main", Message: message, TimeoutSeconds: ptr.To[int32](30),
 		TTLSecondsAfterFinished: ptr.To(ttl)}
 	Expect(k8s.Create(ctx, s)).To(Succeed())
 	return s

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -31,7 +31,7 @@ var _ = Describe("a new session's status", func() {
 		s := createSession(ns, "cron:columns", "main")
 		// The MESSAGES and UPDATED columns read these fields as stored, so 0 must be there.
 		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(v1.GroupVersion.WithKind("AgentSession"))
+		u.SetGroupVersionKind(sessionsv1alpha1.GroupVersion.WithKind("AgentSession"))
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), u)).To(Succeed())
 			count, found, err := unstructured.NestedInt64(u.Object, "status", "messageCount")

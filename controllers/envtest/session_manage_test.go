@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -75,13 +75,13 @@ var _ = Describe("the sessions management tool", func() {
 		Expect(run(map[string]any{"action": "patch", "sessionKey": "agent:mgr:main", "label": "inbox", "thinkingLevel": "low"})).To(ContainSubstring(`"status":"ok"`))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 		Expect(s.Spec.Label).To(Equal("inbox"))
-		Expect(s.Spec.ThinkingLevel).To(Equal(v1.ThinkingLow))
+		Expect(s.Spec.ThinkingLevel).To(Equal(sessionsv1alpha1.ThinkingLow))
 
 		By("an archive by the controller")
 		Expect(run(map[string]any{"action": "archive", "sessionKey": "agent:mgr:main", "expectedSessionId": s.Status.SessionID})).To(ContainSubstring(`"status":"ok"`))
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-			g.Expect(s.Status.Phase).To(Equal(v1.SessionArchived))
+			g.Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SessionArchived))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 })

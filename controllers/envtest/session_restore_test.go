@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -78,8 +78,8 @@ var _ = Describe("the sessions tool's restore", func() {
 				To(HaveKeyWithValue("status", "ok"))
 			Eventually(func(g Gomega) {
 				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-				g.Expect(s.Status.Phase).To(Equal(v1.SessionArchived))
-				g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionArchived)).To(BeTrue())
+				g.Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SessionArchived))
+				g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionArchived)).To(BeTrue())
 			}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		}
 
@@ -99,18 +99,18 @@ var _ = Describe("the sessions tool's restore", func() {
 		Expect(k8s.Patch(ctx, s.DeepCopy(), client.RawPatch(types.JSONPatchType, []byte(stale)))).NotTo(Succeed(),
 			"the API server applies the guard however late the write lands")
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		Expect(s.Status.Phase).To(Equal(v1.SessionArchived))
+		Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SessionArchived))
 
 		By("a restore guarded by the current sessionId")
 		Expect(run(restorer, "sessions", map[string]any{"action": "restore", "sessionKey": "agent:rst:main", "expectedSessionId": sid})).
 			To(And(HaveKeyWithValue("status", "ok"), HaveKeyWithValue("sessionId", sid)))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		Expect(s.Status.Phase).To(Equal(v1.SessionActive))
-		Expect(meta.FindStatusCondition(s.Status.Conditions, v1.ConditionArchived)).To(BeNil())
-		Expect(s.Annotations).NotTo(HaveKey(v1.ArchiveAtAnnotation))
+		Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SessionActive))
+		Expect(meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived)).To(BeNil())
+		Expect(s.Annotations).NotTo(HaveKey(sessionsv1alpha1.ArchiveAtAnnotation))
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 			g.Expect(eventsOf(g, s)).To(ContainElement(ContainSubstring("Normal/Restored")))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		Expect(listed(false)).To(ContainElement("agent:rst:main"))
@@ -133,15 +133,15 @@ var _ = Describe("the sessions tool's restore", func() {
 		Expect(run(restorer, "sessions", map[string]any{"action": "restore", "sessionKey": "agent:rst:main", "expectedSessionId": sid})).
 			To(And(HaveKeyWithValue("status", "not_found"), HaveKeyWithValue("error", ContainSubstring("no longer kept"))))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		Expect(s.Status.Phase).To(Equal(v1.SessionArchived))
-		Expect(meta.FindStatusCondition(s.Status.Conditions, v1.ConditionArchived).Reason).To(Equal(v1.ReasonRestoreFailed))
+		Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SessionArchived))
+		Expect(meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived).Reason).To(Equal(sessionsv1alpha1.ReasonRestoreFailed))
 		Expect(run(restorer, "sessions", map[string]any{"action": "restore", "sessionKey": "agent:rst:main", "expectedSessionId": sid})).
 			To(HaveKeyWithValue("status", "not_found"), "asked again, the tool answers from the condition")
 
 		By("a restore of a session that was deleted")
 		Expect(k8s.Delete(ctx, s)).To(Succeed())
 		Eventually(func() error {
-			return k8s.Get(ctx, client.ObjectKeyFromObject(s), &v1.AgentSession{})
+			return k8s.Get(ctx, client.ObjectKeyFromObject(s), &sessionsv1alpha1.AgentSession{})
 		}, testenv.Timeout, testenv.Interval).Should(Satisfy(apierrors.IsNotFound), "the finalizer lets a session whose transcript is gone go")
 		Expect(run(restorer, "sessions", map[string]any{"action": "restore", "sessionKey": "agent:rst:main", "expectedSessionId": sid})).
 			To(HaveKeyWithValue("status", "not_found"))
@@ -149,7 +149,7 @@ var _ = Describe("the sessions tool's restore", func() {
 
 	It("leaves a session outside the caller's visibility alone", func() {
 		ns := newNamespace()
-		createPolicy(ns, v1.SessionPolicySpec{Visibility: v1.VisibilityTree})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityTree})
 		carolAgent := createAgent(ns, "carol")
 		createAgent(ns, "dave")
 		carol := createSession(ns, "agent:carol:main", "carol")
@@ -158,7 +158,7 @@ var _ = Describe("the sessions tool's restore", func() {
 			[]byte(`{"metadata":{"annotations":{"sessions.agents.dev/archive-at":"2000-01-01T00:00:00Z"}}}`)))).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(dave), dave)).To(Succeed())
-			g.Expect(dave.Status.Phase).To(Equal(v1.SessionArchived))
+			g.Expect(dave.Status.Phase).To(Equal(sessionsv1alpha1.SessionArchived))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 
 		c := &sessiontools.Call{Env: &sessiontools.Env{Client: k8s, Reader: k8s}, Namespace: ns, ID: "carol-restore", Session: carol, Agent: carolAgent}
@@ -171,7 +171,7 @@ var _ = Describe("the sessions tool's restore", func() {
 		_, err := tool.Run(ctx, c, json.RawMessage(`{"action":"restore","sessionKey":"agent:dave:main","expectedSessionId":"`+dave.Status.SessionID+`"}`))
 		Expect(err).To(HaveOccurred(), "a session outside carol's tree")
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(dave), dave)).To(Succeed())
-		Expect(dave.Annotations).NotTo(HaveKey(v1.RestoreAnnotation))
-		Expect(dave.Status.Phase).To(Equal(v1.SessionArchived))
+		Expect(dave.Annotations).NotTo(HaveKey(sessionsv1alpha1.RestoreAnnotation))
+		Expect(dave.Status.Phase).To(Equal(sessionsv1alpha1.SessionArchived))
 	})
 })

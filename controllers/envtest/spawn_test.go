@@ -32,20 +32,20 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
-func createRun(ns string, spec v1.SubagentRunSpec) *v1.SubagentRun {
-	r := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: ns}, Spec: spec}
+func createRun(ns string, spec sessionsv1alpha1.SubagentRunSpec) *sessionsv1alpha1.SubagentRun {
+	r := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: ns}, Spec: spec}
 	Expect(k8s.Create(ctx, r)).To(Succeed())
 	return r
 }
 
-func waitRun(r *v1.SubagentRun, cond func(g Gomega, r *v1.SubagentRun)) *v1.SubagentRun {
+func waitRun(r *sessionsv1alpha1.SubagentRun, cond func(g Gomega, r *sessionsv1alpha1.SubagentRun)) *sessionsv1alpha1.SubagentRun {
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
 		cond(g, r)
@@ -54,39 +54,39 @@ func waitRun(r *v1.SubagentRun, cond func(g Gomega, r *v1.SubagentRun)) *v1.Suba
 }
 
 // runCompleted waits for a run to finish: Completed, Failed or Cancelled.
-func runCompleted(g Gomega, r *v1.SubagentRun) {
-	g.Expect(v1.Finished(r.Status.Conditions)).To(BeTrue())
+func runCompleted(g Gomega, r *sessionsv1alpha1.SubagentRun) {
+	g.Expect(sessionsv1alpha1.Finished(r.Status.Conditions)).To(BeTrue())
 }
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 var _ = Describe("SubagentRun", func() {
 	var ns string
-	var main *v1.AgentSession
+	var main *sessionsv1alpha1.AgentSession
 	BeforeEach(func() {
 		ns = newNamespace()
-		createAgent(ns, "main", rule("^Sub-agent announce step", v1.AnnounceSkip))
+		createAgent(ns, "main", rule("^Sub-agent announce step", sessionsv1alpha1.AnnounceSkip))
 		createAgent(ns, "research", rule("^look", "found it"),
-			v1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
+			sessionsv1alpha1.ScriptRule{Match: "^slow", Reply: "late", Delay: &metav1.Duration{Duration: 10 * time.Minute}})
 		main = createSession(ns, "agent:main:main", "main")
 	})
 
 	It("runs the task in a child session, with attachments and receipts, and announces in the requester", func() {
 		bin := []byte{0, 1, 2, 250}
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{
 			Task: "look up llamas", AgentID: "research", RequesterSessionKey: "agent:main:main",
-			Attachments: []v1.Attachment{
+			Attachments: []sessionsv1alpha1.Attachment{
 				{Name: "notes.txt", Content: "llamas hum"},
-				{Name: "data.bin", Content: base64.StdEncoding.EncodeToString(bin), Encoding: v1.EncodingBase64, MimeType: "application/octet-stream"},
+				{Name: "data.bin", Content: base64.StdEncoding.EncodeToString(bin), Encoding: sessionsv1alpha1.EncodingBase64, MimeType: "application/octet-stream"},
 			},
 		}), runCompleted)
 
 		st := run.Status
-		Expect(st.Status).To(Equal(v1.SpawnAccepted))
-		Expect(st.Phase).To(Equal(v1.RunSucceeded))
+		Expect(st.Status).To(Equal(sessionsv1alpha1.SpawnAccepted))
+		Expect(st.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 		Expect(st.Result).To(Equal("found it"))
 		Expect(st.ChildSessionKey).To(Equal("agent:research:subagent:" + string(run.UID)))
-		Expect(st.Attachments).To(Equal([]v1.AttachmentReceipt{
+		Expect(st.Attachments).To(Equal([]sessionsv1alpha1.AttachmentReceipt{
 			{Name: "notes.txt", Bytes: 10, SHA256: sha([]byte("llamas hum"))},
 			{Name: "data.bin", Bytes: 4, SHA256: sha(bin)},
 		}))
@@ -97,10 +97,10 @@ var _ = Describe("SubagentRun", func() {
 		Expect(filepath.Join(st.AttachmentsDir, "manifest.json")).To(BeAnExistingFile())
 		Expect(st.Stats.SessionKey).To(Equal(st.ChildSessionKey))
 		Expect(st.Stats.OutputTokens).To(BeNumerically(">", 0))
-		Expect(st.Announce.Status).To(Equal(v1.AnnounceSkipped))
+		Expect(st.Announce.Status).To(Equal(sessionsv1alpha1.AnnounceSkipped))
 		Expect(st.ArchiveAt).NotTo(BeNil())
 
-		var child v1.AgentSession
+		var child sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, st.ChildSessionKey), &child)).To(Succeed())
 		Expect(child.Spec.SpawnedBy).To(Equal("agent:main:main"))
 		Expect(metav1.IsControlledBy(&child, run)).To(BeTrue())
@@ -113,24 +113,26 @@ var _ = Describe("SubagentRun", func() {
 	})
 
 	It("fails clearly for an agent that does not exist", func() {
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "t", AgentID: "ghost", RequesterSessionKey: "agent:main:main"}), runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunFailed))
-		Expect(meta.IsStatusConditionTrue(run.Status.Conditions, v1.ConditionFailed)).To(BeTrue())
-		Expect(meta.FindStatusCondition(run.Status.Conditions, v1.ConditionCompleted)).To(BeNil(), "Completed is for success only")
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "t", AgentID: "ghost", RequesterSessionKey: "agent:main:main"}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunFailed))
+		Expect(meta.IsStatusConditionTrue(run.Status.Conditions, sessionsv1alpha1.ConditionFailed)).To(BeTrue())
+		Expect(meta.FindStatusCondition(run.Status.Conditions, sessionsv1alpha1.ConditionCompleted)).To(BeNil(), "Completed is for success only")
 		Expect(run.Status.Notes).To(ContainSubstring(`agent "ghost" not found`))
 	})
 
 	It("aborts the run at its timeout and announces Status from the runtime, not the model", func() {
-		run := createRun(ns, v1.SubagentRunSpec{Task: "slow task", AgentID: "research", RequesterSessionKey: "agent:main:main", RunTimeoutSeconds: ptr.To[int32](2)})
-		waitRun(run, func(g Gomega, r *v1.SubagentRun) { g.Expect(r.Status.Phase).To(Equal(v1.RunRunning)) })
+		run := createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "slow task", AgentID: "research", RequesterSessionKey: "agent:main:main", RunTimeoutSeconds: ptr.To[int32](2)})
+		waitRun(run, func(g Gomega, r *sessionsv1alpha1.SubagentRun) {
+			g.Expect(r.Status.Phase).To(Equal(sessionsv1alpha1.RunRunning))
+		})
 		// Three timers: the run timeout, the turn's timeout and the scripted delay.
 		Eventually(fakeClock.Waiters, testenv.Timeout, testenv.Interval).Should(BeNumerically(">=", 3))
 		fakeClock.Step(time.Minute)
 		waitRun(run, runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunTimedOut))
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunTimedOut))
 		Expect(run.Status.Notes).To(ContainSubstring("aborted after the run timeout of 2s"))
 		Expect(messages(ns, main)[0].Message.Content[0].Text).To(ContainSubstring("\nStatus: timed out\n"))
-		var child v1.AgentSession
+		var child sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
 		Eventually(func() bool {
 			_ = k8s.Get(ctx, client.ObjectKeyFromObject(&child), &child)
@@ -139,13 +141,13 @@ var _ = Describe("SubagentRun", func() {
 	})
 
 	It("deletes the child after the announce with cleanup delete, archiving its transcript and removing its workspace", func() {
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main", Cleanup: v1.CleanupDelete,
-			Attachments: []v1.Attachment{{Name: "notes.txt", Content: "hello"}}}), runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main", Cleanup: sessionsv1alpha1.CleanupDelete,
+			Attachments: []sessionsv1alpha1.Attachment{{Name: "notes.txt", Content: "hello"}}}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 		Expect(run.Status.AttachmentsDir).To(HavePrefix(workspaceOf(ns, run.Status.Stats.SessionID)))
 		sessionID := run.Status.Stats.SessionID
 		Eventually(func() bool {
-			return apierrors.IsNotFound(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &v1.AgentSession{}))
+			return apierrors.IsNotFound(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &sessionsv1alpha1.AgentSession{}))
 		}, testenv.Timeout, testenv.Interval).Should(BeTrue())
 		_, err := store.Stats(ctx, ns, sessionID)
 		Expect(errors.Is(err, transcript.ErrNotFound)).To(BeTrue(), "transcript still live: %v", err)
@@ -155,21 +157,21 @@ var _ = Describe("SubagentRun", func() {
 	})
 
 	It("keeps the child until archiveAfterMinutes, then archives it", func() {
-		createPolicy(ns, v1.SessionPolicySpec{ArchiveAfterMinutes: ptr.To[int32](30)})
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main",
-			Attachments: []v1.Attachment{{Name: "notes.txt", Content: "hello"}}}), runCompleted)
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{ArchiveAfterMinutes: ptr.To[int32](30)})
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look", AgentID: "research", RequesterSessionKey: "agent:main:main",
+			Attachments: []sessionsv1alpha1.Attachment{{Name: "notes.txt", Content: "hello"}}}), runCompleted)
 		Expect(run.Status.ArchiveAt.Sub(run.Status.CompletedAt.Time)).To(Equal(30 * time.Minute))
 		Expect(filepath.Join(run.Status.AttachmentsDir, "notes.txt")).To(BeAnExistingFile())
-		var child v1.AgentSession
+		var child sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
-		Expect(child.Status.Phase).To(Equal(v1.SessionActive))
+		Expect(child.Status.Phase).To(Equal(sessionsv1alpha1.SessionActive))
 
-		Expect(child.Annotations).To(HaveKey(v1.ArchiveAtAnnotation), "the run asks the child to archive itself")
+		Expect(child.Annotations).To(HaveKey(sessionsv1alpha1.ArchiveAtAnnotation), "the run asks the child to archive itself")
 		fakeClock.Step(31 * time.Minute)
 		touch(&child)
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(&child), &child)).To(Succeed())
-			g.Expect(child.Status.Phase).To(Equal(v1.SessionArchived))
+			g.Expect(child.Status.Phase).To(Equal(sessionsv1alpha1.SessionArchived))
 			_, err := store.Stats(ctx, ns, child.Status.SessionID)
 			g.Expect(errors.Is(err, transcript.ErrNotFound)).To(BeTrue())
 			g.Expect(workspaceOf(ns, child.Status.SessionID)).NotTo(BeADirectory(), "the archived child's workspace is still on the volume")
@@ -177,8 +179,8 @@ var _ = Describe("SubagentRun", func() {
 	})
 
 	It("gives the child the full tool set minus the session tools", func() {
-		createAgent(ns, "spawner", v1.ScriptRule{Match: "^try", ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn"}}, Reply: "tools: {{toolResults}}"})
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "try to spawn", AgentID: "spawner"}), runCompleted)
+		createAgent(ns, "spawner", sessionsv1alpha1.ScriptRule{Match: "^try", ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: "sessions_spawn"}}, Reply: "tools: {{toolResults}}"})
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "try to spawn", AgentID: "spawner"}), runCompleted)
 		Expect(run.Status.Result).To(ContainSubstring(`unknown tool \"sessions_spawn\"`), "run status: %+v", run.Status)
 		Expect(strings.Contains(run.Status.Announce.Reason, "no requester")).To(BeTrue())
 	})

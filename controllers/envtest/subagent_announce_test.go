@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -33,11 +33,11 @@ import (
 // reply normalised to Status/Result/Notes, Status from the runtime, plus the stats line.
 var _ = Describe("a sub-agent announce, as the requester's channel gets it", func() {
 	var ns string
-	priced := &v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}
-	agent := func(name string, rules ...v1.ScriptRule) {
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.AgentSpec{
-			Model:     v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules, Pricing: priced},
-			Subagents: v1.SubagentsSpec{AllowAgents: []string{"research"}}}})).To(Succeed())
+	priced := &sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}
+	agent := func(name string, rules ...sessionsv1alpha1.ScriptRule) {
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
+			Model:     sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules, Pricing: priced},
+			Subagents: sessionsv1alpha1.SubagentsSpec{AllowAgents: []string{"research"}}}})).To(Succeed())
 	}
 	// delivered waits for the one announce the sink got for the requester.
 	delivered := func() string {
@@ -52,9 +52,9 @@ var _ = Describe("a sub-agent announce, as the requester's channel gets it", fun
 	}
 	BeforeEach(func() {
 		ns = newNamespace()
-		createPolicy(ns, v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}}})
-		createSession(ns, "agent:main:main", "main", func(s *v1.AgentSession) {
-			s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "webchat", To: "room-1"}
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Delivery: []sessionsv1alpha1.DeliverySink{{Channel: "webchat", URL: sink.URL}}})
+		createSession(ns, "agent:main:main", "main", func(s *sessionsv1alpha1.AgentSession) {
+			s.Spec.DeliveryContext = &sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "room-1"}
 		})
 	})
 
@@ -62,22 +62,22 @@ var _ = Describe("a sub-agent announce, as the requester's channel gets it", fun
 		// The model claims a failure and its own stats: neither reaches the channel.
 		agent("main", rule("^Sub-agent announce step", "Status: failed\nResult: the llamas hum\nNotes: counted twice\nStats: free"))
 		agent("research", rule("^look", "found it"))
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look up llamas", AgentID: "research", RequesterSessionKey: "agent:main:main"}), runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look up llamas", AgentID: "research", RequesterSessionKey: "agent:main:main"}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 		stats := run.Status.Stats
 		Expect(stats.Cost).To(HaveSuffix(" USD"), "the child's priced turn costs something")
 
 		want := "Status: succeeded\nResult: the llamas hum\nNotes: counted twice\nStats: " + controllers.StatsLine(*stats)
 		Expect(want).To(ContainSubstring(", cost " + stats.Cost))
 		Expect(delivered()).To(Equal(want))
-		Expect(run.Status.Announce).To(Equal(&v1.Announce{Status: v1.AnnounceDelivered, Message: want, Target: "webchat:room-1"}))
+		Expect(run.Status.Announce).To(Equal(&sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered, Message: want, Target: "webchat:room-1"}))
 	})
 
 	It("keeps ANNOUNCE_SKIP silent", func() {
-		agent("main", rule("^Sub-agent announce step", v1.AnnounceSkip))
+		agent("main", rule("^Sub-agent announce step", sessionsv1alpha1.AnnounceSkip))
 		agent("research", rule("^look", "found it"))
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look up llamas", AgentID: "research", RequesterSessionKey: "agent:main:main"}), runCompleted)
-		Expect(run.Status.Announce.Status).To(Equal(v1.AnnounceSkipped))
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look up llamas", AgentID: "research", RequesterSessionKey: "agent:main:main"}), runCompleted)
+		Expect(run.Status.Announce.Status).To(Equal(sessionsv1alpha1.AnnounceSkipped))
 		Consistently(func() int { return len(sink.received(ns, "agent:main:main")) }, "300ms", testenv.Interval).Should(BeZero())
 	})
 
@@ -88,15 +88,15 @@ var _ = Describe("a sub-agent announce, as the requester's channel gets it", fun
 			return &runtime.RawExtension{Raw: b}
 		}
 		agent("main", rule("^Sub-agent announce step", ""))
-		agent("research", v1.ScriptRule{Match: "^look", Reply: "", ToolCalls: []v1.ScriptToolCall{
+		agent("research", sessionsv1alpha1.ScriptRule{Match: "^look", Reply: "", ToolCalls: []sessionsv1alpha1.ScriptToolCall{
 			{Name: "workspace_list", Arguments: args(map[string]any{"path": ".agents", "depth": 1})},
 			{Name: "workspace_list", Arguments: args(map[string]any{"path": ".agents/attachments"})},
 		}})
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look around", AgentID: "research", RequesterSessionKey: "agent:main:main",
-			Attachments: []v1.Attachment{{Name: "notes.txt", Content: "llamas hum"}}}), runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look around", AgentID: "research", RequesterSessionKey: "agent:main:main",
+			Attachments: []sessionsv1alpha1.Attachment{{Name: "notes.txt", Content: "llamas hum"}}}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 
-		var child v1.AgentSession
+		var child sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
 		var results []string
 		for _, r := range messages(ns, &child) {

@@ -26,7 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -85,13 +85,13 @@ var _ = Describe("The thinking level of a spawn", func() {
 		model := newThinkingModel()
 		DeferCleanup(model.Close)
 		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anthropic",
-			Labels: map[string]string{v1.AgentUsableLabel: "true"}}, StringData: map[string]string{"apiKey": "sk-test"}})).To(Succeed())
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "thinker", Namespace: ns}, Spec: v1.AgentSpec{
-			Model: v1.ModelSpec{Provider: v1.ProviderAnthropic, Name: "claude-test", BaseURL: model.URL,
+			Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}}, StringData: map[string]string{"apiKey": "sk-test"}})).To(Succeed())
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "thinker", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderAnthropic, Name: "claude-test", BaseURL: model.URL,
 				APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "anthropic"}, Key: "apiKey"}},
 		}})).To(Succeed())
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look around", AgentID: "thinker", Thinking: v1.ThinkingHigh}), runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded), "%+v", run.Status)
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look around", AgentID: "thinker", Thinking: sessionsv1alpha1.ThinkingHigh}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded), "%+v", run.Status)
 		Expect(run.Status.Result).To(Equal("done"))
 
 		reqs := model.requests()
@@ -111,7 +111,7 @@ var _ = Describe("The thinking level of a spawn", func() {
 		Expect(assistant["content"].([]any)[0]).To(Equal(map[string]any{
 			"type": "thinking", "thinking": "I should list the workspace.", "signature": "sig-1"}))
 
-		child := &v1.AgentSession{}
+		child := &sessionsv1alpha1.AgentSession{}
 		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), child)).To(Succeed())
 		var levels []string
 		var thought []transcript.ContentBlock

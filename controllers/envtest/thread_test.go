@@ -19,7 +19,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers"
 )
 
@@ -29,29 +29,29 @@ import (
 var _ = Describe("mode session and thread", func() {
 	It("keeps the child active in its own thread, for later sends from its requester", func() {
 		ns := newNamespace()
-		createPolicy(ns, v1.SessionPolicySpec{
-			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](0)},
-			Delivery:     []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}},
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](0)},
+			Delivery:     []sessionsv1alpha1.DeliverySink{{Channel: "webchat", URL: sink.URL}},
 		})
 		// This suite runs no webhook: the spawn guards (allowAgents) are not in the way.
 		createAgent(ns, "lead", rule("^Sub-agent announce step", "the helper is done"))
 		createAgent(ns, "helper", rule("^look", "found it"), rule("^more", "more found"),
 			rule("^Agent-to-agent announce step", "helper says: more found"))
-		createSession(ns, "agent:lead:main", "lead", func(s *v1.AgentSession) {
-			s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "webchat", To: "room-1"}
+		createSession(ns, "agent:lead:main", "lead", func(s *sessionsv1alpha1.AgentSession) {
+			s.Spec.DeliveryContext = &sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "room-1"}
 		})
 
-		run := waitRun(createRun(ns, v1.SubagentRunSpec{Task: "look around", AgentID: "helper", RequesterSessionKey: "agent:lead:main",
-			Thread: true, Mode: v1.ModeSession}), runCompleted)
-		Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+		run := waitRun(createRun(ns, sessionsv1alpha1.SubagentRunSpec{Task: "look around", AgentID: "helper", RequesterSessionKey: "agent:lead:main",
+			Thread: true, Mode: sessionsv1alpha1.ModeSession}), runCompleted)
+		Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 		Expect(run.Status.ArchiveAt).To(BeNil(), "a session-mode child has no archive TTL")
 		thread := "subagent-" + string(run.UID)
 
-		var child v1.AgentSession
+		var child sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &child)).To(Succeed())
-		Expect(child.Status.Phase).To(Equal(v1.SessionActive))
-		Expect(child.Annotations).NotTo(HaveKey(v1.ArchiveAtAnnotation))
-		Expect(child.Spec.DeliveryContext).To(Equal(&v1.DeliveryContext{Channel: "webchat", To: "room-1", ThreadID: thread}))
+		Expect(child.Status.Phase).To(Equal(sessionsv1alpha1.SessionActive))
+		Expect(child.Annotations).NotTo(HaveKey(sessionsv1alpha1.ArchiveAtAnnotation))
+		Expect(child.Spec.DeliveryContext).To(Equal(&sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "room-1", ThreadID: thread}))
 		Expect(run.Status.Announce.Target).To(Equal("webchat:room-1#" + thread))
 		got := sink.received(ns, "agent:lead:main")
 		Expect(got).To(HaveLen(1))
@@ -61,7 +61,7 @@ var _ = Describe("mode session and thread", func() {
 			"the child session runs with deliver: false: its task's reply (found it) leaves the cluster only through the requester's announce")
 
 		send := waitSend(createSend(ns, run.Status.ChildSessionKey, "more please", 30, "agent:lead:main"), completed)
-		Expect(send.Status.Status).To(Equal(v1.SendOK))
+		Expect(send.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 		Expect(send.Status.Reply).To(Equal("more found"))
 		got = sink.received(ns, run.Status.ChildSessionKey)
 		Expect(got).To(HaveLen(1))

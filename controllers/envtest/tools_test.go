@@ -23,16 +23,16 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // toolRule makes the scripted agent call a tool on inputs matching match and answer with
 // the tool's result.
-func toolRule(match, tool string, args map[string]any) v1.ScriptRule {
+func toolRule(match, tool string, args map[string]any) sessionsv1alpha1.ScriptRule {
 	b, err := json.Marshal(args)
 	Expect(err).NotTo(HaveOccurred())
-	return v1.ScriptRule{Match: match, ToolCalls: []v1.ScriptToolCall{{Name: tool, Arguments: &runtime.RawExtension{Raw: b}}}, Reply: "{{toolResults}}"}
+	return sessionsv1alpha1.ScriptRule{Match: match, ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: tool, Arguments: &runtime.RawExtension{Raw: b}}}, Reply: "{{toolResults}}"}
 }
 
 // toolResult is the result the turn's tool call got, decoded.
@@ -52,14 +52,14 @@ type ptrRecord = transcript.Record
 
 var _ = Describe("the session tools, called by an agent", func() {
 	var ns string
-	var alice *v1.AgentSession
+	var alice *sessionsv1alpha1.AgentSession
 	BeforeEach(func() {
 		ns = newNamespace()
-		createPolicy(ns, v1.SessionPolicySpec{Visibility: v1.VisibilityAll,
-			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](0)}})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAll,
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](0)}})
 		createAgent(ns, "alice",
-			rule("^Agent-to-agent announce step", v1.AnnounceSkip),
-			rule("^Sub-agent announce step", v1.AnnounceSkip),
+			rule("^Agent-to-agent announce step", sessionsv1alpha1.AnnounceSkip),
+			rule("^Sub-agent announce step", sessionsv1alpha1.AnnounceSkip),
 			toolRule("^list", "sessions_list", map[string]any{"kinds": []string{"main"}}),
 			toolRule("^history", "sessions_history", map[string]any{"sessionKey": "agent:bob:main", "limit": 10}),
 			toolRule("^send", "sessions_send", map[string]any{"sessionKey": "agent:bob:main", "message": "ping", "timeoutSeconds": 30}),
@@ -69,7 +69,7 @@ var _ = Describe("the session tools, called by an agent", func() {
 			toolRule("^recent", "sessions_list", map[string]any{"kinds": []string{"main"}, "messageLimit": 4}),
 			toolRule("^to myself", "sessions_send", map[string]any{"sessionKey": "main", "message": "hi me", "timeoutSeconds": 30}),
 		)
-		createAgent(ns, "bob", rule("^Agent-to-agent announce step", v1.AnnounceSkip), rule("^ping", "pong"), rule("^look", "llamas hum"))
+		createAgent(ns, "bob", rule("^Agent-to-agent announce step", sessionsv1alpha1.AnnounceSkip), rule("^ping", "pong"), rule("^look", "llamas hum"))
 		alice = createSession(ns, "agent:alice:main", "alice")
 		createSession(ns, "agent:bob:main", "bob")
 	})
@@ -102,7 +102,7 @@ var _ = Describe("the session tools, called by an agent", func() {
 		}
 		Expect(rows).To(HaveLen(2))
 
-		var bob v1.AgentSession
+		var bob sessionsv1alpha1.AgentSession
 		Expect(k8s.Get(ctx, keyOf(ns, "agent:bob:main"), &bob)).To(Succeed())
 		page, err := store.Read(ctx, ns, bob.Status.SessionID, transcript.ReadOptions{Limit: 4})
 		Expect(err).NotTo(HaveOccurred())
@@ -122,7 +122,7 @@ var _ = Describe("the session tools, called by an agent", func() {
 		res := toolResult(ask("to myself"))
 		Expect(res).To(HaveKeyWithValue("status", Not(Equal("ok"))))
 		Expect(res["error"]).To(ContainSubstring("this session itself"))
-		var sends v1.SessionSendList
+		var sends sessionsv1alpha1.SessionSendList
 		Expect(k8s.List(ctx, &sends, client.InNamespace(ns))).To(Succeed())
 		for _, s := range sends.Items {
 			Expect(s.Spec.FromSessionKey).To(BeEmpty(), "a send from alice was created: %+v", s.Spec)
@@ -134,9 +134,9 @@ var _ = Describe("the session tools, called by an agent", func() {
 		Expect(res).To(HaveKeyWithValue("status", "ok"))
 		Expect(res).To(HaveKeyWithValue("reply", "pong"))
 		Expect(res["runId"]).To(HaveSuffix("/round-1"))
-		var sends v1.SessionSendList
+		var sends sessionsv1alpha1.SessionSendList
 		Expect(k8s.List(ctx, &sends, client.InNamespace(ns))).To(Succeed())
-		var fromAlice []v1.SessionSend
+		var fromAlice []sessionsv1alpha1.SessionSend
 		for _, s := range sends.Items {
 			if s.Spec.FromSessionKey == "agent:alice:main" {
 				fromAlice = append(fromAlice, s)
@@ -165,7 +165,7 @@ var _ = Describe("the session tools, called by an agent", func() {
 			"sha256": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}}))
 		child := res["childSessionKey"].(string)
 		Expect(child).To(HavePrefix("agent:bob:subagent:"))
-		var runs v1.SubagentRunList
+		var runs sessionsv1alpha1.SubagentRunList
 		Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
 		Expect(runs.Items).To(HaveLen(1))
 		run := &runs.Items[0]

@@ -34,7 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
@@ -122,22 +122,22 @@ var _ = Describe("GenAI traces over OTLP", func() {
 		recv := startTracing()
 
 		ns := newNamespace()
-		createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](1)}})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](1)}})
 		spawnArgs, _ := json.Marshal(map[string]any{"task": "look around", "agentId": "bob"})
-		createAgent(ns, "alice", rule("^Sub-agent announce step", v1.AnnounceSkip), rule("^Agent-to-agent announce step", v1.AnnounceSkip),
-			v1.ScriptRule{Match: "^delegate", Reply: "{{toolResults}}",
-				ToolCalls: []v1.ScriptToolCall{{Name: "sessions_spawn", Arguments: &runtime.RawExtension{Raw: spawnArgs}}}})
-		createAgent(ns, "bob", rule("^look", "found it"), rule("^Agent-to-agent announce step", v1.AnnounceSkip))
+		createAgent(ns, "alice", rule("^Sub-agent announce step", sessionsv1alpha1.AnnounceSkip), rule("^Agent-to-agent announce step", sessionsv1alpha1.AnnounceSkip),
+			sessionsv1alpha1.ScriptRule{Match: "^delegate", Reply: "{{toolResults}}",
+				ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: "sessions_spawn", Arguments: &runtime.RawExtension{Raw: spawnArgs}}}})
+		createAgent(ns, "bob", rule("^look", "found it"), rule("^Agent-to-agent announce step", sessionsv1alpha1.AnnounceSkip))
 		createSession(ns, "agent:alice:main", "alice")
 		createSession(ns, "agent:bob:main", "bob")
 
 		chat := waitSend(createSend(ns, "agent:bob:main", "chat", 30, "agent:alice:main"), completed)
 		delegate := waitSend(createSend(ns, "agent:alice:main", "delegate the looking", 30, ""), completed)
-		var runs v1.SubagentRunList
+		var runs sessionsv1alpha1.SubagentRunList
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
 			g.Expect(runs.Items).To(HaveLen(1))
-			g.Expect(v1.Finished(runs.Items[0].Status.Conditions)).To(BeTrue())
+			g.Expect(sessionsv1alpha1.Finished(runs.Items[0].Status.Conditions)).To(BeTrue())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		// A root span is exported right after the status write that finished its object, so
 		// a reader can see the object finished a moment before: wait for the three roots.
@@ -208,9 +208,9 @@ var _ = Describe("GenAI traces over OTLP", func() {
 		createSession(ns, "agent:bob:main", "bob")
 		const caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 		root := tracing.NewChild(caller)
-		send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns,
+		send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns,
 			Annotations: map[string]string{tracing.Annotation: root, tracing.ParentAnnotation: caller}},
-			Spec: v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "traced call", TimeoutSeconds: ptr.To[int32](30)}}
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "traced call", TimeoutSeconds: ptr.To[int32](30)}}
 		Expect(k8s.Create(ctx, send)).To(Succeed())
 		waitSend(send, completed)
 		rootSC, callerSC := tracing.Parse(root), tracing.Parse(caller)
@@ -234,8 +234,8 @@ var _ = Describe("GenAI traces over OTLP", func() {
 		recv := startTracing()
 
 		ns := newNamespace()
-		createAgent(ns, "bob", rule("^Agent-to-agent announce step", v1.AnnounceSkip),
-			v1.ScriptRule{Match: "^restart", Reply: "survived", Delay: &metav1.Duration{Duration: 5 * time.Minute}})
+		createAgent(ns, "bob", rule("^Agent-to-agent announce step", sessionsv1alpha1.AnnounceSkip),
+			sessionsv1alpha1.ScriptRule{Match: "^restart", Reply: "survived", Delay: &metav1.Duration{Duration: 5 * time.Minute}})
 		bob := createSession(ns, "agent:bob:main", "bob")
 		send := createSend(ns, "agent:bob:main", "restart please", 30, "")
 		Eventually(func() int { return len(messages(ns, bob)) }, testenv.Timeout, testenv.Interval).Should(Equal(1))

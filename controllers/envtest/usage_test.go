@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -31,14 +31,14 @@ import (
 // turns that ran in it, priced with each turn's Agent pricing.
 var _ = Describe("usage and cost", func() {
 	var ns string
-	priced := v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}
-	pricedAgent := func(name string, rules ...v1.ScriptRule) {
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.AgentSpec{
-			Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules, Pricing: &priced}}})).To(Succeed())
+	priced := sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}
+	pricedAgent := func(name string, rules ...sessionsv1alpha1.ScriptRule) {
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules, Pricing: &priced}}})).To(Succeed())
 	}
 	// turnsOf adds up the usage of the transcript records of owner's turns (keys <uid>/...).
-	turnsOf := func(uid string, sessions ...*v1.AgentSession) *v1.Usage {
-		var u *v1.Usage
+	turnsOf := func(uid string, sessions ...*sessionsv1alpha1.AgentSession) *sessionsv1alpha1.Usage {
+		var u *sessionsv1alpha1.Usage
 		for _, s := range sessions {
 			for _, r := range allRecords(ns, s) {
 				if !strings.HasPrefix(r.IdempotencyKey, uid+"/") {
@@ -49,7 +49,7 @@ var _ = Describe("usage and cost", func() {
 					u = usage.Add(u, usage.Turn{}) // one turn per input
 				case r.Message.Usage != nil:
 					mu := r.Message.Usage
-					u = usage.Merge(u, &v1.Usage{InputTokens: mu.Input, OutputTokens: mu.Output,
+					u = usage.Merge(u, &sessionsv1alpha1.Usage{InputTokens: mu.Input, OutputTokens: mu.Output,
 						Cost: usage.FormatNanos(mu.CostNanos), Currency: mu.Currency})
 				}
 			}
@@ -59,7 +59,7 @@ var _ = Describe("usage and cost", func() {
 	BeforeEach(func() { ns = newNamespace() })
 
 	It("sums a send's round 1, both sides' ping-pong turns and its announce", func() {
-		createPolicy(ns, v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](2)}})
+		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](2)}})
 		pricedAgent("alice")
 		pricedAgent("bob", rule("^Agent-to-agent announce step", "all done"))
 		alice := createSession(ns, "agent:alice:main", "alice")
@@ -76,7 +76,7 @@ var _ = Describe("usage and cost", func() {
 	})
 
 	It("gives a session the sum of the sends that ran in it", func() {
-		pricedAgent("carol", rule("^Agent-to-agent announce step", v1.AnnounceSkip))
+		pricedAgent("carol", rule("^Agent-to-agent announce step", sessionsv1alpha1.AnnounceSkip))
 		carol := createSession(ns, "agent:carol:main", "carol")
 		first := waitSend(createSend(ns, "agent:carol:main", "first question", 30, ""), completed)
 		second := waitSend(createSend(ns, "agent:carol:main", "a second, longer question", 30, ""), completed)

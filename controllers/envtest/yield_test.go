@@ -21,7 +21,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -41,7 +41,7 @@ var _ = Describe("sessions_yield", func() {
 		lead := createSession(ns, "agent:lead:main", "lead")
 
 		send := waitSend(createSend(ns, "agent:lead:main", "orchestrate", 30, ""), completed)
-		Expect(send.Status.Status).To(Equal(v1.SendOK))
+		Expect(send.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 		Expect(send.Status.Reply).To(BeEmpty(), "the yielded turn answered nothing")
 
 		var yielded string

@@ -30,7 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -69,36 +69,36 @@ func readSamples() []*unstructured.Unstructured {
 	return objs
 }
 
-func validSession(ns string) *v1.AgentSession {
-	return &v1.AgentSession{
+func validSession(ns string) *sessionsv1alpha1.AgentSession {
+	return &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: ns},
-		Spec:       v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"},
 	}
 }
 
-func validSend(ns string) *v1.SessionSend {
-	return &v1.SessionSend{
+func validSend(ns string) *sessionsv1alpha1.SessionSend {
+	return &sessionsv1alpha1.SessionSend{
 		ObjectMeta: metav1.ObjectMeta{Name: "send", Namespace: ns},
-		Spec:       v1.SessionSendSpec{SessionKey: "main", Message: "hi"},
+		Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: "main", Message: "hi"},
 	}
 }
 
-func validRun(ns string) *v1.SubagentRun {
-	return &v1.SubagentRun{
+func validRun(ns string) *sessionsv1alpha1.SubagentRun {
+	return &sessionsv1alpha1.SubagentRun{
 		ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: ns},
-		Spec:       v1.SubagentRunSpec{Task: "t", AgentID: "research"},
+		Spec:       sessionsv1alpha1.SubagentRunSpec{Task: "t", AgentID: "research"},
 	}
 }
 
-func validAgent(ns string) *v1.Agent {
-	return &v1.Agent{
+func validAgent(ns string) *sessionsv1alpha1.Agent {
+	return &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: ns},
-		Spec:       v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}},
+		Spec:       sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}},
 	}
 }
 
-func validPolicy(ns string) *v1.SessionPolicy {
-	return &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
+func validPolicy(ns string) *sessionsv1alpha1.SessionPolicy {
+	return &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
 }
 
 var _ = Describe("the samples", func() {
@@ -121,14 +121,14 @@ var _ = Describe("defaults", func() {
 			Expect(k8s.Create(ctx, o)).To(Succeed())
 		}
 		Expect(send.Spec.TimeoutSeconds).To(Equal(ptr.To[int32](30)))
-		Expect(run.Spec.Cleanup).To(Equal(v1.CleanupKeep))
-		Expect(run.Spec.Sandbox).To(Equal(v1.SandboxInherit))
+		Expect(run.Spec.Cleanup).To(Equal(sessionsv1alpha1.CleanupKeep))
+		Expect(run.Spec.Sandbox).To(Equal(sessionsv1alpha1.SandboxInherit))
 		Expect(agent.Spec.Subagents.ArchiveAfterMinutes).To(Equal(ptr.To[int32](60)))
 		Expect(agent.Spec.Subagents.MaxSpawnDepth).To(Equal(ptr.To[int32](1)))
 		Expect(agent.Spec.Subagents.MaxChildren).To(Equal(ptr.To[int32](5)))
-		Expect(agent.Spec.Sandbox.SessionToolsVisibility).To(Equal(v1.ToolsVisibilitySpawned))
+		Expect(agent.Spec.Sandbox.SessionToolsVisibility).To(Equal(sessionsv1alpha1.ToolsVisibilitySpawned))
 		Expect(policy.Spec.AgentToAgent.MaxPingPongTurns).To(Equal(ptr.To[int32](5)))
-		Expect(policy.Spec.Visibility).To(Equal(v1.VisibilityTree))
+		Expect(policy.Spec.Visibility).To(Equal(sessionsv1alpha1.VisibilityTree))
 	})
 
 	It("keep an explicit fire-and-forget timeout of 0", func() {
@@ -208,7 +208,7 @@ var _ = DescribeTable("invalid objects are rejected on create",
 	}, `spec.sandbox: Unsupported value: "never"`}),
 	Entry("spawn: mode session without thread", invalidCreate{func(ns string) client.Object {
 		r := validRun(ns)
-		r.Spec.Mode = v1.ModeSession
+		r.Spec.Mode = sessionsv1alpha1.ModeSession
 		return r
 	}, "mode session requires thread: true"}),
 	Entry("spawn: thinking outside the levels", invalidCreate{func(ns string) client.Object {
@@ -233,7 +233,7 @@ var _ = DescribeTable("invalid objects are rejected on create",
 	}, "spec.runTimeoutSeconds"}),
 	Entry("spawn: attachment encoding outside the enum", invalidCreate{func(ns string) client.Object {
 		r := validRun(ns)
-		r.Spec.Attachments = []v1.Attachment{{Name: "a", Content: "x", Encoding: "hex"}}
+		r.Spec.Attachments = []sessionsv1alpha1.Attachment{{Name: "a", Content: "x", Encoding: "hex"}}
 		return r
 	}, `spec.attachments[0].encoding: Unsupported value: "hex"`}),
 	Entry("spawn: task missing", invalidCreate{func(ns string) client.Object {
@@ -258,12 +258,12 @@ var _ = DescribeTable("invalid objects are rejected on create",
 	}, "it is named default"}),
 	Entry("policy: rule action outside the enum", invalidCreate{func(ns string) client.Object {
 		p := validPolicy(ns)
-		p.Spec.SendPolicy.Rules = []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord"}, Action: "maybe"}}
+		p.Spec.SendPolicy.Rules = []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord"}, Action: "maybe"}}
 		return p
 	}, `spec.sendPolicy.rules[0].action: Unsupported value: "maybe"`}),
 	Entry("policy: rule matching nothing", invalidCreate{func(ns string) client.Object {
 		p := validPolicy(ns)
-		p.Spec.SendPolicy.Rules = []v1.SendRule{{Action: v1.ActionDeny}}
+		p.Spec.SendPolicy.Rules = []sessionsv1alpha1.SendRule{{Action: sessionsv1alpha1.ActionDeny}}
 		return p
 	}, "a match needs at least one of channel, chatType, keyPrefix"}),
 	Entry("agent: provider outside the enum", invalidCreate{func(ns string) client.Object {
@@ -273,7 +273,7 @@ var _ = DescribeTable("invalid objects are rejected on create",
 	}, `spec.model.provider: Unsupported value: "gemini"`}),
 	Entry("agent: openai without a model name", invalidCreate{func(ns string) client.Object {
 		a := validAgent(ns)
-		a.Spec.Model.Provider = v1.ProviderOpenAI
+		a.Spec.Model.Provider = sessionsv1alpha1.ProviderOpenAI
 		return a
 	}, "name is required for the openai and anthropic providers"}),
 	Entry("agent: archiveAfterMinutes of 0", invalidCreate{func(ns string) client.Object {
@@ -303,10 +303,10 @@ var _ = Describe("immutable fields", func() {
 	It("refuse any change of a SessionSend spec but cancel, which only goes false to true", func() {
 		s := validSend(newNamespace())
 		Expect(k8s.Create(ctx, s)).To(Succeed())
-		for name, change := range map[string]func(*v1.SessionSend){
-			"message":                 func(s *v1.SessionSend) { s.Spec.Message = "changed" },
-			"fromSessionKey added":    func(s *v1.SessionSend) { s.Spec.FromSessionKey = "agent:x:main" },
-			"ttlSecondsAfterFinished": func(s *v1.SessionSend) { s.Spec.TTLSecondsAfterFinished = ptr.To[int32](5) },
+		for name, change := range map[string]func(*sessionsv1alpha1.SessionSend){
+			"message":                 func(s *sessionsv1alpha1.SessionSend) { s.Spec.Message = "changed" },
+			"fromSessionKey added":    func(s *sessionsv1alpha1.SessionSend) { s.Spec.FromSessionKey = "agent:x:main" },
+			"ttlSecondsAfterFinished": func(s *sessionsv1alpha1.SessionSend) { s.Spec.TTLSecondsAfterFinished = ptr.To[int32](5) },
 		} {
 			changed := s.DeepCopy()
 			change(changed)
@@ -325,13 +325,15 @@ var _ = Describe("immutable fields", func() {
 	It("refuse any change of a SubagentRun spec but cancel, which only goes false to true", func() {
 		r := validRun(newNamespace())
 		Expect(k8s.Create(ctx, r)).To(Succeed())
-		for name, change := range map[string]func(*v1.SubagentRun){
-			"task":               func(r *v1.SubagentRun) { r.Spec.Task = "another task" },
-			"label added":        func(r *v1.SubagentRun) { r.Spec.Label = "l" },
-			"runTimeoutSeconds":  func(r *v1.SubagentRun) { r.Spec.RunTimeoutSeconds = ptr.To[int32](9) },
-			"attachments added":  func(r *v1.SubagentRun) { r.Spec.Attachments = []v1.Attachment{{Name: "a.txt", Content: "x"}} },
-			"requester":          func(r *v1.SubagentRun) { r.Spec.RequesterSessionKey = "agent:x:main" },
-			"ttl after finished": func(r *v1.SubagentRun) { r.Spec.TTLSecondsAfterFinished = ptr.To[int32](5) },
+		for name, change := range map[string]func(*sessionsv1alpha1.SubagentRun){
+			"task":              func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Task = "another task" },
+			"label added":       func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Label = "l" },
+			"runTimeoutSeconds": func(r *sessionsv1alpha1.SubagentRun) { r.Spec.RunTimeoutSeconds = ptr.To[int32](9) },
+			"attachments added": func(r *sessionsv1alpha1.SubagentRun) {
+				r.Spec.Attachments = []sessionsv1alpha1.Attachment{{Name: "a.txt", Content: "x"}}
+			},
+			"requester":          func(r *sessionsv1alpha1.SubagentRun) { r.Spec.RequesterSessionKey = "agent:x:main" },
+			"ttl after finished": func(r *sessionsv1alpha1.SubagentRun) { r.Spec.TTLSecondsAfterFinished = ptr.To[int32](5) },
 		} {
 			changed := r.DeepCopy()
 			change(changed)
@@ -356,7 +358,7 @@ var _ = Describe("status words", func() {
 		err := k8s.Status().Update(ctx, r)
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
 		Expect(err.Error()).To(ContainSubstring(`status.status: Unsupported value: "done"`))
-		r.Status.Status = v1.SpawnAccepted
+		r.Status.Status = sessionsv1alpha1.SpawnAccepted
 		Expect(k8s.Status().Update(ctx, r)).To(Succeed())
 	})
 })

@@ -18,7 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // ProtocolVersion is the A2A protocol version this server speaks first (github.com/a2aproject/a2a-go/v2):
@@ -35,7 +35,7 @@ const SecurityScheme = "kubernetes"
 
 // Card is the agent card of agent served at url: A2A 1.0 over JSON-RPC and HTTP+JSON at url,
 // then 0.3 over JSON-RPC at the same url.
-func Card(agent *v1.Agent, url string) *a2a.AgentCard {
+func Card(agent *sessionsv1alpha1.Agent, url string) *a2a.AgentCard {
 	desc := agent.Spec.Description
 	if desc == "" {
 		desc = "Agent " + agent.Name + " of namespace " + agent.Namespace + "."
@@ -49,7 +49,7 @@ func Card(agent *v1.Agent, url string) *a2a.AgentCard {
 			{URL: url, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: ProtocolVersion},
 			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: LegacyProtocolVersion},
 		},
-		Version:            v1.GroupVersion.Version,
+		Version:            sessionsv1alpha1.GroupVersion.Version,
 		Provider:           &a2a.AgentProvider{Org: "agent-session-operator", URL: "https://github.com/agent-sessions/agent-session-operator"},
 		Capabilities:       a2a.AgentCapabilities{Streaming: true},
 		DefaultInputModes:  text,

@@ -22,7 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -73,11 +73,11 @@ func (h *agentHandler) contextSession(ctx context.Context, contextID string) (st
 // and admission judge it. One made meanwhile by someone else is not the caller's to use
 // unless the caller may act as it.
 func (h *agentHandler) createSession(ctx context.Context, key string) error {
-	s := &v1.AgentSession{
+	s := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Namespace: h.call.Namespace, Name: sessionkey.ObjectName(key),
 			Labels: map[string]string{LabelAgent: h.agent.Name}},
 		// No channel or chat type: setting them is the relabelling rule's (verb set-send-policy).
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: h.agent.Name},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: h.agent.Name},
 	}
 	err := h.call.Client.Create(ctx, s)
 	if apierrors.IsAlreadyExists(err) {

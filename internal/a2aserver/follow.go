@@ -20,7 +20,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 )
 
@@ -31,19 +31,19 @@ import (
 // sidecar's cache keeps no reply), so the ended send is read from the API server as the
 // caller. A subscriber cut off for lagging subscribes again and reads the send anew: no
 // state is lost, some may be seen twice.
-func (h *agentHandler) follow(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(*v1.SessionSend) bool) error {
+func (h *agentHandler) follow(ctx context.Context, send *sessionsv1alpha1.SessionSend, sub *events.Subscription, yield func(*sessionsv1alpha1.SessionSend) bool) error {
 	return h.followLive(ctx, send, sub, yield, nil)
 }
 
 // followLive is follow that also hands the namespace's session.delta events to live (nil:
 // none), for the caller to pick its run's.
-func (h *agentHandler) followLive(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(*v1.SessionSend) bool, live func(events.SessionDelta) bool) error {
+func (h *agentHandler) followLive(ctx context.Context, send *sessionsv1alpha1.SessionSend, sub *events.Subscription, yield func(*sessionsv1alpha1.SessionSend) bool, live func(events.SessionDelta) bool) error {
 	key := client.ObjectKeyFromObject(send)
 	cur := send
 	for {
 		if sub == nil {
 			sub = h.hub.Subscribe("")
-			cur = &v1.SessionSend{}
+			cur = &sessionsv1alpha1.SessionSend{}
 			if err := h.call.APIReader.Get(ctx, key, cur); err != nil {
 				sub.Close()
 				return err
@@ -64,7 +64,7 @@ func (h *agentHandler) followLive(ctx context.Context, send *v1.SessionSend, sub
 
 // changes reads sub until the send ends (true), the subscription is cut off (false) or ctx
 // ends.
-func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, send *v1.SessionSend, yield func(*v1.SessionSend) bool, live func(events.SessionDelta) bool) (bool, error) {
+func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, send *sessionsv1alpha1.SessionSend, yield func(*sessionsv1alpha1.SessionSend) bool, live func(events.SessionDelta) bool) (bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -99,7 +99,7 @@ func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, se
 }
 
 // sendOf is the send an event carries when it is a change of send, and whether it deleted it.
-func sendOf(e events.Event, send *v1.SessionSend) (*v1.SessionSend, bool) {
+func sendOf(e events.Event, send *sessionsv1alpha1.SessionSend) (*sessionsv1alpha1.SessionSend, bool) {
 	if e.Kind != events.KindSendsChanged || e.Namespace != send.Namespace {
 		return nil, false
 	}
@@ -107,7 +107,7 @@ func sendOf(e events.Event, send *v1.SessionSend) (*v1.SessionSend, bool) {
 	if json.Unmarshal(e.Data, &ch) != nil {
 		return nil, false
 	}
-	s := &v1.SessionSend{}
+	s := &sessionsv1alpha1.SessionSend{}
 	if json.Unmarshal(ch.Object, s) != nil || s.Name != send.Name || s.UID != send.UID {
 		return nil, false
 	}

@@ -38,7 +38,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
@@ -191,7 +191,7 @@ func (o Options) admit(w http.ResponseWriter, r *http.Request) (*agentHandler, b
 	}
 	agent, err := lookup.Agent(r.Context(), call.Reader, call.APIReader, ns, name)
 	if err == nil && agent == nil {
-		err = apierrors.NewNotFound(v1.GroupVersion.WithResource("agents").GroupResource(), name)
+		err = apierrors.NewNotFound(sessionsv1alpha1.GroupVersion.WithResource("agents").GroupResource(), name)
 	}
 	if err != nil {
 		http.Error(w, err.Error(), mcpserver.APICode(err))

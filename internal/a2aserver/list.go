@@ -28,7 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -68,7 +68,7 @@ func (h *agentHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest)
 	if err != nil {
 		return nil, err
 	}
-	var list v1.SessionSendList
+	var list sessionsv1alpha1.SessionSendList
 	err = h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace),
 		client.MatchingLabels{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
 	if apierrors.IsForbidden(err) {
@@ -78,7 +78,7 @@ func (h *agentHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest)
 		return nil, protocolError(err)
 	}
 	sends := list.Items
-	slices.SortFunc(sends, func(a, b v1.SessionSend) int { return comparePage(pageKeyOf(&b), pageKeyOf(&a)) })
+	slices.SortFunc(sends, func(a, b sessionsv1alpha1.SessionSend) int { return comparePage(pageKeyOf(&b), pageKeyOf(&a)) })
 	readable := map[string]bool{}
 	resp := &a2a.ListTasksResponse{Tasks: []*a2a.Task{}, PageSize: size}
 	var last pageKey
@@ -113,7 +113,7 @@ func (h *agentHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest)
 }
 
 // listed says whether a task passes the request's filters.
-func listed(req *a2a.ListTasksRequest, s *v1.SessionSend, t *a2a.Task) bool {
+func listed(req *a2a.ListTasksRequest, s *sessionsv1alpha1.SessionSend, t *a2a.Task) bool {
 	if req.ContextID != "" && contextOf(s) != req.ContextID {
 		return false
 	}
@@ -139,7 +139,7 @@ func knownState(s a2a.TaskState) bool {
 
 // statusTime is when the task's state last changed, as far as the send says: its end, its
 // start, or its creation.
-func statusTime(s *v1.SessionSend) time.Time {
+func statusTime(s *sessionsv1alpha1.SessionSend) time.Time {
 	switch {
 	case s.Status.CompletedAt != nil:
 		return s.Status.CompletedAt.Time
@@ -151,7 +151,7 @@ func statusTime(s *v1.SessionSend) time.Time {
 
 // mayRead says whether the caller may read the transcript of the send's session, asking
 // the access layer once per session of the request.
-func (h *agentHandler) mayRead(ctx context.Context, s *v1.SessionSend, asked map[string]bool) (bool, error) {
+func (h *agentHandler) mayRead(ctx context.Context, s *sessionsv1alpha1.SessionSend, asked map[string]bool) (bool, error) {
 	target := s.Status.TargetSessionKey
 	if target == "" {
 		target = s.Spec.SessionKey
@@ -174,7 +174,7 @@ type pageKey struct {
 	name    string
 }
 
-func pageKeyOf(s *v1.SessionSend) pageKey {
+func pageKeyOf(s *sessionsv1alpha1.SessionSend) pageKey {
 	return pageKey{created: s.CreationTimestamp.Time, name: s.Name}
 }
 

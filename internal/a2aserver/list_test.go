@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -42,20 +42,20 @@ func listFixture(t *testing.T) *agentHandler {
 	t.Helper()
 	epoch := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	var objs []client.Object
-	mk := func(name, user, agent, session, context string, at int, phase v1.SendPhase) {
-		objs = append(objs, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name, UID: types.UID("uid-" + name),
+	mk := func(name, user, agent, session, context string, at int, phase sessionsv1alpha1.SendPhase) {
+		objs = append(objs, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name, UID: types.UID("uid-" + name),
 			CreationTimestamp: metav1.NewTime(epoch.Add(time.Duration(at) * time.Minute)),
 			Labels:            map[string]string{LabelAgent: agent, LabelCaller: CallerLabel(user)},
 			Annotations:       map[string]string{AnnotationContext: context}},
-			Spec:   v1.SessionSendSpec{SessionKey: session, Message: "m"},
-			Status: v1.SessionSendStatus{Phase: phase}})
+			Spec:   sessionsv1alpha1.SessionSendSpec{SessionKey: session, Message: "m"},
+			Status: sessionsv1alpha1.SessionSendStatus{Phase: phase}})
 	}
-	mk("a1", "alice", "a", "agent:a:a2a:c1", "c1", 1, v1.SendCompleted)
-	mk("a2", "alice", "a", "agent:a:a2a:c1", "c1", 2, v1.SendRunning)
-	mk("a3", "alice", "a", "agent:a:a2a:c2", "c2", 3, v1.SendCompleted)
-	mk("a4", "alice", "a", "agent:a:a2a:hidden", "hidden", 4, v1.SendCompleted)
-	mk("b1", "bob", "a", "agent:a:a2a:c1", "c1", 5, v1.SendCompleted)
-	mk("x1", "alice", "x", "agent:x:a2a:c1", "c1", 6, v1.SendCompleted)
+	mk("a1", "alice", "a", "agent:a:a2a:c1", "c1", 1, sessionsv1alpha1.SendCompleted)
+	mk("a2", "alice", "a", "agent:a:a2a:c1", "c1", 2, sessionsv1alpha1.SendRunning)
+	mk("a3", "alice", "a", "agent:a:a2a:c2", "c2", 3, sessionsv1alpha1.SendCompleted)
+	mk("a4", "alice", "a", "agent:a:a2a:hidden", "hidden", 4, sessionsv1alpha1.SendCompleted)
+	mk("b1", "bob", "a", "agent:a:a2a:c1", "c1", 5, sessionsv1alpha1.SendCompleted)
+	mk("x1", "alice", "x", "agent:x:a2a:c1", "c1", 6, sessionsv1alpha1.SendCompleted)
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
 	hidden := sessionkey.ObjectName("agent:a:a2a:hidden")
 	access := func(_ context.Context, r caller.Right, name string) error {
@@ -65,7 +65,7 @@ func listFixture(t *testing.T) *agentHandler {
 		return nil
 	}
 	return &agentHandler{call: &sessiontools.Call{Env: &sessiontools.Env{Client: c, Access: access}, Namespace: "team"},
-		agent: &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a"}}, user: "alice"}
+		agent: &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a"}}, user: "alice"}
 }
 
 func ids(tasks []*a2a.Task) []string {

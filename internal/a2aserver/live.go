@@ -19,7 +19,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 )
 
@@ -37,7 +37,7 @@ func deltaOf(e events.Event, namespace string) (events.SessionDelta, bool) {
 // ones append. The completed task's artifact replaces it whole, so a dropped piece or the
 // text before a tool call is not left behind.
 type liveReply struct {
-	send    *v1.SessionSend // the task's send
+	send    *sessionsv1alpha1.SessionSend // the task's send
 	step    int
 	started bool
 }

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
@@ -36,10 +36,10 @@ import (
 // artifact update of the reply (a model call's first piece starts it, the next append), other
 // runs' and namespaces' pieces are not shown, and the completed reply replaces it whole.
 func TestStreamShowsTheReplyAsItIsWritten(t *testing.T) {
-	send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "team", UID: "u1"},
-		Status: v1.SessionSendStatus{Phase: v1.SendRunning, Status: v1.SendAccepted, TargetSessionKey: "agent:a:main"}}
+	send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "team", UID: "u1"},
+		Status: sessionsv1alpha1.SessionSendStatus{Phase: sessionsv1alpha1.SendRunning, Status: sessionsv1alpha1.SendAccepted, TargetSessionKey: "agent:a:main"}}
 	done := send.DeepCopy()
-	done.Status = v1.SessionSendStatus{Phase: v1.SendCompleted, Status: v1.SendOK, Reply: "Hello world", TargetSessionKey: "agent:a:main"}
+	done.Status = sessionsv1alpha1.SessionSendStatus{Phase: sessionsv1alpha1.SendCompleted, Status: sessionsv1alpha1.SendOK, Reply: "Hello world", TargetSessionKey: "agent:a:main"}
 	reader := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(done).Build()
 	hub := events.NewHub(0, "t")
 	h := &agentHandler{call: &sessiontools.Call{Env: &sessiontools.Env{APIReader: reader}}, hub: hub}

@@ -27,7 +27,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 )
 
@@ -35,7 +35,7 @@ import (
 // 1.0's interfaces, the security scheme in both shapes; signed, it verifies against the
 // published JWKS; without a key it is unsigned and the JWKS is empty.
 func TestServedCard(t *testing.T) {
-	card := Card(&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "planner"}}, "https://store/a2a/team/planner")
+	card := Card(&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "planner"}}, "https://store/a2a/team/planner")
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)

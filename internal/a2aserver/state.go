@@ -17,7 +17,7 @@ package a2aserver
 import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // TaskState is the A2A state of a send: a send not yet finished is working (accepted,
@@ -26,15 +26,15 @@ import (
 // ToolApproval) is input-required, Completed is completed, Failed is failed and Cancelled is
 // canceled. A send that timed out keeps working: its run
 // goes on and its reply still lands.
-func TaskState(st *v1.SessionSendStatus) a2a.TaskState {
+func TaskState(st *sessionsv1alpha1.SessionSendStatus) a2a.TaskState {
 	switch st.Phase {
-	case v1.SendCompleted:
+	case sessionsv1alpha1.SendCompleted:
 		return a2a.TaskStateCompleted
-	case v1.SendFailed:
+	case sessionsv1alpha1.SendFailed:
 		return a2a.TaskStateFailed
-	case v1.SendCancelled:
+	case sessionsv1alpha1.SendCancelled:
 		return a2a.TaskStateCanceled
-	case v1.SendAwaitingApproval:
+	case sessionsv1alpha1.SendAwaitingApproval:
 		return a2a.TaskStateInputRequired
 	case "":
 		if st.Status == "" {
@@ -52,7 +52,7 @@ const replyArtifactID a2a.ArtifactID = "reply"
 
 // Task is the A2A task of a send: its state, the failure as the status message, and the
 // reply as the artifact once it completed.
-func Task(send *v1.SessionSend, id a2a.TaskID, contextID string) *a2a.Task {
+func Task(send *sessionsv1alpha1.SessionSend, id a2a.TaskID, contextID string) *a2a.Task {
 	st := &send.Status
 	t := &a2a.Task{ID: id, ContextID: contextID, Status: a2a.TaskStatus{State: TaskState(st)}}
 	if ts := send.Status.CompletedAt; ts != nil {

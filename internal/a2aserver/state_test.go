@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // A send's phase and status are the task's state; a completed one carries the reply as its
@@ -33,23 +33,23 @@ import (
 func TestTaskFollowsTheSend(t *testing.T) {
 	at := metav1.Now()
 	for name, tc := range map[string]struct {
-		st        v1.SessionSendStatus
+		st        sessionsv1alpha1.SessionSendStatus
 		state     a2a.TaskState
 		artifacts []*a2a.Artifact
 		message   string
 	}{
 		"not yet seen by the controller": {state: a2a.TaskStateSubmitted},
-		"accepted":                       {st: v1.SessionSendStatus{Status: v1.SendAccepted, Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
-		"running, no status yet":         {st: v1.SessionSendStatus{Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
-		"a tool call waits for a person": {st: v1.SessionSendStatus{Status: v1.SendAccepted, Phase: v1.SendAwaitingApproval}, state: a2a.TaskStateInputRequired},
-		"timed out, the run goes on":     {st: v1.SessionSendStatus{Status: v1.SendTimeout, Phase: v1.SendRunning}, state: a2a.TaskStateWorking},
-		"ok": {st: v1.SessionSendStatus{Status: v1.SendOK, Phase: v1.SendCompleted, Reply: "pong", OwnerStatus: v1.OwnerStatus{CompletedAt: &at}},
+		"accepted":                       {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendAccepted, Phase: sessionsv1alpha1.SendRunning}, state: a2a.TaskStateWorking},
+		"running, no status yet":         {st: sessionsv1alpha1.SessionSendStatus{Phase: sessionsv1alpha1.SendRunning}, state: a2a.TaskStateWorking},
+		"a tool call waits for a person": {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendAccepted, Phase: sessionsv1alpha1.SendAwaitingApproval}, state: a2a.TaskStateInputRequired},
+		"timed out, the run goes on":     {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendTimeout, Phase: sessionsv1alpha1.SendRunning}, state: a2a.TaskStateWorking},
+		"ok": {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Phase: sessionsv1alpha1.SendCompleted, Reply: "pong", OwnerStatus: sessionsv1alpha1.OwnerStatus{CompletedAt: &at}},
 			state: a2a.TaskStateCompleted, artifacts: []*a2a.Artifact{replyArtifact("pong")}},
-		"error":     {st: v1.SessionSendStatus{Status: v1.SendError, Phase: v1.SendFailed, Error: "model down"}, state: a2a.TaskStateFailed, message: "model down"},
-		"cancelled": {st: v1.SessionSendStatus{Status: v1.SendError, Phase: v1.SendCancelled, Error: "cancelled"}, state: a2a.TaskStateCanceled, message: "cancelled"},
+		"error":     {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendError, Phase: sessionsv1alpha1.SendFailed, Error: "model down"}, state: a2a.TaskStateFailed, message: "model down"},
+		"cancelled": {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendError, Phase: sessionsv1alpha1.SendCancelled, Error: "cancelled"}, state: a2a.TaskStateCanceled, message: "cancelled"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			task := Task(&v1.SessionSend{Status: tc.st}, "uid/round-1", "ctx")
+			task := Task(&sessionsv1alpha1.SessionSend{Status: tc.st}, "uid/round-1", "ctx")
 			if task.Status.State != tc.state {
 				t.Errorf("state %q, want %q", task.Status.State, tc.state)
 			}
@@ -70,7 +70,7 @@ func TestTaskFollowsTheSend(t *testing.T) {
 // The card names the agent, describes it from spec.description, streams, asks a bearer
 // token, and offers A2A 1.0 over JSON-RPC and HTTP+JSON, then 0.3 over JSON-RPC, at one URL.
 func TestCard(t *testing.T) {
-	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "planner"}, Spec: v1.AgentSpec{Description: "plans trips"}}
+	a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "planner"}, Spec: sessionsv1alpha1.AgentSpec{Description: "plans trips"}}
 	c := Card(a, "https://store/a2a/team/planner")
 	got := map[string]any{"name": c.Name, "description": c.Description, "streaming": c.Capabilities.Streaming, "skill": c.Skills[0].Description}
 	want := map[string]any{"name": "planner", "description": "plans trips", "streaming": true, "skill": "plans trips"}

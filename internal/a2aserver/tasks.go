@@ -27,7 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -37,7 +37,7 @@ import (
 // agentHandler answers the A2A methods for one request of an admitted caller to one agent.
 type agentHandler struct {
 	call  *sessiontools.Call
-	agent *v1.Agent
+	agent *sessionsv1alpha1.Agent
 	hub   *events.Hub
 	// user is the caller as the API server authenticated it; its tasks are its own.
 	user string
@@ -52,7 +52,7 @@ const sendTimeoutSeconds = sessiontools.MaxSendTimeoutSeconds
 // start creates the send of a message: into the context's session, as the caller. Its name
 // comes from the caller and the message id, so a client that repeats a message gets its
 // task again rather than a second send.
-func (h *agentHandler) start(ctx context.Context, p *a2a.SendMessageRequest) (*v1.SessionSend, string, error) {
+func (h *agentHandler) start(ctx context.Context, p *a2a.SendMessageRequest) (*sessionsv1alpha1.SessionSend, string, error) {
 	if p == nil || p.Message == nil {
 		return nil, "", fmt.Errorf("%w: message is required", a2a.ErrInvalidParams)
 	}
@@ -86,7 +86,7 @@ func (h *agentHandler) start(ctx context.Context, p *a2a.SendMessageRequest) (*v
 
 // startFollowed is start with the hub subscribed before the send is created, so the created
 // send is the first state to follow and no change after it is missed.
-func (h *agentHandler) startFollowed(ctx context.Context, p *a2a.SendMessageRequest) (*v1.SessionSend, *events.Subscription, error) {
+func (h *agentHandler) startFollowed(ctx context.Context, p *a2a.SendMessageRequest) (*sessionsv1alpha1.SessionSend, *events.Subscription, error) {
 	sub := h.hub.Subscribe("")
 	send, _, err := h.start(ctx, p)
 	if err != nil {
@@ -108,17 +108,17 @@ func messageText(m *a2a.Message) string {
 }
 
 // taskID is the task id of a send: its runId.
-func taskID(send *v1.SessionSend) a2a.TaskID {
+func taskID(send *sessionsv1alpha1.SessionSend) a2a.TaskID {
 	return a2a.TaskID(sessiontools.TurnID(send.UID, "round-1"))
 }
 
 // taskOf is the task of a send, in the context it was sent in.
-func taskOf(send *v1.SessionSend) *a2a.Task {
+func taskOf(send *sessionsv1alpha1.SessionSend) *a2a.Task {
 	return Task(send, taskID(send), contextOf(send))
 }
 
 // contextOf is the context id a send was made in.
-func contextOf(send *v1.SessionSend) string {
+func contextOf(send *sessionsv1alpha1.SessionSend) string {
 	if c := send.Annotations[AnnotationContext]; c != "" {
 		return c
 	}
@@ -136,8 +136,8 @@ func (h *agentHandler) SendMessage(ctx context.Context, p *a2a.SendMessageReques
 		sub.Close()
 		return taskOf(send), nil
 	}
-	var last *v1.SessionSend
-	err = h.follow(ctx, send, sub, func(s *v1.SessionSend) bool { last = s; return true })
+	var last *sessionsv1alpha1.SessionSend
+	err = h.follow(ctx, send, sub, func(s *sessionsv1alpha1.SessionSend) bool { last = s; return true })
 	if err != nil {
 		return nil, protocolError(err)
 	}
@@ -174,11 +174,11 @@ func (h *agentHandler) SubscribeToTask(ctx context.Context, p *a2a.SubscribeToTa
 }
 
 // stream yields the task, then each change of its state until it ends (sub as follow takes it).
-func (h *agentHandler) stream(ctx context.Context, send *v1.SessionSend, sub *events.Subscription, yield func(a2a.Event, error) bool) {
+func (h *agentHandler) stream(ctx context.Context, send *sessionsv1alpha1.SessionSend, sub *events.Subscription, yield func(a2a.Event, error) bool) {
 	var last a2a.TaskState
 	first := true
 	reply := liveReply{}
-	err := h.followLive(ctx, send, sub, func(s *v1.SessionSend) bool {
+	err := h.followLive(ctx, send, sub, func(s *sessionsv1alpha1.SessionSend) bool {
 		reply.send = s
 		t := taskOf(s)
 		if first {
@@ -242,7 +242,7 @@ func (h *agentHandler) CancelTask(ctx context.Context, p *a2a.CancelTaskRequest)
 	wait, stop := context.WithTimeout(ctx, cancelWait)
 	defer stop()
 	last := send
-	err = h.follow(wait, send, nil, func(s *v1.SessionSend) bool { last = s; return true })
+	err = h.follow(wait, send, nil, func(s *sessionsv1alpha1.SessionSend) bool { last = s; return true })
 	if err != nil && wait.Err() == nil {
 		return nil, protocolError(err)
 	}
@@ -256,12 +256,12 @@ const cancelWait = 5 * time.Second
 // find is the send of a task id, when the caller may read it: one of the sends the A2A
 // server made for this agent, into a session whose transcript the caller may read. Any
 // other id, another tenant's task among them, is not found.
-func (h *agentHandler) find(ctx context.Context, id a2a.TaskID) (*v1.SessionSend, error) {
+func (h *agentHandler) find(ctx context.Context, id a2a.TaskID) (*sessionsv1alpha1.SessionSend, error) {
 	uid := sessiontools.OwnerUIDOf(string(id))
 	if uid == "" || string(id) != sessiontools.TurnID(uid, "round-1") {
 		return nil, a2a.ErrTaskNotFound
 	}
-	var list v1.SessionSendList
+	var list sessionsv1alpha1.SessionSendList
 	err := h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace), client.MatchingLabels{LabelAgent: h.agent.Name})
 	if apierrors.IsForbidden(err) {
 		return nil, a2a.ErrTaskNotFound

@@ -39,7 +39,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -107,7 +107,7 @@ type Tool struct {
 type Set struct {
 	tools   []Tool
 	remotes map[string]*remote
-	status  []v1.A2AAgentStatus
+	status  []sessionsv1alpha1.A2AAgentStatus
 }
 
 // remote is one remote agent with its card read.
@@ -127,7 +127,7 @@ func (s *Set) Tools() []Tool {
 }
 
 // Status says per remote agent whether its card was read.
-func (s *Set) Status() []v1.A2AAgentStatus {
+func (s *Set) Status() []sessionsv1alpha1.A2AAgentStatus {
 	if s == nil {
 		return nil
 	}
@@ -136,12 +136,12 @@ func (s *Set) Status() []v1.A2AAgentStatus {
 
 // Resolve reads the cards of the Agent's remote agents that are not known for its
 // generation yet. A remote that is refused or down offers no tool and says why in Status.
-func (c *Client) Resolve(ctx context.Context, agent *v1.Agent) *Set {
+func (c *Client) Resolve(ctx context.Context, agent *sessionsv1alpha1.Agent) *Set {
 	set := &Set{remotes: map[string]*remote{}}
 	entry := c.entry(agent)
 	for i := range agent.Spec.Tools.A2AAgents {
 		spec := &agent.Spec.Tools.A2AAgents[i]
-		st := v1.A2AAgentStatus{Name: spec.Name}
+		st := sessionsv1alpha1.A2AAgentStatus{Name: spec.Name}
 		r, err := c.remote(ctx, agent, spec, entry)
 		if err != nil {
 			st.Reason, st.Message = reasonOf(err), textutil.Truncate(err.Error(), maxStatusMessage)
@@ -159,7 +159,7 @@ func (c *Client) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 }
 
 // Probe is Resolve for a readiness report, bounded by timeout.
-func (c *Client) Probe(ctx context.Context, agent *v1.Agent, timeout time.Duration) *Set {
+func (c *Client) Probe(ctx context.Context, agent *sessionsv1alpha1.Agent, timeout time.Duration) *Set {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return c.Resolve(ctx, agent)
@@ -173,7 +173,7 @@ func (c *Client) Forget(key types.NamespacedName) {
 }
 
 // entry is the Agent's cache of cards, emptied for a new generation.
-func (c *Client) entry(agent *v1.Agent) *agentEntry {
+func (c *Client) entry(agent *sessionsv1alpha1.Agent) *agentEntry {
 	key := types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -188,7 +188,7 @@ func (c *Client) entry(agent *v1.Agent) *agentEntry {
 // remote is one remote agent ready to call: its URL and headers judged, its card read (from
 // the cache when this generation read it). Secrets are read for every turn, so a rotated
 // one takes effect at once.
-func (c *Client) remote(ctx context.Context, agent *v1.Agent, spec *v1.A2AAgent, e *agentEntry) (*remote, error) {
+func (c *Client) remote(ctx context.Context, agent *sessionsv1alpha1.Agent, spec *sessionsv1alpha1.A2AAgent, e *agentEntry) (*remote, error) {
 	ep := mcptools.ResolveEndpoint(ctx, &c.opts, agent, spec.URL, spec.Headers)
 	if ep.Err != nil {
 		return nil, &refusal{reason: ep.Reason, err: ep.Err}

@@ -31,7 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -92,16 +92,16 @@ func remoteAgent(t *testing.T, streaming bool, endpoint string) (*httptest.Serve
 	return srv, agent
 }
 
-func agentWith(remote string) *v1.Agent {
-	return &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "tripper", UID: "u", Generation: 1},
-		Spec: v1.AgentSpec{Tools: v1.ToolsSpec{A2AAgents: []v1.A2AAgent{{Name: "echo", URL: remote,
-			Headers: []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{
+func agentWith(remote string) *sessionsv1alpha1.Agent {
+	return &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "tripper", UID: "u", Generation: 1},
+		Spec: sessionsv1alpha1.AgentSpec{Tools: sessionsv1alpha1.ToolsSpec{A2AAgents: []sessionsv1alpha1.A2AAgent{{Name: "echo", URL: remote,
+			Headers: []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{
 				SecretKeyRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "token"}, Key: "header"}}}}}}}}}
 }
 
 func options(refuse string) mcptools.Options {
 	return mcptools.Options{
-		ReadSecret: func(context.Context, *v1.Agent, *corev1.SecretKeySelector) ([]byte, error) {
+		ReadSecret: func(context.Context, *sessionsv1alpha1.Agent, *corev1.SecretKeySelector) ([]byte, error) {
 			return []byte("Bearer s3cret"), nil
 		},
 		CheckURL: func(_ context.Context, _ string, u *url.URL) error {
@@ -121,7 +121,7 @@ func TestCallWaitsForTheTask(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv, _ := remoteAgent(t, streaming, "")
 			set := NewClient(options("")).Resolve(t.Context(), agentWith(srv.URL))
-			if d := cmp.Diff([]v1.A2AAgentStatus{{Name: "echo", CardRead: true, AgentName: "echo", Streaming: streaming, ProtocolVersion: "0.3"}}, set.Status()); d != "" {
+			if d := cmp.Diff([]sessionsv1alpha1.A2AAgentStatus{{Name: "echo", CardRead: true, AgentName: "echo", Streaming: streaming, ProtocolVersion: "0.3"}}, set.Status()); d != "" {
 				t.Fatalf("status (-want +got):\n%s", d)
 			}
 			if len(set.Tools()) != 1 || set.Tools()[0].Name != "a2a__echo" {

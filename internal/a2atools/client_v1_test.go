@@ -33,7 +33,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -121,7 +121,7 @@ func newCardKey(t *testing.T) *SigningKey {
 
 // verifyOptions read the key set jwks's JWKS from the Secret keys, the header from token.
 func verifyOptions(jwks *SigningKey) mcptools.Options {
-	return mcptools.Options{ReadSecret: func(_ context.Context, _ *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
+	return mcptools.Options{ReadSecret: func(_ context.Context, _ *sessionsv1alpha1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
 		if ref.Name == "token" {
 			return []byte("Bearer s3cret"), nil
 		}
@@ -129,20 +129,20 @@ func verifyOptions(jwks *SigningKey) mcptools.Options {
 	}}
 }
 
-func agentVerifying(remote string, v *v1.A2AVerify) *v1.Agent {
+func agentVerifying(remote string, v *sessionsv1alpha1.A2AVerify) *sessionsv1alpha1.Agent {
 	a := agentWith(remote)
 	a.Spec.Tools.A2AAgents[0].Headers = nil
 	a.Spec.Tools.A2AAgents[0].Verify = v
 	return a
 }
 
-var jwksSecret = &v1.A2AVerify{JWKSSecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "keys"}, Key: "jwks.json"}}
+var jwksSecret = &sessionsv1alpha1.A2AVerify{JWKSSecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "keys"}, Key: "jwks.json"}}
 
 // A card offering A2A 1.0 and 0.3 is called in 1.0, whatever order it lists them in.
 func TestCallPicksA2AOneOverZeroThree(t *testing.T) {
 	r := newV1Remote(t, nil, nil)
 	set := NewClient(options("")).Resolve(t.Context(), agentVerifying(r.srv.URL, nil))
-	if d := cmp.Diff([]v1.A2AAgentStatus{{Name: "echo", CardRead: true, AgentName: "echo1", Streaming: true, ProtocolVersion: "1.0"}}, set.Status()); d != "" {
+	if d := cmp.Diff([]sessionsv1alpha1.A2AAgentStatus{{Name: "echo", CardRead: true, AgentName: "echo1", Streaming: true, ProtocolVersion: "1.0"}}, set.Status()); d != "" {
 		t.Fatalf("status (-want +got):\n%s", d)
 	}
 	if got := set.Call(t.Context(), "a2a__echo", []byte(`{"message":"hi"}`)); got != (mcptools.Result{Text: "echo1: hi"}) {
@@ -177,7 +177,7 @@ func TestVerifiedCards(t *testing.T) {
 			r := newV1Remote(t, tc.signer, tc.tamper)
 			v := jwksSecret
 			if tc.byURL {
-				v = &v1.A2AVerify{JWKSURL: r.srv.URL + "/jwks"}
+				v = &sessionsv1alpha1.A2AVerify{JWKSURL: r.srv.URL + "/jwks"}
 				r.key = tc.keys
 			}
 			set := NewClient(verifyOptions(tc.keys)).Resolve(t.Context(), agentVerifying(r.srv.URL, v))

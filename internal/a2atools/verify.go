@@ -22,7 +22,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -32,7 +32,7 @@ const ReasonCardSignatureInvalid = "CardSignatureInvalid"
 
 // verify checks the card's signature against the key set v names: a Secret key the Agent
 // may use, or a URL under the egress allow list (read with no header: a JWKS is public).
-func (c *Client) verify(ctx context.Context, agent *v1.Agent, v *v1.A2AVerify, body []byte) error {
+func (c *Client) verify(ctx context.Context, agent *sessionsv1alpha1.Agent, v *sessionsv1alpha1.A2AVerify, body []byte) error {
 	keys, err := c.jwks(ctx, agent, v)
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (c *Client) verify(ctx context.Context, agent *v1.Agent, v *v1.A2AVerify, b
 }
 
 // jwks reads the key set v names, bounded in time and size.
-func (c *Client) jwks(ctx context.Context, agent *v1.Agent, v *v1.A2AVerify) (*jose.JSONWebKeySet, error) {
+func (c *Client) jwks(ctx context.Context, agent *sessionsv1alpha1.Agent, v *sessionsv1alpha1.A2AVerify) (*jose.JSONWebKeySet, error) {
 	var raw []byte
 	switch {
 	case v.JWKSSecretRef != nil:

@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
@@ -37,12 +37,12 @@ import (
 type Asker interface {
 	// Verdict says whether a call of tool by agent in namespace ns waits for a person, and
 	// how long at most.
-	Verdict(ctx context.Context, ns string, agent *v1.Agent, tool string) (policy.ApprovalVerdict, error)
+	Verdict(ctx context.Context, ns string, agent *sessionsv1alpha1.Agent, tool string) (policy.ApprovalVerdict, error)
 	// Find is the ToolApproval named name, nil when there is none.
-	Find(ctx context.Context, ns, name string) (*v1.ToolApproval, error)
+	Find(ctx context.Context, ns, name string) (*sessionsv1alpha1.ToolApproval, error)
 	// Ask creates ta (undecided); one of its name made already (a repeated turn) is returned
 	// instead.
-	Ask(ctx context.Context, ta *v1.ToolApproval) (*v1.ToolApproval, error)
+	Ask(ctx context.Context, ta *sessionsv1alpha1.ToolApproval) (*sessionsv1alpha1.ToolApproval, error)
 }
 
 // Desk answers the engine from the manager's cache (the API server when the cache has not
@@ -64,12 +64,12 @@ func NewDesk(cache, api client.Reader, c client.Client) *Desk {
 }
 
 // Verdict implements Asker.
-func (d *Desk) Verdict(ctx context.Context, ns string, agent *v1.Agent, tool string) (policy.ApprovalVerdict, error) {
+func (d *Desk) Verdict(ctx context.Context, ns string, agent *sessionsv1alpha1.Agent, tool string) (policy.ApprovalVerdict, error) {
 	p, err := lookup.New(d.cache, d.api).SessionPolicy(ctx, ns)
 	if err != nil {
 		return policy.ApprovalVerdict{}, err
 	}
-	var admin *v1.ApprovalPolicy
+	var admin *sessionsv1alpha1.ApprovalPolicy
 	if p != nil {
 		admin = p.Spec.ToolApproval
 	}
@@ -80,9 +80,9 @@ func (d *Desk) Verdict(ctx context.Context, ns string, agent *v1.Agent, tool str
 }
 
 // Find implements Asker.
-func (d *Desk) Find(ctx context.Context, ns, name string) (*v1.ToolApproval, error) {
+func (d *Desk) Find(ctx context.Context, ns, name string) (*sessionsv1alpha1.ToolApproval, error) {
 	key := types.NamespacedName{Namespace: ns, Name: name}
-	ta := &v1.ToolApproval{}
+	ta := &sessionsv1alpha1.ToolApproval{}
 	err := d.cache.Get(ctx, key, ta)
 	if apierrors.IsNotFound(err) {
 		err = d.api.Get(ctx, key, ta)
@@ -94,7 +94,7 @@ func (d *Desk) Find(ctx context.Context, ns, name string) (*v1.ToolApproval, err
 }
 
 // Ask implements Asker.
-func (d *Desk) Ask(ctx context.Context, ta *v1.ToolApproval) (*v1.ToolApproval, error) {
+func (d *Desk) Ask(ctx context.Context, ta *sessionsv1alpha1.ToolApproval) (*sessionsv1alpha1.ToolApproval, error) {
 	err := d.client.Create(ctx, ta)
 	if apierrors.IsAlreadyExists(err) {
 		return d.Find(ctx, ta.Namespace, ta.Name)

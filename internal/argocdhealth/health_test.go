@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 var update = flag.Bool("update", false, "rewrite config/argocd/argocd-cm-patch.yaml from health.lua")
@@ -120,10 +120,10 @@ func TestEvaluate(t *testing.T) {
 // Every kind of the API gets its health: a new kind is added to Kinds (and so to the patch).
 func TestKindsAreEveryKindOfTheAPI(t *testing.T) {
 	s := runtime.NewScheme()
-	if err := v1.AddToScheme(s); err != nil {
+	if err := sessionsv1alpha1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	known := s.KnownTypes(v1.GroupVersion)
+	known := s.KnownTypes(sessionsv1alpha1.GroupVersion)
 	var kinds []string
 	for kind := range known {
 		// A kind of the API has its list; the meta types the scheme adds have none.

@@ -17,7 +17,7 @@ package budget
 import (
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -25,7 +25,7 @@ import (
 // created under pol, or "". It refuses a spec.budget above the policy's perSend or perRun,
 // and any new work once the namespace's window is spent as pol's status.spend records it
 // (the SessionPolicy controller writes it from the ledger every few seconds). pol may be nil.
-func Admit(pol *v1.SessionPolicy, own *v1.Budget, perRun bool, now time.Time) string {
+func Admit(pol *sessionsv1alpha1.SessionPolicy, own *sessionsv1alpha1.Budget, perRun bool, now time.Time) string {
 	if pol == nil || pol.Spec.Budgets == nil {
 		return ""
 	}

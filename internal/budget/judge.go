@@ -20,7 +20,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -47,7 +47,7 @@ func (l *Ledger) Judge(ctx context.Context, c Call) error {
 
 // judge is why the call is over a budget: its owner's, a tree's that holds it, or the
 // namespace's window; "" when it is not.
-func (l *Ledger) judge(c Call, o *owner, pol *v1.SessionPolicy) string {
+func (l *Ledger) judge(c Call, o *owner, pol *sessionsv1alpha1.SessionPolicy) string {
 	b := budgetsOf(pol)
 	now := l.clock.Now()
 	l.mu.Lock()

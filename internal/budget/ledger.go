@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -120,8 +120,8 @@ func (l *Ledger) Wakes() <-chan event.GenericEvent { return l.wake }
 // policy is the namespace's SessionPolicy from the cache, nil when it has none. It is the
 // cache's own object, not a copy (a judge and a charge each read it on a turn's hot path):
 // the ledger only reads it.
-func (l *Ledger) policy(ctx context.Context, ns string) (*v1.SessionPolicy, error) {
-	p := &v1.SessionPolicy{}
+func (l *Ledger) policy(ctx context.Context, ns string) (*sessionsv1alpha1.SessionPolicy, error) {
+	p := &sessionsv1alpha1.SessionPolicy{}
 	err := l.cache.Cache.Get(ctx, types.NamespacedName{Namespace: ns, Name: lookup.PolicyName}, p, client.UnsafeDisableDeepCopy)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -133,9 +133,9 @@ func (l *Ledger) policy(ctx context.Context, ns string) (*v1.SessionPolicy, erro
 }
 
 // budgetsOf is pol's spec.budgets, empty when it has none.
-func budgetsOf(pol *v1.SessionPolicy) *v1.Budgets {
+func budgetsOf(pol *sessionsv1alpha1.SessionPolicy) *sessionsv1alpha1.Budgets {
 	if pol == nil || pol.Spec.Budgets == nil {
-		return &v1.Budgets{}
+		return &sessionsv1alpha1.Budgets{}
 	}
 	return pol.Spec.Budgets
 }

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -47,9 +47,9 @@ func BenchmarkJudgeThenChargeShared(b *testing.B) {
 	benchLedger(b, NewLedger(sharedReader{pol: pol, send: snd}, nil))
 }
 
-func benchObjects() (*v1.SessionPolicy, *v1.SessionSend) {
-	return policy(&v1.Budgets{Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1 << 62)},
-		PerSend: &v1.Budget{MaxTokens: ptr.To[int64](1 << 62)}}, nil), send(nil)
+func benchObjects() (*sessionsv1alpha1.SessionPolicy, *sessionsv1alpha1.SessionSend) {
+	return policy(&sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1 << 62)},
+		PerSend: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](1 << 62)}}, nil), send(nil)
 }
 
 func benchLedger(b *testing.B, l *Ledger) {
@@ -66,15 +66,15 @@ func benchLedger(b *testing.B, l *Ledger) {
 
 // sharedReader hands out its SessionPolicy and SessionSend without a deep copy.
 type sharedReader struct {
-	pol  *v1.SessionPolicy
-	send *v1.SessionSend
+	pol  *sessionsv1alpha1.SessionPolicy
+	send *sessionsv1alpha1.SessionSend
 }
 
 func (r sharedReader) Get(_ context.Context, _ client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
 	switch o := obj.(type) {
-	case *v1.SessionPolicy:
+	case *sessionsv1alpha1.SessionPolicy:
 		*o = *r.pol
-	case *v1.SessionSend:
+	case *sessionsv1alpha1.SessionSend:
 		*o = *r.send
 	default:
 		return apierrors.NewNotFound(schema.GroupResource{}, "")

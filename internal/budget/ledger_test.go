@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -37,14 +37,14 @@ const ns = "team"
 
 var epoch = time.Date(2026, 11, 28, 10, 30, 0, 0, time.UTC)
 
-func policy(b *v1.Budgets, spend *v1.Spend) *v1.SessionPolicy {
-	return &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
-		Spec: v1.SessionPolicySpec{Budgets: b}, Status: v1.SessionPolicyStatus{Spend: spend}}
+func policy(b *sessionsv1alpha1.Budgets, spend *sessionsv1alpha1.Spend) *sessionsv1alpha1.SessionPolicy {
+	return &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: b}, Status: sessionsv1alpha1.SessionPolicyStatus{Spend: spend}}
 }
 
 // send is the SessionSend "s" (uid u1) of the tables.
-func send(b *v1.Budget) *v1.SessionSend {
-	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s", UID: "u1"}, Spec: v1.SessionSendSpec{Budget: b}}
+func send(b *sessionsv1alpha1.Budget) *sessionsv1alpha1.SessionSend {
+	return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s", UID: "u1"}, Spec: sessionsv1alpha1.SessionSendSpec{Budget: b}}
 }
 
 func call(owner string, uid types.UID, step string, purpose Purpose) Call {
@@ -72,21 +72,21 @@ type step struct {
 // TestJudgeThenCharge plays model calls against the ledger: each is judged, and charged
 // when the judge lets it through; the table says which judge refuses, and why.
 func TestJudgeThenCharge(t *testing.T) {
-	window := &v1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](100)}
+	window := &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](100)}
 	for name, tc := range map[string]struct {
 		objs    []client.Object
 		steps   []step
 		refused map[int]string
 	}{
 		"a send's third turn is over its maxTurns 2; its announce is not stopped": {
-			objs: []client.Object{policy(nil, nil), send(&v1.Budget{MaxTurns: ptr.To[int32](2)})},
+			objs: []client.Object{policy(nil, nil), send(&sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](2)})},
 			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 5}, {call("s", "u1", "round-1", PurposeTurn), 5},
 				{call("s", "u1", "round-2", PurposeTurn), 5}, {call("s", "u1", "round-3", PurposeTurn), 5},
 				{call("s", "u1", "announce", PurposeTurn), 5}},
 			refused: map[int]string{3: "budget exceeded: the send would begin turn 3, over its maxTurns 2"},
 		},
 		"a spent window refuses turns and compactions, a session's own compaction and an announce's too": {
-			objs: []client.Object{policy(&v1.Budgets{Namespace: window}, nil), send(nil)},
+			objs: []client.Object{policy(&sessionsv1alpha1.Budgets{Namespace: window}, nil), send(nil)},
 			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 100}, {call("s", "u1", "round-2", PurposeCompaction), 1},
 				{call("", "u9", "compact-1", PurposeCompaction), 1}, {call("s", "u1", "announce", PurposeTurn), 1},
 				{call("s", "u1", "announce", PurposeCompaction), 1}},
@@ -97,18 +97,18 @@ func TestJudgeThenCharge(t *testing.T) {
 			},
 		},
 		"a compaction is charged to the window": {
-			objs:    []client.Object{policy(&v1.Budgets{Namespace: window}, nil)},
+			objs:    []client.Object{policy(&sessionsv1alpha1.Budgets{Namespace: window}, nil)},
 			steps:   []step{{call("", "u9", "compact-1", PurposeCompaction), 100}, {call("", "u9", "compact-2", PurposeCompaction), 1}},
 			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
 		},
 		"the window goes on from the recorded spend": {
-			objs: []client.Object{policy(&v1.Budgets{Namespace: window},
-				&v1.Spend{WindowStart: &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}, Tokens: 99}), send(nil)},
+			objs: []client.Object{policy(&sessionsv1alpha1.Budgets{Namespace: window},
+				&sessionsv1alpha1.Spend{WindowStart: &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}, Tokens: 99}), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
 			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
 		},
 		"the policy's perSend fills what the send's budget leaves": {
-			objs:    []client.Object{policy(&v1.Budgets{PerSend: &v1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send(nil)},
+			objs:    []client.Object{policy(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 10}, {call("s", "u1", "round-1", PurposeTurn), 1}},
 			refused: map[int]string{1: "budget exceeded: the send used 10 tokens of its maxTokens 10"},
 		},
@@ -147,13 +147,13 @@ var cmpEmptyMap = cmp.Transformer("nilmap", func(m map[int]string) map[int]strin
 
 // TestRunTreeHoldsItsChildren: what a run's child run uses counts in the parent's tree.
 func TestRunTreeHoldsItsChildren(t *testing.T) {
-	parent := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "r1", UID: "p1"},
-		Spec: v1.SubagentRunSpec{Budget: &v1.Budget{MaxTokens: ptr.To[int64](50)}}}
-	childSession := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "child",
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "SubagentRun", Name: "r1", UID: "p1", Controller: ptr.To(true)}}},
-		Spec: v1.AgentSessionSpec{Key: "agent:w:subagent:c1", AgentID: "w"}}
-	child := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "r2", UID: "c2"},
-		Spec: v1.SubagentRunSpec{RequesterSessionKey: "agent:w:subagent:c1"}}
+	parent := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "r1", UID: "p1"},
+		Spec: sessionsv1alpha1.SubagentRunSpec{Budget: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](50)}}}
+	childSession := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "child",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: sessionsv1alpha1.GroupVersion.String(), Kind: "SubagentRun", Name: "r1", UID: "p1", Controller: ptr.To(true)}}},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:w:subagent:c1", AgentID: "w"}}
+	child := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "r2", UID: "c2"},
+		Spec: sessionsv1alpha1.SubagentRunSpec{RequesterSessionKey: "agent:w:subagent:c1"}}
 	l, _ := newLedger(t, parent, childSession, child)
 	ctx := context.Background()
 	run := func(name string, uid types.UID) Call {
@@ -176,7 +176,7 @@ func TestRunTreeHoldsItsChildren(t *testing.T) {
 // TestWindowSpendWakesOnce: a charge wakes the SessionPolicy controller once until it reads
 // the spend; a new window starts empty.
 func TestWindowSpendWakesOnce(t *testing.T) {
-	b := &v1.Budgets{Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: time.Hour}, MaxCost: "1"}}
+	b := &sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: time.Hour}, MaxCost: "1"}}
 	p := policy(b, nil)
 	l, clk := newLedger(t, p)
 	ctx := context.Background()
@@ -189,7 +189,7 @@ func TestWindowSpendWakesOnce(t *testing.T) {
 	<-l.Wakes()
 	s, changed := l.WindowSpend(p)
 	start := metav1.NewTime(time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC))
-	if d := cmp.Diff(&v1.Spend{WindowStart: &start, Tokens: 10, Cost: "0.25"}, s); d != "" || !changed {
+	if d := cmp.Diff(&sessionsv1alpha1.Spend{WindowStart: &start, Tokens: 10, Cost: "0.25"}, s); d != "" || !changed {
 		t.Errorf("spend (changed %v) (-want +got):\n%s", changed, d)
 	}
 	if _, changed := l.WindowSpend(p); changed {
@@ -206,24 +206,24 @@ func TestAdmit(t *testing.T) {
 	day := metav1.Duration{Duration: 24 * time.Hour}
 	today := &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}
 	yesterday := &metav1.Time{Time: today.Add(-24 * time.Hour)}
-	ns := &v1.NamespaceBudget{Window: day, MaxTokens: ptr.To[int64](10)}
+	ns := &sessionsv1alpha1.NamespaceBudget{Window: day, MaxTokens: ptr.To[int64](10)}
 	for name, tc := range map[string]struct {
-		pol    *v1.SessionPolicy
-		own    *v1.Budget
+		pol    *sessionsv1alpha1.SessionPolicy
+		own    *sessionsv1alpha1.Budget
 		perRun bool
 		want   string
 	}{
 		"no policy":        {},
 		"no budgets":       {pol: policy(nil, nil)},
-		"window not spent": {pol: policy(&v1.Budgets{Namespace: ns}, &v1.Spend{WindowStart: today, Tokens: 9})},
-		"window spent": {pol: policy(&v1.Budgets{Namespace: ns}, &v1.Spend{WindowStart: today, Tokens: 10}),
+		"window not spent": {pol: policy(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: today, Tokens: 9})},
+		"window spent": {pol: policy(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: today, Tokens: 10}),
 			want: "namespace budget spent: the namespace's turns used 10 tokens of its maxTokens 10 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
-		"spent in a past window": {pol: policy(&v1.Budgets{Namespace: ns}, &v1.Spend{WindowStart: yesterday, Tokens: 10})},
-		"a run above perRun": {pol: policy(&v1.Budgets{PerRun: &v1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
-			own: &v1.Budget{MaxTurns: ptr.To[int32](4)}, perRun: true,
+		"spent in a past window": {pol: policy(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: yesterday, Tokens: 10})},
+		"a run above perRun": {pol: policy(&sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+			own: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](4)}, perRun: true,
 			want: "budget above the policy: spec.budget maxTurns 4 is above 3, the most SessionPolicy spec.budgets.perRun allows; lower spec.budget or ask a namespace admin to raise the policy"},
-		"a send under perSend": {pol: policy(&v1.Budgets{PerSend: &v1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
-			own: &v1.Budget{MaxTurns: ptr.To[int32](3)}},
+		"a send under perSend": {pol: policy(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+			own: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := Admit(tc.pol, tc.own, tc.perRun, epoch); got != tc.want {

@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -41,7 +41,7 @@ func init() {
 }
 
 // export sets the window gauges of p's namespace (s nil: it has no namespace budget).
-func export(p *v1.SessionPolicy, s *v1.Spend) {
+func export(p *sessionsv1alpha1.SessionPolicy, s *sessionsv1alpha1.Spend) {
 	ns := p.Namespace
 	if s == nil {
 		windowSpend.DeletePartialMatch(prometheus.Labels{"namespace": ns})

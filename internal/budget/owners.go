@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -34,7 +34,7 @@ type owner struct {
 	kind string
 	name types.NamespacedName
 	// budget is its spec.budget (the policy's default fills the rest at each judge).
-	budget *v1.Budget
+	budget *sessionsv1alpha1.Budget
 	// spent is what its own turns used; tree adds the runs below it (runs only).
 	spent, tree usage.Spent
 	// ancestors are the runs whose trees hold this owner, nearest first.
@@ -66,18 +66,18 @@ func (l *Ledger) owner(ctx context.Context, kind string, name types.NamespacedNa
 		return o
 	}
 	var obj client.Object
-	var budget *v1.Budget
-	var recorded *v1.Usage
+	var budget *sessionsv1alpha1.Budget
+	var recorded *sessionsv1alpha1.Usage
 	var parent *owner
 	switch kind {
 	case OwnerSessionSend:
-		s := &v1.SessionSend{}
+		s := &sessionsv1alpha1.SessionSend{}
 		if err := l.cache.Cache.Get(ctx, name, s); err != nil {
 			return nil
 		}
 		obj, budget, recorded = s, s.Spec.Budget, s.Status.Usage
 	default:
-		r := &v1.SubagentRun{}
+		r := &sessionsv1alpha1.SubagentRun{}
 		if err := l.cache.Cache.Get(ctx, name, r); err != nil {
 			return nil
 		}
@@ -105,7 +105,7 @@ func (l *Ledger) owner(ctx context.Context, kind string, name types.NamespacedNa
 
 // parentRun is the run whose child session requested r (nil for a run a main or other
 // session requested): the run tree of the parent holds r.
-func (l *Ledger) parentRun(ctx context.Context, r *v1.SubagentRun, depth int) *owner {
+func (l *Ledger) parentRun(ctx context.Context, r *sessionsv1alpha1.SubagentRun, depth int) *owner {
 	if r.Spec.RequesterSessionKey == "" {
 		return nil
 	}

@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -36,7 +36,7 @@ type window struct {
 // windowLocked is the namespace's spend in the window that holds now, seeded at first sight
 // from the recorded status.spend (a restarted manager goes on from it), empty when a new
 // window began.
-func (l *Ledger) windowLocked(ns string, b *v1.NamespaceBudget, recorded *v1.Spend, now time.Time) *window {
+func (l *Ledger) windowLocked(ns string, b *sessionsv1alpha1.NamespaceBudget, recorded *sessionsv1alpha1.Spend, now time.Time) *window {
 	start := usage.WindowStart(now, b.Window.Duration)
 	w, ok := l.spend[ns]
 	if !ok {
@@ -56,7 +56,7 @@ func (l *Ledger) wakeLocked(ns string, w *window) {
 		return
 	}
 	select {
-	case l.wake <- event.GenericEvent{Object: &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: lookup.PolicyName}}}:
+	case l.wake <- event.GenericEvent{Object: &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: lookup.PolicyName}}}:
 		w.awake = true
 	default: // full: the next charge asks again
 	}
@@ -65,7 +65,7 @@ func (l *Ledger) wakeLocked(ns string, w *window) {
 // WindowSpend is the namespace's spend to record in p's status.spend (nil: p sets no
 // namespace budget), and whether it changed since the last call. It sets the window's
 // gauges.
-func (l *Ledger) WindowSpend(p *v1.SessionPolicy) (*v1.Spend, bool) {
+func (l *Ledger) WindowSpend(p *sessionsv1alpha1.SessionPolicy) (*sessionsv1alpha1.Spend, bool) {
 	if p.Spec.Budgets == nil || p.Spec.Budgets.Namespace == nil {
 		export(p, nil)
 		return nil, false
@@ -74,7 +74,7 @@ func (l *Ledger) WindowSpend(p *v1.SessionPolicy) (*v1.Spend, bool) {
 	l.mu.Lock()
 	w := l.windowLocked(p.Namespace, p.Spec.Budgets.Namespace, p.Status.Spend, now)
 	start := metav1.NewTime(w.start)
-	s := &v1.Spend{WindowStart: &start, Tokens: w.spent.Tokens}
+	s := &sessionsv1alpha1.Spend{WindowStart: &start, Tokens: w.spent.Tokens}
 	if w.spent.CostNanos != 0 {
 		s.Cost = usage.FormatNanos(w.spent.CostNanos)
 	}

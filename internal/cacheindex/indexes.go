@@ -23,7 +23,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -63,10 +63,12 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 		field string
 		fn    client.IndexerFunc
 	}{
-		{&v1.SubagentRun{}, RunRequester, func(o client.Object) []string { return nonEmpty(o.(*v1.SubagentRun).Spec.RequesterSessionKey) }},
-		{&v1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.FromSessionKey) }},
-		{&v1.ToolApproval{}, ApprovalOwner, func(o client.Object) []string {
-			ow := o.(*v1.ToolApproval).Spec.Owner
+		{&sessionsv1alpha1.SubagentRun{}, RunRequester, func(o client.Object) []string {
+			return nonEmpty(o.(*sessionsv1alpha1.SubagentRun).Spec.RequesterSessionKey)
+		}},
+		{&sessionsv1alpha1.SessionSend{}, SendFrom, func(o client.Object) []string { return nonEmpty(o.(*sessionsv1alpha1.SessionSend).Spec.FromSessionKey) }},
+		{&sessionsv1alpha1.ToolApproval{}, ApprovalOwner, func(o client.Object) []string {
+			ow := o.(*sessionsv1alpha1.ToolApproval).Spec.Owner
 			return []string{ApprovalOwnerKey(ow.Kind, ow.Name)}
 		}},
 	}
@@ -85,21 +87,21 @@ func SetupReaders(ctx context.Context, fi client.FieldIndexer) error {
 	if err := Setup(ctx, fi); err != nil {
 		return err
 	}
-	if err := indexField(ctx, fi, &v1.SessionSend{}, SendTarget, func(o client.Object) []string {
-		return nonEmpty(o.(*v1.SessionSend).Status.TargetSessionKey)
+	if err := indexField(ctx, fi, &sessionsv1alpha1.SessionSend{}, SendTarget, func(o client.Object) []string {
+		return nonEmpty(o.(*sessionsv1alpha1.SessionSend).Status.TargetSessionKey)
 	}); err != nil {
 		return err
 	}
-	return indexField(ctx, fi, &v1.SessionSend{}, SendKey, func(o client.Object) []string { return nonEmpty(o.(*v1.SessionSend).Spec.SessionKey) })
+	return indexField(ctx, fi, &sessionsv1alpha1.SessionSend{}, SendKey, func(o client.Object) []string { return nonEmpty(o.(*sessionsv1alpha1.SessionSend).Spec.SessionKey) })
 }
 
 // SessionIndexes registers the AgentSession indexes of Setup alone: the transcript-store
 // caches no sends or runs.
 func SessionIndexes(ctx context.Context, fi client.FieldIndexer) error {
-	if err := indexField(ctx, fi, &v1.AgentSession{}, SessionKey, func(o client.Object) []string { return unconventionalKey(o.(*v1.AgentSession)) }); err != nil {
+	if err := indexField(ctx, fi, &sessionsv1alpha1.AgentSession{}, SessionKey, func(o client.Object) []string { return unconventionalKey(o.(*sessionsv1alpha1.AgentSession)) }); err != nil {
 		return err
 	}
-	return indexField(ctx, fi, &v1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*v1.AgentSession).Spec.SpawnedBy) })
+	return indexField(ctx, fi, &sessionsv1alpha1.AgentSession{}, SessionSpawnedBy, func(o client.Object) []string { return nonEmpty(o.(*sessionsv1alpha1.AgentSession).Spec.SpawnedBy) })
 }
 
 // Selectable reports whether the API server selects obj's kind by field (the CRDs'
@@ -107,16 +109,16 @@ func SessionIndexes(ctx context.Context, fi client.FieldIndexer) error {
 // reading the namespace whole.
 func Selectable(obj client.Object, field string) bool {
 	switch obj.(type) {
-	case *v1.SessionSend:
+	case *sessionsv1alpha1.SessionSend:
 		return field == SendPhaseField || field == SendTarget || field == SendKey
-	case *v1.SubagentRun:
+	case *sessionsv1alpha1.SubagentRun:
 		return field == RunRequester
 	}
 	return false
 }
 
 // unconventionalKey is the key of a session not named by it, which only the index finds.
-func unconventionalKey(s *v1.AgentSession) []string {
+func unconventionalKey(s *sessionsv1alpha1.AgentSession) []string {
 	if s.Spec.Key == "" || s.Name == sessionkey.ObjectName(s.Spec.Key) {
 		return nil
 	}
@@ -126,7 +128,7 @@ func unconventionalKey(s *v1.AgentSession) []string {
 // SessionIDValues is what the API server selects on for status.sessionId: the fake client
 // of unit tables needs it as an index to answer the same List.
 func SessionIDValues(o client.Object) []string {
-	return nonEmpty(o.(*v1.AgentSession).Status.SessionID)
+	return nonEmpty(o.(*sessionsv1alpha1.AgentSession).Status.SessionID)
 }
 
 func nonEmpty(s string) []string {

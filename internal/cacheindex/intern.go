@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // maxInterned bounds the interner: the strings it keeps are the few values many objects
@@ -88,7 +88,7 @@ const maxLabelSets = 1024
 // tens of megabytes.
 func Intern(obj any) (any, error) {
 	switch o := obj.(type) {
-	case *v1.AgentSession:
+	case *sessionsv1alpha1.AgentSession:
 		internMeta(&o.ObjectMeta)
 		shareTranscriptPath(o)
 		if o.Status.SessionID == string(o.UID) { // the sessionId is the UID: one copy
@@ -103,7 +103,7 @@ func Intern(obj any) (any, error) {
 		in(&o.Status.Channel)
 		in(&o.Status.Phase)
 		internConditions(o.Status.Conditions)
-	case *v1.SessionSend:
+	case *sessionsv1alpha1.SessionSend:
 		internMeta(&o.ObjectMeta)
 		in(&o.Status.Phase)
 		in(&o.Status.Status)
@@ -111,7 +111,7 @@ func Intern(obj any) (any, error) {
 			o.Status.TargetSessionKey = o.Spec.SessionKey
 		}
 		internConditions(o.Status.Conditions)
-	case *v1.SubagentRun:
+	case *sessionsv1alpha1.SubagentRun:
 		internMeta(&o.ObjectMeta)
 		in(&o.Spec.AgentID)
 		in(&o.Status.Phase)
@@ -148,7 +148,7 @@ const transcriptSuffix = ".jsonl"
 
 // shareTranscriptPath makes the sessionId (and the UID, which it usually is) the part of the
 // transcript path that names the file: one copy of the three instead of three.
-func shareTranscriptPath(s *v1.AgentSession) {
+func shareTranscriptPath(s *sessionsv1alpha1.AgentSession) {
 	p, id := s.Status.TranscriptPath, s.Status.SessionID
 	end := len(p) - len(transcriptSuffix)
 	start := end - len(id)

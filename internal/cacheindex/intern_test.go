@@ -24,18 +24,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // decoded is a session as the decoder makes it: every string its own copy.
-func decoded(i int) *v1.AgentSession {
+func decoded(i int) *sessionsv1alpha1.AgentSession {
 	c := strings.Clone
 	uid := c("0f1e2d3c-" + strconv.Itoa(i))
-	return &v1.AgentSession{
+	return &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: c("s" + strconv.Itoa(i)), Namespace: c("team"), UID: types.UID(uid),
 			Finalizers: []string{c("sessions.agents.dev/transcript")}},
-		Spec: v1.AgentSessionSpec{Key: c("agent:main:webchat:group:g" + strconv.Itoa(i)), AgentID: c("main"), Channel: v1.Channel(c("webchat"))},
-		Status: v1.AgentSessionStatus{SessionID: c(uid), Phase: v1.SessionPhase(c("Active")),
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: c("agent:main:webchat:group:g" + strconv.Itoa(i)), AgentID: c("main"), Channel: sessionsv1alpha1.Channel(c("webchat"))},
+		Status: sessionsv1alpha1.AgentSessionStatus{SessionID: c(uid), Phase: sessionsv1alpha1.SessionPhase(c("Active")),
 			Conditions: []metav1.Condition{{Type: c("Ready"), Status: metav1.ConditionStatus(c("True")), Reason: c("TranscriptReady")}}},
 	}
 }
@@ -45,7 +45,7 @@ func same(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b
 func TestInternSharesRepeatedStrings(t *testing.T) {
 	a, _ := Intern(decoded(1))
 	b, _ := Intern(decoded(2))
-	x, y := a.(*v1.AgentSession), b.(*v1.AgentSession)
+	x, y := a.(*sessionsv1alpha1.AgentSession), b.(*sessionsv1alpha1.AgentSession)
 	for name, pair := range map[string][2]string{
 		"namespace": {x.Namespace, y.Namespace}, "finalizer": {x.Finalizers[0], y.Finalizers[0]},
 		"agentId": {x.Spec.AgentID, y.Spec.AgentID}, "phase": {string(x.Status.Phase), string(y.Status.Phase)},
@@ -77,7 +77,7 @@ func TestInternSharesTheTranscriptPath(t *testing.T) {
 			s := decoded(1)
 			s.Status.TranscriptPath = strings.Clone(path)
 			o, _ := Intern(s)
-			got := o.(*v1.AgentSession)
+			got := o.(*sessionsv1alpha1.AgentSession)
 			if got.Status.SessionID != "0f1e2d3c-1" || string(got.UID) != "0f1e2d3c-1" || got.Status.TranscriptPath != path {
 				t.Fatalf("values changed: sessionId %q, uid %q, path %q", got.Status.SessionID, got.UID, got.Status.TranscriptPath)
 			}
@@ -111,24 +111,24 @@ func TestInternIsBounded(t *testing.T) {
 // A shard's objects all carry its label alone: their cached copies share one map, and a
 // deep copy (what the cache's reads hand out) is the reader's own to change.
 func TestInternSharesOneLabelSets(t *testing.T) {
-	labelled := func(i int, labels map[string]string) *v1.AgentSession {
+	labelled := func(i int, labels map[string]string) *sessionsv1alpha1.AgentSession {
 		s := decoded(i)
 		s.Labels = labels
 		return s
 	}
 	a, _ := Intern(labelled(1, map[string]string{"sessions.agents.dev/shard": "1"}))
 	b, _ := Intern(labelled(2, map[string]string{"sessions.agents.dev/shard": "1"}))
-	x, y := a.(*v1.AgentSession), b.(*v1.AgentSession)
+	x, y := a.(*sessionsv1alpha1.AgentSession), b.(*sessionsv1alpha1.AgentSession)
 	if !sameMap(x.Labels, y.Labels) {
 		t.Error("two equal one-label sets are two maps")
 	}
 	c, _ := Intern(labelled(3, map[string]string{"sessions.agents.dev/shard": "0"}))
-	if z := c.(*v1.AgentSession); z.Labels["sessions.agents.dev/shard"] != "0" || sameMap(x.Labels, z.Labels) {
+	if z := c.(*sessionsv1alpha1.AgentSession); z.Labels["sessions.agents.dev/shard"] != "0" || sameMap(x.Labels, z.Labels) {
 		t.Errorf("another shard's label reads %v", z.Labels)
 	}
 	two := map[string]string{"sessions.agents.dev/shard": "1", "team": "a"}
 	d, _ := Intern(labelled(4, two))
-	if !sameMap(d.(*v1.AgentSession).Labels, two) {
+	if !sameMap(d.(*sessionsv1alpha1.AgentSession).Labels, two) {
 		t.Error("a two-label set was replaced")
 	}
 	cp := x.DeepCopy()

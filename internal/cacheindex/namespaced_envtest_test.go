@@ -26,7 +26,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -41,15 +41,15 @@ func TestIndexesAreNamespacedOnly(t *testing.T) {
 		if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := cl.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "main-" + ns},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"}}); err != nil {
+		if err := cl.Create(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "main-" + ns},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c := testenv.ManagerCacheT(t, cfg, cacheindex.SetupReaders)
 
 	for _, ns := range []string{"team", "other"} {
-		var got v1.AgentSessionList
+		var got sessionsv1alpha1.AgentSessionList
 		err := wait.PollUntilContextTimeout(ctx, testenv.Interval, testenv.Timeout, true, func(ctx context.Context) (bool, error) {
 			err := c.List(ctx, &got, client.InNamespace(ns), client.MatchingFields{cacheindex.SessionKey: key})
 			return len(got.Items) > 0, err
@@ -58,7 +58,7 @@ func TestIndexesAreNamespacedOnly(t *testing.T) {
 			t.Fatalf("session %q in %s: got %d items (%v), want main-%s", key, ns, len(got.Items), err, ns)
 		}
 	}
-	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	inf, err := c.GetInformer(ctx, &sessionsv1alpha1.AgentSession{})
 	if err != nil {
 		t.Fatal(err)
 	}

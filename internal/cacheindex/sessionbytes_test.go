@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -57,7 +57,7 @@ func BenchmarkCachedSessionBytes(b *testing.B) {
 	dec := serializer.NewCodecFactory(scheme.New()).UniversalDeserializer()
 	var transform toolscache.TransformFunc
 	for obj, by := range CacheOptions().ByObject {
-		if _, ok := obj.(*v1.AgentSession); ok {
+		if _, ok := obj.(*sessionsv1alpha1.AgentSession); ok {
 			transform = by.Transform
 		}
 	}

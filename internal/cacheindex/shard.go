@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
@@ -33,7 +33,7 @@ import (
 // namespaces' (shard.Label). Agents and SessionPolicies stay cached whole: they are few,
 // and the webhook, which answers for every namespace, reads them.
 func ShardedKinds() []client.Object {
-	return []client.Object{&v1.AgentSession{}, &v1.SessionSend{}, &v1.SubagentRun{}}
+	return []client.Object{&sessionsv1alpha1.AgentSession{}, &sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{}}
 }
 
 // ShardCacheOptions are CacheOptions whose informers of ShardedKinds select s's label, so
@@ -53,7 +53,7 @@ func ShardCacheOptions(s shard.Shard) cache.Options {
 
 func isSharded(obj any) bool {
 	switch obj.(type) {
-	case *v1.AgentSession, *v1.AgentSessionList, *v1.SessionSend, *v1.SessionSendList, *v1.SubagentRun, *v1.SubagentRunList:
+	case *sessionsv1alpha1.AgentSession, *sessionsv1alpha1.AgentSessionList, *sessionsv1alpha1.SessionSend, *sessionsv1alpha1.SessionSendList, *sessionsv1alpha1.SubagentRun, *sessionsv1alpha1.SubagentRunList:
 		return true
 	}
 	return false

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
@@ -56,9 +56,9 @@ func TestShardCacheHoldsOnlyItsNamespaces(t *testing.T) {
 	objects := func(ns, suffix string) []client.Object {
 		key := "agent:main:webchat:group:" + suffix
 		return []client.Object{
-			&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s-" + suffix}, Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"}},
-			&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-" + suffix}, Spec: v1.SessionSendSpec{SessionKey: key, Message: "hi"}},
-			&v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-" + suffix}, Spec: v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: key}},
+			&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s-" + suffix}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"}},
+			&sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-" + suffix}, Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "hi"}},
+			&sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-" + suffix}, Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: key}},
 		}
 	}
 	for _, ns := range []string{mine, theirs} {
@@ -114,9 +114,9 @@ func TestShardCacheHoldsOnlyItsNamespaces(t *testing.T) {
 		list  client.ObjectList
 		names []string
 	}{
-		{&v1.AgentSessionList{}, []string{mine + "/s-new", mine + "/s-old"}},
-		{&v1.SessionSendList{}, []string{mine + "/send-new", mine + "/send-old"}},
-		{&v1.SubagentRunList{}, []string{mine + "/run-new", mine + "/run-old"}},
+		{&sessionsv1alpha1.AgentSessionList{}, []string{mine + "/s-new", mine + "/s-old"}},
+		{&sessionsv1alpha1.SessionSendList{}, []string{mine + "/send-new", mine + "/send-old"}},
+		{&sessionsv1alpha1.SubagentRunList{}, []string{mine + "/run-new", mine + "/run-old"}},
 	} {
 		var got []string
 		err := wait.PollUntilContextTimeout(ctx, testenv.Interval, testenv.Timeout, true, func(context.Context) (bool, error) {
@@ -133,7 +133,7 @@ func TestShardCacheHoldsOnlyItsNamespaces(t *testing.T) {
 	ro.Scheme = scheme.New()
 	rc, err := cache.New(cfg, ro)
 	if err == nil { // it reads no kind whose informer it was not asked for
-		_, err = rc.GetInformer(ctx, &v1.AgentSession{})
+		_, err = rc.GetInformer(ctx, &sessionsv1alpha1.AgentSession{})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestShardCacheHoldsOnlyItsNamespaces(t *testing.T) {
 	go func() { _ = rc.Start(ctx) }()
 	var got []string
 	err = wait.PollUntilContextTimeout(ctx, testenv.Interval, testenv.Timeout, true, func(context.Context) (bool, error) {
-		var l v1.AgentSessionList
+		var l sessionsv1alpha1.AgentSessionList
 		if err := rc.List(ctx, &l); err != nil {
 			return false, nil //nolint:nilerr // not synced yet
 		}
@@ -158,7 +158,7 @@ func TestShardCacheHoldsOnlyItsNamespaces(t *testing.T) {
 
 	// The webhook answers for every namespace: its reader finds another shard's session.
 	r := cacheindex.ShardClient(cl, cl, s0)
-	var s v1.AgentSession
+	var s sessionsv1alpha1.AgentSession
 	if err := c.Get(ctx, client.ObjectKey{Namespace: theirs, Name: "s-new"}, &s); err == nil {
 		t.Error("shard 0's cache holds a session of shard 1's namespace")
 	}

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 )
 
@@ -36,9 +36,9 @@ func CacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: strip,
 		ByObject: map[client.Object]cache.ByObject{
-			&v1.AgentSession{}: {Transform: chain(strip, Intern)},
-			&v1.SessionSend{}:  {Field: UnfinishedSends(), Transform: chain(strip, TrimFinishedSend, Intern)},
-			&v1.SubagentRun{}:  {Transform: chain(strip, TrimFinishedRun, Intern)},
+			&sessionsv1alpha1.AgentSession{}: {Transform: chain(strip, Intern)},
+			&sessionsv1alpha1.SessionSend{}:  {Field: UnfinishedSends(), Transform: chain(strip, TrimFinishedSend, Intern)},
+			&sessionsv1alpha1.SubagentRun{}:  {Transform: chain(strip, TrimFinishedRun, Intern)},
 		},
 	}
 }
@@ -55,7 +55,7 @@ func ReaderCacheOptions(s shard.Shard) cache.Options {
 		DefaultTransform:            strip,
 		ReaderFailOnMissingInformer: true,
 		ByObject: map[client.Object]cache.ByObject{
-			&v1.AgentSession{}: {Label: s.Selector(), Transform: chain(strip, TrimReaderSession, Intern)},
+			&sessionsv1alpha1.AgentSession{}: {Label: s.Selector(), Transform: chain(strip, TrimReaderSession, Intern)},
 		},
 	}
 }
@@ -65,7 +65,7 @@ func ReaderCacheOptions(s shard.Shard) cache.Options {
 // labels, finalizers, owner references and conditions. sessions_list's rows, visibility
 // (spec.spawnedBy), the console and /events' summaries read the rest.
 func TrimReaderSession(obj any) (any, error) {
-	if s, ok := obj.(*v1.AgentSession); ok {
+	if s, ok := obj.(*sessionsv1alpha1.AgentSession); ok {
 		s.Annotations, s.Labels, s.Finalizers, s.OwnerReferences = nil, nil, nil, nil
 		s.Status.Conditions = nil
 	}
@@ -81,9 +81,9 @@ const SendPhaseField = "status.phase"
 // sends this is most of the manager's memory.
 func UnfinishedSends() fields.Selector {
 	return fields.AndSelectors(
-		fields.OneTermNotEqualSelector(SendPhaseField, string(v1.SendCompleted)),
-		fields.OneTermNotEqualSelector(SendPhaseField, string(v1.SendFailed)),
-		fields.OneTermNotEqualSelector(SendPhaseField, string(v1.SendCancelled)))
+		fields.OneTermNotEqualSelector(SendPhaseField, string(sessionsv1alpha1.SendCompleted)),
+		fields.OneTermNotEqualSelector(SendPhaseField, string(sessionsv1alpha1.SendFailed)),
+		fields.OneTermNotEqualSelector(SendPhaseField, string(sessionsv1alpha1.SendCancelled)))
 }
 
 func chain(fs ...toolscache.TransformFunc) toolscache.TransformFunc {
@@ -102,15 +102,15 @@ func chain(fs ...toolscache.TransformFunc) toolscache.TransformFunc {
 // message, replies, turns, announce text, conditions, run id, usage and start. Phase,
 // status, target and completion stay.
 func TrimFinishedSend(obj any) (any, error) {
-	s, ok := obj.(*v1.SessionSend)
-	if !ok || (s.Status.Phase != v1.SendCompleted && s.Status.Phase != v1.SendFailed && s.Status.Phase != v1.SendCancelled) {
+	s, ok := obj.(*sessionsv1alpha1.SessionSend)
+	if !ok || (s.Status.Phase != sessionsv1alpha1.SendCompleted && s.Status.Phase != sessionsv1alpha1.SendFailed && s.Status.Phase != sessionsv1alpha1.SendCancelled) {
 		return obj, nil
 	}
 	s.Spec.Message = ""
 	s.Status.Reply, s.Status.Error, s.Status.Turns, s.Status.Conditions = "", "", nil, nil
 	s.Status.RunID, s.Status.Usage, s.Status.StartedAt = "", nil, nil
 	if s.Status.Announce != nil {
-		s.Status.Announce = &v1.Announce{Status: s.Status.Announce.Status}
+		s.Status.Announce = &sessionsv1alpha1.Announce{Status: s.Status.Announce.Status}
 	}
 	s.Annotations = nil
 	return s, nil
@@ -121,7 +121,7 @@ func TrimFinishedSend(obj any) (any, error) {
 // The task, the attachments, the result and the announce text are dropped; read the object
 // from the API server for them.
 func TrimFinishedRun(obj any) (any, error) {
-	r, ok := obj.(*v1.SubagentRun)
+	r, ok := obj.(*sessionsv1alpha1.SubagentRun)
 	if !ok || r.Status.CompletedAt == nil {
 		return obj, nil
 	}
@@ -129,7 +129,7 @@ func TrimFinishedRun(obj any) (any, error) {
 	r.Status.Result, r.Status.Notes, r.Status.Stats, r.Status.Attachments = "", "", nil, nil
 	if r.Status.Announce != nil {
 		// The thread binding stays: the announces of sends into the child reuse it.
-		r.Status.Announce = &v1.Announce{Status: r.Status.Announce.Status, Thread: r.Status.Announce.Thread}
+		r.Status.Announce = &sessionsv1alpha1.Announce{Status: r.Status.Announce.Status, Thread: r.Status.Announce.Thread}
 	}
 	return r, nil
 }

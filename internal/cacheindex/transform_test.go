@@ -20,37 +20,37 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestTrimFinishedSend(t *testing.T) {
-	send := func(phase v1.SendPhase) *v1.SessionSend {
-		return &v1.SessionSend{
+	send := func(phase sessionsv1alpha1.SendPhase) *sessionsv1alpha1.SessionSend {
+		return &sessionsv1alpha1.SessionSend{
 			ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"}},
-			Spec:       v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "a long message"},
-			Status: v1.SessionSendStatus{Phase: phase, Status: v1.SendOK, Reply: "a long reply", RunID: "uid/round-1",
-				Turns:      []v1.SendTurn{{Round: 1, Session: "agent:bob:main", Reply: "a long reply"}},
-				Announce:   &v1.Announce{Status: v1.AnnounceDelivered, Message: "the announce", Target: "webchat:room"},
-				Conditions: []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}}},
+			Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "a long message"},
+			Status: sessionsv1alpha1.SessionSendStatus{Phase: phase, Status: sessionsv1alpha1.SendOK, Reply: "a long reply", RunID: "uid/round-1",
+				Turns:      []sessionsv1alpha1.SendTurn{{Round: 1, Session: "agent:bob:main", Reply: "a long reply"}},
+				Announce:   &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered, Message: "the announce", Target: "webchat:room"},
+				Conditions: []metav1.Condition{{Type: sessionsv1alpha1.ConditionCompleted, Status: metav1.ConditionTrue}}},
 		}
 	}
-	trimmed := func(phase v1.SendPhase) *v1.SessionSend {
-		return &v1.SessionSend{
+	trimmed := func(phase sessionsv1alpha1.SendPhase) *sessionsv1alpha1.SessionSend {
+		return &sessionsv1alpha1.SessionSend{
 			ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"},
-			Spec:       v1.SessionSendSpec{SessionKey: "agent:bob:main"},
-			Status: v1.SessionSendStatus{Phase: phase, Status: v1.SendOK,
-				Announce: &v1.Announce{Status: v1.AnnounceDelivered}},
+			Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:main"},
+			Status: sessionsv1alpha1.SessionSendStatus{Phase: phase, Status: sessionsv1alpha1.SendOK,
+				Announce: &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered}},
 		}
 	}
 	cases := map[string]struct {
 		in, want any
 	}{
-		"a running send is kept whole":       {in: send(v1.SendRunning), want: send(v1.SendRunning)},
-		"a send in reply-back is kept":       {in: send(v1.SendReplyBack), want: send(v1.SendReplyBack)},
-		"a completed send keeps its outcome": {in: send(v1.SendCompleted), want: trimmed(v1.SendCompleted)},
-		"a failed send keeps its outcome":    {in: send(v1.SendFailed), want: trimmed(v1.SendFailed)},
-		"a cancelled send keeps its outcome": {in: send(v1.SendCancelled), want: trimmed(v1.SendCancelled)},
-		"other kinds pass through":           {in: &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, want: &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}},
+		"a running send is kept whole":       {in: send(sessionsv1alpha1.SendRunning), want: send(sessionsv1alpha1.SendRunning)},
+		"a send in reply-back is kept":       {in: send(sessionsv1alpha1.SendReplyBack), want: send(sessionsv1alpha1.SendReplyBack)},
+		"a completed send keeps its outcome": {in: send(sessionsv1alpha1.SendCompleted), want: trimmed(sessionsv1alpha1.SendCompleted)},
+		"a failed send keeps its outcome":    {in: send(sessionsv1alpha1.SendFailed), want: trimmed(sessionsv1alpha1.SendFailed)},
+		"a cancelled send keeps its outcome": {in: send(sessionsv1alpha1.SendCancelled), want: trimmed(sessionsv1alpha1.SendCancelled)},
+		"other kinds pass through":           {in: &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, want: &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -67,25 +67,25 @@ func TestTrimFinishedSend(t *testing.T) {
 
 func TestTrimFinishedRun(t *testing.T) {
 	done := metav1.Now()
-	run := func(completedAt *metav1.Time) *v1.SubagentRun {
-		return &v1.SubagentRun{
+	run := func(completedAt *metav1.Time) *sessionsv1alpha1.SubagentRun {
+		return &sessionsv1alpha1.SubagentRun{
 			ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"},
-			Spec: v1.SubagentRunSpec{Task: "a long task", RequesterSessionKey: "agent:main:main",
-				Attachments: []v1.Attachment{{Name: "big.bin", Content: "a megabyte"}}},
-			Status: v1.SubagentRunStatus{Phase: v1.RunSucceeded, ChildSessionKey: "agent:x:subagent:1", Result: "a long result",
-				Notes: "n", Stats: &v1.RunStats{Runtime: "1s"}, Attachments: []v1.AttachmentReceipt{{Name: "big.bin"}},
-				Announce:    &v1.Announce{Status: v1.AnnounceDelivered, Message: "the announce"},
-				Conditions:  []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}},
-				OwnerStatus: v1.OwnerStatus{CompletedAt: completedAt}},
+			Spec: sessionsv1alpha1.SubagentRunSpec{Task: "a long task", RequesterSessionKey: "agent:main:main",
+				Attachments: []sessionsv1alpha1.Attachment{{Name: "big.bin", Content: "a megabyte"}}},
+			Status: sessionsv1alpha1.SubagentRunStatus{Phase: sessionsv1alpha1.RunSucceeded, ChildSessionKey: "agent:x:subagent:1", Result: "a long result",
+				Notes: "n", Stats: &sessionsv1alpha1.RunStats{Runtime: "1s"}, Attachments: []sessionsv1alpha1.AttachmentReceipt{{Name: "big.bin"}},
+				Announce:    &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered, Message: "the announce"},
+				Conditions:  []metav1.Condition{{Type: sessionsv1alpha1.ConditionCompleted, Status: metav1.ConditionTrue}},
+				OwnerStatus: sessionsv1alpha1.OwnerStatus{CompletedAt: completedAt}},
 		}
 	}
-	trimmed := &v1.SubagentRun{
+	trimmed := &sessionsv1alpha1.SubagentRun{
 		ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"},
-		Spec:       v1.SubagentRunSpec{RequesterSessionKey: "agent:main:main"},
-		Status: v1.SubagentRunStatus{Phase: v1.RunSucceeded, ChildSessionKey: "agent:x:subagent:1",
-			Announce:    &v1.Announce{Status: v1.AnnounceDelivered},
-			Conditions:  []metav1.Condition{{Type: v1.ConditionCompleted, Status: metav1.ConditionTrue}},
-			OwnerStatus: v1.OwnerStatus{CompletedAt: &done}},
+		Spec:       sessionsv1alpha1.SubagentRunSpec{RequesterSessionKey: "agent:main:main"},
+		Status: sessionsv1alpha1.SubagentRunStatus{Phase: sessionsv1alpha1.RunSucceeded, ChildSessionKey: "agent:x:subagent:1",
+			Announce:    &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered},
+			Conditions:  []metav1.Condition{{Type: sessionsv1alpha1.ConditionCompleted, Status: metav1.ConditionTrue}},
+			OwnerStatus: sessionsv1alpha1.OwnerStatus{CompletedAt: &done}},
 	}
 	cases := map[string]struct {
 		in, want any

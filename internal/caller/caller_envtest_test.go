@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
@@ -93,7 +93,7 @@ func TestImpersonatedCallsAreJudgedAsTheCaller(t *testing.T) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "relay"}}}))
 	must(admin.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "reader"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1.GroupVersion.Group}, Resources: []string{"agentsessions"}, Verbs: []string{"list"}}}}))
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Resources: []string{"agentsessions"}, Verbs: []string{"list"}}}}))
 	must(admin.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "alice"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "reader"},
 		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "alice"}}}))
@@ -109,7 +109,7 @@ func TestImpersonatedCallsAreJudgedAsTheCaller(t *testing.T) {
 		c, err := f.Client(&user.DefaultInfo{Name: who, UID: who + "-uid", Groups: []string{"system:authenticated"},
 			Extra: map[string][]string{"authentication.kubernetes.io/credential-id": {"JTI=1"}}})
 		must(err)
-		var l v1.AgentSessionList
+		var l sessionsv1alpha1.AgentSessionList
 		return c.List(ctx, &l, client.InNamespace(ns))
 	}
 	relay := factory("relay")
@@ -135,7 +135,7 @@ func TestImpersonatedCallsAreJudgedAsTheCaller(t *testing.T) {
 		allowed bool
 	}{{"alice", "team", true}, {"alice", "other", false}, {"bob", "team", false}} {
 		err := access.Check(ctx, &user.DefaultInfo{Name: c.who, Groups: []string{"system:authenticated"}},
-			authzv1.ResourceAttributes{Verb: "list", Group: v1.GroupVersion.Group, Resource: "agentsessions", Namespace: c.ns})
+			authzv1.ResourceAttributes{Verb: "list", Group: sessionsv1alpha1.GroupVersion.Group, Resource: "agentsessions", Namespace: c.ns})
 		if c.allowed && err != nil || !c.allowed && !apierrors.IsForbidden(err) {
 			t.Errorf("Access.Check(%s lists %s) = %v, want allowed=%v", c.who, c.ns, err, c.allowed)
 		}
@@ -155,7 +155,7 @@ func TestImpersonatedCallsAreJudgedAsTheCaller(t *testing.T) {
 	}
 	aliceIn := func(ns string) error {
 		return access.Check(ctx, &user.DefaultInfo{Name: "alice", Groups: []string{"system:authenticated"}},
-			authzv1.ResourceAttributes{Verb: "get", Group: v1.GroupVersion.Group, Resource: "agentsessions", Namespace: ns})
+			authzv1.ResourceAttributes{Verb: "get", Group: sessionsv1alpha1.GroupVersion.Group, Resource: "agentsessions", Namespace: ns})
 	}
 	if err := aliceIn("team"); !errors.Is(err, userlimits.ErrRateLimited) {
 		t.Errorf("a review about alice over her rate: %v, want ErrRateLimited", err)

@@ -20,7 +20,7 @@ import (
 	authzv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Right is one thing a door (the history API, /events, /mcp, the console, A2A) asks before
@@ -46,7 +46,7 @@ var (
 	CreateRun  = Right{"CreateRun", "create", "subagentruns", ""}
 	// ActAs: speak for a session (a /mcp connection with ?session=, fromSessionKey,
 	// requesterSessionKey); the webhook asks the same verb at admission.
-	ActAs = Right{"ActAs", v1.VerbActAs, "agentsessions", ""}
+	ActAs = Right{"ActAs", sessionsv1alpha1.VerbActAs, "agentsessions", ""}
 	// CancelSend and CancelRun: set spec.cancel on a send or a run.
 	CancelSend = Right{"CancelSend", "patch", "sessionsends", ""}
 	CancelRun  = Right{"CancelRun", "patch", "subagentruns", ""}
@@ -66,7 +66,7 @@ func Rights() []Right {
 
 // Attributes is the SubjectAccessReview that decides r on name in namespace.
 func (r Right) Attributes(namespace, name string) authzv1.ResourceAttributes {
-	return authzv1.ResourceAttributes{Verb: r.Verb, Group: v1.GroupVersion.Group, Resource: r.Resource,
+	return authzv1.ResourceAttributes{Verb: r.Verb, Group: sessionsv1alpha1.GroupVersion.Group, Resource: r.Resource,
 		Subresource: r.Subresource, Namespace: namespace, Name: name}
 }
 

@@ -22,7 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
@@ -75,7 +75,7 @@ func newApprovalsCommand(o *options) *cobra.Command {
 }
 
 func newApproveCommand(o *options) *cobra.Command {
-	return newDecideCommand(o, v1.DecisionApproved, &cobra.Command{
+	return newDecideCommand(o, sessionsv1alpha1.DecisionApproved, &cobra.Command{
 		Use:     "approve NAME",
 		Short:   "Let a waiting tool call run (needs the verb approve on toolapprovals)",
 		Example: `  kubectl sessions approve tap-3f2a9c0d1e4b5a6c7d8e --reason "ticket OPS-12"`,
@@ -83,7 +83,7 @@ func newApproveCommand(o *options) *cobra.Command {
 }
 
 func newDenyCommand(o *options) *cobra.Command {
-	cmd := newDecideCommand(o, v1.DecisionDenied, &cobra.Command{
+	cmd := newDecideCommand(o, sessionsv1alpha1.DecisionDenied, &cobra.Command{
 		Use:     "deny NAME --reason TEXT",
 		Short:   "Refuse a waiting tool call; the agent is told the reason (needs the verb approve on toolapprovals)",
 		Example: `  kubectl sessions deny tap-3f2a9c0d1e4b5a6c7d8e --reason "not on the production database"`,
@@ -93,7 +93,7 @@ func newDenyCommand(o *options) *cobra.Command {
 }
 
 // newDecideCommand completes approve or deny: one approval by name, a --reason.
-func newDecideCommand(o *options, d v1.ApprovalDecision, cmd *cobra.Command, reasonHelp string) *cobra.Command {
+func newDecideCommand(o *options, d sessionsv1alpha1.ApprovalDecision, cmd *cobra.Command, reasonHelp string) *cobra.Command {
 	var reason string
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error { return o.decide(cmd, args[0], d, reason) }
@@ -101,7 +101,7 @@ func newDecideCommand(o *options, d v1.ApprovalDecision, cmd *cobra.Command, rea
 	return cmd
 }
 
-func (o *options) decide(cmd *cobra.Command, name string, d v1.ApprovalDecision, reason string) error {
+func (o *options) decide(cmd *cobra.Command, name string, d sessionsv1alpha1.ApprovalDecision, reason string) error {
 	cl, ns, err := o.clientIn()
 	if err != nil {
 		return err
@@ -109,6 +109,6 @@ func (o *options) decide(cmd *cobra.Command, name string, d v1.ApprovalDecision,
 	if err := sessiontools.Decide(cmd.Context(), cl, ns, name, d, reason); err != nil {
 		return fmt.Errorf("toolapproval/%s: %w", name, err)
 	}
-	fmt.Fprintf(o.streams.Out, "toolapproval/%s %s\n", name, map[v1.ApprovalDecision]string{v1.DecisionApproved: "approved", v1.DecisionDenied: "denied"}[d])
+	fmt.Fprintf(o.streams.Out, "toolapproval/%s %s\n", name, map[sessionsv1alpha1.ApprovalDecision]string{sessionsv1alpha1.DecisionApproved: "approved", sessionsv1alpha1.DecisionDenied: "denied"}[d])
 	return nil
 }

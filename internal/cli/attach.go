@@ -24,31 +24,31 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // readAttachment makes a spawn attachment of a local file: named by its base name, its
 // content as UTF-8 text when it is text, else base64, with a MIME type from its extension
 // (or sniffed from its content when the extension says nothing). Size and name limits are
 // the admission webhook's to judge.
-func readAttachment(path string) (v1.Attachment, error) {
+func readAttachment(path string) (sessionsv1alpha1.Attachment, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return v1.Attachment{}, fmt.Errorf("--attach: %w", err)
+		return sessionsv1alpha1.Attachment{}, fmt.Errorf("--attach: %w", err)
 	}
 	return attachment(filepath.Base(path), data), nil
 }
 
 // attachment is the pure half of readAttachment.
-func attachment(name string, data []byte) v1.Attachment {
-	a := v1.Attachment{Name: name, MimeType: mime.TypeByExtension(filepath.Ext(name))}
+func attachment(name string, data []byte) sessionsv1alpha1.Attachment {
+	a := sessionsv1alpha1.Attachment{Name: name, MimeType: mime.TypeByExtension(filepath.Ext(name))}
 	if a.MimeType == "" {
 		a.MimeType = http.DetectContentType(data)
 	}
 	if isText(data) {
-		a.Content, a.Encoding = string(data), v1.EncodingUTF8
+		a.Content, a.Encoding = string(data), sessionsv1alpha1.EncodingUTF8
 	} else {
-		a.Content, a.Encoding = base64.StdEncoding.EncodeToString(data), v1.EncodingBase64
+		a.Content, a.Encoding = base64.StdEncoding.EncodeToString(data), sessionsv1alpha1.EncodingBase64
 	}
 	return a
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 )
 
@@ -66,6 +66,6 @@ func requestCompaction(ctx context.Context, cl client.Client, namespace, key, id
 	if s.Annotations == nil {
 		s.Annotations = map[string]string{}
 	}
-	s.Annotations[v1.CompactRequestAnnotation] = id
+	s.Annotations[sessionsv1alpha1.CompactRequestAnnotation] = id
 	return cl.Patch(ctx, s, client.MergeFrom(base))
 }

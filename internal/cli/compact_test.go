@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -33,20 +33,20 @@ import (
 // and keeps the session's other annotations.
 func TestRequestCompaction(t *testing.T) {
 	const key = "agent:main:main"
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: sessionkey.ObjectName(key),
-		Annotations: map[string]string{"keep": "me"}}, Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"}}
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: sessionkey.ObjectName(key),
+		Annotations: map[string]string{"keep": "me"}}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"}}
 	cl := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(s)).Build()
 	ctx := context.Background()
 	for _, id := range []string{"a", "b"} {
 		if err := requestCompaction(ctx, cl, "team", key, id); err != nil {
 			t.Fatal(err)
 		}
-		got := &v1.AgentSession{}
+		got := &sessionsv1alpha1.AgentSession{}
 		if err := cl.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Annotations[v1.CompactRequestAnnotation] != id || got.Annotations["keep"] != "me" {
-			t.Errorf("annotations %v, want %s=%s and keep=me", got.Annotations, v1.CompactRequestAnnotation, id)
+		if got.Annotations[sessionsv1alpha1.CompactRequestAnnotation] != id || got.Annotations["keep"] != "me" {
+			t.Errorf("annotations %v, want %s=%s and keep=me", got.Annotations, sessionsv1alpha1.CompactRequestAnnotation, id)
 		}
 	}
 	if err := requestCompaction(ctx, cl, "team", "agent:main:other", "c"); err == nil || !strings.Contains(err.Error(), "no session") {

@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
@@ -67,15 +67,15 @@ noSink, skipped), the parts a chat sink took, and the platform's error or the re
 type deliveryRow struct {
 	object   string
 	created  time.Time
-	announce *v1.Announce
+	announce *sessionsv1alpha1.Announce
 }
 
 func listDeliveries(ctx context.Context, cl client.Client, ns string) ([]deliveryRow, error) {
-	var sends v1.SessionSendList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := cl.List(ctx, &sends, client.InNamespace(ns)); err != nil {
 		return nil, err
 	}
-	var runs v1.SubagentRunList
+	var runs sessionsv1alpha1.SubagentRunList
 	if err := cl.List(ctx, &runs, client.InNamespace(ns)); err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func printDeliveries(out io.Writer, rows []deliveryRow, limit int, now time.Time
 		if a.Error != "" {
 			why = a.Error
 		}
-		if a.Status == v1.AnnounceDelivered || why == "" {
+		if a.Status == sessionsv1alpha1.AnnounceDelivered || why == "" {
 			why = "-"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.object, a.Status, orDash(a.Target), parts, thread,
@@ -143,7 +143,7 @@ func printRoute(out io.Writer, r policy.Route) {
 	switch {
 	case r.Sink.Kind.IsChat():
 		fmt.Fprintf(out, ", chat %s", r.To)
-	case r.Sink.Kind == v1.DeliveryWebhook:
+	case r.Sink.Kind == sessionsv1alpha1.DeliveryWebhook:
 		fmt.Fprintf(out, ", POST %s", r.Sink.URL)
 		if r.Sink.SigningSecretRef != nil {
 			fmt.Fprint(out, " (signed)")

@@ -22,18 +22,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 func TestDeliveriesTable(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	rows := []deliveryRow{
-		{object: "subagentrun/old", created: now.Add(-time.Hour), announce: &v1.Announce{Status: v1.AnnounceDelivered, Target: "slack:C0123",
-			Parts: 2, DeliveredParts: []v1.DeliveredPart{{MessageID: "1.1"}, {MessageID: "1.2"}}, Thread: &v1.AnnounceThread{Channel: "slack", ID: "1.1"}}},
-		{object: "sessionsend/new", created: now.Add(-time.Minute), announce: &v1.Announce{Status: v1.AnnounceFailed, Target: "telegram:-1",
+		{object: "subagentrun/old", created: now.Add(-time.Hour), announce: &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered, Target: "slack:C0123",
+			Parts: 2, DeliveredParts: []sessionsv1alpha1.DeliveredPart{{MessageID: "1.1"}, {MessageID: "1.2"}}, Thread: &sessionsv1alpha1.AnnounceThread{Channel: "slack", ID: "1.1"}}},
+		{object: "sessionsend/new", created: now.Add(-time.Minute), announce: &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceFailed, Target: "telegram:-1",
 			Parts: 1, Attempts: 1, Error: "Bad Request: chat not found", Reason: "telegram answered part 1 of 1 with 400 after 1 attempt: Bad Request: chat not found"}},
-		{object: "sessionsend/skip", created: now.Add(-2 * time.Hour), announce: &v1.Announce{Status: v1.AnnounceSkipped, Reason: "ANNOUNCE_SKIP"}},
+		{object: "sessionsend/skip", created: now.Add(-2 * time.Hour), announce: &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceSkipped, Reason: "ANNOUNCE_SKIP"}},
 	}
 	var out bytes.Buffer
 	printDeliveries(&out, rows, 2, now)
@@ -52,11 +52,11 @@ func TestPrintRoute(t *testing.T) {
 		route policy.Route
 		want  string
 	}{
-		"chat": {policy.Route{Channel: "telegram", To: "-1001234", ThreadID: "42", Sink: &v1.DeliverySink{Kind: v1.DeliveryTelegram}},
+		"chat": {policy.Route{Channel: "telegram", To: "-1001234", ThreadID: "42", Sink: &sessionsv1alpha1.DeliverySink{Kind: sessionsv1alpha1.DeliveryTelegram}},
 			"delivery: telegram sink for channel telegram, chat -1001234, thread 42\n"},
-		"signed webhook": {policy.Route{Channel: "webchat", Sink: &v1.DeliverySink{Kind: v1.DeliveryWebhook, URL: "https://h/x", SigningSecretRef: signing}},
+		"signed webhook": {policy.Route{Channel: "webchat", Sink: &sessionsv1alpha1.DeliverySink{Kind: sessionsv1alpha1.DeliveryWebhook, URL: "https://h/x", SigningSecretRef: signing}},
 			"delivery: webhook sink for channel webchat, POST https://h/x (signed)\n"},
-		"no chat id": {policy.Route{Channel: "slack", Sink: &v1.DeliverySink{Kind: v1.DeliverySlack}, Problem: "no slack chat id: set spec.lastTo"},
+		"no chat id": {policy.Route{Channel: "slack", Sink: &sessionsv1alpha1.DeliverySink{Kind: sessionsv1alpha1.DeliverySlack}, Problem: "no slack chat id: set spec.lastTo"},
 			"delivery: slack sink, but no slack chat id: set spec.lastTo\n"},
 		"no sink": {policy.Route{Channel: "discord"}, "delivery: no sink for channel \"discord\" in SessionPolicy default spec.delivery (announces end noSink)\n"},
 	}

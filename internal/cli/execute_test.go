@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -62,8 +62,8 @@ func TestErrorsArePrefixedOnce(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want exit 1 and one error: prefix", code, stderr)
 	}
 
-	failed := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "send-x"},
-		Status: v1.SessionSendStatus{Status: v1.SendError, Error: "the run failed: provider unreachable"}}
+	failed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "send-x"},
+		Status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendError, Error: "the run failed: provider unreachable"}}
 	_, err := sendOutcome(failed)
 	var buf bytes.Buffer
 	code = reportError(&buf, err)
@@ -75,18 +75,18 @@ func TestErrorsArePrefixedOnce(t *testing.T) {
 
 func TestSendOutcome(t *testing.T) {
 	cases := map[string]struct {
-		status   v1.SessionSendStatus
+		status   sessionsv1alpha1.SessionSendStatus
 		want     string
 		wantCode int
 	}{
-		"ok prints the reply":           {status: v1.SessionSendStatus{Status: v1.SendOK, Reply: "pong"}, want: "pong"},
-		"accepted prints the receipt":   {status: v1.SessionSendStatus{Status: v1.SendAccepted, RunID: "r1"}, want: "accepted: sessionsend/s runId r1"},
-		"timeout exits 2":               {status: v1.SessionSendStatus{Status: v1.SendTimeout, Error: "no reply in 30s"}, wantCode: 2},
-		"error exits 2 with the reason": {status: v1.SessionSendStatus{Status: v1.SendError, Error: "boom"}, wantCode: 2},
+		"ok prints the reply":           {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: "pong"}, want: "pong"},
+		"accepted prints the receipt":   {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendAccepted, RunID: "r1"}, want: "accepted: sessionsend/s runId r1"},
+		"timeout exits 2":               {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendTimeout, Error: "no reply in 30s"}, wantCode: 2},
+		"error exits 2 with the reason": {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendError, Error: "boom"}, wantCode: 2},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := sendOutcome(&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Status: tc.status})
+			got, err := sendOutcome(&sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Status: tc.status})
 			if code := reportError(&bytes.Buffer{}, err); code != tc.wantCode {
 				t.Errorf("exit %d, want %d", code, tc.wantCode)
 			}

@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -67,7 +67,7 @@ func (o *options) list(ctx context.Context, p sessionrows.ListParams, output str
 	if err != nil {
 		return err
 	}
-	var all v1.AgentSessionList
+	var all sessionsv1alpha1.AgentSessionList
 	if err := cl.List(ctx, &all, client.InNamespace(ns)); err != nil {
 		return err
 	}

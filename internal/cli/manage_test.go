@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
@@ -37,26 +37,30 @@ import (
 func TestManageVerbs(t *testing.T) {
 	const key = "agent:main:main"
 	newClient := func() client.WithWatch {
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: sessionkey.ObjectName(key)},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"}, Status: v1.AgentSessionStatus{SessionID: "sid-1", Phase: v1.SessionActive}}
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: sessionkey.ObjectName(key)},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"}, Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "sid-1", Phase: sessionsv1alpha1.SessionActive}}
 		return testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(s).
-			WithStatusSubresource(&v1.AgentSession{})).Build()
+			WithStatusSubresource(&sessionsv1alpha1.AgentSession{})).Build()
 	}
 	cases := map[string]struct {
 		args    sessiontools.ManageArgs
 		wantOut string
 		wantErr string
-		check   func(s *v1.AgentSession) bool
+		check   func(s *sessionsv1alpha1.AgentSession) bool
 	}{
 		"patch a label, guarded": {args: sessiontools.ManageArgs{Action: "patch", SessionKey: key, ExpectedSessionID: "sid-1", Label: ptr.To("inbox")},
-			wantOut: "agent:main:main patch: ok (sessionId sid-1)\n", check: func(s *v1.AgentSession) bool { return s.Spec.Label == "inbox" }},
+			wantOut: "agent:main:main patch: ok (sessionId sid-1)\n", check: func(s *sessionsv1alpha1.AgentSession) bool { return s.Spec.Label == "inbox" }},
 		"patch the send policy": {args: sessiontools.ManageArgs{Action: "patch", SessionKey: key, SendPolicy: ptr.To("deny")},
-			wantOut: "agent:main:main patch: ok (sessionId sid-1)\n", check: func(s *v1.AgentSession) bool { return s.Spec.SendPolicy == v1.ActionDeny }},
+			wantOut: "agent:main:main patch: ok (sessionId sid-1)\n", check: func(s *sessionsv1alpha1.AgentSession) bool { return s.Spec.SendPolicy == sessionsv1alpha1.ActionDeny }},
 		"archive": {args: sessiontools.ManageArgs{Action: "archive", SessionKey: key, ExpectedSessionID: "sid-1"},
-			wantOut: "agent:main:main archive: ok (sessionId sid-1)\n", check: func(s *v1.AgentSession) bool { return s.Annotations[v1.ArchiveAtAnnotation] != "" }},
+			wantOut: "agent:main:main archive: ok (sessionId sid-1)\n", check: func(s *sessionsv1alpha1.AgentSession) bool {
+				return s.Annotations[sessionsv1alpha1.ArchiveAtAnnotation] != ""
+			}},
 		"reset with a stale sessionId": {args: sessiontools.ManageArgs{Action: "reset", SessionKey: key, ExpectedSessionID: "sid-0"},
 			wantErr: `reset agent:main:main: forbidden: session agent:main:main is now sessionId "sid-1", not the expected "sid-0"`,
-			check:   func(s *v1.AgentSession) bool { return s.Annotations[v1.ResetAnnotation] == "" }},
+			check: func(s *sessionsv1alpha1.AgentSession) bool {
+				return s.Annotations[sessionsv1alpha1.ResetAnnotation] == ""
+			}},
 		"restore of a session not archived": {args: sessiontools.ManageArgs{Action: "restore", SessionKey: key, ExpectedSessionID: "sid-1"},
 			wantErr: "restore agent:main:main: error: session agent:main:main is not archived"},
 	}
@@ -73,7 +77,7 @@ func TestManageVerbs(t *testing.T) {
 				t.Fatalf("out %q err %v, want %q", out.String(), err, tc.wantOut)
 			}
 			if tc.check != nil {
-				s := &v1.AgentSession{}
+				s := &sessionsv1alpha1.AgentSession{}
 				if err := cl.Get(context.Background(), client.ObjectKey{Namespace: "team", Name: sessionkey.ObjectName(key)}, s); err != nil {
 					t.Fatal(err)
 				}

@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -56,7 +56,7 @@ func (o *options) explain(ctx context.Context, from, to string) error {
 	if err != nil {
 		return err
 	}
-	pol := &v1.SessionPolicy{}
+	pol := &sessionsv1alpha1.SessionPolicy{}
 	if err := cl.Get(ctx, types.NamespacedName{Namespace: ns, Name: "default"}, pol); apierrors.IsNotFound(err) {
 		pol = nil
 	} else if err != nil {
@@ -68,12 +68,12 @@ func (o *options) explain(ctx context.Context, from, to string) error {
 		if err != nil {
 			return err
 		}
-		agent := &v1.Agent{}
+		agent := &sessionsv1alpha1.Agent{}
 		if err := cl.Get(ctx, types.NamespacedName{Namespace: ns, Name: requester.Spec.AgentID}, agent); err != nil {
 			agent = nil
 		}
-		var spec *v1.SessionPolicySpec
-		a2a := v1.AgentToAgentSpec{}
+		var spec *sessionsv1alpha1.SessionPolicySpec
+		a2a := sessionsv1alpha1.AgentToAgentSpec{}
 		if pol != nil {
 			spec, a2a = &pol.Spec, pol.Spec.AgentToAgent
 		}
@@ -92,7 +92,7 @@ func (o *options) explain(ctx context.Context, from, to string) error {
 			return nil
 		}
 	}
-	var sp *v1.SendPolicySpec
+	var sp *sessionsv1alpha1.SendPolicySpec
 	if pol != nil {
 		sp = &pol.Spec.SendPolicy
 	}
@@ -103,8 +103,8 @@ func (o *options) explain(ctx context.Context, from, to string) error {
 }
 
 // findSession finds a session by key (through the operator's object name) or sessionId.
-func findSession(ctx context.Context, cl client.Client, ns, ref string) (*v1.AgentSession, error) {
-	var all v1.AgentSessionList
+func findSession(ctx context.Context, cl client.Client, ns, ref string) (*sessionsv1alpha1.AgentSession, error) {
+	var all sessionsv1alpha1.AgentSessionList
 	if err := cl.List(ctx, &all, client.InNamespace(ns)); err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func newSendCommand(o *options) *cobra.Command {
@@ -60,9 +60,9 @@ func (o *options) send(cmd *cobra.Command, key, message string, timeout int32, f
 	if err != nil {
 		return err
 	}
-	s := &v1.SessionSend{
+	s := &sessionsv1alpha1.SessionSend{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
-		Spec:       v1.SessionSendSpec{SessionKey: key, Message: message, TimeoutSeconds: &timeout, FromSessionKey: from},
+		Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: message, TimeoutSeconds: &timeout, FromSessionKey: from},
 	}
 	if err := cl.Create(cmd.Context(), s); err != nil {
 		return err
@@ -70,7 +70,7 @@ func (o *options) send(cmd *cobra.Command, key, message string, timeout int32, f
 	// The operator decides the timeout outcome; the extra minute only bounds a stuck watch.
 	ctx, cancel := context.WithTimeout(cmd.Context(), time.Duration(timeout)*time.Second+time.Minute)
 	defer cancel()
-	s, err = waitFor(ctx, cl, s, &v1.SessionSendList{}, func(s *v1.SessionSend) bool { return s.Status.Status != "" })
+	s, err = waitFor(ctx, cl, s, &sessionsv1alpha1.SessionSendList{}, func(s *sessionsv1alpha1.SessionSend) bool { return s.Status.Status != "" })
 	if err != nil {
 		return fmt.Errorf("sessionsend/%s: %w", s.Name, err)
 	}
@@ -84,11 +84,11 @@ func (o *options) send(cmd *cobra.Command, key, message string, timeout int32, f
 
 // sendOutcome is what a finished wait prints: the reply, the receipt of a fire-and-forget
 // send, or an exit-code-2 error that names the status without repeating "error:".
-func sendOutcome(s *v1.SessionSend) (string, error) {
+func sendOutcome(s *sessionsv1alpha1.SessionSend) (string, error) {
 	switch s.Status.Status {
-	case v1.SendOK:
+	case sessionsv1alpha1.SendOK:
 		return s.Status.Reply, nil
-	case v1.SendAccepted:
+	case sessionsv1alpha1.SendAccepted:
 		return fmt.Sprintf("accepted: sessionsend/%s runId %s", s.Name, s.Status.RunID), nil
 	default:
 		return "", &ExitError{Code: 2, Msg: fmt.Sprintf("sessionsend/%s ended with status %s: %s", s.Name, s.Status.Status, s.Status.Error)}

@@ -34,7 +34,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -77,7 +77,7 @@ func TestSendWaitOutlivesItsWatches(t *testing.T) {
 	go func() { sent <- o.send(cmd, "agent:main:main", "ping", 30, "") }()
 
 	// Once the first two watches have ended, the "operator" replies.
-	var send v1.SessionSend
+	var send sessionsv1alpha1.SessionSend
 	for watches.Load() < 3 || send.Name == "" {
 		select {
 		case err := <-sent:
@@ -86,7 +86,7 @@ func TestSendWaitOutlivesItsWatches(t *testing.T) {
 			t.Fatalf("%d watches, want 3", watches.Load())
 		case <-time.After(testenv.Interval):
 		}
-		var sends v1.SessionSendList
+		var sends sessionsv1alpha1.SessionSendList
 		if err := admin.List(ctx, &sends, client.InNamespace("team")); err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestSendWaitOutlivesItsWatches(t *testing.T) {
 			send = sends.Items[0]
 		}
 	}
-	send.Status.Status, send.Status.Reply = v1.SendOK, "pong"
+	send.Status.Status, send.Status.Reply = sessionsv1alpha1.SendOK, "pong"
 	if err := admin.Status().Update(ctx, &send); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func newSpawnCommand(o *options) *cobra.Command {
@@ -55,7 +55,7 @@ func newSpawnCommand(o *options) *cobra.Command {
 // spawnFlags are the spawn command's flags for the SubagentRun spec. Values are passed on
 // as given: the admission webhook judges them (allowed thinking levels, modes, sizes).
 type spawnFlags struct {
-	run        v1.SubagentRunSpec
+	run        sessionsv1alpha1.SubagentRunSpec
 	runTimeout string
 	attach     []string
 }
@@ -76,7 +76,7 @@ func (f *spawnFlags) add(cmd *cobra.Command) {
 }
 
 // spec is the SubagentRun spec the flags ask for, with task.
-func (f *spawnFlags) spec(task string) (v1.SubagentRunSpec, error) {
+func (f *spawnFlags) spec(task string) (sessionsv1alpha1.SubagentRunSpec, error) {
 	spec := f.run
 	spec.Task = task
 	if f.runTimeout != "" {
@@ -118,12 +118,12 @@ func seconds(s string) (int32, error) {
 	return int32(d / time.Second), nil
 }
 
-func (o *options) spawn(cmd *cobra.Command, spec v1.SubagentRunSpec, wait bool) error {
+func (o *options) spawn(cmd *cobra.Command, spec sessionsv1alpha1.SubagentRunSpec, wait bool) error {
 	cl, ns, err := o.clientIn()
 	if err != nil {
 		return err
 	}
-	run := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "spawn-", Namespace: ns}, Spec: spec}
+	run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "spawn-", Namespace: ns}, Spec: spec}
 	if err := cl.Create(cmd.Context(), run); err != nil {
 		return err
 	}
@@ -132,8 +132,8 @@ func (o *options) spawn(cmd *cobra.Command, spec v1.SubagentRunSpec, wait bool) 
 	if !wait {
 		return nil
 	}
-	run, err = waitFor(cmd.Context(), cl, run, &v1.SubagentRunList{}, func(r *v1.SubagentRun) bool {
-		return v1.Finished(r.Status.Conditions)
+	run, err = waitFor(cmd.Context(), cl, run, &sessionsv1alpha1.SubagentRunList{}, func(r *sessionsv1alpha1.SubagentRun) bool {
+		return sessionsv1alpha1.Finished(r.Status.Conditions)
 	})
 	if err != nil {
 		return fmt.Errorf("subagentrun/%s: %w", run.Name, err)
@@ -142,7 +142,7 @@ func (o *options) spawn(cmd *cobra.Command, spec v1.SubagentRunSpec, wait bool) 
 	if a := run.Status.Announce; a != nil {
 		fmt.Fprintf(out, "announce: %s %s\n", a.Status, a.Reason)
 	}
-	if run.Status.Phase != v1.RunSucceeded {
+	if run.Status.Phase != sessionsv1alpha1.RunSucceeded {
 		return &ExitError{Code: 2, Msg: fmt.Sprintf("subagentrun/%s ended in phase %s: %s", run.Name, run.Status.Phase, run.Status.Notes)}
 	}
 	return nil

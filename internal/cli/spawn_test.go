@@ -25,7 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // The spawn command's flags map onto the SubagentRun spec as given; --attach reads files
@@ -47,32 +47,32 @@ func TestSpawnFlagsMapOntoTheSpec(t *testing.T) {
 	at := func(name string) string { return "--attach=" + filepath.Join(dir, name) }
 	cases := map[string]struct {
 		args    []string
-		want    v1.SubagentRunSpec
+		want    sessionsv1alpha1.SubagentRunSpec
 		wantErr string
 	}{
-		"no flags: the task alone": {want: v1.SubagentRunSpec{Task: "t"}},
+		"no flags: the task alone": {want: sessionsv1alpha1.SubagentRunSpec{Task: "t"}},
 		"every field flag": {
 			args: []string{"--agent", "research", "--requester", "agent:main:main", "--label", "l", "--model", "m",
 				"--thinking", "high", "--thread", "--mode", "session", "--sandbox", "require", "--run-timeout", "10m", "--cleanup", "delete"},
-			want: v1.SubagentRunSpec{Task: "t", AgentID: "research", RequesterSessionKey: "agent:main:main", Label: "l", Model: "m",
-				Thinking: "high", Thread: true, Mode: v1.ModeSession, Sandbox: v1.SandboxRequire, RunTimeoutSeconds: ptr.To[int32](600),
-				Cleanup: v1.CleanupDelete},
+			want: sessionsv1alpha1.SubagentRunSpec{Task: "t", AgentID: "research", RequesterSessionKey: "agent:main:main", Label: "l", Model: "m",
+				Thinking: "high", Thread: true, Mode: sessionsv1alpha1.ModeSession, Sandbox: sessionsv1alpha1.SandboxRequire, RunTimeoutSeconds: ptr.To[int32](600),
+				Cleanup: sessionsv1alpha1.CleanupDelete},
 		},
 		"a bad thinking level is passed on for admission to refuse": {
-			args: []string{"--thinking", "extreme"}, want: v1.SubagentRunSpec{Task: "t", Thinking: "extreme"},
+			args: []string{"--thinking", "extreme"}, want: sessionsv1alpha1.SubagentRunSpec{Task: "t", Thinking: "extreme"},
 		},
-		"run timeout in bare seconds":   {args: []string{"--run-timeout", "90"}, want: v1.SubagentRunSpec{Task: "t", RunTimeoutSeconds: ptr.To[int32](90)}},
-		"run timeout 0 means no limit":  {args: []string{"--run-timeout", "0"}, want: v1.SubagentRunSpec{Task: "t", RunTimeoutSeconds: ptr.To[int32](0)}},
+		"run timeout in bare seconds":   {args: []string{"--run-timeout", "90"}, want: sessionsv1alpha1.SubagentRunSpec{Task: "t", RunTimeoutSeconds: ptr.To[int32](90)}},
+		"run timeout 0 means no limit":  {args: []string{"--run-timeout", "0"}, want: sessionsv1alpha1.SubagentRunSpec{Task: "t", RunTimeoutSeconds: ptr.To[int32](0)}},
 		"run timeout not whole seconds": {args: []string{"--run-timeout", "1.5s"}, wantErr: "not a whole number of seconds"},
 		"run timeout negative":          {args: []string{"--run-timeout", "-5"}, wantErr: "negative"},
 		"run timeout not a duration":    {args: []string{"--run-timeout", "soon"}, wantErr: "want a duration"},
 		"attachments, repeated, in order": {
 			args: []string{at("facts.json"), at("chart.png"), at("README"), at("blob")},
-			want: v1.SubagentRunSpec{Task: "t", Attachments: []v1.Attachment{
-				{Name: "facts.json", Content: `{"llamas": 3}`, Encoding: v1.EncodingUTF8, MimeType: "application/json"},
-				{Name: "chart.png", Content: base64.StdEncoding.EncodeToString(png), Encoding: v1.EncodingBase64, MimeType: "image/png"},
-				{Name: "README", Content: "plain words, ünïcödé\n", Encoding: v1.EncodingUTF8, MimeType: "text/plain; charset=utf-8"},
-				{Name: "blob", Content: "AAEC/w==", Encoding: v1.EncodingBase64, MimeType: "application/octet-stream"},
+			want: sessionsv1alpha1.SubagentRunSpec{Task: "t", Attachments: []sessionsv1alpha1.Attachment{
+				{Name: "facts.json", Content: `{"llamas": 3}`, Encoding: sessionsv1alpha1.EncodingUTF8, MimeType: "application/json"},
+				{Name: "chart.png", Content: base64.StdEncoding.EncodeToString(png), Encoding: sessionsv1alpha1.EncodingBase64, MimeType: "image/png"},
+				{Name: "README", Content: "plain words, ünïcödé\n", Encoding: sessionsv1alpha1.EncodingUTF8, MimeType: "text/plain; charset=utf-8"},
+				{Name: "blob", Content: "AAEC/w==", Encoding: sessionsv1alpha1.EncodingBase64, MimeType: "application/octet-stream"},
 			}},
 		},
 		"a missing attachment": {args: []string{at("nope.txt")}, wantErr: "--attach: open "},

@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func newSchedulesCommand(o *options) *cobra.Command {
@@ -40,7 +40,7 @@ func newSchedulesCommand(o *options) *cobra.Command {
   kubectl sessions schedules -A`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var list v1.SessionScheduleList
+			var list sessionsv1alpha1.SessionScheduleList
 			if err := o.listStarters(cmd, all, &list); err != nil {
 				return err
 			}
@@ -60,7 +60,7 @@ func newHooksCommand(o *options) *cobra.Command {
   kubectl sessions hooks -A`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var list v1.SessionHookList
+			var list sessionsv1alpha1.SessionHookList
 			if err := o.listStarters(cmd, all, &list); err != nil {
 				return err
 			}
@@ -85,7 +85,7 @@ func (o *options) listStarters(cmd *cobra.Command, all bool, list client.ObjectL
 }
 
 // printSchedules writes a table of schedules, by namespace and name.
-func printSchedules(w io.Writer, items []v1.SessionSchedule, all bool, now time.Time) error {
+func printSchedules(w io.Writer, items []sessionsv1alpha1.SessionSchedule, all bool, now time.Time) error {
 	sort.Slice(items, func(i, j int) bool {
 		return items[i].Namespace+"/"+items[i].Name < items[j].Namespace+"/"+items[j].Name
 	})
@@ -112,7 +112,7 @@ func printSchedules(w io.Writer, items []v1.SessionSchedule, all bool, now time.
 }
 
 // printHooks writes a table of hooks, by namespace and name.
-func printHooks(w io.Writer, items []v1.SessionHook, all bool, now time.Time) error {
+func printHooks(w io.Writer, items []sessionsv1alpha1.SessionHook, all bool, now time.Time) error {
 	sort.Slice(items, func(i, j int) bool {
 		return items[i].Namespace+"/"+items[i].Name < items[j].Namespace+"/"+items[j].Name
 	})
@@ -127,9 +127,9 @@ func printHooks(w io.Writer, items []v1.SessionHook, all bool, now time.Time) er
 		}
 		sig, ready := h.Spec.Signature, "Unknown"
 		if sig == "" {
-			sig = v1.HookSignatureStandard
+			sig = sessionsv1alpha1.HookSignatureStandard
 		}
-		if c := meta.FindStatusCondition(h.Status.Conditions, v1.ConditionReady); c != nil {
+		if c := meta.FindStatusCondition(h.Status.Conditions, sessionsv1alpha1.ConditionReady); c != nil {
 			ready = string(c.Status)
 			if c.Status != metav1.ConditionTrue {
 				ready += " (" + c.Reason + ")"

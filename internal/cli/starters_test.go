@@ -23,22 +23,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestPrintSchedules(t *testing.T) {
 	now := time.Date(2026, 11, 28, 9, 0, 30, 0, time.UTC)
 	at := func(d time.Duration) *metav1.Time { return &metav1.Time{Time: now.Add(d)} }
-	items := []v1.SessionSchedule{
+	items := []sessionsv1alpha1.SessionSchedule{
 		{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "team"},
-			Spec:   v1.SessionScheduleSpec{Schedule: "0 2 * * *", TimeZone: ptr.To("Europe/Berlin"), SessionKey: "agent:bot:main"},
-			Status: v1.SessionScheduleStatus{LastScheduleTime: at(-7 * time.Hour), NextScheduleTime: at(17 * time.Hour)}},
+			Spec:   sessionsv1alpha1.SessionScheduleSpec{Schedule: "0 2 * * *", TimeZone: ptr.To("Europe/Berlin"), SessionKey: "agent:bot:main"},
+			Status: sessionsv1alpha1.SessionScheduleStatus{LastScheduleTime: at(-7 * time.Hour), NextScheduleTime: at(17 * time.Hour)}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "digest", Namespace: "team"},
-			Spec:   v1.SessionScheduleSpec{Schedule: "* * * * *"},
-			Status: v1.SessionScheduleStatus{Active: make([]v1.ActiveSend, 2), NextScheduleTime: at(30 * time.Second)}},
+			Spec:   sessionsv1alpha1.SessionScheduleSpec{Schedule: "* * * * *"},
+			Status: sessionsv1alpha1.SessionScheduleStatus{Active: make([]sessionsv1alpha1.ActiveSend, 2), NextScheduleTime: at(30 * time.Second)}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "paused", Namespace: "team"},
-			Spec:   v1.SessionScheduleSpec{Schedule: "@hourly", Suspend: ptr.To(true)},
-			Status: v1.SessionScheduleStatus{NextScheduleTime: at(time.Hour)}},
+			Spec:   sessionsv1alpha1.SessionScheduleSpec{Schedule: "@hourly", Suspend: ptr.To(true)},
+			Status: sessionsv1alpha1.SessionScheduleStatus{NextScheduleTime: at(time.Hour)}},
 	}
 	var b strings.Builder
 	if err := printSchedules(&b, items, false, now); err != nil {
@@ -56,13 +56,13 @@ paused   @hourly    UTC            true     0       <never>  <none>  cron:paused
 
 func TestPrintHooks(t *testing.T) {
 	now := time.Date(2026, 11, 28, 9, 0, 30, 0, time.UTC)
-	items := []v1.SessionHook{
-		{ObjectMeta: metav1.ObjectMeta{Name: "ci", Namespace: "team"}, Spec: v1.SessionHookSpec{AgentID: "bot"},
-			Status: v1.SessionHookStatus{URL: "https://sessions.example:8443/hooks/team/ci", Deliveries: 12,
+	items := []sessionsv1alpha1.SessionHook{
+		{ObjectMeta: metav1.ObjectMeta{Name: "ci", Namespace: "team"}, Spec: sessionsv1alpha1.SessionHookSpec{AgentID: "bot"},
+			Status: sessionsv1alpha1.SessionHookStatus{URL: "https://sessions.example:8443/hooks/team/ci", Deliveries: 12,
 				LastDeliveryTime: &metav1.Time{Time: now.Add(-2 * time.Minute)},
-				Conditions:       []metav1.Condition{{Type: v1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready"}}}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "gh", Namespace: "ops"}, Spec: v1.SessionHookSpec{AgentID: "bot", Signature: v1.HookSignatureGitHub},
-			Status: v1.SessionHookStatus{Conditions: []metav1.Condition{{Type: v1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SecretNotFound"}}}},
+				Conditions:       []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready"}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "gh", Namespace: "ops"}, Spec: sessionsv1alpha1.SessionHookSpec{AgentID: "bot", Signature: sessionsv1alpha1.HookSignatureGitHub},
+			Status: sessionsv1alpha1.SessionHookStatus{Conditions: []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SecretNotFound"}}}},
 	}
 	var b strings.Builder
 	if err := printHooks(&b, items, true, now); err != nil {

@@ -20,14 +20,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
 func TestPrintCard(t *testing.T) {
 	card := &sessiontools.StatusCard{SessionKey: "agent:main:main", SessionID: "sid", AgentID: "main", Phase: "Active",
 		Model: "big", ModelOverride: "big", ThinkingLevel: "low", MessageCount: 7, StateVersion: 5,
-		Usage:        v1.Usage{InputTokens: 100, OutputTokens: 10, Turns: 2, Cost: "0.0005", Currency: "USD"},
+		Usage:        sessionsv1alpha1.Usage{InputTokens: 100, OutputTokens: 10, Turns: 2, Cost: "0.0005", Currency: "USD"},
 		RunsInFlight: []sessiontools.RunInFlight{{Kind: "run", Name: "spawn-1", Phase: "Running", ChildSessionKey: "agent:main:subagent:x"}},
 		Changes:      []sessiontools.Change{{Version: 5, Kind: sessiontools.ChangeChildOutcome, Text: "Status: ok"}}}
 	var out bytes.Buffer

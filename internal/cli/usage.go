@@ -25,7 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -57,13 +57,13 @@ func newUsageCommand(o *options) *cobra.Command {
 			var rows []usageRow
 			switch by {
 			case "agent", "session":
-				var list v1.AgentSessionList
+				var list sessionsv1alpha1.AgentSessionList
 				if err := cl.List(cmd.Context(), &list, client.InNamespace(ns)); err != nil {
 					return err
 				}
 				rows = sessionUsageRows(list.Items, by == "agent", agent, cutoff(since))
 			case "run":
-				var list v1.SubagentRunList
+				var list sessionsv1alpha1.SubagentRunList
 				if err := cl.List(cmd.Context(), &list, client.InNamespace(ns)); err != nil {
 					return err
 				}
@@ -92,13 +92,13 @@ func cutoff(since time.Duration) time.Time {
 // usageRow is one line of the table: its name and what it adds up.
 type usageRow struct {
 	name, agent string
-	usage       *v1.Usage
+	usage       *sessionsv1alpha1.Usage
 	// budget bounds the row (a run tree's); nil: none.
-	budget *v1.Budget
+	budget *sessionsv1alpha1.Budget
 }
 
 // sessionUsageRows are the sessions' cumulative usage, one row each or added up per agent.
-func sessionUsageRows(sessions []v1.AgentSession, perAgent bool, agent string, after time.Time) []usageRow {
+func sessionUsageRows(sessions []sessionsv1alpha1.AgentSession, perAgent bool, agent string, after time.Time) []usageRow {
 	byName := map[string]*usageRow{}
 	for i := range sessions {
 		s := &sessions[i]
@@ -124,7 +124,7 @@ func sessionUsageRows(sessions []v1.AgentSession, perAgent bool, agent string, a
 
 // runUsageRows are the runs' usage, each with its subtree rolled up, and each run tree's
 // budget: its spec.budget over the policy's perRun (nil: none).
-func runUsageRows(runs []v1.SubagentRun, agent string, after time.Time, perRun *v1.Budget) []usageRow {
+func runUsageRows(runs []sessionsv1alpha1.SubagentRun, agent string, after time.Time, perRun *sessionsv1alpha1.Budget) []usageRow {
 	byName := map[string]*usageRow{}
 	for i := range runs {
 		r := &runs[i]

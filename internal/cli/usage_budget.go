@@ -24,13 +24,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // namespacePolicy is the namespace's SessionPolicy, or nil.
-func namespacePolicy(ctx context.Context, cl client.Client, ns string) (*v1.SessionPolicy, error) {
-	p := &v1.SessionPolicy{}
+func namespacePolicy(ctx context.Context, cl client.Client, ns string) (*sessionsv1alpha1.SessionPolicy, error) {
+	p := &sessionsv1alpha1.SessionPolicy{}
 	if err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
@@ -40,7 +40,7 @@ func namespacePolicy(ctx context.Context, cl client.Client, ns string) (*v1.Sess
 	return p, nil
 }
 
-func perRunBudget(p *v1.SessionPolicy) *v1.Budget {
+func perRunBudget(p *sessionsv1alpha1.SessionPolicy) *sessionsv1alpha1.Budget {
 	if p == nil || p.Spec.Budgets == nil {
 		return nil
 	}
@@ -49,7 +49,7 @@ func perRunBudget(p *v1.SessionPolicy) *v1.Budget {
 
 // budgetText is spent against each limit of b, e.g. "tokens 1200/2000 (60%), turns 4/200
 // (2%)"; "-" when b bounds nothing.
-func budgetText(b *v1.Budget, spent usage.Spent) string {
+func budgetText(b *sessionsv1alpha1.Budget, spent usage.Spent) string {
 	if b == nil {
 		return "-"
 	}
@@ -79,13 +79,13 @@ func percent(n, of int64) string {
 
 // printNamespaceBudget prints the namespace window's spend against its budget, when the
 // SessionPolicy sets one, above the table.
-func printNamespaceBudget(out io.Writer, p *v1.SessionPolicy, now time.Time) {
+func printNamespaceBudget(out io.Writer, p *sessionsv1alpha1.SessionPolicy, now time.Time) {
 	if p == nil || p.Spec.Budgets == nil || p.Spec.Budgets.Namespace == nil {
 		return
 	}
 	nb := p.Spec.Budgets.Namespace
 	start := usage.WindowStart(now, nb.Window.Duration)
-	text := budgetText(&v1.Budget{MaxCost: nb.MaxCost, MaxTokens: nb.MaxTokens}, usage.WindowSpent(nb, p.Status.Spend, now))
+	text := budgetText(&sessionsv1alpha1.Budget{MaxCost: nb.MaxCost, MaxTokens: nb.MaxTokens}, usage.WindowSpent(nb, p.Status.Spend, now))
 	fmt.Fprintf(out, "NAMESPACE BUDGET: %s in the %s window since %s (resets %s)\n", text, nb.Window.Duration,
 		start.Format(time.RFC3339), start.Add(nb.Window.Duration).Format(time.RFC3339))
 }

@@ -23,19 +23,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestUsageTable(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	session := func(key, agent string, updated time.Time, u *v1.Usage) v1.AgentSession {
-		return v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: agent},
-			Status: v1.AgentSessionStatus{Usage: u, UpdatedAt: &metav1.Time{Time: updated}}}
+	session := func(key, agent string, updated time.Time, u *sessionsv1alpha1.Usage) sessionsv1alpha1.AgentSession {
+		return sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent},
+			Status: sessionsv1alpha1.AgentSessionStatus{Usage: u, UpdatedAt: &metav1.Time{Time: updated}}}
 	}
-	sessions := []v1.AgentSession{
-		session("agent:main:main", "main", now, &v1.Usage{InputTokens: 100, OutputTokens: 10, Turns: 2, Cost: "0.0005", Currency: "USD"}),
-		session("agent:main:telegram:dm:7", "main", now.Add(-48*time.Hour), &v1.Usage{InputTokens: 50, OutputTokens: 5, Turns: 1, Cost: "0.00025", Currency: "USD"}),
-		session("agent:research:main", "research", now, &v1.Usage{InputTokens: 7, Turns: 1}),
+	sessions := []sessionsv1alpha1.AgentSession{
+		session("agent:main:main", "main", now, &sessionsv1alpha1.Usage{InputTokens: 100, OutputTokens: 10, Turns: 2, Cost: "0.0005", Currency: "USD"}),
+		session("agent:main:telegram:dm:7", "main", now.Add(-48*time.Hour), &sessionsv1alpha1.Usage{InputTokens: 50, OutputTokens: 5, Turns: 1, Cost: "0.00025", Currency: "USD"}),
+		session("agent:research:main", "research", now, &sessionsv1alpha1.Usage{InputTokens: 7, Turns: 1}),
 		session("agent:idle:main", "idle", now, nil),
 	}
 	cases := map[string]struct {
@@ -61,11 +61,11 @@ func TestUsageTable(t *testing.T) {
 		})
 	}
 
-	runs := []v1.SubagentRun{{ObjectMeta: metav1.ObjectMeta{Name: "spawn-a"}, Spec: v1.SubagentRunSpec{AgentID: "research",
-		Budget: &v1.Budget{MaxTokens: ptr.To[int64](48)}},
-		Status: v1.SubagentRunStatus{Usage: &v1.Usage{InputTokens: 9, OutputTokens: 3, Turns: 4, Cost: "1.5", Currency: "EUR"}}}}
+	runs := []sessionsv1alpha1.SubagentRun{{ObjectMeta: metav1.ObjectMeta{Name: "spawn-a"}, Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "research",
+		Budget: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](48)}},
+		Status: sessionsv1alpha1.SubagentRunStatus{Usage: &sessionsv1alpha1.Usage{InputTokens: 9, OutputTokens: 3, Turns: 4, Cost: "1.5", Currency: "EUR"}}}}
 	var out bytes.Buffer
-	perRun := &v1.Budget{MaxCost: "5", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](200)}
+	perRun := &sessionsv1alpha1.Budget{MaxCost: "5", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](200)}
 	printUsage(&out, "run", runUsageRows(runs, "", time.Time{}, perRun))
 	want := "RUN      AGENT     TURNS  INPUT  OUTPUT  CACHED  COST     BUDGET\n" +
 		"spawn-a  research  4      9      3       0       1.5 EUR  cost 1.5/5 (30%), tokens 12/48 (25%), turns 4/200 (2%)\n"
@@ -75,10 +75,10 @@ func TestUsageTable(t *testing.T) {
 
 	out.Reset()
 	start := metav1.NewTime(time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))
-	printNamespaceBudget(&out, &v1.SessionPolicy{
-		Spec: v1.SessionPolicySpec{Budgets: &v1.Budgets{Namespace: &v1.NamespaceBudget{
+	printNamespaceBudget(&out, &sessionsv1alpha1.SessionPolicy{
+		Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: &sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{
 			Window: metav1.Duration{Duration: 24 * time.Hour}, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)}}},
-		Status: v1.SessionPolicyStatus{Spend: &v1.Spend{WindowStart: &start, Cost: "40", Tokens: 100000}}}, now)
+		Status: sessionsv1alpha1.SessionPolicyStatus{Spend: &sessionsv1alpha1.Spend{WindowStart: &start, Cost: "40", Tokens: 100000}}}, now)
 	want = "NAMESPACE BUDGET: cost 40/50 (80%), tokens 100000/5000000 (2%) in the 24h0m0s window since 2026-11-24T00:00:00Z (resets 2026-11-25T00:00:00Z)\n"
 	if d := cmp.Diff(want, out.String()); d != "" {
 		t.Errorf("namespace budget (-want +got):\n%s", d)

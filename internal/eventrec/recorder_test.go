@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
@@ -43,8 +43,8 @@ func newProvider(t *testing.T, o Options) (*Provider, client.Client, *clocktesti
 	return New(c, s, o), c, clk
 }
 
-func send(name string) *v1.SessionSend {
-	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "uid-x"}}
+func send(name string) *sessionsv1alpha1.SessionSend {
+	return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "uid-x"}}
 }
 
 // queued drains what the recorder queued.

@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -46,9 +46,9 @@ func Classify(c ObjectChange) (kind, phase, key, name string, ok bool) {
 		phase = PhaseUpdated
 	}
 	switch o := obj.(type) {
-	case *v1.AgentSession:
-		if phase == PhaseUpdated && o.Status.Phase == v1.SessionArchived {
-			if old, _ := c.Old.(*v1.AgentSession); old != nil && old.Status.Phase != v1.SessionArchived {
+	case *sessionsv1alpha1.AgentSession:
+		if phase == PhaseUpdated && o.Status.Phase == sessionsv1alpha1.SessionArchived {
+			if old, _ := c.Old.(*sessionsv1alpha1.AgentSession); old != nil && old.Status.Phase != sessionsv1alpha1.SessionArchived {
 				phase = PhaseArchived
 			}
 		}
@@ -56,19 +56,19 @@ func Classify(c ObjectChange) (kind, phase, key, name string, ok bool) {
 			phase = PhaseArchived
 		}
 		return KindSessionsChanged, phase, o.Spec.Key, o.Name, true
-	case *v1.SessionSend:
+	case *sessionsv1alpha1.SessionSend:
 		key = o.Status.TargetSessionKey
 		if key == "" {
 			key = o.Spec.SessionKey
 		}
 		return KindSendsChanged, phase, key, sessionkey.ObjectName(key), true
-	case *v1.SubagentRun:
+	case *sessionsv1alpha1.SubagentRun:
 		key = o.Spec.RequesterSessionKey
 		if key == "" {
 			key = o.Status.ChildSessionKey
 		}
 		return KindRunsChanged, phase, key, sessionkey.ObjectName(key), key != ""
-	case *v1.ToolApproval:
+	case *sessionsv1alpha1.ToolApproval:
 		phase, ok = approvalPhase(c, o)
 		return KindApprovalsChanged, phase, o.Spec.SessionKey, sessionkey.ObjectName(o.Spec.SessionKey), ok
 	}
@@ -79,17 +79,17 @@ func Classify(c ObjectChange) (kind, phase, key, name string, ok bool) {
 // decision yet), decided or expired once it ended. A watch that keeps nothing hands the
 // same object as old and new: the phase then comes from the object alone; with a distinct
 // old object, a change that leaves the phase as it was publishes nothing.
-func approvalPhase(c ObjectChange, cur *v1.ToolApproval) (string, bool) {
+func approvalPhase(c ObjectChange, cur *sessionsv1alpha1.ToolApproval) (string, bool) {
 	if c.Cur == nil {
 		return "", false
 	}
-	if old, _ := c.Old.(*v1.ToolApproval); old != nil && old != cur && old.Status.Phase == cur.Status.Phase {
+	if old, _ := c.Old.(*sessionsv1alpha1.ToolApproval); old != nil && old != cur && old.Status.Phase == cur.Status.Phase {
 		return "", false
 	}
 	switch {
-	case cur.Status.Phase == v1.ApprovalPending && cur.Spec.Decision == "":
+	case cur.Status.Phase == sessionsv1alpha1.ApprovalPending && cur.Spec.Decision == "":
 		return "requested", true
-	case cur.Status.Phase == v1.ApprovalExpired:
+	case cur.Status.Phase == sessionsv1alpha1.ApprovalExpired:
 		return "expired", true
 	case cur.Status.Decided():
 		return "decided", true
@@ -125,7 +125,7 @@ func (h *Hub) PublishChange(c ObjectChange) {
 // cache must be started by the caller); the run and approval watches go on until ctx is
 // done.
 func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch, sel labels.Selector) error {
-	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	inf, err := c.GetInformer(ctx, &sessionsv1alpha1.AgentSession{})
 	if err != nil {
 		return err
 	}
@@ -153,8 +153,8 @@ func (h *Hub) Watch(ctx context.Context, c cache.Cache, w client.WithWatch, sel 
 	}); err != nil {
 		return err
 	}
-	go follow(ctx, w, func() client.ObjectList { return &v1.SubagentRunList{} }, sel, h.PublishChange)
-	go follow(ctx, w, func() client.ObjectList { return &v1.ToolApprovalList{} }, sel, h.PublishChange)
+	go follow(ctx, w, func() client.ObjectList { return &sessionsv1alpha1.SubagentRunList{} }, sel, h.PublishChange)
+	go follow(ctx, w, func() client.ObjectList { return &sessionsv1alpha1.ToolApprovalList{} }, sel, h.PublishChange)
 	return nil
 }
 

@@ -19,43 +19,43 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-func session(phase v1.SessionPhase) *v1.AgentSession {
-	return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "obj-a", Namespace: "ns"},
-		Spec: v1.AgentSessionSpec{Key: "agent:a:main"}, Status: v1.AgentSessionStatus{Phase: phase}}
+func session(phase sessionsv1alpha1.SessionPhase) *sessionsv1alpha1.AgentSession {
+	return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "obj-a", Namespace: "ns"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:a:main"}, Status: sessionsv1alpha1.AgentSessionStatus{Phase: phase}}
 }
 
 func TestClassify(t *testing.T) {
-	send := &v1.SessionSend{Spec: v1.SessionSendSpec{SessionKey: "main"}, Status: v1.SessionSendStatus{TargetSessionKey: "agent:a:main"}}
-	run := &v1.SubagentRun{Spec: v1.SubagentRunSpec{RequesterSessionKey: "agent:r:main"}}
-	orphan := &v1.SubagentRun{}
-	tap := func(p v1.ApprovalPhase) *v1.ToolApproval {
-		return &v1.ToolApproval{Spec: v1.ToolApprovalSpec{SessionKey: "agent:a:main"}, Status: v1.ToolApprovalStatus{Phase: p}}
+	send := &sessionsv1alpha1.SessionSend{Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "main"}, Status: sessionsv1alpha1.SessionSendStatus{TargetSessionKey: "agent:a:main"}}
+	run := &sessionsv1alpha1.SubagentRun{Spec: sessionsv1alpha1.SubagentRunSpec{RequesterSessionKey: "agent:r:main"}}
+	orphan := &sessionsv1alpha1.SubagentRun{}
+	tap := func(p sessionsv1alpha1.ApprovalPhase) *sessionsv1alpha1.ToolApproval {
+		return &sessionsv1alpha1.ToolApproval{Spec: sessionsv1alpha1.ToolApprovalSpec{SessionKey: "agent:a:main"}, Status: sessionsv1alpha1.ToolApprovalStatus{Phase: p}}
 	}
-	pending := tap(v1.ApprovalPending)
+	pending := tap(sessionsv1alpha1.ApprovalPending)
 	for _, tc := range []struct {
 		name                  string
 		c                     ObjectChange
 		kind, phase, key, obj string
 		ok                    bool
 	}{
-		{"session created", ObjectChange{Cur: session(v1.SessionActive)}, KindSessionsChanged, PhaseCreated, "agent:a:main", "obj-a", true},
-		{"session updated", ObjectChange{Old: session(v1.SessionActive), Cur: session(v1.SessionActive)}, KindSessionsChanged, PhaseUpdated, "agent:a:main", "obj-a", true},
-		{"session archived", ObjectChange{Old: session(v1.SessionActive), Cur: session(v1.SessionArchived)}, KindSessionsChanged, PhaseArchived, "agent:a:main", "obj-a", true},
-		{"archived session updated", ObjectChange{Old: session(v1.SessionArchived), Cur: session(v1.SessionArchived)}, KindSessionsChanged, PhaseUpdated, "agent:a:main", "obj-a", true},
-		{"session deleted", ObjectChange{Old: session(v1.SessionActive)}, KindSessionsChanged, PhaseArchived, "agent:a:main", "obj-a", true},
+		{"session created", ObjectChange{Cur: session(sessionsv1alpha1.SessionActive)}, KindSessionsChanged, PhaseCreated, "agent:a:main", "obj-a", true},
+		{"session updated", ObjectChange{Old: session(sessionsv1alpha1.SessionActive), Cur: session(sessionsv1alpha1.SessionActive)}, KindSessionsChanged, PhaseUpdated, "agent:a:main", "obj-a", true},
+		{"session archived", ObjectChange{Old: session(sessionsv1alpha1.SessionActive), Cur: session(sessionsv1alpha1.SessionArchived)}, KindSessionsChanged, PhaseArchived, "agent:a:main", "obj-a", true},
+		{"archived session updated", ObjectChange{Old: session(sessionsv1alpha1.SessionArchived), Cur: session(sessionsv1alpha1.SessionArchived)}, KindSessionsChanged, PhaseUpdated, "agent:a:main", "obj-a", true},
+		{"session deleted", ObjectChange{Old: session(sessionsv1alpha1.SessionActive)}, KindSessionsChanged, PhaseArchived, "agent:a:main", "obj-a", true},
 		{"send judged by its target", ObjectChange{Cur: send}, KindSendsChanged, PhaseCreated, "agent:a:main", "agent-a-main", true},
 		{"run judged by its requester", ObjectChange{Old: run, Cur: run}, KindRunsChanged, PhaseUpdated, "agent:r:main", "agent-r-main", true},
 		{"run of no session", ObjectChange{Cur: orphan}, KindRunsChanged, PhaseCreated, "", "", false},
 		{"approval created, not yet pending", ObjectChange{Cur: tap("")}, KindApprovalsChanged, "", "", "", false},
-		{"approval requested", ObjectChange{Old: tap(""), Cur: tap(v1.ApprovalPending)}, KindApprovalsChanged, "requested", "agent:a:main", "agent-a-main", true},
-		{"approval decided", ObjectChange{Old: tap(v1.ApprovalPending), Cur: tap(v1.ApprovalDenied)}, KindApprovalsChanged, "decided", "agent:a:main", "agent-a-main", true},
-		{"approval expired", ObjectChange{Old: tap(v1.ApprovalPending), Cur: tap(v1.ApprovalExpired)}, KindApprovalsChanged, "expired", "agent:a:main", "agent-a-main", true},
-		{"approval spec decided, status not yet", ObjectChange{Old: tap(v1.ApprovalPending), Cur: tap(v1.ApprovalPending)}, KindApprovalsChanged, "", "", "", false},
+		{"approval requested", ObjectChange{Old: tap(""), Cur: tap(sessionsv1alpha1.ApprovalPending)}, KindApprovalsChanged, "requested", "agent:a:main", "agent-a-main", true},
+		{"approval decided", ObjectChange{Old: tap(sessionsv1alpha1.ApprovalPending), Cur: tap(sessionsv1alpha1.ApprovalDenied)}, KindApprovalsChanged, "decided", "agent:a:main", "agent-a-main", true},
+		{"approval expired", ObjectChange{Old: tap(sessionsv1alpha1.ApprovalPending), Cur: tap(sessionsv1alpha1.ApprovalExpired)}, KindApprovalsChanged, "expired", "agent:a:main", "agent-a-main", true},
+		{"approval spec decided, status not yet", ObjectChange{Old: tap(sessionsv1alpha1.ApprovalPending), Cur: tap(sessionsv1alpha1.ApprovalPending)}, KindApprovalsChanged, "", "", "", false},
 		{"approval requested, from a watch that keeps nothing", ObjectChange{Old: pending, Cur: pending}, KindApprovalsChanged, "requested", "agent:a:main", "agent-a-main", true},
-		{"approval deleted", ObjectChange{Old: tap(v1.ApprovalApproved)}, KindApprovalsChanged, "", "", "", false},
+		{"approval deleted", ObjectChange{Old: tap(sessionsv1alpha1.ApprovalApproved)}, KindApprovalsChanged, "", "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kind, phase, key, name, ok := Classify(tc.c)

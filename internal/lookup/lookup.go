@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -48,7 +48,7 @@ func New(cache, api client.Reader) Lookup { return Lookup{Cache: cache, API: api
 
 // SessionByKey is the session with key. Sessions are named sessionkey.ObjectName(key), so a
 // cache miss is confirmed with one Get of that name.
-func (l Lookup) SessionByKey(ctx context.Context, namespace, key string) (*v1.AgentSession, error) {
+func (l Lookup) SessionByKey(ctx context.Context, namespace, key string) (*sessionsv1alpha1.AgentSession, error) {
 	s, err := SessionByKey(ctx, l.Cache, namespace, key)
 	if s != nil || err != nil || l.API == nil {
 		return s, err
@@ -67,7 +67,7 @@ func (l Lookup) live() client.Reader {
 // ResolveSession finds the session ref names: a key, the alias main (or global) of
 // requesterAgent, or a sessionId. A sessionId is asked of the API server (status.sessionId
 // is a selectable field): the cache keeps no index of it, and a ref that is not a key is rare.
-func (l Lookup) ResolveSession(ctx context.Context, namespace, ref, requesterAgent string) (*v1.AgentSession, error) {
+func (l Lookup) ResolveSession(ctx context.Context, namespace, ref, requesterAgent string) (*sessionsv1alpha1.AgentSession, error) {
 	s, err := l.SessionByKey(ctx, namespace, sessionkey.Resolve(ref, requesterAgent))
 	if s != nil || err != nil {
 		return s, err
@@ -76,14 +76,14 @@ func (l Lookup) ResolveSession(ctx context.Context, namespace, ref, requesterAge
 }
 
 // Agent is the Agent named id.
-func (l Lookup) Agent(ctx context.Context, namespace, id string) (*v1.Agent, error) {
+func (l Lookup) Agent(ctx context.Context, namespace, id string) (*sessionsv1alpha1.Agent, error) {
 	return Agent(ctx, l.Cache, l.live(), namespace, id)
 }
 
 // SessionPolicy is the namespace's SessionPolicy; nil when there is none, which callers
 // read as the zero policy (every field at its default).
-func (l Lookup) SessionPolicy(ctx context.Context, namespace string) (*v1.SessionPolicy, error) {
-	p := &v1.SessionPolicy{}
+func (l Lookup) SessionPolicy(ctx context.Context, namespace string) (*sessionsv1alpha1.SessionPolicy, error) {
+	p := &sessionsv1alpha1.SessionPolicy{}
 	key := types.NamespacedName{Namespace: namespace, Name: PolicyName}
 	err := l.Cache.Get(ctx, key, p)
 	if notFound(err) && l.API != nil {
@@ -100,7 +100,7 @@ func (l Lookup) SessionPolicy(ctx context.Context, namespace string) (*v1.Sessio
 
 // AgentIDs are the names of the namespace's Agents, from the cache.
 func (l Lookup) AgentIDs(ctx context.Context, namespace string) ([]string, error) {
-	var list v1.AgentList
+	var list sessionsv1alpha1.AgentList
 	if err := l.Cache.List(ctx, &list, client.InNamespace(namespace)); err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (l Lookup) DefaultAgentID(ctx context.Context, namespace string) (string, [
 	if err != nil {
 		return "", nil, err
 	}
-	var spec *v1.SessionPolicySpec
+	var spec *sessionsv1alpha1.SessionPolicySpec
 	if pol != nil {
 		spec = &pol.Spec
 	}
@@ -137,7 +137,7 @@ func (l Lookup) ParentOf(ctx context.Context, namespace string) func(string) (st
 // SessionByKey returns the session with key in namespace, or nil: the session named
 // sessionkey.ObjectName(key) when it has the key, else the one the index holds (the index
 // keeps only sessions named otherwise, see cacheindex.SessionKey).
-func SessionByKey(ctx context.Context, r client.Reader, namespace, key string) (*v1.AgentSession, error) {
+func SessionByKey(ctx context.Context, r client.Reader, namespace, key string) (*sessionsv1alpha1.AgentSession, error) {
 	if s, err := namedByKey(ctx, r, namespace, key); s != nil || err != nil {
 		return s, err
 	}
@@ -145,8 +145,8 @@ func SessionByKey(ctx context.Context, r client.Reader, namespace, key string) (
 }
 
 // namedByKey is the session named sessionkey.ObjectName(key) if it has key, or nil.
-func namedByKey(ctx context.Context, r client.Reader, namespace, key string) (*v1.AgentSession, error) {
-	s := &v1.AgentSession{}
+func namedByKey(ctx context.Context, r client.Reader, namespace, key string) (*sessionsv1alpha1.AgentSession, error) {
+	s := &sessionsv1alpha1.AgentSession{}
 	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: sessionkey.ObjectName(key)}, s)
 	switch {
 	case notFound(err):
@@ -161,12 +161,12 @@ func namedByKey(ctx context.Context, r client.Reader, namespace, key string) (*v
 
 // SessionByID returns the session whose transcript has sessionId id, or nil; r is the API
 // server (or a reader with the status.sessionId index, in unit tables).
-func SessionByID(ctx context.Context, r client.Reader, namespace, id string) (*v1.AgentSession, error) {
+func SessionByID(ctx context.Context, r client.Reader, namespace, id string) (*sessionsv1alpha1.AgentSession, error) {
 	return oneSession(ctx, r, namespace, cacheindex.SessionID, id)
 }
 
-func oneSession(ctx context.Context, r client.Reader, namespace, field, value string) (*v1.AgentSession, error) {
-	var list v1.AgentSessionList
+func oneSession(ctx context.Context, r client.Reader, namespace, field, value string) (*sessionsv1alpha1.AgentSession, error) {
+	var list sessionsv1alpha1.AgentSessionList
 	if err := r.List(ctx, &list, client.InNamespace(namespace), client.MatchingFields{field: value}); err != nil {
 		return nil, err
 	}
@@ -191,8 +191,8 @@ func ParentOf(ctx context.Context, r client.Reader, namespace string) func(strin
 // Agent reads the Agent name (an agent id) from the cache and, on a miss, from the API
 // server: an Agent applied together with the send or run that names it may not have reached
 // the cache yet, and a miss must not fail them for good. Nil when neither has it.
-func Agent(ctx context.Context, cached, live client.Reader, namespace, name string) (*v1.Agent, error) {
-	a := &v1.Agent{}
+func Agent(ctx context.Context, cached, live client.Reader, namespace, name string) (*sessionsv1alpha1.Agent, error) {
+	a := &sessionsv1alpha1.Agent{}
 	if found, err := get(ctx, cached, live, types.NamespacedName{Namespace: namespace, Name: name}, a); !found || err != nil {
 		return nil, err
 	}

@@ -22,13 +22,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
 
 func TestAgentConfirmsACacheMissWithTheAPIServer(t *testing.T) {
-	agent := func(prompt string) *v1.Agent {
-		return &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bob", Namespace: "ns"}, Spec: v1.AgentSpec{SystemPrompt: prompt}}
+	agent := func(prompt string) *sessionsv1alpha1.Agent {
+		return &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bob", Namespace: "ns"}, Spec: sessionsv1alpha1.AgentSpec{SystemPrompt: prompt}}
 	}
 	reader := func(objs ...client.Object) client.Reader {
 		return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
@@ -40,7 +40,7 @@ func TestAgentConfirmsACacheMissWithTheAPIServer(t *testing.T) {
 		"in the cache":                  {cached: reader(agent("cached")), live: reader(agent("live")), want: "cached"},
 		"not yet in the cache":          {cached: reader(), live: reader(agent("live")), want: "live"},
 		"in neither":                    {cached: reader(), live: reader(), want: "-"},
-		"in another namespace, or none": {cached: reader(), live: reader(&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bob", Namespace: "other"}}), want: "-"},
+		"in another namespace, or none": {cached: reader(), live: reader(&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bob", Namespace: "other"}}), want: "-"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

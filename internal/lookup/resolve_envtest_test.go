@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -53,8 +53,8 @@ func TestResolveSessionByNameIndexAndSessionID(t *testing.T) {
 		squatted: "research-main", squatter: sessionkey.ObjectName(squatted),
 	}
 	for key, name := range sessions {
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: sessionkey.AgentOf(key)}}
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: sessionkey.AgentOf(key)}}
 		if err := cl.Create(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestResolveSessionByNameIndexAndSessionID(t *testing.T) {
 	// Cache is the cache alone: a hit is the cache's, not the API confirm's.
 	fromCache, full := lookup.New(c, nil), lookup.New(c, cl)
 	for key, name := range sessions {
-		var got *v1.AgentSession
+		var got *sessionsv1alpha1.AgentSession
 		err := wait.PollUntilContextTimeout(ctx, testenv.Interval, testenv.Timeout, true, func(ctx context.Context) (bool, error) {
 			var err error
 			got, err = fromCache.SessionByKey(ctx, ns, key)
@@ -85,7 +85,7 @@ func TestResolveSessionByNameIndexAndSessionID(t *testing.T) {
 		t.Fatalf("an unknown sessionId resolved to %v (%v)", s, err)
 	}
 
-	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	inf, err := c.GetInformer(ctx, &sessionsv1alpha1.AgentSession{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -44,7 +44,7 @@ func SendTargetKey(ref, requesterAgent string) (string, error) {
 // SendTarget is the session a send's ref names (see SendTargetKey and ResolveSession) and
 // the key it names. The session is nil when none has that key or sessionId: the key is then
 // the main session the controller creates on first send, or no session at all.
-func (l Lookup) SendTarget(ctx context.Context, namespace, ref, requesterAgent string) (*v1.AgentSession, string, error) {
+func (l Lookup) SendTarget(ctx context.Context, namespace, ref, requesterAgent string) (*sessionsv1alpha1.AgentSession, string, error) {
 	key, err := SendTargetKey(ref, requesterAgent)
 	if err != nil {
 		return nil, "", err
@@ -61,7 +61,7 @@ type TargetRef struct {
 	// Visible says the caller sees a session; a label is resolved among those only, so a
 	// label carried only by sessions the caller does not see is not found, and no message
 	// names a session it does not see. Nil: the caller sees every session it can list.
-	Visible func(*v1.AgentSession) bool
+	Visible func(*sessionsv1alpha1.AgentSession) bool
 }
 
 // TargetRefKey is the ref a send's spec.sessionKey takes for t, which SendTarget then
@@ -93,15 +93,15 @@ func (l Lookup) TargetRefKey(ctx context.Context, namespace string, t TargetRef)
 
 // keyOfLabel is the key of the one active session of namespace labelled label among those
 // visible (nil: all).
-func (l Lookup) keyOfLabel(ctx context.Context, namespace, label string, visible func(*v1.AgentSession) bool) (string, error) {
-	var list v1.AgentSessionList
+func (l Lookup) keyOfLabel(ctx context.Context, namespace, label string, visible func(*sessionsv1alpha1.AgentSession) bool) (string, error) {
+	var list sessionsv1alpha1.AgentSessionList
 	if err := l.Cache.List(ctx, &list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return "", err
 	}
 	var keys []string
 	for i := range list.Items {
 		s := &list.Items[i]
-		if s.Spec.Label == label && s.Status.Phase != v1.SessionArchived && !sessionkey.IsReserved(s.Spec.Key) && (visible == nil || visible(s)) {
+		if s.Spec.Label == label && s.Status.Phase != sessionsv1alpha1.SessionArchived && !sessionkey.IsReserved(s.Spec.Key) && (visible == nil || visible(s)) {
 			keys = append(keys, s.Spec.Key)
 		}
 	}

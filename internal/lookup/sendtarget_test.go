@@ -22,15 +22,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
 func TestSendTarget(t *testing.T) {
-	session := func(name, key, id string) *v1.AgentSession {
-		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"},
-			Spec: v1.AgentSessionSpec{Key: key}, Status: v1.AgentSessionStatus{SessionID: id}}
+	session := func(name, key, id string) *sessionsv1alpha1.AgentSession {
+		return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key}, Status: sessionsv1alpha1.AgentSessionStatus{SessionID: id}}
 	}
 	c := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
 		session("bob-main", "agent:bob:main", "sid-bob"), session("ann-x", "agent:ann:group:x", "sid-ann"))).Build()
@@ -68,10 +68,10 @@ func TestSendTarget(t *testing.T) {
 }
 
 func TestTargetRefKey(t *testing.T) {
-	labelled := func(name, key, label string, archived bool) *v1.AgentSession {
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: v1.AgentSessionSpec{Key: key, Label: label}}
+	labelled := func(name, key, label string, archived bool) *sessionsv1alpha1.AgentSession {
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, Label: label}}
 		if archived {
-			s.Status.Phase = v1.SessionArchived
+			s.Status.Phase = sessionsv1alpha1.SessionArchived
 		}
 		return s
 	}
@@ -81,7 +81,7 @@ func TestTargetRefKey(t *testing.T) {
 		labelled("c", "agent:bob:webchat:group:c", "twice", false),
 		labelled("d", "agent:bob:webchat:group:d", "gone", true))).Build()
 	l := New(c, nil)
-	bobOnly := func(s *v1.AgentSession) bool { return s.Spec.Key != "agent:ann:webchat:group:a" }
+	bobOnly := func(s *sessionsv1alpha1.AgentSession) bool { return s.Spec.Key != "agent:ann:webchat:group:a" }
 	type result struct{ Key, Err string }
 	cases := map[string]struct {
 		ref  TargetRef
@@ -96,7 +96,7 @@ func TestTargetRefKey(t *testing.T) {
 		"nothing named":        {want: result{Err: "name the target with one of sessionKey, label or agentId"}},
 		"two ways of naming":   {ref: TargetRef{Ref: "main", Label: "ops"}, want: result{Err: "name the target with only one of sessionKey, label or agentId"}},
 		"a label beyond sight": {ref: TargetRef{Label: "ops", Visible: bobOnly}, want: result{Err: `no active session has the label "ops"`}},
-		"one of two in sight":  {ref: TargetRef{Label: "twice", Visible: func(s *v1.AgentSession) bool { return s.Name == "c" }}, want: result{Key: "agent:bob:webchat:group:c"}},
+		"one of two in sight":  {ref: TargetRef{Label: "twice", Visible: func(s *sessionsv1alpha1.AgentSession) bool { return s.Name == "c" }}, want: result{Key: "agent:bob:webchat:group:c"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

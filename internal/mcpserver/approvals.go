@@ -20,7 +20,7 @@ import (
 	"errors"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
@@ -75,7 +75,7 @@ func approvalsDecideTool() sessiontools.Tool {
 	return sessiontools.Tool{Name: "approvals_decide",
 		Description: "Approve or deny a tool call that waits for a person (name from approvals_list); a denial needs a reason, which the agent is told.",
 		Schema: sessiontools.Schema(map[string]any{"name": str,
-			"decision": map[string]any{"type": "string", "enum": []string{string(v1.DecisionApproved), string(v1.DecisionDenied)}},
+			"decision": map[string]any{"type": "string", "enum": []string{string(sessionsv1alpha1.DecisionApproved), string(sessionsv1alpha1.DecisionDenied)}},
 			"reason":   str}, "name", "decision"),
 		Run: func(ctx context.Context, c *sessiontools.Call, args json.RawMessage) (any, error) {
 			var a decideArgs
@@ -88,7 +88,7 @@ func approvalsDecideTool() sessiontools.Tool {
 			if err := mayAtDoor(ctx, c, caller.DecideApproval, a.Name); err != nil {
 				return nil, err
 			}
-			if err := sessiontools.Decide(ctx, c.Client, c.Namespace, a.Name, v1.ApprovalDecision(a.Decision), a.Reason); err != nil {
+			if err := sessiontools.Decide(ctx, c.Client, c.Namespace, a.Name, sessionsv1alpha1.ApprovalDecision(a.Decision), a.Reason); err != nil {
 				return nil, err
 			}
 			return map[string]any{"status": sessiontools.StatusOK, "name": a.Name, "decision": a.Decision}, nil

@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 )
@@ -38,15 +38,15 @@ import (
 // error for arguments it refuses (422), forbidden for a policy or RBAC refusal (403), and
 // either way a result flagged isError.
 func TestRefusedCreatesAreErrorResults(t *testing.T) {
-	runs := v1.GroupVersion.WithResource("subagentruns").GroupResource()
+	runs := sessionsv1alpha1.GroupVersion.WithResource("subagentruns").GroupResource()
 	spec := field.NewPath("spec")
 	cases := map[string]struct {
 		refuse     error
 		wantStatus string
 	}{
-		"a model not allowed": {refuse: apierrors.NewInvalid(v1.GroupVersion.WithKind("SubagentRun").GroupKind(), "r",
+		"a model not allowed": {refuse: apierrors.NewInvalid(sessionsv1alpha1.GroupVersion.WithKind("SubagentRun").GroupKind(), "r",
 			field.ErrorList{field.NotSupported(spec.Child("model"), "big", []string{"small"})}), wantStatus: "error"},
-		"mode session without thread": {refuse: apierrors.NewInvalid(v1.GroupVersion.WithKind("SubagentRun").GroupKind(), "r",
+		"mode session without thread": {refuse: apierrors.NewInvalid(sessionsv1alpha1.GroupVersion.WithKind("SubagentRun").GroupKind(), "r",
 			field.ErrorList{field.Invalid(spec.Child("mode"), "session", "mode session requires thread: true")}), wantStatus: "error"},
 		"a policy denial": {refuse: apierrors.NewForbidden(runs, "r", errors.New("agent main may not spawn under agent ops")), wantStatus: "forbidden"},
 	}

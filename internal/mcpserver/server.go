@@ -35,7 +35,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
@@ -147,7 +147,7 @@ func (o Options) mayList(ctx context.Context, u user.Info, namespace string) err
 // unset) nothing is allowed: the tools would otherwise read the store for anyone.
 func (o Options) may(ctx context.Context, u user.Info, r caller.Right, namespace, name string) error {
 	if o.Access == nil {
-		return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: r.Resource}, name,
+		return apierrors.NewForbidden(schema.GroupResource{Group: sessionsv1alpha1.GroupVersion.Group, Resource: r.Resource}, name,
 			errors.New("this endpoint has no access layer"))
 	}
 	return o.Access(ctx, u, r.Attributes(namespace, name))
@@ -326,7 +326,7 @@ func newCall(ctx context.Context, o Options, id *identity, callID string) (*sess
 		return nil, err
 	}
 	if a == nil {
-		a = &v1.Agent{}
+		a = &sessionsv1alpha1.Agent{}
 		a.Name = s.Spec.AgentID
 	}
 	call.Session, call.Agent = s, a

@@ -24,7 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 )
 
@@ -95,7 +95,7 @@ func TestSendAsAPerson(t *testing.T) {
 	if res.IsError || !strings.Contains(text, `"status":"accepted"`) {
 		t.Fatalf("sessions_send = %s (error %v), want accepted", text, res.IsError)
 	}
-	var sends v1.SessionSendList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := fc.List(t.Context(), &sends); err != nil {
 		t.Fatal(err)
 	}

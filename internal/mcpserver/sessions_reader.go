@@ -21,7 +21,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
@@ -41,14 +41,14 @@ type sessionsReader struct {
 // cachedResource is the resource of the kind the cache holds, by object or list.
 func cachedResource(o any) (string, bool) {
 	switch o.(type) {
-	case *v1.AgentSession, *v1.AgentSessionList:
+	case *sessionsv1alpha1.AgentSession, *sessionsv1alpha1.AgentSessionList:
 		return "agentsessions", true
 	}
 	return "", false
 }
 
 func (r sessionsReader) attrs(resource, verb, namespace, name string) authzv1.ResourceAttributes {
-	return authzv1.ResourceAttributes{Verb: verb, Group: v1.GroupVersion.Group, Resource: resource,
+	return authzv1.ResourceAttributes{Verb: verb, Group: sessionsv1alpha1.GroupVersion.Group, Resource: resource,
 		Namespace: namespace, Name: name}
 }
 
@@ -77,12 +77,12 @@ func (r sessionsReader) List(ctx context.Context, list client.ObjectList, opts .
 
 // newestOrder is a cache that also keeps each namespace's sessions newest first.
 type newestOrder interface {
-	Newest(namespace string, yield func(*v1.AgentSession) bool)
+	Newest(namespace string, yield func(*sessionsv1alpha1.AgentSession) bool)
 }
 
 // NewestSessions walks namespace's sessions newest first (sessiontools.NewestLister) when the
 // cache keeps that order, once the caller may list them.
-func (r sessionsReader) NewestSessions(ctx context.Context, namespace string, yield func(*v1.AgentSession) bool) (bool, error) {
+func (r sessionsReader) NewestSessions(ctx context.Context, namespace string, yield func(*sessionsv1alpha1.AgentSession) bool) (bool, error) {
 	n, ok := r.cache.(newestOrder)
 	if !ok {
 		return false, nil
@@ -96,7 +96,7 @@ func (r sessionsReader) NewestSessions(ctx context.Context, namespace string, yi
 
 // ListSessions lists namespace's sessions as the cache holds them (sessiontools.SessionLister),
 // once the caller may list them.
-func (r sessionsReader) ListSessions(ctx context.Context, namespace string) ([]*v1.AgentSession, error) {
+func (r sessionsReader) ListSessions(ctx context.Context, namespace string) ([]*sessionsv1alpha1.AgentSession, error) {
 	if err := r.check(ctx, r.user, r.attrs("agentsessions", "list", namespace, "")); err != nil {
 		return nil, err
 	}

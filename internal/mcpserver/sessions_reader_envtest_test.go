@@ -26,7 +26,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -41,14 +41,14 @@ func TestListSessionsFromAnInformerCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, name := range []string{ns + "-a", ns + "-b"} {
-			if err := cl.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-				Spec: v1.AgentSessionSpec{Key: "agent:main:webchat:group:" + name, AgentID: "main", ChatType: v1.ChatTypeGroup}}); err != nil {
+			if err := cl.Create(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:webchat:group:" + name, AgentID: "main", ChatType: sessionsv1alpha1.ChatTypeGroup}}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	c := testenv.ManagerCacheT(t, cfg, nil)
-	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	inf, err := c.GetInformer(ctx, &sessionsv1alpha1.AgentSession{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,21 +27,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
 
 // The cache holds every namespace's sessions; only what the caller may read comes out of it.
 func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 	ctx := context.Background()
-	session := func(ns, name string) *v1.AgentSession {
-		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	session := func(ns, name string) *sessionsv1alpha1.AgentSession {
+		return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	}
 	cache := fake.NewClientBuilder().WithScheme(scheme.New()).
 		WithObjects(session("team", "s1"), session("other", "s2"),
-			&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "send-1"}}).Build()
+			&sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "send-1"}}).Build()
 	own := fake.NewClientBuilder().WithScheme(scheme.New()).
-		WithObjects(&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "x"}}).Build()
+		WithObjects(&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "x"}}).Build()
 	var asked []authzv1.ResourceAttributes
 	r := sessionsReader{WithWatch: own, cache: cache, user: &user.DefaultInfo{Name: "alice"},
 		check: func(_ context.Context, u user.Info, a authzv1.ResourceAttributes) error {
@@ -52,14 +52,14 @@ func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 			return apierrors.NewForbidden(schema.GroupResource{Group: a.Group, Resource: a.Resource}, a.Name, errors.New("no RBAC rule"))
 		}}
 
-	var l v1.AgentSessionList
+	var l sessionsv1alpha1.AgentSessionList
 	if err := r.List(ctx, &l, client.InNamespace("team")); err != nil || len(l.Items) != 1 || l.Items[0].Name != "s1" {
 		t.Errorf("list team = %v, %d items; want s1 from the cache", err, len(l.Items))
 	}
 	if err := r.List(ctx, &l, client.InNamespace("other")); !apierrors.IsForbidden(err) {
 		t.Errorf("list other = %v, want forbidden", err)
 	}
-	var s v1.AgentSession
+	var s sessionsv1alpha1.AgentSession
 	if err := r.Get(ctx, client.ObjectKey{Namespace: "other", Name: "s2"}, &s); !apierrors.IsForbidden(err) {
 		t.Errorf("get other/s2 = %v, want forbidden", err)
 	}
@@ -75,12 +75,12 @@ func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 	}
 	for i, w := range want {
 		a := asked[i]
-		if a.Verb != w.Verb || a.Namespace != w.Namespace || a.Name != w.Name || a.Resource != "agentsessions" || a.Group != v1.GroupVersion.Group {
+		if a.Verb != w.Verb || a.Namespace != w.Namespace || a.Name != w.Name || a.Resource != "agentsessions" || a.Group != sessionsv1alpha1.GroupVersion.Group {
 			t.Errorf("question %d = %+v, want %+v on agentsessions", i, a, w)
 		}
 	}
 	// Sends and runs are read as the caller: the store caches none (its memory limit).
-	var sends v1.SessionSendList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := r.List(ctx, &sends, client.InNamespace("team")); err != nil || len(sends.Items) != 0 {
 		t.Errorf("sends list = %v, %d items; want the caller's own read, which holds none", err, len(sends.Items))
 	}
@@ -88,7 +88,7 @@ func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 		t.Errorf("reading sends asked a question of the cache: %+v", asked[len(want):])
 	}
 	// Other kinds are read as the caller, without a question.
-	var agents v1.AgentList
+	var agents sessionsv1alpha1.AgentList
 	if err := r.List(ctx, &agents, client.InNamespace("other")); err != nil || len(agents.Items) != 1 {
 		t.Errorf("agents list = %v, %d items; want the caller's own read", err, len(agents.Items))
 	}
@@ -101,8 +101,8 @@ func TestSessionsReaderAsksBeforeReadingTheCache(t *testing.T) {
 func TestListSessionsAsksFirst(t *testing.T) {
 	ctx := context.Background()
 	cache := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
-		&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "s1"}},
-		&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "s2"}}).Build()
+		&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "s1"}},
+		&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "s2"}}).Build()
 	r := sessionsReader{WithWatch: cache, cache: cache, user: &user.DefaultInfo{Name: "alice"},
 		check: func(_ context.Context, _ user.Info, a authzv1.ResourceAttributes) error {
 			if a.Namespace == "team" && a.Verb == "list" && a.Resource == "agentsessions" {

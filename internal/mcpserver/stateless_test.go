@@ -24,7 +24,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
@@ -102,7 +102,7 @@ func TestStatelessServersPerNamespace(t *testing.T) {
 		}
 		_ = cs.Close()
 	}
-	var sends v1.SessionSendList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := fc.List(t.Context(), &sends, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}

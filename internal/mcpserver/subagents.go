@@ -23,7 +23,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
@@ -74,7 +74,7 @@ const subagentPage = 500
 func subagents(ctx context.Context, c *sessiontools.Call, key, cancel string) (any, error) {
 	rows := []runRow{}
 	for cont := ""; ; {
-		var runs v1.SubagentRunList
+		var runs sessionsv1alpha1.SubagentRunList
 		if err := c.Reader.List(ctx, &runs, client.InNamespace(c.Namespace), client.MatchingFields{cacheindex.RunRequester: key},
 			client.Limit(subagentPage), client.Continue(cont)); err != nil {
 			return nil, err

@@ -31,7 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
@@ -208,7 +208,7 @@ func (o Options) getTask(ctx context.Context, id *identity, taskID string) (any,
 		return nil, err
 	}
 	t := taskOf(send)
-	if res, ok := sessiontools.SendOutcome(send); ok && send.Status.Phase != v1.SendCancelled {
+	if res, ok := sessiontools.SendOutcome(send); ok && send.Status.Phase != sessionsv1alpha1.SendCancelled {
 		b, err := json.Marshal(res)
 		if err != nil {
 			return nil, err
@@ -236,13 +236,13 @@ func (o Options) cancelTask(ctx context.Context, id *identity, taskID string) er
 
 // findTask is the send of a task id among the sends the caller made as tasks; any other id,
 // another caller's task among them, is an unknown task.
-func (o Options) findTask(ctx context.Context, id *identity, taskID string) (*v1.SessionSend, error) {
+func (o Options) findTask(ctx context.Context, id *identity, taskID string) (*sessionsv1alpha1.SessionSend, error) {
 	uid := sessiontools.OwnerUIDOf(taskID)
 	unknown := invalidParams("unknown task " + taskID)
 	if uid == "" || taskID != sessiontools.TurnID(uid, "round-1") {
 		return nil, unknown
 	}
-	var list v1.SessionSendList
+	var list sessionsv1alpha1.SessionSendList
 	err := id.client.List(ctx, &list, client.InNamespace(id.namespace), client.MatchingLabels{LabelTaskCaller: taskCallerLabel(id.user.GetName())})
 	if apierrors.IsForbidden(err) {
 		return nil, unknown
@@ -261,10 +261,10 @@ func (o Options) findTask(ctx context.Context, id *identity, taskID string) (*v1
 // taskOf is the task fields of a send: its status (working, completed or cancelled), when
 // it was made and last changed, how long it is kept after it ends (ttlMs: null when the
 // manager's default applies), and the poll interval.
-func taskOf(s *v1.SessionSend) map[string]any {
+func taskOf(s *sessionsv1alpha1.SessionSend) map[string]any {
 	status := "working"
 	switch _, done := sessiontools.SendOutcome(s); {
-	case s.Status.Phase == v1.SendCancelled:
+	case s.Status.Phase == sessionsv1alpha1.SendCancelled:
 		status = "cancelled"
 	case done:
 		status = "completed"

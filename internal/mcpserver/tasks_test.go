@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
@@ -103,7 +103,7 @@ func TestLongSendIsATask(t *testing.T) {
 		t.Errorf("tasks/get without the extension: %+v, want -32021", r.Error)
 	}
 
-	var sends v1.SessionSendList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := fc.List(t.Context(), &sends, client.InNamespace(ns)); err != nil || len(sends.Items) != 1 {
 		t.Fatalf("sends %d, %v", len(sends.Items), err)
 	}
@@ -112,7 +112,7 @@ func TestLongSendIsATask(t *testing.T) {
 		t.Errorf("the send's timeoutSeconds %d, want the call's 600", *send.Spec.TimeoutSeconds)
 	}
 	done := metav1.Now()
-	send.Status = v1.SessionSendStatus{Status: v1.SendOK, Phase: v1.SendCompleted, Reply: "pong", OwnerStatus: v1.OwnerStatus{CompletedAt: &done}}
+	send.Status = sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Phase: sessionsv1alpha1.SendCompleted, Reply: "pong", OwnerStatus: sessionsv1alpha1.OwnerStatus{CompletedAt: &done}}
 	if err := fc.Status().Update(t.Context(), send); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestCancelTask(t *testing.T) {
 			if r := call(t, url, "alice", method, params, true); r.Error != nil || r.Result["resultType"] != "complete" {
 				t.Fatalf("%s: %+v %+v", method, r.Result, r.Error)
 			}
-			var sends v1.SessionSendList
+			var sends sessionsv1alpha1.SessionSendList
 			if err := fc.List(t.Context(), &sends, client.InNamespace(ns)); err != nil || len(sends.Items) != 1 || !sends.Items[0].Spec.Cancel {
 				t.Errorf("the send's spec.cancel not set (%d sends, %v)", len(sends.Items), err)
 			}
@@ -168,7 +168,7 @@ func TestTraceparentInMetaJoinsTheCallersTrace(t *testing.T) {
 		Arguments: map[string]any{"sessionKey": "main", "message": "traced", "timeoutSeconds": 0}}); err != nil {
 		t.Fatal(err)
 	}
-	var sends v1.SessionSendList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := fc.List(t.Context(), &sends, client.InNamespace(ns)); err != nil || len(sends.Items) != 1 {
 		t.Fatalf("sends %d, %v", len(sends.Items), err)
 	}

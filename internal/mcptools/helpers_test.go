@@ -19,7 +19,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 )
 
@@ -32,10 +32,10 @@ func newTestServer(t *testing.T, sse bool) *mcptest.Server {
 }
 
 // testAgent is an Agent with the given MCP servers.
-func testAgent(gen int64, servers ...v1.MCPServer) *v1.Agent {
-	return &v1.Agent{
+func testAgent(gen int64, servers ...sessionsv1alpha1.MCPServer) *sessionsv1alpha1.Agent {
+	return &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", UID: "uid-a", Generation: gen},
-		Spec:       v1.AgentSpec{Tools: v1.ToolsSpec{MCPServers: servers}},
+		Spec:       sessionsv1alpha1.AgentSpec{Tools: sessionsv1alpha1.ToolsSpec{MCPServers: servers}},
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // elsewhere is a second origin on loopback that records what reaches it.
@@ -54,11 +54,11 @@ func (e *elsewhere) received() []string {
 }
 
 // secretHeader is an Authorization header read from a Secret.
-func secretHeader() (SecretReader, []v1.MCPHeader) {
-	read := func(context.Context, *v1.Agent, *corev1.SecretKeySelector) ([]byte, error) {
+func secretHeader() (SecretReader, []sessionsv1alpha1.MCPHeader) {
+	read := func(context.Context, *sessionsv1alpha1.Agent, *corev1.SecretKeySelector) ([]byte, error) {
 		return []byte("Bearer s3cret"), nil
 	}
-	return read, []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
+	return read, []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
 		LocalObjectReference: corev1.LocalObjectReference{Name: "tok"}, Key: "header"}}}}
 }
 
@@ -90,7 +90,7 @@ func TestTheClientStaysOnTheServersOrigin(t *testing.T) {
 			other := newElsewhere(t)
 			read, headers := secretHeader()
 			p := newTestPool(t, Options{ReadSecret: read})
-			set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: tc.server(t, other.URL), Headers: headers}))
+			set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: tc.server(t, other.URL), Headers: headers}))
 
 			st := set.Status()
 			if len(st) != 1 || st[0].Connected || st[0].Reason != ReasonOriginRefused ||

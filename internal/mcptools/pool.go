@@ -37,7 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
@@ -73,7 +73,7 @@ const (
 // SecretReader returns the value of a Secret key in the Agent's namespace for one of its
 // header values. The rule of who may reference which Secret belongs here: a reader may
 // refuse (SecretsFrom applies the manager's rule).
-type SecretReader func(ctx context.Context, agent *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error)
+type SecretReader func(ctx context.Context, agent *sessionsv1alpha1.Agent, ref *corev1.SecretKeySelector) ([]byte, error)
 
 // URLChecker decides whether the manager may dial an MCP server URL for an Agent in
 // namespace (the egress allow list); nil allows every http(s) URL.
@@ -135,7 +135,7 @@ type Tool struct {
 type Set struct {
 	tools  []Tool
 	byName map[string]binding
-	status []v1.MCPServerStatus
+	status []sessionsv1alpha1.MCPServerStatus
 }
 
 type binding struct {
@@ -152,7 +152,7 @@ func (s *Set) Tools() []Tool {
 }
 
 // Status says per server whether it answered initialize and how many tools it offers.
-func (s *Set) Status() []v1.MCPServerStatus {
+func (s *Set) Status() []sessionsv1alpha1.MCPServerStatus {
 	if s == nil {
 		return nil
 	}
@@ -180,7 +180,7 @@ func (s *Set) Call(ctx context.Context, name string, args []byte) Result {
 // Resolve returns the Agent's MCP tools, connecting and listing where nothing is cached.
 // Servers are asked in parallel, each bounded by its timeout; one that fails contributes no
 // tools and says why in Status.
-func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
+func (p *Pool) Resolve(ctx context.Context, agent *sessionsv1alpha1.Agent) *Set {
 	key := types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name}
 	specs := agent.Spec.Tools.MCPServers
 	if len(specs) == 0 {
@@ -206,7 +206,7 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 
 	set := &Set{byName: map[string]binding{}}
 	for i, s := range servers {
-		st := v1.MCPServerStatus{Name: s.cfg.name}
+		st := sessionsv1alpha1.MCPServerStatus{Name: s.cfg.name}
 		if err := out[i].err; err != nil {
 			st.Message = textutil.Truncate(err.Error(), maxServerMessage)
 			st.Reason = s.cfg.reason
@@ -238,7 +238,7 @@ func (p *Pool) Resolve(ctx context.Context, agent *v1.Agent) *Set {
 // Probe is Resolve for a readiness report, bounded by timeout rather than by the servers'
 // own (call) timeouts. A server that has not answered by then is reported so, and is not
 // held against the turns (no redial back-off): it may only be slower than a probe waits.
-func (p *Pool) Probe(ctx context.Context, agent *v1.Agent, timeout time.Duration) *Set {
+func (p *Pool) Probe(ctx context.Context, agent *sessionsv1alpha1.Agent, timeout time.Duration) *Set {
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, probeDeadline(timeout))
 	defer cancel()
 	return p.Resolve(ctx, agent)
@@ -339,7 +339,7 @@ const (
 	ReasonUnreachable   = "Unreachable"
 )
 
-func (p *Pool) config(ctx context.Context, agent *v1.Agent, spec *v1.MCPServer) serverConfig {
+func (p *Pool) config(ctx context.Context, agent *sessionsv1alpha1.Agent, spec *sessionsv1alpha1.MCPServer) serverConfig {
 	c := serverConfig{name: spec.Name, url: spec.URL, allowed: spec.AllowedTools, timeout: DefaultTimeout}
 	if spec.TimeoutSeconds != nil && *spec.TimeoutSeconds > 0 {
 		c.timeout = time.Duration(*spec.TimeoutSeconds) * time.Second
@@ -363,7 +363,7 @@ type Endpoint struct {
 
 // ResolveEndpoint judges rawURL (http(s), the egress allow list) and reads the headers'
 // Secrets under the Secret rule, as o says, for agent.
-func ResolveEndpoint(ctx context.Context, o *Options, agent *v1.Agent, rawURL string, headers []v1.MCPHeader) Endpoint {
+func ResolveEndpoint(ctx context.Context, o *Options, agent *sessionsv1alpha1.Agent, rawURL string, headers []sessionsv1alpha1.MCPHeader) Endpoint {
 	e := Endpoint{Headers: http.Header{}}
 	u, err := url.Parse(rawURL)
 	switch {
@@ -399,7 +399,7 @@ func ResolveEndpoint(ctx context.Context, o *Options, agent *v1.Agent, rawURL st
 
 // version identifies an Agent's generation and the header values it resolved to: a new
 // generation, a rotated Secret or a Secret that appeared reconnects the servers.
-func version(agent *v1.Agent, cfgs []serverConfig) string {
+func version(agent *sessionsv1alpha1.Agent, cfgs []serverConfig) string {
 	h := sha256.New()
 	for _, c := range cfgs {
 		fmt.Fprintf(h, "%s\x00", c.name)

@@ -30,7 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestResolveAndCall(t *testing.T) {
@@ -38,14 +38,14 @@ func TestResolveAndCall(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ts := newTestServer(t, sse)
 			p := newTestPool(t, Options{})
-			set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "everything", URL: ts.URL}))
+			set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "everything", URL: ts.URL}))
 
 			wantNames := []string{"mcp__everything__add", "mcp__everything__echo", "mcp__everything__fail",
 				ToolName("everything", "files.read/v2"), "mcp__everything__slow"}
 			if d := cmp.Diff(wantNames, toolNames(set)); d != "" {
 				t.Errorf("tools (-want +got):\n%s", d)
 			}
-			if d := cmp.Diff([]v1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 5}}, set.Status()); d != "" {
+			if d := cmp.Diff([]sessionsv1alpha1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 5}}, set.Status()); d != "" {
 				t.Errorf("status (-want +got):\n%s", d)
 			}
 			for _, tl := range set.Tools() {
@@ -81,7 +81,7 @@ func TestResolveAndCall(t *testing.T) {
 func TestAllowedTools(t *testing.T) {
 	ts := newTestServer(t, false)
 	p := newTestPool(t, Options{})
-	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL, AllowedTools: []string{"echo", "missing"}}))
+	set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL, AllowedTools: []string{"echo", "missing"}}))
 	if d := cmp.Diff([]string{"mcp__s__echo"}, toolNames(set)); d != "" {
 		t.Errorf("tools (-want +got):\n%s", d)
 	}
@@ -93,7 +93,7 @@ func TestAllowedTools(t *testing.T) {
 func TestCallTimeoutEndsTheCallNotTheSession(t *testing.T) {
 	ts := newTestServer(t, false)
 	p := newTestPool(t, Options{})
-	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL, TimeoutSeconds: seconds(2)}))
+	set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL, TimeoutSeconds: seconds(2)}))
 	got := set.Call(t.Context(), "mcp__s__slow", nil)
 	if !got.IsError || !strings.Contains(got.Text, "did not answer slow within 2s") {
 		t.Fatalf("slow call: %+v, want a timeout error result", got)
@@ -114,7 +114,7 @@ func TestServerDown(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(time.Now())
 	dials := &countingTransport{base: http.DefaultTransport, host: ln.Addr().String()}
 	p := newTestPool(t, Options{Clock: clk, Transport: dials})
-	agent := testAgent(1, v1.MCPServer{Name: "down", URL: down, TimeoutSeconds: seconds(2)}, v1.MCPServer{Name: "up", URL: ts.URL, AllowedTools: []string{"echo"}})
+	agent := testAgent(1, sessionsv1alpha1.MCPServer{Name: "down", URL: down, TimeoutSeconds: seconds(2)}, sessionsv1alpha1.MCPServer{Name: "up", URL: ts.URL, AllowedTools: []string{"echo"}})
 
 	set := p.Resolve(t.Context(), agent)
 	if d := cmp.Diff([]string{"mcp__up__echo"}, toolNames(set)); d != "" {
@@ -172,7 +172,7 @@ func (c *countingTransport) count() int {
 func TestServerRestartsOrDiesAfterListing(t *testing.T) {
 	ts := newTestServer(t, false)
 	p := newTestPool(t, Options{})
-	agent := testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL, TimeoutSeconds: seconds(2)})
+	agent := testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL, TimeoutSeconds: seconds(2)})
 	set := p.Resolve(t.Context(), agent)
 	if !set.Has("mcp__s__echo") {
 		t.Fatalf("tools %v", toolNames(set))
@@ -200,7 +200,7 @@ func TestServerRestartsOrDiesAfterListing(t *testing.T) {
 func TestListChangedRefreshesTheCache(t *testing.T) {
 	ts := newTestServer(t, false)
 	p := newTestPool(t, Options{})
-	agent := testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL})
+	agent := testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL})
 	if set := p.Resolve(t.Context(), agent); set.Has("mcp__s__late") {
 		t.Fatal("late tool before it was added")
 	}
@@ -237,7 +237,7 @@ func TestHeadersFromSecrets(t *testing.T) {
 	ts := newTestServer(t, false)
 	secrets := map[string]string{"tok/header": "Bearer s3cret"}
 	var asked []string
-	read := func(_ context.Context, agent *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
+	read := func(_ context.Context, agent *sessionsv1alpha1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
 		asked = append(asked, agent.Namespace+"/"+ref.Name)
 		v, ok := secrets[ref.Name+"/"+ref.Key]
 		if !ok {
@@ -246,11 +246,11 @@ func TestHeadersFromSecrets(t *testing.T) {
 		return []byte(v), nil
 	}
 	p := newTestPool(t, Options{ReadSecret: read})
-	hdr := func(secret string) v1.MCPHeader {
-		return v1.MCPHeader{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
+	hdr := func(secret string) sessionsv1alpha1.MCPHeader {
+		return sessionsv1alpha1.MCPHeader{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "header"}}}
 	}
-	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL, Headers: []v1.MCPHeader{hdr("tok")}}))
+	set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL, Headers: []sessionsv1alpha1.MCPHeader{hdr("tok")}}))
 	if !set.Has("mcp__s__echo") || !ts.SawHeader("Authorization", "Bearer s3cret") {
 		t.Errorf("tools %v; server saw the header: %v", toolNames(set), ts.SawHeader("Authorization", "Bearer s3cret"))
 	}
@@ -260,7 +260,7 @@ func TestHeadersFromSecrets(t *testing.T) {
 
 	// A Secret the reader refuses: the server is not dialled and the status says why.
 	before := ts.Requests()
-	set = p.Resolve(t.Context(), testAgent(2, v1.MCPServer{Name: "s", URL: ts.URL, Headers: []v1.MCPHeader{hdr("other")}}))
+	set = p.Resolve(t.Context(), testAgent(2, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL, Headers: []sessionsv1alpha1.MCPHeader{hdr("other")}}))
 	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "not allowed") || st[0].Reason != ReasonSecretNotUsable {
 		t.Errorf("refused secret: tools %v status %+v", toolNames(set), st)
 	}
@@ -277,7 +277,7 @@ func TestURLCheck(t *testing.T) {
 		}
 		return nil
 	}})
-	set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL}))
+	set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL}))
 	if st := set.Status(); len(set.Tools()) != 0 || st[0].Connected || !strings.Contains(st[0].Message, "egress allow list") || st[0].Reason != ReasonEgressRefused {
 		t.Errorf("refused URL: tools %v status %+v", toolNames(set), st)
 	}
@@ -289,8 +289,8 @@ func TestURLCheck(t *testing.T) {
 func TestNewGenerationReconnects(t *testing.T) {
 	ts := newTestServer(t, false)
 	p := newTestPool(t, Options{})
-	old := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL}))
-	set := p.Resolve(t.Context(), testAgent(2, v1.MCPServer{Name: "s", URL: ts.URL, AllowedTools: []string{"add"}}))
+	old := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL}))
+	set := p.Resolve(t.Context(), testAgent(2, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL, AllowedTools: []string{"add"}}))
 	if d := cmp.Diff([]string{"mcp__s__add"}, toolNames(set)); d != "" {
 		t.Errorf("tools of generation 2 (-want +got):\n%s", d)
 	}

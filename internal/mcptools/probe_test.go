@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 )
 
@@ -30,7 +30,7 @@ func TestProbeEndsAtItsOwnTimeout(t *testing.T) {
 	hang := mcptest.Hang("127.0.0.1:0")
 	t.Cleanup(hang.Close)
 	p := newTestPool(t, Options{})
-	agent := testAgent(1, v1.MCPServer{Name: "h", URL: hang.URL, TimeoutSeconds: seconds(600)})
+	agent := testAgent(1, sessionsv1alpha1.MCPServer{Name: "h", URL: hang.URL, TimeoutSeconds: seconds(600)})
 
 	for i := 1; i <= 2; i++ {
 		st := p.Probe(t.Context(), agent, 100*time.Millisecond).Status()
@@ -49,7 +49,7 @@ func TestProbeDoesNotWaitBehindATurn(t *testing.T) {
 	hang := mcptest.Hang("127.0.0.1:0")
 	t.Cleanup(hang.Close)
 	p := newTestPool(t, Options{})
-	agent := testAgent(1, v1.MCPServer{Name: "h", URL: hang.URL, TimeoutSeconds: seconds(600)})
+	agent := testAgent(1, sessionsv1alpha1.MCPServer{Name: "h", URL: hang.URL, TimeoutSeconds: seconds(600)})
 
 	turn, stop := context.WithCancel(t.Context())
 	defer stop()

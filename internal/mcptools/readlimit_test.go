@@ -19,7 +19,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // An MCP server's answer is read up to the pool's read limit before the SDK decodes it: a
@@ -30,7 +30,7 @@ func TestToolResultReadUpToTheLimit(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ts := newTestServer(t, sse)
 			p := newTestPool(t, Options{ReadLimit: 1 << 20})
-			set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "everything", URL: ts.URL}))
+			set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "everything", URL: ts.URL}))
 			args := func(n int) []byte {
 				b, _ := json.Marshal(map[string]string{"text": strings.Repeat("z", n)})
 				return b

@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 )
 
@@ -39,8 +39,8 @@ func TestRevisions(t *testing.T) {
 			ts := c.srv()
 			t.Cleanup(ts.Close)
 			p := newTestPool(t, Options{})
-			set := p.Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "everything", URL: ts.URL}))
-			if d := cmp.Diff([]v1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 5}}, set.Status()); d != "" {
+			set := p.Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "everything", URL: ts.URL}))
+			if d := cmp.Diff([]sessionsv1alpha1.MCPServerStatus{{Name: "everything", Connected: true, Tools: 5}}, set.Status()); d != "" {
 				t.Fatalf("status (-want +got):\n%s", d)
 			}
 			if got := set.Call(t.Context(), "mcp__everything__echo", []byte(`{"text":"hi"}`)); got != (Result{Text: "Echo: hi"}) {

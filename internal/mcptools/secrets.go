@@ -23,7 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
 )
@@ -44,7 +44,7 @@ func ManagerOptions(r client.Reader, p *egress.Policy) Options {
 // writer, or opted in). For any other Secret the error is one fixed sentence, whether the
 // Secret exists or not.
 func SecretsFrom(r client.Reader) SecretReader {
-	return func(ctx context.Context, agent *v1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
+	return func(ctx context.Context, agent *sessionsv1alpha1.Agent, ref *corev1.SecretKeySelector) ([]byte, error) {
 		s, err := secretaccess.Get(ctx, r, agent, ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):

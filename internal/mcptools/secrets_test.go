@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -38,11 +38,11 @@ func TestHeaderSecretsFollowTheSecretRule(t *testing.T) {
 	}
 	read := SecretsFrom(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
 		secret("private", nil),
-		secret("shared", map[string]string{v1.AgentUsableLabel: "true"}),
+		secret("shared", map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}),
 		secret("vouched", nil),
 	).Build())
 	agent := testAgent(1)
-	agent.Annotations = map[string]string{v1.VouchedSecretsAnnotation: "vouched,gone"}
+	agent.Annotations = map[string]string{sessionsv1alpha1.VouchedSecretsAnnotation: "vouched,gone"}
 	ref := func(name string) *corev1.SecretKeySelector {
 		return &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "header"}
 	}
@@ -79,7 +79,7 @@ func TestEgressPolicyOnServerURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := newTestPool(t, ManagerOptions(nil, closed)).Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL}))
+	set := newTestPool(t, ManagerOptions(nil, closed)).Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL}))
 	st := set.Status()
 	if len(set.Tools()) != 0 || st[0].Connected || st[0].Reason != ReasonEgressRefused || !strings.Contains(st[0].Message, "--egress-allow") {
 		t.Errorf("loopback server: tools %v status %+v", toolNames(set), st)
@@ -92,7 +92,7 @@ func TestEgressPolicyOnServerURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set = newTestPool(t, ManagerOptions(nil, open)).Resolve(t.Context(), testAgent(1, v1.MCPServer{Name: "s", URL: ts.URL}))
+	set = newTestPool(t, ManagerOptions(nil, open)).Resolve(t.Context(), testAgent(1, sessionsv1alpha1.MCPServer{Name: "s", URL: ts.URL}))
 	if !set.Has("mcp__s__echo") {
 		t.Errorf("allowed loopback server: tools %v status %+v", toolNames(set), set.Status())
 	}

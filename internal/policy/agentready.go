@@ -19,18 +19,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // AgentUnready returns why a send or spawn into agent's sessions must fail at once, or "":
 // the Agent's controller judged its current generation not Ready (a missing or unusable
 // Secret, an invalid provider). An Agent not judged yet is given the benefit of the doubt;
 // the turn then fails on its own if the provider cannot be built.
-func AgentUnready(agent *v1.Agent) string {
+func AgentUnready(agent *sessionsv1alpha1.Agent) string {
 	if agent == nil {
 		return ""
 	}
-	c := meta.FindStatusCondition(agent.Status.Conditions, v1.ConditionReady)
+	c := meta.FindStatusCondition(agent.Status.Conditions, sessionsv1alpha1.ConditionReady)
 	if c == nil || c.Status != "False" || c.ObservedGeneration != agent.Generation {
 		return ""
 	}

@@ -19,15 +19,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestAgentUnready(t *testing.T) {
-	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a", Generation: 2}}
+	a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a", Generation: 2}}
 	if got := AgentUnready(a); got != "" {
 		t.Errorf("an Agent not judged yet is not refused: %q", got)
 	}
-	a.Status.Conditions = []metav1.Condition{{Type: v1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SecretNotUsable", Message: "m", ObservedGeneration: 1}}
+	a.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SecretNotUsable", Message: "m", ObservedGeneration: 1}}
 	if got := AgentUnready(a); got != "" {
 		t.Errorf("a verdict on an older generation does not count: %q", got)
 	}

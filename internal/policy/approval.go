@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // ApprovalVerdict says whether a tool call waits for a person, and for how long at most.
@@ -37,17 +37,17 @@ type ApprovalVerdict struct {
 // match allows. A require of either side holds: an Agent's allow cannot loosen the
 // admin's require, and the admin's allow does not loosen what the Agent's owner asked
 // for. When both require, the admin's timeout applies.
-func ApprovalFor(admin, agent *v1.ApprovalPolicy, tool string) ApprovalVerdict {
-	if r, i := firstApprovalRule(admin, tool); r != nil && r.Action == v1.ApprovalRequire {
+func ApprovalFor(admin, agent *sessionsv1alpha1.ApprovalPolicy, tool string) ApprovalVerdict {
+	if r, i := firstApprovalRule(admin, tool); r != nil && r.Action == sessionsv1alpha1.ApprovalRequire {
 		return requireBy(r, fmt.Sprintf("SessionPolicy spec.toolApproval.rules[%d]", i))
 	}
-	if r, i := firstApprovalRule(agent, tool); r != nil && r.Action == v1.ApprovalRequire {
+	if r, i := firstApprovalRule(agent, tool); r != nil && r.Action == sessionsv1alpha1.ApprovalRequire {
 		return requireBy(r, fmt.Sprintf("Agent spec.tools.approval.rules[%d]", i))
 	}
 	return ApprovalVerdict{}
 }
 
-func firstApprovalRule(p *v1.ApprovalPolicy, tool string) (*v1.ToolApprovalRule, int) {
+func firstApprovalRule(p *sessionsv1alpha1.ApprovalPolicy, tool string) (*sessionsv1alpha1.ToolApprovalRule, int) {
 	if p == nil {
 		return nil, -1
 	}
@@ -59,8 +59,8 @@ func firstApprovalRule(p *v1.ApprovalPolicy, tool string) (*v1.ToolApprovalRule,
 	return nil, -1
 }
 
-func requireBy(r *v1.ToolApprovalRule, name string) ApprovalVerdict {
-	secs := int32(v1.DefaultApprovalTimeoutSeconds)
+func requireBy(r *sessionsv1alpha1.ToolApprovalRule, name string) ApprovalVerdict {
+	secs := int32(sessionsv1alpha1.DefaultApprovalTimeoutSeconds)
 	if r.TimeoutSeconds != nil && *r.TimeoutSeconds > 0 {
 		secs = *r.TimeoutSeconds
 	}
@@ -68,7 +68,7 @@ func requireBy(r *v1.ToolApprovalRule, name string) ApprovalVerdict {
 }
 
 // ValidateApprovalPolicy reports rules whose globs cannot match.
-func ValidateApprovalPolicy(p *v1.ApprovalPolicy, path *field.Path) field.ErrorList {
+func ValidateApprovalPolicy(p *sessionsv1alpha1.ApprovalPolicy, path *field.Path) field.ErrorList {
 	if p == nil {
 		return nil
 	}
@@ -86,7 +86,7 @@ func ValidateApprovalPolicy(p *v1.ApprovalPolicy, path *field.Path) field.ErrorL
 // ApprovalChange is an admission request on a ToolApproval, as the webhook gathered it.
 type ApprovalChange struct {
 	// Old is nil on create.
-	Old, Cur *v1.ToolApproval
+	Old, Cur *sessionsv1alpha1.ToolApproval
 	// User is the request's user; Manager says it is the operator's own.
 	User    string
 	Manager bool
@@ -111,7 +111,7 @@ func (c ApprovalChange) SetsDecision() bool {
 // only expire); the decided-by annotation is the admission user of the deciding request
 // (the mutating webhook writes it) and changes on no other request.
 func JudgeApproval(c ApprovalChange) *field.Error {
-	ann := field.NewPath("metadata", "annotations").Key(v1.DecidedByAnnotation)
+	ann := field.NewPath("metadata", "annotations").Key(sessionsv1alpha1.DecidedByAnnotation)
 	switch {
 	case c.Old == nil:
 		if !c.Manager {
@@ -120,7 +120,7 @@ func JudgeApproval(c ApprovalChange) *field.Error {
 		if c.Cur.Spec.Decision != "" {
 			return field.Forbidden(field.NewPath("spec", "decision"), "a ToolApproval is created undecided")
 		}
-		if _, ok := c.Cur.Annotations[v1.DecidedByAnnotation]; ok {
+		if _, ok := c.Cur.Annotations[sessionsv1alpha1.DecidedByAnnotation]; ok {
 			return field.Forbidden(ann, "set only from the request that decides")
 		}
 		return nil
@@ -147,14 +147,14 @@ func JudgeApproval(c ApprovalChange) *field.Error {
 		case !c.MayApprove:
 			return field.Forbidden(field.NewPath("spec", "decision"), fmt.Sprintf(
 				"user %q may not decide ToolApproval %s: setting spec.decision needs the verb %s on toolapprovals (the agent-sessions-approver role, or a Role granting it with resourceNames: [%s])",
-				c.User, c.Cur.Name, v1.VerbApprove, c.Cur.Name))
+				c.User, c.Cur.Name, sessionsv1alpha1.VerbApprove, c.Cur.Name))
 		case !c.Now.Before(c.Old.Spec.ExpiresAt.Time):
 			return field.Forbidden(field.NewPath("spec", "decision"), fmt.Sprintf("the approval expired at %s (spec.expiresAt); the call is denied",
 				c.Old.Spec.ExpiresAt.UTC().Format(time.RFC3339)))
 		}
 	}
-	by, had := c.Old.Annotations[v1.DecidedByAnnotation]
-	now, has := c.Cur.Annotations[v1.DecidedByAnnotation]
+	by, had := c.Old.Annotations[sessionsv1alpha1.DecidedByAnnotation]
+	now, has := c.Cur.Annotations[sessionsv1alpha1.DecidedByAnnotation]
 	if by != now || had != has {
 		if !c.SetsDecision() || now != c.User {
 			return field.Forbidden(ann, "written by the operator from the request that decides; nobody sets it")

@@ -22,33 +22,35 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestApprovalFor(t *testing.T) {
-	rules := func(rs ...v1.ToolApprovalRule) *v1.ApprovalPolicy { return &v1.ApprovalPolicy{Rules: rs} }
-	rule := func(a v1.ApprovalAction, secs int32, globs ...string) v1.ToolApprovalRule {
-		r := v1.ToolApprovalRule{Tools: globs, Action: a}
+	rules := func(rs ...sessionsv1alpha1.ToolApprovalRule) *sessionsv1alpha1.ApprovalPolicy {
+		return &sessionsv1alpha1.ApprovalPolicy{Rules: rs}
+	}
+	rule := func(a sessionsv1alpha1.ApprovalAction, secs int32, globs ...string) sessionsv1alpha1.ToolApprovalRule {
+		r := sessionsv1alpha1.ToolApprovalRule{Tools: globs, Action: a}
 		if secs > 0 {
 			r.TimeoutSeconds = ptr.To(secs)
 		}
 		return r
 	}
 	cases := map[string]struct {
-		admin, agent *v1.ApprovalPolicy
+		admin, agent *sessionsv1alpha1.ApprovalPolicy
 		tool         string
 		want         ApprovalVerdict
 	}{
 		"no rules allow": {tool: "mcp__db__drop"},
-		"agent requires, default timeout": {agent: rules(rule(v1.ApprovalRequire, 0, "mcp__db__*")), tool: "mcp__db__drop",
+		"agent requires, default timeout": {agent: rules(rule(sessionsv1alpha1.ApprovalRequire, 0, "mcp__db__*")), tool: "mcp__db__drop",
 			want: ApprovalVerdict{Require: true, Timeout: 600 * time.Second, Rule: "Agent spec.tools.approval.rules[0]"}},
-		"first match wins": {agent: rules(rule(v1.ApprovalAllow, 0, "mcp__db__read"), rule(v1.ApprovalRequire, 0, "mcp__db__*")), tool: "mcp__db__read"},
-		"no match allows":  {agent: rules(rule(v1.ApprovalRequire, 0, "mcp__github__create_*")), tool: "mcp__github__list"},
-		"agent allow cannot loosen admin require": {admin: rules(rule(v1.ApprovalRequire, 30, "mcp__*")),
-			agent: rules(rule(v1.ApprovalAllow, 0, "*")), tool: "mcp__db__drop",
+		"first match wins": {agent: rules(rule(sessionsv1alpha1.ApprovalAllow, 0, "mcp__db__read"), rule(sessionsv1alpha1.ApprovalRequire, 0, "mcp__db__*")), tool: "mcp__db__read"},
+		"no match allows":  {agent: rules(rule(sessionsv1alpha1.ApprovalRequire, 0, "mcp__github__create_*")), tool: "mcp__github__list"},
+		"agent allow cannot loosen admin require": {admin: rules(rule(sessionsv1alpha1.ApprovalRequire, 30, "mcp__*")),
+			agent: rules(rule(sessionsv1alpha1.ApprovalAllow, 0, "*")), tool: "mcp__db__drop",
 			want: ApprovalVerdict{Require: true, Timeout: 30 * time.Second, Rule: "SessionPolicy spec.toolApproval.rules[0]"}},
-		"admin allow does not loosen agent require": {admin: rules(rule(v1.ApprovalAllow, 0, "*")),
-			agent: rules(rule(v1.ApprovalRequire, 60, "sessions_send")), tool: "sessions_send",
+		"admin allow does not loosen agent require": {admin: rules(rule(sessionsv1alpha1.ApprovalAllow, 0, "*")),
+			agent: rules(rule(sessionsv1alpha1.ApprovalRequire, 60, "sessions_send")), tool: "sessions_send",
 			want: ApprovalVerdict{Require: true, Timeout: 60 * time.Second, Rule: "Agent spec.tools.approval.rules[0]"}},
 	}
 	for name, tc := range cases {
@@ -62,41 +64,41 @@ func TestApprovalFor(t *testing.T) {
 
 func TestJudgeApproval(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	base := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-1"}, Spec: v1.ToolApprovalSpec{
-		SessionKey: "agent:a:main", AgentID: "a", Tool: "mcp__db__drop", Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: "s"},
+	base := &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-1"}, Spec: sessionsv1alpha1.ToolApprovalSpec{
+		SessionKey: "agent:a:main", AgentID: "a", Tool: "mcp__db__drop", Owner: sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "s"},
 		ExpiresAt: metav1.NewTime(t0.Add(time.Hour))}}
-	decided := func(d v1.ApprovalDecision, by string) *v1.ToolApproval {
+	decided := func(d sessionsv1alpha1.ApprovalDecision, by string) *sessionsv1alpha1.ToolApproval {
 		o := base.DeepCopy()
 		o.Spec.Decision = d
 		if by != "" {
-			o.Annotations = map[string]string{v1.DecidedByAnnotation: by}
+			o.Annotations = map[string]string{sessionsv1alpha1.DecidedByAnnotation: by}
 		}
 		return o
 	}
 	expired := base.DeepCopy()
-	expired.Status.Phase = v1.ApprovalExpired
+	expired.Status.Phase = sessionsv1alpha1.ApprovalExpired
 	cases := map[string]struct {
 		c    ApprovalChange
 		want string // the refused field path, "" to allow
 	}{
 		"manager creates":        {c: ApprovalChange{Cur: base, Manager: true}},
 		"a user cannot create":   {c: ApprovalChange{Cur: base, User: "alice", MayApprove: true}, want: "metadata"},
-		"created decided":        {c: ApprovalChange{Cur: decided(v1.DecisionApproved, ""), Manager: true}, want: "spec.decision"},
+		"created decided":        {c: ApprovalChange{Cur: decided(sessionsv1alpha1.DecisionApproved, ""), Manager: true}, want: "spec.decision"},
 		"created with decidedBy": {c: ApprovalChange{Cur: decided("", "alice"), Manager: true}, want: "metadata.annotations[sessions.agents.dev/decided-by]"},
-		"approver decides":       {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "alice"), User: "alice", MayApprove: true}},
-		"without approve":        {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionDenied, "eve"), User: "eve"}, want: "spec.decision"},
-		"manager cannot decide":  {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "m"), User: "m", Manager: true}, want: "spec.decision"},
-		"decided once":           {c: ApprovalChange{Old: decided(v1.DecisionDenied, "a"), Cur: decided(v1.DecisionApproved, "a"), User: "a", MayApprove: true}, want: "spec.decision"},
-		"not after expiry":       {c: ApprovalChange{Old: expired, Cur: decided(v1.DecisionApproved, "alice"), User: "alice", MayApprove: true}, want: "spec.decision"},
-		"past expiresAt, still pending": {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour + time.Second)},
+		"approver decides":       {c: ApprovalChange{Old: base, Cur: decided(sessionsv1alpha1.DecisionApproved, "alice"), User: "alice", MayApprove: true}},
+		"without approve":        {c: ApprovalChange{Old: base, Cur: decided(sessionsv1alpha1.DecisionDenied, "eve"), User: "eve"}, want: "spec.decision"},
+		"manager cannot decide":  {c: ApprovalChange{Old: base, Cur: decided(sessionsv1alpha1.DecisionApproved, "m"), User: "m", Manager: true}, want: "spec.decision"},
+		"decided once":           {c: ApprovalChange{Old: decided(sessionsv1alpha1.DecisionDenied, "a"), Cur: decided(sessionsv1alpha1.DecisionApproved, "a"), User: "a", MayApprove: true}, want: "spec.decision"},
+		"not after expiry":       {c: ApprovalChange{Old: expired, Cur: decided(sessionsv1alpha1.DecisionApproved, "alice"), User: "alice", MayApprove: true}, want: "spec.decision"},
+		"past expiresAt, still pending": {c: ApprovalChange{Old: base, Cur: decided(sessionsv1alpha1.DecisionApproved, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour + time.Second)},
 			want: "spec.decision"},
-		"at expiresAt":           {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionDenied, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour)}, want: "spec.decision"},
-		"a second before expiry": {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour - time.Second)}},
-		"forged decidedBy": {c: ApprovalChange{Old: base, Cur: decided(v1.DecisionApproved, "bob"), User: "alice", MayApprove: true},
+		"at expiresAt":           {c: ApprovalChange{Old: base, Cur: decided(sessionsv1alpha1.DecisionDenied, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour)}, want: "spec.decision"},
+		"a second before expiry": {c: ApprovalChange{Old: base, Cur: decided(sessionsv1alpha1.DecisionApproved, "alice"), User: "alice", MayApprove: true, Now: t0.Add(time.Hour - time.Second)}},
+		"forged decidedBy": {c: ApprovalChange{Old: base, Cur: decided(sessionsv1alpha1.DecisionApproved, "bob"), User: "alice", MayApprove: true},
 			want: "metadata.annotations[sessions.agents.dev/decided-by]"},
-		"decidedBy changed later": {c: ApprovalChange{Old: decided(v1.DecisionApproved, "alice"), Cur: decided(v1.DecisionApproved, "bob"), User: "bob", MayApprove: true},
+		"decidedBy changed later": {c: ApprovalChange{Old: decided(sessionsv1alpha1.DecisionApproved, "alice"), Cur: decided(sessionsv1alpha1.DecisionApproved, "bob"), User: "bob", MayApprove: true},
 			want: "metadata.annotations[sessions.agents.dev/decided-by]"},
-		"other spec fields immutable": {c: ApprovalChange{Old: base, Cur: func() *v1.ToolApproval { o := base.DeepCopy(); o.Spec.Tool = "x"; return o }(), User: "alice", MayApprove: true}, want: "spec"},
+		"other spec fields immutable": {c: ApprovalChange{Old: base, Cur: func() *sessionsv1alpha1.ToolApproval { o := base.DeepCopy(); o.Spec.Tool = "x"; return o }(), User: "alice", MayApprove: true}, want: "spec"},
 		"status by a user":            {c: ApprovalChange{Old: base, Cur: base, User: "alice", Status: true, MayApprove: true}, want: "status"},
 		"status by the manager":       {c: ApprovalChange{Old: base, Cur: expired, Manager: true, Status: true}},
 	}

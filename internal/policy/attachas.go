@@ -22,7 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // maxMountPath bounds attachAs.mountPath, as the CRD does.
@@ -31,7 +31,7 @@ const maxMountPath = 255
 // CheckAttachAs validates the reserved attachAs hint: its mountPath, when set, is a relative
 // path inside the child's workspace (no leading /, no .. element, no \ or control
 // characters). The hint is recorded only; nothing is mounted.
-func CheckAttachAs(a *v1.AttachAs, p *field.Path) field.ErrorList {
+func CheckAttachAs(a *sessionsv1alpha1.AttachAs, p *field.Path) field.ErrorList {
 	if a == nil || a.MountPath == "" {
 		return nil
 	}

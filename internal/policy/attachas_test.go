@@ -19,23 +19,23 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestCheckAttachAs(t *testing.T) {
 	cases := map[string]struct {
-		a    *v1.AttachAs
+		a    *sessionsv1alpha1.AttachAs
 		want string // "" = valid
 	}{
 		"none":            {},
-		"no mountPath":    {a: &v1.AttachAs{}},
-		"a relative path": {a: &v1.AttachAs{MountPath: "inputs/data"}},
-		"a dotted name":   {a: &v1.AttachAs{MountPath: "inputs/..data"}},
-		"absolute":        {a: &v1.AttachAs{MountPath: "/etc"}, want: "spec.attachAs.mountPath: Invalid value: \"/etc\": must be a relative path inside the workspace, not an absolute one"},
-		"up and out":      {a: &v1.AttachAs{MountPath: "inputs/../../etc"}, want: "spec.attachAs.mountPath: Invalid value: \"inputs/../../etc\": must stay inside the workspace: no .. element"},
-		"the workspace":   {a: &v1.AttachAs{MountPath: "./"}, want: "spec.attachAs.mountPath: Invalid value: \"./\": must name a directory inside the workspace, not the workspace itself"},
-		"a backslash":     {a: &v1.AttachAs{MountPath: `a\b`}, want: `spec.attachAs.mountPath: Invalid value: "a\\b": must not contain \`},
-		"a control":       {a: &v1.AttachAs{MountPath: "a\nb"}, want: "spec.attachAs.mountPath: Invalid value: \"a\\nb\": must not contain NUL or control characters"},
+		"no mountPath":    {a: &sessionsv1alpha1.AttachAs{}},
+		"a relative path": {a: &sessionsv1alpha1.AttachAs{MountPath: "inputs/data"}},
+		"a dotted name":   {a: &sessionsv1alpha1.AttachAs{MountPath: "inputs/..data"}},
+		"absolute":        {a: &sessionsv1alpha1.AttachAs{MountPath: "/etc"}, want: "spec.attachAs.mountPath: Invalid value: \"/etc\": must be a relative path inside the workspace, not an absolute one"},
+		"up and out":      {a: &sessionsv1alpha1.AttachAs{MountPath: "inputs/../../etc"}, want: "spec.attachAs.mountPath: Invalid value: \"inputs/../../etc\": must stay inside the workspace: no .. element"},
+		"the workspace":   {a: &sessionsv1alpha1.AttachAs{MountPath: "./"}, want: "spec.attachAs.mountPath: Invalid value: \"./\": must name a directory inside the workspace, not the workspace itself"},
+		"a backslash":     {a: &sessionsv1alpha1.AttachAs{MountPath: `a\b`}, want: `spec.attachAs.mountPath: Invalid value: "a\\b": must not contain \`},
+		"a control":       {a: &sessionsv1alpha1.AttachAs{MountPath: "a\nb"}, want: "spec.attachAs.mountPath: Invalid value: \"a\\nb\": must not contain NUL or control characters"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Built-in attachment limits; a SessionPolicy may lower them, never raise them.
@@ -43,7 +43,7 @@ type AttachmentLimits struct {
 }
 
 // LimitsFor lowers the built-in limits by the SessionPolicy's, where it sets them.
-func LimitsFor(p *v1.SessionPolicySpec) AttachmentLimits {
+func LimitsFor(p *sessionsv1alpha1.SessionPolicySpec) AttachmentLimits {
 	l := AttachmentLimits{Count: MaxAttachments, FileBytes: MaxAttachmentBytes, TotalBytes: MaxAttachmentsBytes}
 	if p == nil || p.Attachments == nil {
 		return l
@@ -62,8 +62,8 @@ func LimitsFor(p *v1.SessionPolicySpec) AttachmentLimits {
 
 // DecodeAttachment returns an attachment's bytes; base64 is decoded strictly (no stray
 // characters, correct padding).
-func DecodeAttachment(a v1.Attachment) ([]byte, error) {
-	if a.Encoding == v1.EncodingBase64 {
+func DecodeAttachment(a sessionsv1alpha1.Attachment) ([]byte, error) {
+	if a.Encoding == sessionsv1alpha1.EncodingBase64 {
 		return base64.StdEncoding.Strict().DecodeString(a.Content)
 	}
 	return []byte(a.Content), nil
@@ -72,17 +72,17 @@ func DecodeAttachment(a v1.Attachment) ([]byte, error) {
 // AttachmentReceipt is one attachment's receipt as the seeds give it: its name, decoded
 // size and sha256. The spawn tool returns them at once; the run's status repeats them once
 // the files are written.
-func AttachmentReceipt(a v1.Attachment) (v1.AttachmentReceipt, []byte, error) {
+func AttachmentReceipt(a sessionsv1alpha1.Attachment) (sessionsv1alpha1.AttachmentReceipt, []byte, error) {
 	data, err := DecodeAttachment(a)
 	if err != nil {
-		return v1.AttachmentReceipt{}, nil, err
+		return sessionsv1alpha1.AttachmentReceipt{}, nil, err
 	}
 	sum := sha256.Sum256(data)
-	return v1.AttachmentReceipt{Name: a.Name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, data, nil
+	return sessionsv1alpha1.AttachmentReceipt{Name: a.Name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, data, nil
 }
 
 // CheckAttachments validates names, encodings and sizes against the limits.
-func CheckAttachments(atts []v1.Attachment, l AttachmentLimits, path *field.Path) field.ErrorList {
+func CheckAttachments(atts []sessionsv1alpha1.Attachment, l AttachmentLimits, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(atts) > l.Count {
 		errs = append(errs, field.TooMany(path, len(atts), l.Count))

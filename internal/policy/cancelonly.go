@@ -18,17 +18,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // CancelOnlySend judges an update of a SessionSend's spec; see cancelOnly.
-func CancelOnlySend(old, cur v1.SessionSendSpec) *field.Error {
-	return cancelOnly(old, cur, func(s *v1.SessionSendSpec) *bool { return &s.Cancel }, "SessionSend")
+func CancelOnlySend(old, cur sessionsv1alpha1.SessionSendSpec) *field.Error {
+	return cancelOnly(old, cur, func(s *sessionsv1alpha1.SessionSendSpec) *bool { return &s.Cancel }, "SessionSend")
 }
 
 // CancelOnlyRun judges an update of a SubagentRun's spec; see cancelOnly.
-func CancelOnlyRun(old, cur v1.SubagentRunSpec) *field.Error {
-	return cancelOnly(old, cur, func(s *v1.SubagentRunSpec) *bool { return &s.Cancel }, "SubagentRun")
+func CancelOnlyRun(old, cur sessionsv1alpha1.SubagentRunSpec) *field.Error {
+	return cancelOnly(old, cur, func(s *sessionsv1alpha1.SubagentRunSpec) *bool { return &s.Cancel }, "SubagentRun")
 }
 
 // cancelOnly refuses every change of a send's or run's spec but setting spec.cancel (from

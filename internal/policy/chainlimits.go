@@ -17,7 +17,7 @@ package policy
 import (
 	"fmt"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Defaults of spec.limits.maxSendsPerChain and maxPairRepeats. The hop limit bounds a
@@ -52,7 +52,7 @@ type ChainDenial struct {
 
 // JudgeChainMember decides whether next may join a chain that already holds members (its
 // root excluded: the root counts as one more). nil allows it.
-func JudgeChainMember(members []ChainMember, next ChainMember, p *v1.SessionPolicySpec) *ChainDenial {
+func JudgeChainMember(members []ChainMember, next ChainMember, p *sessionsv1alpha1.SessionPolicySpec) *ChainDenial {
 	maxSends, maxPairs := chainLimits(p)
 	if n := len(members) + 1; n >= maxSends {
 		return &ChainDenial{Limit: LimitMaxSendsPerChain, Message: fmt.Sprintf(
@@ -78,7 +78,7 @@ func JudgeChainMember(members []ChainMember, next ChainMember, p *v1.SessionPoli
 
 // chainLimits are the policy's maxSendsPerChain and maxPairRepeats, or their defaults. p
 // may be nil.
-func chainLimits(p *v1.SessionPolicySpec) (maxSends, maxPairs int) {
+func chainLimits(p *sessionsv1alpha1.SessionPolicySpec) (maxSends, maxPairs int) {
 	maxSends, maxPairs = DefaultMaxSendsPerChain, DefaultMaxPairRepeats
 	if p == nil || p.Limits == nil {
 		return maxSends, maxPairs
@@ -98,11 +98,11 @@ func chainLimits(p *v1.SessionPolicySpec) (maxSends, maxPairs int) {
 // (ChainRootAnnotation, "<Kind>/<name>"). A parent without a UID (a turn nobody owns)
 // makes the new object a root: nil, nil.
 func NextChain(parentLabels, parentAnnotations map[string]string, parentUID, parentKind, parentName string) (labels, annotations map[string]string) {
-	if chain, ok := parentLabels[v1.ChainLabel]; ok {
-		return map[string]string{v1.ChainLabel: chain}, map[string]string{v1.ChainRootAnnotation: parentAnnotations[v1.ChainRootAnnotation]}
+	if chain, ok := parentLabels[sessionsv1alpha1.ChainLabel]; ok {
+		return map[string]string{sessionsv1alpha1.ChainLabel: chain}, map[string]string{sessionsv1alpha1.ChainRootAnnotation: parentAnnotations[sessionsv1alpha1.ChainRootAnnotation]}
 	}
 	if parentUID == "" {
 		return nil, nil
 	}
-	return map[string]string{v1.ChainLabel: parentUID}, map[string]string{v1.ChainRootAnnotation: parentKind + "/" + parentName}
+	return map[string]string{sessionsv1alpha1.ChainLabel: parentUID}, map[string]string{sessionsv1alpha1.ChainRootAnnotation: parentKind + "/" + parentName}
 }

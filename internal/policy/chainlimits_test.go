@@ -21,7 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestJudgeChainMember(t *testing.T) {
@@ -35,13 +35,13 @@ func TestJudgeChainMember(t *testing.T) {
 		}
 		return out
 	}
-	limits := func(sends, pairs int32) *v1.SessionPolicySpec {
-		return &v1.SessionPolicySpec{Limits: &v1.ChainLimits{MaxSendsPerChain: ptr.To(sends), MaxPairRepeats: ptr.To(pairs)}}
+	limits := func(sends, pairs int32) *sessionsv1alpha1.SessionPolicySpec {
+		return &sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{MaxSendsPerChain: ptr.To(sends), MaxPairRepeats: ptr.To(pairs)}}
 	}
 	cases := map[string]struct {
 		members []ChainMember
 		next    ChainMember
-		p       *v1.SessionPolicySpec
+		p       *sessionsv1alpha1.SessionPolicySpec
 		want    string // the limit hit, "" when allowed
 	}{
 		"the first tool call of a chain":               {next: ab},
@@ -56,7 +56,7 @@ func TestJudgeChainMember(t *testing.T) {
 		"the policy's chain limit":                     {members: n(4, spawn), next: spawn, p: limits(5, 2), want: LimitMaxSendsPerChain},
 		"the policy's pair limit":                      {members: []ChainMember{ab}, next: ab, p: limits(20, 1), want: LimitMaxPairRepeats},
 		"a higher pair limit lets a loop go on longer": {members: []ChainMember{ab, ba, ab, ba}, next: ab, p: limits(20, 3)},
-		"a policy without limits takes the defaults":   {members: n(19, spawn), next: spawn, p: &v1.SessionPolicySpec{}, want: LimitMaxSendsPerChain},
+		"a policy without limits takes the defaults":   {members: n(19, spawn), next: spawn, p: &sessionsv1alpha1.SessionPolicySpec{}, want: LimitMaxSendsPerChain},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -83,10 +83,10 @@ func TestNextChain(t *testing.T) {
 		want                marks
 	}{
 		"a root's tool call joins the root's chain": {uid: "u1",
-			want: marks{map[string]string{v1.ChainLabel: "u1"}, map[string]string{v1.ChainRootAnnotation: "SessionSend/seed"}}},
+			want: marks{map[string]string{sessionsv1alpha1.ChainLabel: "u1"}, map[string]string{sessionsv1alpha1.ChainRootAnnotation: "SessionSend/seed"}}},
 		"a member's tool call joins its chain": {uid: "u2",
-			labels: map[string]string{v1.ChainLabel: "u0"}, annotations: map[string]string{v1.ChainRootAnnotation: "SubagentRun/r0"},
-			want: marks{map[string]string{v1.ChainLabel: "u0"}, map[string]string{v1.ChainRootAnnotation: "SubagentRun/r0"}}},
+			labels: map[string]string{sessionsv1alpha1.ChainLabel: "u0"}, annotations: map[string]string{sessionsv1alpha1.ChainRootAnnotation: "SubagentRun/r0"},
+			want: marks{map[string]string{sessionsv1alpha1.ChainLabel: "u0"}, map[string]string{sessionsv1alpha1.ChainRootAnnotation: "SubagentRun/r0"}}},
 		"a turn nobody owns starts no chain": {},
 	}
 	for name, tc := range cases {

@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"strconv"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // DefaultMaxHops bounds a chain of tool-made sends and spawns when the SessionPolicy sets no
@@ -32,13 +32,13 @@ const DefaultToolCreatesPerMinute = 120
 // HopsOf reads an object's hop count from its annotations: 0 when absent, an error when the
 // value is not a non-negative integer.
 func HopsOf(annotations map[string]string) (int, error) {
-	s, ok := annotations[v1.HopsAnnotation]
+	s, ok := annotations[sessionsv1alpha1.HopsAnnotation]
 	if !ok {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("annotation %s must be a non-negative integer, got %q", v1.HopsAnnotation, s)
+		return 0, fmt.Errorf("annotation %s must be a non-negative integer, got %q", sessionsv1alpha1.HopsAnnotation, s)
 	}
 	return n, nil
 }
@@ -55,7 +55,7 @@ func NextHops(parentAnnotations map[string]string) int {
 }
 
 // MaxHops is the policy's hop limit, DefaultMaxHops when unset. p may be nil.
-func MaxHops(p *v1.SessionPolicySpec) int {
+func MaxHops(p *sessionsv1alpha1.SessionPolicySpec) int {
 	if p != nil && p.Limits != nil && p.Limits.MaxHops != nil {
 		return int(*p.Limits.MaxHops)
 	}
@@ -63,7 +63,7 @@ func MaxHops(p *v1.SessionPolicySpec) int {
 }
 
 // CheckHops returns a denial when hops is over the policy's limit, else "".
-func CheckHops(hops int, p *v1.SessionPolicySpec) string {
+func CheckHops(hops int, p *sessionsv1alpha1.SessionPolicySpec) string {
 	if limit := MaxHops(p); hops > limit {
 		return fmt.Sprintf("hop limit: this is hop %d of a chain of agent tool calls and SessionPolicy spec.limits.maxHops is %d; raise spec.limits.maxHops to allow longer chains",
 			hops, limit)
@@ -73,7 +73,7 @@ func CheckHops(hops int, p *v1.SessionPolicySpec) string {
 
 // ToolCreatesPerMinute is the namespace's rate of tool-made sends and spawns: the policy's,
 // else the operator's default. p may be nil.
-func ToolCreatesPerMinute(p *v1.SessionPolicySpec, operatorDefault int) int {
+func ToolCreatesPerMinute(p *sessionsv1alpha1.SessionPolicySpec, operatorDefault int) int {
 	if p != nil && p.Limits != nil && p.Limits.ToolCreatesPerMinute != nil {
 		return int(*p.Limits.ToolCreatesPerMinute)
 	}

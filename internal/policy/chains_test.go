@@ -20,22 +20,22 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestHops(t *testing.T) {
-	limit3 := &v1.SessionPolicySpec{Limits: &v1.ChainLimits{MaxHops: ptr.To[int32](3)}}
+	limit3 := &sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{MaxHops: ptr.To[int32](3)}}
 	cases := map[string]struct {
 		ann      map[string]string
-		p        *v1.SessionPolicySpec
+		p        *sessionsv1alpha1.SessionPolicySpec
 		wantNext int
 		wantDeny bool
 	}{
 		"a person's object starts a chain": {ann: nil, wantNext: 1},
-		"hop 7 makes hop 8, the default":   {ann: map[string]string{v1.HopsAnnotation: "7"}, wantNext: 8},
-		"hop 8 makes hop 9, over":          {ann: map[string]string{v1.HopsAnnotation: "8"}, wantNext: 9, wantDeny: true},
-		"the policy's limit":               {ann: map[string]string{v1.HopsAnnotation: "3"}, p: limit3, wantNext: 4, wantDeny: true},
-		"a malformed count is over":        {ann: map[string]string{v1.HopsAnnotation: "-1"}, wantNext: DefaultMaxHops + 1, wantDeny: true},
+		"hop 7 makes hop 8, the default":   {ann: map[string]string{sessionsv1alpha1.HopsAnnotation: "7"}, wantNext: 8},
+		"hop 8 makes hop 9, over":          {ann: map[string]string{sessionsv1alpha1.HopsAnnotation: "8"}, wantNext: 9, wantDeny: true},
+		"the policy's limit":               {ann: map[string]string{sessionsv1alpha1.HopsAnnotation: "3"}, p: limit3, wantNext: 4, wantDeny: true},
+		"a malformed count is over":        {ann: map[string]string{sessionsv1alpha1.HopsAnnotation: "-1"}, wantNext: DefaultMaxHops + 1, wantDeny: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -49,10 +49,10 @@ func TestHops(t *testing.T) {
 			}
 		})
 	}
-	if _, err := HopsOf(map[string]string{v1.HopsAnnotation: "x"}); err == nil {
+	if _, err := HopsOf(map[string]string{sessionsv1alpha1.HopsAnnotation: "x"}); err == nil {
 		t.Error("HopsOf accepted a non-number")
 	}
-	if got := ToolCreatesPerMinute(&v1.SessionPolicySpec{Limits: &v1.ChainLimits{ToolCreatesPerMinute: ptr.To[int32](7)}}, 60); got != 7 {
+	if got := ToolCreatesPerMinute(&sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{ToolCreatesPerMinute: ptr.To[int32](7)}}, 60); got != 7 {
 		t.Errorf("the policy's rate wins: %d", got)
 	}
 	if got := ToolCreatesPerMinute(nil, 60); got != 60 {

@@ -17,15 +17,15 @@ package policy
 import (
 	"fmt"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 // DestinationOf is where a session's announces go: its spec.deliveryContext, else its own
 // channel and spec.lastTo. A deliveryContext without a channel takes the session's.
-func DestinationOf(s *v1.AgentSession) v1.DeliveryContext {
+func DestinationOf(s *sessionsv1alpha1.AgentSession) sessionsv1alpha1.DeliveryContext {
 	own := TargetOf(s).Channel
-	dc := v1.DeliveryContext{Channel: own, To: s.Spec.LastTo}
+	dc := sessionsv1alpha1.DeliveryContext{Channel: own, To: s.Spec.LastTo}
 	if c := s.Spec.DeliveryContext; c != nil {
 		dc = *c
 		if dc.Channel == "" {
@@ -42,7 +42,7 @@ func DestinationOf(s *v1.AgentSession) v1.DeliveryContext {
 // (group:7); else the session's on the session's channel, and on another channel every chat
 // type, since nothing says which one it is. The session's spec.sendPolicy speaks for its own
 // channel and chat type only, so it does not carry an announce elsewhere.
-func DecideDelivery(p *v1.SendPolicySpec, s *v1.AgentSession, dc v1.DeliveryContext) SendDecision {
+func DecideDelivery(p *sessionsv1alpha1.SendPolicySpec, s *sessionsv1alpha1.AgentSession, dc sessionsv1alpha1.DeliveryContext) SendDecision {
 	own := TargetOf(s)
 	d := DecideSend(p, own)
 	if !d.Allowed {
@@ -52,7 +52,7 @@ func DecideDelivery(p *v1.SendPolicySpec, s *v1.AgentSession, dc v1.DeliveryCont
 	if dest.Channel == "" {
 		dest.Channel = own.Channel
 	}
-	chatTypes := []string{string(v1.ChatTypeDirect), string(v1.ChatTypeGroup), string(v1.ChatTypeRoom)}
+	chatTypes := []string{string(sessionsv1alpha1.ChatTypeDirect), string(sessionsv1alpha1.ChatTypeGroup), string(sessionsv1alpha1.ChatTypeRoom)}
 	switch ct := sessionkey.ChatTypeOfTo(dc.To); {
 	case ct != "":
 		chatTypes = []string{chatTypeOf(ct)}
@@ -72,7 +72,7 @@ func DecideDelivery(p *v1.SendPolicySpec, s *v1.AgentSession, dc v1.DeliveryCont
 }
 
 // deliveryDenial names where the announce goes, the rule that denies it, and what to change.
-func deliveryDenial(p *v1.SendPolicySpec, s *v1.AgentSession, dc v1.DeliveryContext, dest, own SendTarget, d SendDecision) SendDecision {
+func deliveryDenial(p *sessionsv1alpha1.SendPolicySpec, s *sessionsv1alpha1.AgentSession, dc sessionsv1alpha1.DeliveryContext, dest, own SendTarget, d SendDecision) SendDecision {
 	field := "spec.lastTo"
 	if s.Spec.DeliveryContext != nil {
 		field = "spec.deliveryContext"

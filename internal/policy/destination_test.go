@@ -21,30 +21,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestDestinationOf(t *testing.T) {
 	cases := map[string]struct {
-		s    *v1.AgentSession
-		want v1.DeliveryContext
+		s    *sessionsv1alpha1.AgentSession
+		want sessionsv1alpha1.DeliveryContext
 	}{
 		"the session's channel and lastTo": {
-			s:    session("agent:main:main", func(s *v1.AgentSession) { s.Spec.LastChannel, s.Spec.LastTo = "webchat", "alice" }),
-			want: v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			s:    session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.LastChannel, s.Spec.LastTo = "webchat", "alice" }),
+			want: sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "alice"},
 		},
 		"the delivery context wins, lastTo included": {
-			s: session("agent:main:main", func(s *v1.AgentSession) {
+			s: session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) {
 				s.Spec.LastChannel, s.Spec.LastTo = "webchat", "alice"
-				s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "discord", To: "group:7", AccountID: "a", ThreadID: "t"}
+				s.Spec.DeliveryContext = &sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7", AccountID: "a", ThreadID: "t"}
 			}),
-			want: v1.DeliveryContext{Channel: "discord", To: "group:7", AccountID: "a", ThreadID: "t"},
+			want: sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7", AccountID: "a", ThreadID: "t"},
 		},
 		"a delivery context without a channel takes the session's": {
-			s: session("agent:main:discord:group:7", func(s *v1.AgentSession) {
-				s.Spec.DeliveryContext = &v1.DeliveryContext{To: "group:7"}
+			s: session("agent:main:discord:group:7", func(s *sessionsv1alpha1.AgentSession) {
+				s.Spec.DeliveryContext = &sessionsv1alpha1.DeliveryContext{To: "group:7"}
 			}),
-			want: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			want: sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7"},
 		},
 	}
 	for name, tc := range cases {
@@ -57,74 +57,76 @@ func TestDestinationOf(t *testing.T) {
 }
 
 func TestDecideDelivery(t *testing.T) {
-	denyDiscordGroups := &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}}
-	allowWebchatOnly := &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "webchat"}, Action: v1.ActionAllow}}, Default: v1.ActionDeny}
-	webchatMain := func(mut ...func(*v1.AgentSession)) *v1.AgentSession {
-		return session("agent:main:main", append([]func(*v1.AgentSession){func(s *v1.AgentSession) { s.Spec.LastChannel = "webchat" }}, mut...)...)
+	denyDiscordGroups := &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord", ChatType: sessionsv1alpha1.ChatTypeGroup}, Action: sessionsv1alpha1.ActionDeny}}}
+	allowWebchatOnly := &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "webchat"}, Action: sessionsv1alpha1.ActionAllow}}, Default: sessionsv1alpha1.ActionDeny}
+	webchatMain := func(mut ...func(*sessionsv1alpha1.AgentSession)) *sessionsv1alpha1.AgentSession {
+		return session("agent:main:main", append([]func(*sessionsv1alpha1.AgentSession){func(s *sessionsv1alpha1.AgentSession) { s.Spec.LastChannel = "webchat" }}, mut...)...)
 	}
-	allowOverride := func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionAllow }
+	allowOverride := func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionAllow }
 	cases := map[string]struct {
-		p          *v1.SendPolicySpec
-		s          *v1.AgentSession
-		dc         v1.DeliveryContext
+		p          *sessionsv1alpha1.SendPolicySpec
+		s          *sessionsv1alpha1.AgentSession
+		dc         sessionsv1alpha1.DeliveryContext
 		want       SendDecision
 		wantReason string
 	}{
 		"the session's own chat": {
-			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			p: denyDiscordGroups, s: webchatMain(), dc: sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "alice"},
 			want: SendDecision{Allowed: true, By: DecidedByDefault},
 		},
 		"an allowed session rerouted to a denied discord group": {
-			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			p: denyDiscordGroups, s: webchatMain(), dc: sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7"},
 			want: SendDecision{By: DecidedByRule, Rule: 1},
 			wantReason: "the announce goes to group chat group:7 on discord (spec.lastTo), not to the session's own direct chat on webchat: " +
 				"denied by sessionPolicy default rule 1 (channel=discord, chatType=group -> deny); point spec.lastTo at an allowed chat or change the rule",
 		},
 		"the recipient's chat type counts on the session's own channel": {
-			p: &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "webchat", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
-			s: webchatMain(), dc: v1.DeliveryContext{Channel: "webchat", To: "group:lobby"},
+			p: &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup}, Action: sessionsv1alpha1.ActionDeny}}},
+			s: webchatMain(), dc: sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "group:lobby"},
 			want: SendDecision{By: DecidedByRule, Rule: 1},
 		},
 		"a recipient naming no chat type on the session's channel is the session's chat type": {
-			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "webchat", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+			p:    &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup}, Action: sessionsv1alpha1.ActionDeny}}},
 			s:    webchatMain(),
-			dc:   v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			dc:   sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "alice"},
 			want: SendDecision{Allowed: true, By: DecidedByDefault},
 		},
 		"a recipient naming no chat type on another channel is judged as every chat type": {
-			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "alice"},
+			p: denyDiscordGroups, s: webchatMain(), dc: sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "alice"},
 			want:       SendDecision{By: DecidedByRule, Rule: 1},
 			wantReason: "the announce goes to chat of unnamed type (judged as a group; name it: direct:<peer>, group:<id>) alice on discord (spec.lastTo)",
 		},
 		"a recipient naming a direct chat on another channel": {
-			p: denyDiscordGroups, s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "direct:alice"},
+			p: denyDiscordGroups, s: webchatMain(), dc: sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "direct:alice"},
 			want: SendDecision{Allowed: true, By: DecidedByDefault},
 		},
 		"a default deny judges the destination too": {
-			p: allowWebchatOnly, s: webchatMain(func(s *v1.AgentSession) { s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "telegram"} }),
-			dc:         v1.DeliveryContext{Channel: "telegram"},
+			p: allowWebchatOnly, s: webchatMain(func(s *sessionsv1alpha1.AgentSession) {
+				s.Spec.DeliveryContext = &sessionsv1alpha1.DeliveryContext{Channel: "telegram"}
+			}),
+			dc:         sessionsv1alpha1.DeliveryContext{Channel: "telegram"},
 			want:       SendDecision{By: DecidedByDefault},
 			wantReason: "(spec.deliveryContext), not to the session's own direct chat on webchat: denied by sessionPolicy default (no rule matched, sendPolicy.default=deny); point spec.deliveryContext at an allowed chat",
 		},
 		"the session's override does not carry an announce elsewhere": {
-			p: denyDiscordGroups, s: webchatMain(allowOverride), dc: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			p: denyDiscordGroups, s: webchatMain(allowOverride), dc: sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7"},
 			want: SendDecision{By: DecidedByRule, Rule: 1},
 		},
 		"the session's override allows its own chat": {
 			p:    denyDiscordGroups,
 			s:    session("agent:main:discord:group:7", allowOverride),
-			dc:   v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			dc:   sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7"},
 			want: SendDecision{Allowed: true, By: DecidedBySession},
 		},
 		"a denied session stays denied whatever its destination": {
 			p:          denyDiscordGroups,
 			s:          session("agent:main:discord:group:7"),
-			dc:         v1.DeliveryContext{Channel: "webchat", To: "alice"},
+			dc:         sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "alice"},
 			want:       SendDecision{By: DecidedByRule, Rule: 1},
 			wantReason: "send denied by sessionPolicy default rule 1",
 		},
 		"no policy allows": {
-			s: webchatMain(), dc: v1.DeliveryContext{Channel: "discord", To: "group:7"},
+			s: webchatMain(), dc: sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7"},
 			want: SendDecision{Allowed: true, By: DecidedByBuiltin},
 		},
 	}
@@ -142,29 +144,29 @@ func TestDecideDelivery(t *testing.T) {
 }
 
 func TestRouteOf(t *testing.T) {
-	pol := &v1.SessionPolicy{Spec: v1.SessionPolicySpec{Delivery: []v1.DeliverySink{
-		{Channel: "telegram", Kind: v1.DeliveryTelegram}, {Channel: "webchat", Kind: v1.DeliveryWebhook, URL: "https://h"}}}}
-	session := func(key string, mod func(*v1.AgentSession)) *v1.AgentSession {
-		s := &v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"}}
+	pol := &sessionsv1alpha1.SessionPolicy{Spec: sessionsv1alpha1.SessionPolicySpec{Delivery: []sessionsv1alpha1.DeliverySink{
+		{Channel: "telegram", Kind: sessionsv1alpha1.DeliveryTelegram}, {Channel: "webchat", Kind: sessionsv1alpha1.DeliveryWebhook, URL: "https://h"}}}}
+	session := func(key string, mod func(*sessionsv1alpha1.AgentSession)) *sessionsv1alpha1.AgentSession {
+		s := &sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"}}
 		if mod != nil {
 			mod(s)
 		}
 		return s
 	}
 	cases := map[string]struct {
-		s                   *v1.AgentSession
+		s                   *sessionsv1alpha1.AgentSession
 		wantSink            bool
 		wantTo, wantProblem string
 	}{
 		"chat id from the key": {s: session("agent:main:telegram:group:-1001234", nil), wantSink: true, wantTo: "-1001234"},
-		"deliveryContext.to first": {s: session("agent:main:telegram:group:-1", func(s *v1.AgentSession) {
+		"deliveryContext.to first": {s: session("agent:main:telegram:group:-1", func(s *sessionsv1alpha1.AgentSession) {
 			s.Spec.LastTo = "-2"
-			s.Spec.DeliveryContext = &v1.DeliveryContext{To: "telegram:group:-3"}
+			s.Spec.DeliveryContext = &sessionsv1alpha1.DeliveryContext{To: "telegram:group:-3"}
 		}), wantSink: true, wantTo: "-3"},
-		"lastTo before the key": {s: session("agent:main:telegram:group:-1", func(s *v1.AgentSession) { s.Spec.LastTo = "-2" }), wantSink: true, wantTo: "-2"},
-		"no chat id": {s: session("agent:main:main", func(s *v1.AgentSession) { s.Spec.Channel = "telegram" }), wantSink: true,
+		"lastTo before the key": {s: session("agent:main:telegram:group:-1", func(s *sessionsv1alpha1.AgentSession) { s.Spec.LastTo = "-2" }), wantSink: true, wantTo: "-2"},
+		"no chat id": {s: session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Channel = "telegram" }), wantSink: true,
 			wantProblem: "no telegram chat id: set spec.deliveryContext.to or spec.lastTo (its key names no chat)"},
-		"webhook keeps to": {s: session("agent:main:main", func(s *v1.AgentSession) { s.Spec.Channel = "webchat"; s.Spec.LastTo = "alice" }), wantSink: true, wantTo: "alice"},
+		"webhook keeps to": {s: session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Channel = "webchat"; s.Spec.LastTo = "alice" }), wantSink: true, wantTo: "alice"},
 		"no sink":          {s: session("agent:main:discord:group:7", nil), wantTo: ""},
 	}
 	for name, tc := range cases {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -37,7 +37,7 @@ func CheckChildKey(hint, agentID string, exists bool) string {
 	}
 	if exists {
 		return fmt.Sprintf("session %s already exists: a sub-agent always runs in a new session; drop the annotation %s and the operator picks a fresh key",
-			hint, v1.ChildSessionKeyAnnotation)
+			hint, sessionsv1alpha1.ChildSessionKeyAnnotation)
 	}
 	return ""
 }
@@ -47,11 +47,11 @@ func CheckChildKey(hint, agentID string, exists bool) string {
 // is. A send there is judged on it exactly as on an existing session, so creating the target
 // on first use never skips visibility, the send policy or agent-to-agent allow. It returns
 // nil when key is not agent's main key.
-func ImpliedSession(key string, agent *v1.Agent) *v1.AgentSession {
+func ImpliedSession(key string, agent *sessionsv1alpha1.Agent) *sessionsv1alpha1.AgentSession {
 	if agent == nil || key != sessionkey.MainKey(agent.Name) {
 		return nil
 	}
-	s := &v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: agent.Name, Sandboxed: agent.Spec.Sandbox.Enabled}}
+	s := &sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent.Name, Sandboxed: agent.Spec.Sandbox.Enabled}}
 	s.Namespace = agent.Namespace
 	return s
 }
@@ -61,6 +61,6 @@ func ImpliedSession(key string, agent *v1.Agent) *v1.AgentSession {
 // The controller calls it before every turn it starts, so a reply-back never runs in a
 // session the policy protects (the send was judged on its target only) and a policy changed
 // mid-send takes effect at the next turn.
-func TurnAllowed(p *v1.SendPolicySpec, session *v1.AgentSession) SendDecision {
+func TurnAllowed(p *sessionsv1alpha1.SendPolicySpec, session *sessionsv1alpha1.AgentSession) SendDecision {
 	return DecideSend(p, TargetOf(session))
 }

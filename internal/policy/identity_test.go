@@ -20,7 +20,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestCheckChildKey(t *testing.T) {
@@ -50,8 +50,8 @@ func TestCheckChildKey(t *testing.T) {
 }
 
 func TestImpliedSessionIsJudgedAsIfItExisted(t *testing.T) {
-	ops := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "ops", Namespace: "ns"}}
-	boxed := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "box", Namespace: "ns"}, Spec: v1.AgentSpec{Sandbox: v1.SandboxSpec{Enabled: true}}}
+	ops := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "ops", Namespace: "ns"}}
+	boxed := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "box", Namespace: "ns"}, Spec: sessionsv1alpha1.AgentSpec{Sandbox: sessionsv1alpha1.SandboxSpec{Enabled: true}}}
 	if got := ImpliedSession("agent:ops:discord:group:g", ops); got != nil {
 		t.Errorf("only an Agent's main session is created on first send, got %+v", got.Spec)
 	}
@@ -62,16 +62,16 @@ func TestImpliedSessionIsJudgedAsIfItExisted(t *testing.T) {
 		t.Errorf("a sandboxed Agent's main session is sandboxed, got %+v", got)
 	}
 	implied := ImpliedSession("agent:ops:main", ops)
-	deny := &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{KeyPrefix: "agent:ops:"}, Action: v1.ActionDeny}}}
+	deny := &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{KeyPrefix: "agent:ops:"}, Action: sessionsv1alpha1.ActionDeny}}}
 	if d := TurnAllowed(deny, implied); d.Allowed || d.Rule != 1 {
 		t.Errorf("the send policy must judge the implied session: %+v", d)
 	}
-	directDeny := &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{ChatType: v1.ChatTypeDirect}, Action: v1.ActionDeny}}}
+	directDeny := &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{ChatType: sessionsv1alpha1.ChatTypeDirect}, Action: sessionsv1alpha1.ActionDeny}}}
 	if d := TurnAllowed(directDeny, implied); d.Allowed {
 		t.Errorf("a main session is direct, as an existing one: %+v", d)
 	}
-	research := &v1.AgentSession{Spec: v1.AgentSessionSpec{Key: "agent:research:main", AgentID: "research"}}
-	ok, why := Visible(v1.VisibilityAll, v1.AgentToAgentSpec{Enabled: true, Allow: []string{"research"}}, research, implied, func(string) (string, bool) { return "", false })
+	research := &sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:research:main", AgentID: "research"}}
+	ok, why := Visible(sessionsv1alpha1.VisibilityAll, sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"research"}}, research, implied, func(string) (string, bool) { return "", false })
 	if ok || !strings.Contains(why, "agentToAgent.allow") {
 		t.Errorf("agent-to-agent allow must judge the implied session: %v %q", ok, why)
 	}

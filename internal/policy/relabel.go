@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -39,7 +39,7 @@ type Relabel struct {
 	// Value is the field's new value as written, for the answer.
 	Value string
 	// Contradicts is set when the value contradicts the key, which decides: refused to
-	// everyone. Otherwise the change needs v1.VerbSetSendPolicy (the manager aside).
+	// everyone. Otherwise the change needs sessionsv1alpha1.VerbSetSendPolicy (the manager aside).
 	Contradicts bool
 	// Reason names the rule and what would allow the write.
 	Reason string
@@ -48,16 +48,16 @@ type Relabel struct {
 // relabelNeedsVerb is the reason of a change that is not a contradiction.
 var relabelNeedsVerb = fmt.Sprintf("the send policy and announce delivery decide on it (the relabelling rule), "+
 	"so setting or changing it needs the verb %s on the session, as spec.sendPolicy does (the agent-sessions-send-admin ClusterRole)",
-	v1.VerbSetSendPolicy)
+	sessionsv1alpha1.VerbSetSendPolicy)
 
 // JudgeRelabel lists the routing fields a session write sets or changes, from old (nil on
 // create) to cur. A create is judged against what the key implies, so a new session under
 // an old key (delete and recreate) gets no other label than an update would. Values equal
 // to what the key implies are no change: "chatType: direct" on a main key needs nothing.
-func JudgeRelabel(old, cur *v1.AgentSessionSpec) []Relabel {
+func JudgeRelabel(old, cur *sessionsv1alpha1.AgentSessionSpec) []Relabel {
 	k, _ := sessionkey.Parse(cur.Key)
 	if old == nil {
-		old = &v1.AgentSessionSpec{Key: cur.Key}
+		old = &sessionsv1alpha1.AgentSessionSpec{Key: cur.Key}
 	}
 	was, now := routingOf(k, old), routingOf(k, cur)
 	var out []Relabel
@@ -78,7 +78,7 @@ var routingFields = [...]string{FieldChannel, FieldChatType, FieldLastChannel, F
 
 // routingOf is the routing fields of spec in the order of routingFields, normalized as the
 // policy reads them: channel, chat type and lastChannel default to the key's.
-func routingOf(k sessionkey.Key, spec *v1.AgentSessionSpec) [len(routingFields)]string {
+func routingOf(k sessionkey.Key, spec *sessionsv1alpha1.AgentSessionSpec) [len(routingFields)]string {
 	channel := normChannel(string(spec.Channel))
 	if channel == "" {
 		channel = k.Channel
@@ -96,7 +96,7 @@ func routingOf(k sessionkey.Key, spec *v1.AgentSessionSpec) [len(routingFields)]
 
 // contradiction says why field of spec contradicts a key that names a channel and chat
 // type, or "".
-func contradiction(k sessionkey.Key, field string, spec *v1.AgentSessionSpec) string {
+func contradiction(k sessionkey.Key, field string, spec *sessionsv1alpha1.AgentSessionSpec) string {
 	if k.Channel == "" {
 		return ""
 	}
@@ -141,8 +141,8 @@ func normChannel(c string) string { return strings.ToLower(strings.TrimSpace(c))
 
 // describeContext renders a delivery context for comparison and for answers (quoted, so
 // two contexts never render alike); nil and an empty context are the same.
-func describeContext(dc *v1.DeliveryContext) string {
-	if dc == nil || *dc == (v1.DeliveryContext{}) {
+func describeContext(dc *sessionsv1alpha1.DeliveryContext) string {
+	if dc == nil || *dc == (sessionsv1alpha1.DeliveryContext{}) {
 		return ""
 	}
 	return fmt.Sprintf("{channel: %q, to: %q, accountId: %q, threadId: %q}", dc.Channel, dc.To, dc.AccountID, dc.ThreadID)

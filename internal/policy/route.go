@@ -18,14 +18,14 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 // ChatIDOf is the chat a session's announces go to on a chat sink, as the specification
 // says: the delivery context's to (dc, DestinationOf), else spec.lastTo, else the id in
 // the session key; "" when none names one.
-func ChatIDOf(s *v1.AgentSession, dc v1.DeliveryContext) string {
+func ChatIDOf(s *sessionsv1alpha1.AgentSession, dc sessionsv1alpha1.DeliveryContext) string {
 	if id := sessionkey.ChatIDOfTo(dc.To); id != "" {
 		return id
 	}
@@ -40,7 +40,7 @@ type Route struct {
 	// Channel is the channel of the session's destination.
 	Channel string
 	// Sink is the SessionPolicy sink of that channel; nil when there is none (noSink).
-	Sink *v1.DeliverySink
+	Sink *sessionsv1alpha1.DeliverySink
 	// To is the recipient: the chat id of a chat sink, the delivery context's to otherwise.
 	To string
 	// ThreadID is the thread of the session's delivery context, if any.
@@ -50,7 +50,7 @@ type Route struct {
 }
 
 // RouteOf is where the announces of session s go under policy p (nil: no sinks).
-func RouteOf(p *v1.SessionPolicy, s *v1.AgentSession) Route {
+func RouteOf(p *sessionsv1alpha1.SessionPolicy, s *sessionsv1alpha1.AgentSession) Route {
 	dc := DestinationOf(s)
 	r := Route{Channel: dc.Channel, To: dc.To, ThreadID: dc.ThreadID}
 	if p != nil {

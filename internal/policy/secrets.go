@@ -22,7 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // SecretRef is one Secret an object would make the manager read, and the field naming it.
@@ -41,7 +41,7 @@ func secretRef(path *field.Path, s *corev1.SecretKeySelector) []SecretRef {
 
 // AgentSecretRefs lists every Secret an Agent references. Each new field that names a
 // Secret (e.g. MCP server headers) is added here, and the webhook and controllers cover it.
-func AgentSecretRefs(a *v1.Agent) []SecretRef {
+func AgentSecretRefs(a *sessionsv1alpha1.Agent) []SecretRef {
 	refs := secretRef(field.NewPath("spec", "model", "apiKeySecretRef"), a.Spec.Model.APIKeySecretRef)
 	servers := field.NewPath("spec", "tools", "mcpServers")
 	for i, srv := range a.Spec.Tools.MCPServers {
@@ -64,7 +64,7 @@ func AgentSecretRefs(a *v1.Agent) []SecretRef {
 }
 
 // PolicySecretRefs lists every Secret a SessionPolicy's delivery sinks reference.
-func PolicySecretRefs(p *v1.SessionPolicy) []SecretRef {
+func PolicySecretRefs(p *sessionsv1alpha1.SessionPolicy) []SecretRef {
 	var refs []SecretRef
 	for i := range p.Spec.Delivery {
 		sink := field.NewPath("spec", "delivery").Index(i)
@@ -76,12 +76,12 @@ func PolicySecretRefs(p *v1.SessionPolicy) []SecretRef {
 
 // OptedIn reports whether a Secret's labels let any Agent or sink of its namespace use it.
 func OptedIn(labels map[string]string) bool {
-	return labels[v1.AgentUsableLabel] == "true"
+	return labels[sessionsv1alpha1.AgentUsableLabel] == "true"
 }
 
 // Vouched is the set of Secret names an object's VouchedSecretsAnnotation lists.
 func Vouched(annotations map[string]string) []string {
-	s := annotations[v1.VouchedSecretsAnnotation]
+	s := annotations[sessionsv1alpha1.VouchedSecretsAnnotation]
 	if s == "" {
 		return nil
 	}
@@ -107,22 +107,22 @@ func SecretUsable(name string, ownerAnnotations, secretLabels map[string]string)
 // Secret anything about it.
 func UnusableSecret(name string) string {
 	return fmt.Sprintf("Secret %q is not usable here: its creator must be allowed to get it (re-apply as such a user), or the Secret must carry the label %s=true",
-		name, v1.AgentUsableLabel)
+		name, sessionsv1alpha1.AgentUsableLabel)
 }
 
 // SecretDenial is the admission message for a reference the request's user may not make.
 func SecretDenial(user, name string) string {
 	return fmt.Sprintf("user %q may not get Secret %q: reference only a Secret you may get (grant get on secrets/%s), or label the Secret %s=true to let agents use it",
-		user, name, name, v1.AgentUsableLabel)
+		user, name, name, sessionsv1alpha1.AgentUsableLabel)
 }
 
 // NeedsAPIKey reports whether a provider cannot run without an API key: anthropic does;
 // openai-compatible servers such as Ollama and vLLM need none; scripted never calls out.
-func NeedsAPIKey(p v1.ProviderName) bool {
-	return p == v1.ProviderAnthropic
+func NeedsAPIKey(p sessionsv1alpha1.ProviderName) bool {
+	return p == sessionsv1alpha1.ProviderAnthropic
 }
 
 // HookSecretRefs lists the Secret a SessionHook references: its signing secret.
-func HookSecretRefs(h *v1.SessionHook) []SecretRef {
+func HookSecretRefs(h *sessionsv1alpha1.SessionHook) []SecretRef {
 	return secretRef(field.NewPath("spec", "signingSecretRef"), &h.Spec.SigningSecretRef)
 }

@@ -21,15 +21,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestSecretRules(t *testing.T) {
-	vouched := map[string]string{v1.VouchedSecretsAnnotation: FormatVouched([]string{"b", "a", "b"})}
+	vouched := map[string]string{sessionsv1alpha1.VouchedSecretsAnnotation: FormatVouched([]string{"b", "a", "b"})}
 	if diff := cmp.Diff([]string{"a", "b"}, Vouched(vouched)); diff != "" {
 		t.Errorf("Vouched (-want +got):\n%s", diff)
 	}
-	optIn := map[string]string{v1.AgentUsableLabel: "true"}
+	optIn := map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}
 	cases := map[string]struct {
 		name         string
 		owner, label map[string]string
@@ -39,7 +39,7 @@ func TestSecretRules(t *testing.T) {
 		"opted in":                          {name: "c", label: optIn, want: true},
 		"neither":                           {name: "c", owner: vouched},
 		"a prefix of a vouched name":        {name: "", owner: vouched},
-		"the label with another value":      {name: "c", label: map[string]string{v1.AgentUsableLabel: "yes"}},
+		"the label with another value":      {name: "c", label: map[string]string{sessionsv1alpha1.AgentUsableLabel: "yes"}},
 		"no annotation and no metadata":     {name: "a"},
 		"vouched list names another Secret": {name: "ab", owner: vouched},
 	}
@@ -50,11 +50,11 @@ func TestSecretRules(t *testing.T) {
 			}
 		})
 	}
-	a := &v1.Agent{Spec: v1.AgentSpec{Model: v1.ModelSpec{APIKeySecretRef: nil}}}
+	a := &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{APIKeySecretRef: nil}}}
 	if refs := AgentSecretRefs(a); len(refs) != 0 {
 		t.Errorf("no key, no refs: %v", refs)
 	}
-	if NeedsAPIKey(v1.ProviderOpenAI) || !NeedsAPIKey(v1.ProviderAnthropic) || NeedsAPIKey(v1.ProviderScripted) {
+	if NeedsAPIKey(sessionsv1alpha1.ProviderOpenAI) || !NeedsAPIKey(sessionsv1alpha1.ProviderAnthropic) || NeedsAPIKey(sessionsv1alpha1.ProviderScripted) {
 		t.Error("only anthropic needs a key")
 	}
 	if msg := UnusableSecret("k"); strings.Contains(msg, "not found") || strings.Contains(msg, "no key") {
@@ -65,13 +65,13 @@ func TestSecretRules(t *testing.T) {
 // Every Secret an Agent's headers name is vouched for and judged: its MCP servers' and its
 // remote A2A agents', and the key set a remote agent's card must verify with.
 func TestAgentSecretRefsHeaders(t *testing.T) {
-	header := func(secret string) []v1.MCPHeader {
-		return []v1.MCPHeader{{Name: "Authorization", ValueFrom: v1.MCPHeaderSource{SecretKeyRef: secretKey(secret)}}}
+	header := func(secret string) []sessionsv1alpha1.MCPHeader {
+		return []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{SecretKeyRef: secretKey(secret)}}}
 	}
-	a := &v1.Agent{Spec: v1.AgentSpec{Tools: v1.ToolsSpec{
-		MCPServers: []v1.MCPServer{{Name: "m", Headers: header("mcp-token")}},
-		A2AAgents: []v1.A2AAgent{{Name: "planner", Headers: header("planner-token"),
-			Verify: &v1.A2AVerify{JWKSSecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "planner-keys"}, Key: "jwks.json"}}}},
+	a := &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Tools: sessionsv1alpha1.ToolsSpec{
+		MCPServers: []sessionsv1alpha1.MCPServer{{Name: "m", Headers: header("mcp-token")}},
+		A2AAgents: []sessionsv1alpha1.A2AAgent{{Name: "planner", Headers: header("planner-token"),
+			Verify: &sessionsv1alpha1.A2AVerify{JWKSSecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "planner-keys"}, Key: "jwks.json"}}}},
 	}}}
 	var got []string
 	for _, r := range AgentSecretRefs(a) {
@@ -92,8 +92,8 @@ func secretKey(name string) corev1.SecretKeySelector {
 // A sink's token and its signing secret are both vouched for and judged.
 func TestPolicySecretRefs(t *testing.T) {
 	token, signing := secretKey("bot"), secretKey("whsec")
-	p := &v1.SessionPolicy{Spec: v1.SessionPolicySpec{Delivery: []v1.DeliverySink{
-		{Channel: "telegram", Kind: v1.DeliveryTelegram, SecretRef: &token},
+	p := &sessionsv1alpha1.SessionPolicy{Spec: sessionsv1alpha1.SessionPolicySpec{Delivery: []sessionsv1alpha1.DeliverySink{
+		{Channel: "telegram", Kind: sessionsv1alpha1.DeliveryTelegram, SecretRef: &token},
 		{Channel: "webchat", URL: "https://hooks.example", SigningSecretRef: &signing},
 	}}}
 	var got []string

@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // SendCommand is a person's standalone /send on|off|inherit message: it sets the target
@@ -27,7 +27,7 @@ type SendCommand struct {
 	// Word is on, off or inherit, as typed.
 	Word string
 	// Policy is the spec.sendPolicy it sets: allow, deny, or "" (inherit).
-	Policy v1.Action
+	Policy sessionsv1alpha1.Action
 }
 
 // ParseSendCommand says whether a send's whole message is a /send command: "/send on",
@@ -39,9 +39,9 @@ func ParseSendCommand(message string) (SendCommand, bool) {
 	}
 	switch f[1] {
 	case "on":
-		return SendCommand{Word: f[1], Policy: v1.ActionAllow}, true
+		return SendCommand{Word: f[1], Policy: sessionsv1alpha1.ActionAllow}, true
 	case "off":
-		return SendCommand{Word: f[1], Policy: v1.ActionDeny}, true
+		return SendCommand{Word: f[1], Policy: sessionsv1alpha1.ActionDeny}, true
 	case "inherit":
 		return SendCommand{Word: f[1], Policy: ""}, true
 	}
@@ -50,7 +50,7 @@ func ParseSendCommand(message string) (SendCommand, bool) {
 
 // IsSendCommand says whether a send is a /send command the operator acts on: a person's
 // send (no fromSessionKey) whose whole message is one. A session's send never is one.
-func IsSendCommand(spec *v1.SessionSendSpec) (SendCommand, bool) {
+func IsSendCommand(spec *sessionsv1alpha1.SessionSendSpec) (SendCommand, bool) {
 	if spec.FromSessionKey != "" {
 		return SendCommand{}, false
 	}
@@ -68,7 +68,7 @@ func SendCommandDenial(cmd SendCommand, fromSession, user, targetKey, targetName
 			cmd.Word, targetKey, fromSession)
 	case !mayUser:
 		return fmt.Sprintf("user %q may not send /send %s into session %s: the command sets spec.sendPolicy, so it needs the verb %s on agentsessions/%s (the agent-sessions-send-admin ClusterRole)",
-			user, cmd.Word, targetKey, v1.VerbSetSendPolicy, targetName)
+			user, cmd.Word, targetKey, sessionsv1alpha1.VerbSetSendPolicy, targetName)
 	}
 	return ""
 }

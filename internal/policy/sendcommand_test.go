@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestParseSendCommand(t *testing.T) {
@@ -27,8 +27,8 @@ func TestParseSendCommand(t *testing.T) {
 		msg  string
 		want *SendCommand
 	}{
-		"on":                  {msg: "/send on", want: &SendCommand{Word: "on", Policy: v1.ActionAllow}},
-		"off, spaced":         {msg: "  /send   off \n", want: &SendCommand{Word: "off", Policy: v1.ActionDeny}},
+		"on":                  {msg: "/send on", want: &SendCommand{Word: "on", Policy: sessionsv1alpha1.ActionAllow}},
+		"off, spaced":         {msg: "  /send   off \n", want: &SendCommand{Word: "off", Policy: sessionsv1alpha1.ActionDeny}},
 		"inherit":             {msg: "/send inherit", want: &SendCommand{Word: "inherit"}},
 		"not standalone":      {msg: "please /send on"},
 		"more words":          {msg: "/send on now"},
@@ -50,16 +50,16 @@ func TestParseSendCommand(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := IsSendCommand(&v1.SessionSendSpec{Message: "/send on", FromSessionKey: "agent:a:main"}); ok {
+	if _, ok := IsSendCommand(&sessionsv1alpha1.SessionSendSpec{Message: "/send on", FromSessionKey: "agent:a:main"}); ok {
 		t.Errorf("a session's /send on is a command")
 	}
-	if _, ok := IsSendCommand(&v1.SessionSendSpec{Message: "/send on"}); !ok {
+	if _, ok := IsSendCommand(&sessionsv1alpha1.SessionSendSpec{Message: "/send on"}); !ok {
 		t.Errorf("a person's /send on is no command")
 	}
 }
 
 func TestSendCommandDenial(t *testing.T) {
-	on := SendCommand{Word: "on", Policy: v1.ActionAllow}
+	on := SendCommand{Word: "on", Policy: sessionsv1alpha1.ActionAllow}
 	cases := map[string]struct {
 		from string
 		may  bool

@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -30,7 +30,7 @@ type SendTarget struct {
 	// ChatType is direct, group or room.
 	ChatType string
 	// Override is the session's own spec.sendPolicy; "" inherits.
-	Override v1.Action
+	Override sessionsv1alpha1.Action
 }
 
 // Who decided a send.
@@ -56,7 +56,7 @@ type SendDecision struct {
 // that names a channel and chat type (agent:<id>:<channel>:group:<id>) decides both, whatever
 // the spec says (the relabelling rule); other keys take them from the spec, the chat type
 // derived from the key when the spec does not set it.
-func TargetOf(s *v1.AgentSession) SendTarget {
+func TargetOf(s *sessionsv1alpha1.AgentSession) SendTarget {
 	k, _ := sessionkey.Parse(s.Spec.Key)
 	channel := sessionkey.ChannelOf(k, string(s.Spec.Channel), s.Spec.LastChannel)
 	chatType := string(s.Spec.ChatType)
@@ -76,7 +76,7 @@ func keyChatType(k sessionkey.Key) string {
 	case k.ChatType != "":
 		return chatTypeOf(k.ChatType)
 	case k.Kind == sessionkey.KindMain:
-		return string(v1.ChatTypeDirect)
+		return string(sessionsv1alpha1.ChatTypeDirect)
 	}
 	return ""
 }
@@ -85,7 +85,7 @@ func keyChatType(k sessionkey.Key) string {
 // (group, room, direct).
 func chatTypeOf(grammar string) string {
 	if grammar == sessionkey.ChatTypeChannel {
-		return string(v1.ChatTypeRoom)
+		return string(sessionsv1alpha1.ChatTypeRoom)
 	}
 	return grammar
 }
@@ -93,11 +93,11 @@ func chatTypeOf(grammar string) string {
 // DecideSend applies the seeds' send policy: the session's override wins; else the first
 // matching deny rule denies; else a matching allow rule allows; else the policy's default;
 // else the send is allowed. p may be nil (no SessionPolicy in the namespace).
-func DecideSend(p *v1.SendPolicySpec, t SendTarget) SendDecision {
+func DecideSend(p *sessionsv1alpha1.SendPolicySpec, t SendTarget) SendDecision {
 	switch t.Override {
-	case v1.ActionAllow:
+	case sessionsv1alpha1.ActionAllow:
 		return SendDecision{Allowed: true, By: DecidedBySession, Reason: "allowed by the session's spec.sendPolicy=allow"}
-	case v1.ActionDeny:
+	case sessionsv1alpha1.ActionDeny:
 		return SendDecision{By: DecidedBySession,
 			Reason: "send denied by the session's spec.sendPolicy=deny; set spec.sendPolicy=allow or unset it to inherit the SessionPolicy (needs the verb set-send-policy on the session: agent-sessions-send-admin)"}
 	}
@@ -109,7 +109,7 @@ func DecideSend(p *v1.SendPolicySpec, t SendTarget) SendDecision {
 		if !Matches(r.Match, t) {
 			continue
 		}
-		if r.Action == v1.ActionDeny {
+		if r.Action == sessionsv1alpha1.ActionDeny {
 			return SendDecision{By: DecidedByRule, Rule: i + 1, Reason: fmt.Sprintf(
 				"send denied by sessionPolicy default rule %d (%s -> deny); set spec.sendPolicy=allow on the session or change the rule",
 				i+1, describeMatch(r.Match))}
@@ -122,7 +122,7 @@ func DecideSend(p *v1.SendPolicySpec, t SendTarget) SendDecision {
 		return SendDecision{Allowed: true, By: DecidedByRule, Rule: allowAt, Reason: fmt.Sprintf(
 			"allowed by sessionPolicy default rule %d (%s -> allow)", allowAt, describeMatch(p.Rules[allowAt-1].Match))}
 	}
-	if p.Default == v1.ActionDeny {
+	if p.Default == sessionsv1alpha1.ActionDeny {
 		return SendDecision{By: DecidedByDefault,
 			Reason: "send denied by sessionPolicy default (no rule matched, sendPolicy.default=deny); set spec.sendPolicy=allow on the session or add an allow rule"}
 	}
@@ -131,7 +131,7 @@ func DecideSend(p *v1.SendPolicySpec, t SendTarget) SendDecision {
 
 // Matches reports whether every field the match gives holds for the target. Channels compare
 // case-insensitively, as keys hold them in lower case.
-func Matches(m v1.SendRuleMatch, t SendTarget) bool {
+func Matches(m sessionsv1alpha1.SendRuleMatch, t SendTarget) bool {
 	if m.Channel != "" && !strings.EqualFold(string(m.Channel), t.Channel) {
 		return false
 	}
@@ -141,7 +141,7 @@ func Matches(m v1.SendRuleMatch, t SendTarget) bool {
 	return m.KeyPrefix == "" || strings.HasPrefix(t.Key, m.KeyPrefix)
 }
 
-func describeMatch(m v1.SendRuleMatch) string {
+func describeMatch(m sessionsv1alpha1.SendRuleMatch) string {
 	var parts []string
 	if m.Channel != "" {
 		parts = append(parts, "channel="+string(m.Channel))

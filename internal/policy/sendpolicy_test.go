@@ -21,11 +21,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-func session(key string, mut ...func(*v1.AgentSession)) *v1.AgentSession {
-	s := &v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key}}
+func session(key string, mut ...func(*sessionsv1alpha1.AgentSession)) *sessionsv1alpha1.AgentSession {
+	s := &sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key}}
 	for _, m := range mut {
 		m(s)
 	}
@@ -34,7 +34,7 @@ func session(key string, mut ...func(*v1.AgentSession)) *v1.AgentSession {
 
 func TestTargetOf(t *testing.T) {
 	cases := map[string]struct {
-		s    *v1.AgentSession
+		s    *sessionsv1alpha1.AgentSession
 		want SendTarget
 	}{
 		"group key gives channel and chat type": {
@@ -46,17 +46,17 @@ func TestTargetOf(t *testing.T) {
 			want: SendTarget{Key: "agent:main:slack:channel:c1", Channel: "slack", ChatType: "room"},
 		},
 		"main key is direct and takes lastChannel": {
-			s:    session("agent:main:main", func(s *v1.AgentSession) { s.Spec.LastChannel = "Telegram" }),
+			s:    session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.LastChannel = "Telegram" }),
 			want: SendTarget{Key: "agent:main:main", Channel: "telegram", ChatType: "direct"},
 		},
 		"a group key decides over a relabelled spec": {
-			s: session("agent:main:discord:group:42", func(s *v1.AgentSession) {
-				s.Spec.Channel, s.Spec.ChatType, s.Spec.LastChannel = "webchat", v1.ChatTypeDirect, "webchat"
+			s: session("agent:main:discord:group:42", func(s *sessionsv1alpha1.AgentSession) {
+				s.Spec.Channel, s.Spec.ChatType, s.Spec.LastChannel = "webchat", sessionsv1alpha1.ChatTypeDirect, "webchat"
 			}),
 			want: SendTarget{Key: "agent:main:discord:group:42", Channel: "discord", ChatType: "group"},
 		},
 		"a direct key decides over lastChannel": {
-			s:    session("agent:main:telegram:direct:9", func(s *v1.AgentSession) { s.Spec.LastChannel = "webchat" }),
+			s:    session("agent:main:telegram:direct:9", func(s *sessionsv1alpha1.AgentSession) { s.Spec.LastChannel = "webchat" }),
 			want: SendTarget{Key: "agent:main:telegram:direct:9", Channel: "telegram", ChatType: "direct"},
 		},
 		"cron is internal": {
@@ -64,10 +64,10 @@ func TestTargetOf(t *testing.T) {
 			want: SendTarget{Key: "cron:nightly", Channel: "internal"},
 		},
 		"spec chat type and override win": {
-			s: session("agent:main:main", func(s *v1.AgentSession) {
-				s.Spec.ChatType, s.Spec.SendPolicy = v1.ChatTypeGroup, v1.ActionDeny
+			s: session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) {
+				s.Spec.ChatType, s.Spec.SendPolicy = sessionsv1alpha1.ChatTypeGroup, sessionsv1alpha1.ActionDeny
 			}),
-			want: SendTarget{Key: "agent:main:main", Channel: "unknown", ChatType: "group", Override: v1.ActionDeny},
+			want: SendTarget{Key: "agent:main:main", Channel: "unknown", ChatType: "group", Override: sessionsv1alpha1.ActionDeny},
 		},
 	}
 	for name, tc := range cases {
@@ -81,11 +81,11 @@ func TestTargetOf(t *testing.T) {
 
 func TestDecideSend(t *testing.T) {
 	discordGroup := SendTarget{Key: "agent:main:discord:group:1", Channel: "discord", ChatType: "group"}
-	denyDiscordGroups := v1.SendRule{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}
-	allowDiscord := v1.SendRule{Match: v1.SendRuleMatch{Channel: "discord"}, Action: v1.ActionAllow}
-	allowMainPrefix := v1.SendRule{Match: v1.SendRuleMatch{KeyPrefix: "agent:main:"}, Action: v1.ActionAllow}
+	denyDiscordGroups := sessionsv1alpha1.SendRule{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord", ChatType: sessionsv1alpha1.ChatTypeGroup}, Action: sessionsv1alpha1.ActionDeny}
+	allowDiscord := sessionsv1alpha1.SendRule{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord"}, Action: sessionsv1alpha1.ActionAllow}
+	allowMainPrefix := sessionsv1alpha1.SendRule{Match: sessionsv1alpha1.SendRuleMatch{KeyPrefix: "agent:main:"}, Action: sessionsv1alpha1.ActionAllow}
 	cases := map[string]struct {
-		p          *v1.SendPolicySpec
+		p          *sessionsv1alpha1.SendPolicySpec
 		t          SendTarget
 		want       SendDecision
 		wantReason string
@@ -95,55 +95,55 @@ func TestDecideSend(t *testing.T) {
 			want: SendDecision{Allowed: true, By: DecidedByBuiltin},
 		},
 		"empty policy allows by default": {
-			p:    &v1.SendPolicySpec{},
+			p:    &sessionsv1alpha1.SendPolicySpec{},
 			t:    discordGroup,
 			want: SendDecision{Allowed: true, By: DecidedByDefault},
 		},
 		"default deny": {
-			p:          &v1.SendPolicySpec{Default: v1.ActionDeny},
+			p:          &sessionsv1alpha1.SendPolicySpec{Default: sessionsv1alpha1.ActionDeny},
 			t:          discordGroup,
 			want:       SendDecision{By: DecidedByDefault},
 			wantReason: "sendPolicy.default=deny); set spec.sendPolicy=allow on the session or add an allow rule",
 		},
 		"matching deny names the rule": {
-			p:          &v1.SendPolicySpec{Rules: []v1.SendRule{allowMainPrefix, denyDiscordGroups}, Default: v1.ActionAllow},
+			p:          &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{allowMainPrefix, denyDiscordGroups}, Default: sessionsv1alpha1.ActionAllow},
 			t:          discordGroup,
 			want:       SendDecision{By: DecidedByRule, Rule: 2},
 			wantReason: "send denied by sessionPolicy default rule 2 (channel=discord, chatType=group -> deny); set spec.sendPolicy=allow on the session or change the rule",
 		},
 		"deny wins over an earlier allow": {
-			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{allowDiscord, denyDiscordGroups}},
+			p:    &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{allowDiscord, denyDiscordGroups}},
 			t:    discordGroup,
 			want: SendDecision{By: DecidedByRule, Rule: 2},
 		},
 		"first of two denies decides": {
-			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{KeyPrefix: "agent:"}, Action: v1.ActionDeny}, denyDiscordGroups}},
+			p:    &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{KeyPrefix: "agent:"}, Action: sessionsv1alpha1.ActionDeny}, denyDiscordGroups}},
 			t:    discordGroup,
 			want: SendDecision{By: DecidedByRule, Rule: 1},
 		},
 		"matching allow beats a default deny": {
-			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{allowDiscord}, Default: v1.ActionDeny},
+			p:    &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{allowDiscord}, Default: sessionsv1alpha1.ActionDeny},
 			t:    discordGroup,
 			want: SendDecision{Allowed: true, By: DecidedByRule, Rule: 1},
 		},
 		"all fields of a match must hold": {
-			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{denyDiscordGroups}},
+			p:    &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{denyDiscordGroups}},
 			t:    SendTarget{Key: "agent:main:discord:channel:1", Channel: "discord", ChatType: "room"},
 			want: SendDecision{Allowed: true, By: DecidedByDefault},
 		},
 		"channel matches case-insensitively": {
-			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord"}, Action: v1.ActionDeny}}},
+			p:    &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord"}, Action: sessionsv1alpha1.ActionDeny}}},
 			t:    SendTarget{Key: "k", Channel: "Discord"},
 			want: SendDecision{By: DecidedByRule, Rule: 1},
 		},
 		"session allow overrides a deny rule": {
-			p:    &v1.SendPolicySpec{Rules: []v1.SendRule{denyDiscordGroups}, Default: v1.ActionDeny},
-			t:    SendTarget{Key: discordGroup.Key, Channel: "discord", ChatType: "group", Override: v1.ActionAllow},
+			p:    &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{denyDiscordGroups}, Default: sessionsv1alpha1.ActionDeny},
+			t:    SendTarget{Key: discordGroup.Key, Channel: "discord", ChatType: "group", Override: sessionsv1alpha1.ActionAllow},
 			want: SendDecision{Allowed: true, By: DecidedBySession},
 		},
 		"session deny overrides an allow rule": {
-			p:          &v1.SendPolicySpec{Rules: []v1.SendRule{allowDiscord}},
-			t:          SendTarget{Key: discordGroup.Key, Channel: "discord", Override: v1.ActionDeny},
+			p:          &sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{allowDiscord}},
+			t:          SendTarget{Key: discordGroup.Key, Channel: "discord", Override: sessionsv1alpha1.ActionDeny},
 			want:       SendDecision{By: DecidedBySession},
 			wantReason: "session's spec.sendPolicy=deny",
 		},

@@ -19,13 +19,13 @@ import (
 	"slices"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // SessionModel judges a per-session model override as a spawn's model is judged: the
 // Agent's own model, or one of its allowedModels. "" (no override) is always allowed. The
 // reason names the setting that would allow it.
-func SessionModel(agent *v1.Agent, model string) (bool, string) {
+func SessionModel(agent *sessionsv1alpha1.Agent, model string) (bool, string) {
 	if model == "" || model == agent.Spec.Model.Name || slices.Contains(agent.Spec.AllowedModels, model) {
 		return true, ""
 	}

@@ -19,11 +19,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestSessionModel(t *testing.T) {
-	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main"}}
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main"}}
 	agent.Spec.Model.Name = "small"
 	agent.Spec.AllowedModels = []string{"big"}
 	cases := map[string]struct {

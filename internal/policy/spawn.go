@@ -21,7 +21,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -33,14 +33,14 @@ const (
 
 // SpawnInput is everything the spawn guards look at; the webhook gathers it from the cache.
 type SpawnInput struct {
-	Spec *v1.SubagentRunSpec
+	Spec *sessionsv1alpha1.SubagentRunSpec
 	// Requester is the requesting session; nil when a person or a system spawns.
-	Requester *v1.AgentSession
+	Requester *sessionsv1alpha1.AgentSession
 	// RequesterAgent is the requester's Agent; nil when missing.
-	RequesterAgent *v1.Agent
+	RequesterAgent *sessionsv1alpha1.Agent
 	// TargetID is the agent the child runs under; Target its Agent (nil when missing).
 	TargetID string
-	Target   *v1.Agent
+	Target   *sessionsv1alpha1.Agent
 	// Depth is the requester's spawn depth (SpawnDepth); ActiveChildren the requester's
 	// children that have not finished.
 	Depth          int
@@ -54,7 +54,7 @@ type SpawnInput struct {
 // DefaultAgentID is the agent a spawn runs under when it names none and has no requester (a
 // person's minimal spawn): the SessionPolicy's defaultAgentId, else the namespace's only
 // Agent; "" when there is neither.
-func DefaultAgentID(pol *v1.SessionPolicySpec, agents []string) string {
+func DefaultAgentID(pol *sessionsv1alpha1.SessionPolicySpec, agents []string) string {
 	if pol != nil && pol.DefaultAgentID != "" {
 		return pol.DefaultAgentID
 	}
@@ -76,7 +76,7 @@ func noAgent(path *field.Path, agents []string) *field.Error {
 }
 
 // TargetAgentID is the agent a spawn runs under: spec.agentId, else the requester's agent.
-func TargetAgentID(spec *v1.SubagentRunSpec, requester *v1.AgentSession) string {
+func TargetAgentID(spec *sessionsv1alpha1.SubagentRunSpec, requester *sessionsv1alpha1.AgentSession) string {
 	if spec.AgentID != "" {
 		return spec.AgentID
 	}
@@ -102,7 +102,7 @@ func CheckSpawn(in SpawnInput) field.ErrorList {
 		nf.Detail = fmt.Sprintf("Agent %s does not exist in this namespace", in.TargetID)
 		errs = append(errs, nf)
 	}
-	if in.Spec.Mode == v1.ModeSession && !in.Spec.Thread {
+	if in.Spec.Mode == sessionsv1alpha1.ModeSession && !in.Spec.Thread {
 		errs = append(errs, field.Invalid(spec.Child("mode"), in.Spec.Mode, "mode session requires thread: true"))
 	}
 	if in.Requester != nil {
@@ -119,7 +119,7 @@ func CheckSpawn(in SpawnInput) field.ErrorList {
 func requesterGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	from := agentOf(in.Requester)
-	sub := v1.SubagentsSpec{}
+	sub := sessionsv1alpha1.SubagentsSpec{}
 	if in.RequesterAgent != nil {
 		sub = in.RequesterAgent.Spec.Subagents
 	}
@@ -152,7 +152,7 @@ func requesterGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 // forkGuard: a forked child reads the requester's conversation, so only the requester's own
 // agent may run it, and a spawn without a requester has nothing to fork.
 func forkGuard(in SpawnInput, spec *field.Path) field.ErrorList {
-	if in.Spec.Context != v1.ContextFork {
+	if in.Spec.Context != sessionsv1alpha1.ContextFork {
 		return nil
 	}
 	if in.Requester == nil {
@@ -168,7 +168,7 @@ func forkGuard(in SpawnInput, spec *field.Path) field.ErrorList {
 
 func targetGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if in.Spec.Sandbox == v1.SandboxRequire && !in.Target.Spec.Sandbox.Enabled {
+	if in.Spec.Sandbox == sessionsv1alpha1.SandboxRequire && !in.Target.Spec.Sandbox.Enabled {
 		errs = append(errs, field.Forbidden(spec.Child("sandbox"), fmt.Sprintf(
 			"sandbox require, but agent %s runs unsandboxed (Agent %s spec.sandbox.enabled is false)", in.TargetID, in.TargetID)))
 	}

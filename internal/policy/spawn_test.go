@@ -23,11 +23,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-func agent(mut ...func(*v1.Agent)) *v1.Agent {
-	a := &v1.Agent{}
+func agent(mut ...func(*sessionsv1alpha1.Agent)) *sessionsv1alpha1.Agent {
+	a := &sessionsv1alpha1.Agent{}
 	for _, m := range mut {
 		m(a)
 	}
@@ -36,8 +36,8 @@ func agent(mut ...func(*v1.Agent)) *v1.Agent {
 
 func spawnInput(mut ...func(*SpawnInput)) SpawnInput {
 	in := SpawnInput{
-		Spec:           &v1.SubagentRunSpec{Task: "t"},
-		Requester:      session("agent:main:main", func(s *v1.AgentSession) { s.Spec.AgentID = "main" }),
+		Spec:           &sessionsv1alpha1.SubagentRunSpec{Task: "t"},
+		Requester:      session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.AgentID = "main" }),
 		RequesterAgent: agent(),
 		TargetID:       "main",
 		Target:         agent(),
@@ -121,12 +121,12 @@ func TestCheckSpawn(t *testing.T) {
 			}),
 		},
 		"sandbox require with an unsandboxed target": {
-			in:   spawnInput(func(in *SpawnInput) { in.Spec.Sandbox = v1.SandboxRequire }),
+			in:   spawnInput(func(in *SpawnInput) { in.Spec.Sandbox = sessionsv1alpha1.SandboxRequire }),
 			want: []string{"FieldValueForbidden spec.sandbox"},
 		},
 		"sandbox require with a sandboxed target": {
 			in: spawnInput(func(in *SpawnInput) {
-				in.Spec.Sandbox = v1.SandboxRequire
+				in.Spec.Sandbox = sessionsv1alpha1.SandboxRequire
 				in.Target.Spec.Sandbox.Enabled = true
 			}),
 		},
@@ -146,21 +146,23 @@ func TestCheckSpawn(t *testing.T) {
 			}),
 		},
 		"fork under the requester's agent": {
-			in: spawnInput(func(in *SpawnInput) { in.Spec.Context = v1.ContextFork }),
+			in: spawnInput(func(in *SpawnInput) { in.Spec.Context = sessionsv1alpha1.ContextFork }),
 		},
 		"fork under another agent": {
 			in: spawnInput(func(in *SpawnInput) {
-				in.Spec.Context, in.TargetID = v1.ContextFork, "research"
+				in.Spec.Context, in.TargetID = sessionsv1alpha1.ContextFork, "research"
 				in.RequesterAgent.Spec.Subagents.AllowAgents = []string{"research"}
 			}),
 			want: []string{"FieldValueInvalid spec.context"},
 		},
 		"fork without a requester": {
-			in:   spawnInput(func(in *SpawnInput) { in.Spec.Context, in.Requester, in.RequesterAgent = v1.ContextFork, nil, nil }),
+			in: spawnInput(func(in *SpawnInput) {
+				in.Spec.Context, in.Requester, in.RequesterAgent = sessionsv1alpha1.ContextFork, nil, nil
+			}),
 			want: []string{"FieldValueInvalid spec.context"},
 		},
 		"mode session without thread": {
-			in:   spawnInput(func(in *SpawnInput) { in.Spec.Mode = v1.ModeSession }),
+			in:   spawnInput(func(in *SpawnInput) { in.Spec.Mode = sessionsv1alpha1.ModeSession }),
 			want: []string{"FieldValueInvalid spec.mode"},
 		},
 		"a person's spawn naming no agent, several Agents": {
@@ -190,42 +192,42 @@ func TestCheckSpawn(t *testing.T) {
 }
 
 func TestCheckAttachments(t *testing.T) {
-	text := func(name string, n int) v1.Attachment {
-		return v1.Attachment{Name: name, Content: strings.Repeat("x", n)}
+	text := func(name string, n int) sessionsv1alpha1.Attachment {
+		return sessionsv1alpha1.Attachment{Name: name, Content: strings.Repeat("x", n)}
 	}
-	many := func(n int) []v1.Attachment {
-		out := make([]v1.Attachment, n)
+	many := func(n int) []sessionsv1alpha1.Attachment {
+		out := make([]sessionsv1alpha1.Attachment, n)
 		for i := range out {
 			out[i] = text("f"+strings.Repeat("i", i+1), 1)
 		}
 		return out
 	}
-	lowered := LimitsFor(&v1.SessionPolicySpec{Attachments: &v1.AttachmentLimits{
+	lowered := LimitsFor(&sessionsv1alpha1.SessionPolicySpec{Attachments: &sessionsv1alpha1.AttachmentLimits{
 		MaxCount: ptr.To[int32](2), MaxFileBytes: ptr.To[int64](10), MaxTotalBytes: ptr.To[int64](15)}})
 	cases := map[string]struct {
-		atts   []v1.Attachment
+		atts   []sessionsv1alpha1.Attachment
 		limits AttachmentLimits
 		want   []string
 	}{
-		"fine":                   {atts: []v1.Attachment{text("a.txt", 10), {Name: "b.bin", Content: base64.StdEncoding.EncodeToString([]byte{0, 1, 2}), Encoding: v1.EncodingBase64}}},
+		"fine":                   {atts: []sessionsv1alpha1.Attachment{text("a.txt", 10), {Name: "b.bin", Content: base64.StdEncoding.EncodeToString([]byte{0, 1, 2}), Encoding: sessionsv1alpha1.EncodingBase64}}},
 		"50 is the most":         {atts: many(51), want: []string{"FieldValueTooMany spec.attachments"}},
 		"exactly 50":             {atts: many(50)},
-		"file over 1 MiB":        {atts: []v1.Attachment{text("big", MaxAttachmentBytes+1)}, want: []string{"FieldValueTooLong spec.attachments[0].content"}},
-		"total over 5 MiB":       {atts: []v1.Attachment{text("a", MaxAttachmentBytes), text("b", MaxAttachmentBytes), text("c", MaxAttachmentBytes), text("d", MaxAttachmentBytes), text("e", MaxAttachmentBytes), text("f", 1)}, want: []string{"FieldValueInvalid spec.attachments"}},
+		"file over 1 MiB":        {atts: []sessionsv1alpha1.Attachment{text("big", MaxAttachmentBytes+1)}, want: []string{"FieldValueTooLong spec.attachments[0].content"}},
+		"total over 5 MiB":       {atts: []sessionsv1alpha1.Attachment{text("a", MaxAttachmentBytes), text("b", MaxAttachmentBytes), text("c", MaxAttachmentBytes), text("d", MaxAttachmentBytes), text("e", MaxAttachmentBytes), text("f", 1)}, want: []string{"FieldValueInvalid spec.attachments"}},
 		"policy lowers count":    {atts: many(3), limits: lowered, want: []string{"FieldValueTooMany spec.attachments"}},
-		"policy lowers file":     {atts: []v1.Attachment{text("a", 11)}, limits: lowered, want: []string{"FieldValueTooLong spec.attachments[0].content"}},
-		"policy lowers total":    {atts: []v1.Attachment{text("a", 8), text("b", 8)}, limits: lowered, want: []string{"FieldValueInvalid spec.attachments"}},
-		"duplicate name":         {atts: []v1.Attachment{text("a", 1), text("a", 1)}, want: []string{"FieldValueDuplicate spec.attachments[1].name"}},
-		"slash":                  {atts: []v1.Attachment{text("../etc/passwd", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
-		"backslash":              {atts: []v1.Attachment{text(`a\b`, 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
-		"dot":                    {atts: []v1.Attachment{text(".", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
-		"dot dot":                {atts: []v1.Attachment{text("..", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
-		"NUL":                    {atts: []v1.Attachment{text("a\x00b", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
-		"control character":      {atts: []v1.Attachment{text("a\nb", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
-		"manifest name reserved": {atts: []v1.Attachment{text(AttachmentManifestName, 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
-		"base64 with junk":       {atts: []v1.Attachment{{Name: "a", Content: "aGVsbG8*", Encoding: v1.EncodingBase64}}, want: []string{"FieldValueInvalid spec.attachments[0].content"}},
-		"base64 bad padding":     {atts: []v1.Attachment{{Name: "a", Content: "aGVsbG8", Encoding: v1.EncodingBase64}}, want: []string{"FieldValueInvalid spec.attachments[0].content"}},
-		"base64 sizes decoded":   {atts: []v1.Attachment{{Name: "a", Content: base64.StdEncoding.EncodeToString(make([]byte, 10)), Encoding: v1.EncodingBase64}}, limits: lowered},
+		"policy lowers file":     {atts: []sessionsv1alpha1.Attachment{text("a", 11)}, limits: lowered, want: []string{"FieldValueTooLong spec.attachments[0].content"}},
+		"policy lowers total":    {atts: []sessionsv1alpha1.Attachment{text("a", 8), text("b", 8)}, limits: lowered, want: []string{"FieldValueInvalid spec.attachments"}},
+		"duplicate name":         {atts: []sessionsv1alpha1.Attachment{text("a", 1), text("a", 1)}, want: []string{"FieldValueDuplicate spec.attachments[1].name"}},
+		"slash":                  {atts: []sessionsv1alpha1.Attachment{text("../etc/passwd", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
+		"backslash":              {atts: []sessionsv1alpha1.Attachment{text(`a\b`, 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
+		"dot":                    {atts: []sessionsv1alpha1.Attachment{text(".", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
+		"dot dot":                {atts: []sessionsv1alpha1.Attachment{text("..", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
+		"NUL":                    {atts: []sessionsv1alpha1.Attachment{text("a\x00b", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
+		"control character":      {atts: []sessionsv1alpha1.Attachment{text("a\nb", 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
+		"manifest name reserved": {atts: []sessionsv1alpha1.Attachment{text(AttachmentManifestName, 1)}, want: []string{"FieldValueInvalid spec.attachments[0].name"}},
+		"base64 with junk":       {atts: []sessionsv1alpha1.Attachment{{Name: "a", Content: "aGVsbG8*", Encoding: sessionsv1alpha1.EncodingBase64}}, want: []string{"FieldValueInvalid spec.attachments[0].content"}},
+		"base64 bad padding":     {atts: []sessionsv1alpha1.Attachment{{Name: "a", Content: "aGVsbG8", Encoding: sessionsv1alpha1.EncodingBase64}}, want: []string{"FieldValueInvalid spec.attachments[0].content"}},
+		"base64 sizes decoded":   {atts: []sessionsv1alpha1.Attachment{{Name: "a", Content: base64.StdEncoding.EncodeToString(make([]byte, 10)), Encoding: sessionsv1alpha1.EncodingBase64}}, limits: lowered},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -242,14 +244,14 @@ func TestCheckAttachments(t *testing.T) {
 
 func TestDefaultAgentID(t *testing.T) {
 	cases := map[string]struct {
-		pol    *v1.SessionPolicySpec
+		pol    *sessionsv1alpha1.SessionPolicySpec
 		agents []string
 		want   string
 	}{
-		"the policy's default":          {pol: &v1.SessionPolicySpec{DefaultAgentID: "research"}, agents: []string{"main", "research"}, want: "research"},
-		"the policy's default wins":     {pol: &v1.SessionPolicySpec{DefaultAgentID: "research"}, agents: []string{"main"}, want: "research"},
+		"the policy's default":          {pol: &sessionsv1alpha1.SessionPolicySpec{DefaultAgentID: "research"}, agents: []string{"main", "research"}, want: "research"},
+		"the policy's default wins":     {pol: &sessionsv1alpha1.SessionPolicySpec{DefaultAgentID: "research"}, agents: []string{"main"}, want: "research"},
 		"the only Agent":                {agents: []string{"main"}, want: "main"},
-		"the only Agent, policy unset":  {pol: &v1.SessionPolicySpec{}, agents: []string{"main"}, want: "main"},
+		"the only Agent, policy unset":  {pol: &sessionsv1alpha1.SessionPolicySpec{}, agents: []string{"main"}, want: "main"},
 		"several Agents and no default": {agents: []string{"main", "research"}},
 		"no Agent":                      {},
 	}

@@ -17,16 +17,16 @@ package policy
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// StarterMark is a label naming what started a send (v1.ScheduleLabel, v1.HookLabel) that
+// StarterMark is a label naming what started a send (sessionsv1alpha1.ScheduleLabel, sessionsv1alpha1.HookLabel) that
 // a write sets, changes or removes. The transcript's provenance (cron, hook) and a
 // schedule's concurrency policy read these labels, so only the part of the operator that
 // creates such sends writes them: the manager for a schedule's tick, the transcript-store
 // (the verb deliver on the hook) for a hook's delivery.
 type StarterMark struct {
-	// Label is v1.ScheduleLabel or v1.HookLabel.
+	// Label is sessionsv1alpha1.ScheduleLabel or sessionsv1alpha1.HookLabel.
 	Label string
 	// Name is the SessionSchedule or SessionHook the label names after the write, or before
 	// it when the write removes the label.
@@ -34,7 +34,7 @@ type StarterMark struct {
 }
 
 // starterLabels are the labels of StarterMark, in the order they are judged.
-var starterLabels = [...]string{v1.ScheduleLabel, v1.HookLabel}
+var starterLabels = [...]string{sessionsv1alpha1.ScheduleLabel, sessionsv1alpha1.HookLabel}
 
 // StarterMarks lists the starter labels that a write from old (nil on create) to cur sets,
 // changes or removes.
@@ -65,8 +65,8 @@ func MarkWritten(old, cur map[string]string, key string) bool {
 // StarterMarkDenial is the refusal of m to a user who does not create such sends.
 func StarterMarkDenial(m StarterMark) *field.Error {
 	path := field.NewPath("metadata", "labels").Key(m.Label)
-	if m.Label == v1.HookLabel {
-		return field.Forbidden(path, "only the operator's hook door sets it (the transcript-store, granted the verb "+v1.VerbDeliver+
+	if m.Label == sessionsv1alpha1.HookLabel {
+		return field.Forbidden(path, "only the operator's hook door sets it (the transcript-store, granted the verb "+sessionsv1alpha1.VerbDeliver+
 			" on sessionhooks), on the sends of a SessionHook's deliveries: remove it, and the send is an ordinary one")
 	}
 	return field.Forbidden(path, "only the operator's schedule controller sets it, on the sends of a SessionSchedule's ticks: remove it, and the send is an ordinary one")

@@ -17,7 +17,7 @@ package policy
 import (
 	"fmt"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -26,21 +26,21 @@ import (
 const maxTreeDepth = 16
 
 // Sandboxed reports whether a session runs sandboxed: its own flag or its agent's.
-func Sandboxed(s *v1.AgentSession, agent *v1.Agent) bool {
+func Sandboxed(s *sessionsv1alpha1.AgentSession, agent *sessionsv1alpha1.Agent) bool {
 	return s.Spec.Sandboxed || (agent != nil && agent.Spec.Sandbox.Enabled)
 }
 
 // EffectiveVisibility is the visibility the session tools of requester get: the policy's
 // (default tree), clamped to tree for a sandboxed session whose agent keeps session tools
 // to spawned sessions (the default).
-func EffectiveVisibility(p *v1.SessionPolicySpec, requester *v1.AgentSession, agent *v1.Agent) v1.Visibility {
-	level := v1.VisibilityTree
+func EffectiveVisibility(p *sessionsv1alpha1.SessionPolicySpec, requester *sessionsv1alpha1.AgentSession, agent *sessionsv1alpha1.Agent) sessionsv1alpha1.Visibility {
+	level := sessionsv1alpha1.VisibilityTree
 	if p != nil && p.Visibility != "" {
 		level = p.Visibility
 	}
-	spawnedOnly := agent == nil || agent.Spec.Sandbox.SessionToolsVisibility != v1.ToolsVisibilityAll
-	if Sandboxed(requester, agent) && spawnedOnly && (level == v1.VisibilityAgent || level == v1.VisibilityAll) {
-		return v1.VisibilityTree
+	spawnedOnly := agent == nil || agent.Spec.Sandbox.SessionToolsVisibility != sessionsv1alpha1.ToolsVisibilityAll
+	if Sandboxed(requester, agent) && spawnedOnly && (level == sessionsv1alpha1.VisibilityAgent || level == sessionsv1alpha1.VisibilityAll) {
+		return sessionsv1alpha1.VisibilityTree
 	}
 	return level
 }
@@ -50,25 +50,25 @@ type ParentOf func(key string) (string, bool)
 
 // Visible decides whether target is visible to requester at the given level; the reason
 // explains a refusal and names the setting that would change it.
-func Visible(level v1.Visibility, a2a v1.AgentToAgentSpec, requester, target *v1.AgentSession, parentOf ParentOf) (bool, string) {
+func Visible(level sessionsv1alpha1.Visibility, a2a sessionsv1alpha1.AgentToAgentSpec, requester, target *sessionsv1alpha1.AgentSession, parentOf ParentOf) (bool, string) {
 	if requester.Spec.Key == target.Spec.Key {
 		return true, ""
 	}
 	// self is the session alone: not even the sessions it spawned, so it is judged first.
-	if level == v1.VisibilitySelf {
+	if level == sessionsv1alpha1.VisibilitySelf {
 		return false, fmt.Sprintf("%s is not visible to %s: visibility is self; set SessionPolicy spec.visibility to tree, agent or all", target.Spec.Key, requester.Spec.Key)
 	}
 	if InTree(requester.Spec.Key, target, parentOf) {
 		return true, ""
 	}
-	if level == v1.VisibilityTree {
+	if level == sessionsv1alpha1.VisibilityTree {
 		return false, fmt.Sprintf("%s is not visible to %s: visibility tree shows only the session and the sessions it spawned; set SessionPolicy spec.visibility to agent or all", target.Spec.Key, requester.Spec.Key)
 	}
 	from, to := agentOf(requester), agentOf(target)
 	if from == to {
 		return true, ""
 	}
-	if level == v1.VisibilityAgent {
+	if level == sessionsv1alpha1.VisibilityAgent {
 		return false, fmt.Sprintf("%s belongs to agent %s, not %s: visibility agent shows the requester's agent only; set SessionPolicy spec.visibility=all and allow it in spec.agentToAgent", target.Spec.Key, to, from)
 	}
 	if !a2a.Enabled {
@@ -82,7 +82,7 @@ func Visible(level v1.Visibility, a2a v1.AgentToAgentSpec, requester, target *v1
 
 // InTree reports whether target was spawned, directly or transitively, by the session with
 // key root.
-func InTree(root string, target *v1.AgentSession, parentOf ParentOf) bool {
+func InTree(root string, target *sessionsv1alpha1.AgentSession, parentOf ParentOf) bool {
 	key := target.Spec.SpawnedBy
 	for range maxTreeDepth {
 		if key == "" {
@@ -101,7 +101,7 @@ func InTree(root string, target *v1.AgentSession, parentOf ParentOf) bool {
 }
 
 // SpawnDepth is how deep in a spawn chain a session is: 0 for a session nobody spawned.
-func SpawnDepth(s *v1.AgentSession, parentOf ParentOf) int {
+func SpawnDepth(s *sessionsv1alpha1.AgentSession, parentOf ParentOf) int {
 	depth, key := 0, s.Spec.SpawnedBy
 	if key == "" && isSubagentKey(s.Spec.Key) {
 		return 1
@@ -113,7 +113,7 @@ func SpawnDepth(s *v1.AgentSession, parentOf ParentOf) int {
 	return depth
 }
 
-func agentOf(s *v1.AgentSession) string {
+func agentOf(s *sessionsv1alpha1.AgentSession) string {
 	if s.Spec.AgentID != "" {
 		return s.Spec.AgentID
 	}

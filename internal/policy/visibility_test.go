@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // spawned maps a session key to the key that spawned it.
@@ -31,30 +31,30 @@ var spawned = map[string]string{
 
 func parentOf(key string) (string, bool) { p, ok := spawned[key]; return p, ok }
 
-func child(key string) *v1.AgentSession {
-	return session(key, func(s *v1.AgentSession) { s.Spec.SpawnedBy = spawned[key] })
+func child(key string) *sessionsv1alpha1.AgentSession {
+	return session(key, func(s *sessionsv1alpha1.AgentSession) { s.Spec.SpawnedBy = spawned[key] })
 }
 
 func TestEffectiveVisibility(t *testing.T) {
-	sandboxed := session("agent:main:main", func(s *v1.AgentSession) { s.Spec.Sandboxed = true })
+	sandboxed := session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Sandboxed = true })
 	plain := session("agent:main:main")
-	spawnedOnly := &v1.Agent{Spec: v1.AgentSpec{Sandbox: v1.SandboxSpec{SessionToolsVisibility: v1.ToolsVisibilitySpawned}}}
-	seeAll := &v1.Agent{Spec: v1.AgentSpec{Sandbox: v1.SandboxSpec{SessionToolsVisibility: v1.ToolsVisibilityAll}}}
-	sandboxAgent := &v1.Agent{Spec: v1.AgentSpec{Sandbox: v1.SandboxSpec{Enabled: true}}}
-	all := &v1.SessionPolicySpec{Visibility: v1.VisibilityAll}
+	spawnedOnly := &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Sandbox: sessionsv1alpha1.SandboxSpec{SessionToolsVisibility: sessionsv1alpha1.ToolsVisibilitySpawned}}}
+	seeAll := &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Sandbox: sessionsv1alpha1.SandboxSpec{SessionToolsVisibility: sessionsv1alpha1.ToolsVisibilityAll}}}
+	sandboxAgent := &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Sandbox: sessionsv1alpha1.SandboxSpec{Enabled: true}}}
+	all := &sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAll}
 	cases := map[string]struct {
-		p     *v1.SessionPolicySpec
-		s     *v1.AgentSession
-		agent *v1.Agent
-		want  v1.Visibility
+		p     *sessionsv1alpha1.SessionPolicySpec
+		s     *sessionsv1alpha1.AgentSession
+		agent *sessionsv1alpha1.Agent
+		want  sessionsv1alpha1.Visibility
 	}{
-		"default is tree":                           {s: plain, want: v1.VisibilityTree},
-		"policy applies":                            {p: all, s: plain, agent: spawnedOnly, want: v1.VisibilityAll},
-		"sandboxed + spawned clamps all to tree":    {p: all, s: sandboxed, agent: spawnedOnly, want: v1.VisibilityTree},
-		"sandboxed + unknown agent clamps":          {p: &v1.SessionPolicySpec{Visibility: v1.VisibilityAgent}, s: sandboxed, want: v1.VisibilityTree},
-		"sandboxed agent clamps its sessions":       {p: all, s: plain, agent: sandboxAgent, want: v1.VisibilityTree},
-		"sandboxed + visibility all is not clamped": {p: all, s: sandboxed, agent: seeAll, want: v1.VisibilityAll},
-		"clamp never widens self":                   {p: &v1.SessionPolicySpec{Visibility: v1.VisibilitySelf}, s: sandboxed, agent: spawnedOnly, want: v1.VisibilitySelf},
+		"default is tree":                           {s: plain, want: sessionsv1alpha1.VisibilityTree},
+		"policy applies":                            {p: all, s: plain, agent: spawnedOnly, want: sessionsv1alpha1.VisibilityAll},
+		"sandboxed + spawned clamps all to tree":    {p: all, s: sandboxed, agent: spawnedOnly, want: sessionsv1alpha1.VisibilityTree},
+		"sandboxed + unknown agent clamps":          {p: &sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAgent}, s: sandboxed, want: sessionsv1alpha1.VisibilityTree},
+		"sandboxed agent clamps its sessions":       {p: all, s: plain, agent: sandboxAgent, want: sessionsv1alpha1.VisibilityTree},
+		"sandboxed + visibility all is not clamped": {p: all, s: sandboxed, agent: seeAll, want: sessionsv1alpha1.VisibilityAll},
+		"clamp never widens self":                   {p: &sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilitySelf}, s: sandboxed, agent: spawnedOnly, want: sessionsv1alpha1.VisibilitySelf},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -66,31 +66,31 @@ func TestEffectiveVisibility(t *testing.T) {
 }
 
 func TestVisible(t *testing.T) {
-	main := session("agent:main:main", func(s *v1.AgentSession) { s.Spec.AgentID = "main" })
-	group := session("agent:main:discord:group:1", func(s *v1.AgentSession) { s.Spec.AgentID = "main" })
-	research := session("agent:research:main", func(s *v1.AgentSession) { s.Spec.AgentID = "research" })
-	a2a := v1.AgentToAgentSpec{Enabled: true, Allow: []string{"res*"}}
+	main := session("agent:main:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.AgentID = "main" })
+	group := session("agent:main:discord:group:1", func(s *sessionsv1alpha1.AgentSession) { s.Spec.AgentID = "main" })
+	research := session("agent:research:main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.AgentID = "research" })
+	a2a := sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"res*"}}
 	cases := map[string]struct {
-		level      v1.Visibility
-		a2a        v1.AgentToAgentSpec
-		from, to   *v1.AgentSession
+		level      sessionsv1alpha1.Visibility
+		a2a        sessionsv1alpha1.AgentToAgentSpec
+		from, to   *sessionsv1alpha1.AgentSession
 		want       bool
 		wantReason string
 	}{
-		"self sees itself":                        {level: v1.VisibilitySelf, from: main, to: main, want: true},
-		"self does not see a sibling":             {level: v1.VisibilitySelf, from: main, to: group, wantReason: "visibility is self"},
-		"self does not see its own child":         {level: v1.VisibilitySelf, from: main, to: child("agent:main:subagent:c1"), wantReason: "visibility is self"},
-		"tree sees a direct child":                {level: v1.VisibilityTree, from: main, to: child("agent:main:subagent:c1"), want: true},
-		"tree sees a grandchild of another agent": {level: v1.VisibilityTree, from: main, to: child("agent:research:subagent:c2"), want: true},
-		"tree does not see the parent":            {level: v1.VisibilityTree, from: child("agent:main:subagent:c1"), to: main, wantReason: "visibility tree"},
-		"tree does not see a sibling":             {level: v1.VisibilityTree, from: main, to: group, wantReason: "spec.visibility to agent or all"},
-		"a spawn cycle ends the walk":             {level: v1.VisibilityTree, from: main, to: child("agent:main:subagent:loop1")},
-		"agent sees the agent's sessions":         {level: v1.VisibilityAgent, from: main, to: group, want: true},
-		"agent does not see another agent":        {level: v1.VisibilityAgent, from: main, to: research, wantReason: "visibility agent"},
-		"all needs agentToAgent enabled":          {level: v1.VisibilityAll, from: main, to: research, wantReason: "agentToAgent.enabled=true"},
-		"all with a matching glob":                {level: v1.VisibilityAll, a2a: a2a, from: main, to: research, want: true},
-		"all without a matching glob":             {level: v1.VisibilityAll, a2a: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-*"}}, from: main, to: research, wantReason: "no spec.agentToAgent.allow glob"},
-		"all sees the own agent without a2a":      {level: v1.VisibilityAll, from: main, to: group, want: true},
+		"self sees itself":                        {level: sessionsv1alpha1.VisibilitySelf, from: main, to: main, want: true},
+		"self does not see a sibling":             {level: sessionsv1alpha1.VisibilitySelf, from: main, to: group, wantReason: "visibility is self"},
+		"self does not see its own child":         {level: sessionsv1alpha1.VisibilitySelf, from: main, to: child("agent:main:subagent:c1"), wantReason: "visibility is self"},
+		"tree sees a direct child":                {level: sessionsv1alpha1.VisibilityTree, from: main, to: child("agent:main:subagent:c1"), want: true},
+		"tree sees a grandchild of another agent": {level: sessionsv1alpha1.VisibilityTree, from: main, to: child("agent:research:subagent:c2"), want: true},
+		"tree does not see the parent":            {level: sessionsv1alpha1.VisibilityTree, from: child("agent:main:subagent:c1"), to: main, wantReason: "visibility tree"},
+		"tree does not see a sibling":             {level: sessionsv1alpha1.VisibilityTree, from: main, to: group, wantReason: "spec.visibility to agent or all"},
+		"a spawn cycle ends the walk":             {level: sessionsv1alpha1.VisibilityTree, from: main, to: child("agent:main:subagent:loop1")},
+		"agent sees the agent's sessions":         {level: sessionsv1alpha1.VisibilityAgent, from: main, to: group, want: true},
+		"agent does not see another agent":        {level: sessionsv1alpha1.VisibilityAgent, from: main, to: research, wantReason: "visibility agent"},
+		"all needs agentToAgent enabled":          {level: sessionsv1alpha1.VisibilityAll, from: main, to: research, wantReason: "agentToAgent.enabled=true"},
+		"all with a matching glob":                {level: sessionsv1alpha1.VisibilityAll, a2a: a2a, from: main, to: research, want: true},
+		"all without a matching glob":             {level: sessionsv1alpha1.VisibilityAll, a2a: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-*"}}, from: main, to: research, wantReason: "no spec.agentToAgent.allow glob"},
+		"all sees the own agent without a2a":      {level: sessionsv1alpha1.VisibilityAll, from: main, to: group, want: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestVisible(t *testing.T) {
 
 func TestSpawnDepth(t *testing.T) {
 	cases := map[string]struct {
-		s    *v1.AgentSession
+		s    *sessionsv1alpha1.AgentSession
 		want int
 	}{
 		"main session":                 {s: session("agent:main:main"), want: 0},

@@ -24,13 +24,13 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // The seeds' exact control replies.
 const (
-	ReplySkip    = v1.ReplySkip
-	AnnounceSkip = v1.AnnounceSkip
+	ReplySkip    = sessionsv1alpha1.ReplySkip
+	AnnounceSkip = sessionsv1alpha1.AnnounceSkip
 )
 
 // RoundOne is the target's context for the primary run of a send from session from.

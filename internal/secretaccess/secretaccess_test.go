@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
 
@@ -33,17 +33,17 @@ func TestGet(t *testing.T) {
 	}
 	r := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
 		secret("team", nil),
-		secret("shared", map[string]string{v1.AgentUsableLabel: "true"}),
+		secret("shared", map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}),
 	).Build()
-	owner := func(vouched string) *v1.Agent {
-		a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
+	owner := func(vouched string) *sessionsv1alpha1.Agent {
+		a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
 		if vouched != "" {
-			a.Annotations = map[string]string{v1.VouchedSecretsAnnotation: vouched}
+			a.Annotations = map[string]string{sessionsv1alpha1.VouchedSecretsAnnotation: vouched}
 		}
 		return a
 	}
 	cases := map[string]struct {
-		owner        *v1.Agent
+		owner        *sessionsv1alpha1.Agent
 		name         string
 		wantUnusable bool
 		wantNotFound bool

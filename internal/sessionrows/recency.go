@@ -21,7 +21,7 @@ import (
 	"github.com/google/btree"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Recency keeps each namespace's sessions in sessions_list's order (most recently updated
@@ -37,10 +37,10 @@ type Recency struct {
 // object it stored, so the order of an entry never changes while it is placed.
 type recent struct {
 	updated int64
-	s       *v1.AgentSession
+	s       *sessionsv1alpha1.AgentSession
 }
 
-func recentOf(s *v1.AgentSession) recent { return recent{updated: updatedAt(s), s: s} }
+func recentOf(s *sessionsv1alpha1.AgentSession) recent { return recent{updated: updatedAt(s), s: s} }
 
 func newerFirst(a, b recent) bool {
 	if a.updated != b.updated {
@@ -54,7 +54,7 @@ func newerFirst(a, b recent) bool {
 
 // NewerFirst orders sessions as Recency keeps them (most recently updated first, then by
 // key), for sorting a list that came without that order.
-func NewerFirst(a, b *v1.AgentSession) int {
+func NewerFirst(a, b *sessionsv1alpha1.AgentSession) int {
 	switch x, y := recentOf(a), recentOf(b); {
 	case newerFirst(x, y):
 		return -1
@@ -71,7 +71,7 @@ func NewRecency() *Recency {
 
 // replace takes old's entry out (old nil: none) and places s (nil: none). The informer hands
 // over, as old, the object it stored before, which is the one placed then.
-func (r *Recency) replace(old, s *v1.AgentSession) {
+func (r *Recency) replace(old, s *sessionsv1alpha1.AgentSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old != nil {
@@ -96,13 +96,13 @@ func (r *Recency) replace(old, s *v1.AgentSession) {
 func (r *Recency) Handler() toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(o any) {
-			if s, ok := o.(*v1.AgentSession); ok {
+			if s, ok := o.(*sessionsv1alpha1.AgentSession); ok {
 				r.replace(nil, s)
 			}
 		},
 		UpdateFunc: func(o, n any) {
-			old, _ := o.(*v1.AgentSession)
-			if s, ok := n.(*v1.AgentSession); ok {
+			old, _ := o.(*sessionsv1alpha1.AgentSession)
+			if s, ok := n.(*sessionsv1alpha1.AgentSession); ok {
 				r.replace(old, s)
 			}
 		},
@@ -110,7 +110,7 @@ func (r *Recency) Handler() toolscache.ResourceEventHandler {
 			if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
 				o = d.Obj
 			}
-			if s, ok := o.(*v1.AgentSession); ok {
+			if s, ok := o.(*sessionsv1alpha1.AgentSession); ok {
 				r.replace(s, nil)
 			}
 		},
@@ -119,7 +119,7 @@ func (r *Recency) Handler() toolscache.ResourceEventHandler {
 
 // Newest calls yield with namespace's sessions in sessions_list's order until it returns
 // false. It walks a copy-on-write snapshot, so the informer is not held up meanwhile.
-func (r *Recency) Newest(namespace string, yield func(*v1.AgentSession) bool) {
+func (r *Recency) Newest(namespace string, yield func(*sessionsv1alpha1.AgentSession) bool) {
 	r.mu.Lock()
 	t := r.byNS[namespace]
 	if t != nil {
@@ -134,10 +134,10 @@ func (r *Recency) Newest(namespace string, yield func(*v1.AgentSession) bool) {
 
 // PageRows is ListRows over sessions already in its order (Recency.Newest): it stops once
 // the page is full, or at the first session older than activeMinutes.
-func PageRows(newest func(yield func(*v1.AgentSession) bool), p ListParams, now time.Time, visible func(*v1.AgentSession) bool) []SessionRow {
+func PageRows(newest func(yield func(*sessionsv1alpha1.AgentSession) bool), p ListParams, now time.Time, visible func(*sessionsv1alpha1.AgentSession) bool) []SessionRow {
 	rows := make([]SessionRow, 0, p.Limit)
 	cutoff := activeCutoff(p, now)
-	newest(func(s *v1.AgentSession) bool {
+	newest(func(s *sessionsv1alpha1.AgentSession) bool {
 		if p.ActiveMinutes > 0 && updatedAt(s) < cutoff {
 			return false // all the rest are older still
 		}

@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Fed the informer's adds, updates and deletes, Recency pages exactly what ListRows computes
@@ -32,8 +32,8 @@ import (
 func TestPageRowsOverRecencyIsListRows(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	rng := rand.New(rand.NewPCG(1, 2))
-	kinds := []v1.SessionKind{"main", "group", "cron", ""}
-	session := func(ns string, i int) *v1.AgentSession {
+	kinds := []sessionsv1alpha1.SessionKind{"main", "group", "cron", ""}
+	session := func(ns string, i int) *sessionsv1alpha1.AgentSession {
 		key := "agent:a" + strconv.Itoa(i%7) + ":webchat:group:g" + strconv.Itoa(i)
 		switch {
 		case i%29 == 0:
@@ -41,22 +41,22 @@ func TestPageRowsOverRecencyIsListRows(t *testing.T) {
 		case i%13 == 0:
 			key = "agent:m" + strconv.Itoa(i) + ":main"
 		}
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s" + strconv.Itoa(i),
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s" + strconv.Itoa(i),
 			CreationTimestamp: metav1.NewTime(now.Add(-time.Duration(rng.IntN(600)) * time.Minute))},
-			Spec:   v1.AgentSessionSpec{Key: key, AgentID: "a"},
-			Status: v1.AgentSessionStatus{Kind: kinds[rng.IntN(len(kinds))]}}
+			Spec:   sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "a"},
+			Status: sessionsv1alpha1.AgentSessionStatus{Kind: kinds[rng.IntN(len(kinds))]}}
 		if rng.IntN(4) > 0 { // many share an update time: the key orders them
 			u := metav1.NewTime(now.Add(-time.Duration(rng.IntN(120)) * time.Minute))
 			s.Status.UpdatedAt = &u
 		}
 		if rng.IntN(10) == 0 {
-			s.Status.Phase = v1.SessionArchived
+			s.Status.Phase = sessionsv1alpha1.SessionArchived
 		}
 		return s
 	}
 	r := NewRecency()
 	h := r.Handler()
-	live := map[string]*v1.AgentSession{}
+	live := map[string]*sessionsv1alpha1.AgentSession{}
 	for i := range 3000 {
 		ns := []string{"team", "other"}[i%2]
 		s := session(ns, rng.IntN(1500))
@@ -76,16 +76,16 @@ func TestPageRowsOverRecencyIsListRows(t *testing.T) {
 			live[ns+"/"+s.Name] = s
 		}
 	}
-	var team []*v1.AgentSession
+	var team []*sessionsv1alpha1.AgentSession
 	for _, s := range live {
 		if s.Namespace == "team" {
 			team = append(team, s)
 		}
 	}
-	odd := func(s *v1.AgentSession) bool { return len(s.Spec.Key)%2 == 1 }
+	odd := func(s *sessionsv1alpha1.AgentSession) bool { return len(s.Spec.Key)%2 == 1 }
 	for name, tc := range map[string]struct {
 		p       ListParams
-		visible func(*v1.AgentSession) bool
+		visible func(*sessionsv1alpha1.AgentSession) bool
 	}{
 		"first page":          {p: NewListParams(nil, 50, 0, 0)},
 		"the largest page":    {p: NewListParams(nil, MaxListLimit, 0, 0)},
@@ -96,7 +96,7 @@ func TestPageRowsOverRecencyIsListRows(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			want := ListRows(team, tc.p, now, tc.visible)
-			got := PageRows(func(y func(*v1.AgentSession) bool) { r.Newest("team", y) }, tc.p, now, tc.visible)
+			got := PageRows(func(y func(*sessionsv1alpha1.AgentSession) bool) { r.Newest("team", y) }, tc.p, now, tc.visible)
 			if len(want) == 0 && name != "everything filtered" {
 				t.Fatal("the fixture lists nothing: the comparison would prove nothing")
 			}
@@ -105,5 +105,8 @@ func TestPageRowsOverRecencyIsListRows(t *testing.T) {
 			}
 		})
 	}
-	r.Newest("nobody", func(*v1.AgentSession) bool { t.Fatal("a namespace without sessions yielded one"); return false })
+	r.Newest("nobody", func(*sessionsv1alpha1.AgentSession) bool {
+		t.Fatal("a namespace without sessions yielded one")
+		return false
+	})
 }

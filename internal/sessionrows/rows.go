@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -36,29 +36,29 @@ const (
 // SessionRow is one row of sessions_list, in the seeds' row shape.
 type SessionRow struct {
 	// Name is the AgentSession's object name, what access to its transcript is asked on.
-	Name            string              `json:"-"`
-	Key             string              `json:"key"`
-	Kind            string              `json:"kind"`
-	Channel         string              `json:"channel"`
-	DisplayName     string              `json:"displayName,omitempty"`
-	UpdatedAt       int64               `json:"updatedAt"`
-	SessionID       string              `json:"sessionId"`
-	Model           string              `json:"model,omitempty"`
-	ContextTokens   int64               `json:"contextTokens"`
-	TotalTokens     int64               `json:"totalTokens"`
-	ThinkingLevel   string              `json:"thinkingLevel,omitempty"`
-	VerboseLevel    string              `json:"verboseLevel,omitempty"`
-	SystemSent      bool                `json:"systemSent"`
-	AbortedLastRun  bool                `json:"abortedLastRun"`
-	SendPolicy      string              `json:"sendPolicy,omitempty"`
-	LastChannel     string              `json:"lastChannel,omitempty"`
-	LastTo          string              `json:"lastTo,omitempty"`
-	DeliveryContext *v1.DeliveryContext `json:"deliveryContext,omitempty"`
-	TranscriptPath  string              `json:"transcriptPath,omitempty"`
-	Messages        []transcript.Record `json:"messages,omitempty"`
-	Label           string              `json:"label,omitempty"`
-	AgentID         string              `json:"agentId,omitempty"`
-	Archived        bool                `json:"archived,omitempty"`
+	Name            string                            `json:"-"`
+	Key             string                            `json:"key"`
+	Kind            string                            `json:"kind"`
+	Channel         string                            `json:"channel"`
+	DisplayName     string                            `json:"displayName,omitempty"`
+	UpdatedAt       int64                             `json:"updatedAt"`
+	SessionID       string                            `json:"sessionId"`
+	Model           string                            `json:"model,omitempty"`
+	ContextTokens   int64                             `json:"contextTokens"`
+	TotalTokens     int64                             `json:"totalTokens"`
+	ThinkingLevel   string                            `json:"thinkingLevel,omitempty"`
+	VerboseLevel    string                            `json:"verboseLevel,omitempty"`
+	SystemSent      bool                              `json:"systemSent"`
+	AbortedLastRun  bool                              `json:"abortedLastRun"`
+	SendPolicy      string                            `json:"sendPolicy,omitempty"`
+	LastChannel     string                            `json:"lastChannel,omitempty"`
+	LastTo          string                            `json:"lastTo,omitempty"`
+	DeliveryContext *sessionsv1alpha1.DeliveryContext `json:"deliveryContext,omitempty"`
+	TranscriptPath  string                            `json:"transcriptPath,omitempty"`
+	Messages        []transcript.Record               `json:"messages,omitempty"`
+	Label           string                            `json:"label,omitempty"`
+	AgentID         string                            `json:"agentId,omitempty"`
+	Archived        bool                              `json:"archived,omitempty"`
 	// LastMessage is the latest message, with includeLastMessage.
 	LastMessage *transcript.Record `json:"lastMessage,omitempty"`
 }
@@ -91,7 +91,7 @@ func NewListParams(kinds []string, limit, activeMinutes, messageLimit int64) Lis
 }
 
 // RowOf is a session's row (without messages).
-func RowOf(s *v1.AgentSession) SessionRow {
+func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
 	r := SessionRow{
 		Name: s.Name, Key: s.Spec.Key, Kind: string(s.Status.Kind), Channel: s.Status.Channel,
 		DisplayName: s.Spec.DisplayName, SessionID: s.Status.SessionID, Model: s.Spec.Model,
@@ -101,7 +101,7 @@ func RowOf(s *v1.AgentSession) SessionRow {
 		SendPolicy: string(s.Spec.SendPolicy), LastChannel: s.Spec.LastChannel, LastTo: s.Spec.LastTo,
 		DeliveryContext: s.Spec.DeliveryContext, TranscriptPath: s.Status.TranscriptPath,
 		UpdatedAt: updatedAt(s), Label: s.Spec.Label, AgentID: s.Spec.AgentID,
-		Archived: s.Status.Phase == v1.SessionArchived,
+		Archived: s.Status.Phase == sessionsv1alpha1.SessionArchived,
 	}
 	// The controller records kind and channel in status; parse the key only before it has.
 	if r.Kind == "" || r.Channel == "" {
@@ -118,7 +118,7 @@ func RowOf(s *v1.AgentSession) SessionRow {
 
 // updatedAt is when the session last changed, in ms: its transcript's last append, else its
 // creation.
-func updatedAt(s *v1.AgentSession) int64 {
+func updatedAt(s *sessionsv1alpha1.AgentSession) int64 {
 	if t := s.Status.UpdatedAt; t != nil {
 		return t.UnixMilli()
 	}
@@ -165,8 +165,8 @@ func newest[T any](items []T, limit int, order func(a, b T) int) []T {
 }
 
 // Pointers points at each of items, for ListRows.
-func Pointers(items []v1.AgentSession) []*v1.AgentSession {
-	out := make([]*v1.AgentSession, len(items))
+func Pointers(items []sessionsv1alpha1.AgentSession) []*sessionsv1alpha1.AgentSession {
+	out := make([]*sessionsv1alpha1.AgentSession, len(items))
 	for i := range items {
 		out[i] = &items[i]
 	}
@@ -174,7 +174,7 @@ func Pointers(items []v1.AgentSession) []*v1.AgentSession {
 }
 
 // kindOf is a session's kind without building its row.
-func kindOf(s *v1.AgentSession) string {
+func kindOf(s *sessionsv1alpha1.AgentSession) string {
 	if s.Status.Kind != "" {
 		return string(s.Status.Kind)
 	}
@@ -188,8 +188,8 @@ func activeCutoff(p ListParams, now time.Time) int64 {
 }
 
 // listed says whether sessions_list shows s, and when it was updated.
-func listed(s *v1.AgentSession, p ListParams, cutoff int64, visible func(*v1.AgentSession) bool) (int64, bool) {
-	if sessionkey.IsReserved(s.Spec.Key) || (s.Status.Phase == v1.SessionArchived) != p.Archived {
+func listed(s *sessionsv1alpha1.AgentSession, p ListParams, cutoff int64, visible func(*sessionsv1alpha1.AgentSession) bool) (int64, bool) {
+	if sessionkey.IsReserved(s.Spec.Key) || (s.Status.Phase == sessionsv1alpha1.SessionArchived) != p.Archived {
 		return 0, false
 	}
 	if !matches(s, p) {
@@ -212,10 +212,10 @@ func listed(s *v1.AgentSession, p ListParams, cutoff int64, visible func(*v1.Age
 // ListRows selects, orders (most recently updated first) and limits the rows of
 // sessions_list: reserved and archived sessions never show, kinds and activeMinutes filter,
 // visible decides the rest.
-func ListRows(sessions []*v1.AgentSession, p ListParams, now time.Time, visible func(*v1.AgentSession) bool) []SessionRow {
+func ListRows(sessions []*sessionsv1alpha1.AgentSession, p ListParams, now time.Time, visible func(*sessionsv1alpha1.AgentSession) bool) []SessionRow {
 	type candidate struct {
 		updated int64
-		s       *v1.AgentSession
+		s       *sessionsv1alpha1.AgentSession
 	}
 	var cands []candidate
 	cutoff := activeCutoff(p, now)
@@ -245,7 +245,7 @@ func ListRows(sessions []*v1.AgentSession, p ListParams, now time.Time, visible 
 }
 
 // matches applies the label, agentId and search filters.
-func matches(s *v1.AgentSession, p ListParams) bool {
+func matches(s *sessionsv1alpha1.AgentSession, p ListParams) bool {
 	if p.Label != "" && s.Spec.Label != p.Label {
 		return false
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestNewListParams(t *testing.T) {
@@ -53,23 +53,23 @@ func TestListRows(t *testing.T) {
 		t := metav1.NewTime(now.Add(-time.Duration(minutesAgo) * time.Minute))
 		return &t
 	}
-	sess := func(key string, kind v1.SessionKind, updated *metav1.Time, mut ...func(*v1.AgentSession)) v1.AgentSession {
-		s := v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"},
-			Status: v1.AgentSessionStatus{Kind: kind, UpdatedAt: updated, Channel: "webchat", SessionID: "id-" + key}}
+	sess := func(key string, kind sessionsv1alpha1.SessionKind, updated *metav1.Time, mut ...func(*sessionsv1alpha1.AgentSession)) sessionsv1alpha1.AgentSession {
+		s := sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"},
+			Status: sessionsv1alpha1.AgentSessionStatus{Kind: kind, UpdatedAt: updated, Channel: "webchat", SessionID: "id-" + key}}
 		for _, m := range mut {
 			m(&s)
 		}
 		return s
 	}
-	all := []v1.AgentSession{
+	all := []sessionsv1alpha1.AgentSession{
 		sess("agent:main:main", "main", at(1)),
 		sess("agent:main:webchat:group:g", "group", at(30)),
 		sess("cron:nightly", "cron", at(120)),
 		sess("global", "other", at(0)),
 		sess("unknown", "other", at(0)),
-		sess("agent:main:subagent:x", "other", at(5), func(s *v1.AgentSession) { s.Status.Phase = v1.SessionArchived }),
-		sess("hook:h1", "hook", at(10), func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionDeny }),
-		sess("agent:ops:webchat:group:deploys", "group", at(40), func(s *v1.AgentSession) {
+		sess("agent:main:subagent:x", "other", at(5), func(s *sessionsv1alpha1.AgentSession) { s.Status.Phase = sessionsv1alpha1.SessionArchived }),
+		sess("hook:h1", "hook", at(10), func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionDeny }),
+		sess("agent:ops:webchat:group:deploys", "group", at(40), func(s *sessionsv1alpha1.AgentSession) {
 			s.Spec.AgentID, s.Spec.Label, s.Spec.DisplayName = "ops", "deploys", "Release Train"
 		}),
 	}
@@ -82,7 +82,7 @@ func TestListRows(t *testing.T) {
 	}
 	cases := map[string]struct {
 		p       ListParams
-		visible func(*v1.AgentSession) bool
+		visible func(*sessionsv1alpha1.AgentSession) bool
 		want    []string
 	}{
 		"newest first; reserved and archived never listed": {p: ListParams{Limit: 50}, want: []string{"agent:main:main", "hook:h1", "agent:main:webchat:group:g", "agent:ops:webchat:group:deploys", "cron:nightly"}},
@@ -96,7 +96,7 @@ func TestListRows(t *testing.T) {
 		"archived only":    {p: ListParams{Limit: 50, Archived: true}, want: []string{"agent:main:subagent:x"}},
 		"active minutes":   {p: ListParams{Limit: 50, ActiveMinutes: 15}, want: []string{"agent:main:main", "hook:h1"}},
 		"limit":            {p: ListParams{Limit: 2}, want: []string{"agent:main:main", "hook:h1"}},
-		"visibility hides": {p: ListParams{Limit: 50}, visible: func(s *v1.AgentSession) bool { return s.Spec.Key == "cron:nightly" }, want: []string{"cron:nightly"}},
+		"visibility hides": {p: ListParams{Limit: 50}, visible: func(s *sessionsv1alpha1.AgentSession) bool { return s.Spec.Key == "cron:nightly" }, want: []string{"cron:nightly"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -110,11 +110,11 @@ func TestListRows(t *testing.T) {
 // TestRowShape pins the JSON of a row to the seeds' field names.
 func TestRowShape(t *testing.T) {
 	updated := metav1.NewTime(time.UnixMilli(1764000000000))
-	s := v1.AgentSession{
-		Spec: v1.AgentSessionSpec{Key: "agent:main:discord:group:1", AgentID: "main", DisplayName: "#general",
+	s := sessionsv1alpha1.AgentSession{
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:discord:group:1", AgentID: "main", DisplayName: "#general",
 			SendPolicy: "deny", LastChannel: "discord", LastTo: "u1", Model: "m", ThinkingLevel: "low", VerboseLevel: "on",
-			DeliveryContext: &v1.DeliveryContext{Channel: "discord", To: "c1", AccountID: "a"}},
-		Status: v1.AgentSessionStatus{Kind: "group", Channel: "discord", SessionID: "sid", UpdatedAt: &updated,
+			DeliveryContext: &sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "c1", AccountID: "a"}},
+		Status: sessionsv1alpha1.AgentSessionStatus{Kind: "group", Channel: "discord", SessionID: "sid", UpdatedAt: &updated,
 			ContextTokens: 10, TotalTokens: 20, SystemSent: true, AbortedLastRun: true, TranscriptPath: "/t/sid.jsonl"},
 	}
 	b, err := json.Marshal(RowOf(&s))

@@ -19,7 +19,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -47,7 +47,7 @@ func (c *Call) readTranscript(ctx context.Context, name, sessionID string, o tra
 
 // createRight is the right creating obj asks: a send or a run.
 func createRight(obj client.Object) caller.Right {
-	if _, ok := obj.(*v1.SubagentRun); ok {
+	if _, ok := obj.(*sessionsv1alpha1.SubagentRun); ok {
 		return caller.CreateRun
 	}
 	return caller.CreateSend
@@ -55,7 +55,7 @@ func createRight(obj client.Object) caller.Right {
 
 // CancelRight is the right cancelling obj asks (Cancellable's objects).
 func CancelRight(obj client.Object) caller.Right {
-	if _, ok := obj.(*v1.SubagentRun); ok {
+	if _, ok := obj.(*sessionsv1alpha1.SubagentRun); ok {
 		return caller.CancelRun
 	}
 	return caller.CancelSend

@@ -21,19 +21,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // agents_list shows each listed Agent's spec.description, and none of an Agent it does not list.
 func TestAgentsListShowsDescriptions(t *testing.T) {
-	agent := func(name, desc string, allow ...string) *v1.Agent {
-		return &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1.AgentSpec{Description: desc, Subagents: v1.SubagentsSpec{AllowAgents: allow}}}
+	agent := func(name, desc string, allow ...string) *sessionsv1alpha1.Agent {
+		return &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: sessionsv1alpha1.AgentSpec{Description: desc, Subagents: sessionsv1alpha1.SubagentsSpec{AllowAgents: allow}}}
 	}
 	planner, coder, quiet := agent("planner", "plans trips", "coder"), agent("coder", "writes code"), agent("quiet", "")
 	fc := newFakeClient(planner, coder, quiet)
 	for name, tc := range map[string]struct {
-		self *v1.Agent
+		self *sessionsv1alpha1.Agent
 		want map[string]any
 	}{
 		"a person sees every agent": {want: map[string]any{"agents": []any{"coder", "planner", "quiet"},

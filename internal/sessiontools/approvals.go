@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // The doors people decide tool calls through (kubectl, /mcp, the console) share these: the
@@ -32,15 +32,15 @@ import (
 
 // PendingApprovals are the namespace's ToolApprovals that wait for a decision, oldest
 // first; namespace "" lists every namespace the reader sees.
-func PendingApprovals(ctx context.Context, r client.Reader, namespace string) ([]v1.ToolApproval, error) {
-	var list v1.ToolApprovalList
+func PendingApprovals(ctx context.Context, r client.Reader, namespace string) ([]sessionsv1alpha1.ToolApproval, error) {
+	var list sessionsv1alpha1.ToolApprovalList
 	if err := r.List(ctx, &list, client.InNamespace(namespace)); err != nil {
 		return nil, err
 	}
-	pending := slices.DeleteFunc(list.Items, func(ta v1.ToolApproval) bool {
+	pending := slices.DeleteFunc(list.Items, func(ta sessionsv1alpha1.ToolApproval) bool {
 		return ta.Status.Decided() || ta.Spec.Decision != ""
 	})
-	slices.SortStableFunc(pending, func(a, b v1.ToolApproval) int {
+	slices.SortStableFunc(pending, func(a, b sessionsv1alpha1.ToolApproval) int {
 		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
 	})
 	return pending, nil
@@ -48,11 +48,11 @@ func PendingApprovals(ctx context.Context, r client.Reader, namespace string) ([
 
 // Decide sets a ToolApproval's decision and reason as whoever c acts for. A denial needs a
 // reason: the model is told it.
-func Decide(ctx context.Context, c client.Client, namespace, name string, d v1.ApprovalDecision, reason string) error {
+func Decide(ctx context.Context, c client.Client, namespace, name string, d sessionsv1alpha1.ApprovalDecision, reason string) error {
 	switch {
-	case d != v1.DecisionApproved && d != v1.DecisionDenied:
+	case d != sessionsv1alpha1.DecisionApproved && d != sessionsv1alpha1.DecisionDenied:
 		return errors.New("decision must be Approved or Denied")
-	case d == v1.DecisionDenied && reason == "":
+	case d == sessionsv1alpha1.DecisionDenied && reason == "":
 		return errors.New("a denial needs a reason: the agent is told it")
 	}
 	spec := map[string]any{"decision": d}
@@ -63,7 +63,7 @@ func Decide(ctx context.Context, c client.Client, namespace, name string, d v1.A
 	if err != nil {
 		return err
 	}
-	ta := &v1.ToolApproval{}
+	ta := &sessionsv1alpha1.ToolApproval{}
 	ta.Namespace, ta.Name = namespace, name
 	return c.Patch(ctx, ta, client.RawPatch(types.MergePatchType, body))
 }

@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // cancelPatch sets spec.cancel, which SessionSends and SubagentRuns both have (false to
@@ -45,9 +45,9 @@ func Cancellable(kind, name string) (client.Object, error) {
 	var obj client.Object
 	switch strings.ToLower(kind) {
 	case "sessionsend", "sessionsends", "ssend", "send", "sessionsends.sessions.agents.dev":
-		obj = &v1.SessionSend{}
+		obj = &sessionsv1alpha1.SessionSend{}
 	case "subagentrun", "subagentruns", "sar", "run", "subagentruns.sessions.agents.dev":
-		obj = &v1.SubagentRun{}
+		obj = &sessionsv1alpha1.SubagentRun{}
 	default:
 		return nil, fmt.Errorf("%s/%s: only sessionsends and subagentruns can be cancelled", kind, name)
 	}

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -34,17 +34,17 @@ const ns = "team"
 func newFakeClient(objs ...client.Object) client.WithWatch {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(v1.AddToScheme(s))
+	utilruntime.Must(sessionsv1alpha1.AddToScheme(s))
 	b := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
-		WithStatusSubresource(&v1.AgentSession{}, &v1.SessionSend{}, &v1.SubagentRun{})
+		WithStatusSubresource(&sessionsv1alpha1.AgentSession{}, &sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{})
 	return testenv.IndexFake(b).Build()
 }
 
 // session is an AgentSession named as the session controller names them, with a sessionId.
-func session(key, agentID, sessionID string) *v1.AgentSession {
-	return &v1.AgentSession{
+func session(key, agentID, sessionID string) *sessionsv1alpha1.AgentSession {
+	return &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-		Spec:       v1.AgentSessionSpec{Key: key, AgentID: agentID},
-		Status:     v1.AgentSessionStatus{SessionID: sessionID, Phase: v1.SessionActive},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agentID},
+		Status:     sessionsv1alpha1.AgentSessionStatus{SessionID: sessionID, Phase: sessionsv1alpha1.SessionActive},
 	}
 }

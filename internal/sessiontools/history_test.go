@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -38,7 +38,7 @@ func (s noTranscripts) Read(ctx context.Context, namespace, sessionID string, o 
 func TestHistoryRefusals(t *testing.T) {
 	self := session("agent:bob:main", "bob", "sid-bob")
 	other := session("agent:cy:main", "cy", "sid-cy")
-	pol := &v1.SessionPolicy{Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityTree}}
+	pol := &sessionsv1alpha1.SessionPolicy{Spec: sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityTree}}
 	pol.Name, pol.Namespace = "default", ns
 	cases := map[string]struct {
 		args string

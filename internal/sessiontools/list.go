@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -74,24 +74,24 @@ func listTool() Tool {
 // gathered into a new list: 100,000 sessions are 100,000 pointers, not 100 MB of structs.
 // The caller only reads them.
 type SessionLister interface {
-	ListSessions(ctx context.Context, namespace string) ([]*v1.AgentSession, error)
+	ListSessions(ctx context.Context, namespace string) ([]*sessionsv1alpha1.AgentSession, error)
 }
 
 // NewestLister walks a namespace's sessions in sessions_list's order (sessionrows.Recency),
 // so a page reads the sessions it shows and those its filters skip, not all of them. ok is
 // false when it keeps no such order; the caller then lists.
 type NewestLister interface {
-	NewestSessions(ctx context.Context, namespace string, yield func(*v1.AgentSession) bool) (ok bool, err error)
+	NewestSessions(ctx context.Context, namespace string, yield func(*sessionsv1alpha1.AgentSession) bool) (ok bool, err error)
 }
 
 // sessions are the namespace's sessions, through the Reader's SessionLister when it has one.
-func (c *Call) sessions(ctx context.Context) ([]*v1.AgentSession, error) {
+func (c *Call) sessions(ctx context.Context) ([]*sessionsv1alpha1.AgentSession, error) {
 	return Sessions(ctx, c.Reader, c.Namespace)
 }
 
 // Sessions are namespace's sessions for reading only, through r's SessionLister when it
 // has one.
-func Sessions(ctx context.Context, r client.Reader, namespace string) ([]*v1.AgentSession, error) {
+func Sessions(ctx context.Context, r client.Reader, namespace string) ([]*sessionsv1alpha1.AgentSession, error) {
 	if l, ok := r.(SessionLister); ok {
 		return l.ListSessions(ctx, namespace)
 	}
@@ -99,12 +99,12 @@ func Sessions(ctx context.Context, r client.Reader, namespace string) ([]*v1.Age
 }
 
 // rows are the page's rows, walked newest first where the Reader keeps that order.
-func (c *Call) rows(ctx context.Context, p sessionrows.ListParams, visible func(*v1.AgentSession) bool) ([]sessionrows.SessionRow, error) {
+func (c *Call) rows(ctx context.Context, p sessionrows.ListParams, visible func(*sessionsv1alpha1.AgentSession) bool) ([]sessionrows.SessionRow, error) {
 	now := c.clock().Now()
 	if n, ok := c.Reader.(NewestLister); ok {
 		var walked bool
 		var err error
-		rows := sessionrows.PageRows(func(yield func(*v1.AgentSession) bool) {
+		rows := sessionrows.PageRows(func(yield func(*sessionsv1alpha1.AgentSession) bool) {
 			walked, err = n.NewestSessions(ctx, c.Namespace, yield)
 		}, p, now, visible)
 		if err != nil || walked {
@@ -121,9 +121,9 @@ func (c *Call) rows(ctx context.Context, p sessionrows.ListParams, visible func(
 // ListSessions lists namespace's sessions through r for reading only. An informer cache's
 // objects are taken from its namespace index as they are (100,000 sessions are 100,000
 // pointers, not 72 MB of struct copies); another reader's are not deep-copied.
-func ListSessions(ctx context.Context, r client.Reader, namespace string) ([]*v1.AgentSession, error) {
+func ListSessions(ctx context.Context, r client.Reader, namespace string) ([]*sessionsv1alpha1.AgentSession, error) {
 	if informers, ok := r.(cache.Informers); ok {
-		inf, err := informers.GetInformer(ctx, &v1.AgentSession{}, cache.BlockUntilSynced(true))
+		inf, err := informers.GetInformer(ctx, &sessionsv1alpha1.AgentSession{}, cache.BlockUntilSynced(true))
 		if err != nil {
 			return nil, err
 		}
@@ -132,16 +132,16 @@ func ListSessions(ctx context.Context, r client.Reader, namespace string) ([]*v1
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*v1.AgentSession, 0, len(objs))
+			out := make([]*sessionsv1alpha1.AgentSession, 0, len(objs))
 			for _, o := range objs {
-				if s, ok := o.(*v1.AgentSession); ok {
+				if s, ok := o.(*sessionsv1alpha1.AgentSession); ok {
 					out = append(out, s)
 				}
 			}
 			return out, nil
 		}
 	}
-	var all v1.AgentSessionList
+	var all sessionsv1alpha1.AgentSessionList
 	if err := r.List(ctx, &all, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}

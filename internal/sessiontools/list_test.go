@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 )
@@ -34,11 +34,11 @@ import (
 type newestReader struct {
 	client.Client
 	ordered  bool
-	sessions []*v1.AgentSession
+	sessions []*sessionsv1alpha1.AgentSession
 	yielded  int
 }
 
-func (r *newestReader) NewestSessions(_ context.Context, _ string, yield func(*v1.AgentSession) bool) (bool, error) {
+func (r *newestReader) NewestSessions(_ context.Context, _ string, yield func(*sessionsv1alpha1.AgentSession) bool) (bool, error) {
 	if !r.ordered {
 		return false, nil
 	}
@@ -57,12 +57,12 @@ func TestListPagesNewestFirst(t *testing.T) {
 	const ns = "team"
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	var objs []client.Object
-	var ordered []*v1.AgentSession
+	var ordered []*sessionsv1alpha1.AgentSession
 	for i, name := range []string{"d", "c", "b", "a"} { // d is the newest
 		at := metav1.NewTime(now.Add(-time.Duration(i) * time.Minute))
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec:   v1.AgentSessionSpec{Key: "agent:main:webchat:group:" + name, AgentID: "main"},
-			Status: v1.AgentSessionStatus{UpdatedAt: &at}}
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec:   sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:webchat:group:" + name, AgentID: "main"},
+			Status: sessionsv1alpha1.AgentSessionStatus{UpdatedAt: &at}}
 		objs, ordered = append(objs, s), append(ordered, s)
 	}
 	fc := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
@@ -116,11 +116,11 @@ func (a ManageArgs) ops(now time.Time, hasAnnotations bool) ([]jsonOp, error) {
 		}
 		if p := a.SendPolicy; p != nil {
 			switch *p {
-			case string(v1.ActionAllow), string(v1.ActionDeny):
+			case string(sessionsv1alpha1.ActionAllow), string(sessionsv1alpha1.ActionDeny):
 				ops = append(ops, jsonOp{Op: "add", Path: "/spec/sendPolicy", Value: *p})
 			case "inherit", "":
 				// add then remove unsets it whether or not it is set (a remove alone fails on a missing one).
-				ops = append(ops, jsonOp{Op: "add", Path: "/spec/sendPolicy", Value: string(v1.ActionDeny)}, jsonOp{Op: "remove", Path: "/spec/sendPolicy"})
+				ops = append(ops, jsonOp{Op: "add", Path: "/spec/sendPolicy", Value: string(sessionsv1alpha1.ActionDeny)}, jsonOp{Op: "remove", Path: "/spec/sendPolicy"})
 			default:
 				return nil, fmt.Errorf("sendPolicy %q: want allow, deny or inherit", *p)
 			}
@@ -132,12 +132,12 @@ func (a ManageArgs) ops(now time.Time, hasAnnotations bool) ([]jsonOp, error) {
 		if a.ExpectedSessionID == "" {
 			return nil, fmt.Errorf("%s needs expectedSessionId (the sessionId from sessions_list)", a.Action)
 		}
-		ann, value := v1.ArchiveAtAnnotation, now.UTC().Format(time.RFC3339)
+		ann, value := sessionsv1alpha1.ArchiveAtAnnotation, now.UTC().Format(time.RFC3339)
 		switch a.Action {
 		case ActionReset:
-			ann, value = v1.ResetAnnotation, a.ExpectedSessionID
+			ann, value = sessionsv1alpha1.ResetAnnotation, a.ExpectedSessionID
 		case ActionRestore:
-			ann, value = v1.RestoreAnnotation, a.ExpectedSessionID
+			ann, value = sessionsv1alpha1.RestoreAnnotation, a.ExpectedSessionID
 		}
 		if !hasAnnotations {
 			ops = append(ops, jsonOp{Op: "add", Path: "/metadata/annotations", Value: map[string]string{}})
@@ -145,7 +145,7 @@ func (a ManageArgs) ops(now time.Time, hasAnnotations bool) ([]jsonOp, error) {
 		if a.Action == ActionRestore {
 			// The archive request goes with the restore, in the same guarded write; add then
 			// remove drops it whether or not it is there (a remove alone fails on a missing one).
-			at := "/metadata/annotations/" + escapePointer(v1.ArchiveAtAnnotation)
+			at := "/metadata/annotations/" + escapePointer(sessionsv1alpha1.ArchiveAtAnnotation)
 			ops = append(ops, jsonOp{Op: "add", Path: at, Value: ""}, jsonOp{Op: "remove", Path: at})
 		}
 		ops = append(ops, jsonOp{Op: "add", Path: "/metadata/annotations/" + escapePointer(ann), Value: value})
@@ -199,7 +199,7 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 		// Owner-only: the manager's own write would pass admission, so a model never sets it.
 		return &StatusResult{Status: StatusForbidden, Error: fmt.Sprintf(
 			"sendPolicy of session %s is set by a person with the verb %s (sessions patch or /send on|off|inherit), never by a session's own call",
-			target.Spec.Key, v1.VerbSetSendPolicy)}, nil
+			target.Spec.Key, sessionsv1alpha1.VerbSetSendPolicy)}, nil
 	}
 	if a.Model != nil {
 		if denied := c.judgeModel(ctx, target, *a.Model); denied != nil {
@@ -210,7 +210,7 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Action == ActionArchive && target.Status.Phase == v1.SessionArchived {
+	if a.Action == ActionArchive && target.Status.Phase == sessionsv1alpha1.SessionArchived {
 		return ManageResult{Status: StatusOK, Action: a.Action, SessionKey: target.Spec.Key, SessionID: target.Status.SessionID}, nil
 	}
 	patch, err := json.Marshal(ops)
@@ -239,13 +239,13 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 }
 
 // judgeModel refuses a model override the session's Agent does not allow (policy).
-func (c *Call) judgeModel(ctx context.Context, s *v1.AgentSession, model string) *StatusResult {
+func (c *Call) judgeModel(ctx context.Context, s *sessionsv1alpha1.AgentSession, model string) *StatusResult {
 	agent, err := c.lookup().Agent(ctx, c.Namespace, s.Spec.AgentID)
 	if err != nil {
 		return &StatusResult{Status: StatusError, Error: err.Error()}
 	}
 	if agent == nil {
-		agent = &v1.Agent{}
+		agent = &sessionsv1alpha1.Agent{}
 		agent.Name = s.Spec.AgentID
 	}
 	if ok, why := policy.SessionModel(agent, model); !ok {

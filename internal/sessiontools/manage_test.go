@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestManageOps(t *testing.T) {
@@ -89,7 +89,7 @@ func TestManageOps(t *testing.T) {
 func TestManage(t *testing.T) {
 	self := session("agent:bob:main", "bob", "sid-bob")
 	other := session("agent:cy:main", "cy", "sid-cy")
-	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bob"}}
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bob"}}
 	agent.Spec.Model.Name, agent.Spec.AllowedModels = "small", []string{"big"}
 	type result struct {
 		Status, Error string
@@ -107,7 +107,7 @@ func TestManage(t *testing.T) {
 		"a stale sessionId": {args: `{"action":"archive","sessionKey":"main","expectedSessionId":"sid-old"}`,
 			want: result{Status: StatusForbidden, Error: `session agent:bob:main is now sessionId "sid-bob", not the expected "sid-old": list sessions again and act on the session you mean`}},
 		"reset": {args: `{"action":"reset","sessionKey":"main","expectedSessionId":"sid-bob"}`,
-			want: result{Status: StatusOK, Annotations: map[string]string{v1.ResetAnnotation: "sid-bob"}}},
+			want: result{Status: StatusOK, Annotations: map[string]string{sessionsv1alpha1.ResetAnnotation: "sid-bob"}}},
 		"restore of a session not archived": {args: `{"action":"restore","sessionKey":"main","expectedSessionId":"sid-bob"}`,
 			want: result{Status: StatusError, Error: "session agent:bob:main is not archived (phase Active): there is nothing to restore"}},
 		"restore with a stale sessionId": {args: `{"action":"restore","sessionKey":"main","expectedSessionId":"sid-old"}`,
@@ -127,7 +127,7 @@ func TestManage(t *testing.T) {
 			}
 			var got result
 			got.Status, got.Error = resultStatus(out)
-			s := &v1.AgentSession{}
+			s := &sessionsv1alpha1.AgentSession{}
 			if err := fc.Get(t.Context(), client.ObjectKeyFromObject(self), s); err != nil {
 				t.Fatal(err)
 			}
@@ -150,12 +150,12 @@ func TestManage(t *testing.T) {
 // on: the archive request goes, the restore request names the sessionId. One whose
 // transcript a restore already found gone is not found.
 func TestManageRestore(t *testing.T) {
-	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bob"}}
-	archived := func(reason, msg string) *v1.AgentSession {
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bob"}}
+	archived := func(reason, msg string) *sessionsv1alpha1.AgentSession {
 		s := session("agent:bob:main", "bob", "sid-bob")
-		s.Status.Phase = v1.SessionArchived
-		s.Annotations = map[string]string{v1.ArchiveAtAnnotation: "2026-11-25T12:00:00Z", "keep": "me"}
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
+		s.Status.Phase = sessionsv1alpha1.SessionArchived
+		s.Annotations = map[string]string{sessionsv1alpha1.ArchiveAtAnnotation: "2026-11-25T12:00:00Z", "keep": "me"}
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
 		return s
 	}
 	type result struct {
@@ -163,14 +163,14 @@ func TestManageRestore(t *testing.T) {
 		Annotations   map[string]string
 	}
 	cases := map[string]struct {
-		s    *v1.AgentSession
+		s    *sessionsv1alpha1.AgentSession
 		want result
 	}{
 		"archived": {s: archived("Archived", "the transcript is archived"),
-			want: result{Status: StatusAccepted, Annotations: map[string]string{"keep": "me", v1.RestoreAnnotation: "sid-bob"}}},
-		"its transcript gone": {s: archived(v1.ReasonRestoreFailed, "cannot restore: gone"),
+			want: result{Status: StatusAccepted, Annotations: map[string]string{"keep": "me", sessionsv1alpha1.RestoreAnnotation: "sid-bob"}}},
+		"its transcript gone": {s: archived(sessionsv1alpha1.ReasonRestoreFailed, "cannot restore: gone"),
 			want: result{Status: StatusNotFound, Error: "session agent:bob:main: cannot restore: gone",
-				Annotations: map[string]string{"keep": "me", v1.ArchiveAtAnnotation: "2026-11-25T12:00:00Z"}}},
+				Annotations: map[string]string{"keep": "me", sessionsv1alpha1.ArchiveAtAnnotation: "2026-11-25T12:00:00Z"}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -182,7 +182,7 @@ func TestManageRestore(t *testing.T) {
 			}
 			var got result
 			got.Status, got.Error = resultStatus(out)
-			s := &v1.AgentSession{}
+			s := &sessionsv1alpha1.AgentSession{}
 			if err := fc.Get(t.Context(), client.ObjectKeyFromObject(tc.s), s); err != nil {
 				t.Fatal(err)
 			}
@@ -195,23 +195,23 @@ func TestManageRestore(t *testing.T) {
 }
 
 func TestRestoreOutcome(t *testing.T) {
-	withPhase := func(sid string, phase v1.SessionPhase, reason string) *v1.AgentSession {
+	withPhase := func(sid string, phase sessionsv1alpha1.SessionPhase, reason string) *sessionsv1alpha1.AgentSession {
 		s := session("agent:bob:main", "bob", sid)
 		s.Status.Phase = phase
 		if reason != "" {
-			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: v1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason, Message: "why"})
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason, Message: "why"})
 		}
 		return s
 	}
 	cases := map[string]struct {
-		s           *v1.AgentSession
+		s           *sessionsv1alpha1.AgentSession
 		wantStatus  string
 		wantSettled bool
 	}{
-		"active again":          {s: withPhase("sid", v1.SessionActive, ""), wantStatus: StatusOK, wantSettled: true},
-		"still archived":        {s: withPhase("sid", v1.SessionArchived, "Archived")},
-		"transcript gone":       {s: withPhase("sid", v1.SessionArchived, v1.ReasonRestoreFailed), wantStatus: StatusNotFound, wantSettled: true},
-		"reset in the meantime": {s: withPhase("sid-2", v1.SessionActive, ""), wantStatus: StatusError, wantSettled: true},
+		"active again":          {s: withPhase("sid", sessionsv1alpha1.SessionActive, ""), wantStatus: StatusOK, wantSettled: true},
+		"still archived":        {s: withPhase("sid", sessionsv1alpha1.SessionArchived, "Archived")},
+		"transcript gone":       {s: withPhase("sid", sessionsv1alpha1.SessionArchived, sessionsv1alpha1.ReasonRestoreFailed), wantStatus: StatusNotFound, wantSettled: true},
+		"reset in the meantime": {s: withPhase("sid-2", sessionsv1alpha1.SessionActive, ""), wantStatus: StatusError, wantSettled: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
@@ -123,21 +123,21 @@ func TestRedactRecordsCopies(t *testing.T) {
 // noReply when the target answered no text or exactly REPLY_SKIP.
 func TestWaitResult(t *testing.T) {
 	cases := map[string]struct {
-		st   v1.SessionSendStatus
+		st   sessionsv1alpha1.SessionSendStatus
 		want StatusResult
 	}{
-		"a reply":    {st: v1.SessionSendStatus{Status: v1.SendOK, Reply: "pong"}, want: StatusResult{Status: StatusOK, Reply: "pong"}},
-		"no text":    {st: v1.SessionSendStatus{Status: v1.SendOK}, want: StatusResult{Status: StatusOK, NoReply: true}},
-		"blank text": {st: v1.SessionSendStatus{Status: v1.SendOK, Reply: " \n"}, want: StatusResult{Status: StatusOK, NoReply: true}},
-		"REPLY_SKIP": {st: v1.SessionSendStatus{Status: v1.SendOK, Reply: "REPLY_SKIP\n"}, want: StatusResult{Status: StatusOK, NoReply: true}},
-		"timeout":    {st: v1.SessionSendStatus{Status: v1.SendTimeout, Error: "late"}, want: StatusResult{Status: StatusTimeout, Error: "late"}},
-		"error":      {st: v1.SessionSendStatus{Status: v1.SendError, Error: "boom"}, want: StatusResult{Status: StatusError, Error: "boom"}},
+		"a reply":    {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: "pong"}, want: StatusResult{Status: StatusOK, Reply: "pong"}},
+		"no text":    {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK}, want: StatusResult{Status: StatusOK, NoReply: true}},
+		"blank text": {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: " \n"}, want: StatusResult{Status: StatusOK, NoReply: true}},
+		"REPLY_SKIP": {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: "REPLY_SKIP\n"}, want: StatusResult{Status: StatusOK, NoReply: true}},
+		"timeout":    {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendTimeout, Error: "late"}, want: StatusResult{Status: StatusTimeout, Error: "late"}},
+		"error":      {st: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendError, Error: "boom"}, want: StatusResult{Status: StatusError, Error: "boom"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			fc := newFakeClient()
 			c := &Call{Env: &Env{Client: fc, Reader: fc, Watcher: fc}, Namespace: ns}
-			s := &v1.SessionSend{Status: tc.st}
+			s := &sessionsv1alpha1.SessionSend{Status: tc.st}
 			s.Name, s.Namespace = "s1", ns
 			got, err := c.Wait(t.Context(), s, 0)
 			if err != nil {
@@ -181,7 +181,7 @@ func TestSendTargetArguments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var sends v1.SessionSendList
+			var sends sessionsv1alpha1.SessionSendList
 			if err := fc.List(t.Context(), &sends); err != nil || len(sends.Items) != 1 {
 				t.Fatalf("sends = %v, %v; want one", sends.Items, err)
 			}
@@ -197,7 +197,7 @@ func TestForkable(t *testing.T) {
 	self := session("agent:bob:main", "bob", "sid-bob")
 	cases := map[string]struct {
 		a       spawnArgs
-		self    *v1.AgentSession
+		self    *sessionsv1alpha1.AgentSession
 		wantErr string
 	}{
 		"isolated by default":  {a: spawnArgs{Task: "t"}, self: nil},

@@ -23,7 +23,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -81,11 +81,11 @@ const MaxSearchScan = 32
 // ReadableSessionIDs are the sessionIds of the sessions walk yields (most recently updated
 // first) that have a transcript and that may allows, asking about MaxSearchScan of them at
 // most. An error of may ends the walk and is returned.
-func ReadableSessionIDs(walk func(yield func(*v1.AgentSession) bool), may func(name string) (bool, error)) ([]string, error) {
+func ReadableSessionIDs(walk func(yield func(*sessionsv1alpha1.AgentSession) bool), may func(name string) (bool, error)) ([]string, error) {
 	ids := []string{}
 	asked := 0
 	var err error
-	walk(func(s *v1.AgentSession) bool {
+	walk(func(s *sessionsv1alpha1.AgentSession) bool {
 		if s.Status.SessionID == "" {
 			return true
 		}
@@ -159,15 +159,15 @@ func (c *Call) search(ctx context.Context, q transcript.SearchQuery) (any, error
 
 // visibleSessions are the sessions with a transcript that the calling session sees (all of
 // them for a person, whose reader already runs with its own rights), and how many have one.
-func (c *Call) visibleSessions(ctx context.Context, all []*v1.AgentSession) ([]*v1.AgentSession, int, error) {
-	var pol *v1.SessionPolicy
+func (c *Call) visibleSessions(ctx context.Context, all []*sessionsv1alpha1.AgentSession) ([]*sessionsv1alpha1.AgentSession, int, error) {
+	var pol *sessionsv1alpha1.SessionPolicy
 	if c.Session != nil {
 		var err error
 		if pol, err = c.sessionPolicy(ctx); err != nil {
 			return nil, 0, err
 		}
 	}
-	out := make([]*v1.AgentSession, 0, len(all))
+	out := make([]*sessionsv1alpha1.AgentSession, 0, len(all))
 	total := 0
 	for _, s := range all {
 		if s.Status.SessionID == "" {

@@ -26,7 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -61,14 +61,14 @@ func TestSearchTool(t *testing.T) {
 	sandboxed := session("agent:a:subagent:2", "a", "sid-sandboxed")
 	sandboxed.Spec.SpawnedBy, sandboxed.Spec.Sandboxed = main.Spec.Key, true
 	all := []string{"sid-child", "sid-main", "sid-other", "sid-sandboxed"}
-	policy := &v1.SessionPolicy{}
+	policy := &sessionsv1alpha1.SessionPolicy{}
 	policy.Namespace, policy.Name = ns, "default"
-	policy.Spec.Visibility = v1.VisibilityAll
-	policy.Spec.AgentToAgent = v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}
+	policy.Spec.Visibility = sessionsv1alpha1.VisibilityAll
+	policy.Spec.AgentToAgent = sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}
 
 	cases := map[string]struct {
 		args        string
-		caller      *v1.AgentSession
+		caller      *sessionsv1alpha1.AgentSession
 		readable    map[string]bool // nil: the namespace-wide grant
 		wantErr     string
 		wantQuery   transcript.SearchQuery
@@ -111,12 +111,12 @@ func TestSearchTool(t *testing.T) {
 					if r == caller.ReadTranscript && tc.readable[name] {
 						return nil
 					}
-					return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: "agentsessions/transcript"}, name, errors.New("no rule"))
+					return apierrors.NewForbidden(schema.GroupResource{Group: sessionsv1alpha1.GroupVersion.Group, Resource: "agentsessions/transcript"}, name, errors.New("no rule"))
 				}
 			}
 			c := &Call{Env: env, Namespace: ns, Session: tc.caller}
 			if tc.caller != nil {
-				c.Agent = &v1.Agent{}
+				c.Agent = &sessionsv1alpha1.Agent{}
 				c.Agent.Name = tc.caller.Spec.AgentID
 			}
 			out, err := searchTool().Run(t.Context(), c, json.RawMessage(tc.args))

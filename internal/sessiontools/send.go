@@ -28,14 +28,14 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 )
 
 // sessions_send bounds: the seeds' default wait is > 0; a call should not wait for hours.
 const (
-	DefaultSendTimeoutSeconds = v1.DefaultSendTimeoutSeconds
+	DefaultSendTimeoutSeconds = sessionsv1alpha1.DefaultSendTimeoutSeconds
 	MaxSendTimeoutSeconds     = 600
 )
 
@@ -121,7 +121,7 @@ func (c *Call) createOnce(ctx context.Context, obj client.Object) (*StatusResult
 // SendsToItself says ref names the calling session itself: by its key, its sessionId, or an
 // alias ("main", "global") of its agent's main session. Such a send would wait on its own
 // lane until the timeout, so the tool refuses it.
-func SendsToItself(ref string, self *v1.AgentSession) bool {
+func SendsToItself(ref string, self *sessionsv1alpha1.AgentSession) bool {
 	if self == nil {
 		return false
 	}
@@ -142,7 +142,7 @@ func (c *Call) send(ctx context.Context, ref, message string, timeout int32) (an
 
 // SendOutcome is the sessions_send result of a send whose outcome is known (ok, timeout or
 // error), as Wait returns it; false while the send has none yet.
-func SendOutcome(s *v1.SessionSend) (StatusResult, bool) {
+func SendOutcome(s *sessionsv1alpha1.SessionSend) (StatusResult, bool) {
 	if !sendDone(&s.Status) {
 		return StatusResult{}, false
 	}
@@ -151,13 +151,13 @@ func SendOutcome(s *v1.SessionSend) (StatusResult, bool) {
 
 // StartSend creates the call's SessionSend without waiting for it: the send, or the
 // refusal (Refusal) with the API server's message when RBAC or admission refused it.
-func (c *Call) StartSend(ctx context.Context, ref, message string, timeout int32) (*v1.SessionSend, *StatusResult, error) {
+func (c *Call) StartSend(ctx context.Context, ref, message string, timeout int32) (*sessionsv1alpha1.SessionSend, *StatusResult, error) {
 	if SendsToItself(ref, c.Session) {
 		return nil, nil, fmt.Errorf("sessions_send: %q is this session itself; answer in your reply instead of sending to yourself", ref)
 	}
-	s := &v1.SessionSend{
+	s := &sessionsv1alpha1.SessionSend{
 		ObjectMeta: metav1.ObjectMeta{Name: c.ObjectName("send-"), Namespace: c.Namespace},
-		Spec: v1.SessionSendSpec{SessionKey: ref, Message: message,
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: ref, Message: message,
 			TimeoutSeconds: ptr.To(timeout), FromSessionKey: c.sessionKey()},
 	}
 	denied, err := c.createOnce(ctx, s)
@@ -166,7 +166,7 @@ func (c *Call) StartSend(ctx context.Context, ref, message string, timeout int32
 
 // Wait waits for the send's outcome and returns it as the sessions_send result. The
 // controller owns the deadline; grace only bounds a wait that sees nothing.
-func (c *Call) Wait(ctx context.Context, s *v1.SessionSend, grace time.Duration) (StatusResult, error) {
+func (c *Call) Wait(ctx context.Context, s *sessionsv1alpha1.SessionSend, grace time.Duration) (StatusResult, error) {
 	st, err := c.waitSend(ctx, s, grace)
 	if err != nil {
 		return StatusResult{}, err
@@ -175,14 +175,14 @@ func (c *Call) Wait(ctx context.Context, s *v1.SessionSend, grace time.Duration)
 }
 
 // outcome is the sessions_send result of a send's status.
-func outcome(runID string, st *v1.SessionSendStatus) StatusResult {
+func outcome(runID string, st *sessionsv1alpha1.SessionSendStatus) StatusResult {
 	switch st.Status {
-	case v1.SendOK:
+	case sessionsv1alpha1.SendOK:
 		if protocol.NoReply(st.Reply) {
 			return StatusResult{RunID: runID, Status: StatusOK, NoReply: true}
 		}
 		return StatusResult{RunID: runID, Status: StatusOK, Reply: st.Reply}
-	case v1.SendTimeout:
+	case sessionsv1alpha1.SendTimeout:
 		return StatusResult{RunID: runID, Status: StatusTimeout, Error: st.Error}
 	default:
 		return StatusResult{RunID: runID, Status: StatusError, Error: st.Error}
@@ -192,7 +192,7 @@ func outcome(runID string, st *v1.SessionSendStatus) StatusResult {
 // waitSend watches the send until the controller reports ok, timeout or error. The
 // controller owns the deadline; grace only bounds a watch that sees nothing. The API server
 // ends watches now and then: a closed watch is followed by one read and a new watch.
-func (c *Call) waitSend(ctx context.Context, s *v1.SessionSend, grace time.Duration) (*v1.SessionSendStatus, error) {
+func (c *Call) waitSend(ctx context.Context, s *sessionsv1alpha1.SessionSend, grace time.Duration) (*sessionsv1alpha1.SessionSendStatus, error) {
 	if c.Watcher == nil {
 		return nil, errors.New("this manager cannot watch sends; use timeoutSeconds 0")
 	}
@@ -221,20 +221,20 @@ func (c *Call) waitSend(ctx context.Context, s *v1.SessionSend, grace time.Durat
 }
 
 // noOutcome is the result of a wait that saw no outcome within its bound.
-func noOutcome() *v1.SessionSendStatus {
-	return &v1.SessionSendStatus{Status: v1.SendTimeout, Error: "no outcome reported in time"}
+func noOutcome() *sessionsv1alpha1.SessionSendStatus {
+	return &sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendTimeout, Error: "no outcome reported in time"}
 }
 
 // rewatchAfter is the pause before a closed watch of a send is read and opened again.
 const rewatchAfter = 200 * time.Millisecond
 
-func sendDone(st *v1.SessionSendStatus) bool {
-	return st.Status == v1.SendOK || st.Status == v1.SendTimeout || st.Status == v1.SendError
+func sendDone(st *sessionsv1alpha1.SessionSendStatus) bool {
+	return st.Status == sessionsv1alpha1.SendOK || st.Status == sessionsv1alpha1.SendTimeout || st.Status == sessionsv1alpha1.SendError
 }
 
 // watchSend follows one watch of the send; closed reports that the watch ended first.
-func (c *Call) watchSend(ctx context.Context, s *v1.SessionSend, limit <-chan time.Time) (*v1.SessionSendStatus, bool, error) {
-	w, err := c.Watcher.Watch(ctx, &v1.SessionSendList{}, client.InNamespace(s.Namespace),
+func (c *Call) watchSend(ctx context.Context, s *sessionsv1alpha1.SessionSend, limit <-chan time.Time) (*sessionsv1alpha1.SessionSendStatus, bool, error) {
+	w, err := c.Watcher.Watch(ctx, &sessionsv1alpha1.SessionSendList{}, client.InNamespace(s.Namespace),
 		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", s.Name)})
 	if err != nil {
 		return nil, true, nil
@@ -250,7 +250,7 @@ func (c *Call) watchSend(ctx context.Context, s *v1.SessionSend, limit <-chan ti
 			if !ok {
 				return nil, true, nil
 			}
-			if got, isSend := ev.Object.(*v1.SessionSend); isSend && ev.Type != watch.Deleted && sendDone(&got.Status) {
+			if got, isSend := ev.Object.(*sessionsv1alpha1.SessionSend); isSend && ev.Type != watch.Deleted && sendDone(&got.Status) {
 				return &got.Status, false, nil
 			}
 		}

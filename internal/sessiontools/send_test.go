@@ -27,7 +27,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestSendsToItself(t *testing.T) {
@@ -76,19 +76,19 @@ func TestWaitSendResumesAfterTheWatchCloses(t *testing.T) {
 	fc := newFakeClient()
 	w := &closingWatcher{WithWatch: fc}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s1", Namespace: ns}, Spec: v1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "hi"}}
+	s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s1", Namespace: ns}, Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:main", Message: "hi"}}
 	if err := fc.Create(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
 	done := s.DeepCopy()
-	done.Status = v1.SessionSendStatus{Status: v1.SendOK, Reply: "pong"}
+	done.Status = sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: "pong"}
 	if err := fc.Status().Update(t.Context(), done); err != nil {
 		t.Fatal(err)
 	}
 
 	c := &Call{Env: &Env{Client: fc, Reader: fc, Watcher: w, Clock: clk}, Namespace: ns}
 	type result struct {
-		st  *v1.SessionSendStatus
+		st  *sessionsv1alpha1.SessionSendStatus
 		err error
 	}
 	out := make(chan result, 1)
@@ -101,7 +101,7 @@ func TestWaitSendResumesAfterTheWatchCloses(t *testing.T) {
 	}
 	clk.Step(rewatchAfter)
 	r := <-out
-	if r.err != nil || r.st.Status != v1.SendOK || r.st.Reply != "pong" {
+	if r.err != nil || r.st.Status != sessionsv1alpha1.SendOK || r.st.Reply != "pong" {
 		t.Fatalf("waitSend = %+v, %v; want ok with the reply", r.st, r.err)
 	}
 	if n := w.watches.Load(); n != 1 {
@@ -138,14 +138,14 @@ func TestSendTimeoutBound(t *testing.T) {
 				if got := ErrorResult(err); !strings.Contains(got, `"status":"error"`) {
 					t.Errorf("result %s, want status error", got)
 				}
-				var sends v1.SessionSendList
+				var sends sessionsv1alpha1.SessionSendList
 				if err := fc.List(t.Context(), &sends); err != nil || len(sends.Items) != 0 {
 					t.Errorf("a send was created (%d, %v)", len(sends.Items), err)
 				}
 				return
 			}
 			_ = out
-			var sends v1.SessionSendList
+			var sends sessionsv1alpha1.SessionSendList
 			if err := fc.List(t.Context(), &sends); err != nil || len(sends.Items) != 1 {
 				t.Fatalf("sends: %d, %v", len(sends.Items), err)
 			}

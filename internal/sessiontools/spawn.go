@@ -25,26 +25,26 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 type spawnArgs struct {
-	Task              string           `json:"task"`
-	Label             string           `json:"label"`
-	AgentID           string           `json:"agentId"`
-	Model             string           `json:"model"`
-	Thinking          v1.ThinkingLevel `json:"thinking"`
-	RunTimeoutSeconds Number           `json:"runTimeoutSeconds"`
-	Thread            bool             `json:"thread"`
-	Mode              string           `json:"mode"`
-	Cleanup           string           `json:"cleanup"`
-	Sandbox           string           `json:"sandbox"`
-	Attachments       []v1.Attachment  `json:"attachments"`
+	Task              string                         `json:"task"`
+	Label             string                         `json:"label"`
+	AgentID           string                         `json:"agentId"`
+	Model             string                         `json:"model"`
+	Thinking          sessionsv1alpha1.ThinkingLevel `json:"thinking"`
+	RunTimeoutSeconds Number                         `json:"runTimeoutSeconds"`
+	Thread            bool                           `json:"thread"`
+	Mode              string                         `json:"mode"`
+	Cleanup           string                         `json:"cleanup"`
+	Sandbox           string                         `json:"sandbox"`
+	Attachments       []sessionsv1alpha1.Attachment  `json:"attachments"`
 	// AttachAs is the specification's reserved hint: validated and recorded on the run.
-	AttachAs *v1.AttachAs `json:"attachAs"`
+	AttachAs *sessionsv1alpha1.AttachAs `json:"attachAs"`
 	// Context is isolated (the default) or fork: the child starts from this session's
 	// recent conversation.
 	Context string `json:"context"`
@@ -56,7 +56,7 @@ type SpawnResult struct {
 	RunID           string `json:"runId"`
 	ChildSessionKey string `json:"childSessionKey"`
 	// Attachments are the receipts of the files the child will find in its workspace.
-	Attachments []v1.AttachmentReceipt `json:"attachments,omitempty"`
+	Attachments []sessionsv1alpha1.AttachmentReceipt `json:"attachments,omitempty"`
 }
 
 func spawnTool() Tool {
@@ -99,8 +99,8 @@ func spawnTool() Tool {
 // forkable says why a spawn cannot fork, as admission would (policy's fork guard), before
 // anything is created: a fork copies the requester's conversation, so it needs a requester
 // and runs under the requester's own agent.
-func forkable(a spawnArgs, self *v1.AgentSession) error {
-	if v1.SpawnContext(a.Context) != v1.ContextFork {
+func forkable(a spawnArgs, self *sessionsv1alpha1.AgentSession) error {
+	if sessionsv1alpha1.SpawnContext(a.Context) != sessionsv1alpha1.ContextFork {
 		return nil
 	}
 	if self == nil {
@@ -123,17 +123,17 @@ func (c *Call) spawn(ctx context.Context, a spawnArgs) (any, error) {
 		a.AgentID, _, _ = lookup.New(c.Reader, c.apiReader()).DefaultAgentID(ctx, c.Namespace)
 		agentID = a.AgentID
 	}
-	run := &v1.SubagentRun{
+	run := &sessionsv1alpha1.SubagentRun{
 		ObjectMeta: metav1.ObjectMeta{Name: c.ObjectName("spawn-"), Namespace: c.Namespace},
-		Spec: v1.SubagentRunSpec{
+		Spec: sessionsv1alpha1.SubagentRunSpec{
 			Task: a.Task, Label: a.Label, AgentID: a.AgentID, Model: a.Model, Thinking: a.Thinking,
-			Thread: a.Thread, Mode: v1.SpawnMode(a.Mode), Cleanup: v1.Cleanup(a.Cleanup),
-			Sandbox: v1.SandboxMode(a.Sandbox), Attachments: a.Attachments, AttachAs: a.AttachAs, Context: v1.SpawnContext(a.Context),
+			Thread: a.Thread, Mode: sessionsv1alpha1.SpawnMode(a.Mode), Cleanup: sessionsv1alpha1.Cleanup(a.Cleanup),
+			Sandbox: sessionsv1alpha1.SandboxMode(a.Sandbox), Attachments: a.Attachments, AttachAs: a.AttachAs, Context: sessionsv1alpha1.SpawnContext(a.Context),
 			RequesterSessionKey: c.sessionKey(),
 		},
 	}
 	if agentID != "" {
-		run.Annotations = map[string]string{v1.ChildSessionKeyAnnotation: sessionkey.SubagentKey(agentID, c.callUUID())}
+		run.Annotations = map[string]string{sessionsv1alpha1.ChildSessionKeyAnnotation: sessionkey.SubagentKey(agentID, c.callUUID())}
 	}
 	if a.RunTimeoutSeconds.Set {
 		t := int32(max(a.RunTimeoutSeconds.V, 0))
@@ -142,7 +142,7 @@ func (c *Call) spawn(ctx context.Context, a spawnArgs) (any, error) {
 	if denied, err := c.createOnce(ctx, run); denied != nil || err != nil {
 		return denied, err
 	}
-	res := SpawnResult{Status: StatusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[v1.ChildSessionKeyAnnotation]}
+	res := SpawnResult{Status: StatusAccepted, RunID: string(run.UID), ChildSessionKey: run.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation]}
 	for _, a := range run.Spec.Attachments {
 		// Admission decoded each one already; a receipt that fails here is left out.
 		if r, _, err := policy.AttachmentReceipt(a); err == nil {
@@ -180,7 +180,7 @@ func (c *Call) agentsList(ctx context.Context) (any, error) {
 	if c.Agent != nil {
 		self, allow = c.Agent.Name, c.Agent.Spec.Subagents.AllowAgents
 	}
-	var list v1.AgentList
+	var list sessionsv1alpha1.AgentList
 	if err := c.Reader.List(ctx, &list, client.InNamespace(c.Namespace)); err != nil {
 		return nil, err
 	}

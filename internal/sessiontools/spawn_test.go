@@ -21,24 +21,24 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // sessions_spawn's arguments: task is required (nothing is created without one); the
 // reserved attachAs hint is validated and recorded on the run, never dropped.
 func TestSpawnArguments(t *testing.T) {
-	agent := &v1.Agent{}
+	agent := &sessionsv1alpha1.Agent{}
 	agent.Name, agent.Namespace = "bob", ns
 	self := session("agent:bob:main", "bob", "sid-bob")
 	cases := map[string]struct {
 		args     string
 		wantErr  string
-		attachAs *v1.AttachAs
+		attachAs *sessionsv1alpha1.AttachAs
 	}{
 		"no task":       {args: `{"label":"x"}`, wantErr: "task is required"},
 		"an empty task": {args: `{"task":"","attachAs":{"mountPath":"in"}}`, wantErr: "task is required"},
 		"attachAs recorded": {args: `{"task":"look","attachAs":{"mountPath":"inputs/data"}}`,
-			attachAs: &v1.AttachAs{MountPath: "inputs/data"}},
+			attachAs: &sessionsv1alpha1.AttachAs{MountPath: "inputs/data"}},
 		"attachAs outside the workspace": {args: `{"task":"look","attachAs":{"mountPath":"../up"}}`,
 			wantErr: `attachAs.mountPath: Invalid value: "../up": must stay inside the workspace: no .. element`},
 		"no attachAs": {args: `{"task":"look"}`},
@@ -48,7 +48,7 @@ func TestSpawnArguments(t *testing.T) {
 			fc := newFakeClient(self.DeepCopy(), agent.DeepCopy())
 			c := &Call{Env: &Env{Client: fc, Reader: fc}, Namespace: ns, Session: self, Agent: agent, ID: name}
 			out, err := spawnTool().Run(t.Context(), c, json.RawMessage(tc.args))
-			var runs v1.SubagentRunList
+			var runs sessionsv1alpha1.SubagentRunList
 			if lerr := fc.List(t.Context(), &runs); lerr != nil {
 				t.Fatal(lerr)
 			}

@@ -22,7 +22,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -34,20 +34,20 @@ type statusArgs struct {
 
 // StatusCard is the session_status result.
 type StatusCard struct {
-	SessionKey    string   `json:"sessionKey"`
-	SessionID     string   `json:"sessionId"`
-	AgentID       string   `json:"agentId,omitempty"`
-	Label         string   `json:"label,omitempty"`
-	Phase         string   `json:"phase,omitempty"`
-	Model         string   `json:"model,omitempty"`
-	ModelOverride string   `json:"modelOverride,omitempty"`
-	ThinkingLevel string   `json:"thinkingLevel,omitempty"`
-	Usage         v1.Usage `json:"usage"`
-	TotalTokens   int64    `json:"totalTokens"`
-	ContextTokens int64    `json:"contextTokens"`
-	MessageCount  int64    `json:"messageCount"`
-	UpdatedAt     int64    `json:"updatedAt,omitempty"`
-	ActiveRunID   string   `json:"activeRunId,omitempty"`
+	SessionKey    string                 `json:"sessionKey"`
+	SessionID     string                 `json:"sessionId"`
+	AgentID       string                 `json:"agentId,omitempty"`
+	Label         string                 `json:"label,omitempty"`
+	Phase         string                 `json:"phase,omitempty"`
+	Model         string                 `json:"model,omitempty"`
+	ModelOverride string                 `json:"modelOverride,omitempty"`
+	ThinkingLevel string                 `json:"thinkingLevel,omitempty"`
+	Usage         sessionsv1alpha1.Usage `json:"usage"`
+	TotalTokens   int64                  `json:"totalTokens"`
+	ContextTokens int64                  `json:"contextTokens"`
+	MessageCount  int64                  `json:"messageCount"`
+	UpdatedAt     int64                  `json:"updatedAt,omitempty"`
+	ActiveRunID   string                 `json:"activeRunId,omitempty"`
 	// RunsInFlight are the session's unfinished sends and sub-agent runs.
 	RunsInFlight []RunInFlight `json:"runsInFlight"`
 	StateVersion int64         `json:"stateVersion"`
@@ -88,7 +88,7 @@ func statusTool() Tool {
 }
 
 // visibleSession resolves ref to a session the caller sees.
-func (c *Call) visibleSession(ctx context.Context, ref string) (*v1.AgentSession, error) {
+func (c *Call) visibleSession(ctx context.Context, ref string) (*sessionsv1alpha1.AgentSession, error) {
 	target, err := c.resolveSession(ctx, ref)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func (c *Call) Status(ctx context.Context, ref string, since int64) (*StatusCard
 	if card.RunsInFlight, err = c.runsInFlight(ctx, s.Spec.Key); err != nil {
 		return nil, err
 	}
-	if c.Store == nil || s.Status.SessionID == "" || s.Status.Phase == v1.SessionArchived {
+	if c.Store == nil || s.Status.SessionID == "" || s.Status.Phase == sessionsv1alpha1.SessionArchived {
 		return card, nil
 	}
 	read := func(ctx context.Context, o transcript.ReadOptions) (transcript.Page, error) {
@@ -125,7 +125,7 @@ func (c *Call) Status(ctx context.Context, ref string, since int64) (*StatusCard
 }
 
 // agentModel is the model name of s's Agent, what runs when the session overrides none.
-func (c *Call) agentModel(ctx context.Context, s *v1.AgentSession) string {
+func (c *Call) agentModel(ctx context.Context, s *sessionsv1alpha1.AgentSession) string {
 	if c.Agent != nil && c.Agent.Name == s.Spec.AgentID {
 		return c.Agent.Spec.Model.Name
 	}
@@ -137,7 +137,7 @@ func (c *Call) agentModel(ctx context.Context, s *v1.AgentSession) string {
 }
 
 // cardOf is the card's fields read from the session object.
-func cardOf(s *v1.AgentSession, agentModel string) *StatusCard {
+func cardOf(s *sessionsv1alpha1.AgentSession, agentModel string) *StatusCard {
 	card := &StatusCard{SessionKey: s.Spec.Key, SessionID: s.Status.SessionID, AgentID: s.Spec.AgentID, Label: s.Spec.Label,
 		Phase: string(s.Status.Phase), Model: cmp.Or(s.Spec.Model, agentModel), ModelOverride: s.Spec.Model,
 		ThinkingLevel: string(s.Spec.ThinkingLevel), TotalTokens: s.Status.TotalTokens, ContextTokens: s.Status.ContextTokens,
@@ -153,11 +153,11 @@ func cardOf(s *v1.AgentSession, agentModel string) *StatusCard {
 
 // runsInFlight are the unfinished sends from key and runs requested by key.
 func (c *Call) runsInFlight(ctx context.Context, key string) ([]RunInFlight, error) {
-	var sends v1.SessionSendList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := c.Reader.List(ctx, &sends, client.InNamespace(c.Namespace), client.MatchingFields{cacheindex.SendFrom: key}); err != nil {
 		return nil, err
 	}
-	var runs v1.SubagentRunList
+	var runs sessionsv1alpha1.SubagentRunList
 	if err := c.Reader.List(ctx, &runs, client.InNamespace(c.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return nil, err
 	}

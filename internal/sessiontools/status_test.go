@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
@@ -54,8 +54,8 @@ func TestChangeKind(t *testing.T) {
 func statusFixture(t *testing.T, msgs ...transcript.Message) *Call {
 	t.Helper()
 	s := session("agent:bob:main", "bob", "sid-bob")
-	s.Spec.Label, s.Spec.Model, s.Spec.ThinkingLevel = "inbox", "big-model", v1.ThinkingLow
-	s.Status.Usage = &v1.Usage{InputTokens: 10, OutputTokens: 5, Cost: "0.000001", Currency: "USD", Turns: 2}
+	s.Spec.Label, s.Spec.Model, s.Spec.ThinkingLevel = "inbox", "big-model", sessionsv1alpha1.ThinkingLow
+	s.Status.Usage = &sessionsv1alpha1.Usage{InputTokens: 10, OutputTokens: 5, Cost: "0.000001", Currency: "USD", Turns: 2}
 	s.Status.TotalTokens, s.Status.MessageCount = 15, int64(len(msgs))
 	store := transcripttest.NewMemoryStore()
 	if _, err := store.CreateSession(t.Context(), transcript.SessionHeader{Namespace: ns, SessionID: "sid-bob", SessionKey: s.Spec.Key}); err != nil {
@@ -66,18 +66,18 @@ func statusFixture(t *testing.T, msgs ...transcript.Message) *Call {
 			t.Fatal(err)
 		}
 	}
-	send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-1"},
-		Spec:   v1.SessionSendSpec{SessionKey: "agent:cy:main", FromSessionKey: s.Spec.Key},
-		Status: v1.SessionSendStatus{Phase: v1.SendRunning}}
-	running := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-1", UID: "uid-1"},
-		Spec:   v1.SubagentRunSpec{Task: "t", Label: "research", RequesterSessionKey: s.Spec.Key},
-		Status: v1.SubagentRunStatus{Phase: v1.RunRunning, ChildSessionKey: "agent:bob:subagent:1"}}
-	done := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-2"},
-		Spec:   v1.SubagentRunSpec{Task: "t", RequesterSessionKey: s.Spec.Key},
-		Status: v1.SubagentRunStatus{Phase: v1.RunSucceeded}}
+	send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-1"},
+		Spec:   sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:cy:main", FromSessionKey: s.Spec.Key},
+		Status: sessionsv1alpha1.SessionSendStatus{Phase: sessionsv1alpha1.SendRunning}}
+	running := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-1", UID: "uid-1"},
+		Spec:   sessionsv1alpha1.SubagentRunSpec{Task: "t", Label: "research", RequesterSessionKey: s.Spec.Key},
+		Status: sessionsv1alpha1.SubagentRunStatus{Phase: sessionsv1alpha1.RunRunning, ChildSessionKey: "agent:bob:subagent:1"}}
+	done := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-2"},
+		Spec:   sessionsv1alpha1.SubagentRunSpec{Task: "t", RequesterSessionKey: s.Spec.Key},
+		Status: sessionsv1alpha1.SubagentRunStatus{Phase: sessionsv1alpha1.RunSucceeded}}
 	done.Status.CompletedAt = ptr.To(metav1.Now())
 	fc := newFakeClient(s, send, running, done)
-	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bob"}}
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bob"}}
 	agent.Spec.Model.Name = "small-model"
 	return &Call{Env: &Env{Client: fc, Reader: fc, Store: store}, Namespace: ns, Session: s, Agent: agent}
 }
@@ -136,7 +136,7 @@ func TestSessionStatus(t *testing.T) {
 	}
 	want := &StatusCard{SessionKey: "agent:bob:main", SessionID: "sid-bob", AgentID: "bob", Label: "inbox", Phase: "Active",
 		Model: "big-model", ModelOverride: "big-model", ThinkingLevel: "low", TotalTokens: 15, MessageCount: 5,
-		Usage: v1.Usage{InputTokens: 10, OutputTokens: 5, Cost: "0.000001", Currency: "USD", Turns: 2},
+		Usage: sessionsv1alpha1.Usage{InputTokens: 10, OutputTokens: 5, Cost: "0.000001", Currency: "USD", Turns: 2},
 		RunsInFlight: []RunInFlight{
 			{Kind: "send", Name: "send-1", Phase: "Running", Target: "agent:cy:main"},
 			{Kind: "run", Name: "run-1", RunID: "uid-1", Phase: "Running", ChildSessionKey: "agent:bob:subagent:1", Label: "research"},

@@ -35,7 +35,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -109,8 +109,8 @@ type Call struct {
 	Namespace string
 	// Session is the calling session and Agent its Agent; both nil for a person, who sees
 	// every session of the namespace its RBAC lets it read and sends as nobody's session.
-	Session *v1.AgentSession
-	Agent   *v1.Agent
+	Session *sessionsv1alpha1.AgentSession
+	Agent   *sessionsv1alpha1.Agent
 	// ID is the same on every repeat of the call: what the call creates is named from it,
 	// so a repeated call finds its object instead of creating a second one.
 	ID string
@@ -153,7 +153,7 @@ func (c *Call) sessionKey() string {
 }
 
 // sessionByKey is the session with key; a missing one is an error.
-func (c *Call) sessionByKey(ctx context.Context, key string) (*v1.AgentSession, error) {
+func (c *Call) sessionByKey(ctx context.Context, key string) (*sessionsv1alpha1.AgentSession, error) {
 	s, err := c.lookup().SessionByKey(ctx, c.Namespace, key)
 	if err == nil && s == nil {
 		err = fmt.Errorf("session %q not found", key)
@@ -162,7 +162,7 @@ func (c *Call) sessionByKey(ctx context.Context, key string) (*v1.AgentSession, 
 }
 
 // resolveSession finds a session by key, sessionId, or the alias main/global.
-func (c *Call) resolveSession(ctx context.Context, ref string) (*v1.AgentSession, error) {
+func (c *Call) resolveSession(ctx context.Context, ref string) (*sessionsv1alpha1.AgentSession, error) {
 	s, err := c.lookup().ResolveSession(ctx, c.Namespace, ref, c.agentID())
 	if err == nil && s == nil {
 		err = notFoundError{ref: ref}
@@ -176,10 +176,10 @@ type notFoundError struct{ ref string }
 func (e notFoundError) Error() string { return fmt.Sprintf("session %q not found", e.ref) }
 
 // sessionPolicy reads the namespace's SessionPolicy; none is the zero policy.
-func (c *Call) sessionPolicy(ctx context.Context) (*v1.SessionPolicy, error) {
+func (c *Call) sessionPolicy(ctx context.Context) (*sessionsv1alpha1.SessionPolicy, error) {
 	p, err := c.lookup().SessionPolicy(ctx, c.Namespace)
 	if err == nil && p == nil {
-		p = &v1.SessionPolicy{}
+		p = &sessionsv1alpha1.SessionPolicy{}
 	}
 	return p, err
 }

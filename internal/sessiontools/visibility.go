@@ -17,7 +17,7 @@ package sessiontools
 import (
 	"context"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
@@ -25,7 +25,7 @@ import (
 // tool's target: the level from the namespace's SessionPolicy, clamped for sandboxed
 // sessions, and the spawn tree walked through the reader. A person (no calling session)
 // sees what its RBAC lets it read: the reader already runs as that person.
-func (c *Call) sees(ctx context.Context, pol *v1.SessionPolicy, target *v1.AgentSession) (bool, string) {
+func (c *Call) sees(ctx context.Context, pol *sessionsv1alpha1.SessionPolicy, target *sessionsv1alpha1.AgentSession) (bool, string) {
 	if c.Session == nil {
 		return true, ""
 	}
@@ -43,7 +43,7 @@ func (c *Call) sees(ctx context.Context, pol *v1.SessionPolicy, target *v1.Agent
 // visibility is sees as a filter over the namespace's sessions, nil when the caller is a
 // person (no calling session): a person sees what RBAC lets it list, only a session's view
 // is narrowed by the SessionPolicy, so only then is the policy read.
-func (c *Call) visibility(ctx context.Context) (func(*v1.AgentSession) bool, error) {
+func (c *Call) visibility(ctx context.Context) (func(*sessionsv1alpha1.AgentSession) bool, error) {
 	if c.Session == nil {
 		return nil, nil
 	}
@@ -51,7 +51,7 @@ func (c *Call) visibility(ctx context.Context) (func(*v1.AgentSession) bool, err
 	if err != nil {
 		return nil, err
 	}
-	return func(s *v1.AgentSession) bool {
+	return func(s *sessionsv1alpha1.AgentSession) bool {
 		ok, _ := c.sees(ctx, pol, s)
 		return ok
 	}, nil

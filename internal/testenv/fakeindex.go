@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 )
@@ -34,7 +34,7 @@ func IndexFake(b *fake.ClientBuilder) *fake.ClientBuilder {
 	// Setup only fails when its indexer does, and this one never does.
 	_ = cacheindex.SetupReaders(context.Background(), builderIndexes{b})
 	// The API server answers status.sessionId (a selectable field); a fake client needs an index.
-	return b.WithIndex(&v1.AgentSession{}, cacheindex.SessionID, cacheindex.SessionIDValues)
+	return b.WithIndex(&sessionsv1alpha1.AgentSession{}, cacheindex.SessionID, cacheindex.SessionIDValues)
 }
 
 type builderIndexes struct{ b *fake.ClientBuilder }

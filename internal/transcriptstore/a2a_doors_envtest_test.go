@@ -29,7 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
@@ -105,9 +105,9 @@ func (f *doorFixture) a2aCard(token, ns, query string) (bool, string) {
 func listTasks(f *doorFixture, token, ns string) (bool, string) {
 	user := tokenUser(f.t, token)
 	name := "a2a-task-" + a2aserver.CallerLabel(user)[:12]
-	send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+	send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
 		Labels: map[string]string{a2aserver.LabelAgent: "a", a2aserver.LabelCaller: a2aserver.CallerLabel(user)}},
-		Spec: v1.SessionSendSpec{SessionKey: keyA, Message: "mine"}}
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keyA, Message: "mine"}}
 	if err := f.admin.Create(f.t.Context(), send); err != nil && !apierrors.IsAlreadyExists(err) {
 		f.t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -64,19 +64,19 @@ func TestSidecarCachesNoSendsOrRunsYetPublishesRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := "agent:main:webchat:group:g"
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "g",
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "g",
 		Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"}},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: "main", ChatType: v1.ChatTypeGroup}}
-	send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hello"},
-		Spec: v1.SessionSendSpec{SessionKey: key, Message: "hi", TimeoutSeconds: ptr.To[int32](0)}}
-	run := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "task"},
-		Spec: v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: key}}
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main", ChatType: sessionsv1alpha1.ChatTypeGroup}}
+	send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hello"},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "hi", TimeoutSeconds: ptr.To[int32](0)}}
+	run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "task"},
+		Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: key}}
 	for _, o := range []client.Object{s, send, run} {
 		if err := cl.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run.Status.Phase = v1.RunSucceeded
+	run.Status.Phase = sessionsv1alpha1.RunSucceeded
 	if err := cl.Status().Update(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -114,14 +114,14 @@ func TestSidecarCachesNoSendsOrRunsYetPublishesRuns(t *testing.T) {
 		return true
 	})
 
-	var got v1.AgentSession
+	var got sessionsv1alpha1.AgentSession
 	if err := c.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Annotations) != 0 || got.Spec.Key != key {
 		t.Errorf("the cached session keeps its annotations (%v) or lost its key (%q)", got.Annotations, got.Spec.Key)
 	}
-	for _, o := range []client.Object{&v1.SessionSend{}, &v1.SubagentRun{}} {
+	for _, o := range []client.Object{&sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{}} {
 		var notCached *cache.ErrResourceNotCached
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: "hello"}, o); !errors.As(err, &notCached) {
 			t.Errorf("%T read from the sidecar's cache: %v, want ErrResourceNotCached (it caches none)", o, err)

@@ -42,7 +42,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
@@ -115,14 +115,14 @@ func startDoors(t *testing.T) *doorFixture {
 	store := transcriptclient.NewLoopbackClient("http://" + a.internal)
 	f.store = store
 	for _, ns := range []string{doorNS, otherNS} {
-		f.must(f.admin.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"},
-			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}))
+		f.must(f.admin.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}))
 		for _, key := range []string{keyA, keyB} {
 			if ns == otherNS && key == keyB {
 				continue
 			}
-			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: "a"}}
+			s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "a"}}
 			f.must(f.admin.Create(ctx, s))
 			s.Status.SessionID = "sid-" + s.Name
 			f.must(f.admin.Status().Update(ctx, s))
@@ -144,17 +144,17 @@ func startDoors(t *testing.T) *doorFixture {
 			}
 		}
 	}
-	f.must(f.admin.Create(ctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldSend},
-		Spec: v1.SessionSendSpec{SessionKey: keyA, Message: "held"}}))
-	task := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldTask,
-		Labels: map[string]string{a2aserver.LabelAgent: "a"}}, Spec: v1.SessionSendSpec{SessionKey: keyA, Message: "held"}}
+	f.must(f.admin.Create(ctx, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldSend},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keyA, Message: "held"}}))
+	task := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldTask,
+		Labels: map[string]string{a2aserver.LabelAgent: "a"}}, Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keyA, Message: "held"}}
 	f.must(f.admin.Create(ctx, task))
 	f.heldTaskID = sessiontools.TurnID(task.UID, "round-1")
-	f.must(f.admin.Create(ctx, &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldRun},
-		Spec: v1.SubagentRunSpec{AgentID: "a", Task: "held", RequesterSessionKey: keyA}}))
+	f.must(f.admin.Create(ctx, &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldRun},
+		Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "held", RequesterSessionKey: keyA}}))
 	for _, name := range []string{heldApproval, decidedApproval} {
-		f.must(f.admin.Create(ctx, &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: name},
-			Spec: v1.ToolApprovalSpec{SessionKey: keyA, AgentID: "a", Tool: "mcp__db__drop", Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: heldSend},
+		f.must(f.admin.Create(ctx, &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: name},
+			Spec: sessionsv1alpha1.ToolApprovalSpec{SessionKey: keyA, AgentID: "a", Tool: "mcp__db__drop", Owner: sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: heldSend},
 				ExpiresAt: metav1.NewTime(time.Now().Add(time.Hour))}}))
 	}
 	return f

@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -135,7 +135,7 @@ func readsAny(ctx context.Context, check func(ctx context.Context, namespace, na
 // updated first when the reader keeps that order.
 func newestNames(ctx context.Context, sessions client.Reader, namespace string, n int) ([]string, error) {
 	var names []string
-	err := newest(ctx, sessions, namespace, func(s *v1.AgentSession) bool {
+	err := newest(ctx, sessions, namespace, func(s *sessionsv1alpha1.AgentSession) bool {
 		names = append(names, s.Name)
 		return len(names) < n
 	})
@@ -144,12 +144,12 @@ func newestNames(ctx context.Context, sessions client.Reader, namespace string, 
 
 // newest yields namespace's sessions most recently updated first (in the reader's order
 // when it keeps one, else sorted) until yield returns false; a nil reader yields none.
-func newest(ctx context.Context, sessions client.Reader, namespace string, yield func(*v1.AgentSession) bool) error {
+func newest(ctx context.Context, sessions client.Reader, namespace string, yield func(*sessionsv1alpha1.AgentSession) bool) error {
 	switch r := sessions.(type) {
 	case nil:
 		return nil
 	case interface {
-		Newest(namespace string, yield func(*v1.AgentSession) bool)
+		Newest(namespace string, yield func(*sessionsv1alpha1.AgentSession) bool)
 	}:
 		r.Newest(namespace, yield)
 		return nil
@@ -189,7 +189,7 @@ func WatchObjects(ctx context.Context, rc *rest.Config, hub *events.Hub, s shard
 		return nil, fmt.Errorf("event informers: %w", err)
 	}
 	recency := sessionrows.NewRecency()
-	inf, err := c.GetInformer(ctx, &v1.AgentSession{})
+	inf, err := c.GetInformer(ctx, &sessionsv1alpha1.AgentSession{})
 	if err == nil {
 		_, err = inf.AddEventHandler(recency.Handler())
 	}

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -39,8 +39,8 @@ func TestNamespaceEventsOpenOnlyForACallerWhoReadsSomething(t *testing.T) {
 	b := fake.NewClientBuilder().WithScheme(scheme.New())
 	for i := range 150 {
 		key := fmt.Sprintf("agent:a:s%d", i)
-		b = b.WithObjects(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: sessionkey.ObjectName(key)},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: "a"}})
+		b = b.WithObjects(&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: sessionkey.ObjectName(key)},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "a"}})
 	}
 	g := newGrants()
 	g.set("one", sessionkey.ObjectName("agent:a:s1"))

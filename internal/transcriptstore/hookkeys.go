@@ -22,7 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -38,7 +38,7 @@ type HookKeyring struct {
 }
 
 type hookEntry struct {
-	hook   *v1.SessionHook
+	hook   *sessionsv1alpha1.SessionHook
 	secret []byte
 }
 
@@ -48,7 +48,7 @@ func NewHookKeyring() *HookKeyring {
 }
 
 // get is the hook of ns/name and its secret; nil when the store serves no such hook.
-func (k *HookKeyring) get(ns, name string) (*v1.SessionHook, []byte) {
+func (k *HookKeyring) get(ns, name string) (*sessionsv1alpha1.SessionHook, []byte) {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	e, ok := k.keys[types.NamespacedName{Namespace: ns, Name: name}]
@@ -78,7 +78,7 @@ func hookKeysHandler(k *HookKeyring) http.Handler {
 				drop = append(drop, name)
 				continue
 			}
-			h := &v1.SessionHook{}
+			h := &sessionsv1alpha1.SessionHook{}
 			if err := json.Unmarshal(key.Hook, h); err != nil || h.Namespace != key.Namespace || h.Name != key.Name || h.UID == "" {
 				writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "key "+name.String()+": not its SessionHook")
 				return

@@ -40,7 +40,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/hookauth"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -128,17 +128,17 @@ func (d *hookDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Read at most the largest body any hook accepts, before anything else: what a hook
 	// allows is known only to whoever signed for it.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, v1.MaxHookMaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sessionsv1alpha1.MaxHookMaxBodyBytes))
 	if err != nil {
 		d.deliveries.WithLabelValues("too_large").Inc()
 		writeError(w, http.StatusRequestEntityTooLarge, transcript.ErrTypeInvalidRequest,
-			"the body is over "+strconv.Itoa(v1.MaxHookMaxBodyBytes)+" bytes")
+			"the body is over "+strconv.Itoa(sessionsv1alpha1.MaxHookMaxBodyBytes)+" bytes")
 		return
 	}
 	ctx := r.Context()
 	hook, secret := d.load(r.URL.Path)
 	var scheme hookauth.Scheme = hookauth.Standard{}
-	if hook != nil && hook.Spec.Signature == v1.HookSignatureGitHub {
+	if hook != nil && hook.Spec.Signature == sessionsv1alpha1.HookSignatureGitHub {
 		scheme = hookauth.GitHub{}
 	}
 	if hook == nil {
@@ -193,7 +193,7 @@ func (d *hookDoor) denied(ctx context.Context, w http.ResponseWriter, start time
 
 // load is the hook the path names and its signing secret, as the manager handed them; nil
 // when the store serves no such hook (unknown, or its Secret is missing or unusable).
-func (d *hookDoor) load(path string) (*v1.SessionHook, []byte) {
+func (d *hookDoor) load(path string) (*sessionsv1alpha1.SessionHook, []byte) {
 	ns, name, ok := HookPathNamespace(path)
 	if !ok || d.Keys == nil {
 		return nil, nil
@@ -215,22 +215,22 @@ func HookPathNamespace(path string) (namespace, name string, ok bool) {
 	return namespace, name, true
 }
 
-func hookMaxBody(h *v1.SessionHook) int {
+func hookMaxBody(h *sessionsv1alpha1.SessionHook) int {
 	if h.Spec.MaxBodyBytes > 0 {
 		return int(h.Spec.MaxBodyBytes)
 	}
-	return v1.DefaultHookMaxBodyBytes
+	return sessionsv1alpha1.DefaultHookMaxBodyBytes
 }
 
-func hookRate(h *v1.SessionHook) int32 {
+func hookRate(h *sessionsv1alpha1.SessionHook) int32 {
 	if h.Spec.RatePerMinute > 0 {
 		return h.Spec.RatePerMinute
 	}
-	return v1.DefaultHookRatePerMinute
+	return sessionsv1alpha1.DefaultHookRatePerMinute
 }
 
 // allow takes a delivery from the hook's bucket: ratePerMinute a minute, as a burst too.
-func (d *hookDoor) allow(h *v1.SessionHook) bool {
+func (d *hookDoor) allow(h *sessionsv1alpha1.SessionHook) bool {
 	per := hookRate(h)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -247,7 +247,7 @@ func (d *hookDoor) allow(h *v1.SessionHook) bool {
 
 // deliver creates the delivery's session (on first use) and send, named from the hook and
 // the delivery id: a repeated delivery finds its send and is answered 200 with it.
-func (d *hookDoor) deliver(ctx context.Context, w http.ResponseWriter, h *v1.SessionHook, id string, body []byte) {
+func (d *hookDoor) deliver(ctx context.Context, w http.ResponseWriter, h *sessionsv1alpha1.SessionHook, id string, body []byte) {
 	sum := sha256.Sum256([]byte(string(h.UID) + "/" + id))
 	name := h.Name + "-" + hex.EncodeToString(sum[:5])
 	key := h.Spec.SessionKey
@@ -258,7 +258,7 @@ func (d *hookDoor) deliver(ctx context.Context, w http.ResponseWriter, h *v1.Ses
 		}
 		key = "hook:" + uuid.NewSHA1(ns, []byte(id)).String()
 	}
-	existing := &v1.SessionSend{}
+	existing := &sessionsv1alpha1.SessionSend{}
 	err := d.Client.Get(ctx, types.NamespacedName{Namespace: h.Namespace, Name: name}, existing)
 	if err == nil && metav1.IsControlledBy(existing, h) {
 		d.deliveries.WithLabelValues("replayed").Inc()
@@ -276,13 +276,13 @@ func (d *hookDoor) deliver(ctx context.Context, w http.ResponseWriter, h *v1.Ses
 		return
 	}
 	ttl := int32(hookReplayTTL / time.Second)
-	send := &v1.SessionSend{
+	send := &sessionsv1alpha1.SessionSend{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.Namespace,
-			Labels:      map[string]string{v1.HookLabel: h.Name},
-			Annotations: map[string]string{v1.DeliveryIDAnnotation: id},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: "SessionHook",
+			Labels:      map[string]string{sessionsv1alpha1.HookLabel: h.Name},
+			Annotations: map[string]string{sessionsv1alpha1.DeliveryIDAnnotation: id},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: sessionsv1alpha1.GroupVersion.String(), Kind: "SessionHook",
 				Name: h.Name, UID: h.UID, Controller: ptrTrue()}}},
-		Spec: v1.SessionSendSpec{SessionKey: key, Message: msg, TimeoutSeconds: h.Spec.TimeoutSeconds,
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: msg, TimeoutSeconds: h.Spec.TimeoutSeconds,
 			Budget: h.Spec.Budget.DeepCopy(), TTLSecondsAfterFinished: &ttl},
 	}
 	if err := d.Client.Create(ctx, send); err != nil {
@@ -302,10 +302,10 @@ func (d *hookDoor) deliver(ctx context.Context, w http.ResponseWriter, h *v1.Ses
 func ptrTrue() *bool { t := true; return &t }
 
 // ensureSession creates the delivery's session for the hook's agent when it is new.
-func (d *hookDoor) ensureSession(ctx context.Context, h *v1.SessionHook, key string) error {
-	s := &v1.AgentSession{
+func (d *hookDoor) ensureSession(ctx context.Context, h *sessionsv1alpha1.SessionHook, key string) error {
+	s := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: h.Namespace},
-		Spec:       v1.AgentSessionSpec{Key: key, AgentID: h.Spec.AgentID},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: h.Spec.AgentID},
 	}
 	if err := d.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
@@ -332,7 +332,7 @@ func (d *hookDoor) refused(w http.ResponseWriter, err error) {
 func (d *hookDoor) count(ctx context.Context, key types.NamespacedName) {
 	now := metav1.NewTime(d.Clock.Now())
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		h := &v1.SessionHook{}
+		h := &sessionsv1alpha1.SessionHook{}
 		if err := d.Client.Get(ctx, key, h); err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -81,8 +81,8 @@ func startHooks(t *testing.T) *hookFixture {
 	a := runSidecarAs(t, env, cfg, f.admin, []string{"history_auth_role.yaml", "hook_deliveries_role.yaml"},
 		transcriptstore.SidecarConfig{DefaultNamespace: hookNS, Clock: f.clock})
 	f.keys, f.base = transcriptclient.NewLoopbackClient("http://"+a.internal), "https://"+a.public
-	f.must(f.admin.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: "bot"},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}))
+	f.must(f.admin.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: "bot"},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}))
 	return f
 }
 
@@ -98,8 +98,8 @@ var standardSecret = []byte("whsec_" + base64.StdEncoding.EncodeToString(hookKey
 
 // hook creates a SessionHook and, when secret is set, hands the store its key as the
 // manager does for a Ready hook (nil: a hook whose Secret is missing or unusable).
-func (f *hookFixture) hook(name string, secret []byte, mut ...func(*v1.SessionHookSpec)) *v1.SessionHook {
-	h := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: name}, Spec: v1.SessionHookSpec{
+func (f *hookFixture) hook(name string, secret []byte, mut ...func(*sessionsv1alpha1.SessionHookSpec)) *sessionsv1alpha1.SessionHook {
+	h := &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Namespace: hookNS, Name: name}, Spec: sessionsv1alpha1.SessionHookSpec{
 		AgentID: "bot", Message: "A delivery came:",
 		SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "secret"}}}
 	for _, m := range mut {
@@ -164,9 +164,9 @@ func (f *hookFixture) post(path string, h http.Header, body []byte) hookAnswer {
 	return a
 }
 
-func (f *hookFixture) hookSends(hook string) []v1.SessionSend {
-	var list v1.SessionSendList
-	f.must(f.admin.List(f.t.Context(), &list, client.InNamespace(hookNS), client.MatchingLabels{v1.HookLabel: hook}))
+func (f *hookFixture) hookSends(hook string) []sessionsv1alpha1.SessionSend {
+	var list sessionsv1alpha1.SessionSendList
+	f.must(f.admin.List(f.t.Context(), &list, client.InNamespace(hookNS), client.MatchingLabels{sessionsv1alpha1.HookLabel: hook}))
 	return list.Items
 }
 
@@ -183,16 +183,16 @@ func TestHookDeliveries(t *testing.T) {
 		if first.status != http.StatusAccepted || first.send == "" || !strings.HasPrefix(first.key, "hook:") {
 			t.Fatalf("got %d %s, want 202 with a send and a hook: session key", first.status, first.body)
 		}
-		send := &v1.SessionSend{}
+		send := &sessionsv1alpha1.SessionSend{}
 		f.must(f.admin.Get(ctx, client.ObjectKey{Namespace: hookNS, Name: first.send}, send))
 		want := "A delivery came:\n\n{\n  \"event\": \"build\",\n  \"status\": \"failed\"\n}"
 		if send.Spec.Message != want || send.Spec.SessionKey != first.key {
 			t.Errorf("send %q into %s, want %q into %s", send.Spec.Message, send.Spec.SessionKey, want, first.key)
 		}
-		if send.Labels[v1.HookLabel] != "ci" || send.Annotations[v1.DeliveryIDAnnotation] != "msg_1" || !metav1.IsControlledBy(send, h) {
+		if send.Labels[sessionsv1alpha1.HookLabel] != "ci" || send.Annotations[sessionsv1alpha1.DeliveryIDAnnotation] != "msg_1" || !metav1.IsControlledBy(send, h) {
 			t.Errorf("send labels %v annotations %v owners %v", send.Labels, send.Annotations, send.OwnerReferences)
 		}
-		session := &v1.AgentSession{}
+		session := &sessionsv1alpha1.AgentSession{}
 		f.must(f.admin.Get(ctx, client.ObjectKey{Namespace: hookNS, Name: sessionkey.ObjectName(first.key)}, session))
 		if session.Spec.AgentID != "bot" || session.Spec.Key != first.key {
 			t.Errorf("session %+v", session.Spec)
@@ -239,8 +239,8 @@ func TestHookDeliveries(t *testing.T) {
 	t.Run("a flood is 429 over ratePerMinute, and accepted again a minute later", func(t *testing.T) { checkHookFlood(t, f, body) })
 
 	t.Run("spec.signature github takes X-Hub-Signature-256, and spec.sessionKey the session", func(t *testing.T) {
-		f.hook("gh", []byte("It's a Secret to Everybody"), func(s *v1.SessionHookSpec) {
-			s.Signature, s.SessionKey, s.Message = v1.HookSignatureGitHub, "hook:github-events", ""
+		f.hook("gh", []byte("It's a Secret to Everybody"), func(s *sessionsv1alpha1.SessionHookSpec) {
+			s.Signature, s.SessionKey, s.Message = sessionsv1alpha1.HookSignatureGitHub, "hook:github-events", ""
 		})
 		payload := []byte("Hello, World!")
 		hdr := http.Header{"X-Hub-Signature-256": {"sha256=" + hex.EncodeToString(openssl(t, []byte("It's a Secret to Everybody"), payload))},
@@ -258,7 +258,7 @@ func TestHookDeliveries(t *testing.T) {
 	t.Run("the hook's status counts its deliveries", func(t *testing.T) {
 		deadline := time.Now().Add(testenv.Timeout)
 		for {
-			got := &v1.SessionHook{}
+			got := &sessionsv1alpha1.SessionHook{}
 			f.must(f.admin.Get(ctx, client.ObjectKey{Namespace: hookNS, Name: "flood"}, got))
 			if got.Status.Deliveries == 4 && got.Status.LastDeliveryTime != nil {
 				return
@@ -292,12 +292,12 @@ func TestHookDeliveries(t *testing.T) {
 
 // checkHookBodyBound: a signed body over the hook's bound, or any body over every hook's, is 413.
 func checkHookBodyBound(t *testing.T, f *hookFixture) {
-	f.hook("small", standardSecret, func(s *v1.SessionHookSpec) { s.MaxBodyBytes = 64 })
+	f.hook("small", standardSecret, func(s *sessionsv1alpha1.SessionHookSpec) { s.MaxBodyBytes = 64 })
 	big := []byte(`{"padding":"` + strings.Repeat("x", 100) + `"}`)
 	if a := f.post("/hooks/hooks/small", signed(t, hookKey, "msg_10", f.clock.Now(), big), big); a.status != http.StatusRequestEntityTooLarge {
 		t.Errorf("signed, over the hook's bound: %d %s, want 413", a.status, a.body)
 	}
-	huge := bytes.Repeat([]byte("x"), v1.MaxHookMaxBodyBytes+1)
+	huge := bytes.Repeat([]byte("x"), sessionsv1alpha1.MaxHookMaxBodyBytes+1)
 	if a := f.post("/hooks/hooks/nope", nil, huge); a.status != http.StatusRequestEntityTooLarge {
 		t.Errorf("unsigned, over every hook's bound: %d %s, want 413", a.status, a.body)
 	}
@@ -308,7 +308,7 @@ func checkHookBodyBound(t *testing.T, f *hookFixture) {
 
 // checkHookFlood: deliveries over ratePerMinute are 429 until a minute has passed.
 func checkHookFlood(t *testing.T, f *hookFixture, body []byte) {
-	f.hook("flood", standardSecret, func(s *v1.SessionHookSpec) { s.RatePerMinute = 3 })
+	f.hook("flood", standardSecret, func(s *sessionsv1alpha1.SessionHookSpec) { s.RatePerMinute = 3 })
 	var got []int
 	for i := range 5 {
 		id := "flood_" + strconv.Itoa(i)

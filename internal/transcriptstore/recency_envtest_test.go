@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -41,7 +41,7 @@ func TestSidecarCacheWalksSessionsNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	walker, ok := c.(interface {
-		Newest(string, func(*v1.AgentSession) bool)
+		Newest(string, func(*sessionsv1alpha1.AgentSession) bool)
 	})
 	if !ok {
 		t.Fatalf("the sidecar's cache %T keeps no order: sessions_list would walk every session", c)
@@ -52,9 +52,9 @@ func TestSidecarCacheWalksSessionsNewestFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put := func(ns, name string, minutes int) *v1.AgentSession {
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1.AgentSessionSpec{Key: "agent:main:webchat:group:" + name, AgentID: "main", ChatType: v1.ChatTypeGroup}}
+	put := func(ns, name string, minutes int) *sessionsv1alpha1.AgentSession {
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:webchat:group:" + name, AgentID: "main", ChatType: sessionsv1alpha1.ChatTypeGroup}}
 		if err := cl.Create(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -75,13 +75,13 @@ func TestSidecarCacheWalksSessionsNewestFirst(t *testing.T) {
 	if err := cl.Status().Update(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := cl.Delete(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "c"}}); err != nil {
+	if err := cl.Delete(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "c"}}); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
 	err = wait.PollUntilContextTimeout(ctx, testenv.Interval, testenv.Timeout, true, func(context.Context) (bool, error) {
 		names = names[:0]
-		walker.Newest("team", func(s *v1.AgentSession) bool { names = append(names, s.Name); return true })
+		walker.Newest("team", func(s *sessionsv1alpha1.AgentSession) bool { names = append(names, s.Name); return true })
 		return slices.Equal(names, []string{"a", "b"}), nil
 	})
 	if err != nil {

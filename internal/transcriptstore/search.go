@@ -23,7 +23,7 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -88,7 +88,7 @@ func readableIDs(r *http.Request, o SearchOptions, namespace string) ([]string, 
 		return nil, nil
 	}
 	var lerr error
-	ids, err := sessiontools.ReadableSessionIDs(func(yield func(*v1.AgentSession) bool) {
+	ids, err := sessiontools.ReadableSessionIDs(func(yield func(*sessionsv1alpha1.AgentSession) bool) {
 		lerr = newest(ctx, o.Sessions, namespace, yield)
 	}, func(name string) (bool, error) {
 		err := check(ctx, namespace, name)

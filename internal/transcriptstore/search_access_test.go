@@ -29,7 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
@@ -77,8 +77,8 @@ func TestSearchSettlesReadableSessionsBeforePaging(t *testing.T) {
 	for i := range 40 {
 		key := fmt.Sprintf("agent:a:s%d", i)
 		updated := metav1.NewTime(time.Date(2026, 5, 1, 12, i, 0, 0, time.UTC))
-		s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: sessionkey.ObjectName(key)},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: "a"}, Status: v1.AgentSessionStatus{SessionID: "sid-" + key, UpdatedAt: &updated}}
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: sessionkey.ObjectName(key)},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "a"}, Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "sid-" + key, UpdatedAt: &updated}}
 		b = b.WithObjects(s)
 		sids = append(sids, s.Status.SessionID)
 	}

@@ -24,7 +24,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -120,11 +120,11 @@ func TestSandboxedSearchStaysInItsTree(t *testing.T) {
 		sandboxed = "agent:a:subagent:11111111-2222-3333-4444-555555555555"
 		child     = "agent:a:subagent:66666666-7777-8888-9999-000000000000"
 	)
-	f.must(f.admin.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: "default"},
-		Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityAll}}))
+	f.must(f.admin.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: "default"},
+		Spec: sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAll}}))
 	for _, s := range []struct{ key, parent string }{{sandboxed, keyA}, {child, sandboxed}} {
-		obj := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: sessionkey.ObjectName(s.key)},
-			Spec: v1.AgentSessionSpec{Key: s.key, AgentID: "a", SpawnedBy: s.parent, Sandboxed: true}}
+		obj := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: sessionkey.ObjectName(s.key)},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: s.key, AgentID: "a", SpawnedBy: s.parent, Sandboxed: true}}
 		f.must(f.admin.Create(ctx, obj))
 		obj.Status.SessionID = "sid-" + obj.Name
 		f.must(f.admin.Status().Update(ctx, obj))
@@ -139,7 +139,7 @@ func TestSandboxedSearchStaysInItsTree(t *testing.T) {
 	f.grant("all-reader", []rbacv1.PolicyRule{
 		{APIGroups: group, Resources: []string{"agentsessions", "sessionpolicies", "agents"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: group, Resources: []string{"agentsessions/transcript"}, Verbs: []string{"get"}},
-		{APIGroups: group, Resources: []string{"agentsessions"}, Verbs: []string{v1.VerbActAs}},
+		{APIGroups: group, Resources: []string{"agentsessions"}, Verbs: []string{sessionsv1alpha1.VerbActAs}},
 	})
 	token := f.token("all-reader", audience)
 

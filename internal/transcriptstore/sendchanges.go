@@ -19,7 +19,7 @@ import (
 	"net/http"
 	"strconv"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -41,7 +41,7 @@ func sendChangesHandler(hub *events.Hub) http.Handler {
 		}
 		changes := make([]events.ObjectChange, 0, len(body.Changes))
 		for _, c := range body.Changes {
-			s := &v1.SessionSend{}
+			s := &sessionsv1alpha1.SessionSend{}
 			if err := json.Unmarshal(c.Object, s); err != nil {
 				writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, "invalid SessionSend: "+err.Error())
 				return
@@ -64,7 +64,7 @@ func sendChangesHandler(hub *events.Hub) http.Handler {
 
 // sendChange is the change a watch event of type t would have published: a modification
 // carries the object as both old and new, as a watch that keeps nothing does.
-func sendChange(t string, s *v1.SessionSend) (events.ObjectChange, bool) {
+func sendChange(t string, s *sessionsv1alpha1.SessionSend) (events.ObjectChange, bool) {
 	switch t {
 	case transcript.ChangeAdded:
 		return events.ObjectChange{Cur: s}, true

@@ -25,7 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -46,16 +46,16 @@ func TestSendChangesFromTheManagerReachTheHub(t *testing.T) {
 	c := client.NewLoopbackClient(srv.URL)
 
 	key := "agent:main:webchat:group:g"
-	send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hello", UID: "u1",
+	send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hello", UID: "u1",
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
-		Spec: v1.SessionSendSpec{SessionKey: key, Message: "hi"}}
-	publish := func(t string, s *v1.SessionSend) {
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "hi"}}
+	publish := func(t string, s *sessionsv1alpha1.SessionSend) {
 		data, _ := json.Marshal(s)
 		c.PublishSendChange(transcript.SendChange{Type: t, Object: data})
 	}
 	publish(transcript.ChangeAdded, send)
 	done := send.DeepCopy()
-	done.Status.Phase, done.Status.TargetSessionKey = v1.SendCompleted, key
+	done.Status.Phase, done.Status.TargetSessionKey = sessionsv1alpha1.SendCompleted, key
 	publish(transcript.ChangeModified, done)
 	publish(transcript.ChangeDeleted, done)
 
@@ -68,7 +68,7 @@ func TestSendChangesFromTheManagerReachTheHub(t *testing.T) {
 			if err := json.Unmarshal(e.Data, &ch); err != nil {
 				t.Fatal(err)
 			}
-			var s v1.SessionSend
+			var s sessionsv1alpha1.SessionSend
 			if err := json.Unmarshal(ch.Object, &s); err != nil {
 				t.Fatal(err)
 			}

@@ -21,26 +21,26 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // askerRecorder requires approval of every call and records what the engine asks.
 type askerRecorder struct {
 	verdicts []string
-	asked    []*v1.ToolApproval
+	asked    []*sessionsv1alpha1.ToolApproval
 }
 
-func (a *askerRecorder) Verdict(_ context.Context, _ string, _ *v1.Agent, tool string) (policy.ApprovalVerdict, error) {
+func (a *askerRecorder) Verdict(_ context.Context, _ string, _ *sessionsv1alpha1.Agent, tool string) (policy.ApprovalVerdict, error) {
 	a.verdicts = append(a.verdicts, tool)
 	return policy.ApprovalVerdict{Require: true, Timeout: time.Minute, Rule: "test"}, nil
 }
 
-func (a *askerRecorder) Find(context.Context, string, string) (*v1.ToolApproval, error) {
+func (a *askerRecorder) Find(context.Context, string, string) (*sessionsv1alpha1.ToolApproval, error) {
 	return nil, nil
 }
 
-func (a *askerRecorder) Ask(_ context.Context, ta *v1.ToolApproval) (*v1.ToolApproval, error) {
+func (a *askerRecorder) Ask(_ context.Context, ta *sessionsv1alpha1.ToolApproval) (*sessionsv1alpha1.ToolApproval, error) {
 	a.asked = append(a.asked, ta)
 	return ta, nil
 }
@@ -60,7 +60,7 @@ func TestApprovalsAskedThroughTheGivenAsker(t *testing.T) {
 		a.asked[0].Spec.Tool != "sessions_list" {
 		t.Fatalf("asked verdicts %v, approvals %v", a.verdicts, a.asked)
 	}
-	var list v1.ToolApprovalList
+	var list sessionsv1alpha1.ToolApprovalList
 	if err := f.client.List(context.Background(), &list); err != nil || len(list.Items) != 0 {
 		t.Errorf("the engine wrote %d ToolApprovals itself (%v): it asks the Asker", len(list.Items), err)
 	}

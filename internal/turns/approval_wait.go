@@ -27,7 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -102,24 +102,24 @@ func (t *turn) gate(ctx context.Context, call *provider.ToolCall) (text string, 
 		startWaitSpan(ctx, call, ta)
 		return "", false, false, &awaitingApproval{name: name}
 	}
-	phase, by, reason := v1.ApprovalExpired, "", "the ToolApproval "+name+" was deleted"
+	phase, by, reason := sessionsv1alpha1.ApprovalExpired, "", "the ToolApproval "+name+" was deleted"
 	if ta != nil {
 		phase, by, reason = ta.Status.Phase, ta.Status.DecidedBy, ta.Spec.Reason
 	}
-	if _, decided := t.win.Done[key+decidedSuffix]; decided && phase == v1.ApprovalApproved {
+	if _, decided := t.win.Done[key+decidedSuffix]; decided && phase == sessionsv1alpha1.ApprovalApproved {
 		// The decided record is durable before an approved call runs: with it and no result,
 		// the call started and its result was lost. It is not run a second time.
 		return errorResult(errors.New("interrupted: the approved call was started but its result was lost; it is not run again")), true, true, nil
 	}
 	t.queueDecided(key, call, phase, by, reason, ta)
 	switch phase {
-	case v1.ApprovalApproved:
+	case sessionsv1alpha1.ApprovalApproved:
 		if err := t.flush(ctx); err != nil {
 			return "", false, false, err
 		}
 		text, isErr := t.e.tools.run(ctx, t, call)
 		return text, isErr, true, nil
-	case v1.ApprovalDenied:
+	case sessionsv1alpha1.ApprovalDenied:
 		return errorResult(errors.New("denied: " + reason)), true, true, nil
 	default:
 		return errorResult(errors.New("expired: no decision was made in time; the call did not run")), true, true, nil
@@ -132,20 +132,20 @@ func (t *turn) approvalVerdict(ctx context.Context, tool string) (policy.Approva
 }
 
 // approval reads the call's ToolApproval; nil when there is none.
-func (t *turn) approval(ctx context.Context, name string) (*v1.ToolApproval, error) {
+func (t *turn) approval(ctx context.Context, name string) (*sessionsv1alpha1.ToolApproval, error) {
 	return t.e.approvals.Find(ctx, t.req.Namespace, name)
 }
 
 // askApproval creates the call's ToolApproval, owned by the turn's owner (deleted with it).
-func (t *turn) askApproval(ctx context.Context, name string, call *provider.ToolCall, v policy.ApprovalVerdict) (*v1.ToolApproval, error) {
+func (t *turn) askApproval(ctx context.Context, name string, call *provider.ToolCall, v policy.ApprovalVerdict) (*sessionsv1alpha1.ToolApproval, error) {
 	o := t.req.Owner
-	ta := &v1.ToolApproval{
+	ta := &sessionsv1alpha1.ToolApproval{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: t.req.Namespace,
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: v1.GroupVersion.String(), Kind: o.Kind, Name: o.Name,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: sessionsv1alpha1.GroupVersion.String(), Kind: o.Kind, Name: o.Name,
 				UID: OwnerUIDOf(t.req.ID), Controller: ptr.To(true)}}},
-		Spec: v1.ToolApprovalSpec{SessionKey: t.session.Spec.Key, AgentID: t.session.Spec.AgentID, Tool: call.Name,
-			Arguments: textutil.Truncate(string(call.Arguments), v1.MaxApprovalArguments),
-			Owner:     v1.ApprovalOwner{Kind: o.Kind, Name: o.Name},
+		Spec: sessionsv1alpha1.ToolApprovalSpec{SessionKey: t.session.Spec.Key, AgentID: t.session.Spec.AgentID, Tool: call.Name,
+			Arguments: textutil.Truncate(string(call.Arguments), sessionsv1alpha1.MaxApprovalArguments),
+			Owner:     sessionsv1alpha1.ApprovalOwner{Kind: o.Kind, Name: o.Name},
 			ExpiresAt: metav1.NewTime(t.e.now().Add(v.Timeout).Truncate(time.Second))},
 	}
 	return t.e.approvals.Ask(ctx, ta)
@@ -153,13 +153,13 @@ func (t *turn) askApproval(ctx context.Context, name string, call *provider.Tool
 
 // queueAsked records, once, that the call waits for a person: the whole call is here, the
 // ToolApproval holds at most 8 KiB of its arguments.
-func (t *turn) queueAsked(key string, call *provider.ToolCall, ta *v1.ToolApproval) {
+func (t *turn) queueAsked(key string, call *provider.ToolCall, ta *sessionsv1alpha1.ToolApproval) {
 	t.queueApprovalRecord(key+askedSuffix, call, fmt.Sprintf("approval asked: %s %s (ToolApproval %s, expires %s)",
 		call.Name, string(call.Arguments), ta.Name, ta.Spec.ExpiresAt.UTC().Format(time.RFC3339)))
 }
 
 // queueDecided records how the call was decided: by whom, when and why.
-func (t *turn) queueDecided(key string, call *provider.ToolCall, phase v1.ApprovalPhase, by, reason string, ta *v1.ToolApproval) {
+func (t *turn) queueDecided(key string, call *provider.ToolCall, phase sessionsv1alpha1.ApprovalPhase, by, reason string, ta *sessionsv1alpha1.ToolApproval) {
 	text := "approval decided: " + string(phase)
 	if by != "" {
 		text += " by " + by
@@ -190,7 +190,7 @@ func (t *turn) queueApprovalRecord(k string, call *provider.ToolCall, text strin
 
 // startWaitSpan marks in the turn's trace that a call waits for a person; the wait spans
 // turns (it ends when the decision lands), so the span is a point with the approval's name.
-func startWaitSpan(ctx context.Context, call *provider.ToolCall, ta *v1.ToolApproval) {
+func startWaitSpan(ctx context.Context, call *provider.ToolCall, ta *sessionsv1alpha1.ToolApproval) {
 	_, span := tracing.Tracer().Start(ctx, "await_approval "+call.Name, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("gen_ai.tool.name", call.Name), attribute.String("gen_ai.tool.call.id", call.ID),
 			attribute.String("agent_sessions.approval.name", ta.Name)))

@@ -23,7 +23,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -109,7 +109,7 @@ func (t *turn) compactionFailed(ctx context.Context, err error) {
 	case errors.Is(err, window.ErrCompactionTimeout):
 		outcome = compactionTimeout
 	case errors.Is(err, budget.ErrExceeded):
-		outcome, reason = compactionRefused, v1.ReasonBudgetExceeded
+		outcome, reason = compactionRefused, sessionsv1alpha1.ReasonBudgetExceeded
 	}
 	compactionsTotal.WithLabelValues(outcome).Inc()
 	ctrl.LoggerFrom(ctx).V(2).Info("compaction failed", "turn", t.req.ID, "session", t.req.SessionKey,

@@ -18,7 +18,7 @@ import (
 	"context"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // DefaultTurnTimeout bounds a turn of an Agent that sets no spec.turnTimeoutSeconds (the CRD
@@ -26,7 +26,7 @@ import (
 const DefaultTurnTimeout = 10 * time.Minute
 
 // turnTimeout is how long one turn of agent may run, model and tool calls included.
-func turnTimeout(agent *v1.Agent) time.Duration {
+func turnTimeout(agent *sessionsv1alpha1.Agent) time.Duration {
 	if s := agent.Spec.TurnTimeoutSeconds; s != nil && *s > 0 {
 		return time.Duration(*s) * time.Second
 	}
@@ -35,7 +35,7 @@ func turnTimeout(agent *v1.Agent) time.Duration {
 
 // withTurnDeadline derives the context of a running turn that ends with ErrDeadline after
 // the agent's turn timeout, on the engine's clock; stop releases its timer.
-func (e *Engine) withTurnDeadline(ctx context.Context, agent *v1.Agent) (context.Context, func()) {
+func (e *Engine) withTurnDeadline(ctx context.Context, agent *sessionsv1alpha1.Agent) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stopTimer := e.cancelAfter(cancel, turnTimeout(agent))
 	return ctx, func() { stopTimer(); cancel(nil) }

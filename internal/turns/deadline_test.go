@@ -22,7 +22,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestTurnTimeout(t *testing.T) {
@@ -37,7 +37,7 @@ func TestTurnTimeout(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			a := &v1.Agent{Spec: v1.AgentSpec{TurnTimeoutSeconds: tc.seconds}}
+			a := &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{TurnTimeoutSeconds: tc.seconds}}
 			if got := turnTimeout(a); got != tc.want {
 				t.Errorf("turnTimeout = %v, want %v", got, tc.want)
 			}

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/approval"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
@@ -311,11 +311,11 @@ func ownerObject(o Owner) client.Object {
 	meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
 	switch o.Kind {
 	case OwnerSessionSend:
-		return &v1.SessionSend{ObjectMeta: meta}
+		return &sessionsv1alpha1.SessionSend{ObjectMeta: meta}
 	case OwnerSubagentRun:
-		return &v1.SubagentRun{ObjectMeta: meta}
+		return &sessionsv1alpha1.SubagentRun{ObjectMeta: meta}
 	case OwnerAgentSession:
-		return &v1.AgentSession{ObjectMeta: meta}
+		return &sessionsv1alpha1.AgentSession{ObjectMeta: meta}
 	}
 	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
 }

@@ -33,7 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -47,48 +47,48 @@ var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func testScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(v1.AddToScheme(s))
+	utilruntime.Must(sessionsv1alpha1.AddToScheme(s))
 	return s
 }
 
 // scriptedAgent is an Agent on the scripted provider with rules (match, reply, delay).
-func scriptedAgent(id string, rules ...v1.ScriptRule) *v1.Agent {
-	return &v1.Agent{
+func scriptedAgent(id string, rules ...sessionsv1alpha1.ScriptRule) *sessionsv1alpha1.Agent {
+	return &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: id},
-		Spec: v1.AgentSpec{
-			Model:        v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules},
+		Spec: sessionsv1alpha1.AgentSpec{
+			Model:        sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules},
 			SystemPrompt: "You are " + id + ".",
 		},
 	}
 }
 
-func rule(match, reply string) v1.ScriptRule {
-	return v1.ScriptRule{Match: match, Reply: reply}
+func rule(match, reply string) sessionsv1alpha1.ScriptRule {
+	return sessionsv1alpha1.ScriptRule{Match: match, Reply: reply}
 }
 
-func slowRule(match, reply string, d time.Duration) v1.ScriptRule {
+func slowRule(match, reply string, d time.Duration) sessionsv1alpha1.ScriptRule {
 	r := rule(match, reply)
 	r.Delay = &metav1.Duration{Duration: d}
 	return r
 }
 
 // toolRule calls one tool with args and replies with the tool results.
-func toolRule(match, toolName string, args any) v1.ScriptRule {
+func toolRule(match, toolName string, args any) sessionsv1alpha1.ScriptRule {
 	b, err := json.Marshal(args)
 	if err != nil {
 		panic(err)
 	}
 	r := rule(match, "tools: {{toolResults}}")
-	r.ToolCalls = []v1.ScriptToolCall{{Name: toolName, Arguments: &runtime.RawExtension{Raw: b}}}
+	r.ToolCalls = []sessionsv1alpha1.ScriptToolCall{{Name: toolName, Arguments: &runtime.RawExtension{Raw: b}}}
 	return r
 }
 
 // session is an AgentSession named as the session controller names them, with a sessionId.
-func session(key, agentID, sessionID string) *v1.AgentSession {
-	return &v1.AgentSession{
+func session(key, agentID, sessionID string) *sessionsv1alpha1.AgentSession {
+	return &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-		Spec:       v1.AgentSessionSpec{Key: key, AgentID: agentID},
-		Status:     v1.AgentSessionStatus{SessionID: sessionID, Phase: v1.SessionActive},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agentID},
+		Status:     sessionsv1alpha1.AgentSessionStatus{SessionID: sessionID, Phase: sessionsv1alpha1.SessionActive},
 	}
 }
 
@@ -109,12 +109,12 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 	t.Helper()
 	f := &fixture{t: t, clock: clocktesting.NewFakeClock(epoch), dir: t.TempDir(), calls: &callCounter{}}
 	b := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).
-		WithStatusSubresource(&v1.AgentSession{}, &v1.SessionSend{}, &v1.SubagentRun{})
+		WithStatusSubresource(&sessionsv1alpha1.AgentSession{}, &sessionsv1alpha1.SessionSend{}, &sessionsv1alpha1.SubagentRun{})
 	// The engine's lookups read by the manager's field indexes, as from its cache.
 	f.client = testenv.IndexFake(b).Build()
 	f.openStore()
 	for _, o := range objs {
-		if s, ok := o.(*v1.AgentSession); ok && s.Status.SessionID != "" {
+		if s, ok := o.(*sessionsv1alpha1.AgentSession); ok && s.Status.SessionID != "" {
 			f.createTranscript(s)
 		}
 	}
@@ -131,7 +131,7 @@ func (f *fixture) openStore() {
 	f.store = st
 }
 
-func (f *fixture) createTranscript(s *v1.AgentSession) {
+func (f *fixture) createTranscript(s *sessionsv1alpha1.AgentSession) {
 	if _, err := f.store.CreateSession(context.Background(), transcript.SessionHeader{
 		Namespace: ns, SessionID: s.Status.SessionID, SessionKey: s.Spec.Key, ParentSessionKey: s.Spec.SpawnedBy,
 	}); err != nil {
@@ -181,11 +181,11 @@ func (f *fixture) submit(req TurnRequest) {
 func (f *fixture) resolve(req *TurnRequest) {
 	f.t.Helper()
 	ctx := context.Background()
-	s := &v1.AgentSession{}
+	s := &sessionsv1alpha1.AgentSession{}
 	if err := f.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: sessionkey.ObjectName(req.SessionKey)}, s); err != nil {
 		f.t.Fatal(err)
 	}
-	a := &v1.Agent{}
+	a := &sessionsv1alpha1.Agent{}
 	if err := f.client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: s.Spec.AgentID}, a); err != nil {
 		f.t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ type rec struct{ Key, Role, Text string }
 
 // settled returns session key once every lane is idle: a finished turn's status goes to the
 // session after its owner is woken, so it is written once its lane has moved on.
-func (f *fixture) settled(key string) *v1.AgentSession {
+func (f *fixture) settled(key string) *sessionsv1alpha1.AgentSession {
 	f.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -272,9 +272,9 @@ func (f *fixture) settled(key string) *v1.AgentSession {
 	}
 }
 
-func (f *fixture) session(key string) *v1.AgentSession {
+func (f *fixture) session(key string) *sessionsv1alpha1.AgentSession {
 	f.t.Helper()
-	s := &v1.AgentSession{}
+	s := &sessionsv1alpha1.AgentSession{}
 	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: sessionkey.ObjectName(key)}, s); err != nil {
 		f.t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // A priced turn adds its tokens and cost to the model counters, labelled by namespace,
@@ -29,7 +29,7 @@ import (
 func TestModelUsageMetrics(t *testing.T) {
 	agent := scriptedAgent("priced", rule("^ping", "pong"))
 	agent.Spec.Model.Name = "m1"
-	agent.Spec.Model.Pricing = &v1.Pricing{InputPerMillion: "1000", OutputPerMillion: "2000", Currency: "EUR"}
+	agent.Spec.Model.Pricing = &sessionsv1alpha1.Pricing{InputPerMillion: "1000", OutputPerMillion: "2000", Currency: "EUR"}
 	f := newFixture(t, []client.Object{agent, session("agent:priced:main", "priced", "sid-priced")})
 	in := testutil.ToFloat64(modelTokensTotal.WithLabelValues(ns, "priced", "m1", "input"))
 	cost := testutil.ToFloat64(modelCostTotal.WithLabelValues(ns, "priced", "m1", "EUR"))

@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
@@ -42,14 +42,14 @@ func (e *Engine) observeRetries(ctx context.Context, t *turn) context.Context {
 	return provider.WithRetryObserver(ctx, func(r provider.Retry) { e.noteRetry(t.session, t.req.ID, r) })
 }
 
-func (e *Engine) noteRetry(s *v1.AgentSession, turnID string, r provider.Retry) {
+func (e *Engine) noteRetry(s *sessionsv1alpha1.AgentSession, turnID string, r provider.Retry) {
 	cond := retryCondition(r, turnID, s.Generation)
 	if rec := e.opts.Recorder; rec != nil {
 		kind := corev1.EventTypeWarning
 		if cond.Status == metav1.ConditionFalse && r.Err == nil {
 			kind = corev1.EventTypeNormal
 		}
-		rec.Eventf(s, nil, kind, v1.ConditionModelRetrying, "ModelCall", "%s", cond.Message)
+		rec.Eventf(s, nil, kind, sessionsv1alpha1.ConditionModelRetrying, "ModelCall", "%s", cond.Message)
 	}
 	// Reported, not written: the AgentSession controller sets it in the session's status.
 	e.report(client.ObjectKeyFromObject(s), func(rep *SessionReport) { rep.Retry = &cond })
@@ -57,7 +57,7 @@ func (e *Engine) noteRetry(s *v1.AgentSession, turnID string, r provider.Retry) 
 
 // retryCondition is the ModelRetrying condition a retry report sets.
 func retryCondition(r provider.Retry, turnID string, generation int64) metav1.Condition {
-	c := metav1.Condition{Type: v1.ConditionModelRetrying, ObservedGeneration: generation}
+	c := metav1.Condition{Type: sessionsv1alpha1.ConditionModelRetrying, ObservedGeneration: generation}
 	cause := ""
 	if r.Err != nil {
 		cause = ": " + textutil.Truncate(r.Err.Error(), maxRetryCause)

@@ -22,7 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 )
 
@@ -54,7 +54,7 @@ func TestRetryCondition(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tc.want.Type, tc.want.ObservedGeneration = v1.ConditionModelRetrying, 7
+			tc.want.Type, tc.want.ObservedGeneration = sessionsv1alpha1.ConditionModelRetrying, 7
 			if diff := cmp.Diff(tc.want, retryCondition(tc.retry, "t1", 7)); diff != "" {
 				t.Errorf("condition (-want +got):\n%s", diff)
 			}

@@ -24,7 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
@@ -47,7 +47,7 @@ type cachedProvider struct {
 }
 
 // provider returns the provider agent selects.
-func (e *Engine) provider(ctx context.Context, agent *v1.Agent) (provider.Provider, error) {
+func (e *Engine) provider(ctx context.Context, agent *sessionsv1alpha1.Agent) (provider.Provider, error) {
 	m := &agent.Spec.Model
 	var secret *corev1.Secret
 	version := agent.ResourceVersion
@@ -88,7 +88,7 @@ func (e *Engine) provider(ctx context.Context, agent *v1.Agent) (provider.Provid
 
 // providerConfig maps an Agent's model spec (and its API key Secret, if any) onto a
 // provider.Config.
-func providerConfig(agent *v1.Agent, secret *corev1.Secret) (provider.Config, error) {
+func providerConfig(agent *sessionsv1alpha1.Agent, secret *corev1.Secret) (provider.Config, error) {
 	m := &agent.Spec.Model
 	cfg := provider.Config{Provider: string(m.Provider), Model: m.Name, BaseURL: m.BaseURL}
 	if ref := m.APIKeySecretRef; ref != nil && secret != nil {

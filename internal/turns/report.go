@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // WakeAgentSession is the kind of Wake whose events name sessions with a new report: the
@@ -138,5 +138,5 @@ func (e *Engine) send(ch chan event.GenericEvent, ev event.GenericEvent) {
 
 // sessionObject is the object of a session's wake event (its namespace and name).
 func sessionObject(key types.NamespacedName) event.GenericEvent {
-	return event.GenericEvent{Object: &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}}
+	return event.GenericEvent{Object: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}}
 }

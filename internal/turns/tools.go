@@ -19,7 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
@@ -60,7 +60,7 @@ func newToolset(tools ...*tool) toolset {
 	ts := toolset{builtin: tools}
 	// No sources yet and an Agent that narrows nothing: the built-in tools alone.
 	for i, sub := range []bool{false, true} {
-		ts.plain[i].defs, ts.plain[i].offered = ts.assemble(context.Background(), &v1.Agent{}, &v1.AgentSession{}, sub)
+		ts.plain[i].defs, ts.plain[i].offered = ts.assemble(context.Background(), &sessionsv1alpha1.Agent{}, &sessionsv1alpha1.AgentSession{}, sub)
 	}
 	return ts
 }

@@ -24,7 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
@@ -41,7 +41,7 @@ func (c *toolCall) stamp(ctx context.Context, obj client.Object) error {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[v1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
+	labels[sessionsv1alpha1.StartedByLabel] = string(OwnerUIDOf(c.req.ID))
 	maps.Copy(labels, chainLabels)
 	obj.SetLabels(labels)
 	a := obj.GetAnnotations()
@@ -68,9 +68,9 @@ func (c *toolCall) chainMarks(ctx context.Context) (labels, annotations map[stri
 	var owner client.Object
 	switch c.req.Owner.Kind {
 	case OwnerSessionSend:
-		owner = &v1.SessionSend{}
+		owner = &sessionsv1alpha1.SessionSend{}
 	case OwnerSubagentRun:
-		owner = &v1.SubagentRun{}
+		owner = &sessionsv1alpha1.SubagentRun{}
 	}
 	var parentLabels, parentAnnotations map[string]string
 	parentUID := ""
@@ -88,6 +88,6 @@ func (c *toolCall) chainMarks(ctx context.Context) (labels, annotations map[stri
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[v1.HopsAnnotation] = strconv.Itoa(policy.NextHops(parentAnnotations))
+	annotations[sessionsv1alpha1.HopsAnnotation] = strconv.Itoa(policy.NextHops(parentAnnotations))
 	return labels, annotations, nil
 }

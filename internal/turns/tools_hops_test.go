@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // TestToolsCarryTheHopCountAndChain: a send or spawn a tool makes carries the hop count of
@@ -35,15 +35,15 @@ func TestToolsCarryTheHopCountAndChain(t *testing.T) {
 	// owners exist at hop 2 as roots, the "member" turns' at hop 2 in the chain of send
 	// "seed", the "fresh" turns' do not exist.
 	owner := func(turn string, labels, annotations map[string]string) client.Object {
-		annotations[v1.HopsAnnotation] = "2"
-		return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-" + turn,
+		annotations[sessionsv1alpha1.HopsAnnotation] = "2"
+		return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "send-" + turn,
 			Labels: labels, Annotations: annotations},
-			Spec: v1.SessionSendSpec{SessionKey: key, Message: "owner"}}
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "owner"}}
 	}
 	member := func(turn string) client.Object {
-		return owner(turn, map[string]string{v1.ChainLabel: "seed-uid"}, map[string]string{v1.ChainRootAnnotation: "SessionSend/seed"})
+		return owner(turn, map[string]string{sessionsv1alpha1.ChainLabel: "seed-uid"}, map[string]string{sessionsv1alpha1.ChainRootAnnotation: "SessionSend/seed"})
 	}
-	var rules []v1.ScriptRule
+	var rules []sessionsv1alpha1.ScriptRule
 	chains := []string{"deep", "member", "fresh"}
 	for _, chain := range chains {
 		rules = append(rules,
@@ -67,8 +67,8 @@ func TestToolsCarryTheHopCountAndChain(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	var runs v1.SubagentRunList
-	var sends v1.SessionSendList
+	var runs sessionsv1alpha1.SubagentRunList
+	var sends sessionsv1alpha1.SessionSendList
 	if err := f.client.List(ctx, &runs); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestToolsCarryTheHopCountAndChain(t *testing.T) {
 	got := map[string]string{}
 	for _, r := range runs.Items {
 		got["spawn "+r.Spec.Task] = marks(r.ObjectMeta)
-		if r.Annotations[v1.ChildSessionKeyAnnotation] == "" {
+		if r.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation] == "" {
 			t.Errorf("run %s lost its child key", r.Name)
 		}
 	}
@@ -98,5 +98,5 @@ func TestToolsCarryTheHopCountAndChain(t *testing.T) {
 }
 
 func marks(m metav1.ObjectMeta) string {
-	return fmt.Sprintf("hops %s, chain %s (%s)", m.Annotations[v1.HopsAnnotation], m.Labels[v1.ChainLabel], m.Annotations[v1.ChainRootAnnotation])
+	return fmt.Sprintf("hops %s, chain %s (%s)", m.Annotations[sessionsv1alpha1.HopsAnnotation], m.Labels[sessionsv1alpha1.ChainLabel], m.Annotations[sessionsv1alpha1.ChainRootAnnotation])
 }

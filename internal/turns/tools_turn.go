@@ -18,7 +18,7 @@ import (
 	"context"
 	"path/filepath"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -45,7 +45,7 @@ func WorkspaceDir(root, namespace, sessionID string) string {
 
 // isSubagent says whether s is a sub-agent session, which gets no session tools unless its
 // Agent's subagents.tools names them.
-func isSubagent(s *v1.AgentSession) bool {
+func isSubagent(s *sessionsv1alpha1.AgentSession) bool {
 	if s.Spec.SpawnedBy != "" {
 		return true
 	}
@@ -59,7 +59,7 @@ func isSubagent(s *v1.AgentSession) bool {
 // Agent's spec.subagents.tools names, session tools included but never sessions_spawn; and
 // workspace_list / workspace_read over its own workspace.
 // The result is shared with other turns: read it, never modify it.
-func (ts *toolset) forTurn(ctx context.Context, agent *v1.Agent, s *v1.AgentSession) ([]provider.Tool, map[string]*tool) {
+func (ts *toolset) forTurn(ctx context.Context, agent *sessionsv1alpha1.Agent, s *sessionsv1alpha1.AgentSession) ([]provider.Tool, map[string]*tool) {
 	sub := isSubagent(s)
 	if !ts.adds(agent, s, sub) {
 		b := &ts.plain[0]
@@ -80,7 +80,7 @@ type builtinTools struct {
 
 // adds says whether the turn's Agent or session adds tools to the built-in ones (MCP
 // servers, remote A2A agents, a sub-agent's workspace) or narrows them.
-func (ts *toolset) adds(agent *v1.Agent, s *v1.AgentSession, sub bool) bool {
+func (ts *toolset) adds(agent *sessionsv1alpha1.Agent, s *sessionsv1alpha1.AgentSession, sub bool) bool {
 	return (sub && len(agent.Spec.Subagents.Tools) > 0) ||
 		(ts.src.MCP != nil && len(agent.Spec.Tools.MCPServers) > 0) ||
 		(ts.src.A2A != nil && len(agent.Spec.Tools.A2AAgents) > 0) ||
@@ -89,7 +89,7 @@ func (ts *toolset) adds(agent *v1.Agent, s *v1.AgentSession, sub bool) bool {
 
 // assemble builds the tools of a turn whose Agent or session adds to or narrows the
 // built-in ones.
-func (ts *toolset) assemble(ctx context.Context, agent *v1.Agent, s *v1.AgentSession, sub bool) ([]provider.Tool, map[string]*tool) {
+func (ts *toolset) assemble(ctx context.Context, agent *sessionsv1alpha1.Agent, s *sessionsv1alpha1.AgentSession, sub bool) ([]provider.Tool, map[string]*tool) {
 	var defs []provider.Tool
 	offered := map[string]*tool{}
 	add := func(tl *tool) {

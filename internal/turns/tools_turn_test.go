@@ -25,7 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
@@ -86,7 +86,7 @@ func mcpFixture(t *testing.T, subagentTools ...string) (*fixture, *toolRecorder)
 		toolRule("^spawn", "sessions_spawn", map[string]any{"task": "x"}),
 		toolRule("^read", "workspace_read", map[string]any{"path": ".agents/attachments/u1/notes.txt"}),
 	)
-	agent.Spec.Tools.MCPServers = []v1.MCPServer{{Name: "everything", URL: srv.URL, TimeoutSeconds: &timeout,
+	agent.Spec.Tools.MCPServers = []sessionsv1alpha1.MCPServer{{Name: "everything", URL: srv.URL, TimeoutSeconds: &timeout,
 		AllowedTools: []string{"echo", "add", "slow"}}}
 	agent.Spec.Subagents.Tools = subagentTools
 	sub := session(keySub, "tooled", sidSub)

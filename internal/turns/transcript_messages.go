@@ -15,7 +15,7 @@
 package turns
 
 import (
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
@@ -31,7 +31,7 @@ func thinkingBlock(r provider.Reasoning) transcript.ContentBlock {
 
 // assistantMessage is the transcript form of a model response made at the thinking level
 // thinking, its usage priced with the turn's Agent pricing (nil: unpriced).
-func assistantMessage(resp *provider.Response, providerName string, pricing *v1.Pricing, thinking v1.ThinkingLevel) transcript.Message {
+func assistantMessage(resp *provider.Response, providerName string, pricing *sessionsv1alpha1.Pricing, thinking sessionsv1alpha1.ThinkingLevel) transcript.Message {
 	m := transcript.Message{
 		Role:          transcript.RoleAssistant,
 		Content:       make([]transcript.ContentBlock, 0, 1+len(resp.ToolCalls)+len(resp.Reasoning)),

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns/window"
@@ -75,8 +75,8 @@ type TurnRequest struct {
 	SessionKey string
 	// Session and Agent are the session's AgentSession and its Agent as the submitter
 	// resolved them (required): the engine looks neither up again.
-	Session *v1.AgentSession
-	Agent   *v1.Agent
+	Session *sessionsv1alpha1.AgentSession
+	Agent   *sessionsv1alpha1.Agent
 	// Input is the turn's input message (role user), with provenance when it did not come from
 	// the session's own user.
 	Input transcript.Message

@@ -21,7 +21,7 @@ import (
 	"fmt"
 	"strconv"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -36,8 +36,8 @@ const MaxToolIterations = 16
 type turn struct {
 	e       *Engine
 	req     *TurnRequest
-	session *v1.AgentSession
-	agent   *v1.Agent
+	session *sessionsv1alpha1.AgentSession
+	agent   *sessionsv1alpha1.Agent
 	prov    provider.Provider
 
 	system string

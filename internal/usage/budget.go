@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Spent is what a send, a run tree or a namespace's window used, as budgets count it:
@@ -47,7 +47,7 @@ func SpentOf(t Turn) Spent {
 
 // SpentOfUsage is an object's recorded usage as budgets count it. A cost in more than one
 // currency counts as none.
-func SpentOfUsage(u *v1.Usage) Spent {
+func SpentOfUsage(u *sessionsv1alpha1.Usage) Spent {
 	if u == nil {
 		return Spent{}
 	}
@@ -57,8 +57,8 @@ func SpentOfUsage(u *v1.Usage) Spent {
 
 // EffectiveBudget is own's fields where set, else def's (the SessionPolicy's perSend or
 // perRun). Either may be nil.
-func EffectiveBudget(own, def *v1.Budget) v1.Budget {
-	var b v1.Budget
+func EffectiveBudget(own, def *sessionsv1alpha1.Budget) sessionsv1alpha1.Budget {
+	var b sessionsv1alpha1.Budget
 	if def != nil {
 		b = *def
 	}
@@ -80,7 +80,7 @@ func EffectiveBudget(own, def *v1.Budget) v1.Budget {
 // AbovePolicy is why own (a send's or run's spec.budget) asks more than the policy's
 // ceiling (field is "perSend" or "perRun"), or "" when it does not. A field the policy does
 // not bound may be anything.
-func AbovePolicy(own, ceiling *v1.Budget, field string) string {
+func AbovePolicy(own, ceiling *sessionsv1alpha1.Budget, field string) string {
 	if own == nil || ceiling == nil {
 		return ""
 	}
@@ -122,7 +122,7 @@ func StopReason(why string) bool {
 // its limit, or more turns begun than maxTurns. whose names what b bounds, e.g. "the send"
 // or "the run tree of subagentrun/a". A cost in another currency than the limit's is not
 // compared (the budget is in the Agents' one currency).
-func Exceeded(b v1.Budget, spent Spent, whose string) string {
+func Exceeded(b sessionsv1alpha1.Budget, spent Spent, whose string) string {
 	if b.MaxCost != "" {
 		if limit, err := ParseNanos(b.MaxCost); err == nil && spent.CostNanos >= limit {
 			return fmt.Sprintf(exceededPrefix+"%s cost %s of its maxCost %q", whose, FormatNanos(spent.CostNanos), b.MaxCost)
@@ -150,7 +150,7 @@ func WindowStart(now time.Time, window time.Duration) time.Time {
 
 // WindowSpent is what spend holds for the window that holds now: nothing when spend is of
 // an earlier window.
-func WindowSpent(b *v1.NamespaceBudget, spend *v1.Spend, now time.Time) Spent {
+func WindowSpent(b *sessionsv1alpha1.NamespaceBudget, spend *sessionsv1alpha1.Spend, now time.Time) Spent {
 	if b == nil || spend == nil || spend.WindowStart == nil ||
 		!spend.WindowStart.Time.Equal(WindowStart(now, b.Window.Duration)) {
 		return Spent{}
@@ -162,7 +162,7 @@ func WindowSpent(b *v1.NamespaceBudget, spend *v1.Spend, now time.Time) Spent {
 // NamespaceSpent is why the namespace may start no more work in this window ("" when it
 // may): its spend reached maxCost or maxTokens of b. The words say what was spent, the
 // limit as the policy writes it, and when the window resets.
-func NamespaceSpent(b *v1.NamespaceBudget, spent Spent, now time.Time) string {
+func NamespaceSpent(b *sessionsv1alpha1.NamespaceBudget, spent Spent, now time.Time) string {
 	if b == nil {
 		return ""
 	}

@@ -23,21 +23,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestAbovePolicy(t *testing.T) {
-	ceiling := &v1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](200000), MaxTurns: ptr.To[int32](20)}
+	ceiling := &sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](200000), MaxTurns: ptr.To[int32](20)}
 	cases := map[string]struct {
-		own, ceiling *v1.Budget
+		own, ceiling *sessionsv1alpha1.Budget
 		want         []string // substrings; none: allowed
 	}{
 		"no own budget":       {nil, ceiling, nil},
-		"no ceiling":          {&v1.Budget{MaxCost: "100"}, nil, nil},
-		"below":               {&v1.Budget{MaxCost: "0.5", MaxTokens: ptr.To[int64](10), MaxTurns: ptr.To[int32](20)}, ceiling, nil},
-		"cost above":          {&v1.Budget{MaxCost: "1.000000001"}, ceiling, []string{"budget", `maxCost "1.000000001" is above "1"`, "spec.budgets.perSend"}},
-		"tokens and turns":    {&v1.Budget{MaxTokens: ptr.To[int64](200001), MaxTurns: ptr.To[int32](21)}, ceiling, []string{"maxTokens 200001 is above 200000", "maxTurns 21 is above 20"}},
-		"field not in policy": {&v1.Budget{MaxTurns: ptr.To[int32](99)}, &v1.Budget{MaxCost: "1"}, nil},
+		"no ceiling":          {&sessionsv1alpha1.Budget{MaxCost: "100"}, nil, nil},
+		"below":               {&sessionsv1alpha1.Budget{MaxCost: "0.5", MaxTokens: ptr.To[int64](10), MaxTurns: ptr.To[int32](20)}, ceiling, nil},
+		"cost above":          {&sessionsv1alpha1.Budget{MaxCost: "1.000000001"}, ceiling, []string{"budget", `maxCost "1.000000001" is above "1"`, "spec.budgets.perSend"}},
+		"tokens and turns":    {&sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](200001), MaxTurns: ptr.To[int32](21)}, ceiling, []string{"maxTokens 200001 is above 200000", "maxTurns 21 is above 20"}},
+		"field not in policy": {&sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](99)}, &sessionsv1alpha1.Budget{MaxCost: "1"}, nil},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestAbovePolicy(t *testing.T) {
 }
 
 func TestExceeded(t *testing.T) {
-	b := v1.Budget{MaxCost: "0.01", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](3)}
+	b := sessionsv1alpha1.Budget{MaxCost: "0.01", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](3)}
 	cases := map[string]struct {
 		spent Spent
 		want  string
@@ -75,9 +75,9 @@ func TestExceeded(t *testing.T) {
 }
 
 func TestEffectiveBudget(t *testing.T) {
-	def := &v1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](100)}
-	got := EffectiveBudget(&v1.Budget{MaxTokens: ptr.To[int64](50), MaxTurns: ptr.To[int32](2)}, def)
-	want := v1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](50), MaxTurns: ptr.To[int32](2)}
+	def := &sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](100)}
+	got := EffectiveBudget(&sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](50), MaxTurns: ptr.To[int32](2)}, def)
+	want := sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](50), MaxTurns: ptr.To[int32](2)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}
@@ -88,18 +88,18 @@ func TestNamespaceSpent(t *testing.T) {
 	day := metav1.Duration{Duration: 24 * time.Hour}
 	midnight := metav1.NewTime(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
 	yesterday := metav1.NewTime(midnight.Add(-24 * time.Hour))
-	b := &v1.NamespaceBudget{Window: day, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)}
+	b := &sessionsv1alpha1.NamespaceBudget{Window: day, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)}
 	cases := map[string]struct {
-		spend *v1.Spend
+		spend *sessionsv1alpha1.Spend
 		want  string
 	}{
 		"nothing spent": {nil, ""},
-		"under":         {&v1.Spend{WindowStart: &midnight, Cost: "49.99", Tokens: 10}, ""},
-		"cost reached": {&v1.Spend{WindowStart: &midnight, Cost: "50.5", Tokens: 10},
+		"under":         {&sessionsv1alpha1.Spend{WindowStart: &midnight, Cost: "49.99", Tokens: 10}, ""},
+		"cost reached": {&sessionsv1alpha1.Spend{WindowStart: &midnight, Cost: "50.5", Tokens: 10},
 			`namespace budget spent: the namespace's turns cost 50.5 of its maxCost "50" in the 24h0m0s window since 2026-11-25T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-26T00:00:00Z`},
-		"tokens reached": {&v1.Spend{WindowStart: &midnight, Tokens: 5000000},
+		"tokens reached": {&sessionsv1alpha1.Spend{WindowStart: &midnight, Tokens: 5000000},
 			"namespace budget spent: the namespace's turns used 5000000 tokens of its maxTokens 5000000 in the 24h0m0s window since 2026-11-25T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-26T00:00:00Z"},
-		"an earlier window": {&v1.Spend{WindowStart: &yesterday, Cost: "500"}, ""},
+		"an earlier window": {&sessionsv1alpha1.Spend{WindowStart: &yesterday, Cost: "500"}, ""},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -115,8 +115,8 @@ func TestNamespaceSpent(t *testing.T) {
 
 func TestStopReason(t *testing.T) {
 	now := time.Date(2026, 11, 25, 17, 30, 0, 0, time.UTC)
-	b := v1.Budget{MaxCost: "0.01", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](3)}
-	ns := &v1.NamespaceBudget{Window: metav1.Duration{Duration: time.Hour}, MaxTokens: ptr.To[int64](10)}
+	b := sessionsv1alpha1.Budget{MaxCost: "0.01", MaxTokens: ptr.To[int64](1000), MaxTurns: ptr.To[int32](3)}
+	ns := &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: time.Hour}, MaxTokens: ptr.To[int64](10)}
 	cases := map[string]struct {
 		why  string
 		want bool

@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"strings"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Nano is one billionth of a currency unit.
@@ -39,7 +39,7 @@ type Turn struct {
 
 // Price prices a turn's tokens with p (nil: not priced). Cached input tokens are part of
 // input; they are priced at the cached price when one is set.
-func Price(p *v1.Pricing, input, output, cachedInput int64) (Turn, error) {
+func Price(p *sessionsv1alpha1.Pricing, input, output, cachedInput int64) (Turn, error) {
 	t := Turn{Input: input, Output: output, CachedInput: cachedInput}
 	if p == nil {
 		return t, nil
@@ -70,9 +70,9 @@ func Price(p *v1.Pricing, input, output, cachedInput int64) (Turn, error) {
 }
 
 // Add adds a turn to u (nil makes a new Usage) and returns it.
-func Add(u *v1.Usage, t Turn) *v1.Usage {
+func Add(u *sessionsv1alpha1.Usage, t Turn) *sessionsv1alpha1.Usage {
 	if u == nil {
-		u = &v1.Usage{}
+		u = &sessionsv1alpha1.Usage{}
 	}
 	u.InputTokens += t.Input
 	u.OutputTokens += t.Output
@@ -83,12 +83,12 @@ func Add(u *v1.Usage, t Turn) *v1.Usage {
 }
 
 // Merge adds the usage of another object (a child run's) to u and returns it.
-func Merge(u, other *v1.Usage) *v1.Usage {
+func Merge(u, other *sessionsv1alpha1.Usage) *sessionsv1alpha1.Usage {
 	if other == nil {
 		return u
 	}
 	if u == nil {
-		u = &v1.Usage{}
+		u = &sessionsv1alpha1.Usage{}
 	}
 	u.InputTokens += other.InputTokens
 	u.OutputTokens += other.OutputTokens
@@ -106,7 +106,7 @@ func Merge(u, other *v1.Usage) *v1.Usage {
 // addCost adds nanos in currency. Costs in different currencies are not added up: the
 // first currency stays and a later one marks the cost "mixed" (a namespace prices its
 // Agents in one currency; the metrics keep each one).
-func addCost(u *v1.Usage, nanos int64, currency string) {
+func addCost(u *sessionsv1alpha1.Usage, nanos int64, currency string) {
 	if currency == "" {
 		return
 	}

@@ -19,22 +19,22 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 func TestPrice(t *testing.T) {
 	cases := map[string]struct {
-		p                     *v1.Pricing
+		p                     *sessionsv1alpha1.Pricing
 		input, output, cached int64
 		wantNanos             int64
 		wantCurrency, wantErr string
 	}{
 		"unpriced":                 {p: nil, input: 1000, output: 10},
-		"per million":              {p: &v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15"}, input: 1_000_000, output: 100_000, wantNanos: 4_500_000_000, wantCurrency: "USD"},
-		"small turns keep cents":   {p: &v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15"}, input: 120, output: 7, wantNanos: 465_000, wantCurrency: "USD"},
-		"cached at cached price":   {p: &v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", CachedInputPerMillion: "0.3", Currency: "EUR"}, input: 1_000_000, cached: 800_000, wantNanos: 840_000_000, wantCurrency: "EUR"},
-		"cached as input unpriced": {p: &v1.Pricing{InputPerMillion: "2"}, input: 1_000_000, cached: 500_000, wantNanos: 2_000_000_000, wantCurrency: "USD"},
-		"bad price":                {p: &v1.Pricing{InputPerMillion: "three"}, input: 1, wantErr: "pricing.inputPerMillion: want a decimal like 3 or 0.075 (at most 9 decimals)"},
+		"per million":              {p: &sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15"}, input: 1_000_000, output: 100_000, wantNanos: 4_500_000_000, wantCurrency: "USD"},
+		"small turns keep cents":   {p: &sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15"}, input: 120, output: 7, wantNanos: 465_000, wantCurrency: "USD"},
+		"cached at cached price":   {p: &sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", CachedInputPerMillion: "0.3", Currency: "EUR"}, input: 1_000_000, cached: 800_000, wantNanos: 840_000_000, wantCurrency: "EUR"},
+		"cached as input unpriced": {p: &sessionsv1alpha1.Pricing{InputPerMillion: "2"}, input: 1_000_000, cached: 500_000, wantNanos: 2_000_000_000, wantCurrency: "USD"},
+		"bad price":                {p: &sessionsv1alpha1.Pricing{InputPerMillion: "three"}, input: 1, wantErr: "pricing.inputPerMillion: want a decimal like 3 or 0.075 (at most 9 decimals)"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -73,12 +73,12 @@ func TestNanos(t *testing.T) {
 // root reports the whole tree (and a child that merged a grandchild keeps its share when the
 // grandchild is deleted).
 func TestRollUp(t *testing.T) {
-	usd := &v1.Pricing{InputPerMillion: "1", OutputPerMillion: "2"}
+	usd := &sessionsv1alpha1.Pricing{InputPerMillion: "1", OutputPerMillion: "2"}
 	turn := func(in, out int64) Turn { tt, _ := Price(usd, in, out, 0); return tt }
 	grandchild := Add(nil, turn(1_000_000, 0))                               // 1 USD
 	child := Merge(Add(Add(nil, turn(0, 500_000)), turn(10, 0)), grandchild) // 1 + 0.00001 + 1
 	root := Merge(Add(nil, turn(500_000, 0)), child)                         // 0.5 + that
-	want := &v1.Usage{InputTokens: 1_500_010, OutputTokens: 500_000, Turns: 4, Cost: "2.50001", Currency: "USD"}
+	want := &sessionsv1alpha1.Usage{InputTokens: 1_500_010, OutputTokens: 500_000, Turns: 4, Cost: "2.50001", Currency: "USD"}
 	if d := cmp.Diff(want, root); d != "" {
 		t.Errorf("root (-want +got):\n%s", d)
 	}

@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -58,21 +58,21 @@ func benchAmplify() ([]Figure, error) {
 	}
 	msg := strings.Repeat("a", amplifyMessage)
 	for i := range amplifySends {
-		s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: amplifyNS, Name: fmt.Sprintf("amp-%04d", i)},
-			Spec: v1.SessionSendSpec{SessionKey: keys[i%len(keys)], Message: msg, TimeoutSeconds: ptr.To[int32](0)}}
+		s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: amplifyNS, Name: fmt.Sprintf("amp-%04d", i)},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keys[i%len(keys)], Message: msg, TimeoutSeconds: ptr.To[int32](0)}}
 		if err := cl.Create(ctx, s); err != nil {
 			return nil, fmt.Errorf("send %d: %w", i, err)
 		}
 	}
 	deadline := time.Now().Add(amplifyWaitTimeout)
 	for {
-		var list v1.SessionSendList
+		var list sessionsv1alpha1.SessionSendList
 		if err := cl.List(ctx, &list, client.InNamespace(amplifyNS)); err != nil {
 			return nil, err
 		}
 		done := 0
 		for _, s := range list.Items {
-			if p := s.Status.Phase; p == v1.SendCompleted || p == v1.SendFailed {
+			if p := s.Status.Phase; p == sessionsv1alpha1.SendCompleted || p == sessionsv1alpha1.SendFailed {
 				done++
 			}
 		}
@@ -92,9 +92,9 @@ func benchAmplify() ([]Figure, error) {
 func amplifyFixtures(ctx context.Context, cl client.Client) ([]string, error) {
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: amplifyNS}},
-		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "amp", Namespace: amplifyNS},
-			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
-				{Match: "^Agent-to-agent announce step", Reply: v1.AnnounceSkip},
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "amp", Namespace: amplifyNS},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
+				{Match: "^Agent-to-agent announce step", Reply: sessionsv1alpha1.AnnounceSkip},
 				{Match: "(?s).", Reply: strings.Repeat("{{input}}", 400)},
 			}}}},
 	}
@@ -102,8 +102,8 @@ func amplifyFixtures(ctx context.Context, cl client.Client) ([]string, error) {
 	for i := range amplifySessions {
 		key := fmt.Sprintf("agent:amp:webchat:group:g%d", i)
 		keys = append(keys, key)
-		objs = append(objs, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: amplifyNS},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: "amp", ChatType: v1.ChatTypeGroup}})
+		objs = append(objs, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: amplifyNS},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "amp", ChatType: sessionsv1alpha1.ChatTypeGroup}})
 	}
 	for _, o := range objs {
 		if err := cl.Create(ctx, o); err != nil {

@@ -28,7 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
@@ -72,8 +72,8 @@ func benchApproval() ([]Figure, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			g <- cl.Create(ctx, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "wait-" + strconv.Itoa(i), Namespace: approvalNS},
-				Spec: v1.SessionSendSpec{SessionKey: approvalKey(i % approvalSessions), Message: "echo " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0)}})
+			g <- cl.Create(ctx, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "wait-" + strconv.Itoa(i), Namespace: approvalNS},
+				Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: approvalKey(i % approvalSessions), Message: "echo " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0)}})
 		}()
 	}
 	for range approvalWaiting {
@@ -82,7 +82,7 @@ func benchApproval() ([]Figure, error) {
 		}
 	}
 	start := time.Now()
-	var pending []v1.ToolApproval
+	var pending []sessionsv1alpha1.ToolApproval
 	for {
 		if pending, err = sessiontools.PendingApprovals(ctx, cl, approvalNS); err != nil {
 			return nil, err
@@ -102,7 +102,7 @@ func benchApproval() ([]Figure, error) {
 	var resume []time.Duration
 	for i := range approvalDecided {
 		ran := srv.EchoCalls()
-		if err := sessiontools.Decide(ctx, cl, approvalNS, pending[i].Name, v1.DecisionApproved, ""); err != nil {
+		if err := sessiontools.Decide(ctx, cl, approvalNS, pending[i].Name, sessionsv1alpha1.DecisionApproved, ""); err != nil {
 			return nil, err
 		}
 		decided := time.Now()
@@ -135,11 +135,11 @@ func approvalFixtures(ctx context.Context, cl client.Client, mcpURL string) erro
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: approvalNS}}); err != nil {
 		return err
 	}
-	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "careful", Namespace: approvalNS}, Spec: v1.AgentSpec{
-		Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "^echo", Reply: "{{toolResults}}",
-			ToolCalls: []v1.ScriptToolCall{{Name: "mcp__s__echo", Arguments: &runtime.RawExtension{Raw: []byte(`{"text":"x"}`)}}}}}},
-		Tools: v1.ToolsSpec{MCPServers: []v1.MCPServer{{Name: "s", URL: mcpURL}},
-			Approval: &v1.ApprovalPolicy{Rules: []v1.ToolApprovalRule{{Tools: []string{"mcp__s__*"}, Action: v1.ApprovalRequire,
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "careful", Namespace: approvalNS}, Spec: sessionsv1alpha1.AgentSpec{
+		Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{{Match: "^echo", Reply: "{{toolResults}}",
+			ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: "mcp__s__echo", Arguments: &runtime.RawExtension{Raw: []byte(`{"text":"x"}`)}}}}}},
+		Tools: sessionsv1alpha1.ToolsSpec{MCPServers: []sessionsv1alpha1.MCPServer{{Name: "s", URL: mcpURL}},
+			Approval: &sessionsv1alpha1.ApprovalPolicy{Rules: []sessionsv1alpha1.ToolApprovalRule{{Tools: []string{"mcp__s__*"}, Action: sessionsv1alpha1.ApprovalRequire,
 				TimeoutSeconds: ptr.To[int32](3600)}}}},
 	}}
 	if err := cl.Create(ctx, agent); err != nil {
@@ -147,18 +147,18 @@ func approvalFixtures(ctx context.Context, cl client.Client, mcpURL string) erro
 	}
 	for i := range approvalSessions {
 		key := approvalKey(i)
-		if err := cl.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: approvalNS},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: "careful", ChatType: v1.ChatTypeDirect}}); err != nil {
+		if err := cl.Create(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: approvalNS},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "careful", ChatType: sessionsv1alpha1.ChatTypeDirect}}); err != nil {
 			return err
 		}
 	}
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		a := &v1.Agent{}
+		a := &sessionsv1alpha1.Agent{}
 		if err := cl.Get(ctx, client.ObjectKeyFromObject(agent), a); err != nil {
 			return err
 		}
-		var ss v1.AgentSessionList
+		var ss sessionsv1alpha1.AgentSessionList
 		if err := cl.List(ctx, &ss, client.InNamespace(approvalNS)); err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func approvalFixtures(ctx context.Context, cl client.Client, mcpURL string) erro
 				ready++
 			}
 		}
-		if ready == approvalSessions && meta.IsStatusConditionTrue(a.Status.Conditions, v1.ConditionReady) {
+		if ready == approvalSessions && meta.IsStatusConditionTrue(a.Status.Conditions, sessionsv1alpha1.ConditionReady) {
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // withBudgets configures the send suites' SessionPolicy with budgets no send reaches, so
@@ -30,13 +30,13 @@ import (
 var withBudgets = flag.Bool("budgets", false, "give the send suites' SessionPolicy generous budgets (namespace window, perSend, perRun)")
 
 // benchBudgets are the budgets of the send suites' SessionPolicy under -budgets.
-func benchBudgets() *v1.Budgets {
+func benchBudgets() *sessionsv1alpha1.Budgets {
 	if !*withBudgets {
 		return nil
 	}
-	return &v1.Budgets{
-		Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxCost: "1000000", MaxTokens: ptr.To[int64](1_000_000_000_000)},
-		PerSend:   &v1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)},
-		PerRun:    &v1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)},
+	return &sessionsv1alpha1.Budgets{
+		Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxCost: "1000000", MaxTokens: ptr.To[int64](1_000_000_000_000)},
+		PerSend:   &sessionsv1alpha1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)},
+		PerRun:    &sessionsv1alpha1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)},
 	}
 }

@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 )
 
@@ -32,14 +32,14 @@ import (
 // the real cache does, without an API server behind it.
 type cacheReader struct {
 	objs     map[client.ObjectKey]client.Object
-	sessions map[string][]*v1.AgentSession // index value -> sessions
+	sessions map[string][]*sessionsv1alpha1.AgentSession // index value -> sessions
 }
 
 func newCacheReader(objs ...client.Object) *cacheReader {
-	r := &cacheReader{objs: map[client.ObjectKey]client.Object{}, sessions: map[string][]*v1.AgentSession{}}
+	r := &cacheReader{objs: map[client.ObjectKey]client.Object{}, sessions: map[string][]*sessionsv1alpha1.AgentSession{}}
 	for _, o := range objs {
 		r.objs[client.ObjectKeyFromObject(o)] = o
-		if s, ok := o.(*v1.AgentSession); ok {
+		if s, ok := o.(*sessionsv1alpha1.AgentSession); ok {
 			r.sessions[cacheindex.SessionKey+"="+s.Spec.Key] = append(r.sessions[cacheindex.SessionKey+"="+s.Spec.Key], s)
 			if s.Status.SessionID != "" {
 				r.sessions[cacheindex.SessionID+"="+s.Status.SessionID] = append(r.sessions[cacheindex.SessionID+"="+s.Status.SessionID], s)
@@ -55,12 +55,12 @@ func (r *cacheReader) Get(_ context.Context, key client.ObjectKey, obj client.Ob
 		return notFound(key.Name)
 	}
 	switch src := o.(type) {
-	case *v1.Agent:
-		src.DeepCopyInto(obj.(*v1.Agent))
-	case *v1.AgentSession:
-		src.DeepCopyInto(obj.(*v1.AgentSession))
-	case *v1.SessionPolicy:
-		src.DeepCopyInto(obj.(*v1.SessionPolicy))
+	case *sessionsv1alpha1.Agent:
+		src.DeepCopyInto(obj.(*sessionsv1alpha1.Agent))
+	case *sessionsv1alpha1.AgentSession:
+		src.DeepCopyInto(obj.(*sessionsv1alpha1.AgentSession))
+	case *sessionsv1alpha1.SessionPolicy:
+		src.DeepCopyInto(obj.(*sessionsv1alpha1.SessionPolicy))
 	default:
 		return fmt.Errorf("cacheReader holds no %T", o)
 	}
@@ -68,12 +68,12 @@ func (r *cacheReader) Get(_ context.Context, key client.ObjectKey, obj client.Ob
 }
 
 func notFound(name string) error {
-	return apierrors.NewNotFound(schema.GroupResource{Group: v1.GroupVersion.Group}, name)
+	return apierrors.NewNotFound(schema.GroupResource{Group: sessionsv1alpha1.GroupVersion.Group}, name)
 }
 
 func (r *cacheReader) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
-	sl, ok := list.(*v1.AgentSessionList)
+	sl, ok := list.(*sessionsv1alpha1.AgentSessionList)
 	if !ok || lo.FieldSelector == nil {
 		return fmt.Errorf("cacheReader lists AgentSessions by an index only")
 	}

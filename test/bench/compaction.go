@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -67,12 +67,12 @@ func benchCompaction() ([]Figure, error) {
 		return nil, err
 	}
 	defer st.Close()
-	agent := &v1.Agent{
+	agent := &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: turnNS, Name: "bench", ResourceVersion: "1"},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
 			{Match: "^" + turnwindow.CompactionStepPrefix, Reply: "summary"}, {Match: ".", Reply: "ok"}}}},
 	}
-	r := &memReader{agent: agent, sessions: map[string]*v1.AgentSession{}}
+	r := &memReader{agent: agent, sessions: map[string]*sessionsv1alpha1.AgentSession{}}
 	seen := &requestLog{}
 	e, err := turns.NewEngine(turns.Options{Client: &statusSink{r: r}, Reader: r, APIReader: r, Store: st,
 		NewProvider: func(cfg provider.Config) (provider.Provider, error) {
@@ -138,10 +138,10 @@ type compactionBench struct {
 // user and assistant, appended as earlier turns would have.
 func (b *compactionBench) session(name string, n, size int) (string, error) {
 	key := "agent:bench:" + name
-	s := &v1.AgentSession{
+	s := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Namespace: turnNS, Name: sessionkey.ObjectName(key)},
-		Spec:       v1.AgentSessionSpec{Key: key, AgentID: "bench"},
-		Status:     v1.AgentSessionStatus{SessionID: name, Phase: v1.SessionActive},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "bench"},
+		Status:     sessionsv1alpha1.AgentSessionStatus{SessionID: name, Phase: sessionsv1alpha1.SessionActive},
 	}
 	b.r.sessions[key] = s
 	if _, err := b.st.CreateSession(b.ctx, transcript.SessionHeader{Namespace: turnNS, SessionID: name, SessionKey: key}); err != nil {

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -57,23 +57,23 @@ func benchMCP() ([]Figure, error) {
 	srv := mcptest.New(false)
 	defer srv.Close()
 	args := &runtime.RawExtension{Raw: []byte(`{"text":"x"}`)}
-	agent := &v1.Agent{
+	agent := &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: benchNS, Name: "bench"},
-		Spec: v1.AgentSpec{
-			Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
-				{Match: "^mcp", Reply: "{{toolResults}}", ToolCalls: []v1.ScriptToolCall{{Name: "mcp__s__echo", Arguments: args}}},
-				{Match: "^base", Reply: "{{toolResults}}", ToolCalls: []v1.ScriptToolCall{{Name: "no_such_tool", Arguments: args}}},
+		Spec: sessionsv1alpha1.AgentSpec{
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
+				{Match: "^mcp", Reply: "{{toolResults}}", ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: "mcp__s__echo", Arguments: args}}},
+				{Match: "^base", Reply: "{{toolResults}}", ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: "no_such_tool", Arguments: args}}},
 			}},
-			Tools: v1.ToolsSpec{MCPServers: []v1.MCPServer{{Name: "s", URL: srv.URL}}},
+			Tools: sessionsv1alpha1.ToolsSpec{MCPServers: []sessionsv1alpha1.MCPServer{{Name: "s", URL: srv.URL}}},
 		},
 	}
-	session := &v1.AgentSession{
+	session := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Namespace: benchNS, Name: sessionkey.ObjectName(mcpKey)},
-		Spec:       v1.AgentSessionSpec{Key: mcpKey, AgentID: "bench"},
-		Status:     v1.AgentSessionStatus{SessionID: mcpSessionID, Phase: v1.SessionActive},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: mcpKey, AgentID: "bench"},
+		Status:     sessionsv1alpha1.AgentSessionStatus{SessionID: mcpSessionID, Phase: sessionsv1alpha1.SessionActive},
 	}
 	b := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(agent, session).
-		WithStatusSubresource(&v1.AgentSession{})
+		WithStatusSubresource(&sessionsv1alpha1.AgentSession{})
 	// The engine's lookups read by the manager's field indexes, as from its cache.
 	cl := testenv.IndexFake(b).Build()
 	store := transcripttest.NewMemoryStore()

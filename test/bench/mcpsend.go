@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/test/benchfig"
@@ -141,8 +141,8 @@ func mcpListMany(ctx context.Context, c *devcluster.Cluster, cl client.Client) (
 	for i := range listSessions {
 		g.Go(func() error {
 			key := fmt.Sprintf("agent:%s:webchat:group:l%d", "bench", i)
-			return cl.Create(gctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: v1.ChatTypeGroup}})
+			return cl.Create(gctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup}})
 		})
 	}
 	if err := g.Wait(); err != nil {

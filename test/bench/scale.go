@@ -32,7 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
@@ -63,7 +63,7 @@ func scaleCluster(mgrArgs []string) devcluster.Options {
 	return devcluster.Options{ManagerArgs: mgrArgs, EtcdNoFsync: true}
 }
 
-var sessionGVR = v1.GroupVersion.WithResource("agentsessions")
+var sessionGVR = sessionsv1alpha1.GroupVersion.WithResource("agentsessions")
 
 // benchScale grows one namespace to 100,000 AgentSessions and 100,000 finished
 // SessionSends, 10,000 of each at a time, reading the manager's and the transcript-store's
@@ -178,14 +178,14 @@ func createScaleObjects(ctx context.Context, cl client.Client, namespace string,
 	for i := from; i < to; i++ {
 		g.Go(func() error {
 			key := "agent:bench:webchat:group:s" + strconv.Itoa(i)
-			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: v1.ChatTypeGroup,
+			s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup,
 					DisplayName: "group " + strconv.Itoa(i)}}
 			if err := createRetrying(gctx, cl, s); err != nil || !sends {
 				return err
 			}
-			return createRetrying(gctx, cl, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "scale-" + strconv.Itoa(i), Namespace: namespace},
-				Spec: v1.SessionSendSpec{SessionKey: key, Message: "hello " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0), Cancel: true}})
+			return createRetrying(gctx, cl, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "scale-" + strconv.Itoa(i), Namespace: namespace},
+				Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "hello " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0), Cancel: true}})
 		})
 	}
 	return g.Wait()

@@ -37,7 +37,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -57,7 +57,7 @@ const (
 )
 
 var (
-	sendGVR = v1.GroupVersion.WithResource("sessionsends")
+	sendGVR = sessionsv1alpha1.GroupVersion.WithResource("sessionsends")
 	nullGVR = schema.GroupVersionResource{Group: "bench.agents.dev", Version: "v1", Resource: "nulls"}
 )
 
@@ -252,7 +252,7 @@ func sendCompleted(u *unstructured.Unstructured) bool {
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, _ := c.(map[string]any)
-		if m["type"] == v1.ConditionCompleted && m["status"] == string(metav1.ConditionTrue) {
+		if m["type"] == sessionsv1alpha1.ConditionCompleted && m["status"] == string(metav1.ConditionTrue) {
 			return true
 		}
 	}
@@ -325,26 +325,26 @@ func setupSendFixtures(ctx context.Context, cl client.Client) error {
 	if err := cl.Create(ctx, ns); err != nil {
 		return err
 	}
-	agent := &v1.Agent{
+	agent := &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: sendNS},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
-			{Match: "^Agent-to-agent announce step", Reply: v1.AnnounceSkip},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
+			{Match: "^Agent-to-agent announce step", Reply: sessionsv1alpha1.AnnounceSkip},
 			{Match: ".", Reply: "ok"},
 		}}},
 	}
 	// Reply-back sends come from a requester session of the same agent, which must see the
 	// target (visibility all) and stops after two ping-pong turns.
-	policy := &v1.SessionPolicy{
+	policy := &sessionsv1alpha1.SessionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: sendNS},
-		Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityAll,
-			AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](replyBackTurns)}, Budgets: benchBudgets()},
+		Spec: sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAll,
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](replyBackTurns)}, Budgets: benchBudgets()},
 	}
 	objs := []client.Object{agent, policy}
 	for i := range sendConcurrency {
 		for _, key := range []string{targetKey(i), requesterKey(i)} {
-			objs = append(objs, &v1.AgentSession{
+			objs = append(objs, &sessionsv1alpha1.AgentSession{
 				ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: sendNS},
-				Spec:       v1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: v1.ChatTypeGroup},
+				Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: sessionsv1alpha1.ChatTypeGroup},
 			})
 		}
 	}
@@ -488,7 +488,7 @@ func requesterKey(worker int) string {
 
 func newSend(name string, worker int) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": v1.GroupVersion.String(), "kind": "SessionSend",
+		"apiVersion": sessionsv1alpha1.GroupVersion.String(), "kind": "SessionSend",
 		"metadata": map[string]any{"name": name, "namespace": sendNS},
 		"spec":     map[string]any{"sessionKey": targetKey(worker), "message": "hello", "timeoutSeconds": int64(30)},
 	}}
@@ -496,7 +496,7 @@ func newSend(name string, worker int) *unstructured.Unstructured {
 
 func sendOK(u *unstructured.Unstructured) bool {
 	s, _, _ := unstructured.NestedString(u.Object, "status", "status")
-	return s == string(v1.SendOK) || s == string(v1.SendError) || s == string(v1.SendTimeout)
+	return s == string(sessionsv1alpha1.SendOK) || s == string(sessionsv1alpha1.SendError) || s == string(sessionsv1alpha1.SendTimeout)
 }
 
 func measureSends(ctx context.Context, dyn dynamic.Interface, n, concurrency int, prefix string) ([]time.Duration, error) {
@@ -562,7 +562,7 @@ func sustainSends(ctx context.Context, dyn dynamic.Interface, d time.Duration) (
 // fire-and-forget so the fill does not wait on turns.
 func fillCache(ctx context.Context, cl client.Client, dyn dynamic.Interface) error {
 	var sends unstructured.UnstructuredList
-	sends.SetGroupVersionKind(v1.GroupVersion.WithKind("SessionSendList"))
+	sends.SetGroupVersionKind(sessionsv1alpha1.GroupVersion.WithKind("SessionSendList"))
 	if err := cl.List(ctx, &sends, client.InNamespace(sendNS)); err != nil {
 		return err
 	}
@@ -585,10 +585,10 @@ func fillCache(ctx context.Context, cl client.Client, dyn dynamic.Interface) err
 				if i >= cachedObjects {
 					return
 				}
-				s := &v1.AgentSession{
+				s := &sessionsv1alpha1.AgentSession{
 					ObjectMeta: metav1.ObjectMeta{Name: "fill-" + strconv.Itoa(i), Namespace: sendNS},
-					Spec: v1.AgentSessionSpec{Key: "agent:bench:webchat:group:g" + strconv.Itoa(i), AgentID: "bench",
-						Channel: "webchat", ChatType: v1.ChatTypeGroup, DisplayName: "group " + strconv.Itoa(i)},
+					Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:bench:webchat:group:g" + strconv.Itoa(i), AgentID: "bench",
+						Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup, DisplayName: "group " + strconv.Itoa(i)},
 				}
 				if err := cl.Create(ctx, s); err != nil {
 					errOnce.Do(func() { firstErr = err })
@@ -746,7 +746,7 @@ func apiWrites(ctx context.Context, cfg *rest.Config) (map[string]float64, error
 		default:
 			continue
 		}
-		if labels["group"] == v1.GroupVersion.Group || labels["resource"] == "events" {
+		if labels["group"] == sessionsv1alpha1.GroupVersion.Group || labels["resource"] == "events" {
 			out[labels["resource"]] += m.GetCounter().GetValue()
 			if labels["code"] == "409" { // counted above too: a refused write is still a request
 				out[labels["resource"]+"/conflicts"] += m.GetCounter().GetValue()

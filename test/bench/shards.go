@@ -38,7 +38,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
@@ -252,13 +252,13 @@ func shardFixtures(ctx context.Context, cl client.Client) ([]shardTarget, error)
 		owned[s]++
 		objs := []client.Object{
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-			&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: ns}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
-				Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: ".", Reply: "ok"}}}}},
+			&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: ns}, Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{
+				Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{{Match: ".", Reply: "ok"}}}}},
 		}
 		for j := range shardSessions {
 			key := "agent:bench:webchat:group:w" + strconv.Itoa(j)
-			objs = append(objs, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: v1.ChatTypeGroup}})
+			objs = append(objs, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: sessionsv1alpha1.ChatTypeGroup}})
 			targets = append(targets, shardTarget{namespace: ns, key: key, shard: s})
 		}
 		for _, o := range objs {
@@ -319,8 +319,8 @@ func runShardLoad(ctx context.Context, cl client.Client, finished *counter, targ
 		wg.Go(func() {
 			for k := 0; time.Since(r.start) < window; k++ {
 				name := fmt.Sprintf("%s-%d-%d", phase, w, k)
-				send := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: t.namespace},
-					Spec: v1.SessionSendSpec{SessionKey: t.key, Message: "hello", TimeoutSeconds: ptr.To[int32](30)}}
+				send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: t.namespace},
+					Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: t.key, Message: "hello", TimeoutSeconds: ptr.To[int32](30)}}
 				if err := cl.Create(ctx, send); err != nil {
 					failed.CompareAndSwap(nil, err)
 					return

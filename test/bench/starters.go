@@ -32,7 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
@@ -81,8 +81,8 @@ func benchStarters() ([]Figure, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			g <- cl.Create(ctx, &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "tick-" + strconv.Itoa(i), Namespace: startersNS},
-				Spec: v1.SessionScheduleSpec{Schedule: "* * * * *", AgentID: "bot", Message: "tick", SessionKey: startersShared}})
+			g <- cl.Create(ctx, &sessionsv1alpha1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: "tick-" + strconv.Itoa(i), Namespace: startersNS},
+				Spec: sessionsv1alpha1.SessionScheduleSpec{Schedule: "* * * * *", AgentID: "bot", Message: "tick", SessionKey: startersShared}})
 		}()
 	}
 	for range startersSchedules {
@@ -113,19 +113,19 @@ func startersFixtures(ctx context.Context, cl client.Client) error {
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: startersNS}}); err != nil {
 		return err
 	}
-	if err := cl.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bot", Namespace: startersNS},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: ".*", Reply: "ok"}}}}}); err != nil {
+	if err := cl.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bot", Namespace: startersNS},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{{Match: ".*", Reply: "ok"}}}}}); err != nil {
 		return err
 	}
-	if err := cl.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(startersShared), Namespace: startersNS},
-		Spec: v1.AgentSessionSpec{Key: startersShared, AgentID: "bot", SendPolicy: v1.ActionDeny}}); err != nil {
+	if err := cl.Create(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(startersShared), Namespace: startersNS},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: startersShared, AgentID: "bot", SendPolicy: sessionsv1alpha1.ActionDeny}}); err != nil {
 		return err
 	}
 	if err := cl.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bench-hook", Namespace: startersNS},
 		StringData: map[string]string{"secret": "whsec_" + base64.StdEncoding.EncodeToString(startersKey)}}); err != nil {
 		return err
 	}
-	hook := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: startersNS}, Spec: v1.SessionHookSpec{
+	hook := &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: startersNS}, Spec: sessionsv1alpha1.SessionHookSpec{
 		AgentID: "bot", Message: "ping", RatePerMinute: 6000, TimeoutSeconds: new(int32),
 		SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "bench-hook"}, Key: "secret"}}}
 	if err := cl.Create(ctx, hook); err != nil {
@@ -135,7 +135,7 @@ func startersFixtures(ctx context.Context, cl client.Client) error {
 		if err := cl.Get(ctx, client.ObjectKeyFromObject(hook), hook); err != nil {
 			return err
 		}
-		if meta.IsStatusConditionTrue(hook.Status.Conditions, v1.ConditionReady) {
+		if meta.IsStatusConditionTrue(hook.Status.Conditions, sessionsv1alpha1.ConditionReady) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -176,8 +176,8 @@ func hookAccepts(ctx context.Context, cl client.Client, url, caFile string) ([]t
 		}
 		out = append(out, time.Since(start))
 	}
-	var list v1.SessionSendList
-	if err := cl.List(ctx, &list, client.InNamespace(startersNS), client.MatchingLabels{v1.HookLabel: "bench"}); err != nil {
+	var list sessionsv1alpha1.SessionSendList
+	if err := cl.List(ctx, &list, client.InNamespace(startersNS), client.MatchingLabels{sessionsv1alpha1.HookLabel: "bench"}); err != nil {
 		return nil, err
 	}
 	if len(list.Items) != startersDeliveries {
@@ -192,7 +192,7 @@ func waitTicks(ctx context.Context, cl client.Client, n int) (int, error) {
 	first := time.Now().Truncate(time.Minute).Add(time.Minute)
 	want := first.Add(time.Duration(n-1) * time.Minute)
 	for deadline := want.Add(5 * time.Minute); ; time.Sleep(5 * time.Second) {
-		var list v1.SessionScheduleList
+		var list sessionsv1alpha1.SessionScheduleList
 		if err := cl.List(ctx, &list, client.InNamespace(startersNS)); err != nil {
 			return 0, err
 		}

@@ -30,7 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -58,21 +58,21 @@ const (
 // runtime is measured (a status write would land in the sink; the engine makes none). Turns run one after another: wall time per turn is the latency a
 // send's step adds, CPU per turn what it costs the manager.
 func benchTurn() ([]Figure, error) {
-	agent := &v1.Agent{
+	agent := &sessionsv1alpha1.Agent{
 		// A resourceVersion, as every Agent the informer cache holds has: the engine keeps one
 		// provider per Agent version (without one it would compile the script every turn).
 		ObjectMeta: metav1.ObjectMeta{Namespace: turnNS, Name: "bench", ResourceVersion: "1"},
-		Spec:       v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: ".", Reply: "ok"}}}},
+		Spec:       sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{{Match: ".", Reply: "ok"}}}},
 	}
-	r := &memReader{agent: agent, sessions: map[string]*v1.AgentSession{}}
+	r := &memReader{agent: agent, sessions: map[string]*sessionsv1alpha1.AgentSession{}}
 	st := transcripttest.NewMemoryStore()
 	ctx := context.Background()
 	for i := range turnSessions {
 		key := "agent:bench:webchat:group:t" + strconv.Itoa(i)
-		s := &v1.AgentSession{
+		s := &sessionsv1alpha1.AgentSession{
 			ObjectMeta: metav1.ObjectMeta{Namespace: turnNS, Name: sessionkey.ObjectName(key)},
-			Spec:       v1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: v1.ChatTypeGroup},
-			Status:     v1.AgentSessionStatus{SessionID: "s" + strconv.Itoa(i), Phase: v1.SessionActive},
+			Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "bench", ChatType: sessionsv1alpha1.ChatTypeGroup},
+			Status:     sessionsv1alpha1.AgentSessionStatus{SessionID: "s" + strconv.Itoa(i), Phase: sessionsv1alpha1.SessionActive},
 		}
 		r.sessions[key] = s
 		if _, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: turnNS, SessionID: s.Status.SessionID, SessionKey: key}); err != nil {
@@ -154,32 +154,32 @@ func benchTurn() ([]Figure, error) {
 // memReader answers the engine's lookups from memory, as the informer cache does: one Agent,
 // the sessions by key, no SessionPolicy.
 type memReader struct {
-	agent    *v1.Agent
-	sessions map[string]*v1.AgentSession
+	agent    *sessionsv1alpha1.Agent
+	sessions map[string]*sessionsv1alpha1.AgentSession
 }
 
 func (r *memReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
 	switch o := obj.(type) {
-	case *v1.Agent:
+	case *sessionsv1alpha1.Agent:
 		if key.Name == r.agent.Name {
 			r.agent.DeepCopyInto(o)
 			return nil
 		}
-		return apierrors.NewNotFound(v1.GroupVersion.WithResource("agents").GroupResource(), key.Name)
-	case *v1.AgentSession:
+		return apierrors.NewNotFound(sessionsv1alpha1.GroupVersion.WithResource("agents").GroupResource(), key.Name)
+	case *sessionsv1alpha1.AgentSession:
 		for _, s := range r.sessions {
 			if s.Name == key.Name {
 				s.DeepCopyInto(o)
 				return nil
 			}
 		}
-		return apierrors.NewNotFound(v1.GroupVersion.WithResource("agentsessions").GroupResource(), key.Name)
+		return apierrors.NewNotFound(sessionsv1alpha1.GroupVersion.WithResource("agentsessions").GroupResource(), key.Name)
 	}
-	return apierrors.NewNotFound(v1.GroupVersion.WithResource("objects").GroupResource(), key.Name)
+	return apierrors.NewNotFound(sessionsv1alpha1.GroupVersion.WithResource("objects").GroupResource(), key.Name)
 }
 
 func (r *memReader) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	l, ok := list.(*v1.AgentSessionList)
+	l, ok := list.(*sessionsv1alpha1.AgentSessionList)
 	if !ok {
 		return nil
 	}
@@ -195,7 +195,7 @@ func (r *memReader) List(_ context.Context, list client.ObjectList, opts ...clie
 }
 
 // sessionFields are the index values a field selector of the lookups matches.
-func sessionFields(s *v1.AgentSession) fields.Set {
+func sessionFields(s *sessionsv1alpha1.AgentSession) fields.Set {
 	return fields.Set{cacheindex.SessionKey: s.Spec.Key, cacheindex.SessionID: s.Status.SessionID}
 }
 

@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
@@ -48,31 +48,31 @@ func init() {
 // like the manager's cache, decide, encode the answer.
 func benchWebhook() ([]Figure, error) {
 	objs := []client.Object{
-		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: "b"}},
-		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: "b"}},
-		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "b"}, Spec: v1.SessionPolicySpec{
-			Visibility:   v1.VisibilityAll,
-			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}},
-			SendPolicy:   v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: "b"}},
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: "b"}},
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "b"}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			Visibility:   sessionsv1alpha1.VisibilityAll,
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}},
+			SendPolicy:   sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord", ChatType: sessionsv1alpha1.ChatTypeGroup}, Action: sessionsv1alpha1.ActionDeny}}},
 		}},
 	}
 	for _, key := range []string{"agent:main:main", "agent:research:main"} {
-		objs = append(objs, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: "b"},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: sessionkey.AgentOf(key)}})
+		objs = append(objs, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: "b"},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: sessionkey.AgentOf(key)}})
 	}
 	reader := newCacheReader(objs...)
 	// The manager's own send (a session tool's): the path every agent-made send takes.
 	const manager = "system:serviceaccount:agent-sessions:manager"
 	handler := webhook.NewSessionSendWebhook(webhook.NewSessionSendValidator(reader, nil, webhook.Options{ManagerUsername: manager}))
-	send, _ := json.Marshal(&v1.SessionSend{
-		TypeMeta:   metav1.TypeMeta{APIVersion: v1.GroupVersion.String(), Kind: "SessionSend"},
+	send, _ := json.Marshal(&sessionsv1alpha1.SessionSend{
+		TypeMeta:   metav1.TypeMeta{APIVersion: sessionsv1alpha1.GroupVersion.String(), Kind: "SessionSend"},
 		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "b"},
-		Spec:       v1.SessionSendSpec{SessionKey: "agent:research:main", Message: "ping", FromSessionKey: "agent:main:main"},
+		Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:research:main", Message: "ping", FromSessionKey: "agent:main:main"},
 	})
 	review, _ := json.Marshal(&admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Create, Namespace: "b", Name: "s",
-			Kind:   metav1.GroupVersionKind{Group: v1.GroupVersion.Group, Version: "v1alpha1", Kind: "SessionSend"},
+			Kind:   metav1.GroupVersionKind{Group: sessionsv1alpha1.GroupVersion.Group, Version: "v1alpha1", Kind: "SessionSend"},
 			Object: runtime.RawExtension{Raw: send}, UserInfo: authenticationv1.UserInfo{Username: manager}},
 	})
 	var failed bool
@@ -106,16 +106,16 @@ func benchWebhook() ([]Figure, error) {
 // the tool computes them from the cache.
 func benchList() ([]Figure, error) {
 	const n = 10000
-	sessions := make([]v1.AgentSession, n)
+	sessions := make([]sessionsv1alpha1.AgentSession, n)
 	now := time.Now()
 	for i := range sessions {
-		kind, key := v1.SessionKind("group"), "agent:main:webchat:group:g"+strconv.Itoa(i)
+		kind, key := sessionsv1alpha1.SessionKind("group"), "agent:main:webchat:group:g"+strconv.Itoa(i)
 		if i%10 == 0 {
 			kind, key = "main", "agent:a"+strconv.Itoa(i)+":main"
 		}
 		t := metav1.NewTime(now.Add(-time.Duration(i) * time.Second))
-		sessions[i] = v1.AgentSession{Spec: v1.AgentSessionSpec{Key: key, AgentID: "main"},
-			Status: v1.AgentSessionStatus{Kind: kind, UpdatedAt: &t, Channel: "webchat", SessionID: strconv.Itoa(i)}}
+		sessions[i] = sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main"},
+			Status: sessionsv1alpha1.AgentSessionStatus{Kind: kind, UpdatedAt: &t, Channel: "webchat", SessionID: strconv.Itoa(i)}}
 	}
 	p := sessionrows.NewListParams([]string{"main"}, sessionrows.DefaultListLimit, 0, 0)
 	ptrs := sessionrows.Pointers(sessions)

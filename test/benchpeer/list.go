@@ -33,7 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cli"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/test/benchfig"
@@ -146,9 +146,9 @@ func createOurSessions(ctx context.Context, p *peers, n int) error {
 					return
 				}
 				key := fmt.Sprintf("agent:%s:webchat:group:l%d", ourAgent, i)
-				s := &v1.AgentSession{
+				s := &sessionsv1alpha1.AgentSession{
 					ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: peerNS},
-					Spec: v1.AgentSessionSpec{Key: key, AgentID: ourAgent, Channel: "webchat", ChatType: v1.ChatTypeGroup,
+					Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: ourAgent, Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup,
 						DisplayName: "group " + strconv.Itoa(i)},
 				}
 				if err := p.cl.Create(ctx, s); err != nil {

@@ -31,7 +31,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -136,10 +136,10 @@ func setupOurs(ctx context.Context, cl client.Client) error {
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
 	ns.SetName(peerNS)
-	agent := &v1.Agent{
+	agent := &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Name: ourAgent, Namespace: peerNS},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
-			{Match: "^Agent-to-agent announce step", Reply: v1.AnnounceSkip},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
+			{Match: "^Agent-to-agent announce step", Reply: sessionsv1alpha1.AnnounceSkip},
 			{Match: ".", Reply: "ok"},
 		}}},
 	}
@@ -163,9 +163,9 @@ func ensureOurSessions(ctx context.Context, cl client.Client, n int) error {
 
 // ensureOurSession creates our session i and waits until it has a transcript.
 func ensureOurSession(ctx context.Context, cl client.Client, i int) error {
-	s := &v1.AgentSession{
+	s := &sessionsv1alpha1.AgentSession{
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(ourKey(i)), Namespace: peerNS},
-		Spec:       v1.AgentSessionSpec{Key: ourKey(i), AgentID: ourAgent, ChatType: v1.ChatTypeGroup},
+		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: ourKey(i), AgentID: ourAgent, ChatType: sessionsv1alpha1.ChatTypeGroup},
 	}
 	if err := client.IgnoreAlreadyExists(cl.Create(ctx, s)); err != nil {
 		return err
@@ -178,7 +178,7 @@ func ensureOurSession(ctx context.Context, cl client.Client, i int) error {
 func ourSessionID(ctx context.Context, cl client.Client, i int) (string, error) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		s := &v1.AgentSession{}
+		s := &sessionsv1alpha1.AgentSession{}
 		if err := cl.Get(ctx, client.ObjectKey{Namespace: peerNS, Name: sessionkey.ObjectName(ourKey(i))}, s); err != nil {
 			return "", err
 		}

@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/test/benchfig"
 )
 
@@ -49,7 +49,7 @@ const (
 	messageTarget = "one message into a session through each system's usual entry, instant model"
 )
 
-var sendGVR = v1.GroupVersion.WithResource("sessionsends")
+var sendGVR = sessionsv1alpha1.GroupVersion.WithResource("sessionsends")
 
 // benchSend: a message into a session through each system's usual entry: ours a SessionSend
 // with timeoutSeconds > 0 until its status is ok, theirs POST /v1/chat/completions with
@@ -127,7 +127,7 @@ func benchSend(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
 func (p *peers) ourSend(ctx context.Context, key string, timeoutSeconds int64) error {
 	name := "s-" + strconv.FormatInt(sendSeq.Add(1), 10)
 	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": v1.GroupVersion.String(), "kind": "SessionSend",
+		"apiVersion": sessionsv1alpha1.GroupVersion.String(), "kind": "SessionSend",
 		"metadata": map[string]any{"name": name, "namespace": peerNS},
 		"spec":     map[string]any{"sessionKey": key, "message": "hello", "timeoutSeconds": timeoutSeconds},
 	}}
@@ -154,9 +154,9 @@ func (p *peers) ourSend(ctx context.Context, key string, timeoutSeconds int64) e
 			}
 			obj := ev.Object.(*unstructured.Unstructured)
 			switch st, _, _ := unstructured.NestedString(obj.Object, "status", "status"); st {
-			case string(v1.SendOK):
+			case string(sessionsv1alpha1.SendOK):
 				return nil
-			case string(v1.SendError), string(v1.SendTimeout):
+			case string(sessionsv1alpha1.SendError), string(sessionsv1alpha1.SendTimeout):
 				return fmt.Errorf("send %s: status %s", name, st)
 			}
 		case <-timeout:

@@ -32,7 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -46,26 +46,26 @@ func (e *env) spentCompaction(t *testing.T) {
 	ns := e.namespace(t, "spent-compaction")
 	model := newPricedModel(t)
 	key := "agent:dana:main"
-	sess := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: "dana"}}
+	sess := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "dana"}}
 	e.mustCreate(t,
-		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: v1.SessionPolicySpec{
-			Budgets: &v1.Budgets{Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: 8760 * time.Hour}, MaxTokens: ptr.To[int64](1)}}}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm", Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			Budgets: &sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 8760 * time.Hour}, MaxTokens: ptr.To[int64](1)}}}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm", Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
 			StringData: map[string]string{"key": "sk-test"}},
-		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dana"}, Spec: v1.AgentSpec{
-			Model: v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "priced-model", BaseURL: model.URL + "/v1",
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dana"}, Spec: sessionsv1alpha1.AgentSpec{
+			Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "priced-model", BaseURL: model.URL + "/v1",
 				APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "llm"}, Key: "key"},
-				Pricing:         &v1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}},
-			Memory: v1.MemorySpec{Compaction: v1.CompactionSpec{KeepRecentMessages: ptr.To[int32](0)}},
+				Pricing:         &sessionsv1alpha1.Pricing{InputPerMillion: "3", OutputPerMillion: "15", Currency: "USD"}},
+			Memory: sessionsv1alpha1.MemorySpec{Compaction: sessionsv1alpha1.CompactionSpec{KeepRecentMessages: ptr.To[int32](0)}},
 		}},
 	)
 	e.createSessions(t, sess)
-	e.mustCreate(t, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "spend"},
-		Spec: v1.SessionSendSpec{SessionKey: key, Message: "spend the window", TimeoutSeconds: ptr.To[int32](60)}})
+	e.mustCreate(t, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "spend"},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "spend the window", TimeoutSeconds: ptr.To[int32](60)}})
 	e.waitTerminal(t, ns, 1, 0)
 	spent := func() (int64, error) {
-		p := &v1.SessionPolicy{}
+		p := &sessionsv1alpha1.SessionPolicy{}
 		if err := e.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p); err != nil || p.Status.Spend == nil {
 			return 0, err
 		}
@@ -77,7 +77,7 @@ func (e *env) spentCompaction(t *testing.T) {
 	})
 
 	base := sess.DeepCopy()
-	sess.Annotations = map[string]string{v1.CompactRequestAnnotation: "under-a-spent-window"}
+	sess.Annotations = map[string]string{sessionsv1alpha1.CompactRequestAnnotation: "under-a-spent-window"}
 	if err := e.k8s.Patch(ctx, sess, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +85,8 @@ func (e *env) spentCompaction(t *testing.T) {
 		if err := e.k8s.Get(ctx, client.ObjectKeyFromObject(sess), sess); err != nil {
 			return false, err
 		}
-		_, asked := sess.Annotations[v1.CompactRequestAnnotation]
-		refused, err := e.hasEvent(ctx, sess, v1.ReasonBudgetExceeded)
+		_, asked := sess.Annotations[sessionsv1alpha1.CompactRequestAnnotation]
+		refused, err := e.hasEvent(ctx, sess, sessionsv1alpha1.ReasonBudgetExceeded)
 		return !asked && refused, err
 	}, func() string {
 		return fmt.Sprintf("%d compaction calls reached the priced model", model.compactions.Load())

@@ -30,7 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -86,7 +86,7 @@ func (e *env) crashes(t *testing.T) {
 	announced := map[string]string{} // idempotency key -> message
 	for _, s := range sends {
 		st := s.Status
-		if st.Phase != v1.SendCompleted || st.Status != v1.SendAccepted || len(st.Turns) != 3 || st.Announce == nil || st.Announce.Status != v1.AnnounceDelivered {
+		if st.Phase != sessionsv1alpha1.SendCompleted || st.Status != sessionsv1alpha1.SendAccepted || len(st.Turns) != 3 || st.Announce == nil || st.Announce.Status != sessionsv1alpha1.AnnounceDelivered {
 			t.Errorf("send %s ended %s/%s with %d turns, announce %+v, error %q", s.Name, st.Phase, st.Status, len(st.Turns), st.Announce, st.Error)
 			continue
 		}
@@ -99,7 +99,7 @@ func (e *env) crashes(t *testing.T) {
 	}
 	for _, r := range runs {
 		st := r.Status
-		if st.Phase != v1.RunSucceeded || st.Announce == nil || st.Announce.Status != v1.AnnounceDelivered {
+		if st.Phase != sessionsv1alpha1.RunSucceeded || st.Announce == nil || st.Announce.Status != sessionsv1alpha1.AnnounceDelivered {
 			t.Errorf("run %s ended %s (%s), announce %+v", r.Name, st.Phase, st.Notes, st.Announce)
 			continue
 		}
@@ -136,38 +136,38 @@ func (e *env) crashes(t *testing.T) {
 // and the target and requester sessions.
 func (e *env) crashFixtures(t *testing.T, ns, sinkURL string) {
 	t.Helper()
-	agent := func(name string, rules ...v1.ScriptRule) *v1.Agent {
-		return &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules}}}
+	agent := func(name string, rules ...sessionsv1alpha1.ScriptRule) *sessionsv1alpha1.Agent {
+		return &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules}}}
 	}
 	// Announce replies quote their input so that every message of the run is unique.
 	e.mustCreate(t,
-		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: v1.SessionPolicySpec{
-			Visibility:   v1.VisibilityAll,
-			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](2)},
-			Delivery:     []v1.DeliverySink{{Channel: "webchat", URL: sinkURL}},
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			Visibility:   sessionsv1alpha1.VisibilityAll,
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](2)},
+			Delivery:     []sessionsv1alpha1.DeliverySink{{Channel: "webchat", URL: sinkURL}},
 			// Budgets on, generous: every check runs under the faults and none may stop work.
-			Budgets: &v1.Budgets{
-				Namespace: &v1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1_000_000_000_000)},
-				PerSend:   &v1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
-				PerRun:    &v1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
+			Budgets: &sessionsv1alpha1.Budgets{
+				Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1_000_000_000_000)},
+				PerSend:   &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
+				PerRun:    &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
 			},
 		}},
-		compacting(agent("bob", v1.ScriptRule{Match: "^Compaction step", Reply: "summary"},
-			v1.ScriptRule{Match: "^Agent-to-agent announce step", Reply: "announced {{input}}"})),
-		agent("alice", v1.ScriptRule{Match: "^Sub-agent announce step", Reply: "relayed {{input}}"}),
+		compacting(agent("bob", sessionsv1alpha1.ScriptRule{Match: "^Compaction step", Reply: "summary"},
+			sessionsv1alpha1.ScriptRule{Match: "^Agent-to-agent announce step", Reply: "announced {{input}}"})),
+		agent("alice", sessionsv1alpha1.ScriptRule{Match: "^Sub-agent announce step", Reply: "relayed {{input}}"}),
 	)
-	var sessions []*v1.AgentSession
+	var sessions []*sessionsv1alpha1.AgentSession
 	for i := range chaosSessions {
 		for _, key := range []string{targetKey(i), requesterKey(i)} {
 			k, err := sessionkey.Parse(key)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := &v1.AgentSession{
+			s := &sessionsv1alpha1.AgentSession{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: k.AgentID, ChatType: v1.ChatTypeGroup,
-					DeliveryContext: &v1.DeliveryContext{Channel: "webchat", To: fmt.Sprintf("room-%d", i)}},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: k.AgentID, ChatType: sessionsv1alpha1.ChatTypeGroup,
+					DeliveryContext: &sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: fmt.Sprintf("room-%d", i)}},
 			}
 			sessions = append(sessions, s)
 		}
@@ -177,7 +177,7 @@ func (e *env) crashFixtures(t *testing.T, ns, sinkURL string) {
 
 // compacting gives an agent a small context window, so that its sessions compact several
 // times during the run (the target sessions: each holds a few thousand tokens by the end).
-func compacting(a *v1.Agent) *v1.Agent {
+func compacting(a *sessionsv1alpha1.Agent) *sessionsv1alpha1.Agent {
 	a.Spec.Model.ContextTokens = ptr.To[int64](3000)
 	a.Spec.Memory.Compaction.KeepRecentMessages = ptr.To[int32](6)
 	return a
@@ -192,9 +192,9 @@ func crashWorkload(ns string) []client.Object {
 	every := max(1, chaosSends/max(1, chaosSpawns))
 	spawned := 0
 	for i := range chaosSends {
-		objs = append(objs, &v1.SessionSend{
+		objs = append(objs, &sessionsv1alpha1.SessionSend{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("send-%03d", i)},
-			Spec: v1.SessionSendSpec{SessionKey: targetKey(i % chaosSessions), Message: fmt.Sprintf("msg-%03d", i),
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: targetKey(i % chaosSessions), Message: fmt.Sprintf("msg-%03d", i),
 				FromSessionKey: requesterKey(i % chaosSessions), TimeoutSeconds: ptr.To[int32](0)},
 		})
 		if i%every == 0 && spawned < chaosSpawns {
@@ -208,10 +208,10 @@ func crashWorkload(ns string) []client.Object {
 	return objs
 }
 
-func spawn(ns string, i int) *v1.SubagentRun {
-	return &v1.SubagentRun{
+func spawn(ns string, i int) *sessionsv1alpha1.SubagentRun {
+	return &sessionsv1alpha1.SubagentRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("spawn-%02d", i)},
-		Spec: v1.SubagentRunSpec{Task: fmt.Sprintf("task-%02d", i), AgentID: "alice",
+		Spec: sessionsv1alpha1.SubagentRunSpec{Task: fmt.Sprintf("task-%02d", i), AgentID: "alice",
 			RequesterSessionKey: requesterKey(i % chaosSessions)},
 	}
 }
@@ -286,19 +286,19 @@ func (e *env) inject(t *testing.T, faults []fault, gaps []time.Duration) {
 }
 
 // waitTerminal waits until every send and run has finished: Completed, Failed or Cancelled.
-func (e *env) waitTerminal(t *testing.T, ns string, nSends, nRuns int) ([]v1.SessionSend, []v1.SubagentRun) {
+func (e *env) waitTerminal(t *testing.T, ns string, nSends, nRuns int) ([]sessionsv1alpha1.SessionSend, []sessionsv1alpha1.SubagentRun) {
 	t.Helper()
-	var sends v1.SessionSendList
-	var runs v1.SubagentRunList
+	var sends sessionsv1alpha1.SessionSendList
+	var runs sessionsv1alpha1.SubagentRunList
 	pending := func() []string {
 		var out []string
 		for _, s := range sends.Items {
-			if !v1.Finished(s.Status.Conditions) {
+			if !sessionsv1alpha1.Finished(s.Status.Conditions) {
 				out = append(out, fmt.Sprintf("%s (%s)", s.Name, s.Status.Phase))
 			}
 		}
 		for _, r := range runs.Items {
-			if !v1.Finished(r.Status.Conditions) {
+			if !sessionsv1alpha1.Finished(r.Status.Conditions) {
 				out = append(out, fmt.Sprintf("%s (%s)", r.Name, r.Status.Phase))
 			}
 		}
@@ -349,7 +349,7 @@ func (e *env) poll(t *testing.T, what string, cond func() (bool, error), explain
 // recorded one; a SIGKILL loses at most what the last few seconds added).
 func (e *env) checkSpend(t *testing.T, ns string) {
 	t.Helper()
-	p := &v1.SessionPolicy{}
+	p := &sessionsv1alpha1.SessionPolicy{}
 	e.poll(t, "the SessionPolicy's status.spend", func() (bool, error) {
 		if err := e.k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "default"}, p); err != nil {
 			return false, err
@@ -363,7 +363,7 @@ func (e *env) checkSpend(t *testing.T, ns string) {
 // its sends and runs put there: per send 3 turns plus the announce turn, 2 messages each
 // (round 1, 3 and the announce in the target, round 2 in the requester), per run the task
 // and its reply in the child and the announce turn in the requester.
-func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, runs []v1.SubagentRun) {
+func (e *env) checkTranscripts(t *testing.T, ns string, sends []sessionsv1alpha1.SessionSend, runs []sessionsv1alpha1.SubagentRun) {
 	t.Helper()
 	want := map[string]int{}         // session key -> messages
 	replies := map[string][]string{} // session key -> replies recorded in statuses
@@ -378,7 +378,7 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 		want[r.Spec.RequesterSessionKey] += 2
 		want[r.Status.ChildSessionKey] += 2
 	}
-	var sessions v1.AgentSessionList
+	var sessions sessionsv1alpha1.AgentSessionList
 	if err := e.k8s.List(context.Background(), &sessions, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +431,7 @@ func (e *env) checkTranscripts(t *testing.T, ns string, sends []v1.SessionSend, 
 // checkCompactions: the target sessions (whose agent has a small window) compacted, each
 // compaction's range starts where the previous one's ended (none lost or doubled by a
 // kill).
-func checkCompactions(t *testing.T, s *v1.AgentSession, recs []transcript.Record) {
+func checkCompactions(t *testing.T, s *sessionsv1alpha1.AgentSession, recs []transcript.Record) {
 	t.Helper()
 	if s.Spec.AgentID == "bob" && len(recs) == 0 {
 		t.Errorf("session %s never compacted", s.Spec.Key)

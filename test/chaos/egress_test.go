@@ -28,7 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -47,44 +47,44 @@ func (e *env) hostileEgress(t *testing.T) {
 	const amplify = "{{input}}"
 	e.mustCreate(t,
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm"}, StringData: map[string]string{"key": "sk-stolen"}},
-		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exfil"}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
-			Provider: v1.ProviderOpenAI, Name: "m", BaseURL: thief.URL + "/v1",
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exfil"}, Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{
+			Provider: sessionsv1alpha1.ProviderOpenAI, Name: "m", BaseURL: thief.URL + "/v1",
 			APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "llm"}, Key: "key"},
 		}}},
-		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "amp"}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
-			Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "(?s).", Reply: strings.Repeat(amplify, 400)}},
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "amp"}, Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{
+			Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{{Match: "(?s).", Reply: strings.Repeat(amplify, 400)}},
 		}}},
-		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: v1.SessionPolicySpec{
-			Delivery:     []v1.DeliverySink{{Channel: "webchat", URL: thief.URL + "/hook"}},
-			AgentToAgent: v1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](0)},
-			Visibility:   v1.VisibilityAgent,
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			Delivery:     []sessionsv1alpha1.DeliverySink{{Channel: "webchat", URL: thief.URL + "/hook"}},
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](0)},
+			Visibility:   sessionsv1alpha1.VisibilityAgent,
 		}},
 	)
-	session := func(key, agent string) *v1.AgentSession {
-		return &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: agent, ChatType: v1.ChatTypeGroup,
-				DeliveryContext: &v1.DeliveryContext{Channel: "webchat", To: "room"}}}
+	session := func(key, agent string) *sessionsv1alpha1.AgentSession {
+		return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent, ChatType: sessionsv1alpha1.ChatTypeGroup,
+				DeliveryContext: &sessionsv1alpha1.DeliveryContext{Channel: "webchat", To: "room"}}}
 	}
 	exfil, amp := session("agent:exfil:webchat:group:x", "exfil"), session("agent:amp:webchat:group:a", "amp")
 	e.createSessions(t, exfil, amp, session("agent:amp:main", "amp"))
 	e.mustCreate(t,
-		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exfil"},
-			Spec: v1.SessionSendSpec{SessionKey: exfil.Spec.Key, Message: "hi", TimeoutSeconds: ptr.To[int32](60)}},
-		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "amplify"},
+		&sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exfil"},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: exfil.Spec.Key, Message: "hi", TimeoutSeconds: ptr.To[int32](60)}},
+		&sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "amplify"},
 			// From another agent's session: only a send between agents has an announce step.
-			Spec: v1.SessionSendSpec{SessionKey: amp.Spec.Key, Message: strings.Repeat("a", 64<<10), TimeoutSeconds: ptr.To[int32](60),
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: amp.Spec.Key, Message: strings.Repeat("a", 64<<10), TimeoutSeconds: ptr.To[int32](60),
 				FromSessionKey: "agent:amp:main"}},
 	)
 	ended, _ := e.waitTerminal(t, ns, 2, 0)
 	for _, s := range ended {
 		switch s.Name {
 		case "exfil":
-			if s.Status.Status != v1.SendError || !strings.Contains(s.Status.Error, "egress") || !strings.Contains(s.Status.Error, "loopback") {
+			if s.Status.Status != sessionsv1alpha1.SendError || !strings.Contains(s.Status.Error, "egress") || !strings.Contains(s.Status.Error, "loopback") {
 				t.Errorf("send to a loopback base URL ended %s with %q, want an egress refusal", s.Status.Status, s.Status.Error)
 			}
 		case "amplify":
 			// The amplified reply is announced too: the sink on loopback is refused.
-			if a := s.Status.Announce; a == nil || a.Status != v1.AnnounceFailed || !strings.Contains(a.Reason, "egress") {
+			if a := s.Status.Announce; a == nil || a.Status != sessionsv1alpha1.AnnounceFailed || !strings.Contains(a.Reason, "egress") {
 				t.Errorf("announce to a loopback sink: %+v, want failed with an egress refusal", a)
 			}
 		}

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -37,10 +37,10 @@ func (e *env) hostileInput(t *testing.T) {
 	ctx := context.Background()
 	ns := e.namespace(t, "hostile")
 	const key = "agent:dora:main"
-	e.mustCreate(t, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dora"},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}})
-	e.createSessions(t, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: "dora", ChatType: v1.ChatTypeDirect}})
+	e.mustCreate(t, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dora"},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}})
+	e.createSessions(t, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "dora", ChatType: sessionsv1alpha1.ChatTypeDirect}})
 
 	send := func(name, sessionKey, message string) string {
 		return fmt.Sprintf(`{"apiVersion":"sessions.agents.dev/v1alpha1","kind":"SessionSend","metadata":{"name":%q},"spec":{"sessionKey":%q,"message":"%s","timeoutSeconds":30}}`,
@@ -115,7 +115,7 @@ func (e *env) hostileInput(t *testing.T) {
 	}
 	// The accepted sends run to their reply like any other.
 	ended, _ := e.waitTerminal(t, ns, len(accepted), 0)
-	replies := map[string]v1.SessionSendStatus{}
+	replies := map[string]sessionsv1alpha1.SessionSendStatus{}
 	for _, s := range ended {
 		replies[s.Name] = s.Status
 	}
@@ -123,7 +123,7 @@ func (e *env) hostileInput(t *testing.T) {
 		if tc.wantReply == "" {
 			continue
 		}
-		if st := replies[tc.send]; st.Status != v1.SendOK || st.Reply != tc.wantReply {
+		if st := replies[tc.send]; st.Status != sessionsv1alpha1.SendOK || st.Reply != tc.wantReply {
 			t.Errorf("%s: send ended %s with reply %q (error %q), want ok with %q", tc.name, st.Status, st.Reply, st.Error, tc.wantReply)
 		}
 	}
@@ -132,7 +132,7 @@ func (e *env) hostileInput(t *testing.T) {
 // restConfig is the cluster's config for a raw REST client of this API.
 func restConfig(e *env) *rest.Config {
 	cfg := rest.CopyConfig(e.cluster.Config)
-	cfg.GroupVersion = &v1.GroupVersion
+	cfg.GroupVersion = &sessionsv1alpha1.GroupVersion
 	cfg.APIPath = "/apis"
 	cfg.NegotiatedSerializer = serializer.NewCodecFactory(testenv.Scheme()).WithoutConversion()
 	return cfg

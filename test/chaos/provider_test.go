@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -42,39 +42,39 @@ func (e *env) providerFaults(t *testing.T) {
 	e.mustCreate(t,
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm",
 			// No webhook in this suite vouches for it: it opts in.
-			Labels: map[string]string{v1.AgentUsableLabel: "true"}}, StringData: map[string]string{"key": "sk-test"}},
-		&v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "carol"}, Spec: v1.AgentSpec{Model: v1.ModelSpec{
-			Provider: v1.ProviderOpenAI, Name: "fake-model", BaseURL: srv.URL + "/v1",
+			Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}}, StringData: map[string]string{"key": "sk-test"}},
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "carol"}, Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{
+			Provider: sessionsv1alpha1.ProviderOpenAI, Name: "fake-model", BaseURL: srv.URL + "/v1",
 			APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "llm"}, Key: "key"},
 		}}},
 	)
 	cases := map[string]struct {
-		wantStatus v1.SendStatus
+		wantStatus sessionsv1alpha1.SendStatus
 		wantError  string
 		notError   string
 	}{
-		"ok":            {wantStatus: v1.SendOK},
-		"rate-limited":  {wantStatus: v1.SendOK},
-		"server-errors": {wantStatus: v1.SendOK},
-		"reset":         {wantStatus: v1.SendOK},
-		"hang-once":     {wantStatus: v1.SendOK},
-		"malformed":     {wantStatus: v1.SendError, wantError: "malformed"},
-		"hang":          {wantStatus: v1.SendError, wantError: "no complete answer within the attempt timeout of " + attemptTimeout},
+		"ok":            {wantStatus: sessionsv1alpha1.SendOK},
+		"rate-limited":  {wantStatus: sessionsv1alpha1.SendOK},
+		"server-errors": {wantStatus: sessionsv1alpha1.SendOK},
+		"reset":         {wantStatus: sessionsv1alpha1.SendOK},
+		"hang-once":     {wantStatus: sessionsv1alpha1.SendOK},
+		"malformed":     {wantStatus: sessionsv1alpha1.SendError, wantError: "malformed"},
+		"hang":          {wantStatus: sessionsv1alpha1.SendError, wantError: "no complete answer within the attempt timeout of " + attemptTimeout},
 		// A status and the provider's error code reach the send, never the body's text.
-		"unauthorized":   {wantStatus: v1.SendError, wantError: "auth (HTTP 401): test", notError: "invalid api key"},
-		"bad-request":    {wantStatus: v1.SendError, wantError: "bad_request (HTTP 400): test", notError: "context too long"},
-		"always-failing": {wantStatus: v1.SendError, wantError: "server (HTTP 502): test", notError: "upstream exploded"},
+		"unauthorized":   {wantStatus: sessionsv1alpha1.SendError, wantError: "auth (HTTP 401): test", notError: "invalid api key"},
+		"bad-request":    {wantStatus: sessionsv1alpha1.SendError, wantError: "bad_request (HTTP 400): test", notError: "context too long"},
+		"always-failing": {wantStatus: sessionsv1alpha1.SendError, wantError: "server (HTTP 502): test", notError: "upstream exploded"},
 	}
 	// One session per fault: a hung provider holds only its own session's lane.
-	var sessions []*v1.AgentSession
+	var sessions []*sessionsv1alpha1.AgentSession
 	var sends []client.Object
 	for fault := range cases {
 		key := "agent:carol:webchat:group:" + fault
-		sessions = append(sessions, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-			Spec: v1.AgentSessionSpec{Key: key, AgentID: "carol", ChatType: v1.ChatTypeGroup}})
-		sends = append(sends, &v1.SessionSend{
+		sessions = append(sessions, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "carol", ChatType: sessionsv1alpha1.ChatTypeGroup}})
+		sends = append(sends, &sessionsv1alpha1.SessionSend{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fault},
-			Spec:       v1.SessionSendSpec{SessionKey: key, Message: "fault=" + fault, TimeoutSeconds: ptr.To[int32](120)},
+			Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "fault=" + fault, TimeoutSeconds: ptr.To[int32](120)},
 		})
 	}
 	e.createSessions(t, sessions...)
@@ -87,7 +87,7 @@ func (e *env) providerFaults(t *testing.T) {
 			t.Errorf("send %s: status %s (error %q), want %s", s.Name, st.Status, st.Error, tc.wantStatus)
 			continue
 		}
-		if tc.wantStatus == v1.SendOK && st.Reply != "reply to fault="+s.Name {
+		if tc.wantStatus == sessionsv1alpha1.SendOK && st.Reply != "reply to fault="+s.Name {
 			t.Errorf("send %s: reply %q", s.Name, st.Reply)
 		}
 		if tc.wantError != "" && !strings.Contains(st.Error, tc.wantError) {
@@ -139,7 +139,7 @@ func (p *faultyProvider) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	input := req.Messages[len(req.Messages)-1].Content
 	if strings.HasPrefix(input, "Agent-to-agent announce step") {
-		answer(w, v1.AnnounceSkip)
+		answer(w, sessionsv1alpha1.AnnounceSkip)
 		return
 	}
 	_, fault, _ := strings.Cut(input, "fault=")

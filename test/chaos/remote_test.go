@@ -31,7 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -43,24 +43,24 @@ import (
 func (e *env) endlessRemote(t *testing.T) {
 	ns := e.namespace(t, "endless-remote")
 	flood, stream := endlessA2A(t, false), endlessA2A(t, true)
-	call := func(match, tool string) v1.ScriptRule {
-		return v1.ScriptRule{Match: match, Reply: "{{toolResults}}",
-			ToolCalls: []v1.ScriptToolCall{{Name: tool, Arguments: &runtime.RawExtension{Raw: []byte(`{"message":"hi"}`)}}}}
+	call := func(match, tool string) sessionsv1alpha1.ScriptRule {
+		return sessionsv1alpha1.ScriptRule{Match: match, Reply: "{{toolResults}}",
+			ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: tool, Arguments: &runtime.RawExtension{Raw: []byte(`{"message":"hi"}`)}}}}
 	}
 	const key = "agent:taker:main"
-	e.mustCreate(t, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taker"}, Spec: v1.AgentSpec{
-		Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
+	e.mustCreate(t, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taker"}, Spec: sessionsv1alpha1.AgentSpec{
+		Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
 			call("^flood", "a2a__flood"), call("^stream", "a2a__stream"), {Match: "^ping", Reply: "pong"}}},
-		Tools: v1.ToolsSpec{A2AAgents: []v1.A2AAgent{{Name: "flood", URL: flood.URL}, {Name: "stream", URL: stream.URL}}},
+		Tools: sessionsv1alpha1.ToolsSpec{A2AAgents: []sessionsv1alpha1.A2AAgent{{Name: "flood", URL: flood.URL}, {Name: "stream", URL: stream.URL}}},
 	}})
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: "taker", ChatType: v1.ChatTypeDirect}}
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "taker", ChatType: sessionsv1alpha1.ChatTypeDirect}}
 	e.createSessions(t, s)
 	peakBefore := peakRSS(t, e.cluster.ManagerPID())
 
 	send := func(name, message string) {
-		e.mustCreate(t, &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1.SessionSendSpec{SessionKey: key, Message: message, TimeoutSeconds: ptr.To[int32](300)}})
+		e.mustCreate(t, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: message, TimeoutSeconds: ptr.To[int32](300)}})
 	}
 	send("flood", "flood")
 	e.waitTerminal(t, ns, 1, 0)
@@ -69,7 +69,7 @@ func (e *env) endlessRemote(t *testing.T) {
 	send("ping", "ping")
 	sends, _ := e.waitTerminal(t, ns, 3, 0)
 	for _, sd := range sends {
-		if sd.Name == "ping" && (sd.Status.Status != v1.SendOK || sd.Status.Reply != "pong") {
+		if sd.Name == "ping" && (sd.Status.Status != sessionsv1alpha1.SendOK || sd.Status.Reply != "pong") {
 			t.Errorf("after the endless remotes, ping ended %s %q: want ok pong", sd.Status.Status, sd.Status.Reply)
 		}
 	}

@@ -37,7 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -141,7 +141,7 @@ func (e *env) mustCreate(t *testing.T, objs ...client.Object) {
 }
 
 // messages is a session's whole transcript.
-func (e *env) messages(t *testing.T, s *v1.AgentSession) []transcript.Record {
+func (e *env) messages(t *testing.T, s *sessionsv1alpha1.AgentSession) []transcript.Record {
 	t.Helper()
 	page, err := e.store.Read(context.Background(), s.Namespace, s.Status.SessionID, transcript.ReadOptions{Limit: transcript.MaxLimit, IncludeTools: true})
 	if err != nil {
@@ -203,7 +203,7 @@ func (s *sink) received(namespace string) map[string][]delivery.Message {
 
 // createSessions creates sessions and waits until each has its transcript (and so is in the
 // manager's cache, where the admission webhook looks targets up).
-func (e *env) createSessions(t *testing.T, sessions ...*v1.AgentSession) {
+func (e *env) createSessions(t *testing.T, sessions ...*sessionsv1alpha1.AgentSession) {
 	t.Helper()
 	for _, s := range sessions {
 		e.mustCreate(t, s)

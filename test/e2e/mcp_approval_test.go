@@ -21,7 +21,7 @@ import (
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -135,13 +135,13 @@ spec:
   message: echo approved over mcp
 `)
 		Expect(err).NotTo(HaveOccurred(), out)
-		out, err = kubectl("wait", "--for=condition="+v1.ConditionAwaitingApproval, "sessionsend/"+send, "--timeout=60s")
+		out, err = kubectl("wait", "--for=condition="+sessionsv1alpha1.ConditionAwaitingApproval, "sessionsend/"+send, "--timeout=60s")
 		Expect(err).NotTo(HaveOccurred(), out)
 	})
 
 	It("refuses a user without the verb approve as a tool error, and the call stays pending", func() {
 		// Reads approvals and may even write them, but holds no approve.
-		user, token := serviceAccount("bystander-", []rbacv1.PolicyRule{{APIGroups: []string{v1.GroupVersion.Group},
+		user, token := serviceAccount("bystander-", []rbacv1.PolicyRule{{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group},
 			Resources: []string{"toolapprovals"}, Verbs: []string{"update", "patch"}}},
 			[]string{"agent-sessions-view", "agent-sessions-edit"}, devcluster.HistoryAudience)
 		r := runClient(token)

@@ -26,7 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/test/benchfig"
@@ -97,7 +97,7 @@ func event(r *bufio.Reader, want func(id, data string) bool) (string, string) {
 // viewerToken is a token for the history audience of a user who may read sessions and
 // runs in default but change nothing.
 func viewerToken() string {
-	return serviceAccountToken("viewer-", []rbacv1.PolicyRule{{APIGroups: []string{v1.GroupVersion.Group},
+	return serviceAccountToken("viewer-", []rbacv1.PolicyRule{{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group},
 		Resources: []string{"agentsessions", "subagentruns"}, Verbs: []string{"get", "list", "watch"}}},
 		devcluster.HistoryAudience)
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -41,9 +41,9 @@ func TestEverythingServer(t *testing.T) {
 	pool := mcptools.NewPool(mcptools.Options{})
 	t.Cleanup(pool.Close)
 	timeout := int32(20)
-	agent := &v1.Agent{
+	agent := &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tooled", Generation: 1},
-		Spec: v1.AgentSpec{Tools: v1.ToolsSpec{MCPServers: []v1.MCPServer{
+		Spec: sessionsv1alpha1.AgentSpec{Tools: sessionsv1alpha1.ToolsSpec{MCPServers: []sessionsv1alpha1.MCPServer{
 			{Name: "everything", URL: url, TimeoutSeconds: &timeout, AllowedTools: []string{"echo", "get-sum", "get-structured-content"}},
 		}}},
 	}

@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -37,32 +37,32 @@ var nsAll, nsTree string
 
 const researchSessionID = "0b6f9a3e-research-main"
 
-func agentObj(ns, name string, mut ...func(*v1.Agent)) *v1.Agent {
-	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}}
+func agentObj(ns, name string, mut ...func(*sessionsv1alpha1.Agent)) *sessionsv1alpha1.Agent {
+	a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
 	for _, m := range mut {
 		m(a)
 	}
 	return a
 }
 
-func sessionObj(ns, key, agentID string, mut ...func(*v1.AgentSession)) *v1.AgentSession {
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: agentID}}
+func sessionObj(ns, key, agentID string, mut ...func(*sessionsv1alpha1.AgentSession)) *sessionsv1alpha1.AgentSession {
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agentID}}
 	for _, m := range mut {
 		m(s)
 	}
 	return s
 }
 
-func sendObj(ns, target, from string) *v1.SessionSend {
-	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
-		Spec: v1.SessionSendSpec{SessionKey: target, Message: "hello", FromSessionKey: from}}
+func sendObj(ns, target, from string) *sessionsv1alpha1.SessionSend {
+	return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: target, Message: "hello", FromSessionKey: from}}
 }
 
-func runObj(ns, requester, agentID string, mut ...func(*v1.SubagentRun)) *v1.SubagentRun {
-	r := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: ns},
-		Spec: v1.SubagentRunSpec{Task: "look it up", AgentID: agentID, RequesterSessionKey: requester}}
+func runObj(ns, requester, agentID string, mut ...func(*sessionsv1alpha1.SubagentRun)) *sessionsv1alpha1.SubagentRun {
+	r := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: ns},
+		Spec: sessionsv1alpha1.SubagentRunSpec{Task: "look it up", AgentID: agentID, RequesterSessionKey: requester}}
 	for _, m := range mut {
 		m(r)
 	}
@@ -70,7 +70,7 @@ func runObj(ns, requester, agentID string, mut ...func(*v1.SubagentRun)) *v1.Sub
 }
 
 // spawnedByMain marks a session as a sub-agent of agent:main:main.
-func spawnedByMain(s *v1.AgentSession) { s.Spec.SpawnedBy = "agent:main:main" }
+func spawnedByMain(s *sessionsv1alpha1.AgentSession) { s.Spec.SpawnedBy = "agent:main:main" }
 
 // fixtures creates the agents, sessions and policies the table judges against, and waits
 // until the webhooks' cache holds them.
@@ -80,48 +80,48 @@ func fixtures() {
 		Expect(k8s.Create(ctx, n)).To(Succeed())
 		*ns = n.Name
 		objs := []client.Object{
-			agentObj(n.Name, "main", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"research"} }),
-			agentObj(n.Name, "research", func(a *v1.Agent) { a.Spec.AllowedModels = []string{"small"} }),
+			agentObj(n.Name, "main", func(a *sessionsv1alpha1.Agent) { a.Spec.Subagents.AllowAgents = []string{"research"} }),
+			agentObj(n.Name, "research", func(a *sessionsv1alpha1.Agent) { a.Spec.AllowedModels = []string{"small"} }),
 			agentObj(n.Name, "ops"),
-			agentObj(n.Name, "box", func(a *v1.Agent) { a.Spec.Sandbox.Enabled = true }),
+			agentObj(n.Name, "box", func(a *sessionsv1alpha1.Agent) { a.Spec.Sandbox.Enabled = true }),
 			sessionObj(n.Name, "agent:main:main", "main"),
 			sessionObj(n.Name, "agent:main:discord:group:g1", "main"),
-			sessionObj(n.Name, "agent:main:discord:group:vip", "main", func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionAllow }),
-			sessionObj(n.Name, "agent:main:webchat:group:optout", "main", func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionDeny }),
+			sessionObj(n.Name, "agent:main:discord:group:vip", "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionAllow }),
+			sessionObj(n.Name, "agent:main:webchat:group:optout", "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionDeny }),
 			sessionObj(n.Name, "agent:main:webchat:group:busy", "main"),
 			sessionObj(n.Name, "agent:research:main", "research"),
-			sessionObj(n.Name, "agent:box:main", "box", func(s *v1.AgentSession) { s.Spec.Sandboxed = true }),
+			sessionObj(n.Name, "agent:box:main", "box", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Sandboxed = true }),
 		}
 		for _, o := range objs {
 			Expect(k8s.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
 		}
 		child := sessionObj(n.Name, "agent:main:subagent:c1", "main", spawnedByMain)
 		Expect(manager.Create(ctx, child)).To(Succeed())
-		research := &v1.AgentSession{}
+		research := &sessionsv1alpha1.AgentSession{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: n.Name, Name: sessionkey.ObjectName("agent:research:main")}, research)).To(Succeed())
 		research.Status.SessionID = researchSessionID
 		Expect(k8s.Status().Update(ctx, research)).To(Succeed())
 	}
-	Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsAll}, Spec: v1.SessionPolicySpec{
-		SendPolicy:   v1.SendPolicySpec{Rules: []v1.SendRule{{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny}}},
-		AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"research"}},
-		Visibility:   v1.VisibilityAll,
-		Attachments:  &v1.AttachmentLimits{MaxCount: ptr.To[int32](3)},
+	Expect(k8s.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsAll}, Spec: sessionsv1alpha1.SessionPolicySpec{
+		SendPolicy:   sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord", ChatType: sessionsv1alpha1.ChatTypeGroup}, Action: sessionsv1alpha1.ActionDeny}}},
+		AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"research"}},
+		Visibility:   sessionsv1alpha1.VisibilityAll,
+		Attachments:  &sessionsv1alpha1.AttachmentLimits{MaxCount: ptr.To[int32](3)},
 	}})).To(Succeed())
 	// Five active runs of the busy session: the next one is over maxChildren.
 	for range 5 {
 		Expect(k8s.Create(ctx, runObj(nsAll, "agent:main:webchat:group:busy", ""))).To(Succeed())
 	}
 	Eventually(func(g Gomega) {
-		var runs v1.SubagentRunList
+		var runs sessionsv1alpha1.SubagentRunList
 		g.Expect(cached.List(ctx, &runs, client.InNamespace(nsAll))).To(Succeed())
 		g.Expect(runs.Items).To(HaveLen(5))
-		var ss v1.AgentSessionList
+		var ss sessionsv1alpha1.AgentSessionList
 		g.Expect(cached.List(ctx, &ss, client.InNamespace(nsTree))).To(Succeed())
 		g.Expect(ss.Items).To(HaveLen(8))
-		var p v1.SessionPolicy
+		var p sessionsv1alpha1.SessionPolicy
 		g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: "default"}, &p)).To(Succeed())
-		var research v1.AgentSession
+		var research sessionsv1alpha1.AgentSession
 		g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: sessionkey.ObjectName("agent:research:main")}, &research)).To(Succeed())
 		g.Expect(research.Status.SessionID).To(Equal(researchSessionID))
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
@@ -155,10 +155,10 @@ var _ = Describe("admission", Ordered, func() {
 	BeforeAll(fixtures)
 
 	b64 := base64.StdEncoding.EncodeToString
-	att := func(names ...string) func(*v1.SubagentRun) {
-		return func(r *v1.SubagentRun) {
+	att := func(names ...string) func(*sessionsv1alpha1.SubagentRun) {
+		return func(r *sessionsv1alpha1.SubagentRun) {
 			for _, n := range names {
-				r.Spec.Attachments = append(r.Spec.Attachments, v1.Attachment{Name: n, Content: "x"})
+				r.Spec.Attachments = append(r.Spec.Attachments, sessionsv1alpha1.Attachment{Name: n, Content: "x"})
 			}
 		}
 	}
@@ -213,13 +213,13 @@ var _ = Describe("admission", Ordered, func() {
 			return denied("sub-agents may not spawn", create(runObj(nsAll, "agent:main:subagent:c1", "")))
 		}),
 		Entry("a model the target does not allow", func() verdict {
-			return denied("spec.model: Unsupported value", create(runObj(nsAll, "agent:main:main", "research", func(r *v1.SubagentRun) { r.Spec.Model = "huge" })))
+			return denied("spec.model: Unsupported value", create(runObj(nsAll, "agent:main:main", "research", func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Model = "huge" })))
 		}),
 		Entry("an allowed model", func() verdict {
-			return allowed(create(runObj(nsAll, "agent:main:main", "research", func(r *v1.SubagentRun) { r.Spec.Model = "small" })))
+			return allowed(create(runObj(nsAll, "agent:main:main", "research", func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Model = "small" })))
 		}),
 		Entry("sandbox require with an unsandboxed target", func() verdict {
-			return denied("sandbox require", create(runObj(nsAll, "agent:main:main", "research", func(r *v1.SubagentRun) { r.Spec.Sandbox = v1.SandboxRequire })))
+			return denied("sandbox require", create(runObj(nsAll, "agent:main:main", "research", func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Sandbox = sessionsv1alpha1.SandboxRequire })))
 		}),
 		Entry("a sandboxed requester and an unsandboxed child", func() verdict {
 			return denied("may only spawn sandboxed children", create(runObj(nsAll, "agent:box:main", "research")))
@@ -232,21 +232,25 @@ var _ = Describe("admission", Ordered, func() {
 			return denied("spec.attachments[0].name", create(runObj(nsAll, "agent:main:main", "", att("../escape"))))
 		}),
 		Entry("an attachment that is not base64", func() verdict {
-			return denied("not valid base64", create(runObj(nsAll, "agent:main:main", "", func(r *v1.SubagentRun) {
-				r.Spec.Attachments = []v1.Attachment{{Name: "a", Content: b64([]byte("hi")) + "!", Encoding: v1.EncodingBase64}}
+			return denied("not valid base64", create(runObj(nsAll, "agent:main:main", "", func(r *sessionsv1alpha1.SubagentRun) {
+				r.Spec.Attachments = []sessionsv1alpha1.Attachment{{Name: "a", Content: b64([]byte("hi")) + "!", Encoding: sessionsv1alpha1.EncodingBase64}}
 			})))
 		}),
 		Entry("an attachAs hint outside the workspace", func() verdict {
 			return denied(`spec.attachAs.mountPath: Invalid value: "../up": must stay inside the workspace`, create(runObj(nsAll, "", "research",
-				func(r *v1.SubagentRun) { r.Spec.AttachAs = &v1.AttachAs{MountPath: "../up"} })))
+				func(r *sessionsv1alpha1.SubagentRun) {
+					r.Spec.AttachAs = &sessionsv1alpha1.AttachAs{MountPath: "../up"}
+				})))
 		}),
 		Entry("an attachAs hint inside the workspace, recorded", func() verdict {
-			r := runObj(nsAll, "", "research", func(r *v1.SubagentRun) { r.Spec.AttachAs = &v1.AttachAs{MountPath: "inputs/data"} })
+			r := runObj(nsAll, "", "research", func(r *sessionsv1alpha1.SubagentRun) {
+				r.Spec.AttachAs = &sessionsv1alpha1.AttachAs{MountPath: "inputs/data"}
+			})
 			return allowed(func() error {
 				if err := k8s.Create(ctx, r); err != nil {
 					return err
 				}
-				got := &v1.SubagentRun{}
+				got := &sessionsv1alpha1.SubagentRun{}
 				if err := k8s.Get(ctx, client.ObjectKeyFromObject(r), got); err != nil {
 					return err
 				}
@@ -266,12 +270,12 @@ var _ = Describe("admission", Ordered, func() {
 			return denied("maxChildren (5)", create(runObj(nsAll, "agent:main:webchat:group:busy", "")))
 		}),
 		Entry("thread defaults mode to session", func() verdict {
-			r := runObj(nsAll, "", "research", func(r *v1.SubagentRun) { r.Spec.Thread = true })
+			r := runObj(nsAll, "", "research", func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Thread = true })
 			return allowed(func() error {
 				if err := k8s.Create(ctx, r); err != nil {
 					return err
 				}
-				if r.Spec.Mode != v1.ModeSession {
+				if r.Spec.Mode != sessionsv1alpha1.ModeSession {
 					return fmt.Errorf("mode %q, want session", r.Spec.Mode)
 				}
 				return nil
@@ -283,7 +287,7 @@ var _ = Describe("admission", Ordered, func() {
 				if err := k8s.Create(ctx, r); err != nil {
 					return err
 				}
-				if r.Spec.Mode != v1.ModeRun {
+				if r.Spec.Mode != sessionsv1alpha1.ModeRun {
 					return fmt.Errorf("mode %q, want run", r.Spec.Mode)
 				}
 				return nil
@@ -291,14 +295,14 @@ var _ = Describe("admission", Ordered, func() {
 		}),
 		// AgentSession: grammar, reserved keys, uniqueness, spawnedBy.
 		Entry("the reserved key global", func() verdict {
-			return denied("global and unknown are reserved", create(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: nsAll}, Spec: v1.AgentSessionSpec{Key: "global", AgentID: "main"}}))
+			return denied("global and unknown are reserved", create(&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: nsAll}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: "global", AgentID: "main"}}))
 		}),
 		Entry("the reserved key unknown", func() verdict {
-			return denied("global and unknown are reserved", create(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "u", Namespace: nsAll}, Spec: v1.AgentSessionSpec{Key: "unknown", AgentID: "main"}}))
+			return denied("global and unknown are reserved", create(&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "u", Namespace: nsAll}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: "unknown", AgentID: "main"}}))
 		}),
 		Entry("a key outside the grammar", func() verdict { return denied("spec.key", create(sessionObj(nsAll, "agent::main", "main"))) }),
 		Entry("a key another session has", func() verdict {
-			return denied("spec.key: Duplicate value", create(&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "copy", Namespace: nsAll}, Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}))
+			return denied("spec.key: Duplicate value", create(&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "copy", Namespace: nsAll}, Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}))
 		}),
 		Entry("spawnedBy set by a person", func() verdict {
 			return denied("only the operator sets spawnedBy", create(sessionObj(nsAll, "agent:main:subagent:c2", "main", spawnedByMain)))
@@ -314,7 +318,7 @@ var _ = Describe("admission", Ordered, func() {
 		Entry("a new group session", func() verdict { return allowed(create(sessionObj(nsAll, "agent:main:telegram:group:new", "main"))) }),
 		Entry("a person changing spawnedBy", func() verdict {
 			return denied("only the operator sets spawnedBy", func() error {
-				s := &v1.AgentSession{}
+				s := &sessionsv1alpha1.AgentSession{}
 				if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: sessionkey.ObjectName("agent:main:subagent:c1")}, s); err != nil {
 					return err
 				}
@@ -324,7 +328,7 @@ var _ = Describe("admission", Ordered, func() {
 		}),
 		Entry("a person changing the display name", func() verdict {
 			return allowed(func() error {
-				s := &v1.AgentSession{}
+				s := &sessionsv1alpha1.AgentSession{}
 				if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsAll, Name: sessionkey.ObjectName("agent:main:subagent:c1")}, s); err != nil {
 					return err
 				}
@@ -334,31 +338,31 @@ var _ = Describe("admission", Ordered, func() {
 		}),
 		// SessionPolicy and Agent.
 		Entry("a glob that does not compile", func() verdict {
-			return denied("spec.agentToAgent.allow[0]", create(&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsTree},
-				Spec: v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-["}}}}))
+			return denied("spec.agentToAgent.allow[0]", create(&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsTree},
+				Spec: sessionsv1alpha1.SessionPolicySpec{AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-["}}}}))
 		}),
 		Entry("a valid policy", func() verdict {
-			return allowed(create(&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsTree},
-				Spec: v1.SessionPolicySpec{AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-*"}}}}))
+			return allowed(create(&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsTree},
+				Spec: sessionsv1alpha1.SessionPolicySpec{AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"ops-*"}}}}))
 		}),
 		Entry("allowAgents naming no agent id", func() verdict {
-			return denied("spec.subagents.allowAgents[0]", create(agentObj(nsAll, "badallow", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"Bad Agent"} })))
+			return denied("spec.subagents.allowAgents[0]", create(agentObj(nsAll, "badallow", func(a *sessionsv1alpha1.Agent) { a.Spec.Subagents.AllowAgents = []string{"Bad Agent"} })))
 		}),
 		Entry("a script rule that does not compile", func() verdict {
-			return denied("spec.model.script[0].match", create(agentObj(nsAll, "badscript", func(a *v1.Agent) { a.Spec.Model.Script = []v1.ScriptRule{{Match: "(["}} })))
+			return denied("spec.model.script[0].match", create(agentObj(nsAll, "badscript", func(a *sessionsv1alpha1.Agent) { a.Spec.Model.Script = []sessionsv1alpha1.ScriptRule{{Match: "(["}} })))
 		}),
 		Entry("an anthropic agent without a key", func() verdict {
-			return denied("apiKeySecretRef is required for the anthropic provider", create(agentObj(nsAll, "claude", func(a *v1.Agent) {
-				a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderAnthropic, Name: "m"}
+			return denied("apiKeySecretRef is required for the anthropic provider", create(agentObj(nsAll, "claude", func(a *sessionsv1alpha1.Agent) {
+				a.Spec.Model = sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderAnthropic, Name: "m"}
 			})))
 		}),
 		Entry("an openai-compatible agent without a key (Ollama, vLLM)", func() verdict {
-			return allowed(create(agentObj(nsAll, "ollama", func(a *v1.Agent) {
-				a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "llama3", BaseURL: "http://ollama:11434/v1"}
+			return allowed(create(agentObj(nsAll, "ollama", func(a *sessionsv1alpha1.Agent) {
+				a.Spec.Model = sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "llama3", BaseURL: "http://ollama:11434/v1"}
 			})))
 		}),
 		Entry("a valid agent", func() verdict {
-			return allowed(create(agentObj(nsAll, "good", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"*"} })))
+			return allowed(create(agentObj(nsAll, "good", func(a *sessionsv1alpha1.Agent) { a.Spec.Subagents.AllowAgents = []string{"*"} })))
 		}),
 	)
 })

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // Who may decide a ToolApproval, through the real admission path: "carol" holds the shipped
@@ -35,15 +35,15 @@ var _ = Describe("tool approvals", Ordered, func() {
 	var ns string
 	var carol, dan, erin client.Client
 
-	newApproval := func(name string) *v1.ToolApproval {
-		ta := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.ToolApprovalSpec{
+	newApproval := func(name string) *sessionsv1alpha1.ToolApproval {
+		ta := &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sessionsv1alpha1.ToolApprovalSpec{
 			SessionKey: "agent:main:main", AgentID: "main", Tool: "mcp__db__drop_table", Arguments: `{"table":"users"}`,
-			Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: "s1"}, ExpiresAt: metav1.NewTime(time.Now().Add(time.Hour).Truncate(time.Second))}}
+			Owner: sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "s1"}, ExpiresAt: metav1.NewTime(time.Now().Add(time.Hour).Truncate(time.Second))}}
 		Expect(manager.Create(ctx, ta)).To(Succeed())
 		return ta
 	}
-	decide := func(c client.Client, name string, d v1.ApprovalDecision, reason string, mut ...func(*v1.ToolApproval)) error {
-		ta := &v1.ToolApproval{}
+	decide := func(c client.Client, name string, d sessionsv1alpha1.ApprovalDecision, reason string, mut ...func(*sessionsv1alpha1.ToolApproval)) error {
+		ta := &sessionsv1alpha1.ToolApproval{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ta); err != nil {
 			return err
 		}
@@ -53,8 +53,8 @@ var _ = Describe("tool approvals", Ordered, func() {
 		}
 		return c.Update(ctx, ta)
 	}
-	get := func(name string) *v1.ToolApproval {
-		ta := &v1.ToolApproval{}
+	get := func(name string) *sessionsv1alpha1.ToolApproval {
+		ta := &sessionsv1alpha1.ToolApproval{}
 		Expect(k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ta)).To(Succeed())
 		return ta
 	}
@@ -69,15 +69,15 @@ var _ = Describe("tool approvals", Ordered, func() {
 		bind(ns, "erin", "agent-sessions-view", "agent-sessions-edit")
 		bind(ns, "dan", "agent-sessions-view")
 		Expect(k8s.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "approve-one", Namespace: ns},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1.GroupVersion.Group}, Resources: []string{"toolapprovals"},
-				Verbs: []string{"update", v1.VerbApprove}, ResourceNames: []string{"tap-dan"}}}})).To(Succeed())
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Resources: []string{"toolapprovals"},
+				Verbs: []string{"update", sessionsv1alpha1.VerbApprove}, ResourceNames: []string{"tap-dan"}}}})).To(Succeed())
 		Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "dan-approve-one", Namespace: ns},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "approve-one"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "dan"}},
 		})).To(Succeed())
 		// erin may update approvals but holds no approve: RBAC's update alone must not decide.
 		Expect(k8s.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "update-approvals", Namespace: ns},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1.GroupVersion.Group}, Resources: []string{"toolapprovals", "toolapprovals/status"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Resources: []string{"toolapprovals", "toolapprovals/status"},
 				Verbs: []string{"create", "update", "patch"}}}})).To(Succeed())
 		Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "erin-update", Namespace: ns},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "update-approvals"},
@@ -86,8 +86,8 @@ var _ = Describe("tool approvals", Ordered, func() {
 	})
 
 	It("is created by the operator only", func() {
-		ta := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-forged", Namespace: ns}, Spec: v1.ToolApprovalSpec{
-			SessionKey: "agent:main:main", AgentID: "main", Tool: "x", Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: "s1"},
+		ta := &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-forged", Namespace: ns}, Spec: sessionsv1alpha1.ToolApprovalSpec{
+			SessionKey: "agent:main:main", AgentID: "main", Tool: "x", Owner: sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "s1"},
 			ExpiresAt: metav1.Now()}}
 		err := erin.Create(ctx, ta)
 		Expect(err).To(HaveOccurred())
@@ -96,7 +96,7 @@ var _ = Describe("tool approvals", Ordered, func() {
 
 	It("refuses a user without the verb approve, with the grant that would allow it", func() {
 		newApproval("tap-erin")
-		err := decide(erin, "tap-erin", v1.DecisionApproved, "")
+		err := decide(erin, "tap-erin", sessionsv1alpha1.DecisionApproved, "")
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(And(ContainSubstring(`user "erin" may not decide ToolApproval tap-erin`),
 			ContainSubstring("verb approve on toolapprovals"), ContainSubstring("agent-sessions-approver")))
@@ -105,39 +105,39 @@ var _ = Describe("tool approvals", Ordered, func() {
 
 	It("lets an approver decide, and records the admission user whatever the request typed", func() {
 		newApproval("tap-carol")
-		Expect(decide(carol, "tap-carol", v1.DecisionDenied, "not on prod", func(ta *v1.ToolApproval) {
-			ta.Annotations = map[string]string{v1.DecidedByAnnotation: "the-boss"}
+		Expect(decide(carol, "tap-carol", sessionsv1alpha1.DecisionDenied, "not on prod", func(ta *sessionsv1alpha1.ToolApproval) {
+			ta.Annotations = map[string]string{sessionsv1alpha1.DecidedByAnnotation: "the-boss"}
 		})).To(Succeed())
 		ta := get("tap-carol")
-		Expect(ta.Spec.Decision).To(Equal(v1.DecisionDenied))
-		Expect(ta.Annotations).To(HaveKeyWithValue(v1.DecidedByAnnotation, "carol"))
+		Expect(ta.Spec.Decision).To(Equal(sessionsv1alpha1.DecisionDenied))
+		Expect(ta.Annotations).To(HaveKeyWithValue(sessionsv1alpha1.DecidedByAnnotation, "carol"))
 	})
 
 	It("keeps a decision and its decider once set", func() {
-		err := decide(carol, "tap-carol", v1.DecisionApproved, "")
+		err := decide(carol, "tap-carol", sessionsv1alpha1.DecisionApproved, "")
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("decision is set once"))
 		// A later write cannot rename the decider: the mutating webhook puts it back.
 		ta := get("tap-carol")
-		ta.Annotations[v1.DecidedByAnnotation] = "the-boss"
+		ta.Annotations[sessionsv1alpha1.DecidedByAnnotation] = "the-boss"
 		Expect(carol.Update(ctx, ta)).To(Succeed())
-		Expect(get("tap-carol").Annotations).To(HaveKeyWithValue(v1.DecidedByAnnotation, "carol"))
+		Expect(get("tap-carol").Annotations).To(HaveKeyWithValue(sessionsv1alpha1.DecidedByAnnotation, "carol"))
 	})
 
 	It("lets nobody but the operator write the status (decidedBy, phase)", func() {
 		ta := get("tap-erin")
-		ta.Status.Phase, ta.Status.DecidedBy = v1.ApprovalApproved, "the-boss"
+		ta.Status.Phase, ta.Status.DecidedBy = sessionsv1alpha1.ApprovalApproved, "the-boss"
 		err := erin.Status().Update(ctx, ta)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("written by the operator only"))
 		ta = get("tap-erin")
-		ta.Status.Phase = v1.ApprovalExpired
+		ta.Status.Phase = sessionsv1alpha1.ApprovalExpired
 		Expect(manager.Status().Update(ctx, ta)).To(Succeed())
 	})
 
 	It("never lets the operator decide", func() {
 		newApproval("tap-mgr")
-		err := decide(manager, "tap-mgr", v1.DecisionApproved, "")
+		err := decide(manager, "tap-mgr", sessionsv1alpha1.DecisionApproved, "")
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("the operator may only expire"))
 	})
@@ -145,13 +145,13 @@ var _ = Describe("tool approvals", Ordered, func() {
 	It("grants approve per object name", func() {
 		newApproval("tap-dan")
 		newApproval("tap-other")
-		Expect(decide(dan, "tap-dan", v1.DecisionApproved, "")).To(Succeed())
-		Expect(get("tap-dan").Annotations).To(HaveKeyWithValue(v1.DecidedByAnnotation, "dan"))
-		Expect(decide(dan, "tap-other", v1.DecisionApproved, "")).NotTo(Succeed())
+		Expect(decide(dan, "tap-dan", sessionsv1alpha1.DecisionApproved, "")).To(Succeed())
+		Expect(get("tap-dan").Annotations).To(HaveKeyWithValue(sessionsv1alpha1.DecidedByAnnotation, "dan"))
+		Expect(decide(dan, "tap-other", sessionsv1alpha1.DecisionApproved, "")).NotTo(Succeed())
 	})
 
 	It("refuses a decision on an expired approval", func() {
-		err := decide(carol, "tap-erin", v1.DecisionApproved, "")
+		err := decide(carol, "tap-erin", sessionsv1alpha1.DecisionApproved, "")
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("already Expired"))
 	})
@@ -160,13 +160,13 @@ var _ = Describe("tool approvals", Ordered, func() {
 		// Pending, expiresAt a minute behind the suite's fake clock: the controller has not
 		// yet written Expired (none runs here), the clock alone says it is too late.
 		expires := metav1.NewTime(clk.Now().Add(-time.Minute).Truncate(time.Second))
-		ta := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-late", Namespace: ns}, Spec: v1.ToolApprovalSpec{
+		ta := &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-late", Namespace: ns}, Spec: sessionsv1alpha1.ToolApprovalSpec{
 			SessionKey: "agent:main:main", AgentID: "main", Tool: "mcp__db__drop_table", Arguments: `{"table":"users"}`,
-			Owner: v1.ApprovalOwner{Kind: "SessionSend", Name: "s1"}, ExpiresAt: expires}}
+			Owner: sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "s1"}, ExpiresAt: expires}}
 		Expect(manager.Create(ctx, ta)).To(Succeed())
-		ta.Status.Phase = v1.ApprovalPending
+		ta.Status.Phase = sessionsv1alpha1.ApprovalPending
 		Expect(manager.Status().Update(ctx, ta)).To(Succeed())
-		err := decide(carol, "tap-late", v1.DecisionApproved, "")
+		err := decide(carol, "tap-late", sessionsv1alpha1.DecisionApproved, "")
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(And(ContainSubstring("spec.decision"), ContainSubstring("expired at "+expires.UTC().Format(time.RFC3339))))
 		Expect(get("tap-late").Spec.Decision).To(BeEmpty())

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -53,9 +53,9 @@ var _ = Describe("budgets at admission", Ordered, func() {
 	setSpend := func(cost string, tokens int64) {
 		start := metav1.NewTime(usage.WindowStart(time.Now(), window.Duration))
 		Eventually(func(g Gomega) {
-			p := &v1.SessionPolicy{}
+			p := &sessionsv1alpha1.SessionPolicy{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p)).To(Succeed())
-			p.Status.Spend = &v1.Spend{WindowStart: &start, Cost: cost, Tokens: tokens}
+			p.Status.Spend = &sessionsv1alpha1.Spend{WindowStart: &start, Cost: cost, Tokens: tokens}
 			g.Expect(k8s.Status().Update(ctx, p)).To(Succeed())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	}
@@ -66,11 +66,11 @@ var _ = Describe("budgets at admission", Ordered, func() {
 		ns = n.Name
 		Expect(k8s.Create(ctx, agentObj(ns, "main"))).To(Succeed())
 		Expect(k8s.Create(ctx, sessionObj(ns, "agent:main:main", "main"))).To(Succeed())
-		Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
-			Spec: v1.SessionPolicySpec{Budgets: &v1.Budgets{
-				Namespace: &v1.NamespaceBudget{Window: window, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)},
-				PerSend:   &v1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](200000), MaxTurns: ptr.To[int32](20)},
-				PerRun:    &v1.Budget{MaxCost: "5", MaxTokens: ptr.To[int64](1000000), MaxTurns: ptr.To[int32](200)},
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: &sessionsv1alpha1.Budgets{
+				Namespace: &sessionsv1alpha1.NamespaceBudget{Window: window, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)},
+				PerSend:   &sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](200000), MaxTurns: ptr.To[int32](20)},
+				PerRun:    &sessionsv1alpha1.Budget{MaxCost: "5", MaxTokens: ptr.To[int64](1000000), MaxTurns: ptr.To[int32](200)},
 			}}})).To(Succeed())
 	})
 
@@ -115,13 +115,13 @@ var _ = Describe("budgets at admission", Ordered, func() {
 	})
 
 	It("validates budgets in the schema", func() {
-		p := &v1.SessionPolicy{}
+		p := &sessionsv1alpha1.SessionPolicy{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, p)).To(Succeed())
-		p.Spec.Budgets.Namespace = &v1.NamespaceBudget{Window: metav1.Duration{Duration: time.Second}}
+		p.Spec.Budgets.Namespace = &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: time.Second}}
 		err := k8s.Update(ctx, p)
 		Expect(err).To(MatchError(ContainSubstring("a namespace budget needs maxCost or maxTokens")))
 		Expect(err).To(MatchError(ContainSubstring("window must be between 1m and 8784h")))
-		p.Spec.Budgets.Namespace = &v1.NamespaceBudget{Window: window, MaxCost: "-1"}
+		p.Spec.Budgets.Namespace = &sessionsv1alpha1.NamespaceBudget{Window: window, MaxCost: "-1"}
 		Expect(k8s.Update(ctx, p)).To(MatchError(ContainSubstring("spec.budgets.namespace.maxCost")))
 	})
 })

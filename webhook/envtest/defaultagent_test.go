@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -57,7 +57,7 @@ var _ = Describe("a person's minimal spawn", func() {
 		return n.Name
 	}
 	agentOf := func(ns, name string) string {
-		run := &v1.SubagentRun{}
+		run := &sessionsv1alpha1.SubagentRun{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run)).To(Succeed())
 		return run.Spec.AgentID
 	}
@@ -73,8 +73,8 @@ var _ = Describe("a person's minimal spawn", func() {
 
 	It("runs under the SessionPolicy's defaultAgentId", func() {
 		ns := namespace("main", "research")
-		Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
-			Spec: v1.SessionPolicySpec{DefaultAgentID: "research"}})).To(Succeed())
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionPolicySpec{DefaultAgentID: "research"}})).To(Succeed())
 		Eventually(func(g Gomega) {
 			out, err := apply(ns, "hi")
 			g.Expect(err).NotTo(HaveOccurred(), out)

@@ -27,7 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -76,34 +76,34 @@ func hostileFixtures() {
 	}
 	// alice may act as the research agent's main session, and only that one.
 	Expect(k8s.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "act-as-research", Namespace: nsH},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1.GroupVersion.Group}, Resources: []string{"agentsessions"},
-			Verbs: []string{v1.VerbActAs}, ResourceNames: []string{sessionkey.ObjectName("agent:research:main")}}}})).To(Succeed())
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Resources: []string{"agentsessions"},
+			Verbs: []string{sessionsv1alpha1.VerbActAs}, ResourceNames: []string{sessionkey.ObjectName("agent:research:main")}}}})).To(Succeed())
 	Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-act-as-research", Namespace: nsH},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "act-as-research"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}},
 	})).To(Succeed())
 	objs := []client.Object{
-		agentObj(nsH, "main", func(a *v1.Agent) { a.Spec.Subagents.AllowAgents = []string{"research"} }),
+		agentObj(nsH, "main", func(a *sessionsv1alpha1.Agent) { a.Spec.Subagents.AllowAgents = []string{"research"} }),
 		agentObj(nsH, "research"),
 		agentObj(nsH, "ops"),
 		sessionObj(nsH, "agent:main:main", "main"),
 		sessionObj(nsH, "agent:main:discord:group:g1", "main"),
 		sessionObj(nsH, "agent:research:main", "research"),
-		sessionObj(nsH, "agent:main:webchat:group:boxed", "main", func(s *v1.AgentSession) { s.Spec.Sandboxed = true }),
+		sessionObj(nsH, "agent:main:webchat:group:boxed", "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Sandboxed = true }),
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "team-key", Namespace: nsH}, StringData: map[string]string{"apiKey": "s3cret"}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shared-key", Namespace: nsH, Labels: map[string]string{v1.AgentUsableLabel: "true"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shared-key", Namespace: nsH, Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
 			StringData: map[string]string{"apiKey": "shared"}},
-		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsH}, Spec: v1.SessionPolicySpec{
-			SendPolicy: v1.SendPolicySpec{Rules: []v1.SendRule{
-				{Match: v1.SendRuleMatch{Channel: "discord", ChatType: v1.ChatTypeGroup}, Action: v1.ActionDeny},
-				{Match: v1.SendRuleMatch{KeyPrefix: "agent:ops:"}, Action: v1.ActionDeny},
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsH}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			SendPolicy: sessionsv1alpha1.SendPolicySpec{Rules: []sessionsv1alpha1.SendRule{
+				{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord", ChatType: sessionsv1alpha1.ChatTypeGroup}, Action: sessionsv1alpha1.ActionDeny},
+				{Match: sessionsv1alpha1.SendRuleMatch{KeyPrefix: "agent:ops:"}, Action: sessionsv1alpha1.ActionDeny},
 			}},
-			AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"research", "main"}},
-			Visibility:   v1.VisibilityAll,
-			Limits:       &v1.ChainLimits{MaxHops: ptr.To[int32](3)},
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"research", "main"}},
+			Visibility:   sessionsv1alpha1.VisibilityAll,
+			Limits:       &sessionsv1alpha1.ChainLimits{MaxHops: ptr.To[int32](3)},
 		}},
-		&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsRate}, Spec: v1.SessionPolicySpec{
-			Visibility: v1.VisibilityAgent, Limits: &v1.ChainLimits{ToolCreatesPerMinute: ptr.To[int32](3)}}},
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: nsRate}, Spec: sessionsv1alpha1.SessionPolicySpec{
+			Visibility: sessionsv1alpha1.VisibilityAgent, Limits: &sessionsv1alpha1.ChainLimits{ToolCreatesPerMinute: ptr.To[int32](3)}}},
 		agentObj(nsRate, "main"),
 		sessionObj(nsRate, "agent:main:main", "main"),
 		sessionObj(nsRate, "agent:main:webchat:direct:u1", "main"),
@@ -113,26 +113,26 @@ func hostileFixtures() {
 	}
 	Expect(manager.Create(ctx, sessionObj(nsH, existingChild, "research", spawnedByMain))).To(Succeed())
 	Eventually(func(g Gomega) {
-		var ss v1.AgentSessionList
+		var ss sessionsv1alpha1.AgentSessionList
 		g.Expect(cached.List(ctx, &ss, client.InNamespace(nsH))).To(Succeed())
 		g.Expect(ss.Items).To(HaveLen(5))
 		for _, ns := range []string{nsH, nsRate} {
-			var p v1.SessionPolicy
+			var p sessionsv1alpha1.SessionPolicy
 			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &p)).To(Succeed())
 		}
-		var as v1.AgentList
+		var as sessionsv1alpha1.AgentList
 		g.Expect(cached.List(ctx, &as, client.InNamespace(nsH))).To(Succeed())
 		g.Expect(as.Items).To(HaveLen(3))
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 }
 
 func withHops(n int, o client.Object) client.Object {
-	o.SetAnnotations(map[string]string{v1.HopsAnnotation: strconv.Itoa(n)})
+	o.SetAnnotations(map[string]string{sessionsv1alpha1.HopsAnnotation: strconv.Itoa(n)})
 	return o
 }
 
-func withChildKey(key string, r *v1.SubagentRun) *v1.SubagentRun {
-	r.Annotations = map[string]string{v1.ChildSessionKeyAnnotation: key}
+func withChildKey(key string, r *sessionsv1alpha1.SubagentRun) *sessionsv1alpha1.SubagentRun {
+	r.Annotations = map[string]string{sessionsv1alpha1.ChildSessionKeyAnnotation: key}
 	return r
 }
 
@@ -141,9 +141,9 @@ func by(c client.Client, o client.Object) func() error {
 }
 
 // updateSession reads a session as c and writes it back changed.
-func updateSession(c client.Client, ns, key string, change func(*v1.AgentSession)) func() error {
+func updateSession(c client.Client, ns, key string, change func(*sessionsv1alpha1.AgentSession)) func() error {
 	return func() error {
-		s := &v1.AgentSession{}
+		s := &sessionsv1alpha1.AgentSession{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(key)}, s); err != nil {
 			return err
 		}
@@ -152,16 +152,16 @@ func updateSession(c client.Client, ns, key string, change func(*v1.AgentSession
 	}
 }
 
-func apiKey(name string) func(*v1.Agent) {
-	return func(a *v1.Agent) {
-		a.Spec.Model = v1.ModelSpec{Provider: v1.ProviderOpenAI, Name: "m", BaseURL: "http://127.0.0.1:9/v1",
+func apiKey(name string) func(*sessionsv1alpha1.Agent) {
+	return func(a *sessionsv1alpha1.Agent) {
+		a.Spec.Model = sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderOpenAI, Name: "m", BaseURL: "http://127.0.0.1:9/v1",
 			APIKeySecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "apiKey"}}
 	}
 }
 
-func sinkPolicy(ns, secret string) *v1.SessionPolicy {
-	return &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1.SessionPolicySpec{
-		Delivery: []v1.DeliverySink{{Channel: "discord", URL: "http://127.0.0.1:9/hook",
+func sinkPolicy(ns, secret string) *sessionsv1alpha1.SessionPolicy {
+	return &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: sessionsv1alpha1.SessionPolicySpec{
+		Delivery: []sessionsv1alpha1.DeliverySink{{Channel: "discord", URL: "http://127.0.0.1:9/hook",
 			SecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "apiKey"}}}}}
 }
 
@@ -225,9 +225,9 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 		}),
 		Entry("an MCP server header from a Secret its creator may not get", func() verdict {
 			return denied("spec.tools.mcpServers[0].headers[0].valueFrom.secretKeyRef: Forbidden: "+secretDenied("alice", "team-key"),
-				by(alice, agentObj(nsH, "mcp-exfil", func(a *v1.Agent) {
-					a.Spec.Tools.MCPServers = []v1.MCPServer{{Name: "files", URL: "http://127.0.0.1:9/mcp", Headers: []v1.MCPHeader{{Name: "Authorization",
-						ValueFrom: v1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "team-key"}, Key: "apiKey"}}}}}}
+				by(alice, agentObj(nsH, "mcp-exfil", func(a *sessionsv1alpha1.Agent) {
+					a.Spec.Tools.MCPServers = []sessionsv1alpha1.MCPServer{{Name: "files", URL: "http://127.0.0.1:9/mcp", Headers: []sessionsv1alpha1.MCPHeader{{Name: "Authorization",
+						ValueFrom: sessionsv1alpha1.MCPHeaderSource{SecretKeyRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "team-key"}, Key: "apiKey"}}}}}}
 				})))
 		}),
 		Entry("an Agent with an opted-in Secret", func() verdict {
@@ -239,10 +239,10 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 				if err := k8s.Create(ctx, a); err != nil {
 					return err
 				}
-				if got := a.Annotations[v1.VouchedSecretsAnnotation]; got != "team-key" {
+				if got := a.Annotations[sessionsv1alpha1.VouchedSecretsAnnotation]; got != "team-key" {
 					return errors.New("the admin's create did not vouch for team-key: " + got)
 				}
-				a = &v1.Agent{}
+				a = &sessionsv1alpha1.Agent{}
 				if err := alice.Get(ctx, types.NamespacedName{Namespace: nsH, Name: "vouched"}, a); err != nil {
 					return err
 				}
@@ -253,11 +253,11 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 		Entry("a forged vouch is overwritten", func() verdict {
 			return allowed(func() error {
 				a := agentObj(nsH, "forged", apiKey("shared-key"))
-				a.Annotations = map[string]string{v1.VouchedSecretsAnnotation: "team-key"}
+				a.Annotations = map[string]string{sessionsv1alpha1.VouchedSecretsAnnotation: "team-key"}
 				if err := alice.Create(ctx, a); err != nil {
 					return err
 				}
-				if got, ok := a.Annotations[v1.VouchedSecretsAnnotation]; ok {
+				if got, ok := a.Annotations[sessionsv1alpha1.VouchedSecretsAnnotation]; ok {
 					return errors.New("the forged vouch survived: " + got)
 				}
 				return nil
@@ -269,7 +269,7 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 				if err := manager.Create(ctx, a); err != nil {
 					return err
 				}
-				if got, ok := a.Annotations[v1.VouchedSecretsAnnotation]; ok {
+				if got, ok := a.Annotations[sessionsv1alpha1.VouchedSecretsAnnotation]; ok {
 					return errors.New("the manager, which may get every Secret, vouched: " + got)
 				}
 				return nil
@@ -284,28 +284,28 @@ var _ = Describe("hostile namespace users", Ordered, func() {
 		}),
 		Entry("a sendPolicy flip by update", func() verdict {
 			return denied(`may not change spec.sendPolicy of session agent:main:discord:group:g1 ("" to "allow"): it overrides the SessionPolicy, so it needs the verb set-send-policy`,
-				updateSession(alice, nsH, "agent:main:discord:group:g1", func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionAllow }))
+				updateSession(alice, nsH, "agent:main:discord:group:g1", func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionAllow }))
 		}),
 		Entry("a sendPolicy flip by patch", func() verdict {
 			return denied("needs the verb set-send-policy", func() error {
-				s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: nsH, Name: sessionkey.ObjectName("agent:main:discord:group:g1")}}
+				s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: nsH, Name: sessionkey.ObjectName("agent:main:discord:group:g1")}}
 				return alice.Patch(ctx, s, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"sendPolicy":"allow"}}`)))
 			})
 		}),
 		Entry("a session created with a sendPolicy override", func() verdict {
 			return denied("needs the verb set-send-policy", by(alice, sessionObj(nsH, "agent:main:discord:group:g2", "main",
-				func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionAllow })))
+				func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionAllow })))
 		}),
 		Entry("a sendPolicy flip by the namespace owner", func() verdict {
-			return allowed(updateSession(bob, nsH, "agent:main:discord:group:g1", func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionAllow }))
+			return allowed(updateSession(bob, nsH, "agent:main:discord:group:g1", func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionAllow }))
 		}),
 		Entry("an agentId change", func() verdict {
 			return denied("spec.agentId: Forbidden: agentId is immutable",
-				updateSession(alice, nsH, "agent:main:webchat:group:boxed", func(s *v1.AgentSession) { s.Spec.AgentID = "ops" }))
+				updateSession(alice, nsH, "agent:main:webchat:group:boxed", func(s *sessionsv1alpha1.AgentSession) { s.Spec.AgentID = "ops" }))
 		}),
 		Entry("un-sandboxing a session", func() verdict {
 			return denied("spec.sandboxed: Forbidden: only the operator un-sandboxes a session",
-				updateSession(alice, nsH, "agent:main:webchat:group:boxed", func(s *v1.AgentSession) { s.Spec.Sandboxed = false }))
+				updateSession(alice, nsH, "agent:main:webchat:group:boxed", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Sandboxed = false }))
 		}),
 		// Item 5: chains.
 		Entry("a hop count set by a user", func() verdict {

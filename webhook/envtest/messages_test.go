@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -37,8 +37,8 @@ var _ = Describe("admission messages", Ordered, func() {
 		Expect(k8s.Create(ctx, agentObj(ns, "main"))).To(Succeed())
 		Expect(k8s.Create(ctx, sessionObj(ns, "agent:main:main", "main"))).To(Succeed())
 		Eventually(func(g Gomega) {
-			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: "main"}, &v1.Agent{})).To(Succeed())
-			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName("agent:main:main")}, &v1.AgentSession{})).To(Succeed())
+			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: "main"}, &sessionsv1alpha1.Agent{})).To(Succeed())
+			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName("agent:main:main")}, &sessionsv1alpha1.AgentSession{})).To(Succeed())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 
@@ -75,7 +75,7 @@ var _ = Describe("admission messages", Ordered, func() {
 	})
 
 	It("names metadata.name for a SessionPolicy not named default", func() {
-		msg := deny(&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "strict", Namespace: ns}})
+		msg := deny(&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "strict", Namespace: ns}})
 		Expect(msg).To(ContainSubstring(`metadata: Invalid value: metadata.name is 'strict': a namespace has one SessionPolicy and it is named default`))
 		Expect(msg).NotTo(ContainSubstring("<nil>"))
 	})

@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -37,16 +37,16 @@ var _ = Describe("refusals by cause", Ordered, func() {
 		Expect(k8s.Create(ctx, n)).To(Succeed())
 		ns = n.Name
 		Expect(k8s.Create(ctx, agentObj(ns, "main"))).To(Succeed())
-		Expect(k8s.Create(ctx, agentObj(ns, "research", func(a *v1.Agent) { a.Spec.AllowedModels = []string{"small"} }))).To(Succeed())
+		Expect(k8s.Create(ctx, agentObj(ns, "research", func(a *sessionsv1alpha1.Agent) { a.Spec.AllowedModels = []string{"small"} }))).To(Succeed())
 		Expect(k8s.Create(ctx, sessionObj(ns, "agent:main:main", "main"))).To(Succeed())
 		Eventually(func(g Gomega) {
-			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: "research"}, &v1.Agent{})).To(Succeed())
-			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName("agent:main:main")}, &v1.AgentSession{})).To(Succeed())
+			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: "research"}, &sessionsv1alpha1.Agent{})).To(Succeed())
+			g.Expect(cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName("agent:main:main")}, &sessionsv1alpha1.AgentSession{})).To(Succeed())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 
 	DescribeTable("answers with the cause's status",
-		func(forbidden bool, say string, requester, agentID string, mut ...func(*v1.SubagentRun)) {
+		func(forbidden bool, say string, requester, agentID string, mut ...func(*sessionsv1alpha1.SubagentRun)) {
 			err := k8s.Create(ctx, runObj(ns, requester, agentID, mut...))
 			Expect(err).To(HaveOccurred())
 			Expect(err.Error()).To(ContainSubstring(say))
@@ -57,16 +57,16 @@ var _ = Describe("refusals by cause", Ordered, func() {
 			}
 		},
 		Entry("a model not allowed", false, `spec.model: Unsupported value: "big"`, "", "research",
-			func(r *v1.SubagentRun) { r.Spec.Model = "big" }),
+			func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Model = "big" }),
 		Entry("mode session without thread", false, "mode session requires thread: true", "", "research",
-			func(r *v1.SubagentRun) { r.Spec.Mode = v1.ModeSession }),
+			func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Mode = sessionsv1alpha1.ModeSession }),
 		Entry("a bad attachment", false, "not valid base64", "", "research",
-			func(r *v1.SubagentRun) {
-				r.Spec.Attachments = []v1.Attachment{{Name: "a.txt", Content: "%%%", Encoding: v1.EncodingBase64}}
+			func(r *sessionsv1alpha1.SubagentRun) {
+				r.Spec.Attachments = []sessionsv1alpha1.Attachment{{Name: "a.txt", Content: "%%%", Encoding: sessionsv1alpha1.EncodingBase64}}
 			}),
 		Entry("an Agent that does not exist", false, `spec.agentId: Not found: "ghost"`, "", "ghost"),
 		Entry("allowAgents", true, `add "research" (or "*") to Agent main spec.subagents.allowAgents`, "agent:main:main", "research"),
 		Entry("allowAgents and a model not allowed: the policy answers", true, "spec.subagents.allowAgents", "agent:main:main", "research",
-			func(r *v1.SubagentRun) { r.Spec.Model = "big" }),
+			func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Model = "big" }),
 	)
 })

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -50,22 +50,22 @@ var _ = Describe("the relabelling rule", Ordered, func() {
 		ns = n.Name
 		bind(ns, "erin", "agent-sessions-view", "agent-sessions-edit")
 		bind(ns, "olga", "agent-sessions-view", "agent-sessions-edit", "agent-sessions-admin")
-		for _, s := range []*v1.AgentSession{
-			sessionObj(ns, main, "main", func(s *v1.AgentSession) { s.Spec.LastChannel = "webchat" }),
+		for _, s := range []*sessionsv1alpha1.AgentSession{
+			sessionObj(ns, main, "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.LastChannel = "webchat" }),
 			sessionObj(ns, group, "main"),
 			sessionObj(ns, recreate, "main"),
 		} {
 			Expect(k8s.Create(ctx, s)).To(Succeed())
 		}
 		Eventually(func(g Gomega) {
-			var ss v1.AgentSessionList
+			var ss sessionsv1alpha1.AgentSessionList
 			g.Expect(cached.List(ctx, &ss, client.InNamespace(ns))).To(Succeed())
 			g.Expect(ss.Items).To(HaveLen(3))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 	patch := func(c client.Client, key, body string) func() error {
 		return func() error {
-			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)}}
+			s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sessionkey.ObjectName(key)}}
 			return c.Patch(ctx, s, client.RawPatch(types.MergePatchType, []byte(body)))
 		}
 	}
@@ -111,8 +111,8 @@ var _ = Describe("the relabelling rule", Ordered, func() {
 		}),
 		Entry("an editor creating a session with a deliveryContext", func() verdict {
 			return denied(`spec.deliveryContext: Forbidden: user "erin" may not set or change spec.deliveryContext of session agent:ops:main`,
-				by(erin, sessionObj(ns, "agent:ops:main", "ops", func(s *v1.AgentSession) {
-					s.Spec.DeliveryContext = &v1.DeliveryContext{Channel: "discord", To: "group:7"}
+				by(erin, sessionObj(ns, "agent:ops:main", "ops", func(s *sessionsv1alpha1.AgentSession) {
+					s.Spec.DeliveryContext = &sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "group:7"}
 				})))
 		}),
 		Entry("an editor patching what the policy does not judge", func() verdict {
@@ -133,18 +133,18 @@ var _ = Describe("the relabelling rule", Ordered, func() {
 				if err := erin.Delete(ctx, sessionObj(ns, recreate, "main")); err != nil {
 					return err
 				}
-				return erin.Create(ctx, sessionObj(ns, recreate, "main", func(s *v1.AgentSession) { s.Spec.Channel = "webchat" }))
+				return erin.Create(ctx, sessionObj(ns, recreate, "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.Channel = "webchat" }))
 			})
 		}),
 		Entry("an editor recreating a group under its key as a direct chat", func() verdict {
 			return denied(`spec.chatType: Invalid value: "direct"`,
-				by(erin, sessionObj(ns, recreate, "main", func(s *v1.AgentSession) { s.Spec.ChatType = v1.ChatTypeDirect })))
+				by(erin, sessionObj(ns, recreate, "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.ChatType = sessionsv1alpha1.ChatTypeDirect })))
 		}),
 	)
 
 	It("lets an editor recreate the group as its key says", func() {
 		Eventually(func() error {
-			return erin.Create(ctx, sessionObj(ns, recreate, "main", func(s *v1.AgentSession) { s.Spec.ChatType = v1.ChatTypeGroup }))
+			return erin.Create(ctx, sessionObj(ns, recreate, "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.ChatType = sessionsv1alpha1.ChatTypeGroup }))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
 })

@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -36,28 +36,28 @@ import (
 var _ = Describe("schedule and hook labels on sends", Ordered, func() {
 	var ns string
 	var carol, deliverer client.Client
-	group := []string{v1.GroupVersion.Group}
+	group := []string{sessionsv1alpha1.GroupVersion.Group}
 	writeSends := rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"create", "get", "update", "patch"}}
 	BeforeAll(func() {
 		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "marks-"}}
 		Expect(k8s.Create(ctx, n)).To(Succeed())
 		ns = n.Name
 		grant(ns, "carol", writeSends)
-		grant(ns, "deliverer", writeSends, rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionhooks"}, Verbs: []string{v1.VerbDeliver}})
+		grant(ns, "deliverer", writeSends, rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionhooks"}, Verbs: []string{sessionsv1alpha1.VerbDeliver}})
 		carol, deliverer = userClient("carol"), userClient("deliverer")
 		Expect(k8s.Create(ctx, agentObj(ns, "bot"))).To(Succeed())
 		Expect(k8s.Create(ctx, sessionObj(ns, "cron:nightly", "bot"))).To(Succeed())
 		Eventually(func() error {
-			return cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName("cron:nightly")}, &v1.AgentSession{})
+			return cached.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName("cron:nightly")}, &sessionsv1alpha1.AgentSession{})
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	})
-	labelled := func(labels map[string]string) *v1.SessionSend {
+	labelled := func(labels map[string]string) *sessionsv1alpha1.SessionSend {
 		s := sendObj(ns, "cron:nightly", "")
 		s.Labels = labels
 		return s
 	}
-	schedule := map[string]string{v1.ScheduleLabel: "nightly"}
-	hook := map[string]string{v1.HookLabel: "ci"}
+	schedule := map[string]string{sessionsv1alpha1.ScheduleLabel: "nightly"}
+	hook := map[string]string{sessionsv1alpha1.HookLabel: "ci"}
 	const (
 		scheduleDenied = "metadata.labels[sessions.agents.dev/schedule]: Forbidden: only the operator's schedule controller sets it"
 		hookDenied     = "metadata.labels[sessions.agents.dev/hook]: Forbidden: only the operator's hook door sets it"

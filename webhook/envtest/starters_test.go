@@ -23,7 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
@@ -33,7 +33,7 @@ import (
 var _ = Describe("schedules and hooks at admission", Ordered, func() {
 	var ns string
 	var scheduler, lister, sender client.Client
-	group := []string{v1.GroupVersion.Group}
+	group := []string{sessionsv1alpha1.GroupVersion.Group}
 	writeStarters := rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionschedules", "sessionhooks"}, Verbs: []string{"create", "update", "patch", "get"}}
 	BeforeAll(func() {
 		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "starters-"}}
@@ -43,25 +43,25 @@ var _ = Describe("schedules and hooks at admission", Ordered, func() {
 		grant(ns, "lister", writeStarters)
 		grant(ns, "sender", writeStarters, rbacv1.PolicyRule{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"create"}})
 		scheduler, lister, sender = userClient("scheduler"), userClient("lister"), userClient("sender")
-		Expect(k8s.Create(ctx, &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bot", Namespace: ns},
-			Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted}}})).To(Succeed())
-		Expect(k8s.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName("cron:existing"), Namespace: ns},
-			Spec: v1.AgentSessionSpec{Key: "cron:existing", AgentID: "bot"}})).To(Succeed())
-		for name, labels := range map[string]map[string]string{"private": nil, "shared": {v1.AgentUsableLabel: "true"}} {
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "bot", Namespace: ns},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}})).To(Succeed())
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName("cron:existing"), Namespace: ns},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: "cron:existing", AgentID: "bot"}})).To(Succeed())
+		for name, labels := range map[string]map[string]string{"private": nil, "shared": {sessionsv1alpha1.AgentUsableLabel: "true"}} {
 			Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
 				StringData: map[string]string{"secret": "whsec_c2VjcmV0"}})).To(Succeed())
 		}
 	})
-	schedule := func(name string, mut ...func(*v1.SessionScheduleSpec)) *v1.SessionSchedule {
-		s := &v1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-			Spec: v1.SessionScheduleSpec{Schedule: "*/5 * * * *", AgentID: "bot", Message: "tick"}}
+	schedule := func(name string, mut ...func(*sessionsv1alpha1.SessionScheduleSpec)) *sessionsv1alpha1.SessionSchedule {
+		s := &sessionsv1alpha1.SessionSchedule{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: sessionsv1alpha1.SessionScheduleSpec{Schedule: "*/5 * * * *", AgentID: "bot", Message: "tick"}}
 		for _, m := range mut {
 			m(&s.Spec)
 		}
 		return s
 	}
-	hook := func(name, secret string, mut ...func(*v1.SessionHookSpec)) *v1.SessionHook {
-		h := &v1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1.SessionHookSpec{AgentID: "bot",
+	hook := func(name, secret string, mut ...func(*sessionsv1alpha1.SessionHookSpec)) *sessionsv1alpha1.SessionHook {
+		h := &sessionsv1alpha1.SessionHook{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sessionsv1alpha1.SessionHookSpec{AgentID: "bot",
 			SigningSecretRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "secret"}}}
 		for _, m := range mut {
 			m(&h.Spec)
@@ -76,21 +76,23 @@ var _ = Describe("schedules and hooks at admission", Ordered, func() {
 		judge,
 		Entry("a schedule its writer may send for", func() verdict { return allowed(as(&scheduler, schedule("ok"))) }),
 		Entry("a macro in a time zone", func() verdict {
-			return allowed(as(&scheduler, schedule("daily", func(s *v1.SessionScheduleSpec) { s.Schedule, s.TimeZone = "@daily", ptr.To("Europe/Berlin") })))
+			return allowed(as(&scheduler, schedule("daily", func(s *sessionsv1alpha1.SessionScheduleSpec) {
+				s.Schedule, s.TimeZone = "@daily", ptr.To("Europe/Berlin")
+			})))
 		}),
 		Entry("six fields: the parser's message, on spec.schedule", func() verdict {
 			return denied(`spec.schedule: Invalid value: "0 */5 * * * *": expected exactly 5 fields, found 6`,
-				as(&scheduler, schedule("six", func(s *v1.SessionScheduleSpec) { s.Schedule = "0 */5 * * * *" })))
+				as(&scheduler, schedule("six", func(s *sessionsv1alpha1.SessionScheduleSpec) { s.Schedule = "0 */5 * * * *" })))
 		}),
 		Entry("an unknown time zone, on spec.timeZone", func() verdict {
 			return denied(`spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone "Mars/Olympus"`,
-				as(&scheduler, schedule("mars", func(s *v1.SessionScheduleSpec) { s.TimeZone = ptr.To("Mars/Olympus") })))
+				as(&scheduler, schedule("mars", func(s *sessionsv1alpha1.SessionScheduleSpec) { s.TimeZone = ptr.To("Mars/Olympus") })))
 		}),
 		Entry("a zone inside the schedule", func() verdict {
-			return denied("use the timeZone field", as(&scheduler, schedule("tz", func(s *v1.SessionScheduleSpec) { s.Schedule = "CRON_TZ=UTC * * * * *" })))
+			return denied("use the timeZone field", as(&scheduler, schedule("tz", func(s *sessionsv1alpha1.SessionScheduleSpec) { s.Schedule = "CRON_TZ=UTC * * * * *" })))
 		}),
 		Entry("another agent's session key", func() verdict {
-			return denied("spec.sessionKey", as(&scheduler, schedule("other", func(s *v1.SessionScheduleSpec) { s.SessionKey = "agent:ops:main" })))
+			return denied("spec.sessionKey", as(&scheduler, schedule("other", func(s *sessionsv1alpha1.SessionScheduleSpec) { s.SessionKey = "agent:ops:main" })))
 		}),
 		Entry("a writer who may not create sends", func() verdict {
 			return denied(`user "lister" may not create sessionsends`, as(&lister, schedule("nosends")))
@@ -99,7 +101,7 @@ var _ = Describe("schedules and hooks at admission", Ordered, func() {
 			return denied(`user "sender" may not create agentsessions`, as(&sender, schedule("nosession")))
 		}),
 		Entry("the same writer into a session that exists", func() verdict {
-			return allowed(as(&sender, schedule("existing", func(s *v1.SessionScheduleSpec) { s.SessionKey = "cron:existing" })))
+			return allowed(as(&sender, schedule("existing", func(s *sessionsv1alpha1.SessionScheduleSpec) { s.SessionKey = "cron:existing" })))
 		}),
 		Entry("a hook its writer may send for, with an opted-in Secret", func() verdict { return allowed(as(&scheduler, hook("ok", "shared"))) }),
 		Entry("a hook whose Secret its writer may not get", func() verdict {
@@ -111,7 +113,7 @@ var _ = Describe("schedules and hooks at admission", Ordered, func() {
 	)
 
 	It("judges a spec change by its own writer", func() {
-		s := schedule("changed", func(s *v1.SessionScheduleSpec) { s.SessionKey = "cron:existing" })
+		s := schedule("changed", func(s *sessionsv1alpha1.SessionScheduleSpec) { s.SessionKey = "cron:existing" })
 		Expect(sender.Create(ctx, s)).To(Succeed())
 		s.Spec.SessionKey = "cron:elsewhere"
 		err := sender.Update(ctx, s)

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -66,49 +66,49 @@ func newFixture(timeoutSeconds int32) *fixture {
 	})).To(Succeed())
 	args, err := json.Marshal(map[string]any{"text": "users"})
 	Expect(err).NotTo(HaveOccurred())
-	agent := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "ops", Namespace: f.ns}, Spec: v1.AgentSpec{
-		Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{
-			{Match: "drop", ToolCalls: []v1.ScriptToolCall{{Name: "mcp__everything__echo", Arguments: &runtime.RawExtension{Raw: args}}},
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "ops", Namespace: f.ns}, Spec: sessionsv1alpha1.AgentSpec{
+		Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
+			{Match: "drop", ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: "mcp__everything__echo", Arguments: &runtime.RawExtension{Raw: args}}},
 				Reply: "done: {{toolResults}}"},
 			{Match: "ping", Reply: "pong"},
 		}},
-		Tools: v1.ToolsSpec{MCPServers: []v1.MCPServer{{Name: "everything", URL: f.srv.URL}},
-			Approval: &v1.ApprovalPolicy{Rules: []v1.ToolApprovalRule{{Tools: []string{"mcp__everything__*"}, Action: v1.ApprovalRequire,
+		Tools: sessionsv1alpha1.ToolsSpec{MCPServers: []sessionsv1alpha1.MCPServer{{Name: "everything", URL: f.srv.URL}},
+			Approval: &sessionsv1alpha1.ApprovalPolicy{Rules: []sessionsv1alpha1.ToolApprovalRule{{Tools: []string{"mcp__everything__*"}, Action: sessionsv1alpha1.ApprovalRequire,
 				TimeoutSeconds: ptr.To(timeoutSeconds)}}}},
 	}}
 	Expect(k8s.Create(ctx, agent)).To(Succeed())
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(agent), agent)).To(Succeed())
-		g.Expect(meta.IsStatusConditionTrue(agent.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(agent.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	createSession(f.ns, sessionKey, "ops")
 	return f
 }
 
-func (f *fixture) send(message string) *v1.SessionSend {
-	s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: f.ns},
-		Spec: v1.SessionSendSpec{SessionKey: sessionKey, Message: message, TimeoutSeconds: ptr.To[int32](0)}}
+func (f *fixture) send(message string) *sessionsv1alpha1.SessionSend {
+	s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: f.ns},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionKey, Message: message, TimeoutSeconds: ptr.To[int32](0)}}
 	Expect(k8s.Create(ctx, s)).To(Succeed())
 	return s
 }
 
 // waiting waits until the send shows it waits for approval and returns the approval.
-func (f *fixture) waiting(s *v1.SessionSend) *v1.ToolApproval {
-	var ta *v1.ToolApproval
+func (f *fixture) waiting(s *sessionsv1alpha1.SessionSend) *sessionsv1alpha1.ToolApproval {
+	var ta *sessionsv1alpha1.ToolApproval
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		g.Expect(s.Status.Phase).To(Equal(v1.SendAwaitingApproval))
-		g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, v1.ConditionAwaitingApproval)).To(BeTrue())
+		g.Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendAwaitingApproval))
+		g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionAwaitingApproval)).To(BeTrue())
 		ta = f.approvalOf(g, s)
-		g.Expect(ta.Status.Phase).To(Equal(v1.ApprovalPending))
+		g.Expect(ta.Status.Phase).To(Equal(sessionsv1alpha1.ApprovalPending))
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	return ta
 }
 
-func (f *fixture) approvalOf(g Gomega, s *v1.SessionSend) *v1.ToolApproval {
-	var list v1.ToolApprovalList
+func (f *fixture) approvalOf(g Gomega, s *sessionsv1alpha1.SessionSend) *sessionsv1alpha1.ToolApproval {
+	var list sessionsv1alpha1.ToolApprovalList
 	g.Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
-	var mine []v1.ToolApproval
+	var mine []sessionsv1alpha1.ToolApproval
 	for _, ta := range list.Items {
 		if ta.Spec.Owner.Name == s.Name {
 			mine = append(mine, ta)
@@ -119,8 +119,8 @@ func (f *fixture) approvalOf(g Gomega, s *v1.SessionSend) *v1.ToolApproval {
 }
 
 // decide sets the decision as c, through the webhooks.
-func decide(c client.Client, ta *v1.ToolApproval, d v1.ApprovalDecision, reason string) error {
-	cur := &v1.ToolApproval{}
+func decide(c client.Client, ta *sessionsv1alpha1.ToolApproval, d sessionsv1alpha1.ApprovalDecision, reason string) error {
+	cur := &sessionsv1alpha1.ToolApproval{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(ta), cur); err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func decide(c client.Client, ta *v1.ToolApproval, d v1.ApprovalDecision, reason 
 	return c.Update(ctx, cur)
 }
 
-func (f *fixture) finished(s *v1.SessionSend) *v1.SessionSend {
+func (f *fixture) finished(s *sessionsv1alpha1.SessionSend) *sessionsv1alpha1.SessionSend {
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 		g.Expect(s.Status.CompletedAt).NotTo(BeNil())
@@ -136,7 +136,7 @@ func (f *fixture) finished(s *v1.SessionSend) *v1.SessionSend {
 	return s
 }
 
-func approvalNow(ta *v1.ToolApproval) *v1.ToolApproval {
+func approvalNow(ta *sessionsv1alpha1.ToolApproval) *sessionsv1alpha1.ToolApproval {
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(ta), ta)).To(Succeed())
 	return ta
 }
@@ -173,21 +173,21 @@ var _ = Describe("a tool call that needs approval", func() {
 		ta := f.waiting(s)
 		Expect(ta.Spec.Tool).To(Equal("mcp__everything__echo"))
 		Expect(ta.Spec.Arguments).To(MatchJSON(`{"text":"users"}`))
-		Expect(ta.Spec.Owner).To(Equal(v1.ApprovalOwner{Kind: turns.OwnerSessionSend, Name: s.Name}))
+		Expect(ta.Spec.Owner).To(Equal(sessionsv1alpha1.ApprovalOwner{Kind: turns.OwnerSessionSend, Name: s.Name}))
 		Expect(ta.OwnerReferences).To(ConsistOf(HaveField("UID", s.UID)))
 		Consistently(f.srv.EchoCalls, time.Second, testenv.Interval).Should(BeZero())
 
-		Expect(decide(f.carol, ta, v1.DecisionApproved, "")).To(Succeed())
+		Expect(decide(f.carol, ta, sessionsv1alpha1.DecisionApproved, "")).To(Succeed())
 		s = f.finished(s)
-		Expect(s.Status.Phase).To(Equal(v1.SendCompleted))
+		Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendCompleted))
 		Expect(s.Status.Reply).To(Equal("done: Echo: users"))
-		Expect(meta.FindStatusCondition(s.Status.Conditions, v1.ConditionAwaitingApproval)).To(HaveField("Status", metav1.ConditionFalse))
+		Expect(meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionAwaitingApproval)).To(HaveField("Status", metav1.ConditionFalse))
 		Expect(f.srv.EchoCalls()).To(Equal(1))
 		ta = approvalNow(ta)
-		Expect(ta.Status.Phase).To(Equal(v1.ApprovalApproved))
+		Expect(ta.Status.Phase).To(Equal(sessionsv1alpha1.ApprovalApproved))
 		Expect(ta.Status.DecidedBy).To(Equal("carol"))
 		Expect(ta.Status.DecidedAt).NotTo(BeNil())
-		Expect(meta.IsStatusConditionTrue(ta.Status.Conditions, v1.ConditionDecided)).To(BeTrue())
+		Expect(meta.IsStatusConditionTrue(ta.Status.Conditions, sessionsv1alpha1.ConditionDecided)).To(BeTrue())
 		Expect(approvals(f.ns, "requested")).To(Equal(1.0))
 		Expect(approvals(f.ns, "approved")).To(Equal(1.0))
 		Expect(f.transcriptTexts()).To(ContainElements(
@@ -199,16 +199,16 @@ var _ = Describe("a tool call that needs approval", func() {
 
 	It("asks the session's chat through its webhook sink", func() {
 		f := newFixture(600)
-		Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: f.ns},
-			Spec: v1.SessionPolicySpec{Delivery: []v1.DeliverySink{{Channel: "webchat", URL: sink.URL}}}})).To(Succeed())
-		sess := &v1.AgentSession{}
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: f.ns},
+			Spec: sessionsv1alpha1.SessionPolicySpec{Delivery: []sessionsv1alpha1.DeliverySink{{Channel: "webchat", URL: sink.URL}}}})).To(Succeed())
+		sess := &sessionsv1alpha1.AgentSession{}
 		Expect(k8s.Get(ctx, types.NamespacedName{Namespace: f.ns, Name: sessionkey.ObjectName(sessionKey)}, sess)).To(Succeed())
 		sess.Spec.Channel = "webchat"
 		Expect(k8s.Update(ctx, sess)).To(Succeed())
 		Eventually(func(g Gomega) {
-			p := &v1.SessionPolicy{}
+			p := &sessionsv1alpha1.SessionPolicy{}
 			g.Expect(k8s.Get(ctx, types.NamespacedName{Namespace: f.ns, Name: "default"}, p)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(p.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionTrue(p.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		ta := f.waiting(f.send("drop it"))
 		Eventually(func(g Gomega) {
@@ -232,9 +232,9 @@ var _ = Describe("a tool call that needs approval", func() {
 		f := newFixture(600)
 		s := f.send("drop it")
 		ta := f.waiting(s)
-		Expect(decide(f.carol, ta, v1.DecisionDenied, "not on prod")).To(Succeed())
+		Expect(decide(f.carol, ta, sessionsv1alpha1.DecisionDenied, "not on prod")).To(Succeed())
 		s = f.finished(s)
-		Expect(s.Status.Phase).To(Equal(v1.SendCompleted))
+		Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendCompleted))
 		Expect(s.Status.Reply).To(ContainSubstring("denied: not on prod"))
 		Expect(f.srv.EchoCalls()).To(BeZero())
 		Expect(approvalNow(ta).Status.DecidedBy).To(Equal("carol"))
@@ -246,31 +246,31 @@ var _ = Describe("a tool call that needs approval", func() {
 		ta := f.waiting(s)
 		fakeClock.Step(2 * time.Second)
 		s = f.finished(s)
-		Expect(s.Status.Phase).To(Equal(v1.SendCompleted))
+		Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendCompleted))
 		Expect(s.Status.Reply).To(ContainSubstring("expired"))
 		Expect(f.srv.EchoCalls()).To(BeZero())
 		ta = approvalNow(ta)
-		Expect(ta.Status.Phase).To(Equal(v1.ApprovalExpired))
+		Expect(ta.Status.Phase).To(Equal(sessionsv1alpha1.ApprovalExpired))
 		Expect(ta.Status.DecidedBy).To(BeEmpty())
-		Expect(meta.FindStatusCondition(ta.Status.Conditions, v1.ConditionDecided)).To(HaveField("Reason", "Timeout"))
+		Expect(meta.FindStatusCondition(ta.Status.Conditions, sessionsv1alpha1.ConditionDecided)).To(HaveField("Reason", "Timeout"))
 		Expect(approvals(f.ns, "expired")).To(Equal(1.0))
 	})
 
 	It("reports timeout to a timed send that still waits, and the run goes on", func() {
 		f := newFixture(600)
-		s := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: f.ns},
-			Spec: v1.SessionSendSpec{SessionKey: sessionKey, Message: "drop it", TimeoutSeconds: ptr.To[int32](1)}}
+		s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: f.ns},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionKey, Message: "drop it", TimeoutSeconds: ptr.To[int32](1)}}
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		ta := f.waiting(s)
 		fakeClock.Step(2 * time.Second)
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-			g.Expect(s.Status.Status).To(Equal(v1.SendTimeout))
-			g.Expect(s.Status.Phase).To(Equal(v1.SendAwaitingApproval))
+			g.Expect(s.Status.Status).To(Equal(sessionsv1alpha1.SendTimeout))
+			g.Expect(s.Status.Phase).To(Equal(sessionsv1alpha1.SendAwaitingApproval))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
-		Expect(decide(f.carol, ta, v1.DecisionApproved, "")).To(Succeed())
+		Expect(decide(f.carol, ta, sessionsv1alpha1.DecisionApproved, "")).To(Succeed())
 		s = f.finished(s)
-		Expect(s.Status.Status).To(Equal(v1.SendTimeout))
+		Expect(s.Status.Status).To(Equal(sessionsv1alpha1.SendTimeout))
 		Expect(s.Status.Turns).To(ConsistOf(HaveField("Reply", "done: Echo: users")))
 	})
 
@@ -281,10 +281,10 @@ var _ = Describe("a tool call that needs approval", func() {
 		Expect(k8s.Patch(ctx, s, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"cancel":true}}`)))).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(ta), ta)).To(Succeed())
-			g.Expect(ta.Status.Phase).To(Equal(v1.ApprovalExpired))
-			g.Expect(meta.FindStatusCondition(ta.Status.Conditions, v1.ConditionDecided)).To(HaveField("Reason", "OwnerEnded"))
+			g.Expect(ta.Status.Phase).To(Equal(sessionsv1alpha1.ApprovalExpired))
+			g.Expect(meta.FindStatusCondition(ta.Status.Conditions, sessionsv1alpha1.ConditionDecided)).To(HaveField("Reason", "OwnerEnded"))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
-		err := decide(f.carol, ta, v1.DecisionApproved, "")
+		err := decide(f.carol, ta, sessionsv1alpha1.DecisionApproved, "")
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("already Expired"))
 		Expect(f.srv.EchoCalls()).To(BeZero())
@@ -296,36 +296,36 @@ var _ = Describe("a tool call that needs approval", func() {
 		ta := f.waiting(s)
 		stopManager()
 		startManager()
-		Expect(decide(f.carol, ta, v1.DecisionApproved, "after the restart")).To(Succeed())
+		Expect(decide(f.carol, ta, sessionsv1alpha1.DecisionApproved, "after the restart")).To(Succeed())
 		s = f.finished(s)
 		Expect(s.Status.Reply).To(Equal("done: Echo: users"))
 		Expect(f.srv.EchoCalls()).To(Equal(1))
-		var list v1.ToolApprovalList
+		var list sessionsv1alpha1.ToolApprovalList
 		Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
 		Expect(list.Items).To(HaveLen(1))
 	})
 
 	It("waits the same way in a sub-agent's run, which shows it", func() {
 		f := newFixture(600)
-		run := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: f.ns},
-			Spec: v1.SubagentRunSpec{Task: "drop it", AgentID: "ops"}}
+		run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: f.ns},
+			Spec: sessionsv1alpha1.SubagentRunSpec{Task: "drop it", AgentID: "ops"}}
 		Expect(k8s.Create(ctx, run)).To(Succeed())
-		var ta v1.ToolApproval
+		var ta sessionsv1alpha1.ToolApproval
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
-			g.Expect(run.Status.Phase).To(Equal(v1.RunAwaitingApproval))
-			g.Expect(meta.IsStatusConditionTrue(run.Status.Conditions, v1.ConditionAwaitingApproval)).To(BeTrue())
-			var list v1.ToolApprovalList
+			g.Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunAwaitingApproval))
+			g.Expect(meta.IsStatusConditionTrue(run.Status.Conditions, sessionsv1alpha1.ConditionAwaitingApproval)).To(BeTrue())
+			var list sessionsv1alpha1.ToolApprovalList
 			g.Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
 			g.Expect(list.Items).To(HaveLen(1))
 			ta = list.Items[0]
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
-		Expect(ta.Spec.Owner).To(Equal(v1.ApprovalOwner{Kind: turns.OwnerSubagentRun, Name: run.Name}))
+		Expect(ta.Spec.Owner).To(Equal(sessionsv1alpha1.ApprovalOwner{Kind: turns.OwnerSubagentRun, Name: run.Name}))
 		Expect(ta.Spec.SessionKey).To(Equal(run.Status.ChildSessionKey))
-		Expect(decide(f.carol, &ta, v1.DecisionApproved, "")).To(Succeed())
+		Expect(decide(f.carol, &ta, sessionsv1alpha1.DecisionApproved, "")).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
-			g.Expect(run.Status.Phase).To(Equal(v1.RunSucceeded))
+			g.Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		Expect(run.Status.Result).To(Equal("done: Echo: users"))
 		Expect(f.srv.EchoCalls()).To(Equal(1))
@@ -334,17 +334,17 @@ var _ = Describe("a tool call that needs approval", func() {
 	It("holds no executor slot: 500 waiting turns do not stop an unrelated send", func() {
 		const waiting = 500
 		f := newFixture(600)
-		sends := make([]*v1.SessionSend, waiting)
+		sends := make([]*sessionsv1alpha1.SessionSend, waiting)
 		for i := range sends {
 			sends[i] = f.send(fmt.Sprintf("drop table %d", i))
 		}
 		// Far more turns than the engine's slots (maxTurns) wait at once.
 		Eventually(func(g Gomega) {
-			var list v1.ToolApprovalList
+			var list sessionsv1alpha1.ToolApprovalList
 			g.Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
 			pending := 0
 			for _, ta := range list.Items {
-				if ta.Status.Phase == v1.ApprovalPending {
+				if ta.Status.Phase == sessionsv1alpha1.ApprovalPending {
 					pending++
 				}
 			}

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/argocdhealth"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -36,9 +36,9 @@ var _ = Describe("GitOps health of ToolApprovals", func() {
 	It("reads pending, approved and expired as kstatus and the Argo CD health script should", func() {
 		script, err := argocdhealth.Script(filepath.Join(testenv.RepoRoot(), "config", "argocd"))
 		Expect(err).NotTo(HaveOccurred())
-		health := func(ta *v1.ToolApproval) string {
+		health := func(ta *sessionsv1alpha1.ToolApproval) string {
 			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(v1.GroupVersion.WithKind("ToolApproval"))
+			u.SetGroupVersionKind(sessionsv1alpha1.GroupVersion.WithKind("ToolApproval"))
 			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(ta), u)).To(Succeed())
 			ks, err := status.Compute(u)
 			Expect(err).NotTo(HaveOccurred())
@@ -50,14 +50,14 @@ var _ = Describe("GitOps health of ToolApprovals", func() {
 		f := newFixture(600)
 		approved := f.waiting(f.send("drop it"))
 		Expect(health(approved)).To(Equal("Current Suspended"), "pending")
-		Expect(decide(f.carol, approved, v1.DecisionApproved, "")).To(Succeed())
-		Eventually(func() v1.ApprovalPhase { return approvalNow(approved).Status.Phase }, testenv.Timeout, testenv.Interval).Should(Equal(v1.ApprovalApproved))
+		Expect(decide(f.carol, approved, sessionsv1alpha1.DecisionApproved, "")).To(Succeed())
+		Eventually(func() sessionsv1alpha1.ApprovalPhase { return approvalNow(approved).Status.Phase }, testenv.Timeout, testenv.Interval).Should(Equal(sessionsv1alpha1.ApprovalApproved))
 		Expect(health(approved)).To(Equal("Current Healthy"), "approved")
 
 		short := newFixture(1)
 		expired := short.waiting(short.send("drop it"))
 		fakeClock.Step(2 * time.Second)
-		Eventually(func() v1.ApprovalPhase { return approvalNow(expired).Status.Phase }, testenv.Timeout, testenv.Interval).Should(Equal(v1.ApprovalExpired))
+		Eventually(func() sessionsv1alpha1.ApprovalPhase { return approvalNow(expired).Status.Phase }, testenv.Timeout, testenv.Interval).Should(Equal(sessionsv1alpha1.ApprovalExpired))
 		Expect(health(expired)).To(Equal("Current Healthy"), "expired")
 	})
 })

@@ -28,7 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -41,20 +41,20 @@ func newNamespace() string {
 }
 
 // createAgent makes a scripted Agent and waits until it is Ready.
-func createAgent(ns, name string, rules ...v1.ScriptRule) {
-	a := &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: rules}}}
+func createAgent(ns, name string, rules ...sessionsv1alpha1.ScriptRule) {
+	a := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: rules}}}
 	Expect(k8s.Create(ctx, a)).To(Succeed())
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(a), a)).To(Succeed())
-		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, v1.ConditionReady)).To(BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 }
 
 // createSession makes a session and waits for its sessionId.
-func createSession(ns, key, agent string, mutate ...func(*v1.AgentSession)) *v1.AgentSession {
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: agent}}
+func createSession(ns, key, agent string, mutate ...func(*sessionsv1alpha1.AgentSession)) *sessionsv1alpha1.AgentSession {
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent}}
 	for _, m := range mutate {
 		m(s)
 	}
@@ -78,12 +78,12 @@ func person(ns, name string, roles ...string) client.Client {
 	return userClient(name)
 }
 
-func newSend(ns, key, message, from string) *v1.SessionSend {
-	return &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
-		Spec: v1.SessionSendSpec{SessionKey: key, Message: message, TimeoutSeconds: ptr.To[int32](60), FromSessionKey: from}}
+func newSend(ns, key, message, from string) *sessionsv1alpha1.SessionSend {
+	return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{GenerateName: "send-", Namespace: ns},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: message, TimeoutSeconds: ptr.To[int32](60), FromSessionKey: from}}
 }
 
-func finished(s *v1.SessionSend) *v1.SessionSend {
+func finished(s *sessionsv1alpha1.SessionSend) *sessionsv1alpha1.SessionSend {
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 		g.Expect(s.Status.CompletedAt).NotTo(BeNil())
@@ -93,7 +93,7 @@ func finished(s *v1.SessionSend) *v1.SessionSend {
 
 // records are a session's transcript records as "<role>: <text>", tool records included.
 func records(ns, key string) []string {
-	s := &v1.AgentSession{}
+	s := &sessionsv1alpha1.AgentSession{}
 	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(key)}, s)).To(Succeed())
 	page, err := store.Read(ctx, ns, s.Status.SessionID, transcript.ReadOptions{Limit: transcript.MaxLimit, IncludeTools: true})
 	Expect(err).NotTo(HaveOccurred())
@@ -108,10 +108,10 @@ func records(ns, key string) []string {
 	return out
 }
 
-func toolCall(name string, args map[string]any) v1.ScriptToolCall {
+func toolCall(name string, args map[string]any) sessionsv1alpha1.ScriptToolCall {
 	raw, err := json.Marshal(args)
 	Expect(err).NotTo(HaveOccurred())
-	return v1.ScriptToolCall{Name: name, Arguments: &runtime.RawExtension{Raw: raw}}
+	return sessionsv1alpha1.ScriptToolCall{Name: name, Arguments: &runtime.RawExtension{Raw: raw}}
 }
 
 // Issue 44, point 1: a target that chooses not to reply (exactly REPLY_SKIP) makes a waited
@@ -120,17 +120,17 @@ func toolCall(name string, args map[string]any) v1.ScriptToolCall {
 var _ = Describe("an empty reply", func() {
 	It("is ok with reply \"\" and noReply, and the announce shows no REPLY_SKIP", func() {
 		ns := newNamespace()
-		Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
-			Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityAll,
-				AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](0)}}})).To(Succeed())
-		createAgent(ns, "asker", v1.ScriptRule{Match: "^ask",
-			ToolCalls: []v1.ScriptToolCall{toolCall("sessions_send", map[string]any{"sessionKey": "agent:quiet:main", "message": "anything?", "timeoutSeconds": 60})},
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAll,
+				AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](0)}}})).To(Succeed())
+		createAgent(ns, "asker", sessionsv1alpha1.ScriptRule{Match: "^ask",
+			ToolCalls: []sessionsv1alpha1.ScriptToolCall{toolCall("sessions_send", map[string]any{"sessionKey": "agent:quiet:main", "message": "anything?", "timeoutSeconds": 60})},
 			Reply:     "got {{toolResults}}"})
-		createAgent(ns, "quiet", v1.ScriptRule{Match: ".", Reply: "REPLY_SKIP"})
+		createAgent(ns, "quiet", sessionsv1alpha1.ScriptRule{Match: ".", Reply: "REPLY_SKIP"})
 		createSession(ns, "agent:asker:main", "asker")
 		createSession(ns, "agent:quiet:main", "quiet")
 
-		finished(func() *v1.SessionSend {
+		finished(func() *sessionsv1alpha1.SessionSend {
 			s := newSend(ns, "agent:asker:main", "ask quiet", "")
 			Expect(k8s.Create(ctx, s)).To(Succeed())
 			return s
@@ -145,9 +145,9 @@ var _ = Describe("an empty reply", func() {
 		Expect(result).To(HaveKeyWithValue("reply", ""))
 		Expect(result).To(HaveKeyWithValue("noReply", true))
 
-		var sends v1.SessionSendList
+		var sends sessionsv1alpha1.SessionSendList
 		Expect(k8s.List(ctx, &sends, client.InNamespace(ns))).To(Succeed())
-		var tools *v1.SessionSend
+		var tools *sessionsv1alpha1.SessionSend
 		for i := range sends.Items {
 			if sends.Items[i].Spec.FromSessionKey == "agent:asker:main" {
 				tools = &sends.Items[i]
@@ -155,7 +155,7 @@ var _ = Describe("an empty reply", func() {
 		}
 		Expect(tools).NotTo(BeNil(), "the tool's send")
 		finished(tools)
-		Expect(tools.Status.Status).To(Equal(v1.SendOK))
+		Expect(tools.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 		Expect(tools.Status.Reply).To(BeEmpty())
 		Expect(tools.Status.Turns[0].Skipped).To(BeTrue())
 		Eventually(func() []string { return records(ns, "agent:quiet:main") }, testenv.Timeout, testenv.Interval).
@@ -170,9 +170,9 @@ var _ = Describe("an empty reply", func() {
 var _ = Describe("/send on|off|inherit", func() {
 	It("sets the send policy for its owner only, recorded as a command", func() {
 		ns := newNamespace()
-		createAgent(ns, "main", v1.ScriptRule{Match: ".", Reply: "model saw: {{input}}"})
+		createAgent(ns, "main", sessionsv1alpha1.ScriptRule{Match: ".", Reply: "model saw: {{input}}"})
 		key := "agent:main:discord:group:g1"
-		s := createSession(ns, key, "main", func(s *v1.AgentSession) { s.Spec.SendPolicy = v1.ActionDeny })
+		s := createSession(ns, key, "main", func(s *sessionsv1alpha1.AgentSession) { s.Spec.SendPolicy = sessionsv1alpha1.ActionDeny })
 		owner := person(ns, "owner", "agent-sessions-edit", "agent-sessions-send-admin")
 		dave := person(ns, "dave", "agent-sessions-edit")
 
@@ -184,8 +184,8 @@ var _ = Describe("/send on|off|inherit", func() {
 		Expect(err).To(MatchError(ContainSubstring("needs the verb set-send-policy")))
 
 		By("a session's /send on is refused whoever creates it, even where it sees the target")
-		Expect(k8s.Create(ctx, &v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
-			Spec: v1.SessionPolicySpec{Visibility: v1.VisibilityAll}})).To(Succeed())
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAll}})).To(Succeed())
 		createSession(ns, "agent:main:main", "main")
 		err = k8s.Create(ctx, newSend(ns, key, "/send on", "agent:main:main"))
 		Expect(err).To(MatchError(ContainSubstring("may not send it")))
@@ -194,10 +194,10 @@ var _ = Describe("/send on|off|inherit", func() {
 		on := newSend(ns, key, "/send on", "")
 		Expect(owner.Create(ctx, on)).To(Succeed())
 		finished(on)
-		Expect(on.Status.Status).To(Equal(v1.SendOK))
+		Expect(on.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 		Expect(on.Status.Reply).To(Equal("send policy of " + key + ": on (spec.sendPolicy=allow)"))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		Expect(s.Spec.SendPolicy).To(Equal(v1.ActionAllow))
+		Expect(s.Spec.SendPolicy).To(Equal(sessionsv1alpha1.ActionAllow))
 		Expect(records(ns, key)).To(Equal([]string{"command: /send on"}))
 
 		By("now an ordinary send reaches the model; /send inherit unsets the override")
@@ -206,7 +206,7 @@ var _ = Describe("/send on|off|inherit", func() {
 		Expect(finished(hello).Status.Reply).To(Equal("model saw: hello"))
 		inherit := newSend(ns, key, "/send inherit", "")
 		Expect(owner.Create(ctx, inherit)).To(Succeed())
-		Expect(finished(inherit).Status.Status).To(Equal(v1.SendOK))
+		Expect(finished(inherit).Status.Status).To(Equal(sessionsv1alpha1.SendOK))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 		Expect(s.Spec.SendPolicy).To(BeEmpty())
 		Expect(records(ns, key)).To(Equal([]string{"command: /send on", "user: hello", "assistant: model saw: hello", "command: /send inherit"}))

@@ -30,7 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -41,69 +41,69 @@ const settled = 3 * time.Second
 
 // sendsOnAnyInput is a scripted agent that answers every input, reply-back and announce
 // steps included, by sending it on to target without waiting: the hostile storm of issue 34.
-func sendsOnAnyInput(ns, name, target string) *v1.Agent {
+func sendsOnAnyInput(ns, name, target string) *sessionsv1alpha1.Agent {
 	args, err := json.Marshal(map[string]any{"sessionKey": target, "message": "{{input}}", "timeoutSeconds": 0})
 	Expect(err).NotTo(HaveOccurred())
-	return &v1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: v1.AgentSpec{Model: v1.ModelSpec{Provider: v1.ProviderScripted, Script: []v1.ScriptRule{{Match: "^",
-			ToolCalls: []v1.ScriptToolCall{{Name: "sessions_send", Arguments: &runtime.RawExtension{Raw: args}}},
+	return &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{{Match: "^",
+			ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: "sessions_send", Arguments: &runtime.RawExtension{Raw: args}}},
 			Reply:     "{{toolResults}}"}}}}}
 }
 
 // storm makes a namespace whose agents send on around the ring (a→b→a, or a→b→c→a), seeds it
 // with one person's send to a, waits until the count of SessionSends stops growing and
 // returns the seed and every send.
-func storm(limits *v1.ChainLimits, ring ...string) (*v1.SessionSend, []v1.SessionSend) {
+func storm(limits *sessionsv1alpha1.ChainLimits, ring ...string) (*sessionsv1alpha1.SessionSend, []sessionsv1alpha1.SessionSend) {
 	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "storm-"}}
 	Expect(k8s.Create(ctx, n)).To(Succeed())
 	ns := n.Name
-	objs := []client.Object{&v1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1.SessionPolicySpec{
-		Visibility: v1.VisibilityAll, AgentToAgent: v1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}, Limits: limits}}}
+	objs := []client.Object{&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: sessionsv1alpha1.SessionPolicySpec{
+		Visibility: sessionsv1alpha1.VisibilityAll, AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}, Limits: limits}}}
 	for i, a := range ring {
 		key := sessionkey.MainKey(a)
 		objs = append(objs, sendsOnAnyInput(ns, a, sessionkey.MainKey(ring[(i+1)%len(ring)])),
-			&v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: a}})
+			&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: a}})
 	}
 	for _, o := range objs {
 		Expect(k8s.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
 	}
 	Eventually(func(g Gomega) {
 		for _, a := range ring {
-			var s v1.AgentSession
+			var s sessionsv1alpha1.AgentSession
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(sessionkey.MainKey(a))}, &s)).To(Succeed())
 			g.Expect(s.Status.SessionID).NotTo(BeEmpty())
 		}
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 
-	seed := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
-		Spec: v1.SessionSendSpec{SessionKey: sessionkey.MainKey(ring[0]), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+	seed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionkey.MainKey(ring[0]), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
 	Expect(k8s.Create(ctx, seed)).To(Succeed())
 
 	count := func() int {
-		var l v1.SessionSendList
+		var l sessionsv1alpha1.SessionSendList
 		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 		return len(l.Items)
 	}
 	// The storm has stopped when every send has finished and no new one comes.
 	Eventually(func(g Gomega) {
-		var l v1.SessionSendList
+		var l sessionsv1alpha1.SessionSendList
 		g.Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 		g.Expect(len(l.Items)).To(BeNumerically(">", 1), "the storm never started")
 		for _, s := range l.Items {
-			g.Expect(v1.Finished(s.Status.Conditions)).To(BeTrue(), "send %s still running", s.Name)
+			g.Expect(sessionsv1alpha1.Finished(s.Status.Conditions)).To(BeTrue(), "send %s still running", s.Name)
 		}
 		n := len(l.Items)
 		g.Consistently(count, settled, testenv.Interval).Should(Equal(n))
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
-	var l v1.SessionSendList
+	var l sessionsv1alpha1.SessionSendList
 	Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
 	return seed, l.Items
 }
 
 // replies are every turn's reply of the sends: their tool results, as the model saw them.
-func replies(sends []v1.SessionSend) string {
+func replies(sends []sessionsv1alpha1.SessionSend) string {
 	var b strings.Builder
 	for _, s := range sends {
 		b.WriteString(s.Status.Reply + "\n")
@@ -130,13 +130,13 @@ func chainEvents(g Gomega, o client.Object) []string {
 // expectStopped checks a finished storm: every send but the seed is in the seed's chain,
 // the count is within the limit, the model was told why, and the seed got one Event naming
 // the limit.
-func expectStopped(name string, seed *v1.SessionSend, sends []v1.SessionSend, bound int, limit string) {
+func expectStopped(name string, seed *sessionsv1alpha1.SessionSend, sends []sessionsv1alpha1.SessionSend, bound int, limit string) {
 	GinkgoWriter.Printf("%s: %d SessionSends when it stopped (limit %d)\n", name, len(sends), bound)
 	AddReportEntry(name, fmt.Sprintf("%d SessionSends", len(sends)))
 	Expect(len(sends)).To(BeNumerically("<=", bound))
 	for _, s := range sends {
 		if s.Name != seed.Name {
-			Expect(s.Labels).To(HaveKeyWithValue(v1.ChainLabel, string(seed.UID)), "send %s", s.Name)
+			Expect(s.Labels).To(HaveKeyWithValue(sessionsv1alpha1.ChainLabel, string(seed.UID)), "send %s", s.Name)
 		}
 	}
 	Expect(replies(sends)).To(ContainSubstring("chain limit reached:"))
@@ -161,7 +161,7 @@ var _ = Describe("a storm of agents that send each other on any input", func() {
 	})
 
 	It("stops a pair that may loop at maxSendsPerChain, whatever its depth and fan-out", func() {
-		seed, sends := storm(&v1.ChainLimits{MaxHops: ptr.To[int32](64), MaxPairRepeats: ptr.To[int32](1000)}, "a", "b")
+		seed, sends := storm(&sessionsv1alpha1.ChainLimits{MaxHops: ptr.To[int32](64), MaxPairRepeats: ptr.To[int32](1000)}, "a", "b")
 		expectStopped("pair storm, maxPairRepeats 1000", seed, sends, 20, "maxSendsPerChain")
 	})
 })
@@ -172,28 +172,28 @@ var _ = Describe("the chain label", func() {
 		Expect(k8s.Create(ctx, n)).To(Succeed())
 		ns := n.Name
 		Expect(k8s.Create(ctx, sendsOnAnyInput(ns, "a", "agent:a:other"))).To(Succeed())
-		forged := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: ns,
-			Labels: map[string]string{v1.ChainLabel: "some-other-chain"}},
-			Spec: v1.SessionSendSpec{SessionKey: "agent:a:main", Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+		forged := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: ns,
+			Labels: map[string]string{sessionsv1alpha1.ChainLabel: "some-other-chain"}},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:a:main", Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
 		err := k8s.Create(ctx, forged)
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("label sessions.agents.dev/chain is set only by the operator's session tools"))
 
-		root := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "rooted", Namespace: ns,
-			Annotations: map[string]string{v1.ChainRootAnnotation: "SessionSend/seed"}},
-			Spec: v1.SubagentRunSpec{AgentID: "a", Task: "t"}}
+		root := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "rooted", Namespace: ns,
+			Annotations: map[string]string{sessionsv1alpha1.ChainRootAnnotation: "SessionSend/seed"}},
+			Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "t"}}
 		err = k8s.Create(ctx, root)
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("annotation sessions.agents.dev/chain-root is set only by"))
 
-		plain := &v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns},
-			Spec: v1.SessionSendSpec{SessionKey: "agent:a:main", Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+		plain := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:a:main", Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
 		Expect(k8s.Create(ctx, plain)).To(Succeed())
 		Eventually(func() error {
 			if err := k8s.Get(ctx, client.ObjectKeyFromObject(plain), plain); err != nil {
 				return err
 			}
-			plain.Labels = map[string]string{v1.ChainLabel: "joined-later"}
+			plain.Labels = map[string]string{sessionsv1alpha1.ChainLabel: "joined-later"}
 			return k8s.Update(ctx, plain)
 		}, testenv.Timeout, testenv.Interval).Should(WithTransform(apierrors.IsForbidden, BeTrue()))
 	})

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 )
@@ -56,14 +56,14 @@ func TestConsoleSendIsAPersonsSend(t *testing.T) {
 	if code != http.StatusCreated || out["name"] == "" || out["runId"] == "" {
 		t.Fatalf("send: %d %v, want 201 with a name and runId", code, out)
 	}
-	var s v1.SessionSend
+	var s sessionsv1alpha1.SessionSend
 	if err := fc.Get(context.Background(), client.ObjectKey{Namespace: mcpservertest.Namespace, Name: out["name"]}, &s); err != nil {
 		t.Fatal(err)
 	}
 	if s.Spec.Message != "hello from the console" || s.Spec.SessionKey != "agent:main:main" || s.Spec.FromSessionKey != "" {
 		t.Errorf("send spec = %+v, want a person's send into agent:main:main", s.Spec)
 	}
-	if s.Spec.TimeoutSeconds == nil || *s.Spec.TimeoutSeconds != v1.DefaultSendTimeoutSeconds {
+	if s.Spec.TimeoutSeconds == nil || *s.Spec.TimeoutSeconds != sessionsv1alpha1.DefaultSendTimeoutSeconds {
 		t.Errorf("timeoutSeconds = %v, want the default so the reply is recorded", s.Spec.TimeoutSeconds)
 	}
 }
@@ -71,8 +71,8 @@ func TestConsoleSendIsAPersonsSend(t *testing.T) {
 func TestConsoleCancelSetsSpecCancel(t *testing.T) {
 	o, fc := mcpservertest.Options()
 	ctx := context.Background()
-	run := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: mcpservertest.Namespace, Name: "slow"},
-		Spec: v1.SubagentRunSpec{AgentID: "main", Task: "slow work"}}
+	run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: mcpservertest.Namespace, Name: "slow"},
+		Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "main", Task: "slow work"}}
 	if err := fc.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -139,10 +139,10 @@ func TestConsoleWorkListsASessionsSendsAndRuns(t *testing.T) {
 	ctx := context.Background()
 	ns := mcpservertest.Namespace
 	for _, obj := range []client.Object{
-		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "into-main"}, Spec: v1.SessionSendSpec{SessionKey: "agent:main:main", Message: "a"}},
-		&v1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "into-other"}, Spec: v1.SessionSendSpec{SessionKey: "agent:other:main", Message: "b"}},
-		&v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-main"}, Spec: v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: "agent:main:main"}},
-		&v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-other"}, Spec: v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: "agent:other:main"}},
+		&sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "into-main"}, Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:main:main", Message: "a"}},
+		&sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "into-other"}, Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:other:main", Message: "b"}},
+		&sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-main"}, Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: "agent:main:main"}},
+		&sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-other"}, Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: "agent:other:main"}},
 	} {
 		if err := fc.Create(ctx, obj); err != nil {
 			t.Fatal(err)
@@ -155,8 +155,8 @@ func TestConsoleWorkListsASessionsSendsAndRuns(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	var out struct {
-		Sends []v1.SessionSend `json:"sends"`
-		Runs  []v1.SubagentRun `json:"runs"`
+		Sends []sessionsv1alpha1.SessionSend `json:"sends"`
+		Runs  []sessionsv1alpha1.SubagentRun `json:"runs"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); rec.Code != http.StatusOK || err != nil {
 		t.Fatalf("work: %d %s", rec.Code, rec.Body)

@@ -17,7 +17,7 @@ package actions
 import (
 	"context"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionrows"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
@@ -27,13 +27,13 @@ import (
 // event stream keeps the same fields current from the session objects and the commits.
 type consoleSession struct {
 	sessionrows.SessionRow
-	Label              string    `json:"label,omitempty"`
-	SpawnedBy          string    `json:"spawnedBy,omitempty"`
-	MessageCount       int64     `json:"messageCount"`
-	LastMessagePreview string    `json:"lastMessagePreview,omitempty"`
-	InputTokens        int64     `json:"inputTokens,omitempty"`
-	OutputTokens       int64     `json:"outputTokens,omitempty"`
-	Usage              *v1.Usage `json:"usage,omitempty"`
+	Label              string                  `json:"label,omitempty"`
+	SpawnedBy          string                  `json:"spawnedBy,omitempty"`
+	MessageCount       int64                   `json:"messageCount"`
+	LastMessagePreview string                  `json:"lastMessagePreview,omitempty"`
+	InputTokens        int64                   `json:"inputTokens,omitempty"`
+	OutputTokens       int64                   `json:"outputTokens,omitempty"`
+	Usage              *sessionsv1alpha1.Usage `json:"usage,omitempty"`
 }
 
 // sessionsOf lists the namespace's sessions as sessions_list does for a person (what RBAC
@@ -43,7 +43,7 @@ func sessionsOf(ctx context.Context, call *sessiontools.Call, limit sessiontools
 	if err != nil {
 		return nil, err
 	}
-	byKey := make(map[string]*v1.AgentSession, len(all))
+	byKey := make(map[string]*sessionsv1alpha1.AgentSession, len(all))
 	for _, s := range all {
 		byKey[s.Spec.Key] = s
 	}

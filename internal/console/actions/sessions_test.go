@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/console/actions"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -48,21 +48,21 @@ func postJSON(t *testing.T, h http.Handler, path, body string, out any) {
 func TestConsoleSessionsCarryCountersAndUsage(t *testing.T) {
 	o, fc := mcpservertest.Options()
 	ctx := context.Background()
-	ops := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: mcpservertest.Namespace, Name: sessionkey.ObjectName("agent:main:discord:group:ops")},
-		Spec: v1.AgentSessionSpec{Key: "agent:main:discord:group:ops", AgentID: "main", Label: "ops room"},
-		Status: v1.AgentSessionStatus{SessionID: "s-ops", MessageCount: 7, LastMessagePreview: "deploy done",
-			InputTokens: 120, OutputTokens: 30, Usage: &v1.Usage{InputTokens: 120, OutputTokens: 30, Cost: "0.001000000", Currency: "USD"}}}
+	ops := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: mcpservertest.Namespace, Name: sessionkey.ObjectName("agent:main:discord:group:ops")},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:discord:group:ops", AgentID: "main", Label: "ops room"},
+		Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "s-ops", MessageCount: 7, LastMessagePreview: "deploy done",
+			InputTokens: 120, OutputTokens: 30, Usage: &sessionsv1alpha1.Usage{InputTokens: 120, OutputTokens: 30, Cost: "0.001000000", Currency: "USD"}}}
 	if err := fc.Create(ctx, ops); err != nil {
 		t.Fatal(err)
 	}
 	h := actions.Handler(o)
 	type row struct {
-		Key                string    `json:"key"`
-		Kind               string    `json:"kind"`
-		Label              string    `json:"label"`
-		MessageCount       int64     `json:"messageCount"`
-		LastMessagePreview string    `json:"lastMessagePreview"`
-		Usage              *v1.Usage `json:"usage"`
+		Key                string                  `json:"key"`
+		Kind               string                  `json:"kind"`
+		Label              string                  `json:"label"`
+		MessageCount       int64                   `json:"messageCount"`
+		LastMessagePreview string                  `json:"lastMessagePreview"`
+		Usage              *sessionsv1alpha1.Usage `json:"usage"`
 	}
 	var out struct {
 		Sessions []row `json:"sessions"`
@@ -90,9 +90,9 @@ func TestConsoleWorkListsTheRunTree(t *testing.T) {
 	ctx := context.Background()
 	ns := mcpservertest.Namespace
 	run := func(name, requester, child string) client.Object {
-		return &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec:   v1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: requester},
-			Status: v1.SubagentRunStatus{ChildSessionKey: child}}
+		return &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec:   sessionsv1alpha1.SubagentRunSpec{AgentID: "main", Task: "t", RequesterSessionKey: requester},
+			Status: sessionsv1alpha1.SubagentRunStatus{ChildSessionKey: child}}
 	}
 	for _, obj := range []client.Object{
 		run("research", "agent:main:main", "agent:main:subagent:c1"),
@@ -107,11 +107,11 @@ func TestConsoleWorkListsTheRunTree(t *testing.T) {
 		}
 	}
 	var out struct {
-		Runs        []v1.SubagentRun `json:"runs"`
-		Descendants []v1.SubagentRun `json:"descendants"`
+		Runs        []sessionsv1alpha1.SubagentRun `json:"runs"`
+		Descendants []sessionsv1alpha1.SubagentRun `json:"descendants"`
 	}
 	postJSON(t, actions.Handler(o), "/console/work", `{"sessionKey":"agent:main:main"}`, &out)
-	names := func(runs []v1.SubagentRun) []string {
+	names := func(runs []sessionsv1alpha1.SubagentRun) []string {
 		var n []string
 		for _, r := range runs {
 			n = append(n, r.Name)

@@ -21,7 +21,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
@@ -37,9 +37,9 @@ const (
 // brings changes: the sends into it and the runs it started, newest first, and the runs
 // under those (Descendants: a run's children are the runs its child session requested).
 type sessionWork struct {
-	Sends       []v1.SessionSend `json:"sends"`
-	Runs        []v1.SubagentRun `json:"runs"`
-	Descendants []v1.SubagentRun `json:"descendants"`
+	Sends       []sessionsv1alpha1.SessionSend `json:"sends"`
+	Runs        []sessionsv1alpha1.SubagentRun `json:"runs"`
+	Descendants []sessionsv1alpha1.SubagentRun `json:"descendants"`
 }
 
 // pageSize bounds one read of a work list: a session with 100,000 finished sends is read a
@@ -49,16 +49,16 @@ const pageSize = 500
 // workOf lists key's sends and runs through the call's reader, as the caller: the sends
 // resolved to key and those that name it as written (not resolved yet, or by an alias).
 func workOf(ctx context.Context, call *sessiontools.Call, key string) (*sessionWork, error) {
-	var sends []v1.SessionSend
+	var sends []sessionsv1alpha1.SessionSend
 	for _, field := range []string{cacheindex.SendTarget, cacheindex.SendKey} {
-		var list v1.SessionSendList
-		page, err := listNewest(ctx, call.Reader, &list, func() []v1.SessionSend { return list.Items },
+		var list sessionsv1alpha1.SessionSendList
+		page, err := listNewest(ctx, call.Reader, &list, func() []sessionsv1alpha1.SessionSend { return list.Items },
 			client.InNamespace(call.Namespace), client.MatchingFields{field: key})
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range page {
-			if !slices.ContainsFunc(sends, func(o v1.SessionSend) bool { return o.UID == s.UID && o.Name == s.Name }) {
+			if !slices.ContainsFunc(sends, func(o sessionsv1alpha1.SessionSend) bool { return o.UID == s.UID && o.Name == s.Name }) {
 				sends = append(sends, s)
 			}
 		}
@@ -75,9 +75,9 @@ func workOf(ctx context.Context, call *sessiontools.Call, key string) (*sessionW
 }
 
 // runsOf are the newest runs key requested.
-func runsOf(ctx context.Context, call *sessiontools.Call, key string) ([]v1.SubagentRun, error) {
-	var list v1.SubagentRunList
-	return listNewest(ctx, call.Reader, &list, func() []v1.SubagentRun { return list.Items },
+func runsOf(ctx context.Context, call *sessiontools.Call, key string) ([]sessionsv1alpha1.SubagentRun, error) {
+	var list sessionsv1alpha1.SubagentRunList
+	return listNewest(ctx, call.Reader, &list, func() []sessionsv1alpha1.SubagentRun { return list.Items },
 		client.InNamespace(call.Namespace), client.MatchingFields{cacheindex.RunRequester: key})
 }
 
@@ -102,11 +102,11 @@ func listNewest[T any, P interface {
 // descendantsOf walks the run tree under runs level by level: the runs each run's child
 // session requested, then theirs. A session seen before (key's own, or a cycle) is not
 // followed again.
-func descendantsOf(ctx context.Context, call *sessiontools.Call, key string, runs []v1.SubagentRun) ([]v1.SubagentRun, error) {
-	var out []v1.SubagentRun
+func descendantsOf(ctx context.Context, call *sessiontools.Call, key string, runs []sessionsv1alpha1.SubagentRun) ([]sessionsv1alpha1.SubagentRun, error) {
+	var out []sessionsv1alpha1.SubagentRun
 	seen := map[string]bool{key: true}
 	for depth := 0; depth < maxTreeDepth && len(runs) > 0 && len(out) < maxWork; depth++ {
-		var next []v1.SubagentRun
+		var next []sessionsv1alpha1.SubagentRun
 		for _, r := range runs {
 			child := r.Status.ChildSessionKey
 			if child == "" || seen[child] {

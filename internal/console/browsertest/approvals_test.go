@@ -28,7 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/console/chromiumtest"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -47,15 +47,15 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	token := tokenFor(t, ctx, cfg, "console-approver",
-		rbacv1.PolicyRule{APIGroups: []string{v1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
+		rbacv1.PolicyRule{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
 			Resources: []string{"agentsessions", "agentsessions/transcript", "sessionsends", "subagentruns"}},
-		rbacv1.PolicyRule{APIGroups: []string{v1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch", "patch", v1.VerbApprove},
+		rbacv1.PolicyRule{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch", "patch", sessionsv1alpha1.VerbApprove},
 			Resources: []string{"toolapprovals"}})
 
 	for id, key := range map[string]string{"s-main": mainKey, "s-ops": groupKey, "s-c1": child1} {
-		createSession(t, ctx, c, key, "", v1.AgentSessionStatus{SessionID: id})
+		createSession(t, ctx, c, key, "", sessionsv1alpha1.AgentSessionStatus{SessionID: id})
 	}
-	createRun(t, ctx, c, "research", mainKey, child1, v1.RunRunning, nil)
+	createRun(t, ctx, c, "research", mainKey, child1, sessionsv1alpha1.RunRunning, nil)
 	// The main session's own call, one of the run under it, and one of another session
 	// whose arguments are long enough to be cut.
 	createApproval(t, ctx, c, "tap-main", mainKey, "mcp__github__create_issue", `{"title":"Fix the build","labels":["ci"]}`)
@@ -114,7 +114,7 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 		chromedp.Focus(item("session-approvals", "tap-main")+` button[aria-label="Approve tap-main"]`, chromedp.ByQuery),
 		chromedp.KeyEvent(kb.Enter),
 	)
-	decided(t, ctx, c, "tap-main", v1.DecisionApproved, "")
+	decided(t, ctx, c, "tap-main", sessionsv1alpha1.DecisionApproved, "")
 	// The pressed button is disabled now: the keyboard is left on the note saying what was sent.
 	var onNote bool
 	run("the focus after Approve",
@@ -142,13 +142,13 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 	if enabled {
 		t.Error("tap-child's Approve in the namespace's list is still enabled after it was denied")
 	}
-	decided(t, ctx, c, "tap-child", v1.DecisionDenied, "not now")
+	decided(t, ctx, c, "tap-child", sessionsv1alpha1.DecisionDenied, "not now")
 
 	// The operator's status lands: decided and expired calls leave both lists live, and a
 	// new call arrives live.
-	setPhase(t, ctx, c, "tap-main", v1.ApprovalApproved)
-	setPhase(t, ctx, c, "tap-ops", v1.ApprovalExpired)
-	setPhase(t, ctx, c, "tap-child", v1.ApprovalDenied)
+	setPhase(t, ctx, c, "tap-main", sessionsv1alpha1.ApprovalApproved)
+	setPhase(t, ctx, c, "tap-ops", sessionsv1alpha1.ApprovalExpired)
+	setPhase(t, ctx, c, "tap-child", sessionsv1alpha1.ApprovalDenied)
 	createApproval(t, ctx, c, "tap-late", mainKey, "mcp__github__close_issue", `{"number":7}`)
 	var inList bool
 	run("the lists follow the events",
@@ -171,20 +171,20 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 // then its Pending status.
 func createApproval(t *testing.T, ctx context.Context, c client.Client, name, key, tool, args string) {
 	t.Helper()
-	ta := &v1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: v1.ToolApprovalSpec{
+	ta := &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: sessionsv1alpha1.ToolApprovalSpec{
 		SessionKey: key, AgentID: "main", Tool: tool, Arguments: args,
-		Owner:     v1.ApprovalOwner{Kind: "SessionSend", Name: "send-" + name},
+		Owner:     sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "send-" + name},
 		ExpiresAt: metav1.NewTime(time.Now().Add(10 * time.Minute)),
 	}}
 	if err := c.Create(ctx, ta); err != nil {
 		t.Fatal(err)
 	}
-	setPhase(t, ctx, c, name, v1.ApprovalPending)
+	setPhase(t, ctx, c, name, sessionsv1alpha1.ApprovalPending)
 }
 
-func setPhase(t *testing.T, ctx context.Context, c client.Client, name string, phase v1.ApprovalPhase) {
+func setPhase(t *testing.T, ctx context.Context, c client.Client, name string, phase sessionsv1alpha1.ApprovalPhase) {
 	t.Helper()
-	ta := &v1.ToolApproval{}
+	ta := &sessionsv1alpha1.ToolApproval{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, ta); err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +195,11 @@ func setPhase(t *testing.T, ctx context.Context, c client.Client, name string, p
 }
 
 // decided waits until the approval holds the decision and reason the page made.
-func decided(t *testing.T, ctx context.Context, c client.Client, name string, d v1.ApprovalDecision, reason string) {
+func decided(t *testing.T, ctx context.Context, c client.Client, name string, d sessionsv1alpha1.ApprovalDecision, reason string) {
 	t.Helper()
 	deadline := time.Now().Add(testenv.Timeout)
 	for {
-		ta := &v1.ToolApproval{}
+		ta := &sessionsv1alpha1.ToolApproval{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, ta); err != nil {
 			t.Fatal(err)
 		}

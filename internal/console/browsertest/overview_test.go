@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/console/chromiumtest"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -67,24 +67,24 @@ func TestConsoleOverviewInChromium(t *testing.T) {
 	token := viewerToken(t, ctx, cfg)
 
 	updated := time.Now().Add(-3 * time.Minute).Truncate(time.Second)
-	mainUsage := &v1.Usage{InputTokens: 1200, OutputTokens: 340, Cost: "0.012300000", Currency: "USD"}
+	mainUsage := &sessionsv1alpha1.Usage{InputTokens: 1200, OutputTokens: 340, Cost: "0.012300000", Currency: "USD"}
 	for _, s := range []struct {
 		key, label string
-		status     v1.AgentSessionStatus
+		status     sessionsv1alpha1.AgentSessionStatus
 	}{
-		{mainKey, "front desk", v1.AgentSessionStatus{SessionID: "s-main", MessageCount: 2, LastMessagePreview: "pong",
+		{mainKey, "front desk", sessionsv1alpha1.AgentSessionStatus{SessionID: "s-main", MessageCount: 2, LastMessagePreview: "pong",
 			UpdatedAt: &metav1.Time{Time: updated}, InputTokens: 1200, OutputTokens: 340, Usage: mainUsage}},
-		{groupKey, "", v1.AgentSessionStatus{SessionID: "s-ops", MessageCount: 7, LastMessagePreview: "deploy done"}},
-		{cronKey, "", v1.AgentSessionStatus{SessionID: "s-cron"}},
-		{child1, "research", v1.AgentSessionStatus{SessionID: "s-c1", MessageCount: 4}},
-		{child2, "deep dive", v1.AgentSessionStatus{SessionID: "s-c2", MessageCount: 3}},
-		{child3, "fact check", v1.AgentSessionStatus{SessionID: "s-c3", MessageCount: 2}},
+		{groupKey, "", sessionsv1alpha1.AgentSessionStatus{SessionID: "s-ops", MessageCount: 7, LastMessagePreview: "deploy done"}},
+		{cronKey, "", sessionsv1alpha1.AgentSessionStatus{SessionID: "s-cron"}},
+		{child1, "research", sessionsv1alpha1.AgentSessionStatus{SessionID: "s-c1", MessageCount: 4}},
+		{child2, "deep dive", sessionsv1alpha1.AgentSessionStatus{SessionID: "s-c2", MessageCount: 3}},
+		{child3, "fact check", sessionsv1alpha1.AgentSessionStatus{SessionID: "s-c3", MessageCount: 2}},
 	} {
 		createSession(t, ctx, c, s.key, s.label, s.status)
 	}
-	createRun(t, ctx, c, "research", mainKey, child1, v1.RunSucceeded, &v1.Usage{InputTokens: 900, OutputTokens: 200, Cost: "0.004000000", Currency: "USD"})
-	createRun(t, ctx, c, "deep-dive", child1, child2, v1.RunSucceeded, nil)
-	createRun(t, ctx, c, "fact-check", child2, child3, v1.RunRunning, nil)
+	createRun(t, ctx, c, "research", mainKey, child1, sessionsv1alpha1.RunSucceeded, &sessionsv1alpha1.Usage{InputTokens: 900, OutputTokens: 200, Cost: "0.004000000", Currency: "USD"})
+	createRun(t, ctx, c, "deep-dive", child1, child2, sessionsv1alpha1.RunSucceeded, nil)
+	createRun(t, ctx, c, "fact-check", child2, child3, sessionsv1alpha1.RunRunning, nil)
 
 	a := sidecartest.Start(t, transcriptstore.SidecarConfig{DefaultNamespace: "default", Kubeconfig: kubeconfig})
 	store := storeclient.NewClient(a.Internal)
@@ -170,7 +170,7 @@ func TestConsoleOverviewInChromium(t *testing.T) {
 		}
 	}
 	// A run spawned deep in the tree after opening joins it live.
-	createRun(t, ctx, c, "fact-check-2", child2, "", v1.RunRunning, nil)
+	createRun(t, ctx, c, "fact-check-2", child2, "", sessionsv1alpha1.RunRunning, nil)
 	run("a new grandchild run arrives live",
 		chromedp.WaitVisible(`#work li[data-name="deep-dive"] ul.children li[data-name="fact-check-2"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll("#work details").forEach((d) => d.open = true)`, nil),
@@ -257,7 +257,7 @@ func startControlPlane(t *testing.T) (*rest.Config, client.Client, string) {
 func viewerToken(t *testing.T, ctx context.Context, cfg *rest.Config) string {
 	t.Helper()
 	return tokenFor(t, ctx, cfg, "console-viewer", rbacv1.PolicyRule{
-		APIGroups: []string{v1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
+		APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
 		Resources: []string{"agentsessions", "agentsessions/transcript", "sessionsends", "subagentruns"},
 	})
 }
@@ -289,30 +289,30 @@ func tokenFor(t *testing.T, ctx context.Context, cfg *rest.Config, name string, 
 	return tr.Status.Token
 }
 
-func createSession(t *testing.T, ctx context.Context, c client.Client, key, label string, st v1.AgentSessionStatus) {
+func createSession(t *testing.T, ctx context.Context, c client.Client, key, label string, st sessionsv1alpha1.AgentSessionStatus) {
 	t.Helper()
-	s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: sessionkey.ObjectName(key)},
-		Spec: v1.AgentSessionSpec{Key: key, AgentID: "main", Label: label}}
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: sessionkey.ObjectName(key)},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "main", Label: label}}
 	if err := c.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	st.Phase = v1.SessionActive
+	st.Phase = sessionsv1alpha1.SessionActive
 	s.Status = st
 	if err := c.Status().Update(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func createRun(t *testing.T, ctx context.Context, c client.Client, name, requester, child string, phase v1.RunPhase, usage *v1.Usage) {
+func createRun(t *testing.T, ctx context.Context, c client.Client, name, requester, child string, phase sessionsv1alpha1.RunPhase, usage *sessionsv1alpha1.Usage) {
 	t.Helper()
-	r := &v1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-		Spec: v1.SubagentRunSpec{AgentID: "main", Task: name + " for the console test", RequesterSessionKey: requester}}
+	r := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "main", Task: name + " for the console test", RequesterSessionKey: requester}}
 	if err := c.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	started := metav1.NewTime(time.Now().Add(-time.Minute))
-	r.Status = v1.SubagentRunStatus{Status: "accepted", ChildSessionKey: child, Phase: phase, Usage: usage, OwnerStatus: v1.OwnerStatus{StartedAt: &started}}
-	if phase == v1.RunSucceeded {
+	r.Status = sessionsv1alpha1.SubagentRunStatus{Status: "accepted", ChildSessionKey: child, Phase: phase, Usage: usage, OwnerStatus: sessionsv1alpha1.OwnerStatus{StartedAt: &started}}
+	if phase == sessionsv1alpha1.RunSucceeded {
 		r.Status.CompletedAt = &started
 	}
 	if err := c.Status().Update(ctx, r); err != nil {

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -61,10 +61,10 @@ func Handler() (http.Handler, client.WithWatch) {
 // Options are the endpoint's options over a fake API: tokens "alice", "bob" and "mallory"
 // are users of those names (mallory may not list sessions), any other token is refused.
 func Options() (mcpserver.Options, client.WithWatch) {
-	main := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: sessionkey.ObjectName("agent:main:main")},
-		Spec: v1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
+	main := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: sessionkey.ObjectName("agent:main:main")},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:main", AgentID: "main"}}
 	fc := testenv.IndexFake(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(main).
-		WithStatusSubresource(&v1.SessionSend{}).WithInterceptorFuncs(interceptor.Funcs{
+		WithStatusSubresource(&sessionsv1alpha1.SessionSend{}).WithInterceptorFuncs(interceptor.Funcs{
 		// As the API server does, every object created gets a UID (a task's id is made of it).
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			if obj.GetUID() == "" {
@@ -73,7 +73,7 @@ func Options() (mcpserver.Options, client.WithWatch) {
 			return c.Create(ctx, obj, opts...)
 		}})).Build()
 	refused := interceptor.NewClient(fc, interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
-		return apierrors.NewForbidden(schema.GroupResource{Group: v1.GroupVersion.Group, Resource: "agentsessions"}, "", errors.New("no RBAC rule"))
+		return apierrors.NewForbidden(schema.GroupResource{Group: sessionsv1alpha1.GroupVersion.Group, Resource: "agentsessions"}, "", errors.New("no RBAC rule"))
 	}})
 	return mcpserver.Options{
 		Identify: func(_ context.Context, token string) (user.Info, error) {

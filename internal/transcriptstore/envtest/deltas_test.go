@@ -36,7 +36,7 @@ import (
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
@@ -90,8 +90,8 @@ var _ = Describe("live replies on /events", Ordered, func() {
 		tc = transcriptclient.NewClient(sock)
 
 		for _, key := range []string{mine, other} {
-			Expect(k8s.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: "d"}})).To(Succeed())
+			Expect(k8s.Create(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "d"}})).To(Succeed())
 			_, err = tc.CreateSession(ctx, transcript.SessionHeader{Namespace: ns, SessionID: sessionkey.ObjectName(key), SessionKey: key})
 			Expect(err).NotTo(HaveOccurred())
 		}

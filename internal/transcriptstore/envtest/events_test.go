@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -61,8 +61,8 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 		DeferCleanup(st.Close)
 		objects, err := transcriptstore.WatchObjects(ctx, cfg, hub, shard.Shard{}, GinkgoLogr)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(k8s.Create(ctx, &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(seen), Namespace: evNS},
-			Spec: v1.AgentSessionSpec{Key: seen, AgentID: "e"}})).To(Succeed())
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(seen), Namespace: evNS},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: seen, AgentID: "e"}})).To(Succeed())
 		authz, err := transcriptstore.NewKubeAuthorizer(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		srv = httptest.NewServer(transcriptstore.NewEventsHandler(hub, authz, st, objects, evNS, GinkgoLogr))
@@ -97,10 +97,10 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 			ExpectWithOffset(1, got).To(Equal(want))
 		}
 
-		sessions := map[string]*v1.AgentSession{}
+		sessions := map[string]*sessionsv1alpha1.AgentSession{}
 		for _, key := range []string{theirs, mine} {
-			s := &v1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: evNS},
-				Spec: v1.AgentSessionSpec{Key: key, AgentID: "e"}}
+			s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: evNS},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "e"}}
 			Expect(k8s.Create(ctx, s)).To(Succeed())
 			sessions[key] = s
 		}
@@ -119,7 +119,7 @@ var _ = Describe("/events against a real API server", Ordered, func() {
 
 		for _, key := range []string{theirs, mine} {
 			s := sessions[key]
-			s.Status.Phase = v1.SessionArchived
+			s.Status.Phase = sessionsv1alpha1.SessionArchived
 			Expect(k8s.Status().Update(ctx, s)).To(Succeed())
 		}
 		expect(seen{events.KindSessionsChanged, events.PhaseArchived, mine})

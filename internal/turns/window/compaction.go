@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -265,7 +265,7 @@ type compactionConfig struct {
 	instructions string
 }
 
-func compactionOf(agent *v1.Agent) compactionConfig {
+func compactionOf(agent *sessionsv1alpha1.Agent) compactionConfig {
 	c := &agent.Spec.Memory.Compaction
 	cfg := compactionConfig{enabled: true, triggerRatio: DefaultCompactionTriggerRatio, keepRecent: DefaultKeepRecentMessages,
 		model: c.Model, timeout: DefaultCompactionTimeout, instructions: c.Instructions}

@@ -26,7 +26,7 @@ import (
 
 	"k8s.io/utils/clock"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -45,7 +45,7 @@ type Request struct {
 	// Turn is the turn's id, the prefix of its records' idempotency keys ("<Turn>/<step>").
 	Turn string
 	// Agent gives the context window's size and the compaction settings.
-	Agent *v1.Agent
+	Agent *sessionsv1alpha1.Agent
 	// Model is the session's model (spec.model), which compaction falls back to.
 	Model string
 	// System and Tools are what the turn's requests carry besides history: the window keeps

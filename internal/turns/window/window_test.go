@@ -26,7 +26,7 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -54,8 +54,8 @@ func newSource(t *testing.T) (*Source, *readLog, *clocktesting.FakeClock) {
 	return NewSource(st, fc, DefaultHistoryCacheBytes), st, fc
 }
 
-func agentWith(contextTokens int64) *v1.Agent {
-	a := &v1.Agent{}
+func agentWith(contextTokens int64) *sessionsv1alpha1.Agent {
+	a := &sessionsv1alpha1.Agent{}
 	a.Spec.Model.ContextTokens = ptr.To(contextTokens)
 	return a
 }

@@ -27,7 +27,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 )
 
@@ -90,9 +90,9 @@ func run() error {
 	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
 	want := append(calls[scenario], more...)
 	timeout := int32(20)
-	agent := &v1.Agent{
+	agent := &sessionsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "conformance", Name: "client", Generation: 1},
-		Spec: v1.AgentSpec{Tools: v1.ToolsSpec{MCPServers: []v1.MCPServer{
+		Spec: sessionsv1alpha1.AgentSpec{Tools: sessionsv1alpha1.ToolsSpec{MCPServers: []sessionsv1alpha1.MCPServer{
 			{Name: "conformance", URL: os.Args[len(os.Args)-1], TimeoutSeconds: &timeout},
 		}}},
 	}
