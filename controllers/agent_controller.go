@@ -17,12 +17,10 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"time"
+	"k8s.io/klog/v2"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -141,24 +139,6 @@ func (r *AgentReconciler) check(ctx context.Context, a *sessionsv1alpha1.Agent) 
 		return "InvalidProvider", err.Error(), nil
 	}
 	return "", "", nil
-}
-
-// secretRecheck is how often an Agent or SessionPolicy waiting for a Secret looks again.
-const secretRecheck = 30 * time.Second
-
-// applyReady sets the Ready condition (and Stalled) and observedGeneration in obj's status;
-// the caller writes the status once (writeStatus).
-func applyReady(ctx context.Context, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) {
-	changed := meta.SetStatusCondition(conds, cond)
-	if setStalled(conds, cond) {
-		changed = true
-	}
-	if *observed != obj.GetGeneration() {
-		*observed, changed = obj.GetGeneration(), true
-	}
-	if changed {
-		ctrl.LoggerFrom(ctx).V(2).Info("ready condition changed", "object", klog.KObj(obj), "ready", cond.Status, "reason", cond.Reason)
-	}
 }
 
 // setupWith registers the reconciler; probes runs its MCP probes (nil when MCP is nil).

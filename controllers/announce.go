@@ -52,6 +52,13 @@ type announcer struct {
 	clock clock.Clock
 }
 
+// newAnnouncer builds the announcer the owner kinds and the ToolApproval controller share:
+// l finds sessions and policies, api reads Secrets uncached, d posts, events records the
+// announces of events sinks; clk nil is the real clock.
+func newAnnouncer(l lookup.Lookup, api client.Reader, d *delivery.Deliverer, events recorder.EventRecorder, clk clock.Clock) *announcer {
+	return &announcer{lookup: l, apiReader: api, deliverer: d, events: events, clock: clk}
+}
+
 // announceInput is what one announce delivers, and how far it got.
 type announceInput struct {
 	// session is the session whose channel the announce goes to.

@@ -17,7 +17,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -73,25 +72,4 @@ func (r *ToolApprovalReconciler) notifyApproval(ctx context.Context, ta *session
 			r.Recorder.Eventf(ta, nil, corev1.EventTypeWarning, "NotifyFailed", "Deliver", "approval request to %s not delivered: %v", dc.Channel, err)
 		}
 	}
-}
-
-// notifyChat posts text once to the session's chat on a chat sink (no retry: best effort).
-func (a *announcer) notifyChat(ctx context.Context, pol *sessionsv1alpha1.SessionPolicy, sink *sessionsv1alpha1.DeliverySink, session *sessionsv1alpha1.AgentSession,
-	dc sessionsv1alpha1.DeliveryContext, text, key string) error {
-	chatID := policy.ChatIDOf(session, dc)
-	if chatID == "" {
-		return fmt.Errorf("no %s chat id for session %s", dc.Channel, session.Spec.Key)
-	}
-	tok, err := a.secret(ctx, pol, sink.SecretRef)
-	if err != nil {
-		return err
-	}
-	format, _ := delivery.FormatOf(string(sink.Kind))
-	cs := chatSinkOf(sink, session.Namespace, tok)
-	thread := dc.ThreadID
-	if strings.HasPrefix(thread, syntheticThreadPrefix) {
-		thread = ""
-	}
-	_, err = a.deliverer.Post(ctx, cs, delivery.ChatMessage{To: chatID, Text: format.Render(text)[0], Thread: thread, Key: key})
-	return err
 }

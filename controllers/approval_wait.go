@@ -73,18 +73,6 @@ func setAwaiting[T turnOwner](f *flow[T], conds *[]metav1.Condition, generation 
 	return true
 }
 
-// awaitingSend shows a send's wait for approval.
-func awaitingSend(f *flow[*sessionsv1alpha1.SessionSend]) {
-	st := &f.obj.Status
-	showAwaiting(f, &st.Conditions, f.obj.Generation, &st.Phase, sessionsv1alpha1.SendAwaitingApproval, sessionsv1alpha1.SendRunning)
-}
-
-// awaitingRun shows a run's wait for approval.
-func awaitingRun(f *flow[*sessionsv1alpha1.SubagentRun]) {
-	st := &f.obj.Status
-	showAwaiting(f, &st.Conditions, f.obj.Generation, &st.Phase, sessionsv1alpha1.RunAwaitingApproval, sessionsv1alpha1.RunRunning)
-}
-
 // showAwaiting sets the condition and the phase: waiting while an approval is pending,
 // back to running after (a later step sets its own phase).
 func showAwaiting[T turnOwner, P ~string](f *flow[T], conds *[]metav1.Condition, generation int64, phase *P, waiting, running P) {

@@ -22,17 +22,16 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
-	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
-// A send or run whose turn a budget stopped ends as a cancel ends it (its running turns
+// A send whose turn a budget stopped ends as a cancel ends it (its running turns
 // aborted, what its turns started cancelled), but Failed, with the reason BudgetExceeded.
 
 // stopForBudget ends the send Failed (BudgetExceeded). A send that replied keeps status ok
 // and its reply: the requester already has them.
 func (r *SessionSendReconciler) stopForBudget(ctx context.Context, f *flow[*sessionsv1alpha1.SessionSend], why string) error {
-	r.runner.Abort(f.owner)
-	if err := cancelStarted(ctx, r.client, f.obj, ""); err != nil {
+	r.Runner.Abort(f.owner)
+	if err := cancelStarted(ctx, r.Client, f.obj, ""); err != nil {
 		return err
 	}
 	st := &f.obj.Status
@@ -44,25 +43,4 @@ func (r *SessionSendReconciler) stopForBudget(ctx context.Context, f *flow[*sess
 	f.event(corev1.EventTypeWarning, sessionsv1alpha1.ReasonBudgetExceeded, "%s", why)
 	r.end(f, failed, sessionsv1alpha1.SendFailed, sessionsv1alpha1.ReasonBudgetExceeded, why)
 	return nil
-}
-
-// stopForBudget marks the run's task Failed by a budget (its notes say which) and cancels
-// what its child session started; the announce (Status: budget exceeded) and the cleanup
-// still run, and finish gives the Failed condition the reason BudgetExceeded.
-func (r *SubagentRunReconciler) stopForBudget(ctx context.Context, f *flow[*sessionsv1alpha1.SubagentRun], why string) error {
-	st := &f.obj.Status
-	if err := cancelStarted(ctx, r.client, f.obj, st.ChildSessionKey); err != nil {
-		return err
-	}
-	st.Phase, st.Notes = sessionsv1alpha1.RunFailed, textutil.Truncate(why, maxErrorText)
-	f.event(corev1.EventTypeWarning, sessionsv1alpha1.ReasonBudgetExceeded, "%s", why)
-	return nil
-}
-
-// budgetStopped: a budget stopped the run. Its Failed condition (reason BudgetExceeded) is
-// written only by finish, after the announce, which must say so already (the condition
-// would end the run for kubectl wait and the spawn limit before its announce): until then
-// the run's failure is told by its notes, the ledger's reason (usage.StopReason).
-func budgetStopped(st *sessionsv1alpha1.SubagentRunStatus) bool {
-	return st.Phase == sessionsv1alpha1.RunFailed && usage.StopReason(st.Notes)
 }

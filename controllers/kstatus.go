@@ -15,11 +15,17 @@
 package controllers
 
 import (
+	"context"
+	"k8s.io/klog/v2"
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // The conditions below are what GitOps tools read: sigs.k8s.io/cli-utils' kstatus (Flux)
@@ -56,4 +62,22 @@ func setStalled(conds *[]metav1.Condition, ready metav1.Condition) bool {
 	}
 	return meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionStalled, Status: metav1.ConditionTrue,
 		Reason: ready.Reason, Message: ready.Message, ObservedGeneration: ready.ObservedGeneration})
+}
+
+// secretRecheck is how often an Agent or SessionPolicy waiting for a Secret looks again.
+const secretRecheck = 30 * time.Second
+
+// applyReady sets the Ready condition (and Stalled) and observedGeneration in obj's status;
+// the caller writes the status once (writeStatus).
+func applyReady(ctx context.Context, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) {
+	changed := meta.SetStatusCondition(conds, cond)
+	if setStalled(conds, cond) {
+		changed = true
+	}
+	if *observed != obj.GetGeneration() {
+		*observed, changed = obj.GetGeneration(), true
+	}
+	if changed {
+		ctrl.LoggerFrom(ctx).V(2).Info("ready condition changed", "object", klog.KObj(obj), "ready", cond.Status, "reason", cond.Reason)
+	}
 }

@@ -32,20 +32,6 @@ import (
 // lives in the package that counts it: DEVELOPMENT.md). They are in controller-runtime's
 // registry, served on the manager's metrics endpoint.
 var (
-	// finishedTotal counts SessionSends and SubagentRuns as they reach a terminal phase;
-	// the step runner increments it once per object, when the status write lands.
-	finishedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "agent_sessions_finished_total",
-		Help: "SessionSends and SubagentRuns finished, by kind and phase (Completed, Failed, Cancelled; Succeeded, TimedOut).",
-	}, []string{"kind", "phase"})
-	// scheduleTicks counts ticks by outcome: sent, replaced (sent after cancelling the
-	// running send), skipped (Forbid while a send ran), missed (past
-	// startingDeadlineSeconds), refused (by the send policy, a budget or a chain limit),
-	// error.
-	scheduleTicks = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "agent_sessions_schedule_ticks_total",
-		Help: "SessionSchedule ticks by outcome: sent, replaced, skipped, missed, refused, error.",
-	}, []string{"outcome"})
 	// The approval metrics: the ToolApproval controller counts outcomes and decision
 	// times; the overdue gauge is counted from the cache at each scrape, so it still
 	// reports when the controller that should expire approvals is stuck.
@@ -64,7 +50,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(finishedTotal, scheduleTicks, approvalsTotal, approvalDecisionSeconds, approvalsOverdue)
+	metrics.Registry.MustRegister(approvalsTotal, approvalDecisionSeconds, approvalsOverdue)
 }
 
 // approvalRequested counts a ToolApproval that began to wait.

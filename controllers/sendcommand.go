@@ -41,7 +41,7 @@ func (r *SessionSendReconciler) command(ctx context.Context, f *flow[*sessionsv1
 	if target.Spec.SendPolicy != cmd.Policy {
 		orig := target.DeepCopy()
 		target.Spec.SendPolicy = cmd.Policy
-		if err := r.client.Patch(ctx, target, client.MergeFrom(orig)); err != nil {
+		if err := r.Client.Patch(ctx, target, client.MergeFrom(orig)); err != nil {
 			return false, err
 		}
 		f.event(corev1.EventTypeNormal, "SendPolicySet", "%s", policy.SendCommandReply(cmd, target.Spec.Key))
@@ -58,7 +58,7 @@ func (r *SessionSendReconciler) command(ctx context.Context, f *flow[*sessionsv1
 		r.failWith(f, "CommandNotRecorded", "the send policy was set; recording the command in the transcript failed: "+res.Err.Error())
 		return false, nil
 	}
-	now := metav1.NewTime(r.clock.Now())
+	now := metav1.NewTime(r.Clock.Now())
 	st.TargetSessionKey, st.RunID, st.StartedAt = target.Spec.Key, turns.TurnID(send.UID, "command"), &now
 	st.Status, st.Reply = sessionsv1alpha1.SendOK, policy.SendCommandReply(cmd, target.Spec.Key)
 	setReplied(send, metav1.ConditionTrue, "Command", st.Reply)

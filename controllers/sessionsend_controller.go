@@ -51,6 +51,8 @@ import (
 // costs two API writes with its create.
 type SessionSendReconciler struct {
 	ownerDeps
+	// Announcer delivers the announce step's reply.
+	Announcer *announcer
 	// TTL deletes a finished send whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
 	TTL time.Duration
 	// finishedTTL, when set, deletes the sends this reconciler finishes after their TTL:
@@ -65,8 +67,7 @@ type SessionSendReconciler struct {
 
 // wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
 func (r *SessionSendReconciler) wire() *SessionSendReconciler {
-	r.stepRunner = stepRunner[*sessionsv1alpha1.SessionSend]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
-		ownerKind: turns.OwnerSessionSend, of: r, lookup: r.Lookup, finishedNow: r.finished, awaiting: awaitingSend}
+	r.stepRunner = newStepRunner(r.ownerDeps, turns.OwnerSessionSend, ownerKind[*sessionsv1alpha1.SessionSend](r), r.finished, awaitingSend)
 	return r
 }
 
@@ -103,7 +104,7 @@ func (r *SessionSendReconciler) cancel(ctx context.Context, f *flow[*sessionsv1a
 	if !r.abortForCancel(f, f.obj.Spec.Cancel && f.obj.Status.Phase != sessionsv1alpha1.SendCancelled) {
 		return true, nil
 	}
-	if err := cancelStarted(ctx, r.client, f.obj, ""); err != nil {
+	if err := cancelStarted(ctx, r.Client, f.obj, ""); err != nil {
 		return false, err
 	}
 	st := &f.obj.Status
@@ -136,7 +137,7 @@ func (r *SessionSendReconciler) finished(s *sessionsv1alpha1.SessionSend) {
 // afterFinish deletes the finished send once its TTL has passed (a cache that keeps finished
 // sends: without the manager's field selector).
 func (r *SessionSendReconciler) afterFinish(ctx context.Context, s *sessionsv1alpha1.SessionSend) (ctrl.Result, error) {
-	return deleteAfterTTL(ctx, r.client, r.clock, s, s.Spec.TTLSecondsAfterFinished, r.TTL, s.Status.CompletedAt, nil)
+	return deleteAfterTTL(ctx, r.Client, r.Clock, s, s.Spec.TTLSecondsAfterFinished, r.TTL, s.Status.CompletedAt, nil)
 }
 
 // sendFinished reads what the cache keeps of a finished send (cacheindex trims the rest,
@@ -216,7 +217,7 @@ func (r *SessionSendReconciler) createMainSession(ctx context.Context, namespace
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
 		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: k.AgentID, ChatType: sessionsv1alpha1.ChatTypeDirect},
 	}
-	if err := r.client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	return true, nil
@@ -277,7 +278,7 @@ func (r *SessionSendReconciler) waitingForRoundOne(f *flow[*sessionsv1alpha1.Ses
 		return
 	}
 	if timeout := timeoutOf(send); timeout > 0 {
-		if left := send.CreationTimestamp.Add(timeout).Sub(r.clock.Now()); left > 0 {
+		if left := send.CreationTimestamp.Add(timeout).Sub(r.Clock.Now()); left > 0 {
 			f.requeueAfter(left)
 			return
 		}
@@ -369,7 +370,7 @@ func (r *SessionSendReconciler) failWith(f *flow[*sessionsv1alpha1.SessionSend],
 func (r *SessionSendReconciler) end(f *flow[*sessionsv1alpha1.SessionSend], o outcome, phase sessionsv1alpha1.SendPhase, reason, msg string) {
 	st := &f.obj.Status
 	st.Phase = phase
-	now := metav1.NewTime(r.clock.Now())
+	now := metav1.NewTime(r.Clock.Now())
 	st.CompletedAt = &now
 	setOutcome(&st.Conditions, f.obj.Generation, o, reason, msg)
 	f.log.V(2).Info("send finished", "phase", phase, "reason", reason)
@@ -386,7 +387,7 @@ func (r *SessionSendReconciler) setupWith(b *builder.Builder, concurrency int) e
 	return b.
 		For(&sessionsv1alpha1.SessionSend{}).
 		Owns(&sessionsv1alpha1.ToolApproval{}).
-		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.Runner.Wake(turns.OwnerSessionSend), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("sessionsend").Complete(requeueConflicts(r))
 }

@@ -135,12 +135,11 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr).WithEventFilter(o.Shard.Predicate()) }
 	c := mgr.GetClient()
 	l := lookup.New(c, mgr.GetAPIReader())
-	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
-		events: o.Events.GetEventRecorder("announce-delivery"), clock: o.Clock}
+	ann := newAnnouncer(l, mgr.GetAPIReader(), o.Deliverer, o.Events.GetEventRecorder("announce-delivery"), o.Clock)
 	owners := func(name string) ownerDeps {
-		return ownerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Announcer: ann}
+		return ownerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name)}
 	}
-	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), TTL: o.TTLAfterFinished}
+	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), Announcer: ann, TTL: o.TTLAfterFinished}
 	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
 	var runnables []error
 	if feed, ok := o.Store.(SendFeed); o.SendFeed == nil && ok {
@@ -162,7 +161,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(o.Budget)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
-		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,
+		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), Announcer: ann, WorkspaceRoot: o.WorkspaceRoot,
 			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
 		(&ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
 			announcer: ann}).setupWith(b()),

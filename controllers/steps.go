@@ -18,13 +18,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/klog/v2"
 	"reflect"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -111,8 +111,6 @@ type ownerDeps struct {
 	// Clock times timeouts, archive-at and TTLs.
 	Clock    clock.Clock
 	Recorder recorder.EventRecorder
-	// Announcer delivers the announce step's reply.
-	Announcer *announcer
 }
 
 // stepRunner reconciles an owner of turns through its kind's steps. It is the one place
@@ -136,6 +134,14 @@ type stepRunner[T turnOwner] struct {
 	stale    staleReads
 	// lookup finds a turn's session and its Agent, which the turn request carries.
 	lookup lookup.Lookup
+}
+
+// newStepRunner builds the runner of a turn owner kind from its reconciler's deps: kind is
+// turns.OwnerSessionSend or turns.OwnerSubagentRun, of the kind's steps; finishedNow and
+// awaiting may be nil.
+func newStepRunner[T turnOwner](d ownerDeps, kind string, of ownerKind[T], finishedNow func(T), awaiting func(f *flow[T])) stepRunner[T] {
+	return stepRunner[T]{client: d.Client, runner: d.Runner, clock: d.Clock, recorder: d.Recorder,
+		ownerKind: kind, of: of, lookup: d.Lookup, finishedNow: finishedNow, awaiting: awaiting}
 }
 
 // Reconcile implements reconcile.Reconciler.

@@ -48,6 +48,8 @@ import (
 // announce in the requester, cleanup (delete the child, or ask it to archive itself later).
 type SubagentRunReconciler struct {
 	ownerDeps
+	// Announcer delivers the announce step's reply.
+	Announcer *announcer
 	// WorkspaceRoot holds the sub-agent workspaces, where a run's attachments land.
 	WorkspaceRoot string
 	// TTL deletes a finished run whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
@@ -59,8 +61,7 @@ type SubagentRunReconciler struct {
 
 // wire sets up the step runner from the fields; setupWith calls it, and so do the tests.
 func (r *SubagentRunReconciler) wire() *SubagentRunReconciler {
-	r.stepRunner = stepRunner[*sessionsv1alpha1.SubagentRun]{client: r.Client, runner: r.Runner, clock: r.Clock, recorder: r.Recorder,
-		ownerKind: turns.OwnerSubagentRun, of: r, lookup: r.Lookup, awaiting: awaitingRun}
+	r.stepRunner = newStepRunner(r.ownerDeps, turns.OwnerSubagentRun, ownerKind[*sessionsv1alpha1.SubagentRun](r), nil, awaitingRun)
 	return r
 }
 
@@ -100,7 +101,7 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*sessionsv1a
 	if !r.abortForCancel(f, run.Spec.Cancel && st.Phase != sessionsv1alpha1.RunCancelled) {
 		return true, nil
 	}
-	if err := cancelStarted(ctx, r.client, run, st.ChildSessionKey); err != nil {
+	if err := cancelStarted(ctx, r.Client, run, st.ChildSessionKey); err != nil {
 		return false, err
 	}
 	st.Phase, st.Notes = sessionsv1alpha1.RunCancelled, "cancelled by spec.cancel"
@@ -112,7 +113,7 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *flow[*sessionsv1a
 				return false, err
 			}
 		}
-		st.Stats = cancelledStats(st, child, r.clock.Now())
+		st.Stats = cancelledStats(st, child, r.Clock.Now())
 	}
 	f.event(corev1.EventTypeNormal, "Cancelled", "run cancelled by spec.cancel; its task was aborted")
 	return true, nil
@@ -125,7 +126,7 @@ func (r *SubagentRunReconciler) afterFinish(ctx context.Context, run *sessionsv1
 	if run.Spec.Mode == sessionsv1alpha1.ModeSession {
 		def = 0 // the run holds its persistent session: only an explicit TTL deletes it
 	}
-	return deleteAfterTTL(ctx, r.client, r.clock, run, run.Spec.TTLSecondsAfterFinished, def, run.Status.CompletedAt, run.Status.ArchiveAt)
+	return deleteAfterTTL(ctx, r.Client, r.Clock, run, run.Spec.TTLSecondsAfterFinished, def, run.Status.CompletedAt, run.Status.ArchiveAt)
 }
 
 // resolveAgent finds the requesting session (nil when a person or a system spawned) and
@@ -204,10 +205,10 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *flow[*sessio
 			DeliveryContext: threadContext(run, f.requester),
 		},
 	}
-	if err := controllerutil.SetControllerReference(run, child, r.client.Scheme()); err != nil {
+	if err := controllerutil.SetControllerReference(run, child, r.Client.Scheme()); err != nil {
 		return false, err
 	}
-	if err := r.client.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Client.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	f.event(corev1.EventTypeNormal, "ChildCreated", "child session %s created", key)
@@ -230,7 +231,7 @@ func (r *SubagentRunReconciler) accept(_ context.Context, f *flow[*sessionsv1alp
 		}
 		st.Attachments, st.AttachmentsDir = receipts, dir
 	}
-	now := metav1.NewTime(r.clock.Now())
+	now := metav1.NewTime(r.Clock.Now())
 	st.Status, st.RunID, st.ChildSessionKey, st.Phase, st.StartedAt = sessionsv1alpha1.SpawnAccepted, string(run.UID), child.Spec.Key, sessionsv1alpha1.RunRunning, &now
 	f.event(corev1.EventTypeNormal, "Accepted", "running in %s", child.Spec.Key)
 	return true, nil
@@ -400,7 +401,7 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*sessionsv1
 		// with this run when the run is deleted (it is the child's controller).
 		r.finish(f, st.Phase, "child session kept (mode session) until this SubagentRun is deleted")
 	case run.Spec.Cleanup == sessionsv1alpha1.CleanupDelete:
-		if err := r.client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
 			return false, err
 		}
 		r.finish(f, st.Phase, "child session deleted after the announce")
@@ -409,8 +410,8 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *flow[*sessionsv1
 		if err != nil {
 			return false, err
 		}
-		at := metav1.NewTime(r.clock.Now().Add(archiveAfter(pol, f.agent)))
-		if err := askToArchive(ctx, r.client, child, at.Time); err != nil {
+		at := metav1.NewTime(r.Clock.Now().Add(archiveAfter(pol, f.agent)))
+		if err := askToArchive(ctx, r.Client, child, at.Time); err != nil {
 			return false, err
 		}
 		st.ArchiveAt = &at
@@ -428,7 +429,7 @@ func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *flow[*sessionsv1a
 		return nil
 	}
 	var spawned sessionsv1alpha1.SubagentRunList
-	if err := r.client.List(ctx, &spawned, client.InNamespace(f.obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
+	if err := r.Client.List(ctx, &spawned, client.InNamespace(f.obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return err
 	}
 	for i := range spawned.Items {
@@ -449,7 +450,7 @@ func (r *SubagentRunReconciler) finish(f *flow[*sessionsv1alpha1.SubagentRun], p
 	if st.Status == "" {
 		st.Status, st.RunID = sessionsv1alpha1.SpawnAccepted, string(run.UID)
 	}
-	now := metav1.NewTime(r.clock.Now())
+	now := metav1.NewTime(r.Clock.Now())
 	st.CompletedAt = &now
 	o := failed
 	switch phase {
@@ -475,7 +476,7 @@ func (r *SubagentRunReconciler) setupWith(b *builder.Builder, concurrency int) e
 		For(&sessionsv1alpha1.SubagentRun{}).
 		Owns(&sessionsv1alpha1.AgentSession{}).
 		Owns(&sessionsv1alpha1.ToolApproval{}).
-		WatchesRawSource(source.Channel(r.runner.Wake(turns.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.Runner.Wake(turns.OwnerSubagentRun), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("subagentrun").Complete(requeueConflicts(r))
 }
