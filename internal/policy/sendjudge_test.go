@@ -71,12 +71,14 @@ func TestJudgeSend(t *testing.T) {
 		in   SendAdmission
 		want verdict
 	}{
-		"a person's send is admitted": {in: person(), want: verdict{Code: "admitted"}},
+		"a person's send is admitted":            {in: person(), want: verdict{Code: "admitted"}},
 		"an agent's send it may see is admitted": {in: person(fromAlice), want: verdict{Code: "admitted"}},
 		"the first send to an Agent's main session is admitted": {in: person(func(a *SendAdmission) {
 			a.Ref, a.Key, a.Target, a.Implied = "agent:ops:main", "agent:ops:main", ImpliedSession("agent:ops:main", ops), true
 		}), want: verdict{Code: "admitted"}},
-		"a manager-only mark": {in: person(func(a *SendAdmission) { a.ForgedMark = "annotation sessions.agents.dev/hops is set only by the operator's session tools" }),
+		"a manager-only mark": {in: person(func(a *SendAdmission) {
+			a.ForgedMark = "annotation sessions.agents.dev/hops is set only by the operator's session tools"
+		}),
 			want: verdict{Code: "403", Says: "annotation sessions.agents.dev/hops is set only by the operator's session tools"}},
 		"a starter label": {in: person(func(a *SendAdmission) {
 			a.StarterMarks = field.ErrorList{field.Forbidden(field.NewPath("metadata", "labels"), "sessions.agents.dev/schedule is set only by the manager")}
