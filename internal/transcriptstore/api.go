@@ -143,3 +143,12 @@ func decodeLimited(w http.ResponseWriter, r *http.Request, v any, limit int) boo
 	}
 	return true
 }
+
+// InternalAPI is the internal listener's API: the manager's appends, reads and searches
+// (NewAPIHandler), and the hook keys it hands over (PUT transcript.APIHookKeysPath).
+func InternalAPI(st transcript.Store, index transcript.Searcher, hub *events.Hub, keys *HookKeyring) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", NewAPIHandler(st, index, hub))
+	mux.Handle("PUT "+transcript.APIHookKeysPath, hookKeysHandler(keys))
+	return mux
+}

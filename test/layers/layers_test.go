@@ -56,8 +56,8 @@ var layers = [][]string{
 	{"internal/cli", "internal/mcpserver", "internal/turns", "internal/turns/window", "webhook"},
 	// what serves them: the console (its page and actions), the controllers
 	{"controllers", "internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
-	// the transcript-store program
-	{"internal/transcriptstore"},
+	// the transcript-store program: its doors, and its composition root (sidecar)
+	{"internal/transcriptstore", "internal/transcriptstore/sidecar"},
 	// test helpers and suites that run whole programs (controllers/managertest: the whole
 	// manager for a suite)
 	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/storm", "controllers/managertest",
