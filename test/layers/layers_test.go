@@ -68,6 +68,8 @@ var layers = [][]string{
 
 type pkg struct {
 	ImportPath string
+	Name       string
+	Dir        string
 	Imports    []string
 }
 
