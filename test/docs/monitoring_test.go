@@ -25,7 +25,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/yaml"
 
-	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionschedule"
+	"github.com/agent-sessions/agent-session-operator/controllers/toolapproval"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
@@ -40,7 +42,9 @@ import (
 // store's as it builds its store and doors.
 func exporters() []prometheus.Registerer {
 	managerReg := prometheus.NewRegistry()
-	controllers.RegisterMetrics(managerReg)
+	ownerflow.RegisterMetrics(managerReg)
+	sessionschedule.RegisterMetrics(managerReg)
+	toolapproval.RegisterMetrics(managerReg)
 	turns.RegisterMetrics(managerReg)
 	budget.RegisterMetrics(managerReg)
 	delivery.RegisterMetrics(managerReg)
