@@ -26,12 +26,36 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // maxStatusText bounds each model-written status field (reply, turns[].reply, result,
 // error): a status write over etcd's object limit is refused forever and the object would
-// never end. The full text stays in the transcript.
+// never end. The whole text stays in the transcript, where statusText says it is.
 const maxStatusText = 8 << 10
+
+// statusText is what status keeps of a turn's text: its first maxStatusText bytes, and, when
+// that cut it, the transcript record seq of the whole text (0 when whole), which wholeText
+// reads back for the doors and the next steps.
+func statusText(text string, seq int64) (string, int64) {
+	if len(text) <= maxStatusText {
+		return text, 0
+	}
+	return textutil.Truncate(text, maxStatusText), seq
+}
+
+// wholeText is a text status keeps as preview, whole again when status cut it (seq > 0):
+// read from the transcript of the session named key, up to transcript.MaxReplyBytes.
+func (d *ownerDeps) wholeText(ctx context.Context, namespace, key, preview string, seq int64) (string, error) {
+	if seq == 0 || d.Transcripts == nil {
+		return preview, nil
+	}
+	s, err := d.Lookup.SessionByKey(ctx, namespace, key)
+	if err != nil || s == nil || s.Status.SessionID == "" {
+		return preview, err
+	}
+	return transcript.TextAt(ctx, d.Transcripts, namespace, s.Status.SessionID, seq)
+}
 
 // maxConditionMessage bounds a condition's message to what kubectl describe shows.
 const maxConditionMessage = 512

@@ -241,7 +241,8 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*sessionsv
 	}
 	st.TargetSessionKey, st.RunID = target.Spec.Key, turns.TurnID(send.UID, "round-1")
 	st.Usage = usage.Add(st.Usage, res.Usage())
-	turn := sessionsv1alpha1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: textutil.Truncate(res.Text, maxStatusText)}
+	turn := sessionsv1alpha1.SendTurn{Round: 1, Session: target.Spec.Key}
+	turn.Reply, turn.ReplySeq = statusText(res.Text, res.ReplySeq)
 	if res.Err != nil {
 		turn.Error = textutil.Truncate(res.Err.Error(), maxErrorText)
 		st.Turns = append(st.Turns, turn)
@@ -258,7 +259,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *flow[*sessionsv
 	}
 	// A round 1 of exactly REPLY_SKIP chose not to reply: the send's reply is "" (ok with
 	// noReply to sessions_send); status.turns keeps what the target said.
-	st.Reply = turn.Reply
+	st.Reply, st.ReplyTruncated = turn.Reply, turn.ReplySeq != 0
 	if protocol.NoReply(turn.Reply) {
 		st.Reply = ""
 	}
@@ -316,10 +317,18 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *flow[*sessionsv
 	if (st.Announce != nil && st.Announce.Status != sessionsv1alpha1.AnnounceDelivering) || send.Spec.FromSessionKey == "" {
 		return true, nil
 	}
-	latest := latestReply(st.Turns)
+	round1, err := r.wholeText(ctx, send.Namespace, st.Turns[0].Session, st.Turns[0].Reply, st.Turns[0].ReplySeq)
+	if err != nil {
+		return false, err
+	}
+	last := latestReply(st.Turns)
+	latest, err := r.wholeText(ctx, send.Namespace, last.Session, last.Reply, last.ReplySeq)
+	if err != nil {
+		return false, err
+	}
 	res, ok, err := r.runTurn(ctx, f, "announce", func() turns.TurnRequest {
 		return turns.TurnRequest{SessionKey: f.session.Spec.Key,
-			Input: textMessage(AgentAnnounceInput(send.Spec.Message, st.Turns[0].Reply, latest),
+			Input: textMessage(AgentAnnounceInput(send.Spec.Message, round1, latest),
 				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: send.Spec.FromSessionKey, SourceTool: "sessions_send"}),
 			SystemContext: protocol.AgentAnnounce(send.Spec.FromSessionKey)}
 	})

@@ -33,6 +33,7 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
@@ -113,6 +114,8 @@ type ownerDeps struct {
 	Recorder recorder.EventRecorder
 	// Announcer delivers the announce step's reply.
 	Announcer *announcer
+	// Transcripts reads back the whole texts status keeps a preview of (wholeText).
+	Transcripts transcript.Reader
 }
 
 // stepRunner reconciles an owner of turns through its kind's steps. It is the one place

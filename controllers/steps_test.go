@@ -42,6 +42,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
@@ -54,7 +55,9 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type fakeRunner struct {
 	results   map[string]turns.TurnResult
 	submitted []string
-	aborted   []turns.Owner
+	// inputs are the submitted turns' input texts, by turn id.
+	inputs  map[string]string
+	aborted []turns.Owner
 	// reports are the sessions' reports; written, the seqs acknowledged.
 	reports map[types.NamespacedName]turns.SessionReport
 	written []uint64
@@ -62,6 +65,10 @@ type fakeRunner struct {
 
 func (f *fakeRunner) Submit(_ context.Context, req turns.TurnRequest) error {
 	f.submitted = append(f.submitted, req.ID)
+	if f.inputs == nil {
+		f.inputs = map[string]string{}
+	}
+	f.inputs[req.ID] = transcript.MessageText(&req.Input)
 	return nil
 }
 func (f *fakeRunner) Result(_ turns.Owner, id string) (turns.TurnResult, bool) {

@@ -267,11 +267,10 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*sessionsv1alp
 	if !ok || err != nil {
 		return false, err
 	}
-	st.Result = res.Text
-	if st.Result == "" {
-		st.Result = res.LastToolResult
+	st.Result, st.ResultSeq = statusText(res.Text, res.ReplySeq)
+	if res.Text == "" {
+		st.Result, st.ResultSeq = statusText(res.LastToolResult, res.ToolResultSeq)
 	}
-	st.Result = textutil.Truncate(st.Result, maxStatusText)
 	elapsed := res.Finished.Sub(res.Started)
 	st.Stats = runStats(child.Spec.Key, child, elapsed, res.InputTokens, res.OutputTokens)
 	st.Usage = usage.Add(st.Usage, res.Usage())
@@ -350,6 +349,10 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *flow[*sessionsv
 		step = "announce-cancelled"
 	}
 	outcome := runOutcome(st)
+	var err error
+	if outcome.Result, err = r.wholeText(ctx, run.Namespace, st.ChildSessionKey, st.Result, st.ResultSeq); err != nil {
+		return false, err
+	}
 	res, ok, err := r.runTurn(ctx, f, step, func() turns.TurnRequest {
 		return turns.TurnRequest{SessionKey: requester.Spec.Key,
 			Input: textMessage(SubagentAnnounceInput(outcome), &transcript.Provenance{Kind: transcript.ProvenanceSubagentAnnounce,

@@ -100,9 +100,13 @@ type SendTurn struct {
 	Round int32 `json:"round"`
 	// session is the key of the session the turn ran in.
 	Session string `json:"session"`
-	// reply is the turn's final text.
+	// reply is the turn's final text: its first 8 KiB.
 	// +optional
 	Reply string `json:"reply,omitempty"`
+	// replySeq is set when reply was cut to its first 8 KiB: the transcript record of session that holds the whole reply, which the next turn and the announce read (up to 256 KiB).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ReplySeq int64 `json:"replySeq,omitempty"`
 	// skipped is true when the reply was exactly REPLY_SKIP or empty, ending the ping-pong.
 	// +optional
 	Skipped bool `json:"skipped,omitempty"`
@@ -128,9 +132,13 @@ type SessionSendStatus struct {
 	// status is accepted, ok, timeout or error, as sessions_send returns it.
 	// +optional
 	Status SendStatus `json:"status,omitempty"`
-	// reply is round 1's reply (status ok, or a late reply after timeout).
+	// reply is round 1's reply (status ok, or a late reply after timeout): its first 8 KiB.
+	// sessions_send, /mcp and A2A return it whole (up to 256 KiB) from the transcript when replyTruncated is set.
 	// +optional
 	Reply string `json:"reply,omitempty"`
+	// replyTruncated says reply is cut to its first 8 KiB; turns[0].replySeq is the transcript record of the whole reply.
+	// +optional
+	ReplyTruncated bool `json:"replyTruncated,omitempty"`
 	// error explains timeout and error.
 	// +optional
 	Error string `json:"error,omitempty"`

@@ -241,9 +241,13 @@ type SubagentRunStatus struct {
 	ChildSessionKey string `json:"childSessionKey,omitempty"`
 	// +optional
 	Phase RunPhase `json:"phase,omitempty"`
-	// result is the final reply, or the last tool result when the reply is empty.
+	// result is the final reply, or the last tool result when the reply is empty: its first 8 KiB.
 	// +optional
 	Result string `json:"result,omitempty"`
+	// resultSeq is set when result was cut to its first 8 KiB: the transcript record of the child session that holds the whole result, which the announce reports (up to 256 KiB).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ResultSeq int64 `json:"resultSeq,omitempty"`
 	// notes explain failures and timeouts.
 	// +optional
 	Notes string `json:"notes,omitempty"`

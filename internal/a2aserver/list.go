@@ -106,6 +106,8 @@ func (h *agentHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest)
 		}
 		if !req.IncludeArtifacts {
 			t.Artifacts = nil
+		} else if t, err = h.wholeTask(ctx, s); err != nil {
+			return nil, err
 		}
 		resp.Tasks, last = append(resp.Tasks, t), key
 	}

@@ -208,6 +208,10 @@ func (o Options) getTask(ctx context.Context, id *identity, taskID string) (any,
 		return nil, err
 	}
 	t := taskOf(send)
+	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Store: o.Store}
+	if send, err = env.WithWholeReply(ctx, send); err != nil {
+		return nil, err
+	}
 	if res, ok := sessiontools.SendOutcome(send); ok && send.Status.Phase != sessionsv1alpha1.SendCancelled {
 		b, err := json.Marshal(res)
 		if err != nil {

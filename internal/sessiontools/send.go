@@ -31,6 +31,7 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // sessions_send bounds: the seeds' default wait is > 0; a call should not wait for hours.
@@ -49,7 +50,7 @@ type sendArgs struct {
 
 func sendTool() Tool {
 	return Tool{Name: "sessions_send",
-		Description: "Send a message into another session, named by sessionKey, label or agentId (that agent's main session). timeoutSeconds > 0 waits up to that many seconds for the reply (default 30, at most 600) and returns status ok with reply (\"\" and noReply: true when the target answered nothing or REPLY_SKIP); 0 is fire-and-forget.",
+		Description: "Send a message into another session, named by sessionKey, label or agentId (that agent's main session). timeoutSeconds > 0 waits up to that many seconds for the reply (default 30, at most 600) and returns status ok with the whole reply, up to 256 KiB (\"\" and noReply: true when the target answered nothing or REPLY_SKIP); 0 is fire-and-forget.",
 		Schema: Schema(map[string]any{
 			"sessionKey": map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"label":      map[string]any{"type": "string", "description": "the label of the one active session to send to"},
@@ -171,7 +172,47 @@ func (c *Call) Wait(ctx context.Context, s *sessionsv1alpha1.SessionSend, grace 
 	if err != nil {
 		return StatusResult{}, err
 	}
+	if st, err = c.wholeReply(ctx, s.Namespace, st); err != nil {
+		return StatusResult{}, err
+	}
 	return outcome(TurnID(s.UID, "round-1"), st), nil
+}
+
+// WithWholeReply is the send with status.reply whole (up to transcript.MaxReplyBytes) when
+// status keeps only its first 8 KiB (replyTruncated): read from round 1's record in the
+// target's transcript. Every door that returns a reply returns this one.
+func (e *Env) WithWholeReply(ctx context.Context, s *sessionsv1alpha1.SessionSend) (*sessionsv1alpha1.SessionSend, error) {
+	st, err := e.wholeReply(ctx, s.Namespace, &s.Status)
+	if err != nil || st == &s.Status {
+		return s, err
+	}
+	out := s.DeepCopy()
+	out.Status = *st
+	return out, nil
+}
+
+// wholeReply is st with its reply whole, or st itself when status holds all of it.
+func (e *Env) wholeReply(ctx context.Context, namespace string, st *sessionsv1alpha1.SessionSendStatus) (*sessionsv1alpha1.SessionSendStatus, error) {
+	if !st.ReplyTruncated || len(st.Turns) == 0 || st.Turns[0].ReplySeq == 0 {
+		return st, nil
+	}
+	if e.Store == nil {
+		return nil, errors.New("the reply is longer than status keeps and this door cannot read transcripts")
+	}
+	target, err := e.lookup().SessionByKey(ctx, namespace, st.Turns[0].Session)
+	if err == nil && (target == nil || target.Status.SessionID == "") {
+		err = fmt.Errorf("session %q of the reply not found", st.Turns[0].Session)
+	}
+	if err != nil {
+		return nil, err
+	}
+	text, err := transcript.TextAt(ctx, e.Store, namespace, target.Status.SessionID, st.Turns[0].ReplySeq)
+	if err != nil {
+		return nil, err
+	}
+	whole := st.DeepCopy()
+	whole.Reply = text
+	return whole, nil
 }
 
 // outcome is the sessions_send result of a send's status.

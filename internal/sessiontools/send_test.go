@@ -28,6 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
 
 func TestSendsToItself(t *testing.T) {
@@ -188,5 +190,35 @@ func TestStatusResultJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A reply longer than status keeps comes back whole: read from round 1's record in the
+// target's transcript, up to transcript.MaxReplyBytes.
+func TestWaitReturnsTheWholeReply(t *testing.T) {
+	store := transcripttest.NewMemoryStore()
+	if _, err := store.CreateSession(t.Context(), transcript.SessionHeader{Namespace: ns, SessionID: "sid-bob", SessionKey: "agent:bob:main"}); err != nil {
+		t.Fatal(err)
+	}
+	whole := strings.Repeat("b", 40<<10) + "END"
+	recs, err := store.Append(t.Context(), ns, "sid-bob", transcript.AppendRequest{Message: transcripttest.TextMessage(transcript.RoleAssistant, whole)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := newFakeClient(session("agent:bob:main", "bob", "sid-bob"))
+	s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s1", Namespace: ns, UID: "u1"},
+		Status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: whole[:8<<10], ReplyTruncated: true,
+			Turns: []sessionsv1alpha1.SendTurn{{Round: 1, Session: "agent:bob:main", Reply: whole[:8<<10], ReplySeq: recs[0].Seq}}}}
+	c := &Call{Env: &Env{Client: fc, Reader: fc, Watcher: fc, Store: store}, Namespace: ns}
+	res, err := c.Wait(t.Context(), s, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusOK || res.Reply != whole {
+		t.Errorf("result: status %q, reply of %d bytes; want ok and the whole %d bytes", res.Status, len(res.Reply), len(whole))
+	}
+	got, err := c.WithWholeReply(t.Context(), s)
+	if err != nil || got.Status.Reply != whole || s.Status.Reply != whole[:8<<10] {
+		t.Errorf("WithWholeReply: reply of %d bytes (err %v), the send's own %d; want the whole reply in a copy", len(got.Status.Reply), err, len(s.Status.Reply))
 	}
 }

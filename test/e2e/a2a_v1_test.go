@@ -28,9 +28,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
-	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -134,13 +132,7 @@ var _ = Describe("Agents over A2A 1.0 to a client nobody here wrote", Ordered, f
 
 	BeforeAll(func() {
 		node, script = nodeScript("a2a-client-v1.mjs", a2aClientV1, testenv.MCPPackages.A2ASDK)
-		group := []string{"sessions.agents.dev"}
-		caller = serviceAccountToken("a2a-one-caller-", []rbacv1.PolicyRule{
-			{APIGroups: group, Resources: []string{"agents"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: group, Resources: []string{"agentsessions"}, Verbs: []string{"get", "list", "watch", "create", "act-as"}},
-			{APIGroups: group, Resources: []string{"agentsessions/transcript"}, Verbs: []string{"get"}},
-			{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"get", "list", "watch", "create", "patch"}},
-		}, devcluster.HistoryAudience)
+		caller = a2aCallerToken("a2a-one-caller-")
 		applyReady(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
 metadata:
