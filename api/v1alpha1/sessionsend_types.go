@@ -32,6 +32,11 @@ const (
 // DefaultSendTimeoutSeconds is spec.timeoutSeconds when unset (the CRD default says the same).
 const DefaultSendTimeoutSeconds = 30
 
+// MaxSendTimeoutSeconds is the one bound of a send's wait at every door: the CRDs (a send's,
+// a schedule's and a hook's timeoutSeconds), kubectl, the sessions_send tool, /mcp and A2A.
+// A longer wait is a fire-and-forget send followed (sessions_history, MCP tasks, A2A tasks).
+const MaxSendTimeoutSeconds = 600
+
 // SendPhase is the step a send is in.
 // +kubebuilder:validation:Enum=Pending;Running;AwaitingApproval;ReplyBack;Announcing;Completed;Failed;Cancelled
 type SendPhase string
@@ -65,12 +70,12 @@ type SessionSendSpec struct {
 	// +kubebuilder:validation:MaxLength=262144
 	Message string `json:"message"`
 
-	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on); default 30.
-	// 0 is fire-and-forget: status accepted at once.
+	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on): 0 to 600 seconds, default 30.
+	// 0 is fire-and-forget: status accepted at once. Whole seconds: a fraction is refused, never cut to 0.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=3600
+	// +kubebuilder:validation:Maximum=600
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 
 	// fromSessionKey is the requesting session; empty when a person or a system sends.

@@ -50,7 +50,7 @@ func newSendCommand(o *options) *cobra.Command {
 			return o.send(cmd, args[0], args[1], timeout, from)
 		},
 	}
-	cmd.Flags().Int32Var(&timeout, "timeout", 30, "seconds to wait for the reply; 0 = fire-and-forget")
+	cmd.Flags().Int32Var(&timeout, "timeout", 30, "seconds to wait for the reply, 0 to 600; 0 = fire-and-forget")
 	cmd.Flags().StringVar(&from, "from", "", "send as this session (runs the reply-back ping-pong)")
 	return cmd
 }
