@@ -55,9 +55,9 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type fakeRunner struct {
 	results   map[string]turns.TurnResult
 	submitted []string
-	// inputs are the submitted turns' input texts, by turn id.
-	inputs  map[string]string
-	aborted []turns.Owner
+	// inputs and systems are the submitted turns' input texts and system contexts, by turn id.
+	inputs, systems map[string]string
+	aborted         []turns.Owner
 	// reports are the sessions' reports; written, the seqs acknowledged.
 	reports map[types.NamespacedName]turns.SessionReport
 	written []uint64
@@ -66,9 +66,9 @@ type fakeRunner struct {
 func (f *fakeRunner) Submit(_ context.Context, req turns.TurnRequest) error {
 	f.submitted = append(f.submitted, req.ID)
 	if f.inputs == nil {
-		f.inputs = map[string]string{}
+		f.inputs, f.systems = map[string]string{}, map[string]string{}
 	}
-	f.inputs[req.ID] = transcript.MessageText(&req.Input)
+	f.inputs[req.ID], f.systems[req.ID] = transcript.MessageText(&req.Input), req.SystemContext
 	return nil
 }
 func (f *fakeRunner) Result(_ turns.Owner, id string) (turns.TurnResult, bool) {

@@ -37,6 +37,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -257,7 +258,8 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *flow[*sessionsv1alp
 		req := turns.TurnRequest{SessionKey: child.Spec.Key,
 			Input: textMessage(taskInput(run), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
 				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"}),
-			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label)}
+			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label,
+				policy.SubagentSessionTools(f.agent.Spec.Subagents.Tools, sessionToolNames))}
 		if t := runTimeout(run, f.agent); t > 0 {
 			req.Deadline = st.StartedAt.Add(t)
 		}
@@ -318,6 +320,15 @@ func runStats(childKey string, child *sessionsv1alpha1.AgentSession, ran time.Du
 	}
 	return stats
 }
+
+// sessionToolNames are the session tools' names, in the order they are offered.
+var sessionToolNames = func() []string {
+	var names []string
+	for _, t := range sessiontools.All() {
+		names = append(names, t.Name)
+	}
+	return names
+}()
 
 // taskInput is the task, with where its attachments are.
 func taskInput(run *sessionsv1alpha1.SubagentRun) string {
