@@ -119,7 +119,7 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
 	AgentID string `json:"agentId,omitempty"`
-	// model overrides the sub-agent's model; it must be in the Agent's allowedModels.
+	// model overrides the sub-agent's model. Any model is accepted unless the target Agent's allowedModels narrows the choice (to its own model and those listed); a model the provider refuses ends the run failed, its notes naming the model.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Model string `json:"model,omitempty"`
