@@ -275,7 +275,9 @@ func (h *agentHandler) find(ctx context.Context, id a2a.TaskID) (*sessionsv1alph
 		return nil, a2a.ErrTaskNotFound
 	}
 	var list sessionsv1alpha1.SessionSendList
-	err := h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace), client.MatchingLabels{LabelAgent: h.agent.Name})
+	// A task is its caller's: another caller's is not found, as an unknown id is.
+	err := h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace),
+		client.MatchingLabels{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
 	if apierrors.IsForbidden(err) {
 		return nil, a2a.ErrTaskNotFound
 	}

@@ -17,8 +17,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -63,10 +61,7 @@ const (
 )
 
 // taskCallerLabel is the label value of a user.
-func taskCallerLabel(user string) string {
-	sum := sha256.Sum256([]byte(user))
-	return hex.EncodeToString(sum[:20])
-}
+func taskCallerLabel(user string) string { return caller.TaskOwner(user) }
 
 // rpcRequest is one JSON-RPC request of the stateless revision, as far as tasks read it.
 type rpcRequest struct {

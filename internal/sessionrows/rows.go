@@ -39,29 +39,29 @@ const (
 // SessionRow is one row of sessions_list, in the seeds' row shape.
 type SessionRow struct {
 	// Name is the AgentSession's object name, what access to its transcript is asked on.
-	Name            string                            `json:"-"`
-	Key             string                            `json:"key"`
-	Kind            string                            `json:"kind"`
-	Channel         string                            `json:"channel"`
-	DisplayName     string                            `json:"displayName,omitempty"`
-	UpdatedAt       int64                             `json:"updatedAt"`
-	SessionID       string                            `json:"sessionId"`
-	Model           string                            `json:"model,omitempty"`
-	ContextTokens   int64                             `json:"contextTokens"`
-	TotalTokens     int64                             `json:"totalTokens"`
-	ThinkingLevel   string                            `json:"thinkingLevel,omitempty"`
-	VerboseLevel    string                            `json:"verboseLevel,omitempty"`
-	SystemSent      bool                              `json:"systemSent"`
-	AbortedLastRun  bool                              `json:"abortedLastRun"`
-	SendPolicy      string                            `json:"sendPolicy,omitempty"`
-	LastChannel     string                            `json:"lastChannel,omitempty"`
-	LastTo          string                            `json:"lastTo,omitempty"`
-	DeliveryContext *DeliveryContext                  `json:"deliveryContext,omitempty"`
-	TranscriptPath  string                            `json:"transcriptPath,omitempty"`
-	Messages        []transcript.Record               `json:"messages,omitempty"`
-	Label           string                            `json:"label,omitempty"`
-	AgentID         string                            `json:"agentId,omitempty"`
-	Archived        bool                              `json:"archived,omitempty"`
+	Name            string              `json:"-"`
+	Key             string              `json:"key"`
+	Kind            string              `json:"kind"`
+	Channel         string              `json:"channel"`
+	DisplayName     string              `json:"displayName,omitempty"`
+	UpdatedAt       int64               `json:"updatedAt"`
+	SessionID       string              `json:"sessionId"`
+	Model           string              `json:"model,omitempty"`
+	ContextTokens   int64               `json:"contextTokens"`
+	TotalTokens     int64               `json:"totalTokens"`
+	ThinkingLevel   string              `json:"thinkingLevel,omitempty"`
+	VerboseLevel    string              `json:"verboseLevel,omitempty"`
+	SystemSent      bool                `json:"systemSent"`
+	AbortedLastRun  bool                `json:"abortedLastRun"`
+	SendPolicy      string              `json:"sendPolicy,omitempty"`
+	LastChannel     string              `json:"lastChannel,omitempty"`
+	LastTo          string              `json:"lastTo,omitempty"`
+	DeliveryContext *DeliveryContext    `json:"deliveryContext,omitempty"`
+	TranscriptPath  string              `json:"transcriptPath,omitempty"`
+	Messages        []transcript.Record `json:"messages,omitempty"`
+	Label           string              `json:"label,omitempty"`
+	AgentID         string              `json:"agentId,omitempty"`
+	Archived        bool                `json:"archived,omitempty"`
 	// LastMessage is the latest message, with includeLastMessage.
 	LastMessage *transcript.Record `json:"lastMessage,omitempty"`
 }
