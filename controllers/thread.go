@@ -15,6 +15,8 @@
 package controllers
 
 import (
+	"cmp"
+
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
@@ -29,8 +31,10 @@ func threadOf(run *sessionsv1alpha1.SubagentRun) string {
 }
 
 // threadContext is a thread-bound child's delivery context: its requester's chat, in the
-// run's own thread, so the child's announces (after later sends into it) land there too.
-// Nil for a run that is not thread-bound.
+// run's own thread, so the child's announces (after later sends into it, and of the runs it
+// spawns) land there too. The chat is named in to: the child's key names none, where the
+// requester's may be all that names it (agent:main:telegram:group:42). Nil for a run that
+// is not thread-bound.
 func threadContext(run *sessionsv1alpha1.SubagentRun, requester *sessionsv1alpha1.AgentSession) *sessionsv1alpha1.DeliveryContext {
 	thread := threadOf(run)
 	if thread == "" {
@@ -39,6 +43,7 @@ func threadContext(run *sessionsv1alpha1.SubagentRun, requester *sessionsv1alpha
 	dc := &sessionsv1alpha1.DeliveryContext{}
 	if requester != nil {
 		*dc = policy.DestinationOf(requester)
+		dc.To = cmp.Or(dc.To, policy.ChatIDOf(requester, *dc))
 	}
 	dc.ThreadID = thread
 	return dc
