@@ -15,14 +15,7 @@
 package e2e
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -274,15 +267,3 @@ spec:
 		})
 	}
 })
-
-// cardSigningKeyFile writes a new ECDSA P-256 key (PKCS #8 PEM) into dir for the store to
-// sign the A2A cards with, and returns its path.
-func cardSigningKeyFile(dir string) string {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	Expect(err).NotTo(HaveOccurred())
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	Expect(err).NotTo(HaveOccurred())
-	path := filepath.Join(dir, "a2a-card-signing.pem")
-	Expect(os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)).To(Succeed())
-	return path
-}
