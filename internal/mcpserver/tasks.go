@@ -17,8 +17,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -63,10 +61,7 @@ const (
 )
 
 // taskCallerLabel is the label value of a user.
-func taskCallerLabel(user string) string {
-	sum := sha256.Sum256([]byte(user))
-	return hex.EncodeToString(sum[:20])
-}
+func taskCallerLabel(user string) string { return caller.TaskOwner(user) }
 
 // rpcRequest is one JSON-RPC request of the stateless revision, as far as tasks read it.
 type rpcRequest struct {
@@ -208,6 +203,10 @@ func (o Options) getTask(ctx context.Context, id *identity, taskID string) (any,
 		return nil, err
 	}
 	t := taskOf(send)
+	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Store: o.Store}
+	if send, err = env.WithWholeReply(ctx, send); err != nil {
+		return nil, err
+	}
 	if res, ok := sessiontools.SendOutcome(send); ok && send.Status.Phase != sessionsv1alpha1.SendCancelled {
 		b, err := json.Marshal(res)
 		if err != nil {
