@@ -344,3 +344,9 @@ func (r *SubagentRun) GetOwnerStatus() *OwnerStatus { return &r.Status.OwnerStat
 
 // Finished says the owner reached its end: completedAt is set (the cache's trim keeps it).
 func (s *OwnerStatus) Finished() bool { return s.CompletedAt != nil }
+
+// CarriedChainAnnotation on a SessionSend or SubagentRun holds the chain and budget a caller
+// carried across the wire (the A2A chain extension or MCP _meta; docs/reference/chain-extension.md),
+// as compact JSON. Anyone may set it: the webhook and the budget ledger only ever narrow
+// their limits by it, and what it names is keyed by the caller, so it stops nobody else.
+const CarriedChainAnnotation = "sessions.agents.dev/carried-chain"

@@ -33,6 +33,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
@@ -169,7 +170,7 @@ func (o Options) startTask(ctx context.Context, id *identity, q *rpcRequest) (an
 		return toolResult(textResult(sessiontools.ErrorResult(err), true)), nil
 	}
 	call.NoWait = true
-	call.Stamp = stampTrace(q.Params.Meta, map[string]string{LabelTaskCaller: taskCallerLabel(id.user.GetName())})
+	call.Stamp = stampMeta(q.Params.Meta, map[string]string{LabelTaskCaller: taskCallerLabel(id.user.GetName())})
 	out, err := runTool(ctx, call, q.Params.Name, q.Params.Arguments)
 	if err != nil {
 		return toolResult(textResult(sessiontools.ErrorResult(err), true)), nil
@@ -320,22 +321,30 @@ func rawID(id json.RawMessage) json.RawMessage {
 	return id
 }
 
-// stampTrace stamps what a call creates with labels and, when the request's _meta carries a
-// W3C traceparent, with the caller's trace: the object's root span becomes a child of the
-// caller's span (tracing.ParentAnnotation), so the sends and turns the call starts join the
-// caller's trace. nil when there is nothing to stamp.
-func stampTrace(meta map[string]any, labels map[string]string) func(context.Context, client.Object) error {
+// stampMeta stamps what a call creates with labels and with what the request's _meta
+// carries: a W3C traceparent makes the object's root span a child of the caller's span
+// (tracing.ParentAnnotation), so the sends and turns the call starts join the caller's
+// trace; a well-formed chain (policy.ChainMetaKey) joins the caller's chain, whose values
+// only narrow this namespace's limits (one that is malformed is dropped: a new chain).
+// nil when there is nothing to stamp.
+func stampMeta(meta map[string]any, labels map[string]string) func(context.Context, client.Object) error {
+	annotations := map[string]string{}
 	tp, _ := meta["traceparent"].(string)
-	root := tracing.NewChild(tp)
-	if root == "" && len(labels) == 0 {
+	if root := tracing.NewChild(tp); root != "" {
+		annotations[tracing.Annotation], annotations[tracing.ParentAnnotation] = root, tp
+	}
+	if c, err := policy.CarriedFromValue(meta[policy.ChainMetaKey]); err == nil && c != nil {
+		annotations[sessionsv1alpha1.CarriedChainAnnotation] = c.Encode()
+	}
+	if len(annotations) == 0 && len(labels) == 0 {
 		return nil
 	}
 	return func(_ context.Context, obj client.Object) error {
 		if len(labels) > 0 {
 			obj.SetLabels(mergeMap(obj.GetLabels(), labels))
 		}
-		if root != "" {
-			obj.SetAnnotations(mergeMap(obj.GetAnnotations(), map[string]string{tracing.Annotation: root, tracing.ParentAnnotation: tp}))
+		if len(annotations) > 0 {
+			obj.SetAnnotations(mergeMap(obj.GetAnnotations(), annotations))
 		}
 		return nil
 	}

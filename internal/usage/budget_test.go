@@ -138,3 +138,26 @@ func TestStopReason(t *testing.T) {
 		})
 	}
 }
+
+func TestLeft(t *testing.T) {
+	cases := map[string]struct {
+		b     sessionsv1alpha1.Budget
+		spent Spent
+		want  *sessionsv1alpha1.Budget
+	}{
+		"nothing bounded": {spent: Spent{Turns: 3}},
+		"some left": {b: sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](100), MaxTurns: ptr.To[int32](4)},
+			spent: Spent{CostNanos: 250_000_000, Tokens: 40, Turns: 1},
+			want:  &sessionsv1alpha1.Budget{MaxCost: "0.75", MaxTokens: ptr.To[int64](60), MaxTurns: ptr.To[int32](3)}},
+		"overspent is none left, not less": {b: sessionsv1alpha1.Budget{MaxCost: "1", MaxTurns: ptr.To[int32](2)},
+			spent: Spent{CostNanos: 2_000_000_000, Turns: 5},
+			want:  &sessionsv1alpha1.Budget{MaxCost: "0", MaxTurns: ptr.To[int32](0)}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Left(tc.b, tc.spent)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

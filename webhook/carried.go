@@ -1,0 +1,79 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package webhook
+
+import (
+	"context"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
+)
+
+// judgeCarried returns the denial of an object carrying a chain from across the wire
+// (CarriedChainAnnotation: a door stamps what its caller carried, the manager passes it on)
+// that is over the namespace's chain limits, or "". Anyone may set the annotation: it is
+// judged against this namespace's limits and can only narrow them, and nothing is counted
+// under its id, so an id copied from another caller's chain changes nothing of that chain.
+func (c chains) judgeCarried(ctx context.Context, obj client.Object, p *sessionsv1alpha1.SessionPolicySpec) string {
+	carried, err := policy.CarriedOf(obj.GetAnnotations())
+	if err != nil || carried == nil {
+		return errText(err)
+	}
+	d := policy.JudgeCarried(carried, p, c.clock.Now())
+	if d == nil {
+		return ""
+	}
+	if c.ledger != nil && !isDryRun(ctx) {
+		c.ledger.warnCarriedRoot(ctx, obj.GetNamespace(), requestUser(ctx).Username, carried, d.Limit)
+	}
+	return d.Message
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// warnCarriedRoot records ChainLimitReached on the root a carried chain names, once per
+// caller, chain and limit, when that root is here: an object of that kind and name whose
+// UID is the chain's id. Any other root is another server's to tell.
+func (l *chainLedger) warnCarriedRoot(ctx context.Context, ns, user string, c *policy.CarriedChain, limit string) {
+	kind, name, ok := strings.Cut(c.Root, "/")
+	if !ok {
+		return
+	}
+	// Keyed by the caller as well as the id: another caller cannot use up this one's warning.
+	t := l.tally(ns, "carried/"+user+"/"+c.ID)
+	warned := t.warned[limit]
+	t.warned[limit] = true
+	t.mu.Unlock()
+	if warned {
+		return
+	}
+	var root client.Object = &sessionsv1alpha1.SessionSend{}
+	if kind == "SubagentRun" {
+		root = &sessionsv1alpha1.SubagentRun{}
+	}
+	if l.api.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, root) != nil || string(root.GetUID()) != c.ID {
+		return
+	}
+	l.event(metav1.ObjectMeta{Namespace: ns, Name: name, UID: root.GetUID()}, kind, limit, " across the wire (A2A or MCP)")
+}
