@@ -77,3 +77,17 @@ func (l *chainLedger) warnCarriedRoot(ctx context.Context, ns, user string, c *p
 	}
 	l.event(metav1.ObjectMeta{Namespace: ns, Name: name, UID: root.GetUID()}, kind, limit, " across the wire (A2A or MCP)")
 }
+
+// judgeDoorSend returns the denial of a send a door made (DoorAnnotation) over the
+// namespace's door limits, or "": sends into one session and by one caller per window,
+// counted whatever the caller carried. The caller is the request's user, whom the door
+// acts as.
+func (c chains) judgeDoorSend(ctx context.Context, obj client.Object, member policy.ChainMember, p *sessionsv1alpha1.SessionPolicySpec) string {
+	if _, door := obj.GetAnnotations()[sessionsv1alpha1.DoorAnnotation]; !door || c.doors == nil || member.Target == "" {
+		return ""
+	}
+	if d := c.doors.admit(obj.GetNamespace(), member.Target, requestUser(ctx).Username, policy.DoorSendLimits(p), !isDryRun(ctx)); d != nil {
+		return d.Message
+	}
+	return ""
+}

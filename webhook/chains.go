@@ -33,6 +33,8 @@ type chains struct {
 	ledger *chainLedger
 	// clock judges the deadlines of chains carried across the wire.
 	clock clock.PassiveClock
+	// doors counts the sends the doors made, the backstop for loops that carry no chain.
+	doors *doorSends
 	// defaultPerMinute is the operator's rate when the SessionPolicy sets none.
 	defaultPerMinute int
 }
@@ -43,6 +45,9 @@ type chains struct {
 // token and records the object in its chain.
 func (c chains) judgeChain(ctx context.Context, obj client.Object, member policy.ChainMember, p *sessionsv1alpha1.SessionPolicySpec) (string, error) {
 	if why := c.judgeCarried(ctx, obj, p); why != "" {
+		return why, nil
+	}
+	if why := c.judgeDoorSend(ctx, obj, member, p); why != "" {
 		return why, nil
 	}
 	annotations := obj.GetAnnotations()

@@ -97,7 +97,7 @@ func newChains(o Options, api client.Reader) chains {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	c := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute, clock: clk}
+	c := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute, clock: clk, doors: newDoorSends(clk)}
 	if api != nil {
 		c.ledger = newChainLedger(o.Clock, api, o.Events)
 	}

@@ -350,3 +350,10 @@ func (s *OwnerStatus) Finished() bool { return s.CompletedAt != nil }
 // as compact JSON. Anyone may set it: the webhook and the budget ledger only ever narrow
 // their limits by it, and what it names is keyed by the caller, so it stops nobody else.
 const CarriedChainAnnotation = "sessions.agents.dev/carried-chain"
+
+// DoorAnnotation on a SessionSend says which door made it for its caller ("a2a" or "mcp").
+// The webhook counts such sends per target session and per caller against the
+// SessionPolicy's spec.limits.doorSendsPerSession and doorSendsPerCaller: the backstop for
+// a loop through a peer that drops the chain extension. Set by the doors; one a person sets
+// only counts against their own sends.
+const DoorAnnotation = "sessions.agents.dev/door"

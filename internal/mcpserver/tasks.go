@@ -326,9 +326,9 @@ func rawID(id json.RawMessage) json.RawMessage {
 // (tracing.ParentAnnotation), so the sends and turns the call starts join the caller's
 // trace; a well-formed chain (policy.ChainMetaKey) joins the caller's chain, whose values
 // only narrow this namespace's limits (one that is malformed is dropped: a new chain).
-// nil when there is nothing to stamp.
+// Every object is marked as made by this door (DoorAnnotation), which the door limits count.
 func stampMeta(meta map[string]any, labels map[string]string) func(context.Context, client.Object) error {
-	annotations := map[string]string{}
+	annotations := map[string]string{sessionsv1alpha1.DoorAnnotation: "mcp"}
 	tp, _ := meta["traceparent"].(string)
 	if root := tracing.NewChild(tp); root != "" {
 		annotations[tracing.Annotation], annotations[tracing.ParentAnnotation] = root, tp
@@ -336,16 +336,11 @@ func stampMeta(meta map[string]any, labels map[string]string) func(context.Conte
 	if c, err := policy.CarriedFromValue(meta[policy.ChainMetaKey]); err == nil && c != nil {
 		annotations[sessionsv1alpha1.CarriedChainAnnotation] = c.Encode()
 	}
-	if len(annotations) == 0 && len(labels) == 0 {
-		return nil
-	}
 	return func(_ context.Context, obj client.Object) error {
 		if len(labels) > 0 {
 			obj.SetLabels(mergeMap(obj.GetLabels(), labels))
 		}
-		if len(annotations) > 0 {
-			obj.SetAnnotations(mergeMap(obj.GetAnnotations(), annotations))
-		}
+		obj.SetAnnotations(mergeMap(obj.GetAnnotations(), annotations))
 		return nil
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -217,4 +218,18 @@ func FuzzParseCarried(f *testing.F) {
 		}
 		_ = JudgeCarried(c, nil, time.Unix(0, 0))
 	})
+}
+
+func TestDoorSendLimits(t *testing.T) {
+	got := DoorSendLimits(&sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{DoorSendsPerCaller: ptr.To[int32](7),
+		DoorSendWindow: &metav1.Duration{Duration: 5 * time.Minute}}})
+	if want := (DoorLimits{PerSession: DefaultDoorSendsPerSession, PerCaller: 7, Window: 5 * time.Minute}); got != want {
+		t.Errorf("DoorSendLimits = %+v, want %+v", got, want)
+	}
+	if d := JudgeDoorSend(2, 7, got); d == nil || d.Limit != LimitDoorSendsPerCaller || !strings.Contains(d.Message, "spec.limits.doorSendsPerCaller is 7") {
+		t.Errorf("JudgeDoorSend at the caller's limit = %+v", d)
+	}
+	if d := JudgeDoorSend(9, 6, got); d != nil {
+		t.Errorf("JudgeDoorSend under both limits = %+v", d)
+	}
 }

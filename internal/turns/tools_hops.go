@@ -118,5 +118,7 @@ func localTarget(obj client.Object) string {
 	return obj.GetNamespace() + "/spawn/" + obj.GetName()
 }
 
-// from names the calling session in the pairs a carried chain holds.
-func (c *toolCall) from() string { return c.req.Namespace + "/" + c.session.Spec.Key }
+// from names the caller in the pairs a carried chain holds: its agent, not its session, as
+// each message through a door lands in a session of its own (a new A2A context), so a loop
+// back to an agent comes back to another of its sessions.
+func (c *toolCall) from() string { return c.req.Namespace + "/agent/" + c.session.Spec.AgentID }

@@ -54,14 +54,31 @@ func sendsOnAnyInput(ns, name, target string) *sessionsv1alpha1.Agent {
 // with one person's send to a, waits until the count of SessionSends stops growing and
 // returns the seed and every send.
 func storm(limits *sessionsv1alpha1.ChainLimits, ring ...string) (*sessionsv1alpha1.SessionSend, []sessionsv1alpha1.SessionSend) {
+	return stormOf(&sessionsv1alpha1.SessionPolicySpec{Limits: limits}, nil, func(ns, _, next string) *sessionsv1alpha1.Agent {
+		return sendsOnAnyInput(ns, "", sessionkey.MainKey(next))
+	}, ring...)
+}
+
+// stormOf is storm with the namespace's policy p (visibility and agent-to-agent opened),
+// objects made first (what the agents' tools need) and each agent made by agent(ns, name,
+// the next agent of the ring).
+func stormOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []client.Object, agent func(ns, name, next string) *sessionsv1alpha1.Agent,
+	ring ...string) (*sessionsv1alpha1.SessionSend, []sessionsv1alpha1.SessionSend) {
 	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "storm-"}}
 	Expect(k8s.Create(ctx, n)).To(Succeed())
 	ns := n.Name
-	objs := []client.Object{&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: sessionsv1alpha1.SessionPolicySpec{
-		Visibility: sessionsv1alpha1.VisibilityAll, AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}, Limits: limits}}}
+	spec := *p
+	spec.Visibility, spec.AgentToAgent = sessionsv1alpha1.VisibilityAll, sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}
+	var objs []client.Object
+	if first != nil {
+		objs = first(ns)
+	}
+	objs = append(objs, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: spec})
 	for i, a := range ring {
 		key := sessionkey.MainKey(a)
-		objs = append(objs, sendsOnAnyInput(ns, a, sessionkey.MainKey(ring[(i+1)%len(ring)])),
+		ag := agent(ns, a, ring[(i+1)%len(ring)])
+		ag.Name, ag.Namespace = a, ns
+		objs = append(objs, ag,
 			&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
 				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: a}})
 	}
@@ -95,11 +112,27 @@ func storm(limits *sessionsv1alpha1.ChainLimits, ring ...string) (*sessionsv1alp
 		}
 		n := len(l.Items)
 		g.Consistently(count, settled, testenv.Interval).Should(Equal(n))
-	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	}, testenv.Timeout, testenv.Interval).Should(Succeed(), func() string { return dump(ns) })
 	var l sessionsv1alpha1.SessionSendList
 	Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
 	return seed, l.Items
+}
+
+// dump is what a storm that did not stop left: its sends and its agents' tools.
+func dump(ns string) string {
+	var b strings.Builder
+	var sends sessionsv1alpha1.SessionSendList
+	_ = k8s.List(ctx, &sends, client.InNamespace(ns))
+	for _, s := range sends.Items {
+		fmt.Fprintf(&b, "send %s to %s: %s %q %q\n", s.Name, s.Spec.SessionKey, s.Status.Status, s.Status.Error, s.Status.Reply)
+	}
+	var agents sessionsv1alpha1.AgentList
+	_ = k8s.List(ctx, &agents, client.InNamespace(ns))
+	for _, a := range agents.Items {
+		fmt.Fprintf(&b, "agent %s: a2a %+v mcp %+v\n", a.Name, a.Status.A2AAgents, a.Status.MCPServers)
+	}
+	return b.String()
 }
 
 // replies are every turn's reply of the sends: their tool results, as the model saw them.
