@@ -35,6 +35,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/controllers/managertest"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionsend"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
@@ -96,10 +97,10 @@ var _ = BeforeSuite(func() {
 // the control plane the manager brought up).
 type lateFeed struct {
 	mu   sync.Mutex
-	feed controllers.SendFeed
+	feed sessionsend.SendFeed
 }
 
-func (l *lateFeed) set(f controllers.SendFeed) {
+func (l *lateFeed) set(f sessionsend.SendFeed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.feed = f
