@@ -16,9 +16,7 @@ package webhook
 
 import (
 	"context"
-	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -30,19 +28,17 @@ import (
 // that is over the namespace's chain limits, or "". Anyone may set the annotation: it is
 // judged against this namespace's limits and can only narrow them, and nothing is counted
 // under its id, so an id copied from another caller's chain changes nothing of that chain.
-func (c chains) judgeCarried(ctx context.Context, obj client.Object, p *sessionsv1alpha1.SessionPolicySpec) string {
+func (c chains) judgeCarried(obj client.Object, p *sessionsv1alpha1.SessionPolicySpec) string {
 	carried, err := policy.CarriedOf(obj.GetAnnotations())
 	if err != nil || carried == nil {
 		return errText(err)
 	}
-	d := policy.JudgeCarried(carried, p, c.clock.Now())
-	if d == nil {
-		return ""
+	if d := policy.JudgeCarried(carried, p, c.clock.Now()); d != nil {
+		// No Event here: the root is the sender's, and a caller could name any root; the
+		// sender's manager tells its root when the refusal reaches it.
+		return d.Message
 	}
-	if c.ledger != nil && !isDryRun(ctx) {
-		c.ledger.warnCarriedRoot(ctx, obj.GetNamespace(), requestUser(ctx).Username, carried, d.Limit)
-	}
-	return d.Message
+	return ""
 }
 
 func errText(err error) string {
@@ -50,32 +46,6 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// warnCarriedRoot records ChainLimitReached on the root a carried chain names, once per
-// caller, chain and limit, when that root is here: an object of that kind and name whose
-// UID is the chain's id. Any other root is another server's to tell.
-func (l *chainLedger) warnCarriedRoot(ctx context.Context, ns, user string, c *policy.CarriedChain, limit string) {
-	kind, name, ok := strings.Cut(c.Root, "/")
-	if !ok {
-		return
-	}
-	// Keyed by the caller as well as the id: another caller cannot use up this one's warning.
-	t := l.tally(ns, "carried/"+user+"/"+c.ID)
-	warned := t.warned[limit]
-	t.warned[limit] = true
-	t.mu.Unlock()
-	if warned {
-		return
-	}
-	var root client.Object = &sessionsv1alpha1.SessionSend{}
-	if kind == "SubagentRun" {
-		root = &sessionsv1alpha1.SubagentRun{}
-	}
-	if l.api.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, root) != nil || string(root.GetUID()) != c.ID {
-		return
-	}
-	l.event(metav1.ObjectMeta{Namespace: ns, Name: name, UID: root.GetUID()}, kind, limit, " across the wire (A2A or MCP)")
 }
 
 // judgeDoorSend returns the denial of a send a door made (DoorAnnotation) over the

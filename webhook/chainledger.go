@@ -177,16 +177,10 @@ func memberName(obj client.Object) string {
 // warnRoot records a Warning Event on the chain's root naming the limit it hit.
 func (l *chainLedger) warnRoot(obj client.Object, limit string) {
 	kind, name, ok := strings.Cut(obj.GetAnnotations()[sessionsv1alpha1.ChainRootAnnotation], "/")
-	if ok {
-		l.event(metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: name, UID: types.UID(obj.GetLabels()[sessionsv1alpha1.ChainLabel])}, kind, limit, "")
-	}
-}
-
-// event records on the root (kind, meta) that its chain reached limit; wire says where.
-func (l *chainLedger) event(meta metav1.ObjectMeta, kind, limit, wire string) {
-	if l.events == nil {
+	if l.events == nil || !ok {
 		return
 	}
+	meta := metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: name, UID: types.UID(obj.GetLabels()[sessionsv1alpha1.ChainLabel])}
 	var root client.Object
 	switch kind {
 	case "SessionSend":
@@ -197,5 +191,5 @@ func (l *chainLedger) event(meta metav1.ObjectMeta, kind, limit, wire string) {
 		return
 	}
 	l.events.Eventf(root, nil, corev1.EventTypeWarning, "ChainLimitReached", "Admit",
-		"the chain of agent tool calls started by this %s reached SessionPolicy spec.limits.%s%s; its further sends and spawns are refused", kind, limit, wire)
+		"the chain of agent tool calls started by this %s reached SessionPolicy spec.limits.%s; its further sends and spawns are refused", kind, limit)
 }

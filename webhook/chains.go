@@ -44,7 +44,7 @@ type chains struct {
 // which only the manager may set), over its chain's limits or the namespace's rate; else "". member is who asks whom. Call it last: it takes a rate
 // token and records the object in its chain.
 func (c chains) judgeChain(ctx context.Context, obj client.Object, member policy.ChainMember, p *sessionsv1alpha1.SessionPolicySpec) (string, error) {
-	if why := c.judgeCarried(ctx, obj, p); why != "" {
+	if why := c.judgeCarried(obj, p); why != "" {
 		return why, nil
 	}
 	if why := c.judgeDoorSend(ctx, obj, member, p); why != "" {

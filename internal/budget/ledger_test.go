@@ -47,6 +47,12 @@ func send(b *sessionsv1alpha1.Budget) *sessionsv1alpha1.SessionSend {
 	return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s", UID: "u1"}, Spec: sessionsv1alpha1.SessionSendSpec{Budget: b}}
 }
 
+// carrying is s with a chain its caller carried through a door.
+func carrying(s *sessionsv1alpha1.SessionSend, chain string) *sessionsv1alpha1.SessionSend {
+	s.Annotations = map[string]string{sessionsv1alpha1.CarriedChainAnnotation: chain}
+	return s
+}
+
 func call(owner string, uid types.UID, step string, purpose Purpose) Call {
 	kind := OwnerSessionSend
 	if owner == "" {
@@ -111,6 +117,18 @@ func TestJudgeThenCharge(t *testing.T) {
 			objs:    []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 10}, {call("s", "u1", "round-1", PurposeTurn), 1}},
 			refused: map[int]string{1: "budget exceeded: the send used 10 tokens of its maxTokens 10"},
+		},
+		"a send that arrived through a door carrying a smaller budget is held to it": {
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](5)}}, nil),
+				carrying(send(nil), `{"id":"x","hops":1,"sends":1,"budget":{"maxTurns":1}}`)},
+			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
+			refused: map[int]string{1: "budget exceeded: the send would begin turn 2, over its maxTurns 1"},
+		},
+		"a send whose caller claims a larger budget gets the policy's": {
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1)}}, nil),
+				carrying(send(nil), `{"id":"x","hops":1,"sends":1,"budget":{"maxTurns":1000,"maxTokens":1000000000}}`)},
+			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
+			refused: map[int]string{1: "budget exceeded: the send would begin turn 2, over its maxTurns 1"},
 		},
 		"no policy, no budget": {
 			objs:  []client.Object{send(nil)},

@@ -15,6 +15,7 @@
 package policy
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -65,15 +67,18 @@ type CarriedChain struct {
 	Budget *sessionsv1alpha1.Budget `json:"budget,omitempty"`
 	// Deadline is when the chain's work is no longer wanted.
 	Deadline *time.Time `json:"deadline,omitempty"`
-	// Root names the chain's root where it began, as <Kind>/<name>: the server the chain
-	// comes back to tells that root (found by name and ID there) which limit stopped it.
+	// Root names the chain's root where it began, as <Kind>/<name>, and Seal proves it was
+	// that server which named it (SealRoot): the chain coming back there tells that root
+	// which limit stopped it. Any other server ignores both.
 	Root string `json:"root,omitempty"`
+	Seal string `json:"seal,omitempty"`
 }
 
 var (
 	carriedID   = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 	carriedPair = regexp.MustCompile(`^[0-9a-f]{16}$`)
 	carriedCost = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,9})?$`)
+	carriedSeal = regexp.MustCompile(`^[0-9a-f]{32}$`)
 	carriedRoot = regexp.MustCompile(`^(SessionSend|SubagentRun)/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 )
 
@@ -112,6 +117,8 @@ func (c *CarriedChain) validate() error {
 		return fmt.Errorf("the carried chain's sends must be 1 to %d", maxCarriedSends)
 	case c.Root != "" && !carriedRoot.MatchString(c.Root):
 		return errors.New("the carried chain's root must be SessionSend/<name> or SubagentRun/<name>")
+	case c.Seal != "" && !carriedSeal.MatchString(c.Seal):
+		return errors.New("the carried chain's seal must be 32 lowercase hex digits")
 	case len(c.Visited) > MaxCarriedVisited:
 		return fmt.Errorf("the carried chain holds more than %d visited pairs", MaxCarriedVisited)
 	}
@@ -150,6 +157,19 @@ func CarriedOf(annotations map[string]string) (*CarriedChain, error) {
 	return c, nil
 }
 
+// SealRoot is the seal of a chain's id and root under key, a secret of the server where the
+// chain began.
+func SealRoot(key []byte, id, root string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(id + "\x00" + root))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// RootSealed says whether c's root was named by the server that holds key.
+func RootSealed(key []byte, c *CarriedChain) bool {
+	return c != nil && c.Root != "" && hmac.Equal([]byte(c.Seal), []byte(SealRoot(key, c.ID, c.Root)))
+}
+
 // PairHash is a requester-to-target pair of a chain as the chain carries it: the first 64
 // bits of SHA-256 over the chain id, from and to. Hashed so that the path tells a peer
 // nothing of the sessions and URLs it went through; the same pair of one chain always
@@ -167,7 +187,7 @@ func PairHash(chainID, from, to string) string {
 func NextCarried(in *CarriedChain, chainID string, hops int, from, to string, remaining *sessionsv1alpha1.Budget, deadline *time.Time) *CarriedChain {
 	next := &CarriedChain{ID: chainID, Hops: hops, Sends: hops, Budget: remaining, Deadline: deadline}
 	if in != nil {
-		next.ID, next.Root = in.ID, in.Root
+		next.ID, next.Root, next.Seal = in.ID, in.Root, in.Seal
 		next.Hops = max(hops, in.Hops+1)
 		next.Sends = max(next.Hops, in.Sends+1)
 		next.Visited = slices.Clone(in.Visited)
@@ -291,4 +311,21 @@ func countOf(list []string, s string) int {
 // baggage beside traceparent; the extension's own value is what limits are judged on.
 func ChainBaggage(c *CarriedChain) string {
 	return fmt.Sprintf("sessions.agents.dev.chain=%s,sessions.agents.dev.hops=%d", c.ID, c.Hops)
+}
+
+var limitNamed = regexp.MustCompile(`SessionPolicy spec\.limits\.([A-Za-z]+) is`)
+
+// CarriedRefusalLimit is the limit a refusal of JudgeCarried names, when text holds one (a
+// server that speaks the extension refused what a call carried); "" otherwise.
+func CarriedRefusalLimit(text string) string {
+	if !strings.Contains(text, crossedWire) {
+		return ""
+	}
+	if m := limitNamed.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	if strings.Contains(text, "deadline") {
+		return LimitDeadline
+	}
+	return LimitCarriedBudget
 }

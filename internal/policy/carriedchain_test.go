@@ -233,3 +233,49 @@ func TestDoorSendLimits(t *testing.T) {
 		t.Errorf("JudgeDoorSend under both limits = %+v", d)
 	}
 }
+
+func TestCarriedRefusalLimit(t *testing.T) {
+	now := time.Date(2026, 11, 29, 5, 0, 0, 0, time.UTC)
+	for _, c := range []*CarriedChain{
+		{ID: "x", Hops: 9, Sends: 9},
+		{ID: "x", Hops: 2, Sends: 20},
+		{ID: "x", Hops: 5, Sends: 5, Visited: []string{"000000000000000a", "000000000000000b", "000000000000000a", "000000000000000b", "000000000000000a"}},
+		{ID: "x", Hops: 1, Sends: 1, Deadline: &now},
+		{ID: "x", Hops: 1, Sends: 1, Budget: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](0)}},
+	} {
+		d := JudgeCarried(c, nil, now)
+		// As a server's tool result or the API server's refusal quotes it.
+		if got := CarriedRefusalLimit(`admission webhook denied the request: ` + d.Message); got != d.Limit {
+			t.Errorf("the refusal %q names %q, want %q", d.Message, got, d.Limit)
+		}
+	}
+	if got := CarriedRefusalLimit("chain limit reached: (SessionPolicy spec.limits.maxHops is 8)"); got != "" {
+		t.Errorf("a refusal of a chain that stayed home names %q", got)
+	}
+}
+
+// TestRootSealed: only the server holding the key believes the root a chain names; a
+// caller that copies a chain's id and root with another seal, or none, is not believed.
+func TestRootSealed(t *testing.T) {
+	key, other := []byte("this manager's key"), []byte("another key")
+	sealed := &CarriedChain{ID: "uid-1", Hops: 1, Sends: 1, Root: "SessionSend/seed", Seal: SealRoot(key, "uid-1", "SessionSend/seed")}
+	cases := map[string]struct {
+		key  []byte
+		c    *CarriedChain
+		want bool
+	}{
+		"sealed here":          {key: key, c: sealed, want: true},
+		"sealed elsewhere":     {key: other, c: sealed},
+		"no seal":              {key: key, c: &CarriedChain{ID: "uid-1", Root: "SessionSend/seed"}},
+		"the seal of another":  {key: key, c: &CarriedChain{ID: "uid-2", Root: "SessionSend/seed", Seal: sealed.Seal}},
+		"another root, sealed": {key: key, c: &CarriedChain{ID: "uid-1", Root: "SessionSend/other", Seal: sealed.Seal}},
+		"none":                 {key: key},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := RootSealed(tc.key, tc.c); got != tc.want {
+				t.Errorf("RootSealed = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -20,7 +20,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -53,8 +52,8 @@ func (c *toolCall) carried(ctx context.Context, to string, judge bool) (*policy.
 		remaining = g.Remaining(ctx, c.budgetCall(budget.PurposeTurn))
 	}
 	next := policy.NextCarried(in, chainID, policy.NextHops(o.annotations), c.from(), to, remaining, nil)
-	if in == nil {
-		next.Root = root
+	if in == nil && root != "" {
+		next.Root, next.Seal = root, policy.SealRoot(c.e.rootKey, chainID, root)
 	}
 	if !judge {
 		return next, nil, nil
@@ -69,23 +68,27 @@ func (c *toolCall) carried(ctx context.Context, to string, judge bool) (*policy.
 	}
 	d := policy.JudgeCarried(next, spec, c.e.now())
 	if d != nil {
-		c.warnChainRoot(ctx, next, o, d.Limit)
+		c.warnChainRoot(ctx, next, d.Limit)
 	}
 	return next, d, nil
 }
 
 // warnChainRoot records on the chain's root the Warning Event ChainLimitReached, as the
-// webhook does for a chain that stays here: the root named by the chain when it is here
-// (the same name and UID), else the local start of the chain, the turn's owner.
-func (c *toolCall) warnChainRoot(ctx context.Context, chain *policy.CarriedChain, o ownerMarks, limit string) {
+// webhook does for a chain that stays here: the root the chain names when this manager
+// sealed it (the chain began here and came back) and it is still here with the chain's
+// UID (read from the API server: the cache drops finished sends), else the local start of
+// the chain, the turn's owner. Only the
+// sender tells its root, when it refuses a call or a server refuses what the call carried:
+// a receiver cannot trust the root a caller names.
+func (c *toolCall) warnChainRoot(ctx context.Context, chain *policy.CarriedChain, limit string) {
 	r := c.e.opts.Recorder
-	if r == nil {
+	if r == nil || chain == nil {
 		return
 	}
-	kind, name, uid := c.req.Owner.Kind, c.req.Owner.Name, types.UID(o.uid)
-	if k, n, ok := strings.Cut(chain.Root, "/"); ok {
+	kind, name, uid := c.req.Owner.Kind, c.req.Owner.Name, OwnerUIDOf(c.req.ID)
+	if k, n, ok := strings.Cut(chain.Root, "/"); ok && policy.RootSealed(c.e.rootKey, chain) {
 		root := chainObject(k, metav1.ObjectMeta{})
-		if root != nil && c.e.opts.Reader.Get(ctx, client.ObjectKey{Namespace: c.req.Namespace, Name: n}, root) == nil &&
+		if root != nil && c.e.opts.APIReader.Get(ctx, client.ObjectKey{Namespace: c.req.Namespace, Name: n}, root) == nil &&
 			string(root.GetUID()) == chain.ID {
 			kind, name, uid = k, n, root.GetUID()
 		}

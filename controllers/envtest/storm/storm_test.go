@@ -64,6 +64,19 @@ func storm(limits *sessionsv1alpha1.ChainLimits, ring ...string) (*sessionsv1alp
 // the next agent of the ring).
 func stormOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []client.Object, agent func(ns, name, next string) *sessionsv1alpha1.Agent,
 	ring ...string) (*sessionsv1alpha1.SessionSend, []sessionsv1alpha1.SessionSend) {
+	ns := ringOf(p, first, agent, ring...)
+	seed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
+		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionkey.MainKey(ring[0]), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+	Expect(k8s.Create(ctx, seed)).To(Succeed())
+	sends := settle(ns, nil)
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
+	return seed, sends
+}
+
+// ringOf makes a namespace for a ring of agents, as stormOf says, and returns it once
+// their main sessions are ready.
+func ringOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []client.Object, agent func(ns, name, next string) *sessionsv1alpha1.Agent,
+	ring ...string) string {
 	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "storm-"}}
 	Expect(k8s.Create(ctx, n)).To(Succeed())
 	ns := n.Name
@@ -92,17 +105,17 @@ func stormOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []clie
 			g.Expect(s.Status.SessionID).NotTo(BeEmpty())
 		}
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	return ns
+}
 
-	seed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
-		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionkey.MainKey(ring[0]), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
-	Expect(k8s.Create(ctx, seed)).To(Succeed())
-
+// settle waits until the storm in ns has stopped (every send finished, done too when
+// given, and no new send comes) and returns its sends.
+func settle(ns string, done func(g Gomega)) []sessionsv1alpha1.SessionSend {
 	count := func() int {
 		var l sessionsv1alpha1.SessionSendList
 		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 		return len(l.Items)
 	}
-	// The storm has stopped when every send has finished and no new one comes.
 	Eventually(func(g Gomega) {
 		var l sessionsv1alpha1.SessionSendList
 		g.Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
@@ -110,13 +123,15 @@ func stormOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []clie
 		for _, s := range l.Items {
 			g.Expect(sessionsv1alpha1.Finished(s.Status.Conditions)).To(BeTrue(), "send %s still running", s.Name)
 		}
+		if done != nil {
+			done(g)
+		}
 		n := len(l.Items)
 		g.Consistently(count, settled, testenv.Interval).Should(Equal(n))
 	}, testenv.Timeout, testenv.Interval).Should(Succeed(), func() string { return dump(ns) })
 	var l sessionsv1alpha1.SessionSendList
 	Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
-	return seed, l.Items
+	return l.Items
 }
 
 // dump is what a storm that did not stop left: its sends and its agents' tools.

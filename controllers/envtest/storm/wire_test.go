@@ -15,10 +15,18 @@
 package storm
 
 import (
+	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	authnv1 "k8s.io/api/authentication/v1"
@@ -26,6 +34,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,19 +52,24 @@ const tokenSecret = "door-token"
 // allowed the namespace (its token, for the doors' audience, in tokenSecret, which any
 // Agent of the namespace may use).
 func doorCaller(ns string) []client.Object {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "caller", Namespace: ns}}
-	Expect(k8s.Create(ctx, sa)).To(Succeed())
-	Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "caller", Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "caller", Namespace: ns}}})).To(Succeed())
-	cs, err := kubernetes.NewForConfig(suite.Config)
-	Expect(err).NotTo(HaveOccurred())
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "caller",
-		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{audience}}}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
 	return []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tokenSecret, Namespace: ns,
 		Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
-		StringData: map[string]string{"authorization": "Bearer " + tr.Status.Token}}}
+		StringData: map[string]string{"authorization": "Bearer " + tokenOf(ns, "caller")}}}
+}
+
+// tokenOf makes the ServiceAccount sa of ns, allowed everything in ns, and returns a token
+// of it for the doors' audience.
+func tokenOf(ns, sa string) string {
+	Expect(k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}})).To(Succeed())
+	Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}})).To(Succeed())
+	cs, err := kubernetes.NewForConfig(suite.Config)
+	Expect(err).NotTo(HaveOccurred())
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa,
+		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{audience}}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return tr.Status.Token
 }
 
 var authorization = []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{
@@ -116,6 +130,83 @@ func expectStoppedAcrossWire(name string, seed *sessionsv1alpha1.SessionSend, se
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 }
 
+// sendA2A sends "hi" to agent of ns through /a2a as token (A2A 1.0 JSON-RPC, returning at
+// once), carrying chain in the message's metadata when not nil, and returns the answer.
+func sendA2A(ns, agent, token string, chain any) string {
+	msg := map[string]any{"messageId": string(uuid.NewUUID()), "role": "ROLE_USER", "parts": []any{map[string]any{"text": "hi"}}}
+	if chain != nil {
+		msg["metadata"] = map[string]any{policy.ChainExtensionURI: chain}
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+		"params": map[string]any{"message": msg, "configuration": map[string]any{"returnImmediately": true}}})
+	Expect(err).NotTo(HaveOccurred())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, doors+"/a2a/"+ns+"/"+agent, bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(a2a.SvcParamVersion, string(a2a.Version))
+	req.Header.Set(a2a.SvcParamExtensions, policy.ChainExtensionURI)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the test sidecar's own certificate
+	resp, err := hc.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = resp.Body.Close() }()
+	out, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.Header.Get(a2a.SvcParamExtensions)).To(Equal(policy.ChainExtensionURI), "the door did not activate the extension")
+	return string(out)
+}
+
+var _ = Describe("what a caller carries to the doors", func() {
+	It("only narrows: omitted or mangled starts a new chain, and another caller's chain id stops nothing of that chain", func() {
+		ns := ringOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, a2aPeer(doors), "a", "b")
+		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: ns},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted,
+				Script: []sessionsv1alpha1.ScriptRule{{Match: "^", Reply: "noted"}}}}})).To(Succeed())
+		forger := tokenOf(ns, "forger")
+		seed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
+			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionkey.MainKey("a"), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
+		Expect(k8s.Create(ctx, seed)).To(Succeed())
+		id := string(seed.UID)
+		pair := policy.PairHash(id, "x", "y")
+
+		// While the seed's chain runs, another caller names it: claims at its limits are its
+		// own sends' refusals, nothing of the seed's.
+		Expect(sendA2A(ns, "q", forger, map[string]any{"id": id, "hops": 1, "sends": 20, "root": "SessionSend/seed"})).
+			To(ContainSubstring("spec.limits.maxSendsPerChain"))
+		Expect(sendA2A(ns, "q", forger, map[string]any{"id": id, "hops": 5, "sends": 5, "visited": []string{pair, pair, pair}})).
+			To(ContainSubstring("spec.limits.maxPairRepeats"))
+		Expect(sendA2A(ns, "q", forger, map[string]any{"id": id, "hops": 1, "sends": 1, "root": "SessionSend/seed",
+			"seal": "0123456789abcdef0123456789abcdef"})).To(ContainSubstring(`"result"`))
+		// Omitted or mangled: a new chain under this namespace's limits.
+		Expect(sendA2A(ns, "q", forger, nil)).To(ContainSubstring(`"result"`))
+		Expect(sendA2A(ns, "q", forger, map[string]any{"id": "a/b", "hops": -1})).To(ContainSubstring(`"result"`))
+		// A larger budget is taken as a claim only: the ledger holds the send to the lesser.
+		Expect(sendA2A(ns, "q", forger, map[string]any{"id": "mine", "hops": 1, "sends": 1, "budget": map[string]any{"maxTurns": 1000000}})).
+			To(ContainSubstring(`"result"`))
+
+		sends := settle(ns, nil)
+		var ring, forged []sessionsv1alpha1.SessionSend
+		for _, s := range sends {
+			if strings.HasPrefix(s.Spec.SessionKey, "agent:q:") {
+				forged = append(forged, s)
+			} else {
+				ring = append(ring, s)
+			}
+		}
+		Expect(forged).To(HaveLen(4), "the four admitted messages")
+		carried := 0
+		for _, s := range forged {
+			if _, ok := s.Annotations[sessionsv1alpha1.CarriedChainAnnotation]; ok {
+				carried++
+			}
+		}
+		Expect(carried).To(Equal(2), "the omitted and the mangled chain start new chains")
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
+		expectStoppedAcrossWire("A2A pair storm beside a forger", seed, ring, 5, "maxPairRepeats")
+		Expect(ring).To(HaveLen(5), "the seed's chain stopped at the lap it stops at alone")
+	})
+})
+
 var _ = Describe("a storm of agents that call each other across the wire", func() {
 	It("stops a pair calling each other's /a2a at its second lap", func() {
 		seed, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, a2aPeer(doors), "a", "b")
@@ -132,6 +223,51 @@ var _ = Describe("a storm of agents that call each other across the wire", func(
 		expectStoppedAcrossWire("MCP pair storm, defaults", seed, sends, 5, "maxPairRepeats")
 	})
 
+	It("stops a pair calling each other through a relay that strips the extension at the door backstop", func() {
+		relay := stripping()
+		_, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, a2aPeer(relay), "a", "b")
+		GinkgoWriter.Printf("A2A pair storm through a stripping relay: %d SessionSends when it stopped (limit %d)\n", len(sends), policy.DefaultDoorSendsPerCaller+1)
+		AddReportEntry("A2A pair storm through a stripping relay", fmt.Sprintf("%d SessionSends", len(sends)))
+		// The seed, then every door-made send the caller (both agents' token) may make in a window.
+		Expect(len(sends)).To(BeNumerically("<=", policy.DefaultDoorSendsPerCaller+1))
+		Expect(len(sends)).To(BeNumerically(">", 5), "the relay did not strip the chain: the pair limit stopped it")
+		for _, s := range sends {
+			Expect(s.Annotations).NotTo(HaveKey(sessionsv1alpha1.CarriedChainAnnotation), "send %s", s.Name)
+		}
+		Expect(replies(sends)).To(ContainSubstring("door limit reached"))
+		Expect(replies(sends)).To(ContainSubstring("spec.limits.doorSendsPerCaller"))
+	})
+
+	It("stops a run tree delegating over A2A at its perRun budget, counting both sides' turns", func() {
+		ns := ringOf(&sessionsv1alpha1.SessionPolicySpec{
+			Limits:  &sessionsv1alpha1.ChainLimits{MaxPairRepeats: ptr.To[int32](1000)},
+			Budgets: &sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](4)}}},
+			doorCaller, a2aPeer(doors), "a", "b")
+		run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "r1", Namespace: ns},
+			Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "go"}}
+		Expect(k8s.Create(ctx, run)).To(Succeed())
+		sends := settle(ns, func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
+			g.Expect(sessionsv1alpha1.Finished(run.Status.Conditions)).To(BeTrue(), "run still running")
+		})
+		turns := int64(0)
+		if run.Status.Usage != nil {
+			turns = run.Status.Usage.Turns
+		}
+		for _, s := range sends {
+			Expect(s.Annotations).To(HaveKey(sessionsv1alpha1.CarriedChainAnnotation), "send %s", s.Name)
+			if s.Status.Usage != nil {
+				turns += s.Status.Usage.Turns
+			}
+		}
+		GinkgoWriter.Printf("run tree over A2A, perRun maxTurns 4: %d turns on both sides, %d door-made sends\n", turns, len(sends))
+		AddReportEntry("run tree over A2A, perRun maxTurns 4", fmt.Sprintf("%d turns, %d sends", turns, len(sends)))
+		Expect(turns).To(BeNumerically("<=", 4))
+		Expect(len(sends)).To(Equal(3), "the run's turn and three door-made sends' turns make its four")
+		Expect(replies(sends)).To(ContainSubstring("budget exceeded: the budget above this chain has no turn left"))
+		Expect(replies(sends)).To(ContainSubstring("crossed the wire"))
+	})
+
 	It("stops an A2A pair at maxHops counted on both sides when pairs may repeat", func() {
 		seed, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{MaxPairRepeats: ptr.To[int32](1000), MaxHops: ptr.To[int32](4)}},
 			doorCaller, a2aPeer(doors), "a", "b")
@@ -139,12 +275,45 @@ var _ = Describe("a storm of agents that call each other across the wire", func(
 	})
 })
 
-// sendText is what a send's turns replied, for a message that names what stopped them.
-func sendText(s *sessionsv1alpha1.SessionSend) string {
-	var b strings.Builder
-	b.WriteString(s.Status.Reply + "\n" + s.Status.Error)
-	for _, t := range s.Status.Turns {
-		b.WriteString("\n" + t.Reply)
+// stripping is an A2A peer in front of the doors that forwards everything but the chain
+// extension (the header asking for it, the value in a message's metadata), as a third-party
+// agent server that knows nothing of it would.
+func stripping() string {
+	u, err := url.Parse(doors)
+	Expect(err).NotTo(HaveOccurred())
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the test sidecar's own certificate
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(a2a.SvcParamExtensions)
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = withoutMetadata(body)
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	DeferCleanup(srv.Close)
+	return srv.URL
+}
+
+// withoutMetadata is a JSON-RPC request without its message's metadata.
+func withoutMetadata(body []byte) []byte {
+	var req map[string]any
+	if json.Unmarshal(body, &req) != nil {
+		return body
 	}
-	return b.String()
+	if p, ok := req["params"].(map[string]any); ok {
+		if m, ok := p["message"].(map[string]any); ok {
+			delete(m, "metadata")
+		}
+	}
+	out, err := json.Marshal(req)
+	if err != nil {
+		return body
+	}
+	return out
 }
