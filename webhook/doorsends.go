@@ -21,58 +21,63 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
-	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // doorSends counts the sends the /a2a and /mcp doors made (DoorAnnotation) per target
-// session and per caller in windows aligned since the Unix epoch: the backstop for a loop
-// through a peer that drops the chain extension, where nothing carried says it is a loop.
-// The counts are per webhook replica, as the rate bucket is; across a window's edge a loop
-// may make up to twice a limit before it stops.
+// session and per caller over a sliding window: the backstop for a loop through a peer that
+// drops the chain extension, where nothing carried says it is a loop. A key keeps the
+// times of at most its limit's sends. The counts are per webhook replica, as the rate
+// bucket is.
 type doorSends struct {
 	clock  clock.PassiveClock
 	mu     sync.Mutex
-	counts map[string]windowCount
+	sends  map[string][]time.Time // by key, oldest first, all within the last window
 	pruned time.Time
 }
 
-type windowCount struct {
-	start time.Time
-	n     int
-}
-
 func newDoorSends(c clock.PassiveClock) *doorSends {
-	return &doorSends{clock: c, counts: map[string]windowCount{}}
+	return &doorSends{clock: c, sends: map[string][]time.Time{}}
 }
 
 // admit judges one more door-made send into session for user in ns under l, and counts it
 // when allowed (record false: a dry run).
 func (d *doorSends) admit(ns, session, user string, l policy.DoorLimits, record bool) *policy.ChainDenial {
 	now := d.clock.Now()
-	start := usage.WindowStart(now, l.Window)
+	since := now.Add(-l.Window)
 	sk, ck := "session\x00"+ns+"\x00"+session, "caller\x00"+ns+"\x00"+user
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if now.Sub(d.pruned) > time.Minute {
-		for k, c := range d.counts {
-			if now.Sub(c.start) > 24*time.Hour || (c.start.Before(start) && now.Sub(c.start) > l.Window) {
-				delete(d.counts, k)
+		for k, times := range d.sends {
+			if len(times) == 0 || now.Sub(times[len(times)-1]) > 24*time.Hour || times[len(times)-1].Before(since) {
+				delete(d.sends, k)
 			}
 		}
 		d.pruned = now
 	}
-	n := func(k string) int {
-		if c := d.counts[k]; c.start.Equal(start) {
-			return c.n
+	recent := func(k string) []time.Time {
+		times := d.sends[k]
+		i := 0
+		for i < len(times) && !times[i].After(since) {
+			i++
 		}
-		return 0
+		return times[i:]
 	}
-	if den := policy.JudgeDoorSend(n(sk), n(ck), l); den != nil {
+	s, c := recent(sk), recent(ck)
+	if den := policy.JudgeDoorSend(len(s), len(c), l); den != nil {
 		return den
 	}
 	if record {
-		d.counts[sk] = windowCount{start: start, n: n(sk) + 1}
-		d.counts[ck] = windowCount{start: start, n: n(ck) + 1}
+		d.sends[sk] = keep(append(s, now), l.PerSession)
+		d.sends[ck] = keep(append(c, now), l.PerCaller)
 	}
 	return nil
+}
+
+// keep is the newest n of times.
+func keep(times []time.Time, n int) []time.Time {
+	if len(times) > n {
+		return append([]time.Time(nil), times[len(times)-n:]...)
+	}
+	return times
 }

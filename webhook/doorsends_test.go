@@ -23,8 +23,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
-// TestDoorSends: the backstop counts door-made sends per target session and per caller in
-// aligned windows; a refused or dry-run send is not counted; a new window starts afresh.
+// TestDoorSends: the backstop counts door-made sends per target session and per caller over
+// a sliding window; a refused or dry-run send is not counted; sends a window old drop out.
 func TestDoorSends(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 29, 5, 0, 0, 0, time.UTC))
 	d := newDoorSends(clk)
@@ -56,8 +56,12 @@ func TestDoorSends(t *testing.T) {
 			t.Errorf("step %d (%s by %s): refused for %q, want %q", i, s.session, s.user, got, s.want)
 		}
 	}
-	clk.Step(time.Minute)
+	clk.Step(59 * time.Second)
+	if got := admit("s2", "relay", true); got != policy.LimitDoorSendsPerCaller {
+		t.Errorf("a send within the window was allowed (%q): the window slides, it is not reset at its edge", got)
+	}
+	clk.Step(time.Second)
 	if got := admit("s1", "relay", true); got != "" {
-		t.Errorf("a new window refused a send: %s", got)
+		t.Errorf("a window after the sends, one was refused: %s", got)
 	}
 }

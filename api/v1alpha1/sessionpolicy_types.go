@@ -258,7 +258,7 @@ type ChainLimits struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	DoorSendsPerCaller *int32 `json:"doorSendsPerCaller,omitempty"`
-	// doorSendWindow is the window both door limits count in, e.g. 1m; windows are aligned on multiples of it since the Unix epoch; default 1m.
+	// doorSendWindow is the sliding window both door limits count in, e.g. 1m; default 1m.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(s|m|h))+$`
