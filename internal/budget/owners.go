@@ -32,7 +32,7 @@ import (
 func (o *owner) limit(def *sessionsv1alpha1.Budget) sessionsv1alpha1.Budget {
 	b := usage.EffectiveBudget(o.budget, def)
 	if o.carried != nil {
-		b = *policy.NarrowBudget(&b, o.carried)
+		b = *usage.Narrow(&b, o.carried)
 	}
 	return b
 }

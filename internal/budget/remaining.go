@@ -18,7 +18,6 @@ import (
 	"context"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -43,7 +42,7 @@ func (l *Ledger) Remaining(ctx context.Context, c Call) *sessionsv1alpha1.Budget
 	}
 	var left *sessionsv1alpha1.Budget
 	for _, r := range append([]*owner{o}, o.ancestors...) {
-		left = policy.NarrowBudget(left, usage.Left(r.limit(b.PerRun), r.tree))
+		left = usage.Narrow(left, usage.Left(r.limit(b.PerRun), r.tree))
 	}
 	return left
 }

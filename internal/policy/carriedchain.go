@@ -27,7 +27,6 @@ import (
 	"time"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // The chain extension's names (docs/reference/chain-extension.md). On A2A the URI is
@@ -181,17 +180,17 @@ func PairHash(chainID, from, to string) string {
 
 // NextCarried is what a send made now from a turn carries: in, the chain its owner carried
 // (nil when the owner's chain began here), goes on with one more hop, send and pair;
-// otherwise a chain named chainID begins, at hops (the owner's plus one). remaining and
-// deadline are this side's tightest budget and deadline (nil: none); the tighter of them and
-// in's is carried on.
-func NextCarried(in *CarriedChain, chainID string, hops int, from, to string, remaining *sessionsv1alpha1.Budget, deadline *time.Time) *CarriedChain {
-	next := &CarriedChain{ID: chainID, Hops: hops, Sends: hops, Budget: remaining, Deadline: deadline}
+// otherwise a chain named chainID begins, at hops (the owner's plus one). budget is what
+// the send may spend: the caller's tightest, already narrowed by what in carried
+// (usage.Narrow); deadline this side's (nil: none), of which the earlier with in's is
+// carried on.
+func NextCarried(in *CarriedChain, chainID string, hops int, from, to string, budget *sessionsv1alpha1.Budget, deadline *time.Time) *CarriedChain {
+	next := &CarriedChain{ID: chainID, Hops: hops, Sends: hops, Budget: budget, Deadline: deadline}
 	if in != nil {
 		next.ID, next.Root, next.Seal = in.ID, in.Root, in.Seal
 		next.Hops = max(hops, in.Hops+1)
 		next.Sends = max(next.Hops, in.Sends+1)
 		next.Visited = slices.Clone(in.Visited)
-		next.Budget = NarrowBudget(in.Budget, remaining)
 		next.Deadline = earlier(in.Deadline, deadline)
 	}
 	next.Visited = append(next.Visited, PairHash(next.ID, from, to))
@@ -199,30 +198,6 @@ func NextCarried(in *CarriedChain, chainID string, hops int, from, to string, re
 		next.Visited = next.Visited[n-MaxCarriedVisited:]
 	}
 	return next
-}
-
-// NarrowBudget is the tighter of a and b, field by field; nil when both are.
-func NarrowBudget(a, b *sessionsv1alpha1.Budget) *sessionsv1alpha1.Budget {
-	if a == nil {
-		return b
-	}
-	if b == nil {
-		return a
-	}
-	out := *a
-	if b.MaxCost != "" {
-		bn, _ := usage.ParseNanos(b.MaxCost)
-		if an, err := usage.ParseNanos(a.MaxCost); a.MaxCost == "" || err != nil || bn < an {
-			out.MaxCost = b.MaxCost
-		}
-	}
-	if b.MaxTokens != nil && (a.MaxTokens == nil || *b.MaxTokens < *a.MaxTokens) {
-		out.MaxTokens = b.MaxTokens
-	}
-	if b.MaxTurns != nil && (a.MaxTurns == nil || *b.MaxTurns < *a.MaxTurns) {
-		out.MaxTurns = b.MaxTurns
-	}
-	return &out
 }
 
 func earlier(a, b *time.Time) *time.Time {
@@ -289,10 +264,9 @@ func carriedSpent(b *sessionsv1alpha1.Budget) string {
 		return "the budget above this chain has no turn left"
 	case b.MaxTokens != nil && *b.MaxTokens < 1:
 		return "the budget above this chain has no token left"
-	case b.MaxCost != "":
-		if n, err := usage.ParseNanos(b.MaxCost); err == nil && n <= 0 {
-			return "the budget above this chain has no cost left"
-		}
+	case b.MaxCost != "" && strings.Trim(b.MaxCost, "0.") == "":
+		// validate took only decimals: one of zeros and a point is zero.
+		return "the budget above this chain has no cost left"
 	}
 	return ""
 }

@@ -119,34 +119,35 @@ func TestJudgeCarried(t *testing.T) {
 	}
 }
 
-// TestNextCarried: a caller's values only narrow what goes on; a claimed larger budget or a
-// later deadline is replaced by this side's.
+// TestNextCarried: a chain carried in goes on one hop, send and pair further, with the
+// budget the caller narrowed and the earlier deadline; a chain that begins here starts at
+// the owner's hop.
 func TestNextCarried(t *testing.T) {
 	t1 := time.Date(2026, 11, 29, 5, 0, 0, 0, time.UTC)
 	t2 := t1.Add(time.Hour)
-	big := &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1000), MaxCost: "100", MaxTokens: ptr.To[int64](1 << 40)}
 	ours := &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3), MaxCost: "0.5"}
 	cases := map[string]struct {
-		in        *CarriedChain
-		hops      int
-		remaining *sessionsv1alpha1.Budget
-		deadline  *time.Time
-		want      *CarriedChain
+		in       *CarriedChain
+		hops     int
+		budget   *sessionsv1alpha1.Budget
+		deadline *time.Time
+		want     *CarriedChain
 	}{
-		"a chain begins here": {hops: 1, remaining: ours, deadline: &t1,
+		"a chain begins here": {hops: 1, budget: ours, deadline: &t1,
 			want: &CarriedChain{ID: "here", Hops: 1, Sends: 1, Visited: []string{PairHash("here", "from", "to")}, Budget: ours, Deadline: &t1}},
 		"a chain in the cluster goes on over the wire": {hops: 3,
 			want: &CarriedChain{ID: "here", Hops: 3, Sends: 3, Visited: []string{PairHash("here", "from", "to")}}},
-		"a claimed larger budget and later deadline give way to ours": {in: &CarriedChain{ID: "there", Hops: 2, Sends: 4, Budget: big, Deadline: &t2, Root: "SessionSend/seed"},
-			hops: 1, remaining: ours, deadline: &t1,
+		"a carried chain goes on from its own hop and sends, root and seal; a later deadline gives way": {
+			in:   &CarriedChain{ID: "there", Hops: 2, Sends: 4, Deadline: &t2, Root: "SessionSend/seed", Seal: "0123456789abcdef0123456789abcdef"},
+			hops: 1, budget: ours, deadline: &t1,
 			want: &CarriedChain{ID: "there", Hops: 3, Sends: 5, Visited: []string{PairHash("there", "from", "to")},
-				Budget: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3), MaxCost: "0.5", MaxTokens: ptr.To[int64](1 << 40)}, Deadline: &t1, Root: "SessionSend/seed"}},
-		"a smaller carried budget stays": {in: &CarriedChain{ID: "there", Hops: 1, Sends: 1, Budget: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1)}}, hops: 1, remaining: ours,
-			want: &CarriedChain{ID: "there", Hops: 2, Sends: 2, Visited: []string{PairHash("there", "from", "to")}, Budget: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1), MaxCost: "0.5"}}},
+				Budget: ours, Deadline: &t1, Root: "SessionSend/seed", Seal: "0123456789abcdef0123456789abcdef"}},
+		"an earlier carried deadline stays": {in: &CarriedChain{ID: "there", Hops: 1, Sends: 1, Deadline: &t1}, hops: 1, deadline: &t2,
+			want: &CarriedChain{ID: "there", Hops: 2, Sends: 2, Visited: []string{PairHash("there", "from", "to")}, Deadline: &t1}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := NextCarried(tc.in, "here", tc.hops, "from", "to", tc.remaining, tc.deadline)
+			got := NextCarried(tc.in, "here", tc.hops, "from", "to", tc.budget, tc.deadline)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -26,6 +26,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // carried is what a call of the turn's A2A or MCP tool carries to the agent server it
@@ -50,6 +51,9 @@ func (c *toolCall) carried(ctx context.Context, to string, judge bool) (*policy.
 	var remaining *sessionsv1alpha1.Budget
 	if g := c.e.opts.Budget; g != nil {
 		remaining = g.Remaining(ctx, c.budgetCall(budget.PurposeTurn))
+	}
+	if in != nil {
+		remaining = usage.Narrow(in.Budget, remaining)
 	}
 	next := policy.NextCarried(in, chainID, policy.NextHops(o.annotations), c.from(), to, remaining, nil)
 	if in == nil && root != "" {

@@ -25,8 +25,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 // stamp marks an object a session tool is about to create: the turn's owner (so that
@@ -77,7 +79,11 @@ func (c *toolCall) chainMarks(ctx context.Context, obj client.Object) (labels, a
 	if in, err := policy.CarriedOf(o.annotations); err == nil && in != nil {
 		// A chain that arrived through a door goes on here: its path and budget travel with
 		// what this turn starts, so a loop that comes back through the wire is seen.
-		next := policy.NextCarried(in, "", 0, c.from(), localTarget(obj), in.Budget, nil)
+		left := in.Budget
+		if g := c.e.opts.Budget; g != nil {
+			left = usage.Narrow(left, g.Remaining(ctx, c.budgetCall(budget.PurposeTurn)))
+		}
+		next := policy.NextCarried(in, "", 0, c.from(), localTarget(obj), left, nil)
 		annotations[sessionsv1alpha1.CarriedChainAnnotation] = next.Encode()
 	}
 	return labels, annotations, nil

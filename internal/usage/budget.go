@@ -205,3 +205,27 @@ func Left(b sessionsv1alpha1.Budget, spent Spent) *sessionsv1alpha1.Budget {
 	}
 	return &out
 }
+
+// Narrow is the tighter of budgets a and b, field by field; nil when both are nil.
+func Narrow(a, b *sessionsv1alpha1.Budget) *sessionsv1alpha1.Budget {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := *a
+	if b.MaxCost != "" {
+		bn, _ := ParseNanos(b.MaxCost)
+		if an, err := ParseNanos(a.MaxCost); a.MaxCost == "" || err != nil || bn < an {
+			out.MaxCost = b.MaxCost
+		}
+	}
+	if b.MaxTokens != nil && (a.MaxTokens == nil || *b.MaxTokens < *a.MaxTokens) {
+		out.MaxTokens = b.MaxTokens
+	}
+	if b.MaxTurns != nil && (a.MaxTurns == nil || *b.MaxTurns < *a.MaxTurns) {
+		out.MaxTurns = b.MaxTurns
+	}
+	return &out
+}

@@ -161,3 +161,26 @@ func TestLeft(t *testing.T) {
 		})
 	}
 }
+
+// TestNarrow: what a caller carries only narrows; a claimed larger budget gives way.
+func TestNarrow(t *testing.T) {
+	ours := &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3), MaxCost: "0.5"}
+	cases := map[string]struct {
+		carried, ours, want *sessionsv1alpha1.Budget
+	}{
+		"nothing either side": {},
+		"only ours":           {ours: ours, want: ours},
+		"a larger claim gives way, a field only it bounds stays": {
+			carried: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1000), MaxCost: "100", MaxTokens: ptr.To[int64](1 << 40)}, ours: ours,
+			want: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3), MaxCost: "0.5", MaxTokens: ptr.To[int64](1 << 40)}},
+		"a smaller carried budget stays": {carried: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1), MaxCost: "0.25"}, ours: ours,
+			want: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1), MaxCost: "0.25"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Narrow(tc.carried, tc.ours)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

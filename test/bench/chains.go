@@ -24,6 +24,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
+	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
 func init() { register("chains", benchChains) }
@@ -47,7 +48,7 @@ func benchChains() ([]Figure, error) {
 		b.ReportAllocs()
 		for b.Loop() {
 			// Sender.
-			next := policy.NextCarried(in, "", 4, "team/agent/a", "https://peer.example/a2a/team/b", remaining, &deadline)
+			next := policy.NextCarried(in, "", 4, "team/agent/a", "https://peer.example/a2a/team/b", usage.Narrow(in.Budget, remaining), &deadline)
 			if d := policy.JudgeCarried(next, nil, now); d != nil {
 				failed = errors.New(d.Message)
 			}
