@@ -130,9 +130,9 @@ func expectStoppedAcrossWire(name string, seed *sessionsv1alpha1.SessionSend, se
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 }
 
-// sendA2A sends "hi" to agent of ns through /a2a as token (A2A 1.0 JSON-RPC, returning at
+// sendA2A sends "hi" to agent q of ns through /a2a as token (A2A 1.0 JSON-RPC, returning at
 // once), carrying chain in the message's metadata when not nil, and returns the answer.
-func sendA2A(ns, agent, token string, chain any) string {
+func sendA2A(ns, token string, chain any) string {
 	msg := map[string]any{"messageId": string(uuid.NewUUID()), "role": "ROLE_USER", "parts": []any{map[string]any{"text": "hi"}}}
 	if chain != nil {
 		msg["metadata"] = map[string]any{policy.ChainExtensionURI: chain}
@@ -140,7 +140,7 @@ func sendA2A(ns, agent, token string, chain any) string {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
 		"params": map[string]any{"message": msg, "configuration": map[string]any{"returnImmediately": true}}})
 	Expect(err).NotTo(HaveOccurred())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, doors+"/a2a/"+ns+"/"+agent, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, doors+"/a2a/"+ns+"/q", bytes.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
@@ -171,17 +171,17 @@ var _ = Describe("what a caller carries to the doors", func() {
 
 		// While the seed's chain runs, another caller names it: claims at its limits are its
 		// own sends' refusals, nothing of the seed's.
-		Expect(sendA2A(ns, "q", forger, map[string]any{"id": id, "hops": 1, "sends": 20, "root": "SessionSend/seed"})).
+		Expect(sendA2A(ns, forger, map[string]any{"id": id, "hops": 1, "sends": 20, "root": "SessionSend/seed"})).
 			To(ContainSubstring("spec.limits.maxSendsPerChain"))
-		Expect(sendA2A(ns, "q", forger, map[string]any{"id": id, "hops": 5, "sends": 5, "visited": []string{pair, pair, pair}})).
+		Expect(sendA2A(ns, forger, map[string]any{"id": id, "hops": 5, "sends": 5, "visited": []string{pair, pair, pair}})).
 			To(ContainSubstring("spec.limits.maxPairRepeats"))
-		Expect(sendA2A(ns, "q", forger, map[string]any{"id": id, "hops": 1, "sends": 1, "root": "SessionSend/seed",
+		Expect(sendA2A(ns, forger, map[string]any{"id": id, "hops": 1, "sends": 1, "root": "SessionSend/seed",
 			"seal": "0123456789abcdef0123456789abcdef"})).To(ContainSubstring(`"result"`))
 		// Omitted or mangled: a new chain under this namespace's limits.
-		Expect(sendA2A(ns, "q", forger, nil)).To(ContainSubstring(`"result"`))
-		Expect(sendA2A(ns, "q", forger, map[string]any{"id": "a/b", "hops": -1})).To(ContainSubstring(`"result"`))
+		Expect(sendA2A(ns, forger, nil)).To(ContainSubstring(`"result"`))
+		Expect(sendA2A(ns, forger, map[string]any{"id": "a/b", "hops": -1})).To(ContainSubstring(`"result"`))
 		// A larger budget is taken as a claim only: the ledger holds the send to the lesser.
-		Expect(sendA2A(ns, "q", forger, map[string]any{"id": "mine", "hops": 1, "sends": 1, "budget": map[string]any{"maxTurns": 1000000}})).
+		Expect(sendA2A(ns, forger, map[string]any{"id": "mine", "hops": 1, "sends": 1, "budget": map[string]any{"maxTurns": 1000000}})).
 			To(ContainSubstring(`"result"`))
 
 		sends := settle(ns, nil)
@@ -263,7 +263,7 @@ var _ = Describe("a storm of agents that call each other across the wire", func(
 		GinkgoWriter.Printf("run tree over A2A, perRun maxTurns 4: %d turns on both sides, %d door-made sends\n", turns, len(sends))
 		AddReportEntry("run tree over A2A, perRun maxTurns 4", fmt.Sprintf("%d turns, %d sends", turns, len(sends)))
 		Expect(turns).To(BeNumerically("<=", 4))
-		Expect(len(sends)).To(Equal(3), "the run's turn and three door-made sends' turns make its four")
+		Expect(sends).To(HaveLen(3), "the run's turn and three door-made sends' turns make its four")
 		Expect(replies(sends)).To(ContainSubstring("budget exceeded: the budget above this chain has no turn left"))
 		Expect(replies(sends)).To(ContainSubstring("crossed the wire"))
 	})
