@@ -94,7 +94,11 @@ func newChains(o Options, api client.Reader) chains {
 	if perMinute <= 0 {
 		perMinute = policy.DefaultToolCreatesPerMinute
 	}
-	c := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	c := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute, clock: clk, doors: newDoorSends(clk)}
 	if api != nil {
 		c.ledger = newChainLedger(o.Clock, api, o.Events)
 	}

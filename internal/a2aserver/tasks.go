@@ -72,9 +72,13 @@ func (h *agentHandler) start(ctx context.Context, p *a2a.SendMessageRequest) (*s
 		// The call's ID is a2a/<namespace>/<user>/<random>: the message id takes the random's place.
 		call.ID = h.call.ID[:strings.LastIndexByte(h.call.ID, '/')] + "/message/" + p.Message.ID
 	}
+	annotations := map[string]string{AnnotationContext: contextID, sessionsv1alpha1.DoorAnnotation: "a2a"}
+	if c := carriedChain(ctx, p.Message); c != nil {
+		annotations[sessionsv1alpha1.CarriedChainAnnotation] = c.Encode()
+	}
 	call.Stamp = func(_ context.Context, obj client.Object) error {
 		obj.SetLabels(map[string]string{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
-		obj.SetAnnotations(map[string]string{AnnotationContext: contextID})
+		obj.SetAnnotations(annotations)
 		return nil
 	}
 	send, denied, err := call.StartSend(ctx, key, text, sendTimeoutSeconds)
