@@ -291,7 +291,7 @@ type AgentSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	Description string `json:"description,omitempty"`
-	// allowedModels are the model overrides a spawn may ask for.
+	// allowedModels narrows the model overrides a spawn or a session may ask for to the Agent's own model and these; empty accepts any model (the provider refuses what it does not serve).
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
