@@ -45,10 +45,11 @@ func openSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
 	return ix, nil
 }
 
-// searchable is the store with its index: what the session tools read and search.
+// searchable is the store with its indexes: what the session tools read, search and recall.
 type searchable struct {
 	*store.FileStore
 	index *search.Index
+	recaller
 }
 
 func (s searchable) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {

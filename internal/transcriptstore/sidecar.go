@@ -152,13 +152,20 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		return err
 	}
 	defer func() { _ = index.Close() }()
+	mem, err := openMemoryIndex(cfg.DataDir, log.WithName("memory"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = mem.Close() }()
 	storeOpts := append([]store.Option{store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub)},
 		index.StoreOptions()...)
+	storeOpts = append(storeOpts, mem.StoreOptions()...)
 	store, err := store.OpenFileStore(cfg.DataDir, storeOpts...)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", cfg.DataDir, err)
 	}
 	index.Start(store)
+	mem.Start(store)
 	for _, r := range store.Repairs() {
 		log.Info("transcript tail repaired on open", "path", r.Path, "truncatedBytes", r.TruncatedBytes)
 	}
@@ -216,7 +223,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	if kubeAuthz != nil {
 		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, limits.streams)
 		var o mcpserver.Options
-		if o, err = callerOptions(rc, cfg, kubeAuthz, searchable{store, index}, objects, limits); err == nil {
+		if o, err = callerOptions(rc, cfg, kubeAuthz, searchable{store, index, recaller{mem, index}}, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 			// Each A2A request may wait for its task or stream it: it counts as a stream.
 			var signer *a2aserver.CardSigner
@@ -253,6 +260,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	internalAPI := http.NewServeMux()
 	internalAPI.Handle("/", NewAPIHandler(store, index, hub))
 	internalAPI.Handle("PUT "+transcript.APIHookKeysPath, hookKeysHandler(keyring))
+	memoryAPI(internalAPI, recaller{mem, index})
 	internalSrv := &http.Server{Handler: internalAPI, ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -1,0 +1,232 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package memory
+
+import (
+	"container/heap"
+	"math"
+)
+
+// kinds as the rows hold them.
+var kindCodes = []string{"", "message", "tool", "summary", "note"}
+
+func kindCode(k string) uint8 {
+	for i, s := range kindCodes {
+		if s == k {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+const noteCode = 4
+
+// row is one chunk's place: its session (a slot of the space), its record and part, and
+// its vector's scale (the int8 components times scale are the unit vector).
+type row struct {
+	slot  int32
+	seq   int64
+	part  uint16
+	kind  uint8
+	live  bool
+	ts    int64
+	scale float32
+}
+
+// space is one Agent's memory in one namespace: the vectors of one embedder, row-major
+// int8, and the sessions they came from.
+type space struct {
+	ns, agent string
+	emb       string // the embedder's id
+	dims      int
+	vecs      []int8
+	rows      []row
+	free      []int32
+	live      int
+	slots     []*session // by slot; nil when free
+	freeSlots []int32
+	byID      map[string]*session
+}
+
+// session is a session the space indexes: how far (upto), and its live rows in order.
+type session struct {
+	ns, sid, key string
+	slot         int32
+	upto         int64
+	rows         []int32
+}
+
+func newSpace(ns, agent, emb string, dims int) *space {
+	return &space{ns: ns, agent: agent, emb: emb, dims: dims, byID: map[string]*session{}}
+}
+
+// addSession gives s a slot.
+func (sp *space) addSession(s *session) {
+	sp.byID[s.sid] = s
+	if n := len(sp.freeSlots); n > 0 {
+		s.slot = sp.freeSlots[n-1]
+		sp.freeSlots = sp.freeSlots[:n-1]
+		sp.slots[s.slot] = s
+		return
+	}
+	s.slot = int32(len(sp.slots))
+	sp.slots = append(sp.slots, s)
+}
+
+// dropSession frees s's rows and slot.
+func (sp *space) dropSession(s *session) {
+	for _, r := range s.rows {
+		sp.freeRow(r)
+	}
+	s.rows = nil
+	delete(sp.byID, s.sid)
+	sp.slots[s.slot] = nil
+	sp.freeSlots = append(sp.freeSlots, s.slot)
+}
+
+func (sp *space) freeRow(r int32) {
+	if !sp.rows[r].live {
+		return
+	}
+	sp.rows[r].live = false
+	sp.free = append(sp.free, r)
+	sp.live--
+}
+
+// add stores a chunk of s with its unit vector v, and forgets s's oldest chunk that is not
+// a note once s holds more than MaxChunksPerSession.
+func (sp *space) add(s *session, seq int64, part int, kind uint8, ts int64, q []int8, scale float32) {
+	rw := row{slot: s.slot, seq: seq, part: uint16(part), kind: kind, live: true, ts: ts, scale: scale}
+	var r int32
+	if n := len(sp.free); n > 0 {
+		r = sp.free[n-1]
+		sp.free = sp.free[:n-1]
+		sp.rows[r] = rw
+		copy(sp.vecs[int(r)*sp.dims:], q)
+	} else {
+		r = int32(len(sp.rows))
+		sp.rows = append(sp.rows, rw)
+		sp.vecs = append(sp.vecs, q...)
+	}
+	sp.live++
+	s.rows = append(s.rows, r)
+	if len(s.rows) > MaxChunksPerSession {
+		for i, old := range s.rows {
+			if sp.rows[old].kind != noteCode {
+				sp.freeRow(old)
+				s.rows = append(s.rows[:i], s.rows[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// Quantize is v (a unit vector) as int8 components and the scale that restores it.
+func Quantize(v []float32) ([]int8, float32) {
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	q := make([]int8, len(v))
+	if m == 0 {
+		return q, 0
+	}
+	k := 127 / m
+	for i, x := range v {
+		q[i] = int8(math.Round(float64(x * k)))
+	}
+	return q, m / 127
+}
+
+// dot is the int8 dot product, unrolled: most of a search is this loop.
+func dot(a, b []int8) int32 {
+	var s0, s1, s2, s3 int32
+	n := len(a) &^ 3
+	b = b[:len(a)]
+	for i := 0; i < n; i += 4 {
+		s0 += int32(a[i]) * int32(b[i])
+		s1 += int32(a[i+1]) * int32(b[i+1])
+		s2 += int32(a[i+2]) * int32(b[i+2])
+		s3 += int32(a[i+3]) * int32(b[i+3])
+	}
+	for i := n; i < len(a); i++ {
+		s0 += int32(a[i]) * int32(b[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// scored is a row and its cosine with the query.
+type scored struct {
+	row int32
+	sim float32
+}
+
+// topK keeps the k best, worst on top.
+type topK []scored
+
+func (h topK) Len() int           { return len(h) }
+func (h topK) Less(i, j int) bool { return h[i].sim < h[j].sim || h[i].sim == h[j].sim && h[i].row < h[j].row }
+func (h topK) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *topK) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *topK) Pop() any          { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
+
+// search scores every live row whose session allowed admits (or that is a note, with
+// notes) against the query q (quantized, with its scale) and returns the k best, best
+// first.
+func (sp *space) search(q []int8, qscale float32, k int, allowed func(slot int32) bool, notes bool) []scored {
+	h := make(topK, 0, k+1)
+	d := sp.dims
+	for i := range sp.rows {
+		rw := &sp.rows[i]
+		if !rw.live || !(notes && rw.kind == noteCode || allowed(rw.slot)) {
+			continue
+		}
+		sim := float32(dot(q, sp.vecs[i*d:i*d+d])) * qscale * rw.scale
+		if len(h) < k {
+			heap.Push(&h, scored{int32(i), sim})
+		} else if sim > h[0].sim {
+			h[0] = scored{int32(i), sim}
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]scored, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(scored)
+	}
+	return out
+}
+
+// Exact is the float cosine search the int8 index is measured against: the k rows of vecs
+// (unit vectors) nearest q, best first.
+func Exact(vecs [][]float32, q []float32, k int) []int {
+	h := make(topK, 0, k+1)
+	for i, v := range vecs {
+		var s float32
+		for j := range v {
+			s += v[j] * q[j]
+		}
+		if len(h) < k {
+			heap.Push(&h, scored{int32(i), s})
+		} else if s > h[0].sim {
+			h[0] = scored{int32(i), s}
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]int, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = int(heap.Pop(&h).(scored).row)
+	}
+	return out
+}
