@@ -194,6 +194,7 @@ func NewEngine(o Options) (*Engine, error) {
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
 	e.tools.src, e.approvals = o.Tools, o.Approvals
+	e.toolEnv.Embeddings = e.embeddings
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil
 }
