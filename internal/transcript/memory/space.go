@@ -176,11 +176,13 @@ type scored struct {
 // topK keeps the k best, worst on top.
 type topK []scored
 
-func (h topK) Len() int           { return len(h) }
-func (h topK) Less(i, j int) bool { return h[i].sim < h[j].sim || h[i].sim == h[j].sim && h[i].row < h[j].row }
-func (h topK) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *topK) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *topK) Pop() any          { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
+func (h topK) Len() int { return len(h) }
+func (h topK) Less(i, j int) bool {
+	return h[i].sim < h[j].sim || h[i].sim == h[j].sim && h[i].row < h[j].row
+}
+func (h topK) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *topK) Push(x any)   { *h = append(*h, x.(scored)) }
+func (h *topK) Pop() any     { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
 
 // search scores every live row whose session allowed admits (or that is a note, with
 // notes) against the query q (quantized, with its scale) and returns the k best, best
