@@ -139,7 +139,7 @@ func memoryWriteTool() Tool {
 			"text": map[string]any{"type": "string", "description": "the note, self-contained (at most 4096 bytes)"},
 			"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "a few words to file it under"},
 		}, "text"),
-		Run: func(_ context.Context, c *Call, args json.RawMessage) (any, error) {
+		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a memoryWriteArgs
 			if err := DecodeArgs(args, &a); err != nil {
 				return nil, err
@@ -151,7 +151,11 @@ func memoryWriteTool() Tool {
 				return nil, errors.New("memory_write is a session's: a note belongs to the Agent that writes it")
 			}
 			// The note is the call itself: the turn records it in the transcript, and the
-			// store's memory index reads it from there, so it is rebuilt with the rest.
+			// store's memory index reads it from there, so it is rebuilt with the rest. The
+			// store learns the Agent's embedder here, so the note is remembered at once.
+			if err := c.registerMemory(ctx); err != nil {
+				return nil, err
+			}
 			return StatusResult{Status: StatusOK, Reply: "noted; later sessions of this agent recall it with memory_search"}, nil
 		}}
 }
@@ -269,4 +273,17 @@ func (c *Call) memoryGet(ctx context.Context, a memoryGetArgs) (any, error) {
 		return nil, err
 	}
 	return r.MemoryGet(ctx, q)
+}
+
+// registerMemory hands the store the calling Agent's embeddings provider.
+func (c *Call) registerMemory(ctx context.Context) error {
+	r, ok := c.Store.(transcript.Recaller)
+	if !ok || c.Agent == nil || c.Env.Embeddings == nil {
+		return nil
+	}
+	spec, err := c.Env.Embeddings(ctx, c.Agent)
+	if err != nil || spec == nil {
+		return err
+	}
+	return r.RegisterMemory(ctx, transcript.MemoryAgent{Namespace: c.Namespace, Agent: c.agentID(), Embeddings: *spec})
 }

@@ -24,6 +24,7 @@ import (
 const (
 	APIMemoryRecallPath = "/v1/memory/recall"
 	APIMemoryGetPath    = "/v1/memory/get"
+	APIMemoryAgentsPath = "/v1/memory/agents"
 )
 
 // The kinds of chunk memory keeps.
@@ -109,9 +110,18 @@ type MemoryChunks struct {
 	Index  int         `json:"index"`
 }
 
+// MemoryAgent registers an Agent's embeddings provider: its sessions are remembered from
+// then on (and caught up from their transcripts).
+type MemoryAgent struct {
+	Namespace  string         `json:"namespace"`
+	Agent      string         `json:"agent"`
+	Embeddings EmbeddingsSpec `json:"embeddings"`
+}
+
 // Recaller answers recalls: the memory index in the transcript-store, its client in the
 // manager.
 type Recaller interface {
 	Recall(ctx context.Context, q MemoryQuery) (MemoryResult, error)
 	MemoryGet(ctx context.Context, q MemoryGet) (MemoryChunks, error)
+	RegisterMemory(ctx context.Context, a MemoryAgent) error
 }

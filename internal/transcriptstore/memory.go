@@ -16,6 +16,7 @@ package transcriptstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -27,6 +28,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/memory"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/search"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
 // memoryDir holds the memory index beside the transcripts, as searchDir holds the
@@ -53,24 +55,60 @@ func NewEmbedder(s transcript.EmbeddingsSpec) (memory.Embedder, error) {
 		APIKey: s.APIKey, Dims: s.Dims})
 }
 
-// recaller is the memory index with the full-text index it fuses with.
-type recaller struct {
-	mem   *memory.Index
-	words *search.Index
+// Indexed is a store with its full-text and memory indexes: what the session tools read,
+// search and recall, in the sidecar's doors and in a suite's manager that runs without one.
+type Indexed struct {
+	*store.FileStore
+	Words  *search.Index
+	Memory *memory.Index
 }
 
-func (r recaller) Recall(ctx context.Context, q transcript.MemoryQuery) (transcript.MemoryResult, error) {
-	return r.mem.Recall(ctx, q, r.words)
+// Search implements transcript.Searcher.
+func (x Indexed) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
+	return x.Words.Search(ctx, q)
 }
 
-func (r recaller) MemoryGet(ctx context.Context, q transcript.MemoryGet) (transcript.MemoryChunks, error) {
-	return r.mem.Get(ctx, q)
+// Recall implements transcript.Recaller: meaning fused with words.
+func (x Indexed) Recall(ctx context.Context, q transcript.MemoryQuery) (transcript.MemoryResult, error) {
+	return x.Memory.Recall(ctx, q, x.Words)
+}
+
+// MemoryGet implements transcript.Recaller.
+func (x Indexed) MemoryGet(ctx context.Context, q transcript.MemoryGet) (transcript.MemoryChunks, error) {
+	return x.Memory.Get(ctx, q)
+}
+
+// RegisterMemory implements transcript.Recaller.
+func (x Indexed) RegisterMemory(_ context.Context, a transcript.MemoryAgent) error {
+	if err := transcript.ValidName(a.Namespace); err != nil {
+		return err
+	}
+	if err := x.Memory.Register(a.Namespace, a.Agent, a.Embeddings); err != nil {
+		return errors.Join(transcript.ErrInvalid, err)
+	}
+	return nil
+}
+
+// OpenIndexes opens the full-text and memory indexes under dataDir; their StoreOptions go
+// to the store's open, then each is started over the store.
+func OpenIndexes(dataDir string, log logr.Logger) (*search.Index, *memory.Index, error) {
+	words, err := openSearchIndex(dataDir, log.WithName("search"))
+	if err != nil {
+		return nil, nil, err
+	}
+	mem, err := openMemoryIndex(dataDir, log.WithName("memory"))
+	if err != nil {
+		_ = words.Close()
+		return nil, nil, err
+	}
+	return words, mem, nil
 }
 
 // memoryAPI serves the internal API's recall and get:
 //
 //	POST /v1/memory/recall    MemoryQuery -> MemoryResult
 //	POST /v1/memory/get       MemoryGet -> MemoryChunks
+//	POST /v1/memory/agents    MemoryAgent (204)
 //
 // The manager decides what a caller may recall (the sessions and notes it names); the
 // store only answers within them.
@@ -86,6 +124,17 @@ func memoryAPI(mux *http.ServeMux, r transcript.Recaller) {
 			return
 		}
 		writeJSON(w, http.StatusOK, res)
+	})
+	mux.HandleFunc("POST "+transcript.APIMemoryAgentsPath, func(w http.ResponseWriter, req *http.Request) {
+		var a transcript.MemoryAgent
+		if !decodeBody(w, req, &a) {
+			return
+		}
+		if err := r.RegisterMemory(req.Context(), a); err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("POST "+transcript.APIMemoryGetPath, func(w http.ResponseWriter, req *http.Request) {
 		var q transcript.MemoryGet

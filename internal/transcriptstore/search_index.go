@@ -15,16 +15,13 @@
 package transcriptstore
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/go-logr/logr"
 
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/search"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
 // searchDir holds the search index inside the data directory; its leading dot keeps the
@@ -43,15 +40,4 @@ func openSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	return ix, nil
-}
-
-// searchable is the store with its indexes: what the session tools read, search and recall.
-type searchable struct {
-	*store.FileStore
-	index *search.Index
-	recaller
-}
-
-func (s searchable) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
-	return s.index.Search(ctx, q)
 }

@@ -147,16 +147,11 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 		authz, kubeAuthz = ka, ka
 	}
 
-	index, err := openSearchIndex(cfg.DataDir, log.WithName("search"))
+	index, mem, err := OpenIndexes(cfg.DataDir, log)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = index.Close() }()
-	mem, err := openMemoryIndex(cfg.DataDir, log.WithName("memory"))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = mem.Close() }()
+	defer func() { _ = mem.Close(); _ = index.Close() }()
 	storeOpts := append([]store.Option{store.WithMetrics(metrics), store.WithLogger(log.WithName("store")), PublishCommits(hub)},
 		index.StoreOptions()...)
 	storeOpts = append(storeOpts, mem.StoreOptions()...)
@@ -223,7 +218,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	if kubeAuthz != nil {
 		routes["/events"] = LimitStreams(routes["/events"], kubeAuthz.Identify, limits.streams)
 		var o mcpserver.Options
-		if o, err = callerOptions(rc, cfg, kubeAuthz, searchable{store, index, recaller{mem, index}}, objects, limits); err == nil {
+		if o, err = callerOptions(rc, cfg, kubeAuthz, Indexed{store, index, mem}, objects, limits); err == nil {
 			routes["/mcp"], routes["/console/"] = mcpserver.Handler(o), actions.Handler(o)
 			// Each A2A request may wait for its task or stream it: it counts as a stream.
 			var signer *a2aserver.CardSigner
@@ -260,7 +255,7 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	internalAPI := http.NewServeMux()
 	internalAPI.Handle("/", NewAPIHandler(store, index, hub))
 	internalAPI.Handle("PUT "+transcript.APIHookKeysPath, hookKeysHandler(keyring))
-	memoryAPI(internalAPI, recaller{mem, index})
+	memoryAPI(internalAPI, Indexed{store, index, mem})
 	internalSrv := &http.Server{Handler: internalAPI, ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

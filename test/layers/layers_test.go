@@ -60,7 +60,7 @@ var layers = [][]string{
 	{"internal/transcriptstore"},
 	// test helpers and suites that run whole programs (controllers/managertest: the whole
 	// manager for a suite)
-	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/storm", "controllers/managertest",
+	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/memory", "controllers/envtest/storm", "controllers/managertest",
 		"internal/console/browsertest",
 		"internal/console/chromiumtest", "internal/transcriptstore/envtest",
 		"internal/transcriptstore/sidecartest", "webhook/envtest"},

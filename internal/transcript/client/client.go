@@ -142,6 +142,11 @@ func (c *Client) MemoryGet(ctx context.Context, q transcript.MemoryGet) (transcr
 	return res, c.do(ctx, http.MethodPost, transcript.APIMemoryGetPath, q, &res)
 }
 
+// RegisterMemory hands the sidecar an Agent's embeddings provider.
+func (c *Client) RegisterMemory(ctx context.Context, a transcript.MemoryAgent) error {
+	return c.do(ctx, http.MethodPost, transcript.APIMemoryAgentsPath, a, nil)
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	var body []byte
 	if in != nil {

@@ -54,7 +54,8 @@ const (
 	maxAgents = 10000
 	// retryAfter is how long a session whose embeddings failed waits to be tried again.
 	retryAfter  = 30 * time.Second
-	catchUpPage = 100
+	catchUpPage  = 100
+	catchUpBatch = 1000
 )
 
 // Embedder turns texts into unit vectors of one length (provider.Embedder).

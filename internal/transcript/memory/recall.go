@@ -201,7 +201,7 @@ func (ix *Index) nearest(k spaceKey, emb string, v []float32, n int, allowed map
 		ok[i] = s != nil && (allowed == nil || allowed[s.sid])
 	}
 	var out []candidate
-	for _, sc := range sp.search(q, qs, n, func(slot int32) bool { return ok[slot] }, notes) {
+	for _, sc := range sp.search(q, qs, n, ok, notes) {
 		rw := sp.rows[sc.row]
 		s := sp.slots[rw.slot]
 		out = append(out, candidate{sid: s.sid, key: s.key, seq: rw.seq, part: int(rw.part), sim: sc.sim})

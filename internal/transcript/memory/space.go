@@ -17,6 +17,7 @@ package memory
 import (
 	"container/heap"
 	"math"
+	"math/bits"
 )
 
 // kinds as the rows hold them.
@@ -52,6 +53,7 @@ type space struct {
 	emb       string // the embedder's id
 	dims      int
 	vecs      []int8
+	bits      []uint64 // each row's sign bits, words per row: the prefilter of a large scan
 	rows      []row
 	free      []int32
 	live      int
@@ -115,10 +117,14 @@ func (sp *space) add(s *session, seq int64, part int, kind uint8, ts int64, q []
 		sp.free = sp.free[:n-1]
 		sp.rows[r] = rw
 		copy(sp.vecs[int(r)*sp.dims:], q)
+		signBits(sp.bits[int(r)*sp.words():int(r+1)*sp.words()], q)
 	} else {
 		r = int32(len(sp.rows))
 		sp.rows = append(sp.rows, rw)
 		sp.vecs = append(sp.vecs, q...)
+		n := len(sp.bits)
+		sp.bits = append(sp.bits, make([]uint64, sp.words())...)
+		signBits(sp.bits[n:], q)
 	}
 	sp.live++
 	s.rows = append(s.rows, r)
@@ -184,18 +190,37 @@ func (h topK) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *topK) Push(x any)   { *h = append(*h, x.(scored)) }
 func (h *topK) Pop() any     { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
 
-// search scores every live row whose session allowed admits (or that is a note, with
-// notes) against the query q (quantized, with its scale) and returns the k best, best
-// first.
-func (sp *space) search(q []int8, qscale float32, k int, allowed func(slot int32) bool, notes bool) []scored {
-	h := make(topK, 0, k+1)
-	d := sp.dims
-	for i := range sp.rows {
-		rw := &sp.rows[i]
-		if !rw.live || !(notes && rw.kind == noteCode || allowed(rw.slot)) {
-			continue
+// Bounds of the prefilter: a space of more live rows than exactScan is scanned first by
+// the Hamming distance of sign bits (4 words a row at 256 dimensions), and only the
+// prefilter rows nearest, at least prefilterMin and prefilterPerHit per hit asked, are
+// scored by their int8 vectors. The bench's recall@10 against exact float search measures
+// what this costs.
+const (
+	exactScan       = 20000
+	prefilterMin    = 1024
+	prefilterPerHit = 64
+)
+
+func (sp *space) words() int { return (sp.dims + 63) / 64 }
+
+// signBits sets dst to the sign bits of q.
+func signBits(dst []uint64, q []int8) {
+	clear(dst)
+	for i, x := range q {
+		if x > 0 {
+			dst[i/64] |= 1 << (i % 64)
 		}
-		sim := float32(dot(q, sp.vecs[i*d:i*d+d])) * qscale * rw.scale
+	}
+}
+
+// search returns the k live rows nearest q (quantized, with its scale), best first, among
+// those whose session ok admits (by slot), and notes too with notes.
+func (sp *space) search(q []int8, qscale float32, k int, ok []bool, notes bool) []scored {
+	admit := func(rw *row) bool { return rw.live && (notes && rw.kind == noteCode || ok[rw.slot]) }
+	h := make(topK, 0, k+1)
+	score := func(i int) {
+		d := sp.dims
+		sim := float32(dot(q, sp.vecs[i*d:i*d+d])) * qscale * sp.rows[i].scale
 		if len(h) < k {
 			heap.Push(&h, scored{int32(i), sim})
 		} else if sim > h[0].sim {
@@ -203,9 +228,56 @@ func (sp *space) search(q []int8, qscale float32, k int, allowed func(slot int32
 			heap.Fix(&h, 0)
 		}
 	}
+	if sp.live <= exactScan {
+		for i := range sp.rows {
+			if admit(&sp.rows[i]) {
+				score(i)
+			}
+		}
+	} else {
+		for _, i := range sp.prefilter(q, max(prefilterMin, prefilterPerHit*k), admit) {
+			score(int(i))
+		}
+	}
 	out := make([]scored, len(h))
 	for i := len(h) - 1; i >= 0; i-- {
 		out[i] = heap.Pop(&h).(scored)
+	}
+	return out
+}
+
+// prefilter is the admitted rows whose sign bits are nearest q's, at least n of them (all
+// of a distance that reaches n): a histogram of distances finds the cut without sorting.
+func (sp *space) prefilter(q []int8, n int, admit func(*row) bool) []int32 {
+	w := sp.words()
+	qb := make([]uint64, w)
+	signBits(qb, q)
+	dist := make([]uint16, len(sp.rows))
+	var hist [1537]int
+	const skip = ^uint16(0)
+	for i := range sp.rows {
+		if !admit(&sp.rows[i]) {
+			dist[i] = skip
+			continue
+		}
+		var d int
+		b := sp.bits[i*w : i*w+w]
+		for j := range qb {
+			d += bits.OnesCount64(qb[j] ^ b[j])
+		}
+		dist[i] = uint16(d)
+		hist[d]++
+	}
+	cut, seen := 0, 0
+	for cut < len(hist)-1 && seen+hist[cut] < n {
+		seen += hist[cut]
+		cut++
+	}
+	out := make([]int32, 0, seen+hist[cut])
+	for i, d := range dist {
+		if d != skip && int(d) <= cut {
+			out = append(out, int32(i))
+		}
 	}
 	return out
 }

@@ -361,12 +361,30 @@ func (ix *Index) catchUpDirty(ctx context.Context) {
 	for k := range agents {
 		ix.dropGone(k, live)
 	}
+	var b batch
+	records := 0
+	flush := func() {
+		if len(b.sessions) == 0 {
+			return
+		}
+		if err := ix.write(ctx, b); err != nil && ctx.Err() == nil {
+			ix.retry(b, err)
+		}
+		b, records = batch{}, 0
+	}
 	for _, h := range todo {
-		if err := ix.catchUp(ctx, h); err != nil && ctx.Err() == nil && !errors.Is(err, transcript.ErrNotFound) {
+		err := ix.catchUp(ctx, h, func(p *pending) {
+			b.sessions = append(b.sessions, p)
+			if records += len(p.recs); records >= catchUpBatch {
+				flush()
+			}
+		})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, transcript.ErrNotFound) {
 			ix.o.Log.Error(err, "memory catch-up of a session failed", "namespace", h.Namespace, "sessionId", h.SessionID)
 			ix.retry(batch{sessions: []*pending{{header: h}}}, err)
 		}
 	}
+	flush()
 }
 
 // enqueueDrop forgets a session that is gone.
@@ -409,31 +427,29 @@ func (ix *Index) dropGone(k spaceKey, live map[sessionRef]transcript.SessionHead
 	}
 }
 
-// catchUp indexes one session's records after its mark, a page per write.
-func (ix *Index) catchUp(ctx context.Context, h transcript.SessionHeader) error {
+// catchUp reads one session's records after its mark, a page at a time, and hands each
+// page to add; the caller writes them in batches of about catchUpBatch records, one fsync
+// each, so a rebuild costs a sync per thousand records, not per session.
+func (ix *Index) catchUp(ctx context.Context, h transcript.SessionHeader, add func(*pending)) error {
 	k := spaceKey{h.Namespace, agentOf(h)}
 	ag := ix.agent(k)
 	if ag == nil {
 		return nil
 	}
 	upto := ix.mark(k, ag, h.SessionID)
+	if upto == 0 {
+		// A session not yet indexed gets its mark (and its space) even when empty, so a
+		// recall finds the Agent's space.
+		add(&pending{k: k, ag: ag, header: h})
+	}
 	for {
 		page, err := ix.src.Read(ctx, h.Namespace, h.SessionID, transcript.ReadOptions{
 			AfterSeq: upto, BeforeSeq: upto + catchUpPage + 1, Limit: catchUpPage, IncludeTools: true})
-		if err != nil {
+		if err != nil || len(page.Messages) == 0 {
 			return err
-		}
-		if len(page.Messages) == 0 {
-			if upto == 0 && ix.mark(k, ag, h.SessionID) == 0 {
-				// An empty session still gets its space, so recall finds the Agent's.
-				return ix.write(ctx, batch{sessions: []*pending{{k: k, ag: ag, header: h}}})
-			}
-			return nil
 		}
 		p := &pending{k: k, ag: ag, header: h, recs: page.Messages, upto: page.Messages[len(page.Messages)-1].Seq}
-		if err := ix.write(ctx, batch{sessions: []*pending{p}}); err != nil {
-			return err
-		}
+		add(p)
 		upto = p.upto
 	}
 }
