@@ -33,6 +33,9 @@ type Offline struct{ N int }
 // Dims implements Embedder.
 func (o Offline) Dims() int { return o.N }
 
+// Local says it calls no provider: no rate bounds it.
+func (Offline) Local() bool { return true }
+
 // Embed implements Embedder; its token count is the words it read.
 func (o Offline) Embed(_ context.Context, texts []string) ([][]float32, int64, error) {
 	out := make([][]float32, len(texts))

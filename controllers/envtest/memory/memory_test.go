@@ -163,7 +163,9 @@ var _ = Describe("an Agent's long-term memory", Ordered, func() {
 	})
 
 	It("recalls nothing of it in a session of another Agent that sees only itself", func() {
-		Expect(send(ns, "other", "agent:web:main", question)).NotTo(ContainSubstring("Fridays"))
+		reply := send(ns, "other", "agent:web:main", question)
+		Expect(reply).To(HavePrefix("recalled: "), "the turn called memory_search")
+		Expect(reply).NotTo(ContainSubstring("Fridays"))
 	})
 
 	It("recalls it for a person who may read its transcript, and not for one who may not", func() {

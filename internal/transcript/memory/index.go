@@ -404,15 +404,22 @@ func (ix *Index) limiter(ns string) *rate.Limiter {
 	return l
 }
 
-// embed embeds texts for ns with emb, in calls of at most 64 texts, each call waiting its
-// turn under the namespace's rate on the index's clock.
+// local is an embedder that calls no provider (the offline one): no rate bounds it.
+type local interface{ Local() bool }
+
+// embed embeds texts for ns with emb, in calls of at most 64 texts, each call of a provider
+// waiting its turn under the namespace's rate on the index's clock.
 func (ix *Index) embed(ctx context.Context, ns string, emb Embedder, texts []string) ([][]float32, int64, error) {
 	out := make([][]float32, 0, len(texts))
 	var tokens int64
+	l, ok := emb.(local)
+	limited := !ok || !l.Local()
 	for len(texts) > 0 {
 		n := min(len(texts), 64)
-		if err := ix.wait(ctx, ns); err != nil {
-			return nil, tokens, err
+		if limited {
+			if err := ix.wait(ctx, ns); err != nil {
+				return nil, tokens, err
+			}
 		}
 		vs, t, err := emb.Embed(ctx, texts[:n])
 		tokens += t

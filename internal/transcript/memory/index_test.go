@@ -20,8 +20,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -278,5 +280,49 @@ func TestGet(t *testing.T) {
 	}
 	if _, err := x.mem.Get(context.Background(), transcript.MemoryGet{Namespace: ns, SessionID: "s1", Seq: 3, NotesOnly: true}); err == nil {
 		t.Error("notes only gave a message")
+	}
+}
+
+// remote is the offline embedder posing as a provider: the namespace's rate bounds it.
+type remote struct{ provider.Offline }
+
+func (remote) Local() bool { return false }
+
+// TestEmbeddingRate: a provider's calls share the namespace's rate (a tenth of a minute's
+// calls at once, then one per 60s/CallsPerMinute on the index's clock); the offline
+// embedder's do not.
+func TestEmbeddingRate(t *testing.T) {
+	fc := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	dir := t.TempDir()
+	mem, err := memory.Open(filepath.Join(dir, "memory.log"), memory.Options{Clock: fc, CallsPerMinute: 60,
+		NewEmbedder: func(s transcript.EmbeddingsSpec) (memory.Embedder, error) { return remote{provider.Offline{N: s.Dims}}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := transcripttest.OpenStore(t, filepath.Join(dir, "transcripts"), mem.StoreOptions()...)
+	mem.Start(st)
+	t.Cleanup(func() { _ = mem.Close() })
+	if err := mem.Register(ns, "ops", transcript.EmbeddingsSpec{Provider: "openai", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	q := transcript.MemoryQuery{Namespace: ns, Agent: "ops", Text: "deploy"}
+	for i := range 6 { // the burst: 60/10
+		if _, err := mem.Recall(context.Background(), q, nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { _, err := mem.Recall(context.Background(), q, nil); done <- err }()
+	select {
+	case err := <-done:
+		t.Fatalf("the seventh call did not wait for the rate: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	for !fc.HasWaiters() {
+		time.Sleep(time.Millisecond)
+	}
+	fc.Step(time.Second)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

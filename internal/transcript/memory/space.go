@@ -18,6 +18,8 @@ import (
 	"container/heap"
 	"math"
 	"math/bits"
+	"math/rand/v2"
+	"sync"
 )
 
 // kinds as the rows hold them.
@@ -117,14 +119,14 @@ func (sp *space) add(s *session, seq int64, part int, kind uint8, ts int64, q []
 		sp.free = sp.free[:n-1]
 		sp.rows[r] = rw
 		copy(sp.vecs[int(r)*sp.dims:], q)
-		signBits(sp.bits[int(r)*sp.words():int(r+1)*sp.words()], q)
+		sp.signBits(sp.bits[int(r)*sp.words():int(r+1)*sp.words()], q)
 	} else {
 		r = int32(len(sp.rows))
 		sp.rows = append(sp.rows, rw)
 		sp.vecs = append(sp.vecs, q...)
 		n := len(sp.bits)
 		sp.bits = append(sp.bits, make([]uint64, sp.words())...)
-		signBits(sp.bits[n:], q)
+		sp.signBits(sp.bits[n:], q)
 	}
 	sp.live++
 	s.rows = append(s.rows, r)
@@ -191,7 +193,7 @@ func (h *topK) Push(x any)   { *h = append(*h, x.(scored)) }
 func (h *topK) Pop() any     { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
 
 // Bounds of the prefilter: a space of more live rows than exactScan is scanned first by
-// the Hamming distance of sign bits (4 words a row at 256 dimensions), and only the
+// the Hamming distance of hashed sign bits (8 words a row at 256 dimensions), and only the
 // prefilter rows nearest, at least prefilterMin and prefilterPerHit per hit asked, are
 // scored by their int8 vectors. The bench's recall@10 against exact float search measures
 // what this costs.
@@ -201,14 +203,75 @@ const (
 	prefilterPerHit = 64
 )
 
-func (sp *space) words() int { return (sp.dims + 63) / 64 }
+func (sp *space) words() int { return hasherFor(sp.dims).words() }
 
-// signBits sets dst to the sign bits of q.
-func signBits(dst []uint64, q []int8) {
+// signBits sets dst to q's sign bits under the space's random hyperplanes.
+func (sp *space) signBits(dst []uint64, q []int8) { hasherFor(sp.dims).bits(dst, q) }
+
+// hasher is a fast random-hyperplane hash (SimHash): the signs of H·D·q for rounds random
+// ±1 diagonals D and the Walsh-Hadamard matrix H, so an angle is estimated from the
+// Hamming distance of the bits. The signs of q's own components would not do: a vector
+// from hashed features is mostly zeros, and their signs say nothing.
+type hasher struct {
+	n     int // the power of two at or above dims
+	flips [][]int32
+}
+
+const hashRounds = 2
+
+var hashers sync.Map // dims -> hasher: fixed seeds, so every space of one dims hashes alike
+
+func hasherFor(dims int) hasher {
+	if h, ok := hashers.Load(dims); ok {
+		return h.(hasher)
+	}
+	n := 1
+	for n < dims {
+		n *= 2
+	}
+	h := hasher{n: n}
+	rng := rand.New(rand.NewPCG(uint64(dims), 0x6d656d6f7279))
+	for range hashRounds {
+		f := make([]int32, n)
+		for i := range f {
+			f[i] = int32(rng.IntN(2)*2 - 1)
+		}
+		h.flips = append(h.flips, f)
+	}
+	hashers.Store(dims, h)
+	return h
+}
+
+func (h hasher) words() int { return (hashRounds*h.n + 63) / 64 }
+
+func (h hasher) bits(dst []uint64, q []int8) {
 	clear(dst)
-	for i, x := range q {
-		if x > 0 {
-			dst[i/64] |= 1 << (i % 64)
+	buf := make([]int32, h.n)
+	for r, f := range h.flips {
+		for i := range buf {
+			buf[i] = 0
+			if i < len(q) {
+				buf[i] = int32(q[i]) * f[i]
+			}
+		}
+		fwht(buf)
+		for i, y := range buf {
+			if y > 0 {
+				b := r*h.n + i
+				dst[b/64] |= 1 << (b % 64)
+			}
+		}
+	}
+}
+
+// fwht is the in-place Walsh-Hadamard transform of a (its length a power of two).
+func fwht(a []int32) {
+	for h := 1; h < len(a); h *= 2 {
+		for i := 0; i < len(a); i += 2 * h {
+			for j := i; j < i+h; j++ {
+				x, y := a[j], a[j+h]
+				a[j], a[j+h] = x+y, x-y
+			}
 		}
 	}
 }
@@ -251,9 +314,9 @@ func (sp *space) search(q []int8, qscale float32, k int, ok []bool, notes bool) 
 func (sp *space) prefilter(q []int8, n int, admit func(*row) bool) []int32 {
 	w := sp.words()
 	qb := make([]uint64, w)
-	signBits(qb, q)
+	sp.signBits(qb, q)
 	dist := make([]uint16, len(sp.rows))
-	var hist [1537]int
+	hist := make([]int, 64*w+1)
 	const skip = ^uint16(0)
 	for i := range sp.rows {
 		if !admit(&sp.rows[i]) {
