@@ -41,8 +41,8 @@ func TestPieces(t *testing.T) {
 		"a tool result, not kept": {m: text(transcript.RoleToolResult, "output")},
 		"a tool result, kept": {m: text(transcript.RoleToolResult, "output"), toolResults: true,
 			want: []Piece{{Kind: "tool", Text: "output"}}},
-		"system context":  {m: text(transcript.RoleSystem, "you are")},
-		"blank":           {m: text(transcript.RoleUser, "  \n ")},
+		"system context": {m: text(transcript.RoleSystem, "you are")},
+		"blank":          {m: text(transcript.RoleUser, "  \n ")},
 		"a note and text": {m: transcript.Message{Role: transcript.RoleAssistant, Content: []transcript.ContentBlock{
 			{Type: transcript.BlockText, Text: "noting"}, {Type: transcript.BlockToolCall, Name: WriteTool, Arguments: note},
 			{Type: transcript.BlockToolCall, Name: "sessions_list", Arguments: note}}},

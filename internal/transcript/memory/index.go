@@ -53,7 +53,7 @@ const (
 	// maxAgents bounds the Agents whose embedders the store holds.
 	maxAgents = 10000
 	// retryAfter is how long a session whose embeddings failed waits to be tried again.
-	retryAfter  = 30 * time.Second
+	retryAfter   = 30 * time.Second
 	catchUpPage  = 100
 	catchUpBatch = 1000
 )

@@ -295,7 +295,9 @@ func TestEmbeddingRate(t *testing.T) {
 	fc := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	dir := t.TempDir()
 	mem, err := memory.Open(filepath.Join(dir, "memory.log"), memory.Options{Clock: fc, CallsPerMinute: 60,
-		NewEmbedder: func(s transcript.EmbeddingsSpec) (memory.Embedder, error) { return remote{provider.Offline{N: s.Dims}}, nil }})
+		NewEmbedder: func(s transcript.EmbeddingsSpec) (memory.Embedder, error) {
+			return remote{provider.Offline{N: s.Dims}}, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
