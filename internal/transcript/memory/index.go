@@ -44,9 +44,10 @@ const (
 	// MaxVectorsPerNamespace bounds the chunks of a namespace's Agents together; past it
 	// new chunks are not remembered (the full-text index still finds their words).
 	MaxVectorsPerNamespace = 200000
-	// MaxVectorBytes bounds the vectors of the whole store, so the index stays well within
-	// the store's memory limit (256Mi): 96 MiB is 375k chunks of 256 dimensions.
-	MaxVectorBytes = 96 << 20
+	// MaxIndexBytes bounds what the whole store's chunks hold in memory (vector, hash bits,
+	// row), so the index stays well within the store's memory limit (256Mi) beside its
+	// sessions: 64 MiB is about 180,000 chunks of 256 dimensions (370 bytes each).
+	MaxIndexBytes = 64 << 20
 	// DefaultCallsPerMinute is the embeddings calls a namespace may make a minute, the
 	// indexer's and the queries' together.
 	DefaultCallsPerMinute = 600
@@ -78,8 +79,8 @@ type Options struct {
 	CallsPerMinute int
 	Queue          int
 	Linger         time.Duration
-	// MaxVectorBytes overrides the bound of the same name (0: the constant).
-	MaxVectorBytes int64
+	// MaxIndexBytes overrides the bound of the same name (0: the constant).
+	MaxIndexBytes int64
 	Clock          clock.WithDelayedExecution
 	Log            logr.Logger
 }
@@ -146,8 +147,8 @@ func Open(path string, o Options) (*Index, error) {
 	if o.CallsPerMinute <= 0 {
 		o.CallsPerMinute = DefaultCallsPerMinute
 	}
-	if o.MaxVectorBytes <= 0 {
-		o.MaxVectorBytes = MaxVectorBytes
+	if o.MaxIndexBytes <= 0 {
+		o.MaxIndexBytes = MaxIndexBytes
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
@@ -459,7 +460,7 @@ func (ix *Index) Bytes() int64 {
 	defer ix.mu.RUnlock()
 	var n int64
 	for _, sp := range ix.spaces {
-		n += int64(cap(sp.vecs)) + int64(cap(sp.rows))*32
+		n += int64(cap(sp.rows)) * sp.rowBytes()
 	}
 	return n
 }

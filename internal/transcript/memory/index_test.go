@@ -17,6 +17,7 @@ package memory_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -326,5 +327,36 @@ func TestEmbeddingRate(t *testing.T) {
 	fc.Step(time.Second)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIndexBound: past the store's bound new chunks are not kept.
+func TestIndexBound(t *testing.T) {
+	dir := t.TempDir()
+	mem, err := memory.Open(filepath.Join(dir, "memory.log"), memory.Options{NewEmbedder: newEmbedder, MaxIndexBytes: 5 * (256 + 64 + 52)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := transcripttest.OpenStore(t, filepath.Join(dir, "transcripts"), mem.StoreOptions()...)
+	mem.Start(st)
+	t.Cleanup(func() { _ = mem.Close() })
+	if err := mem.Register(ns, "ops", *offline); err != nil {
+		t.Fatal(err)
+	}
+	x := indexed{st: st, mem: mem}
+	transcripttest.CreateSession(t, st, "s1", "agent:ops:main")
+	for i := range 12 {
+		x.say(t, "s1", transcript.RoleUser, fmt.Sprintf("message %d", i))
+		if i == 9 {
+			if err := mem.Sync(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := mem.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := mem.Chunks(); got != 5 {
+		t.Errorf("%d chunks, want the 5 the bound holds", got)
 	}
 }

@@ -203,6 +203,12 @@ const (
 	prefilterPerHit = 64
 )
 
+// rowBytes is what one chunk holds in memory: its vector, hash bits, row and place in its
+// session's list.
+func (sp *space) rowBytes() int64 { return chunkBytes(sp.dims) }
+
+func chunkBytes(dims int) int64 { return int64(dims + 8*hasherFor(dims).words() + 48 + 4) }
+
 func (sp *space) words() int { return hasherFor(sp.dims).words() }
 
 // signBits sets dst to q's sign bits under the space's random hyperplanes.

@@ -232,7 +232,7 @@ func (ix *Index) write(ctx context.Context, b batch) error {
 		if ag == nil {
 			continue
 		}
-		room := ix.room(k.ns)
+		room := ix.room(k.ns, ag.spec.Dims)
 		if len(items) > room {
 			ix.o.Log.V(2).Info("memory bound reached: chunks not kept", "namespace", k.ns, "chunks", len(items)-room)
 			items = items[:max(0, room)]
@@ -306,8 +306,9 @@ func (ix *Index) spaceEmb(k spaceKey) string {
 	return ""
 }
 
-// room is how many more chunks the namespace may keep, under its bound and the store's.
-func (ix *Index) room(ns string) int {
+// room is how many more chunks of dims dimensions the namespace may keep, under its bound
+// and the store's.
+func (ix *Index) room(ns string, dims int) int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	inNS, bytes := 0, int64(0)
@@ -315,10 +316,9 @@ func (ix *Index) room(ns string) int {
 		if k.ns == ns {
 			inNS += sp.live
 		}
-		bytes += int64(sp.live) * int64(sp.dims)
+		bytes += int64(sp.live) * sp.rowBytes()
 	}
-	byBytes := int((ix.o.MaxVectorBytes - bytes) / 256)
-	return max(0, min(MaxVectorsPerNamespace-inNS, byBytes))
+	return max(0, min(MaxVectorsPerNamespace-inNS, int((ix.o.MaxIndexBytes-bytes)/chunkBytes(dims))))
 }
 
 // catchUpDirty catches up the newly registered Agents' live sessions and the sessions
