@@ -81,8 +81,8 @@ type Options struct {
 	Linger         time.Duration
 	// MaxIndexBytes overrides the bound of the same name (0: the constant).
 	MaxIndexBytes int64
-	Clock          clock.WithDelayedExecution
-	Log            logr.Logger
+	Clock         clock.WithDelayedExecution
+	Log           logr.Logger
 }
 
 type spaceKey struct{ ns, agent string }
