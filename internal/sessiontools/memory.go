@@ -215,8 +215,8 @@ func (c *Call) recall(ctx context.Context, a memorySearchArgs) (any, error) {
 		return refusal, nil
 	}
 	q.SessionIDs = ids
-	if agent != nil && c.Env.Embeddings != nil {
-		if q.Embeddings, err = c.Env.Embeddings(ctx, agent); err != nil {
+	if agent != nil && c.Embeddings != nil {
+		if q.Embeddings, err = c.Embeddings(ctx, agent); err != nil {
 			return nil, err
 		}
 	}
@@ -278,10 +278,10 @@ func (c *Call) memoryGet(ctx context.Context, a memoryGetArgs) (any, error) {
 // registerMemory hands the store the calling Agent's embeddings provider.
 func (c *Call) registerMemory(ctx context.Context) error {
 	r, ok := c.Store.(transcript.Recaller)
-	if !ok || c.Agent == nil || c.Env.Embeddings == nil {
+	if !ok || c.Agent == nil || c.Embeddings == nil {
 		return nil
 	}
-	spec, err := c.Env.Embeddings(ctx, c.Agent)
+	spec, err := c.Embeddings(ctx, c.Agent)
 	if err != nil || spec == nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func TestPiecesBounds(t *testing.T) {
 }
 
 func TestFuse(t *testing.T) {
-	got := Fuse([]candidate{
+	got := fuse([]candidate{
 		{sid: "meaning first", vecRank: 1, sim: 0.9},
 		{sid: "both second", vecRank: 2, wordRank: 2, sim: 0.8},
 		{sid: "words first", wordRank: 1},

@@ -200,13 +200,10 @@ func (ix *Index) replay(e *entry) {
 
 // resetSpace makes the space of k one of embedder emb: a new embedder forgets the old
 // vectors (the catch-up embeds the transcripts again).
-func (ix *Index) resetSpace(k spaceKey, emb string, dims int) *space {
-	if sp := ix.spaces[k]; sp != nil && sp.emb == emb {
-		return sp
+func (ix *Index) resetSpace(k spaceKey, emb string, dims int) {
+	if sp := ix.spaces[k]; sp == nil || sp.emb != emb {
+		ix.spaces[k] = newSpace(k.ns, k.agent, emb, dims)
 	}
-	sp := newSpace(k.ns, k.agent, emb, dims)
-	ix.spaces[k] = sp
-	return sp
 }
 
 func (ix *Index) applyAdd(sp *space, e *entry) {

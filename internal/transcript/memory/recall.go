@@ -70,8 +70,8 @@ type candidate struct {
 	fromWords bool
 }
 
-// Fuse ranks the candidates by reciprocal rank fusion, best first.
-func Fuse(cs []candidate) []candidate {
+// fuse ranks the candidates by reciprocal rank fusion, best first.
+func fuse(cs []candidate) []candidate {
 	slices.SortStableFunc(cs, func(a, b candidate) int {
 		if d := cmp.Compare(rrf(b), rrf(a)); d != 0 {
 			return d
@@ -170,7 +170,7 @@ func (ix *Index) Recall(ctx context.Context, q transcript.MemoryQuery, words tra
 		}
 		flat = append(flat, *c)
 	}
-	flat = Fuse(flat)
+	flat = fuse(flat)
 	toolResults := ag != nil && ag.spec.ToolResults
 	for _, c := range flat {
 		if len(res.Hits) == q.Limit {
