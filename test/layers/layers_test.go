@@ -39,7 +39,7 @@ var layers = [][]string{
 	// types and rules over the API: the transcript's types, store and client among them
 	{"internal/cacheindex", "internal/caller", "internal/delivery", "internal/eventrec", "internal/policy",
 		"internal/protocol", "internal/provider", "internal/scheme", "internal/transcript",
-		"internal/transcript/client", "internal/transcript/memory", "internal/transcript/search", "internal/transcript/store",
+		"internal/transcript/client", "internal/transcript/feed", "internal/transcript/memory", "internal/transcript/search", "internal/transcript/store",
 		"internal/transcript/transcripttest",
 		"internal/usage"},
 	// look-ups and readers

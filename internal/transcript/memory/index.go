@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/feed"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
@@ -86,7 +86,7 @@ type Options struct {
 }
 
 type spaceKey struct{ ns, agent string }
-type sessionRef struct{ ns, sid string }
+type sessionRef = feed.Ref
 
 // agentEntry is an Agent's registered embedder.
 type agentEntry struct {
@@ -107,25 +107,12 @@ type Index struct {
 	limiters map[string]*rate.Limiter
 	ready    bool
 
-	queue  chan job
-	queued atomic.Int64
+	feed   *feed.Queue
 	dmu    sync.Mutex
-	dirty  map[sessionRef]struct{}
-	dAgent map[spaceKey]struct{}
-	wake   chan struct{}
+	dAgent map[spaceKey]struct{} // Agents registered since the last catch-up
 	stop   chan struct{}
 	done   chan struct{}
 	once   sync.Once
-}
-
-// job is a commit, a session archived or restored, or a barrier (Sync).
-type job struct {
-	header   transcript.SessionHeader
-	events   []store.Event
-	archived bool
-	restored bool
-	barrier  chan struct{}
-	bytes    int64
 }
 
 // EmbedderID names an embedder by what decides its vectors: two specs with one id embed
@@ -154,8 +141,8 @@ func Open(path string, o Options) (*Index, error) {
 		o.Clock = clock.RealClock{}
 	}
 	ix := &Index{o: o, spaces: map[spaceKey]*space{}, agents: map[spaceKey]*agentEntry{}, limiters: map[string]*rate.Limiter{},
-		queue: make(chan job, o.Queue), dirty: map[sessionRef]struct{}{}, dAgent: map[spaceKey]struct{}{},
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		feed: feed.New(o.Queue, MaxQueueBytes), dAgent: map[spaceKey]struct{}{},
+		stop: make(chan struct{}), done: make(chan struct{})}
 	l, chunks, err := openLog(path, ix.replay)
 	if err != nil {
 		return nil, fmt.Errorf("memory index %s: %w", path, err)
@@ -257,43 +244,7 @@ func (ix *Index) state() []*entry {
 }
 
 // StoreOptions are the store hooks that feed the index; each only queues.
-func (ix *Index) StoreOptions() []store.Option {
-	return []store.Option{
-		store.WithCommitHook(func(c store.Commit) { ix.enqueue(job{header: c.Header, events: c.Events}) }),
-		store.WithArchiveHook(func(h transcript.SessionHeader) { ix.enqueue(job{header: h, archived: true}) }),
-		store.WithRestoreHook(func(h transcript.SessionHeader) { ix.enqueue(job{header: h, restored: true}) }),
-	}
-}
-
-func (ix *Index) enqueue(j job) {
-	j.bytes = int64(len(j.events)) * 64
-	for _, e := range j.events {
-		j.bytes += int64(len(e.Data))
-	}
-	if ix.queued.Add(j.bytes) <= MaxQueueBytes {
-		select {
-		case ix.queue <- j:
-			return
-		default:
-		}
-	}
-	ix.queued.Add(-j.bytes)
-	ix.markDirty(sessionRef{j.header.Namespace, j.header.SessionID})
-}
-
-func (ix *Index) markDirty(r sessionRef) {
-	ix.dmu.Lock()
-	ix.dirty[r] = struct{}{}
-	ix.dmu.Unlock()
-	ix.poke()
-}
-
-func (ix *Index) poke() {
-	select {
-	case ix.wake <- struct{}{}:
-	default:
-	}
-}
+func (ix *Index) StoreOptions() []store.Option { return ix.feed.StoreOptions() }
 
 // Start starts the indexer over src: it catches up the registered Agents' sessions, then
 // writes what is queued.
@@ -329,20 +280,7 @@ func (ix *Index) Ready() bool {
 }
 
 // Sync returns once everything queued before it, and every catch-up due, is indexed.
-func (ix *Index) Sync(ctx context.Context) error {
-	b := make(chan struct{})
-	select {
-	case ix.queue <- job{barrier: b}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case <-b:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (ix *Index) Sync(ctx context.Context) error { return ix.feed.Sync(ctx) }
 
 // Register sets the embedder of an Agent's memory; a new or changed one has its sessions
 // caught up (embedded again when the embedder changed).
@@ -378,7 +316,7 @@ func (ix *Index) Register(ns, agent string, spec transcript.EmbeddingsSpec) erro
 	ix.dmu.Lock()
 	ix.dAgent[k] = struct{}{}
 	ix.dmu.Unlock()
-	ix.poke()
+	ix.feed.Poke()
 	return nil
 }
 

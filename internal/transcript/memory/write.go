@@ -19,6 +19,7 @@ import (
 	"errors"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/feed"
 )
 
 // batch is what one write embeds and logs: records of sessions, each with the mark it
@@ -49,76 +50,42 @@ func (ix *Index) run() {
 	ix.mu.Lock()
 	ix.ready = true
 	ix.mu.Unlock()
-	jobs := make([]job, 0, 256)
+	jobs := make([]feed.Job, 0, 256)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case j := <-ix.queue:
-			jobs = ix.collect(ctx, j, jobs)
+		case j := <-ix.feed.Jobs():
+			timer := ix.o.Clock.NewTimer(ix.o.Linger)
+			jobs = ix.feed.Collect(ctx, j, jobs, timer.C())
+			timer.Stop()
 			ix.applyJobs(ctx, jobs)
-			for _, j := range jobs {
-				ix.queued.Add(-j.bytes)
-			}
-			released := false
-			for _, j := range jobs {
-				if j.barrier != nil {
-					if !released {
-						ix.catchUpDirty(ctx)
-						released = true
-					}
-					close(j.barrier)
-				}
-			}
-		case <-ix.wake:
+			ix.feed.Done(jobs, func() { ix.catchUpDirty(ctx) })
+		case <-ix.feed.Wake():
 			ix.catchUpDirty(ctx)
 		}
 	}
 }
 
-// collect gathers the jobs queued within the linger after first; a barrier ends it.
-func (ix *Index) collect(ctx context.Context, first job, jobs []job) []job {
-	jobs = append(jobs[:0], first)
-	if first.barrier != nil {
-		return jobs
-	}
-	t := ix.o.Clock.NewTimer(ix.o.Linger)
-	defer t.Stop()
-	for len(jobs) < cap(jobs) {
-		select {
-		case j := <-ix.queue:
-			jobs = append(jobs, j)
-			if j.barrier != nil {
-				return jobs
-			}
-		case <-t.C():
-			return jobs
-		case <-ctx.Done():
-			return jobs
-		}
-	}
-	return jobs
-}
-
 // applyJobs writes a batch of commits: the records of registered Agents' sessions that
 // follow their marks; a gap, a bad line or a restored session is caught up from its file.
-func (ix *Index) applyJobs(ctx context.Context, jobs []job) {
+func (ix *Index) applyJobs(ctx context.Context, jobs []feed.Job) {
 	var b batch
 	bySession := map[sessionRef]*pending{}
 	var drops []*entry
 	for _, j := range jobs {
-		if j.barrier != nil {
+		if j.Barrier != nil {
 			continue
 		}
-		ref := sessionRef{j.header.Namespace, j.header.SessionID}
-		k := spaceKey{j.header.Namespace, agentOf(j.header)}
+		ref := j.Ref()
+		k := spaceKey{j.Header.Namespace, agentOf(j.Header)}
 		switch {
-		case j.archived:
+		case j.Archived:
 			delete(bySession, ref)
-			drops = append(drops, &entry{Op: "drop", NS: k.ns, Agent: k.agent, SID: ref.sid})
+			drops = append(drops, &entry{Op: "drop", NS: k.ns, Agent: k.agent, SID: ref.SID})
 			continue
-		case j.restored:
-			ix.markDirty(ref)
+		case j.Restored:
+			ix.feed.MarkDirty(ref)
 			continue
 		}
 		ag := ix.agent(k)
@@ -127,17 +94,17 @@ func (ix *Index) applyJobs(ctx context.Context, jobs []job) {
 		}
 		p := bySession[ref]
 		if p == nil {
-			p = &pending{k: k, ag: ag, header: j.header, upto: ix.mark(k, ag, ref.sid)}
+			p = &pending{k: k, ag: ag, header: j.Header, upto: ix.mark(k, ag, ref.SID)}
 			bySession[ref] = p
 			b.sessions = append(b.sessions, p)
 		}
-		for _, e := range j.events {
+		for _, e := range j.Events {
 			if e.Seq <= p.upto {
 				continue
 			}
 			rec, err := transcript.DecodeRecord(e.Data)
 			if e.Seq != p.upto+1 || err != nil {
-				ix.markDirty(ref)
+				ix.feed.MarkDirty(ref)
 				break
 			}
 			p.recs = append(p.recs, rec)
@@ -158,7 +125,7 @@ func (ix *Index) applyJobs(ctx context.Context, jobs []job) {
 	}
 	live := b.sessions[:0]
 	for _, p := range b.sessions {
-		if _, ok := bySession[sessionRef{p.header.Namespace, p.header.SessionID}]; ok {
+		if _, ok := bySession[sessionRef{NS: p.header.Namespace, SID: p.header.SessionID}]; ok {
 			live = append(live, p)
 		}
 	}
@@ -187,11 +154,11 @@ func (ix *Index) retry(b batch, err error) {
 	ix.o.Log.Error(err, "memory indexing failed; the sessions are read again later", "sessions", len(b.sessions))
 	refs := make([]sessionRef, 0, len(b.sessions))
 	for _, p := range b.sessions {
-		refs = append(refs, sessionRef{p.header.Namespace, p.header.SessionID})
+		refs = append(refs, sessionRef{NS: p.header.Namespace, SID: p.header.SessionID})
 	}
 	ix.o.Clock.AfterFunc(retryAfter, func() {
 		for _, r := range refs {
-			ix.markDirty(r)
+			ix.feed.MarkDirty(r)
 		}
 	})
 }
@@ -324,16 +291,12 @@ func (ix *Index) room(ns string, dims int) int {
 // catchUpDirty catches up the newly registered Agents' live sessions and the sessions
 // left dirty: a live one from its file, a gone one dropped.
 func (ix *Index) catchUpDirty(ctx context.Context) {
+	refs := ix.feed.TakeDirty()
 	ix.dmu.Lock()
-	refs := make([]sessionRef, 0, len(ix.dirty))
-	for r := range ix.dirty {
-		refs = append(refs, r)
-	}
 	agents := make(map[spaceKey]bool, len(ix.dAgent))
 	for k := range ix.dAgent {
 		agents[k] = true
 	}
-	clear(ix.dirty)
 	clear(ix.dAgent)
 	ix.dmu.Unlock()
 	if len(refs) == 0 && len(agents) == 0 {
@@ -342,7 +305,7 @@ func (ix *Index) catchUpDirty(ctx context.Context) {
 	live := map[sessionRef]transcript.SessionHeader{}
 	var todo []transcript.SessionHeader
 	for _, h := range ix.src.Live() {
-		r := sessionRef{h.Namespace, h.SessionID}
+		r := sessionRef{NS: h.Namespace, SID: h.SessionID}
 		live[r] = h
 		if agents[spaceKey{h.Namespace, agentOf(h)}] {
 			todo = append(todo, h)
@@ -351,7 +314,7 @@ func (ix *Index) catchUpDirty(ctx context.Context) {
 	for _, r := range refs {
 		h, ok := live[r]
 		if !ok {
-			ix.enqueueDrop(r)
+			ix.forget(r)
 			continue
 		}
 		if !agents[spaceKey{h.Namespace, agentOf(h)}] {
@@ -387,24 +350,24 @@ func (ix *Index) catchUpDirty(ctx context.Context) {
 	flush()
 }
 
-// enqueueDrop forgets a session that is gone.
-func (ix *Index) enqueueDrop(r sessionRef) {
+// forget drops a session that is gone from the index.
+func (ix *Index) forget(r sessionRef) {
 	ix.mu.RLock()
 	var ks []spaceKey
 	for k, sp := range ix.spaces {
-		if k.ns == r.ns && sp.session(r.sid) != nil {
+		if k.ns == r.NS && sp.session(r.SID) != nil {
 			ks = append(ks, k)
 		}
 	}
 	ix.mu.RUnlock()
 	for _, k := range ks {
-		e := &entry{Op: "drop", NS: k.ns, Agent: k.agent, SID: r.sid}
+		e := &entry{Op: "drop", NS: k.ns, Agent: k.agent, SID: r.SID}
 		if err := ix.log.append([]*entry{e}); err != nil {
 			ix.o.Log.Error(err, "memory log write failed")
 		}
 		ix.mu.Lock()
 		if sp := ix.spaces[k]; sp != nil {
-			ix.dropSession(sp, r.sid)
+			ix.dropSession(sp, r.SID)
 		}
 		ix.mu.Unlock()
 	}
@@ -416,14 +379,14 @@ func (ix *Index) dropGone(k spaceKey, live map[sessionRef]transcript.SessionHead
 	var gone []sessionRef
 	if sp := ix.spaces[k]; sp != nil {
 		for sid := range sp.byID {
-			if _, ok := live[sessionRef{k.ns, sid}]; !ok {
-				gone = append(gone, sessionRef{k.ns, sid})
+			if _, ok := live[sessionRef{NS: k.ns, SID: sid}]; !ok {
+				gone = append(gone, sessionRef{NS: k.ns, SID: sid})
 			}
 		}
 	}
 	ix.mu.RUnlock()
 	for _, r := range gone {
-		ix.enqueueDrop(r)
+		ix.forget(r)
 	}
 }
 
