@@ -63,6 +63,16 @@ func EmbeddingsOf(a *sessionsv1alpha1.Agent) *transcript.EmbeddingsSpec {
 	return s
 }
 
+// KeylessEmbeddings is EmbeddingsOf for an Agent whose provider needs no key (the offline
+// one), nil for one that does: the Env.Embeddings of a door in the transcript-store, which
+// reads no Secrets and uses the embedder the manager registered.
+func KeylessEmbeddings(_ context.Context, a *sessionsv1alpha1.Agent) (*transcript.EmbeddingsSpec, error) {
+	if e := a.Spec.Memory.Embeddings; e == nil || e.SecretRef != nil {
+		return nil, nil
+	}
+	return EmbeddingsOf(a), nil
+}
+
 type memorySearchArgs struct {
 	Query    string  `json:"query"`
 	Limit    Number  `json:"limit"`
