@@ -330,9 +330,7 @@ type MemorySpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Compaction CompactionSpec `json:"compaction,omitempty"`
-	// enabled gives the agent's sessions memory_search, memory_get and memory_write: recall, by meaning and by words,
-	// of chunks of its own sessions (up to 1024 bytes each, 5000 a session), their compaction summaries and its notes,
-	// within what each session may see.
+	// enabled gives the agent's sessions memory_search, memory_get and memory_write: recall, by meaning and by words, of chunks of its own sessions (up to 1024 bytes each, 5000 a session), their compaction summaries and its notes, within what each session may see.
 	// +optional
 	Enabled bool `json:"enabled,omitempty"`
 	// embeddings is the provider that turns chunks and queries into vectors; required when enabled.
@@ -374,8 +372,7 @@ type EmbeddingsSpec struct {
 	// secretRef selects the API key in a Secret of the agent's namespace.
 	// +optional
 	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`
-	// dimensions is the length of the vectors asked for and kept, default 256; longer ones are cut (as the
-	// text-embedding-3 models allow).
+	// dimensions is the length of the vectors asked for and kept, default 256; longer ones are cut (as the text-embedding-3 models allow).
 	// +optional
 	// +kubebuilder:default=256
 	// +kubebuilder:validation:Minimum=8
