@@ -106,6 +106,10 @@ type Options struct {
 	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
 	// is Store when it is one (the transcript client), else none.
 	HookKeys sessionhook.HookKeys
+	// HookDeliveries reports the deliveries the /hooks door accepted, which the SessionHook
+	// controller writes in the hooks' status; nil is Store when it is one (the transcript
+	// client), else none.
+	HookDeliveries sessionhook.HookDeliveries
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -141,7 +145,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := announce.New(l, mgr.GetAPIReader(), o.Deliverer, o.Events.GetEventRecorder("announce-delivery"), o.Clock)
 	owners := func(name string) ownerflow.OwnerDeps {
-		return ownerflow.OwnerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name)}
+		return ownerflow.OwnerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Transcripts: o.Store}
 	}
 	sends := &sessionsend.SessionSendReconciler{OwnerDeps: owners("sessionsend-controller"), Announcer: ann, TTL: o.TTLAfterFinished}
 	sends.FinishedTTL = sessionsend.NewSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
@@ -151,6 +155,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	}
 	if keys, ok := o.Store.(sessionhook.HookKeys); o.HookKeys == nil && ok {
 		o.HookKeys = keys
+	}
+	if d, ok := o.Store.(sessionhook.HookDeliveries); o.HookDeliveries == nil && ok {
+		o.HookDeliveries = d
 	}
 	if o.SendFeed != nil {
 		sends.Feed = sessionsend.NewSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, sessionsend.PollClock{PassiveClock: o.Clock})
@@ -171,7 +178,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			Announcer: ann}).SetupWith(b()),
 		(&sessionschedule.SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,
 			Recorder: o.Events.GetEventRecorder("sessionschedule-controller")}).SetupWith(b()),
-		(&sessionhook.SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys,
+		(&sessionhook.SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys, Deliveries: o.HookDeliveries,
 			Recorder: o.Events.GetEventRecorder("sessionhook-controller")}).SetupWith(b()),
 	)...)
 }

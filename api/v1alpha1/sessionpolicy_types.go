@@ -48,8 +48,10 @@ type SendRuleMatch struct {
 
 // SendRule allows or denies sends into the sessions it matches.
 type SendRule struct {
+	// match selects the sessions the rule applies to.
 	// +required
 	Match SendRuleMatch `json:"match"`
+	// action allows or denies sends into the matched sessions.
 	// +required
 	Action Action `json:"action"`
 }
@@ -248,17 +250,33 @@ type ChainLimits struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	MaxPairRepeats *int32 `json:"maxPairRepeats,omitempty"`
+	// doorSendsPerSession is how many SessionSends the /a2a and /mcp doors may make into one session per doorSendWindow, whatever their callers carry: the backstop for a loop through a peer that drops the chain extension; default 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	DoorSendsPerSession *int32 `json:"doorSendsPerSession,omitempty"`
+	// doorSendsPerCaller is how many SessionSends one caller (the user a door authenticated) may make through the /a2a and /mcp doors of the namespace per doorSendWindow; default 20.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	DoorSendsPerCaller *int32 `json:"doorSendsPerCaller,omitempty"`
+	// doorSendWindow is the sliding window both door limits count in, e.g. 1m; default 1m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(s|m|h))+$`
+	DoorSendWindow *metav1.Duration `json:"doorSendWindow,omitempty"`
 }
 
 // SessionPolicyStatus reports whether the policy is in force.
 type SessionPolicyStatus struct {
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready (the policy is in force), and Stalled with the same reason while it is not.
+	// conditions are Ready (the policy is in force), and Stalled with the same reason while it is not.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// spend is what the namespace's turns used in the current window of spec.budgets.namespace, written every few seconds while it changes.
 	// +optional
 	Spend *Spend `json:"spend,omitempty"`
@@ -275,9 +293,12 @@ type SessionPolicyStatus struct {
 
 // SessionPolicy is a namespace's send policy, visibility, ping-pong bound and delivery sinks.
 type SessionPolicy struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the policy.
 	// +optional
 	Spec SessionPolicySpec `json:"spec,omitempty"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

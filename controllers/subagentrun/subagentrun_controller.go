@@ -39,6 +39,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -93,9 +94,6 @@ func (r *SubagentRunReconciler) Phase(run *sessionsv1alpha1.SubagentRun) string 
 	return string(run.Status.Phase)
 }
 
-// runFinished: finish set completedAt, which the cache's trim keeps.
-func RunFinished(run *sessionsv1alpha1.SubagentRun) bool { return run.Status.Finished() }
-
 // cancel marks the run Cancelled when spec.cancel asks and cancels what its child session
 // started; the announce (Status: cancelled) and the cleanup still run.
 func (r *SubagentRunReconciler) cancel(ctx context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
@@ -121,7 +119,7 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *ownerflow.Flow[*s
 	return true, nil
 }
 
-// afterFinish deletes the finished run once its TTL has passed, never before its kept child
+// AfterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.
 func (r *SubagentRunReconciler) AfterFinish(ctx context.Context, run *sessionsv1alpha1.SubagentRun) (ctrl.Result, error) {
 	def := r.TTL
@@ -207,10 +205,10 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *ownerflow.Fl
 			DeliveryContext: threadContext(run, f.Requester),
 		},
 	}
-	if err := controllerutil.SetControllerReference(run, child, r.Client.Scheme()); err != nil {
+	if err := controllerutil.SetControllerReference(run, child, r.Scheme()); err != nil {
 		return false, err
 	}
-	if err := r.Client.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	f.Event(corev1.EventTypeNormal, "ChildCreated", "child session %s created", key)
@@ -260,7 +258,8 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *ownerflow.Flow[*ses
 		req := turns.TurnRequest{SessionKey: child.Spec.Key,
 			Input: ownerflow.TextMessage(taskInput(run), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
 				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"}),
-			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label)}
+			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label,
+				policy.SubagentSessionTools(f.Agent.Spec.Subagents.Tools, sessionToolNames))}
 		if t := runTimeout(run, f.Agent); t > 0 {
 			req.Deadline = st.StartedAt.Add(t)
 		}
@@ -270,11 +269,10 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *ownerflow.Flow[*ses
 	if !ok || err != nil {
 		return false, err
 	}
-	st.Result = res.Text
-	if st.Result == "" {
-		st.Result = res.LastToolResult
+	st.Result, st.ResultSeq = ownerflow.StatusText(res.Text, res.ReplySeq)
+	if res.Text == "" {
+		st.Result, st.ResultSeq = ownerflow.StatusText(res.LastToolResult, res.ToolResultSeq)
 	}
-	st.Result = textutil.Truncate(st.Result, ownerflow.MaxStatusText)
 	elapsed := res.Finished.Sub(res.Started)
 	st.Stats = runStats(child.Spec.Key, child, elapsed, res.InputTokens, res.OutputTokens)
 	st.Usage = usage.Add(st.Usage, res.Usage())
@@ -323,6 +321,15 @@ func runStats(childKey string, child *sessionsv1alpha1.AgentSession, ran time.Du
 	return stats
 }
 
+// sessionToolNames are the session tools' names, in the order they are offered.
+var sessionToolNames = func() []string {
+	var names []string
+	for _, t := range sessiontools.All() {
+		names = append(names, t.Name)
+	}
+	return names
+}()
+
 // taskInput is the task, with where its attachments are.
 func taskInput(run *sessionsv1alpha1.SubagentRun) string {
 	in := run.Spec.Task
@@ -353,6 +360,10 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *ownerflow.Flow[
 		step = "announce-cancelled"
 	}
 	outcome := runOutcome(st)
+	var err error
+	if outcome.Result, err = r.WholeText(ctx, run.Namespace, st.ChildSessionKey, st.Result, st.ResultSeq); err != nil {
+		return false, err
+	}
 	res, ok, err := r.RunTurn(ctx, f, step, func() turns.TurnRequest {
 		return turns.TurnRequest{SessionKey: requester.Spec.Key,
 			Input: ownerflow.TextMessage(announce.SubagentAnnounceInput(outcome), &transcript.Provenance{Kind: transcript.ProvenanceSubagentAnnounce,
@@ -403,7 +414,7 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *ownerflow.Flow[*
 		// with this run when the run is deleted (it is the child's controller).
 		r.finish(f, st.Phase, "child session kept (mode session) until this SubagentRun is deleted")
 	case run.Spec.Cleanup == sessionsv1alpha1.CleanupDelete:
-		if err := r.Client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
+		if err := r.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
 			return false, err
 		}
 		r.finish(f, st.Phase, "child session deleted after the announce")
@@ -431,7 +442,7 @@ func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *ownerflow.Flow[*s
 		return nil
 	}
 	var spawned sessionsv1alpha1.SubagentRunList
-	if err := r.Client.List(ctx, &spawned, client.InNamespace(f.Obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
+	if err := r.List(ctx, &spawned, client.InNamespace(f.Obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return err
 	}
 	for i := range spawned.Items {
@@ -470,7 +481,7 @@ func (r *SubagentRunReconciler) finish(f *ownerflow.Flow[*sessionsv1alpha1.Subag
 	f.Log.V(2).Info("run finished", "phase", phase)
 }
 
-// setupWith wires the step runner and registers the reconciler, woken by the engine when its turns end and by
+// SetupWith wires the step runner and registers the reconciler, woken by the engine when its turns end and by
 // its child sessions' changes (the transcript becoming ready).
 func (r *SubagentRunReconciler) SetupWith(b *builder.Builder, concurrency int) error {
 	r.wire()

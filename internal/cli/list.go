@@ -51,14 +51,18 @@ func newListCommand(o *options) *cobra.Command {
   kubectl sessions list -o json --messages 3 --history-url https://127.0.0.1:8090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.list(cmd.Context(), sessionrows.NewListParams(kinds, limit, active, messages), output)
+			p, err := sessionrows.NewListParams(kinds, limit, active, messages)
+			if err != nil {
+				return err
+			}
+			return o.list(cmd.Context(), p, output)
 		},
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&kinds, "kinds", nil, "only these kinds: main, group, cron, hook, node, other")
 	f.Int64Var(&limit, "limit", sessionrows.DefaultListLimit, "max rows (at most 200)")
 	f.Int64Var(&active, "active-minutes", 0, "only sessions updated within N minutes")
-	f.Int64Var(&messages, "messages", 0, "include the last N messages of each session (needs --history-url)")
+	f.Int64Var(&messages, "messages", 0, "include the last N messages of each session, 0 to 20 (needs --history-url)")
 	f.StringVarP(&output, "output", "o", "", "json or yaml (default: a table)")
 	return cmd
 }

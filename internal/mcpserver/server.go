@@ -282,7 +282,7 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil
 	}
-	call.Stamp = stampTrace(req.Params.Meta, nil)
+	call.Stamp = stampMeta(req.Params.Meta, nil)
 	out, err := fn(ctx, call, req.Params.Arguments)
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil

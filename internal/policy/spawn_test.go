@@ -135,8 +135,14 @@ func TestCheckSpawn(t *testing.T) {
 			want:       []string{"FieldValueForbidden spec.agentId"},
 			wantDetail: "may only spawn sandboxed children",
 		},
-		"model not allowed": {
-			in:   spawnInput(func(in *SpawnInput) { in.Spec.Model = "gpt-9" }),
+		"any model when the Agent lists none, as the spec says": {
+			in: spawnInput(func(in *SpawnInput) { in.Spec.Model = "gpt-9" }),
+		},
+		"a model outside the Agent's allowedModels": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Spec.Model = "gpt-9"
+				in.Target.Spec.AllowedModels = []string{"small"}
+			}),
 			want: []string{"FieldValueNotSupported spec.model"},
 		},
 		"model allowed": {

@@ -63,9 +63,7 @@ func All() []Tool {
 }
 
 // Transcripts reads transcripts: the store in the manager, the local one in the sidecar.
-type Transcripts interface {
-	Read(ctx context.Context, namespace, sessionID string, o transcript.ReadOptions) (transcript.Page, error)
-}
+type Transcripts = transcript.Reader
 
 // Env is what the tools read and write with.
 type Env struct {

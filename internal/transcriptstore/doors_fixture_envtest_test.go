@@ -43,16 +43,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecar"
 )
 
-// The doors' fixture: a real API server, the transcript-store sidecar (RunSidecar) running
+// The doors' fixture: a real API server, the transcript-store sidecar (sidecar.Run) running
 // as its own user with the shipped RBAC, two sessions with transcripts in namespace team,
 // and callers that are ServiceAccounts with tokens for the history audience.
 const (
@@ -63,7 +62,6 @@ const (
 	audience = "agent-sessions"
 	heldSend = "held-send"
 	heldRun  = "held-run"
-	heldTask = "held-a2a-send"
 	// heldApproval waits for a decision (no manager runs here to expire or resume it);
 	// decidedApproval is the one the decide rows approve (again and again: the same
 	// decision is no change).
@@ -79,8 +77,6 @@ type doorFixture struct {
 	clock *clocktesting.FakeClock
 	admin client.Client
 	core  *coreclient.CoreV1Client
-	// heldTaskID is the A2A task id of the held A2A send of session A.
-	heldTaskID string
 	// store is the sidecar's internal API, as the manager reaches it.
 	store *transcriptclient.Client
 }
@@ -148,10 +144,6 @@ func startDoors(t *testing.T) *doorFixture {
 	}
 	f.must(f.admin.Create(ctx, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldSend},
 		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keyA, Message: "held"}}))
-	task := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldTask,
-		Labels: map[string]string{a2aserver.LabelAgent: "a"}}, Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keyA, Message: "held"}}
-	f.must(f.admin.Create(ctx, task))
-	f.heldTaskID = sessiontools.TurnID(task.UID, "round-1")
 	f.must(f.admin.Create(ctx, &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldRun},
 		Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "held", RequesterSessionKey: keyA}}))
 	for _, name := range []string{heldApproval, decidedApproval} {
@@ -172,7 +164,7 @@ func (f *doorFixture) must(err error) {
 // sidecarAddrs are a running sidecar's internal and public addresses.
 type sidecarAddrs struct{ internal, public string }
 
-// runSidecarAs runs the sidecar (RunSidecar, with sc's namespace, audiences and clock) as
+// runSidecarAs runs the sidecar (sidecar.Run, with sc's namespace, audiences and clock) as
 // its own user, sidecarID, holding the ClusterRoles of the shipped RBAC files and nothing
 // else, until the test ends.
 func runSidecarAs(t *testing.T, env *envtest.Environment, cfg *rest.Config, admin client.Client, roleFiles []string,
@@ -203,7 +195,7 @@ func runSidecarAs(t *testing.T, env *envtest.Environment, cfg *rest.Config, admi
 	sc.Ready = func(s, l string) { ready <- sidecarAddrs{s, l} }
 	sctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- transcriptstore.RunSidecar(sctx, sc) }()
+	go func() { done <- sidecar.Run(sctx, sc) }()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
 	case a := <-ready:

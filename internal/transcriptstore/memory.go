@@ -35,9 +35,9 @@ import (
 // full-text one; it can always be rebuilt from them.
 const memoryDir = ".memory"
 
-// openMemoryIndex opens the memory index under dataDir. Embedders dial out through the
+// OpenMemoryIndex opens the memory index under dataDir. Embedders dial out through the
 // model clients' transport under the default egress policy.
-func openMemoryIndex(dataDir string, log logr.Logger) (*memory.Index, error) {
+func OpenMemoryIndex(dataDir string, log logr.Logger) (*memory.Index, error) {
 	dir := filepath.Join(dataDir, memoryDir)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("memory index: %w", err)
@@ -92,11 +92,11 @@ func (x Indexed) RegisterMemory(_ context.Context, a transcript.MemoryAgent) err
 // OpenIndexes opens the full-text and memory indexes under dataDir; their StoreOptions go
 // to the store's open, then each is started over the store.
 func OpenIndexes(dataDir string, log logr.Logger) (*search.Index, *memory.Index, error) {
-	words, err := openSearchIndex(dataDir, log.WithName("search"))
+	words, err := OpenSearchIndex(dataDir, log.WithName("search"))
 	if err != nil {
 		return nil, nil, err
 	}
-	mem, err := openMemoryIndex(dataDir, log.WithName("memory"))
+	mem, err := OpenMemoryIndex(dataDir, log.WithName("memory"))
 	if err != nil {
 		_ = words.Close()
 		return nil, nil, err

@@ -21,16 +21,19 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/memory"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/search"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
 // searchDir holds the search index inside the data directory; its leading dot keeps the
 // store's scan (which takes only valid namespace names) from reading it as a namespace.
 const searchDir = ".search"
 
-// openSearchIndex opens the full-text index of the transcripts under dataDir. It can always
+// OpenSearchIndex opens the full-text index of the transcripts under dataDir. It can always
 // be rebuilt from them: delete the directory and restart.
-func openSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
+func OpenSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
 	dir := filepath.Join(dataDir, searchDir)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
@@ -40,4 +43,10 @@ func openSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	return ix, nil
+}
+
+// SearchableStore is the store with its indexes: what the session tools read, search and
+// recall.
+func SearchableStore(st *store.FileStore, index *search.Index, mem *memory.Index) sessiontools.Transcripts {
+	return Indexed{FileStore: st, Words: index, Memory: mem}
 }

@@ -28,18 +28,12 @@ import (
 // controller hands it the object as read and as changed (controllers/ownerflow/status_write.go).
 const statusWriter = "controllers/ownerflow.WriteStatus"
 
-// statusWritesElsewhere are the status writers that are not a controller, each with why.
-var statusWritesElsewhere = map[string]string{
-	// The hook door counts deliveries (status.deliveries, lastDeliveryTime), which only it
-	// sees; a guarded update retried on conflict, in the transcript-store program.
-	"internal/transcriptstore.(*hookDoor).count": "the door's delivery count",
-}
-
 // TestEveryStatusWriteGoesThroughTheHelper finds every call in the module's programs and
 // libraries (tests aside) that takes a client's status writer (Status()) or a subresource
-// client (SubResource(name)) and fails for each one outside writeStatus and the listed
-// exceptions: a status written in another style skips the helper's rules (one write, none
-// when nothing changed, the optimistic lock, a conflict requeued without an error line).
+// client (SubResource(name)) and fails for each one outside WriteStatus, without exception
+// (the /hooks door reports its deliveries to the SessionHook controller): a status written
+// in another style skips the helper's rules (one write, none when nothing changed, the
+// optimistic lock, a conflict requeued without an error line).
 func TestEveryStatusWriteGoesThroughTheHelper(t *testing.T) {
 	var sites []string
 	for _, p := range loadModule(t) {
@@ -52,18 +46,13 @@ func TestEveryStatusWriteGoesThroughTheHelper(t *testing.T) {
 					return true
 				}
 				sites = append(sites, name)
-				if _, ok := statusWritesElsewhere[name]; !ok && name != statusWriter {
+				if name != statusWriter {
 					t.Errorf("%s writes a status at %s outside %s: hand the object and its base to writeStatus",
 						name, p.Fset.Position(sel.Pos()), statusWriter)
 				}
 				return true
 			})
 		})
-	}
-	for want := range statusWritesElsewhere {
-		if !slices.Contains(sites, want) {
-			t.Errorf("%s no longer writes a status: drop it from statusWritesElsewhere", want)
-		}
 	}
 	if !slices.Contains(sites, statusWriter) {
 		t.Errorf("no status write found in %s: the enumeration is broken", statusWriter)
@@ -143,4 +132,68 @@ func forEachFunc(p *packages.Package, f func(*ast.FuncDecl)) {
 			}
 		}
 	}
+}
+
+// TestMetricsAreRegisteredByPrograms: no init function registers a collector (a metric is
+// served because a program says so, not because a package was imported: kueue's
+// pkg/metrics), and every package's RegisterMetrics is called from a program's main package,
+// so a metric that is counted is also served.
+func TestMetricsAreRegisteredByPrograms(t *testing.T) {
+	defined := map[string]bool{} // package path of each RegisterMetrics
+	called := map[string]bool{}  // package path of each RegisterMetrics a main package calls
+	for _, p := range loadModule(t) {
+		forEachFunc(p, func(fn *ast.FuncDecl) {
+			if fn.Recv == nil && fn.Name.Name == "RegisterMetrics" {
+				defined[p.PkgPath] = true
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				f := calledFunc(p.TypesInfo, call)
+				if f == nil || f.Pkg() == nil {
+					return true
+				}
+				if fn.Recv == nil && fn.Name.Name == "init" && registers(f) {
+					t.Errorf("%s: init registers a collector (%s): register it in RegisterMetrics, called from main",
+						p.Fset.Position(call.Pos()), f.Name())
+				}
+				if p.Name == "main" && f.Name() == "RegisterMetrics" {
+					called[f.Pkg().Path()] = true
+				}
+				return true
+			})
+		})
+	}
+	for pkg := range defined {
+		if !called[pkg] {
+			t.Errorf("%s.RegisterMetrics is called from no program's main: its metrics are counted but not served",
+				strings.TrimPrefix(pkg, module))
+		}
+	}
+	if len(defined) < 5 {
+		t.Errorf("found %d RegisterMetrics functions; the enumeration is broken", len(defined))
+	}
+}
+
+// calledFunc is the function or method a call calls, nil for a conversion or a func value.
+func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch fun := call.Fun.(type) {
+	case *ast.Ident:
+		id = fun
+	case *ast.SelectorExpr:
+		id = fun.Sel
+	default:
+		return nil
+	}
+	f, _ := info.Uses[id].(*types.Func)
+	return f
+}
+
+// registers: f registers a collector with a Prometheus registry (MustRegister, Register).
+func registers(f *types.Func) bool {
+	return f.Pkg().Path() == "github.com/prometheus/client_golang/prometheus" &&
+		(f.Name() == "MustRegister" || f.Name() == "Register")
 }

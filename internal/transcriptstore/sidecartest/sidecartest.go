@@ -27,14 +27,23 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecar"
 )
 
 // Addrs are the sidecar's bound addresses: its internal API and its public listener.
 type Addrs struct{ Internal, Public string }
 
+// TB is what Start needs of a test: a testing.TB, or a Ginkgo suite's GinkgoT().
+type TB interface {
+	Helper()
+	TempDir() string
+	Cleanup(func())
+	Fatal(args ...any)
+}
+
 // Start runs the sidecar with cfg until the test ends, on a fresh data directory, socket
 // and loopback port unless cfg names them, and returns once both listeners are up.
-func Start(t testing.TB, cfg transcriptstore.SidecarConfig) Addrs {
+func Start(t TB, cfg transcriptstore.SidecarConfig) Addrs {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
@@ -52,7 +61,7 @@ func Start(t testing.TB, cfg transcriptstore.SidecarConfig) Addrs {
 	cfg.Ready = func(s, l string) { ready <- Addrs{s, l} }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- transcriptstore.RunSidecar(ctx, cfg) }()
+	go func() { done <- sidecar.Run(ctx, cfg) }()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
 	case a := <-ready:
