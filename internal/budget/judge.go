@@ -30,7 +30,7 @@ import (
 // announce step's turn call is never refused: it is how the requester hears that a run
 // stopped; its compaction call is.
 func (l *Ledger) Judge(ctx context.Context, c Call) error {
-	if c.Purpose != PurposeCompaction && announceStep(c.Turn) {
+	if c.Purpose != PurposeCompaction && c.Purpose != PurposeEmbedding && announceStep(c.Turn) {
 		return nil
 	}
 	pol, err := l.policy(ctx, c.Namespace)

@@ -59,6 +59,10 @@ const (
 	// budget, even in an announce step: compaction is optional (the turn falls back to
 	// truncation).
 	PurposeCompaction Purpose = "compaction"
+	// PurposeEmbedding is a recall's embeddings call (memory_search): judged like a model
+	// call before it is made, charged its tokens after, and, like compaction, refused under
+	// any spent budget even in an announce step.
+	PurposeEmbedding Purpose = "embedding"
 )
 
 // Call is one model call as budgets see it.

@@ -15,6 +15,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -125,6 +126,20 @@ func (o *options) historyRequest(ctx context.Context, ns, key string, q url.Valu
 // listenerRequest GETs path on the transcript-store's listener (history API, /events) with
 // the caller's bearer token, and turns a non-200 answer into an error.
 func (o *options) listenerRequest(ctx context.Context, ns, path string, q url.Values) (*http.Response, error) {
+	return o.listenerDo(ctx, http.MethodGet, ns, path, q, nil)
+}
+
+// listenerPost POSTs body as JSON to path on the listener (a console action: a session
+// tool as the caller), as listenerRequest GETs.
+func (o *options) listenerPost(ctx context.Context, ns, path string, body any) (*http.Response, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return o.listenerDo(ctx, http.MethodPost, ns, path, url.Values{}, b)
+}
+
+func (o *options) listenerDo(ctx context.Context, method, ns, path string, q url.Values, body []byte) (*http.Response, error) {
 	if o.historyURL == "" {
 		return nil, fmt.Errorf("no history API address: pass --history-url or set AGENT_SESSIONS_HISTORY_URL (make run-local prints it)")
 	}
@@ -134,11 +149,14 @@ func (o *options) listenerRequest(ctx context.Context, ns, path string, q url.Va
 	}
 	q.Set("namespace", ns)
 	u := strings.TrimSuffix(o.historyURL, "/") + path + "?" + q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	hc, err := o.historyClient()
 	if err != nil {
 		return nil, err

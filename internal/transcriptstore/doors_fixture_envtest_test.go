@@ -112,7 +112,9 @@ func startDoors(t *testing.T) *doorFixture {
 	f.store = store
 	for _, ns := range []string{doorNS, otherNS} {
 		f.must(f.admin.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"},
-			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}))
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted},
+				Memory: sessionsv1alpha1.MemorySpec{Enabled: true,
+					Embeddings: &sessionsv1alpha1.EmbeddingsSpec{Provider: sessionsv1alpha1.EmbeddingsScripted}}}}))
 		for _, key := range []string{keyA, keyB} {
 			if ns == otherNS && key == keyB {
 				continue

@@ -198,6 +198,7 @@ func NewEngine(o Options) (*Engine, error) {
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
 	e.tools.src, e.approvals = o.Tools, o.Approvals
+	e.toolEnv.Embeddings = e.embeddings
 	e.rootKey = make([]byte, 32)
 	if _, err := rand.Read(e.rootKey); err != nil {
 		return nil, err

@@ -78,10 +78,10 @@ type builtinTools struct {
 	offered map[string]*tool
 }
 
-// adds says whether the turn's Agent or session adds tools to the built-in ones (MCP
-// servers, remote A2A agents, a sub-agent's workspace) or narrows them.
+// adds says whether the turn's Agent or session adds tools to the built-in ones (memory,
+// MCP servers, remote A2A agents, a sub-agent's workspace) or narrows them.
 func (ts *toolset) adds(agent *sessionsv1alpha1.Agent, s *sessionsv1alpha1.AgentSession, sub bool) bool {
-	return (sub && len(agent.Spec.Subagents.Tools) > 0) ||
+	return agent.Spec.Memory.Enabled || (sub && len(agent.Spec.Subagents.Tools) > 0) ||
 		(ts.src.MCP != nil && len(agent.Spec.Tools.MCPServers) > 0) ||
 		(ts.src.A2A != nil && len(agent.Spec.Tools.A2AAgents) > 0) ||
 		(sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "")
@@ -102,6 +102,9 @@ func (ts *toolset) assemble(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 		return !sub || policy.SubagentOffers(agent.Spec.Subagents.Tools, name, session)
 	}
 	for _, tl := range ts.builtin {
+		if tl.memory && !agent.Spec.Memory.Enabled {
+			continue
+		}
 		if allowed(tl.def.Name, tl.session) {
 			add(tl)
 		}
