@@ -360,6 +360,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.provider != 'openai' || (has(self.name) && size(self.name) > 0)",message="the openai provider needs a name"
 type EmbeddingsSpec struct {
 	// provider is openai (any OpenAI-compatible /v1/embeddings) or scripted (offline, for tests).
+	// +required
 	Provider EmbeddingsProvider `json:"provider"`
 	// name is the embeddings model, e.g. text-embedding-3-small.
 	// +optional
