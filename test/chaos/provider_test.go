@@ -62,7 +62,7 @@ func (e *env) providerFaults(t *testing.T) {
 		"hang":          {wantStatus: sessionsv1alpha1.SendError, wantError: "no complete answer within the attempt timeout of " + attemptTimeout},
 		// A status and the provider's error code reach the send, never the body's text.
 		"unauthorized":   {wantStatus: sessionsv1alpha1.SendError, wantError: "auth (HTTP 401): test", notError: "invalid api key"},
-		"bad-request":    {wantStatus: sessionsv1alpha1.SendError, wantError: "bad_request (HTTP 400): test", notError: "context too long"},
+		"bad-request":    {wantStatus: sessionsv1alpha1.SendError, wantError: `bad_request (HTTP 400) for model "fake-model": test`, notError: "context too long"},
 		"always-failing": {wantStatus: sessionsv1alpha1.SendError, wantError: "server (HTTP 502): test", notError: "upstream exploded"},
 	}
 	// One session per fault: a hung provider holds only its own session's lane.

@@ -62,7 +62,7 @@ var _ = Describe("the local cluster", func() {
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("0 is fire-and-forget"))
 		Expect(out).To(ContainSubstring("default 30"))
-		Expect(out).To(ContainSubstring("(the run goes on); default 30."))
+		Expect(out).To(ContainSubstring("(the run goes on): 0 to 600 seconds, default 30."))
 	})
 
 	It("prints the short names' columns", func() {
