@@ -99,6 +99,9 @@ type Options struct {
 	// HookBaseURL is the transcript-store listener's external URL (https://host:port), the
 	// base of each SessionHook's status.url; empty leaves status.url a path.
 	HookBaseURL string
+	// Sandbox turns on sandboxed sessions' sandboxes (agent-sandbox must be installed); nil
+	// leaves them off.
+	Sandbox *SandboxOptions
 	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
 	// is Store when it is one (the transcript client), else none.
 	HookKeys HookKeys
@@ -159,7 +162,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		mgr.Add(probes),
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b(), o.Concurrency),
-		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A}).setupWith(b(), probes),
+		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A, Sandbox: o.Sandbox}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(o.Budget)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),
 		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,

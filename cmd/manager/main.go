@@ -96,6 +96,8 @@ type options struct {
 	a2aReadLimit     byteSize
 	mcpReadLimit     byteSize
 	hookBaseURL      string
+	sandboxes        bool
+	sandboxImage     string
 }
 
 func main() {
@@ -135,6 +137,8 @@ func main() {
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
 	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
 	flag.StringVar(&o.hookBaseURL, "hook-base-url", "", "The transcript-store listener's URL as senders reach it (https://host:port): SessionHooks' status.url is it followed by /hooks/<namespace>/<name>; empty gives the path alone.")
+	flag.BoolVar(&o.sandboxes, "sandboxes", false, "Run sandboxed Agents' tools in kubernetes-sigs/agent-sandbox Sandboxes: the Agent controller keeps each one's SandboxTemplate and SandboxWarmPool. Needs agent-sandbox's CRDs and controller in the cluster.")
+	flag.StringVar(&o.sandboxImage, "sandbox-image", "", "The sandbox image of an Agent that names none in spec.sandbox.image: sandboxd as its entrypoint, a shell and coreutils.")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -265,6 +269,7 @@ func setup(mgr ctrl.Manager, o options) error {
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: deliverer, Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS, Budget: ledger, HookBaseURL: o.hookBaseURL,
+		Sandbox: sandboxOptions(o),
 	}); err != nil {
 		return err
 	}
@@ -277,6 +282,14 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user, ToolCreatesPerMinute: o.toolRate,
 		Events: events.GetEventRecorder("admission"), Shard: o.shard})
+}
+
+// sandboxOptions are the controllers' sandbox options: nil unless --sandboxes.
+func sandboxOptions(o options) *controllers.SandboxOptions {
+	if !o.sandboxes {
+		return nil
+	}
+	return &controllers.SandboxOptions{Image: o.sandboxImage}
 }
 
 // relabel stamps the shard's label on its namespaces' objects that lack it (made before the
