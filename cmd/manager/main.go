@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -54,6 +55,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
@@ -247,12 +249,22 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One budget ledger: the engine judges and charges every model call with it, the
 	// SessionPolicy controller records its windows. It reads the informer cache only.
 	ledger := budget.NewLedger(mgr.GetCache(), nil)
+	tools := turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot}
+	if o.sandboxes {
+		// sandboxd binds its Pod's loopback: the manager gets there through the API server's
+		// pods/portforward (internal/sandbox.PortForward).
+		dial, err := sandbox.PortForward(mgr.GetConfig())
+		if err != nil {
+			return err
+		}
+		tools.Sandboxes = sandbox.NewSandboxes(mgr.GetClient(), mgr.GetAPIReader(), dial, clock.RealClock{})
+	}
 	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout, LiveReplies: o.liveReplies,
 		Egress: egressPolicy, Budget: ledger, Approvals: approval.NewDesk(mgr.GetCache(), mgr.GetAPIReader(), mgr.GetClient()),
-		Tools: turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot},
+		Tools: tools,
 	})
 	if err != nil {
 		return err

@@ -194,6 +194,9 @@ func NewEngine(o Options) (*Engine, error) {
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
 	e.tools.src, e.approvals = o.Tools, o.Approvals
+	if o.Tools.Sandboxes != nil {
+		e.tools.sandbox = sandboxTools(o.Tools.Sandboxes)
+	}
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil
 }

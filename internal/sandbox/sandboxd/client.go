@@ -98,7 +98,9 @@ func (c *Client) Exec(ctx context.Context, argv []string, cwd string, timeout ti
 	if cwd != "" && cwd != "." {
 		cfg.Cwd = &cwd
 	}
-	stream, err := c.proc.Start(ctx, &processv1.StartRequest{Config: cfg})
+	// WaitForReady: a sandbox that just became Ready may not listen yet; the call waits for
+	// the connection within its timeout instead of failing at once.
+	stream, err := c.proc.Start(ctx, &processv1.StartRequest{Config: cfg}, grpc.WaitForReady(true))
 	if err != nil {
 		return ExecResult{}, err
 	}

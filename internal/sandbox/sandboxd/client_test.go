@@ -16,9 +16,7 @@ package sandboxd_test
 
 import (
 	"context"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -28,55 +26,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
-// Start runs a real sandboxd (agent-sandbox's, built by hack/agent-sandbox.sh) on free
-// loopback ports with root as its workspace, and returns a client of it.
-func start(t *testing.T, root string) *sandboxd.Client {
-	t.Helper()
-	bin := filepath.Join(testenv.RequireSandbox(t), "sandboxd")
-	grpcPort, restPort := freePort(t), freePort(t)
-	cmd := exec.Command(bin, "--root-dir="+root, "--grpc-port="+strconv.Itoa(grpcPort), "--rest-port="+strconv.Itoa(restPort))
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	dial := func(ctx context.Context, port int) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := dial(context.Background(), restPort)
-		if err == nil {
-			_ = c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sandboxd did not listen: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	c, err := sandboxd.New(dial, grpcPort, restPort)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 func TestExec(t *testing.T) {
 	root := t.TempDir()
-	c := start(t, root)
+	c := testenv.StartSandboxd(t, root)
 	ctx := context.Background()
 	cases := map[string]struct {
 		argv      []string
@@ -138,7 +90,7 @@ func TestExec(t *testing.T) {
 
 func TestFiles(t *testing.T) {
 	root := t.TempDir()
-	c := start(t, root)
+	c := testenv.StartSandboxd(t, root)
 	ctx := context.Background()
 	if err := c.Write(ctx, "dir/a.txt", []byte("hello")); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,123 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox/sandboxd"
+)
+
+// StartSandboxController runs kubernetes-sigs/agent-sandbox's own controller (core and
+// extensions: Sandbox, SandboxClaim, SandboxTemplate, SandboxWarmPool) as a process against
+// the control plane of cfg until the test ends. It runs without its conversion webhook (only
+// the storage version v1beta1 is used) and without leader election; log gets its output.
+func StartSandboxController(t testing.TB, cfg *rest.Config, log io.Writer) {
+	t.Helper()
+	dir := RequireSandbox(t)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := WriteKubeconfig(cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(dir, "agent-sandbox-controller"), SandboxControllerArgs()...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+}
+
+// SandboxControllerArgs are agent-sandbox-controller's flags outside a cluster: extensions
+// on, no webhook, no leader election, no metrics or probe listeners.
+func SandboxControllerArgs() []string {
+	return []string{"--extensions", "--enable-webhook=false", "--leader-elect=false",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+}
+
+// WriteKubeconfig writes a kubeconfig for cfg's user (envtest's admin: a client certificate).
+func WriteKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
+	kc.CurrentContext = "envtest"
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	return nil
+}
+
+// StartSandboxd runs agent-sandbox's sandboxd on free loopback ports with root as its
+// workspace (--root-dir) until the test ends, and returns a client of it that dials it
+// directly (in a cluster the manager dials through a port-forward).
+func StartSandboxd(t testing.TB, root string) *sandboxd.Client {
+	t.Helper()
+	bin := filepath.Join(RequireSandbox(t), "sandboxd")
+	grpcPort, restPort := freePort(t), freePort(t)
+	cmd := exec.Command(bin, "--root-dir="+root, "--grpc-port="+strconv.Itoa(grpcPort), "--rest-port="+strconv.Itoa(restPort))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	dial := func(ctx context.Context, port int) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	}
+	for deadline := time.Now().Add(Timeout); ; time.Sleep(Interval) {
+		c, err := dial(context.Background(), restPort)
+		if err == nil {
+			_ = c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sandboxd did not listen: %v", err)
+		}
+	}
+	c, err := sandboxd.New(dial, grpcPort, restPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
