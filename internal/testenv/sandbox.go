@@ -18,7 +18,6 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -38,8 +37,9 @@ import (
 // StartSandboxController runs kubernetes-sigs/agent-sandbox's own controller (core and
 // extensions: Sandbox, SandboxClaim, SandboxTemplate, SandboxWarmPool) as a process against
 // the control plane of cfg until the test ends. It runs without its conversion webhook (only
-// the storage version v1beta1 is used) and without leader election; log gets its output.
-func StartSandboxController(t testing.TB, cfg *rest.Config, log io.Writer) {
+// the storage version v1beta1 is used) and without leader election. Its log goes to the
+// test's output, shown when the test fails or runs with -v.
+func StartSandboxController(t testing.TB, cfg *rest.Config) {
 	t.Helper()
 	dir := RequireSandbox(t)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -48,7 +48,7 @@ func StartSandboxController(t testing.TB, cfg *rest.Config, log io.Writer) {
 	}
 	cmd := exec.Command(filepath.Join(dir, "agent-sandbox-controller"), SandboxControllerArgs()...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Stdout, cmd.Stderr = t.Output(), t.Output()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
