@@ -161,7 +161,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		mgr.Add(sends.finishedTTL),
 		mgr.Add(probes),
 		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
-			WorkspaceRoot: o.WorkspaceRoot}).setupWith(b(), o.Concurrency),
+			WorkspaceRoot: o.WorkspaceRoot, Sandboxes: o.Sandbox != nil}).setupWith(b(), o.Concurrency),
 		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A, Sandbox: o.Sandbox}).setupWith(b(), probes),
 		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(o.Budget)}).setupWith(b()),
 		sends.setupWith(b(), o.Concurrency),

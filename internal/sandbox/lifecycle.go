@@ -35,9 +35,11 @@ func EnsureClaim(ctx context.Context, c client.Client, session *sessionsv1alpha1
 	want := Claim(session, agent)
 	err := c.Create(ctx, want)
 	if err == nil {
+		claimsTotal.WithLabelValues("created").Inc()
 		return want, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
+		claimsTotal.WithLabelValues("failed").Inc()
 		return nil, fmt.Errorf("claim a sandbox: %w", err)
 	}
 	got := &sandboxextv1beta1.SandboxClaim{}
