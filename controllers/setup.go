@@ -12,19 +12,13 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package controllers holds one reconciler per kind: AgentSession, SessionSend, SubagentRun,
-// Agent, SessionPolicy, ToolApproval, SessionSchedule and SessionHook. Each behaviour has
-// its own file (replyback.go, announce.go, ttl.go, attachments.go, schedule_tick.go); the
-// rules they apply come from internal/policy.
-//
-// Controllers are the only writers of status; the turn engine reports. SessionSend and
-// SubagentRun own agent turns. Both run through the step runner in steps.go, the one place
-// that submits turns (runTurn, with the session and Agent it resolved), writes their status
-// (once per reconcile, Events after it), guards against stale reads (stale.go) and releases an
-// object's turns when it finishes, is cancelled (outcome.go) or is deleted. Their steps
-// are listed at the top of each controller: read steps.go first, then a controller's
-// steps() to see what happens to a send or a run, and in which order. The AgentSession
-// reconciler writes what the engine reports of a session's turns (session_report.go).
+// Package controllers wires the reconcilers: SetupWithManager is the one place that builds
+// each kind's reconciler (a package per kind: agent, agentsession, sessionsend, subagentrun,
+// sessionpolicy, toolapproval, sessionschedule, sessionhook) with what they share (the
+// announcer of package announce, the turn engine, the clock) and registers it. What the
+// reconcilers share in code (the owner kinds' step runner, the one status write, conflicts,
+// kstatus) is package ownerflow. Controllers are the only writers of status; the turn
+// engine reports. The rules they apply come from internal/policy.
 package controllers
 
 import (
@@ -36,6 +30,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
+	"github.com/agent-sessions/agent-session-operator/controllers/agent"
+	"github.com/agent-sessions/agent-session-operator/controllers/agentsession"
+	"github.com/agent-sessions/agent-session-operator/controllers/announce"
+	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionhook"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionpolicy"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionschedule"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionsend"
+	"github.com/agent-sessions/agent-session-operator/controllers/subagentrun"
+	"github.com/agent-sessions/agent-session-operator/controllers/toolapproval"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
@@ -91,7 +95,7 @@ type Options struct {
 	Shard shard.Shard
 	// SendFeed receives the changes of the shard's SessionSends for the transcript-store's
 	// /events; nil is Store when it is one (the transcript client), else none.
-	SendFeed SendFeed
+	SendFeed sessionsend.SendFeed
 	// Budget is the manager's one budget ledger, the one the engine judges and charges every
 	// model call with: the SessionPolicy controller records its namespace windows in
 	// status.spend. Nil records none.
@@ -101,10 +105,10 @@ type Options struct {
 	HookBaseURL string
 	// Sandbox turns on sandboxed sessions' sandboxes (agent-sandbox must be installed); nil
 	// leaves them off.
-	Sandbox *SandboxOptions
+	Sandbox *agent.SandboxOptions
 	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
 	// is Store when it is one (the transcript client), else none.
-	HookKeys HookKeys
+	HookKeys sessionhook.HookKeys
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -132,46 +136,45 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		o.Events = mgr
 	}
 	if o.SessionStatusInterval == 0 {
-		o.SessionStatusInterval = DefaultSessionStatusInterval
+		o.SessionStatusInterval = agentsession.DefaultSessionStatusInterval
 	}
 	// Each controller sees only the namespaces of this manager's shard.
 	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr).WithEventFilter(o.Shard.Predicate()) }
 	c := mgr.GetClient()
 	l := lookup.New(c, mgr.GetAPIReader())
-	ann := &announcer{lookup: l, apiReader: mgr.GetAPIReader(), deliverer: o.Deliverer,
-		events: o.Events.GetEventRecorder("announce-delivery"), clock: o.Clock}
-	owners := func(name string) ownerDeps {
-		return ownerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Announcer: ann}
+	ann := announce.New(l, mgr.GetAPIReader(), o.Deliverer, o.Events.GetEventRecorder("announce-delivery"), o.Clock)
+	owners := func(name string) ownerflow.OwnerDeps {
+		return ownerflow.OwnerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name)}
 	}
-	sends := &SessionSendReconciler{ownerDeps: owners("sessionsend-controller"), TTL: o.TTLAfterFinished}
-	sends.finishedTTL = newSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
+	sends := &sessionsend.SessionSendReconciler{OwnerDeps: owners("sessionsend-controller"), Announcer: ann, TTL: o.TTLAfterFinished}
+	sends.FinishedTTL = sessionsend.NewSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)
 	var runnables []error
-	if feed, ok := o.Store.(SendFeed); o.SendFeed == nil && ok {
+	if feed, ok := o.Store.(sessionsend.SendFeed); o.SendFeed == nil && ok {
 		o.SendFeed = feed
 	}
-	if keys, ok := o.Store.(HookKeys); o.HookKeys == nil && ok {
+	if keys, ok := o.Store.(sessionhook.HookKeys); o.HookKeys == nil && ok {
 		o.HookKeys = keys
 	}
 	if o.SendFeed != nil {
-		sends.feed = newSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, pollClock{o.Clock})
-		runnables = append(runnables, mgr.Add(sends.feed))
+		sends.Feed = sessionsend.NewSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, sessionsend.PollClock{PassiveClock: o.Clock})
+		runnables = append(runnables, mgr.Add(sends.Feed))
 	}
-	probes := newMCPProbes(o.MCP, o.A2A, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
+	probes := agent.NewMCPProbes(o.MCP, o.A2A, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
 	return errors.Join(append(runnables,
-		mgr.Add(sends.finishedTTL),
+		mgr.Add(sends.FinishedTTL),
 		mgr.Add(probes),
-		(&AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
-			WorkspaceRoot: o.WorkspaceRoot, Sandboxes: o.Sandbox != nil}).setupWith(b(), o.Concurrency),
-		(&AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A, Sandbox: o.Sandbox}).setupWith(b(), probes),
-		(&SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), spend: newSpendWriter(o.Budget)}).setupWith(b()),
-		sends.setupWith(b(), o.Concurrency),
-		(&SubagentRunReconciler{ownerDeps: owners("subagentrun-controller"), WorkspaceRoot: o.WorkspaceRoot,
-			TTL: o.TTLAfterFinished}).setupWith(b(), o.Concurrency),
-		(&ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
-			announcer: ann}).setupWith(b()),
-		(&SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,
-			Recorder: o.Events.GetEventRecorder("sessionschedule-controller")}).setupWith(b()),
-		(&SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys,
-			Recorder: o.Events.GetEventRecorder("sessionhook-controller")}).setupWith(b()),
+		(&agentsession.AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
+			WorkspaceRoot: o.WorkspaceRoot, Sandboxes: o.Sandbox != nil}).SetupWith(b(), o.Concurrency),
+		(&agent.AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A, Sandbox: o.Sandbox}).SetupWith(b(), probes),
+		(&sessionpolicy.SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), Spend: sessionpolicy.NewSpendWriter(o.Budget)}).SetupWith(b()),
+		sends.SetupWith(b(), o.Concurrency),
+		(&subagentrun.SubagentRunReconciler{OwnerDeps: owners("subagentrun-controller"), Announcer: ann, WorkspaceRoot: o.WorkspaceRoot,
+			TTL: o.TTLAfterFinished}).SetupWith(b(), o.Concurrency),
+		(&toolapproval.ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
+			Announcer: ann}).SetupWith(b()),
+		(&sessionschedule.SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,
+			Recorder: o.Events.GetEventRecorder("sessionschedule-controller")}).SetupWith(b()),
+		(&sessionhook.SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys,
+			Recorder: o.Events.GetEventRecorder("sessionhook-controller")}).SetupWith(b()),
 	)...)
 }

@@ -20,6 +20,8 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"github.com/agent-sessions/agent-session-operator/controllers/agent"
+	"github.com/agent-sessions/agent-session-operator/controllers/agentsession"
 	"net"
 	"os"
 	"strings"
@@ -124,10 +126,10 @@ func main() {
 	flag.Var(&o.egressAllow, "egress-allow", "Allow outbound model, sink, MCP and A2A connections to a CIDR, host[:port] or URL prefix (repeatable). Loopback and link-local are refused unless an entry allows them; the API server only with --egress-allow-apiserver.")
 	flag.BoolVar(&o.egressStrict, "egress-deny-unlisted", false, "Refuse every model, sink, MCP and A2A destination no --egress-allow entry names.")
 	flag.BoolVar(&o.egressAPIServer, "egress-allow-apiserver", false, "Let model, sink, MCP and A2A connections reach the cluster's API server. Off, it is refused whatever --egress-allow says (a 10.0.0.0/8 entry does not re-open the kubernetes Service).")
-	flag.DurationVar(&o.mcpProbeTimeout, "mcp-probe-timeout", controllers.DefaultMCPProbeTimeout, "Bound of one readiness probe of an Agent's MCP servers (initialize and tools/list), whatever their timeoutSeconds.")
-	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", controllers.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
+	flag.DurationVar(&o.mcpProbeTimeout, "mcp-probe-timeout", agent.DefaultMCPProbeTimeout, "Bound of one readiness probe of an Agent's MCP servers (initialize and tools/list), whatever their timeoutSeconds.")
+	flag.IntVar(&o.mcpProbesPerNS, "mcp-probes-per-namespace", agent.DefaultMCPProbesPerNamespace, "Agents of one namespace whose MCP servers are probed at once; a namespace's hanging servers hold only its own probes.")
 	flag.IntVar(&o.concurrency, "max-concurrent-reconciles", 16, "Concurrent reconciles of the AgentSession, SessionSend and SubagentRun controllers.")
-	flag.DurationVar(&o.statusInterval, "session-status-interval", controllers.DefaultSessionStatusInterval, "How long the turn engine's reports of a session gather before its status is written (a busy session's status is written about once per interval); negative writes after every turn.")
+	flag.DurationVar(&o.statusInterval, "session-status-interval", agentsession.DefaultSessionStatusInterval, "How long the turn engine's reports of a session gather before its status is written (a busy session's status is written about once per interval); negative writes after every turn.")
 	flag.DurationVar(&o.shutdownDelay, "shutdown-delay", 5*time.Second, "How long the manager keeps serving (admission webhooks included) after SIGTERM before it stops, so that Services stop sending to a terminating Pod first; a second signal exits at once.")
 	flag.DurationVar(&o.ttlAfterFinished, "ttl-after-finished", controllers.DefaultTTLAfterFinished, "Finished SessionSends and SubagentRuns without spec.ttlSecondsAfterFinished are deleted this long after they finish; 0 keeps them.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 500, "Client-side rate limit of API requests per second.")
@@ -297,11 +299,11 @@ func setup(mgr ctrl.Manager, o options) error {
 }
 
 // sandboxOptions are the controllers' sandbox options: nil unless --sandboxes.
-func sandboxOptions(o options) *controllers.SandboxOptions {
+func sandboxOptions(o options) *agent.SandboxOptions {
 	if !o.sandboxes {
 		return nil
 	}
-	return &controllers.SandboxOptions{Image: o.sandboxImage}
+	return &agent.SandboxOptions{Image: o.sandboxImage}
 }
 
 // relabel stamps the shard's label on its namespaces' objects that lack it (made before the

@@ -16,6 +16,7 @@ package envtest
 
 import (
 	"fmt"
+	"github.com/agent-sessions/agent-session-operator/controllers/agent"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,7 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools/mcptest"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -112,12 +112,12 @@ var _ = Describe("Agent MCP servers", func() {
 		hang := mcptest.Hang(mcpHost + ":0")
 		DeferCleanup(hang.Close)
 		nsA := newNamespace()
-		hung := controllers.DefaultMCPProbesPerNamespace + 1
+		hung := agent.DefaultMCPProbesPerNamespace + 1
 		for i := range hung {
 			mcpAgent(nsA, fmt.Sprintf("hung-%d", i), sessionsv1alpha1.MCPServer{Name: "h", URL: hang.URL, TimeoutSeconds: ptr.To(int32(600))})
 		}
 		// A's probes hold every slot A has.
-		Eventually(hang.Accepted, testenv.Timeout, testenv.Interval).Should(BeNumerically(">=", controllers.DefaultMCPProbesPerNamespace))
+		Eventually(hang.Accepted, testenv.Timeout, testenv.Interval).Should(BeNumerically(">=", agent.DefaultMCPProbesPerNamespace))
 
 		nsB := newNamespace()
 		srv := mcptest.NewAt(false, mcpHost+":0")

@@ -17,6 +17,7 @@ package envtest
 import (
 	"context"
 	"fmt"
+	"github.com/agent-sessions/agent-session-operator/controllers/agentsession"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -31,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
@@ -131,7 +131,7 @@ var _ = Describe("One writer of a session's status", func() {
 		retrying := metav1.Condition{Type: sessionsv1alpha1.ConditionModelRetrying, Status: metav1.ConditionTrue, Reason: "RateLimited",
 			Message: "turn t: model call attempt 2", ObservedGeneration: s.Generation}
 		key := client.ObjectKeyFromObject(s)
-		r := &controllers.AgentSessionReconciler{Client: staleReads{Client: k8s, obj: stale}, Store: store,
+		r := &agentsession.AgentSessionReconciler{Client: staleReads{Client: k8s, obj: stale}, Store: store,
 			Runner: &oneReport{key: key, rep: turns.SessionReport{Seq: 1, Retry: &retrying}}}
 		// As the write that lands first, ModelRetrying as a newer report would have it.
 		latest := s.DeepCopy()

@@ -15,6 +15,7 @@
 package envtest
 
 import (
+	"github.com/agent-sessions/agent-session-operator/controllers/announce"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
@@ -144,7 +144,7 @@ var _ = Describe("SessionSend", func() {
 			waitSend(createSend(ns, "agent:bob:main", "hello bob", 30, "agent:alice:main"), completed)
 			var bob sessionsv1alpha1.AgentSession
 			Expect(k8s.Get(ctx, keyOf(ns, "agent:bob:main"), &bob)).To(Succeed())
-			Expect(texts(messages(ns, &bob))).To(ContainElement("user: " + controllers.AgentAnnounceInput("hello bob", "hi alice", "hi alice")))
+			Expect(texts(messages(ns, &bob))).To(ContainElement("user: " + announce.AgentAnnounceInput("hello bob", "hi alice", "hi alice")))
 		})
 
 		It("stops at maxPingPongTurns", func() {
@@ -282,7 +282,7 @@ var _ = Describe("SessionSend", func() {
 		expectNoDuplicates(recs)
 		Expect(texts(recs)).To(Equal([]string{
 			"user: restart please", "assistant: survived",
-			"user: " + controllers.AgentAnnounceInput("restart please", "survived", "survived"), "assistant: announced",
+			"user: " + announce.AgentAnnounceInput("restart please", "survived", "survived"), "assistant: announced",
 		}))
 		Expect(sink.received(ns, "agent:bob:main")).To(HaveLen(1))
 	})

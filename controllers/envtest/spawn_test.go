@@ -19,6 +19,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"github.com/agent-sessions/agent-session-operator/controllers/announce"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -108,8 +108,8 @@ var _ = Describe("SubagentRun", func() {
 		recs := messages(ns, main)
 		Expect(recs).To(HaveLen(2))
 		Expect(recs[0].Message.Provenance.Kind).To(Equal(transcript.ProvenanceSubagentAnnounce))
-		announce := recs[0].Message.Content[0].Text
-		Expect(announce).To(HavePrefix(controllers.SubagentAnnounceOpening + "\nStatus: succeeded\nResult: found it\nNotes: none\nStats: runtime "))
+		text := recs[0].Message.Content[0].Text
+		Expect(text).To(HavePrefix(announce.SubagentAnnounceOpening + "\nStatus: succeeded\nResult: found it\nNotes: none\nStats: runtime "))
 	})
 
 	It("fails clearly for an agent that does not exist", func() {

@@ -16,6 +16,7 @@ package envtest
 
 import (
 	"encoding/json"
+	"github.com/agent-sessions/agent-session-operator/controllers/announce"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -67,7 +67,7 @@ var _ = Describe("a sub-agent announce, as the requester's channel gets it", fun
 		stats := run.Status.Stats
 		Expect(stats.Cost).To(HaveSuffix(" USD"), "the child's priced turn costs something")
 
-		want := "Status: succeeded\nResult: the llamas hum\nNotes: counted twice\nStats: " + controllers.StatsLine(*stats)
+		want := "Status: succeeded\nResult: the llamas hum\nNotes: counted twice\nStats: " + announce.StatsLine(*stats)
 		Expect(want).To(ContainSubstring(", cost " + stats.Cost))
 		Expect(delivered()).To(Equal(want))
 		Expect(run.Status.Announce).To(Equal(&sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered, Message: want, Target: "webchat:room-1"}))
@@ -108,6 +108,6 @@ var _ = Describe("a sub-agent announce, as the requester's channel gets it", fun
 		Expect(results[1]).To(ContainSubstring("notes.txt"))
 		Expect(run.Status.Result).To(Equal(results[1]), "the latest tool result, not the first")
 		Expect(delivered()).To(Equal("Status: succeeded\nResult: " + strings.TrimSpace(results[1]) +
-			"\nNotes: none\nStats: " + controllers.StatsLine(*run.Status.Stats)))
+			"\nNotes: none\nStats: " + announce.StatsLine(*run.Status.Stats)))
 	})
 })

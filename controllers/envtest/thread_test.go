@@ -15,12 +15,12 @@
 package envtest
 
 import (
+	"github.com/agent-sessions/agent-session-operator/controllers/announce"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/controllers"
 )
 
 // A thread-bound, session-mode sub-agent is a persistent session in its own thread of the
@@ -55,7 +55,7 @@ var _ = Describe("mode session and thread", func() {
 		Expect(run.Status.Announce.Target).To(Equal("webchat:room-1#" + thread))
 		got := sink.received(ns, "agent:lead:main")
 		Expect(got).To(HaveLen(1))
-		Expect(got[0].Text).To(Equal("Status: succeeded\nResult: the helper is done\nNotes: none\nStats: " + controllers.StatsLine(*run.Status.Stats)))
+		Expect(got[0].Text).To(Equal("Status: succeeded\nResult: the helper is done\nNotes: none\nStats: " + announce.StatsLine(*run.Status.Stats)))
 		Expect(got[0].ThreadID).To(Equal(thread), "the run's announce goes to the child's thread of the requester's chat")
 		Expect(sink.received(ns, run.Status.ChildSessionKey)).To(BeEmpty(),
 			"the child session runs with deliver: false: its task's reply (found it) leaves the cluster only through the requester's announce")

@@ -12,13 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 package sandbox_test
 
 import (
 	"context"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,22 +31,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
-
-// eventually polls cond until it holds or testenv.Timeout passes.
-func eventually(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(testenv.Timeout)
-	for {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not by %v (last error: %v)", what, testenv.Timeout, err)
-		}
-		time.Sleep(testenv.Interval)
-	}
-}
 
 // A session's claim against agent-sandbox's real controller (no kubelet: Pods are objects
 // that never run): the claim gets a Sandbox from the Agent's template whose Pod is as hostile
@@ -87,7 +69,7 @@ func TestClaimSuspendResumeRelease(t *testing.T) {
 	}
 
 	var sb *sandboxv1beta1.Sandbox
-	eventually(t, "claim bound to a Sandbox", func() (bool, error) {
+	testenv.Eventually(t, "claim bound to a Sandbox", func() (bool, error) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
 			return false, err
 		}
@@ -103,7 +85,7 @@ func TestClaimSuspendResumeRelease(t *testing.T) {
 	if name := sb.Annotations[sandboxv1beta1.SandboxPodNameAnnotation]; name != "" {
 		podKey.Name = name
 	}
-	eventually(t, "the sandbox's Pod", func() (bool, error) {
+	testenv.Eventually(t, "the sandbox's Pod", func() (bool, error) {
 		err := c.Get(ctx, podKey, pod)
 		return err == nil, err
 	})
@@ -125,11 +107,11 @@ func TestClaimSuspendResumeRelease(t *testing.T) {
 	if err := sandbox.SetMode(ctx, c, sb, sandboxv1beta1.SandboxOperatingModeSuspended); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the suspended sandbox's Pod gone", func() (bool, error) {
+	testenv.Eventually(t, "the suspended sandbox's Pod gone", func() (bool, error) {
 		err := c.Get(ctx, podKey, &corev1.Pod{})
 		return apierrors.IsNotFound(err), err
 	})
-	eventually(t, "Suspended condition", func() (bool, error) {
+	testenv.Eventually(t, "Suspended condition", func() (bool, error) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(sb), sb); err != nil {
 			return false, err
 		}
@@ -142,7 +124,7 @@ func TestClaimSuspendResumeRelease(t *testing.T) {
 	if err := sandbox.SetMode(ctx, c, sb, sandboxv1beta1.SandboxOperatingModeRunning); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the resumed sandbox's Pod", func() (bool, error) {
+	testenv.Eventually(t, "the resumed sandbox's Pod", func() (bool, error) {
 		err := c.Get(ctx, podKey, &corev1.Pod{})
 		return err == nil, err
 	})
@@ -150,7 +132,7 @@ func TestClaimSuspendResumeRelease(t *testing.T) {
 	if err := sandbox.Release(ctx, c, session); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the claim gone", func() (bool, error) {
+	testenv.Eventually(t, "the claim gone", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(claim), &sandboxextv1beta1.SandboxClaim{})
 		return apierrors.IsNotFound(err), err
 	})

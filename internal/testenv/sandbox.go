@@ -12,7 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 package testenv
 
 import (
@@ -120,4 +119,21 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Eventually polls cond every Interval until it holds, failing the test with what and the
+// last error once Timeout passes: the plain tests' Eventually (Ginkgo suites have Gomega's).
+func Eventually(t testing.TB, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(Timeout)
+	for {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not by %v (last error: %v)", what, Timeout, err)
+		}
+		time.Sleep(Interval)
+	}
 }

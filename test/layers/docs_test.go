@@ -37,7 +37,10 @@ var layerNames = []string{
 	"Tools",
 	"Remote agents",
 	"Doors and the turn engine",
+	"The reconcile flow",
+	"Announce delivery",
 	"Controllers and servers",
+	"Controller wiring",
 	"The transcript-store program",
 	"Harnesses and suites",
 }

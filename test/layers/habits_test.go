@@ -25,8 +25,8 @@ import (
 )
 
 // statusWriter is the one function that writes the status of the API's objects: every
-// controller hands it the object as read and as changed (controllers/status_write.go).
-const statusWriter = "controllers.writeStatus"
+// controller hands it the object as read and as changed (controllers/ownerflow/status_write.go).
+const statusWriter = "controllers/ownerflow.WriteStatus"
 
 // statusWritesElsewhere are the status writers that are not a controller, each with why.
 var statusWritesElsewhere = map[string]string{

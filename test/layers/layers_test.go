@@ -54,8 +54,19 @@ var layers = [][]string{
 	{"internal/a2atools"},
 	// the doors and the turn engine
 	{"internal/cli", "internal/mcpserver", "internal/turns", "internal/turns/window", "webhook"},
-	// what serves them: the console (its page and actions), the controllers
-	{"controllers", "internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
+	// what every reconciler shares: the step runner of the turn owners, the one status write,
+	// conflicts, stale reads, outcomes, kstatus, TTLs
+	{"controllers/ownerflow"},
+	// announce delivery (the owner kinds and the ToolApproval controller share it), and the
+	// owner kinds' unit-test fixture
+	{"controllers/announce", "controllers/ownerflow/ownerflowtest"},
+	// what serves them: the reconcilers (a package per kind), the console (its page and
+	// actions)
+	{"controllers/agent", "controllers/agentsession", "controllers/sessionhook", "controllers/sessionpolicy",
+		"controllers/sessionschedule", "controllers/sessionsend", "controllers/subagentrun", "controllers/toolapproval",
+		"internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
+	// the one place that wires the reconcilers
+	{"controllers"},
 	// the transcript-store program
 	{"internal/transcriptstore"},
 	// test helpers and suites that run whole programs (controllers/managertest: the whole

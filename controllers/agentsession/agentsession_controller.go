@@ -1,0 +1,283 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package agentsession
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"k8s.io/klog/v2"
+	"os"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
+)
+
+// TranscriptFinalizer archives a session's transcript before the object goes.
+const TranscriptFinalizer = "sessions.agents.dev/transcript"
+
+// AgentSessionReconciler gives each session its transcript (the sessionId is the object's
+// UID), derives kind and channel from the key, archives the transcript on delete or when
+// the session is archived, and writes what the turn engine reports of the session's turns
+// (counters, the ModelRetrying condition): the one writer of a session's status.
+type AgentSessionReconciler struct {
+	client.Client
+	Store transcript.Store
+	// Runner holds the sessions' turn reports and wakes the reconciler when one changes; it
+	// also runs the compaction steps sessions ask for (compact.go).
+	Runner turns.Runner
+	// StatusInterval is how long a report waits in the work queue before it is written, so a
+	// busy session's turns cost one status write per interval (--session-status-interval);
+	// <= 0 writes at once.
+	StatusInterval time.Duration
+	// Clock decides when an archive-at annotation is due; nil is the real clock.
+	Clock    clock.Clock
+	Recorder recorder.EventRecorder
+	// WorkspaceRoot holds the sessions' workspaces (a sub-agent's attachments and files);
+	// a session's is removed with its transcript's archive. Empty: no workspaces.
+	WorkspaceRoot string
+	// Sandboxes: sessions' SandboxClaims are reported, suspended and released
+	// (session_sandbox.go).
+	Sandboxes bool
+}
+
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
+
+func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s := &sessionsv1alpha1.AgentSession{}
+	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forgetReport(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !s.DeletionTimestamp.IsZero() {
+		r.forgetReport(req.NamespacedName)
+		return ctrl.Result{}, r.finalize(ctx, s)
+	}
+	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
+		base := s.DeepCopy()
+		controllerutil.AddFinalizer(s, TranscriptFinalizer)
+		if err := r.Patch(ctx, s, client.MergeFrom(base)); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	base := s.DeepCopy()
+	if err := r.restoreWhenAsked(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	res := r.archiveWhenAsked(ctx, s)
+	if err := r.resetWhenAsked(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.reconcileTranscript(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.compactWhenAsked(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	sbRes, err := r.reconcileSandbox(ctx, s)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	res = earlier(res, sbRes)
+	rep, reported := r.report(req.NamespacedName)
+	if reported {
+		if err := r.applyReport(ctx, s, rep); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	// One write of the whole status (writeStatus: with the optimistic lock).
+	if _, err := ownerflow.WriteStatus(ctx, r.Client, base, s); err != nil {
+		return res, err
+	}
+	if reported {
+		r.Runner.ReportWritten(req.NamespacedName, rep.Seq)
+	}
+	// The Event after the write lands (as steps.go): a refused write says nothing, and the
+	// reconcile it is retried in creates (idempotently) and says it then.
+	if base.Status.SessionID == "" && s.Status.SessionID != "" {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", s.Status.TranscriptPath)
+	}
+	if base.Status.Phase == sessionsv1alpha1.SessionArchived && s.Status.Phase == sessionsv1alpha1.SessionActive {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Restored", "Restore", "restored: transcript %s is live again", s.Status.SessionID)
+	}
+	if archivedReason(s) == sessionsv1alpha1.ReasonRestoreFailed && archivedReason(base) != sessionsv1alpha1.ReasonRestoreFailed {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, sessionsv1alpha1.ReasonRestoreFailed, "Restore", "%s",
+			meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived).Message)
+	}
+	r.sandboxEvents(base, s)
+	if base.Status.SessionID != "" && s.Status.SessionID != base.Status.SessionID {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Reset", "Reset", "reset: transcript %s archived, new sessionId %s", base.Status.SessionID, s.Status.SessionID)
+	}
+	return res, nil
+}
+
+// report is the engine's unwritten report of the session, if any.
+func (r *AgentSessionReconciler) report(key types.NamespacedName) (turns.SessionReport, bool) {
+	if r.Runner == nil {
+		return turns.SessionReport{}, false
+	}
+	return r.Runner.SessionReport(key)
+}
+
+// forgetReport drops the report of a session that is gone or going.
+func (r *AgentSessionReconciler) forgetReport(key types.NamespacedName) {
+	if rep, ok := r.report(key); ok {
+		r.Runner.ReportWritten(key, rep.Seq)
+	}
+}
+
+// archiveWhenAsked archives the session once its archive-at annotation (set by the run that
+// keeps it) is due, and asks to be woken then otherwise.
+func (r *AgentSessionReconciler) archiveWhenAsked(ctx context.Context, s *sessionsv1alpha1.AgentSession) ctrl.Result {
+	if s.Status.Phase == sessionsv1alpha1.SessionArchived {
+		return ctrl.Result{}
+	}
+	clk := r.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	due, left := archiveDue(s, clk.Now())
+	if !due {
+		return ctrl.Result{RequeueAfter: left}
+	}
+	s.Status.Phase = sessionsv1alpha1.SessionArchived
+	ctrl.LoggerFrom(ctx).V(2).Info("archiving session as its archive-at annotation asks", "agentSession", klog.KObj(s))
+	return ctrl.Result{}
+}
+
+// reconcileTranscript creates the transcript once and keeps the derived status fields.
+func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+	key, err := sessionkey.Parse(s.Spec.Key)
+	if err != nil {
+		setSessionReady(s, metav1.ConditionFalse, "InvalidKey", textutil.Truncate(err.Error(), ownerflow.MaxConditionMessage))
+		s.Status.ObservedGeneration = s.Generation
+		return nil
+	}
+	s.Status.Kind = sessionsv1alpha1.SessionKind(key.Kind)
+	s.Status.Channel = sessionkey.ChannelOf(key, string(s.Spec.Channel), s.Spec.LastChannel)
+	s.Status.ObservedGeneration = s.Generation
+	if s.Status.Phase == "" {
+		s.Status.Phase = sessionsv1alpha1.SessionActive
+	}
+	if s.Status.Phase == sessionsv1alpha1.SessionArchived {
+		if err := r.archive(ctx, s); err != nil {
+			return err
+		}
+		// Archived, not un-Ready: the session is done, as a completed Job is, and GitOps
+		// tools (kstatus reads Ready=False as InProgress) must not wait for it forever.
+		meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionReady)
+		meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionStalled)
+		if !meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionArchived) { // a RestoreFailed stays
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue,
+				Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
+		}
+		return nil
+	}
+	if s.Status.SessionID == "" {
+		stats, err := r.Store.CreateSession(ctx, transcript.SessionHeader{
+			Namespace: s.Namespace, SessionID: string(s.UID), SessionKey: s.Spec.Key, Name: s.Name,
+			ParentSessionKey: s.Spec.ParentSessionKey, CreatedAt: s.CreationTimestamp.Time,
+		})
+		if err != nil {
+			return fmt.Errorf("create transcript: %w", err)
+		}
+		s.Status.SessionID = string(s.UID)
+		s.Status.TranscriptPath = stats.Path
+		if s.Status.UpdatedAt == nil { // the UPDATED column of a session with no message yet
+			s.Status.UpdatedAt = &metav1.Time{Time: stats.UpdatedAt}
+		}
+	}
+	setSessionReady(s, metav1.ConditionTrue, "TranscriptReady", "the transcript exists")
+	return nil
+}
+
+// setSessionReady sets the session's Ready condition and the Stalled that mirrors it.
+func setSessionReady(s *sessionsv1alpha1.AgentSession, status metav1.ConditionStatus, reason, msg string) {
+	ready := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: s.Generation}
+	meta.SetStatusCondition(&s.Status.Conditions, ready)
+	ownerflow.SetStalled(&s.Status.Conditions, ready)
+}
+
+// finalize archives the transcript (kept on the volume as *.deleted.<unix>) and lets the
+// object go.
+func (r *AgentSessionReconciler) finalize(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
+		return nil
+	}
+	if err := r.archive(ctx, s); err != nil {
+		return err
+	}
+	base := s.DeepCopy()
+	controllerutil.RemoveFinalizer(s, TranscriptFinalizer)
+	return client.IgnoreNotFound(r.Patch(ctx, s, client.MergeFrom(base)))
+}
+
+// archive archives the session's transcript (the store keeps it for its retention) and
+// removes its workspace: an archived or deleted session runs no more turns, and files a
+// sub-agent was handed must not outlive it on the shared volume. Both are idempotent.
+func (r *AgentSessionReconciler) archive(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+	if s.Status.SessionID == "" {
+		return nil
+	}
+	// Not found: the store no longer has it (its archived-transcript retention removed it).
+	if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil && !errors.Is(err, transcript.ErrNotFound) {
+		return fmt.Errorf("archive transcript: %w", err)
+	}
+	if r.WorkspaceRoot == "" {
+		return nil
+	}
+	if err := os.RemoveAll(turns.WorkspaceDir(r.WorkspaceRoot, s.Namespace, s.Status.SessionID)); err != nil {
+		return fmt.Errorf("remove workspace: %w", err)
+	}
+	return nil
+}
+
+// setupWith registers the reconciler with concurrency workers: a new session costs a
+// finalizer patch, a transcript and a status write, one after another, so one worker
+// initializes a few dozen sessions a second and a burst of thousands waits minutes for its
+// transcripts. The reconciler keeps no state of its own; the work queue never hands two
+// workers one session.
+func (r *AgentSessionReconciler) SetupWith(b *builder.Builder, concurrency int) error {
+	if r.Runner != nil {
+		// Reports and the end of the compaction steps the session asked for (compact.go).
+		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
+	}
+	return r.watchSandboxes(b).For(&sessionsv1alpha1.AgentSession{}).WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+		Named("agentsession").Complete(ownerflow.RequeueConflicts(r))
+}
