@@ -139,7 +139,7 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 
 .PHONY: bench
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" AGENT_SANDBOX_ASSETS="$(SANDBOX_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
 
 # bench-check holds the hot paths to their targets between features: the suites that finish
 # in a few minutes, each figure against the bound its target prints (a ratio to the null

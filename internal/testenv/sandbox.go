@@ -82,43 +82,53 @@ func WriteKubeconfig(cfg *rest.Config, path string) error {
 // directly (in a cluster the manager dials through a port-forward).
 func StartSandboxd(t testing.TB, root string) *sandboxd.Client {
 	t.Helper()
-	bin := filepath.Join(RequireSandbox(t), "sandboxd")
-	grpcPort, restPort := freePort(t), freePort(t)
-	cmd := exec.Command(bin, "--root-dir="+root, "--grpc-port="+strconv.Itoa(grpcPort), "--rest-port="+strconv.Itoa(restPort))
-	if err := cmd.Start(); err != nil {
+	c, stop, err := RunSandboxd(RequireSandbox(t), root)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(stop)
+	return c
+}
+
+// RunSandboxd is StartSandboxd for a program (the benchmarks): the sandboxd of dir, and a
+// stop that ends it.
+func RunSandboxd(dir, root string) (*sandboxd.Client, func(), error) {
+	ports := make([]int, 2)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+	}
+	cmd := exec.Command(filepath.Join(dir, "sandboxd"), "--root-dir="+root,
+		"--grpc-port="+strconv.Itoa(ports[0]), "--rest-port="+strconv.Itoa(ports[1]))
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	kill := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
 	dial := func(ctx context.Context, port int) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
 	}
 	for deadline := time.Now().Add(Timeout); ; time.Sleep(Interval) {
-		c, err := dial(context.Background(), restPort)
+		c, err := dial(context.Background(), ports[1])
 		if err == nil {
 			_ = c.Close()
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("sandboxd did not listen: %v", err)
+			kill()
+			return nil, nil, fmt.Errorf("sandboxd did not listen: %w", err)
 		}
 	}
-	c, err := sandboxd.New(dial, grpcPort, restPort)
+	c, err := sandboxd.New(dial, ports[0], ports[1])
 	if err != nil {
-		t.Fatal(err)
+		kill()
+		return nil, nil, err
 	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return c, func() { _ = c.Close(); kill() }, nil
 }
 
 // Eventually polls cond every Interval until it holds, failing the test with what and the
