@@ -313,6 +313,15 @@ type SandboxSpec struct {
 	Egress []SandboxEgressRule `json:"egress,omitempty"`
 }
 
+// Reasons of an Agent's Ready=False when its sandbox cannot start; the spawn guard refuses a
+// sandboxed session's spawn into such an Agent with the same words.
+const (
+	// ReasonRuntimeClassNotFound: spec.sandbox.runtimeClassName names no RuntimeClass.
+	ReasonRuntimeClassNotFound = "RuntimeClassNotFound"
+	// ReasonSandboxImageNotSet: neither spec.sandbox.image nor the manager's --sandbox-image is set.
+	ReasonSandboxImageNotSet = "SandboxImageNotSet"
+)
+
 // SandboxEgressRule allows a sandbox to connect to one network, on some ports.
 type SandboxEgressRule struct {
 	// cidr is the destination network, e.g. 203.0.113.7/32. A NetworkPolicy selects addresses, not host names.

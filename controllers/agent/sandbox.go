@@ -65,7 +65,7 @@ func (r *AgentReconciler) reconcileSandbox(ctx context.Context, a *sessionsv1alp
 		return reason, msg, err
 	}
 	if a.Spec.Sandbox.Image == "" && r.Sandbox.Image == "" {
-		return "SandboxImageNotSet", "spec.sandbox.image is unset and the manager has no --sandbox-image", nil
+		return sessionsv1alpha1.ReasonSandboxImageNotSet, "spec.sandbox.image is unset and the manager has no --sandbox-image", nil
 	}
 	want := sandbox.Template(a, r.Sandbox.Image, rc)
 	tpl := &sandboxextv1beta1.SandboxTemplate{ObjectMeta: want.ObjectMeta}
@@ -99,7 +99,7 @@ func (r *AgentReconciler) runtimeClass(ctx context.Context, a *sessionsv1alpha1.
 	err := r.APIReader.Get(ctx, types.NamespacedName{Name: probe}, &nodev1.RuntimeClass{})
 	switch {
 	case apierrors.IsNotFound(err) && named != "":
-		return "", "RuntimeClassNotFound", fmt.Sprintf("RuntimeClass %q of spec.sandbox.runtimeClassName does not exist", named), nil
+		return "", sessionsv1alpha1.ReasonRuntimeClassNotFound, fmt.Sprintf("RuntimeClass %q of spec.sandbox.runtimeClassName does not exist", named), nil
 	case err != nil && !apierrors.IsNotFound(err):
 		return "", "", "", err
 	}
