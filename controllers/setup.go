@@ -109,6 +109,10 @@ type Options struct {
 	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
 	// is Store when it is one (the transcript client), else none.
 	HookKeys sessionhook.HookKeys
+	// HookDeliveries reports the deliveries the /hooks door accepted, which the SessionHook
+	// controller writes in the hooks' status; nil is Store when it is one (the transcript
+	// client), else none.
+	HookDeliveries sessionhook.HookDeliveries
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -155,6 +159,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if keys, ok := o.Store.(sessionhook.HookKeys); o.HookKeys == nil && ok {
 		o.HookKeys = keys
 	}
+	if d, ok := o.Store.(sessionhook.HookDeliveries); o.HookDeliveries == nil && ok {
+		o.HookDeliveries = d
+	}
 	if o.SendFeed != nil {
 		sends.Feed = sessionsend.NewSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, sessionsend.PollClock{PassiveClock: o.Clock})
 		runnables = append(runnables, mgr.Add(sends.Feed))
@@ -174,7 +181,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 			Announcer: ann}).SetupWith(b()),
 		(&sessionschedule.SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,
 			Recorder: o.Events.GetEventRecorder("sessionschedule-controller")}).SetupWith(b()),
-		(&sessionhook.SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys,
+		(&sessionhook.SessionHookReconciler{Client: c, APIReader: mgr.GetAPIReader(), HookBaseURL: o.HookBaseURL, Keys: o.HookKeys, Deliveries: o.HookDeliveries,
 			Recorder: o.Events.GetEventRecorder("sessionhook-controller")}).SetupWith(b()),
 	)...)
 }

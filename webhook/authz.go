@@ -98,10 +98,9 @@ func (a authz) mayActAs(ctx context.Context, ns, key string) (bool, error) {
 	return a.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbActAs, ns, sessionkey.ObjectName(key))
 }
 
-// actAsDenial names the rule and the grant that would allow it.
+// actAsDenial names the rule and the grant that would allow it (policy.ActAsDenial).
 func actAsDenial(ctx context.Context, key, field string) string {
-	return fmt.Sprintf("user %q may not act as session %s (%s): only the operator or a user granted the verb %s on agentsessions/%s may; leave %s empty to act as yourself",
-		requestUser(ctx).Username, key, field, sessionsv1alpha1.VerbActAs, sessionkey.ObjectName(key), field)
+	return policy.ActAsDenial(requestUser(ctx).Username, key, field)
 }
 
 // managerOnlyAnnotations are set by the operator's session tools and trusted by the

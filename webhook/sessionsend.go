@@ -26,7 +26,6 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
-	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 // +kubebuilder:webhook:path=/validate-sessions-agents-dev-v1alpha1-sessionsend,mutating=false,failurePolicy=fail,sideEffects=None,groups=sessions.agents.dev,resources=sessionsends,verbs=create;update,versions=v1alpha1,name=vsessionsend.sessions.agents.dev,admissionReviewVersions=v1,timeoutSeconds=5
@@ -45,127 +44,58 @@ type SessionSendValidator struct {
 
 var _ admission.Validator[*sessionsv1alpha1.SessionSend] = &SessionSendValidator{}
 
-// ValidateCreate implements admission.Validator.
+// ValidateCreate implements admission.Validator: gather, judge (policy.JudgeSend), then
+// admit the send to its chain, which counts what it admits and so comes last.
 func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
-	spec := field.NewPath("spec")
-	ns := send.Namespace
-	if why := v.forgedMark(ctx, nil, send, managerOnlyAnnotations...); why != "" {
-		return nil, forbidden("sessionsends", send.Name, why)
-	}
-	if errs, err := v.judgeStarterMarks(ctx, nil, send); err != nil || len(errs) > 0 {
-		return nil, starterMarksAnswer(send, errs, err)
-	}
-	var requester *sessionsv1alpha1.AgentSession
-	agentID := ""
-	if from := send.Spec.FromSessionKey; from != "" {
-		ok, err := v.mayActAs(ctx, ns, from)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		if !ok {
-			return nil, forbidden("sessionsends", send.Name, actAsDenial(ctx, from, "spec.fromSessionKey"))
-		}
-		s, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, from)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		if s == nil {
-			return nil, v.unknown(ctx, send, spec.Child("fromSessionKey"), from, from)
-		}
-		requester, agentID = s, s.Spec.AgentID
-	}
-	ref := send.Spec.SessionKey
-	target, key, err := lookup.New(v.Reader, v.APIReader).SendTarget(ctx, ns, ref, agentID)
-	if errors.Is(err, lookup.ErrMainWithoutRequester) {
-		return nil, invalid("SessionSend", send.Name, field.Invalid(spec.Child("sessionKey"), ref, err.Error()))
-	}
-	if err == nil && target == nil {
-		// The controller creates an Agent's main session on first send: judge that session.
-		var agent *sessionsv1alpha1.Agent
-		if agent, err = getAgent(ctx, v.Reader, v.APIReader, ns, sessionkey.AgentOf(key)); err == nil {
-			target = policy.ImpliedSession(key, agent)
-		}
-	}
+	a, err := v.gatherSend(ctx, send)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if target == nil {
-		return nil, v.unknown(ctx, send, spec.Child("sessionKey"), ref, key)
+	if r := policy.JudgeSend(a); r != nil {
+		if len(r.Invalid) > 0 {
+			return nil, invalid("SessionSend", send.Name, r.Invalid...)
+		}
+		return nil, forbidden("sessionsends", send.Name, r.Forbidden)
 	}
-	pol, err := sessionPolicy(ctx, v.Reader, v.APIReader, ns)
+	if a.Command != nil {
+		return nil, nil // a /send command is not a message: no chain
+	}
+	why, err := v.judgeChain(ctx, send, sendMember(send, a.Target.Spec.Key), a.PolicySpec())
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	var pspec *sessionsv1alpha1.SessionPolicySpec
-	if pol != nil {
-		pspec = &pol.Spec
-	}
-	if requester != nil {
-		agent, err := getAgent(ctx, v.Reader, v.APIReader, ns, requester.Spec.AgentID)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		a2a := sessionsv1alpha1.AgentToAgentSpec{}
-		if pspec != nil {
-			a2a = pspec.AgentToAgent
-		}
-		level := policy.EffectiveVisibility(pspec, requester, agent)
-		if ok, why := policy.Visible(level, a2a, requester, target, lookup.ParentOf(ctx, v.Reader, ns)); !ok {
-			return nil, forbidden("sessionsends", send.Name, "send denied: "+why)
-		}
-	}
-	if cmd, ok := policy.ParseSendCommand(send.Spec.Message); ok {
-		// /send on|off|inherit sets the target's spec.sendPolicy and never reaches the model:
-		// owner-only (the verb set-send-policy), and not judged by the send policy it changes.
-		return nil, v.judgeSendCommand(ctx, send, cmd, target)
-	}
-	var sp *sessionsv1alpha1.SendPolicySpec
-	if pspec != nil {
-		sp = &pspec.SendPolicy
-	}
-	if d := policy.DecideSend(sp, policy.TargetOf(target)); !d.Allowed {
-		return nil, forbidden("sessionsends", send.Name, d.Reason)
-	}
-	if why := v.judgeBudget(pol, send.Spec.Budget, false); why != "" {
-		return nil, forbidden("sessionsends", send.Name, why)
-	}
-	if why, err := v.judgeChain(ctx, send, sendMember(send, target.Spec.Key), pspec); err != nil || why != "" {
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
+	if why != "" {
 		return nil, forbidden("sessionsends", send.Name, why)
 	}
 	return nil, nil
 }
 
-// judgeSendCommand admits a /send command only from a person who holds the verb
-// set-send-policy on the target session (the SubjectAccessReview a write of spec.sendPolicy
-// asks); a session's is refused.
-func (v *SessionSendValidator) judgeSendCommand(ctx context.Context, send *sessionsv1alpha1.SessionSend, cmd policy.SendCommand, target *sessionsv1alpha1.AgentSession) error {
-	name := target.Name
-	if name == "" { // a main session the send would create
-		name = sessionkey.ObjectName(target.Spec.Key)
+// gatherSend reads what JudgeSend decides on: the send's facts (lookup.GatherSend), the
+// marks it carries and the user's rights (act-as on the requester; set-send-policy on the
+// target for a person's /send command), and the budget.
+func (v *SessionSendValidator) gatherSend(ctx context.Context, send *sessionsv1alpha1.SessionSend) (policy.SendAdmission, error) {
+	facts, err := lookup.New(v.Reader, v.APIReader).GatherSend(ctx, send.Namespace, send.Spec.FromSessionKey, send.Spec.SessionKey)
+	if err != nil {
+		return policy.SendAdmission{}, err
 	}
-	may := false
-	if send.Spec.FromSessionKey == "" {
-		var err error
-		if may, err = v.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbSetSendPolicy, send.Namespace, name); err != nil {
-			return apierrors.NewInternalError(err)
+	a := policy.SendAdmission{SendFacts: facts, User: requestUser(ctx).Username,
+		ForgedMark: v.forgedMark(ctx, nil, send, managerOnlyAnnotations...)}
+	if a.StarterMarks, err = v.judgeStarterMarks(ctx, nil, send); err != nil {
+		return a, err
+	}
+	if from := send.Spec.FromSessionKey; from != "" {
+		if a.MayActAs, err = v.mayActAs(ctx, send.Namespace, from); err != nil {
+			return a, err
 		}
 	}
-	if why := policy.SendCommandDenial(cmd, send.Spec.FromSessionKey, requestUser(ctx).Username, target.Spec.Key, name, may); why != "" {
-		return forbidden("sessionsends", send.Name, why)
+	if cmd, ok := policy.ParseSendCommand(send.Spec.Message); ok {
+		a.Command = &cmd
+		if send.Spec.FromSessionKey == "" && facts.Target != nil {
+			a.MayCommand, err = v.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbSetSendPolicy, send.Namespace, facts.Target.Name)
+		}
 	}
-	return nil
-}
-
-// unknown is the 422 for a key that names no session, saying why.
-func (v *SessionSendValidator) unknown(ctx context.Context, send *sessionsv1alpha1.SessionSend, path *field.Path, ref, key string) error {
-	fe, err := unknownSession(ctx, v.Reader, path, send.Namespace, ref, key)
-	if err != nil {
-		return apierrors.NewInternalError(err)
-	}
-	return invalid("SessionSend", send.Name, fe)
+	a.BudgetDenial = v.judgeBudget(facts.Policy, send.Spec.Budget, false)
+	return a, err
 }
 
 // ValidateUpdate implements admission.Validator: the spec is immutable but for cancel (as

@@ -16,8 +16,8 @@ package webhook
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,29 +25,14 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
-// unknownSession says why ref (resolved to key) names no session, so that a person can fix
-// it: a key outside the grammar (and no sessionId either), the main session of an Agent
-// that does not exist, or a well-formed key no session has.
+// unknownSession is policy.UnknownSession with the Agent key names read.
 func unknownSession(ctx context.Context, r client.Reader, path *field.Path, ns, ref, key string) (*field.Error, error) {
-	if _, err := sessionkey.Parse(key); err != nil {
-		why := err.Error()
-		if ke := (*sessionkey.Error)(nil); errors.As(err, &ke) {
-			why = ke.Reason
-		}
-		return field.Invalid(path, ref, fmt.Sprintf("not a valid session key (%s) and no session in namespace %s has it as sessionId", why, ns)), nil
-	}
+	var a *sessionsv1alpha1.Agent
 	if id := sessionkey.AgentOf(key); id != "" {
-		a, err := getAgent(ctx, r, nil, ns, id)
-		if err != nil {
+		var err error
+		if a, err = getAgent(ctx, r, nil, ns, id); err != nil {
 			return nil, err
 		}
-		if a == nil {
-			e := field.NotFound(path, ref)
-			e.Detail = fmt.Sprintf("Agent %s does not exist in namespace %s; create the Agent first", id, ns)
-			return e, nil
-		}
 	}
-	e := field.NotFound(path, ref)
-	e.Detail = fmt.Sprintf("no AgentSession in namespace %s has this key or sessionId", ns)
-	return e, nil
+	return policy.UnknownSession(path, ns, ref, key, a != nil), nil
 }

@@ -57,11 +57,11 @@ type AgentReconciler struct {
 	// of the sessions only.
 	Sandbox *SandboxOptions
 	// probes runs those probes off the workers; set up with MCP or A2A by setupWith.
-	probes *mcpProbes
+	probes *MCPProbes
 }
 
 // agentWorkers is how many Agents are reconciled at once. A reconcile never waits on an MCP
-// server (mcpProbes), so a few suffice; more than one so no Agent waits behind another's
+// server (MCPProbes), so a few suffice; more than one so no Agent waits behind another's
 // Secret reads and status write.
 const agentWorkers = 4
 
@@ -159,8 +159,8 @@ func (r *AgentReconciler) check(ctx context.Context, a *sessionsv1alpha1.Agent) 
 	return "", "", nil
 }
 
-// setupWith registers the reconciler; probes runs its MCP probes (nil when MCP is nil).
-func (r *AgentReconciler) SetupWith(b *builder.Builder, probes *mcpProbes) error {
+// SetupWith registers the reconciler; probes runs its MCP probes (nil when MCP is nil).
+func (r *AgentReconciler) SetupWith(b *builder.Builder, probes *MCPProbes) error {
 	b = b.For(&sessionsv1alpha1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers})
 	if r.Sandbox != nil {

@@ -33,14 +33,14 @@ const (
 	DefaultMCPProbesPerNamespace = 4
 )
 
-// mcpProbes asks Agents' MCP servers whether they answer (and reads their remote A2A
+// MCPProbes asks Agents' MCP servers whether they answer (and reads their remote A2A
 // agents' cards), off the reconcile workers: a
 // server that accepts and never answers must not hold a worker every namespace shares. A
 // probe runs in its own goroutine, bounded by a timeout of its own (not the servers' call
 // timeouts) and by a number of probes per namespace at once, so a namespace's hanging
 // servers hold only that namespace's slots. When a probe ends its Agent is reconciled again
 // (done) and takes the result.
-type mcpProbes struct {
+type MCPProbes struct {
 	pool    *mcptools.Pool
 	a2a     *a2atools.Client
 	timeout time.Duration
@@ -72,7 +72,9 @@ type probeResult struct {
 	cards      []sessionsv1alpha1.A2AAgentStatus
 }
 
-func NewMCPProbes(pool *mcptools.Pool, a2a *a2atools.Client, timeout time.Duration, perNamespace int) *mcpProbes {
+// NewMCPProbes probes the MCP servers (pool) and A2A agents (a2a) of Agents off the
+// reconcile, each probe bounded by timeout, perNamespace at once in a namespace.
+func NewMCPProbes(pool *mcptools.Pool, a2a *a2atools.Client, timeout time.Duration, perNamespace int) *MCPProbes {
 	if timeout <= 0 {
 		timeout = DefaultMCPProbeTimeout
 	}
@@ -80,13 +82,13 @@ func NewMCPProbes(pool *mcptools.Pool, a2a *a2atools.Client, timeout time.Durati
 		perNamespace = DefaultMCPProbesPerNamespace
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &mcpProbes{pool: pool, a2a: a2a, timeout: timeout, perNS: perNamespace, done: make(chan event.GenericEvent),
+	return &MCPProbes{pool: pool, a2a: a2a, timeout: timeout, perNS: perNamespace, done: make(chan event.GenericEvent),
 		ctx: ctx, stop: stop, slots: map[string]*nsSlots{},
 		running: map[types.NamespacedName]bool{}, results: map[types.NamespacedName]probeResult{}}
 }
 
 // Start waits for the manager to stop, then ends the probes (manager.Runnable).
-func (p *mcpProbes) Start(ctx context.Context) error {
+func (p *MCPProbes) Start(ctx context.Context) error {
 	<-ctx.Done()
 	p.stop()
 	return nil
@@ -94,7 +96,7 @@ func (p *mcpProbes) Start(ctx context.Context) error {
 
 // result takes the finished probe of a's generation; a result of another generation or
 // another Agent of the same name is dropped.
-func (p *mcpProbes) result(a *sessionsv1alpha1.Agent) (probeResult, bool) {
+func (p *MCPProbes) result(a *sessionsv1alpha1.Agent) (probeResult, bool) {
 	key := types.NamespacedName{Namespace: a.Namespace, Name: a.Name}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -105,7 +107,7 @@ func (p *mcpProbes) result(a *sessionsv1alpha1.Agent) (probeResult, bool) {
 
 // start probes a unless a probe of it is under way (its end reconciles a again, which then
 // starts one for a newer generation).
-func (p *mcpProbes) start(a *sessionsv1alpha1.Agent) {
+func (p *MCPProbes) start(a *sessionsv1alpha1.Agent) {
 	key := types.NamespacedName{Namespace: a.Namespace, Name: a.Name}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -116,7 +118,7 @@ func (p *mcpProbes) start(a *sessionsv1alpha1.Agent) {
 	go p.run(key, a.DeepCopy())
 }
 
-func (p *mcpProbes) run(key types.NamespacedName, a *sessionsv1alpha1.Agent) {
+func (p *MCPProbes) run(key types.NamespacedName, a *sessionsv1alpha1.Agent) {
 	r := probeResult{uid: a.UID, generation: a.Generation}
 	if release, ok := p.acquire(key.Namespace); ok {
 		if p.pool != nil {
@@ -140,7 +142,7 @@ func (p *mcpProbes) run(key types.NamespacedName, a *sessionsv1alpha1.Agent) {
 }
 
 // acquire waits for one of namespace's probe slots; false when the manager stops first.
-func (p *mcpProbes) acquire(namespace string) (func(), bool) {
+func (p *MCPProbes) acquire(namespace string) (func(), bool) {
 	p.mu.Lock()
 	s := p.slots[namespace]
 	if s == nil {
@@ -166,7 +168,7 @@ func (p *mcpProbes) acquire(namespace string) (func(), bool) {
 }
 
 // forget drops what is known of a deleted Agent.
-func (p *mcpProbes) forget(key types.NamespacedName) {
+func (p *MCPProbes) forget(key types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.results, key)

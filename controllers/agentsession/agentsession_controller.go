@@ -268,7 +268,7 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *sessionsv1alpha
 	return nil
 }
 
-// setupWith registers the reconciler with concurrency workers: a new session costs a
+// SetupWith registers the reconciler with concurrency workers: a new session costs a
 // finalizer patch, a transcript and a status write, one after another, so one worker
 // initializes a few dozen sessions a second and a burst of thousands waits minutes for its
 // transcripts. The reconciler keeps no state of its own; the work queue never hands two

@@ -41,7 +41,7 @@ const blockedAtDelivery = "blocked at delivery: "
 // maxAnnounceMessage bounds the announce text kept in status.
 const maxAnnounceMessage = 1024
 
-// announcer runs the last part of an announce step: the model's reply is ANNOUNCE_SKIP,
+// Announcer runs the last part of an announce step: the model's reply is ANNOUNCE_SKIP,
 // empty, blocked by the send policy, without a sink, or delivered.
 type Announcer struct {
 	lookup    lookup.Lookup
@@ -53,14 +53,14 @@ type Announcer struct {
 	clock clock.Clock
 }
 
-// newAnnouncer builds the announcer the owner kinds and the ToolApproval controller share:
+// New builds the announcer the owner kinds and the ToolApproval controller share:
 // l finds sessions and policies, api reads Secrets uncached, d posts, events records the
 // announces of events sinks; clk nil is the real clock.
 func New(l lookup.Lookup, api client.Reader, d *delivery.Deliverer, events recorder.EventRecorder, clk clock.Clock) *Announcer {
 	return &Announcer{lookup: l, apiReader: api, deliverer: d, events: events, clock: clk}
 }
 
-// announceInput is what one announce delivers, and how far it got.
+// Input is what one announce delivers, and how far it got.
 type Input struct {
 	// session is the session whose channel the announce goes to.
 	Session *sessionsv1alpha1.AgentSession
@@ -76,7 +76,7 @@ type Input struct {
 	Prev *sessionsv1alpha1.Announce
 }
 
-// outcome is the announce of a finished announce turn: delivered, skipped, failed, or
+// Outcome is the announce of a finished announce turn: delivered, skipped, failed, or
 // delivering (a chat sink took some parts; the rest follow after the returned wait).
 func (a *Announcer) Outcome(ctx context.Context, in Input, res turns.TurnResult) (*sessionsv1alpha1.Announce, time.Duration) {
 	if res.Err != nil {
@@ -86,7 +86,7 @@ func (a *Announcer) Outcome(ctx context.Context, in Input, res turns.TurnResult)
 	return a.announce(ctx, in)
 }
 
-// announceEvent queues the Event an announce deserves, if any.
+// Event queues the Event an announce deserves, if any.
 func Event[T client.Object](f *ownerflow.Flow[T], a *sessionsv1alpha1.Announce) {
 	if typ, ok := announceEventType(a); ok {
 		f.Event(typ, "Announce", "announce %s: %s", a.Status, a.Reason)

@@ -73,7 +73,7 @@ func setAwaiting[T TurnOwner](f *Flow[T], conds *[]metav1.Condition, generation 
 	return true
 }
 
-// showAwaiting sets the condition and the phase: waiting while an approval is pending,
+// ShowAwaiting sets the condition and the phase: waiting while an approval is pending,
 // back to running after (a later step sets its own phase).
 func ShowAwaiting[T TurnOwner, P ~string](f *Flow[T], conds *[]metav1.Condition, generation int64, phase *P, waiting, running P) {
 	switch {

@@ -26,7 +26,7 @@ import (
 // then the cache has mostly caught up (the newer object's own event queues it too).
 const conflictRequeue = NotReadyRequeue
 
-// requeueConflicts wraps a reconciler so that an optimistic-lock conflict (a write computed
+// RequeueConflicts wraps a reconciler so that an optimistic-lock conflict (a write computed
 // from a cache read older than the object) is a requeue, not an error: it is the normal
 // course of a controller reading a cache, and controller-runtime logs every error as
 // "Reconciler error" with a stack trace, which a person reads as a crash.

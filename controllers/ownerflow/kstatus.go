@@ -33,7 +33,7 @@ import (
 // and the Argo CD health scripts in config/argocd read the same. Each is set in the status
 // write its controller makes anyway: none costs an API write of its own.
 
-// setProgress sets the kstatus conditions of a send or run: Reconciling (with reason) while
+// SetProgress sets the kstatus conditions of a send or run: Reconciling (with reason) while
 // it works, Stalled (the Failed condition's reason and message) once it failed or timed out,
 // neither once it completed or was cancelled.
 func SetProgress(conds *[]metav1.Condition, generation int64, reason, msg string) {
@@ -52,7 +52,7 @@ func SetProgress(conds *[]metav1.Condition, generation int64, reason, msg string
 		Reason: reason, Message: textutil.Truncate(msg, MaxConditionMessage), ObservedGeneration: generation})
 }
 
-// setStalled mirrors a Ready condition that is False into Stalled=True (same reason and
+// SetStalled mirrors a Ready condition that is False into Stalled=True (same reason and
 // message), and drops Stalled once Ready is True: an Agent, SessionPolicy or session that
 // is not Ready waits for a change (its spec, a Secret, the egress allow list), which
 // retrying alone does not bring, so kstatus must not read it as InProgress forever.
@@ -64,10 +64,10 @@ func SetStalled(conds *[]metav1.Condition, ready metav1.Condition) bool {
 		Reason: ready.Reason, Message: ready.Message, ObservedGeneration: ready.ObservedGeneration})
 }
 
-// secretRecheck is how often an Agent or SessionPolicy waiting for a Secret looks again.
+// SecretRecheck is how often an Agent or SessionPolicy waiting for a Secret looks again.
 const SecretRecheck = 30 * time.Second
 
-// applyReady sets the Ready condition (and Stalled) and observedGeneration in obj's status;
+// ApplyReady sets the Ready condition (and Stalled) and observedGeneration in obj's status;
 // the caller writes the status once (writeStatus).
 func ApplyReady(ctx context.Context, obj client.Object, conds *[]metav1.Condition, observed *int64, cond metav1.Condition) {
 	changed := meta.SetStatusCondition(conds, cond)

@@ -28,19 +28,19 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
-// maxStatusText bounds each model-written status field (reply, turns[].reply, result,
+// MaxStatusText bounds each model-written status field (reply, turns[].reply, result,
 // error): a status write over etcd's object limit is refused forever and the object would
 // never end. The full text stays in the transcript.
 const MaxStatusText = 8 << 10
 
-// maxConditionMessage bounds a condition's message to what kubectl describe shows.
+// MaxConditionMessage bounds a condition's message to what kubectl describe shows.
 const MaxConditionMessage = 512
 
-// maxErrorText bounds an error copied into a status field (notes, turns[].error, an
+// MaxErrorText bounds an error copied into a status field (notes, turns[].error, an
 // announce's reason): what a person reads; the whole error is in the manager's log.
 const MaxErrorText = 1024
 
-// outcome is how a send or run ended; its condition type is the Job convention's.
+// Outcome is how a send or run ended; its condition type is the Job convention's.
 type Outcome string
 
 const (
@@ -49,14 +49,14 @@ const (
 	Cancelled Outcome = sessionsv1alpha1.ConditionCancelled
 )
 
-// setOutcome sets the one terminal condition of a send or run: Completed only on success,
+// SetOutcome sets the one terminal condition of a send or run: Completed only on success,
 // so `kubectl wait --for=condition=Completed` does not return on a failure.
 func SetOutcome(conds *[]metav1.Condition, generation int64, o Outcome, reason, msg string) {
 	meta.SetStatusCondition(conds, metav1.Condition{Type: string(o), Status: metav1.ConditionTrue,
 		Reason: reason, Message: textutil.Truncate(msg, MaxConditionMessage), ObservedGeneration: generation})
 }
 
-// cancelStarted sets spec.cancel on the unfinished sends and runs that obj's turns started
+// CancelStarted sets spec.cancel on the unfinished sends and runs that obj's turns started
 // (labelled with its UID) and, for a run, those its child session started: a cancel
 // reaches every descendant, each one cascading further when its own controller sees it.
 func CancelStarted(ctx context.Context, c client.Client, obj client.Object, childKey string) error {

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// writeStatus is every controller's one way to write the status of the object it owns:
+// WriteStatus is every controller's one way to write the status of the object it owns:
 // obj's status as this reconcile changed it from base (a copy taken before the first
 // change), as one update of the status subresource, which carries obj's resourceVersion.
 // A status computed from a stale cache read is refused with a conflict, which the reconcile

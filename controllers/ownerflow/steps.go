@@ -38,17 +38,17 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
-// notReadyRequeue is how soon a step waiting for a session's transcript looks again.
+// NotReadyRequeue is how soon a step waiting for a session's transcript looks again.
 const NotReadyRequeue = 250 * time.Millisecond
 
-// turnOwner is an object that owns turns (SessionSend, SubagentRun). The status the kinds
+// TurnOwner is an object that owns turns (SessionSend, SubagentRun). The status the kinds
 // share (sessionsv1alpha1.OwnerStatus: observedGeneration, startedAt, completedAt) is read and stamped here.
 type TurnOwner interface {
 	client.Object
 	GetOwnerStatus() *sessionsv1alpha1.OwnerStatus
 }
 
-// ownerKind is what differs between the kinds that own turns.
+// OwnerKind is what differs between the kinds that own turns.
 type OwnerKind[T TurnOwner] interface {
 	// steps are the kind's named steps in order; the first applies a requested cancel
 	// (abortForCancel), so the steps that still apply to a cancelled object run after it.
@@ -62,14 +62,14 @@ type OwnerKind[T TurnOwner] interface {
 	AfterFinish(ctx context.Context, obj T) (ctrl.Result, error)
 }
 
-// step is one named step of an owner's reconcile. It returns done=false when the object
+// Step is one named step of an owner's reconcile. It returns done=false when the object
 // must wait (a turn is running, a requeue is set), which ends this reconcile.
 type Step[T client.Object] struct {
 	Name string
 	Run  func(ctx context.Context, f *Flow[T]) (done bool, err error)
 }
 
-// flow is one reconcile of one owner: the object the steps change, the Events they queue
+// Flow is one reconcile of one owner: the object the steps change, the Events they queue
 // (emitted only once the status write landed, so a refused write does not repeat them),
 // and the soonest requeue any of them asked for.
 type Flow[T client.Object] struct {
@@ -89,19 +89,19 @@ type Flow[T client.Object] struct {
 
 type queuedEvent struct{ typ, reason, msg string }
 
-// event queues an Event on the object.
+// Event queues an Event on the object.
 func (f *Flow[T]) Event(typ, reason, format string, args ...any) {
 	f.events = append(f.events, queuedEvent{typ, reason, fmt.Sprintf(format, args...)})
 }
 
-// requeueAfter asks to be reconciled again after d (the soonest request wins).
+// RequeueAfter asks to be reconciled again after d (the soonest request wins).
 func (f *Flow[T]) RequeueAfter(d time.Duration) {
 	if d > 0 && (f.requeue == 0 || d < f.requeue) {
 		f.requeue = d
 	}
 }
 
-// ownerDeps are the fields the reconcilers of turn owners (SessionSend, SubagentRun) are
+// OwnerDeps are the fields the reconcilers of turn owners (SessionSend, SubagentRun) are
 // built with, as every reconciler here is: an embedded client and exported fields.
 type OwnerDeps struct {
 	client.Client
@@ -114,7 +114,7 @@ type OwnerDeps struct {
 	Recorder recorder.EventRecorder
 }
 
-// stepRunner reconciles an owner of turns through its kind's steps. It is the one place
+// StepRunner reconciles an owner of turns through its kind's steps. It is the one place
 // that owns the protocol with the turn engine: the stale-read guard, the deferred status
 // write (once at the end, if anything changed), the Events after it, the release of the
 // owner's turns when it finishes, is cancelled or is gone, and runTurn.
@@ -137,7 +137,7 @@ type StepRunner[T TurnOwner] struct {
 	lookup lookup.Lookup
 }
 
-// newStepRunner builds the runner of a turn owner kind from its reconciler's deps: kind is
+// NewStepRunner builds the runner of a turn owner kind from its reconciler's deps: kind is
 // turns.OwnerSessionSend or turns.OwnerSubagentRun, of the kind's steps; finishedNow and
 // awaiting may be nil.
 func NewStepRunner[T TurnOwner](d OwnerDeps, kind string, of OwnerKind[T], finishedNow func(T), awaiting func(f *Flow[T])) StepRunner[T] {
@@ -238,7 +238,7 @@ func (r *StepRunner[T]) runSteps(ctx context.Context, f *Flow[T]) error {
 	return nil
 }
 
-// abortForCancel aborts the owner's turns when spec.cancel asks (requested) and the object
+// AbortForCancel aborts the owner's turns when spec.cancel asks (requested) and the object
 // is not cancelled yet; the kind's cancel step then ends it Cancelled.
 func (r *StepRunner[T]) AbortForCancel(f *Flow[T], requested bool) bool {
 	if requested {
@@ -257,7 +257,7 @@ func (r *StepRunner[T]) release(owner turns.Owner, log logr.Logger, why string) 
 	r.stale.forget(owner.NamespacedName)
 }
 
-// runTurn returns the outcome of the owner's turn at step, submitting the request made
+// RunTurn returns the outcome of the owner's turn at step, submitting the request made
 // by build when the engine has none (the engine wakes the owner when the turn ends, and
 // dedupes a turn already queued or running). It is the one place turns are submitted.
 func (r *StepRunner[T]) RunTurn(ctx context.Context, f *Flow[T], step string, build func() turns.TurnRequest) (turns.TurnResult, bool, error) {

@@ -24,10 +24,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ttlLeft is how long a finished object has to live: its ttlSecondsAfterFinished (else the
+// TTLLeft is how long a finished object has to live: its ttlSecondsAfterFinished (else the
 // operator default; 0 there keeps it) from when it finished, and never before notBefore (a
 // kept child's archive). keep is true when the object is never deleted.
-func TtlLeft(spec *int32, def time.Duration, finishedAt, notBefore *metav1.Time, now time.Time) (left time.Duration, keep bool) {
+func TTLLeft(spec *int32, def time.Duration, finishedAt, notBefore *metav1.Time, now time.Time) (left time.Duration, keep bool) {
 	ttl := def
 	if spec != nil {
 		ttl = time.Duration(*spec) * time.Second
@@ -44,11 +44,11 @@ func TtlLeft(spec *int32, def time.Duration, finishedAt, notBefore *metav1.Time,
 	return max(end.Sub(now), 0), false
 }
 
-// deleteAfterTTL deletes a finished object once its TTL has passed and asks to be woken then
+// DeleteAfterTTL deletes a finished object once its TTL has passed and asks to be woken then
 // otherwise. Dependents are orphaned: a run's kept (archived) child session stays.
 func DeleteAfterTTL(ctx context.Context, c client.Client, clk clock.Clock, obj client.Object, spec *int32, def time.Duration,
 	finishedAt, notBefore *metav1.Time) (ctrl.Result, error) {
-	left, keep := TtlLeft(spec, def, finishedAt, notBefore, clk.Now())
+	left, keep := TTLLeft(spec, def, finishedAt, notBefore, clk.Now())
 	switch {
 	case keep:
 		return ctrl.Result{}, nil

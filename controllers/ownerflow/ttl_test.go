@@ -42,7 +42,7 @@ func TestTTLLeft(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			left, keep := TtlLeft(tc.spec, tc.def, tc.finished, tc.notBefore, now)
+			left, keep := TTLLeft(tc.spec, tc.def, tc.finished, tc.notBefore, now)
 			if left != tc.wantLeft || keep != tc.wantKeep {
 				t.Errorf("ttlLeft = %s, %v; want %s, %v", left, keep, tc.wantLeft, tc.wantKeep)
 			}

@@ -28,6 +28,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -43,8 +45,10 @@ import (
 // writer, or opted in) and of the scheme's form; and it hands the transcript-store the
 // hook and its secret (Keys), which the store's /hooks door verifies deliveries with: the
 // network-facing store reads no Secrets. It hands them again every hookKeyResync, so a
-// restarted store serves its hooks again within that. The door writes status.deliveries
-// and status.lastDeliveryTime, the fields only it knows, with a guarded update of its own.
+// restarted store serves its hooks again within that. It is the one writer of the hook's
+// status: status.deliveries and status.lastDeliveryTime are what the store's /hooks door
+// reports it accepted (Deliveries), written with the rest and then acknowledged; each
+// delivery's SessionSend, which the hook owns, wakes the reconcile.
 type SessionHookReconciler struct {
 	client.Client
 	// APIReader reads the signing Secret: the manager caches no Secrets.
@@ -54,6 +58,16 @@ type SessionHookReconciler struct {
 	Recorder    recorder.EventRecorder
 	// Keys receives the hooks' keys; nil hands them nowhere.
 	Keys HookKeys
+	// Deliveries reports the deliveries the store accepted; nil counts none.
+	Deliveries HookDeliveries
+}
+
+// HookDeliveries reports the deliveries of a hook that the transcript-store's /hooks door
+// accepted and its status does not count yet, and takes the acknowledgement of those written
+// (the transcript client).
+type HookDeliveries interface {
+	HookDeliveries(ctx context.Context, namespace, name string) (transcript.HookDelivery, error)
+	AckHookDeliveries(ctx context.Context, d transcript.HookDelivery) error
 }
 
 // HookKeys hands the transcript-store the SessionHooks it serves and their secrets (the
@@ -85,6 +99,10 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, r.handKey(ctx, req.Namespace, req.Name, nil, nil)
 	}
 	base := h.DeepCopy()
+	delivered, err := r.delivered(ctx, h)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	h.Status.URL = strings.TrimSuffix(r.HookBaseURL, "/") + HookPath(h.Namespace, h.Name)
 	secret, ok, reason, msg := r.secretReady(ctx, h)
 	if !ok {
@@ -111,6 +129,11 @@ func (r *SessionHookReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	if !written {
 		return res, nil
+	}
+	if delivered.Count > 0 {
+		if err := r.Deliveries.AckHookDeliveries(ctx, delivered); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	if changed && r.Recorder != nil {
 		kind := corev1.EventTypeNormal
@@ -162,6 +185,30 @@ func (r *SessionHookReconciler) handKey(ctx context.Context, ns, name string, h 
 	return r.Keys.PutHookKeys(ctx, transcript.HookKeys{Keys: []transcript.HookKey{key}})
 }
 
+// delivered adds to h's status the deliveries the store reports and returns them, to be
+// acknowledged once the status write lands.
+func (r *SessionHookReconciler) delivered(ctx context.Context, h *sessionsv1alpha1.SessionHook) (transcript.HookDelivery, error) {
+	if r.Deliveries == nil {
+		return transcript.HookDelivery{}, nil
+	}
+	d, err := r.Deliveries.HookDeliveries(ctx, h.Namespace, h.Name)
+	if err != nil || d.Count <= 0 {
+		return transcript.HookDelivery{}, err
+	}
+	h.Status.Deliveries += d.Count
+	if last := h.Status.LastDeliveryTime; last == nil || d.Last.After(last.Time) {
+		h.Status.LastDeliveryTime = &metav1.Time{Time: d.Last}
+	}
+	return d, nil
+}
+
+// SetupWith registers the reconciler: a hook's own changes, and each SessionSend it owns
+// when created (a delivery the store accepted, to count).
 func (r *SessionHookReconciler) SetupWith(b *builder.Builder) error {
-	return b.For(&sessionsv1alpha1.SessionHook{}).Named("sessionhook").Complete(ownerflow.RequeueConflicts(r))
+	return b.For(&sessionsv1alpha1.SessionHook{}).
+		Owns(&sessionsv1alpha1.SessionSend{}, builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(event.UpdateEvent) bool { return false },
+			DeleteFunc: func(event.DeleteEvent) bool { return false },
+		})).
+		Named("sessionhook").Complete(ownerflow.RequeueConflicts(r))
 }

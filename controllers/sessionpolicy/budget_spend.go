@@ -30,10 +30,10 @@ import (
 // within that long; running turns are judged on the ledger's own count at once.
 const SpendWriteInterval = 5 * time.Second
 
-// spendWriter puts the budget ledger's window spend into SessionPolicy status.spend, at
+// SpendWriter puts the budget ledger's window spend into SessionPolicy status.spend, at
 // most once per SpendWriteInterval per namespace (on the real clock: it bounds API writes).
 // The SessionPolicy reconcile writes it with the rest of the status.
-type spendWriter struct {
+type SpendWriter struct {
 	ledger *budget.Ledger
 	clock  clock.PassiveClock
 
@@ -41,17 +41,17 @@ type spendWriter struct {
 	written map[string]time.Time
 }
 
-// newSpendWriter is nil (nothing recorded) without a ledger.
-func NewSpendWriter(l *budget.Ledger) *spendWriter {
+// NewSpendWriter is nil (nothing recorded) without a ledger.
+func NewSpendWriter(l *budget.Ledger) *SpendWriter {
 	if l == nil {
 		return nil
 	}
-	return &spendWriter{ledger: l, clock: clock.RealClock{}, written: map[string]time.Time{}}
+	return &SpendWriter{ledger: l, clock: clock.RealClock{}, written: map[string]time.Time{}}
 }
 
 // apply sets p's status.spend when it is due and changed (changed true: the caller writes
 // the status, then calls recorded), or says when to look again (0: when woken).
-func (w *spendWriter) apply(p *sessionsv1alpha1.SessionPolicy) (time.Duration, bool) {
+func (w *SpendWriter) apply(p *sessionsv1alpha1.SessionPolicy) (time.Duration, bool) {
 	if w == nil {
 		return 0, false
 	}
@@ -70,7 +70,7 @@ func (w *spendWriter) apply(p *sessionsv1alpha1.SessionPolicy) (time.Duration, b
 }
 
 // recorded notes the outcome of the status write that carried the spend apply set.
-func (w *spendWriter) recorded(ns string, err error) {
+func (w *SpendWriter) recorded(ns string, err error) {
 	if err != nil {
 		w.ledger.Rewake(ns)
 		return

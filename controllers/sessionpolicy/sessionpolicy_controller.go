@@ -40,7 +40,7 @@ type SessionPolicyReconciler struct {
 	client.Client
 	APIReader client.Reader
 	// spend records the namespace's budget window spend in status.spend (nil: never).
-	Spend *spendWriter
+	Spend *SpendWriter
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionpolicies,verbs=get;list;watch
@@ -92,7 +92,7 @@ func (r *SessionPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	return res, err
 }
 
-// setupWith registers the reconciler. The budget ledger wakes it when a namespace's spend
+// SetupWith registers the reconciler. The budget ledger wakes it when a namespace's spend
 // changes.
 func (r *SessionPolicyReconciler) SetupWith(b *builder.Builder) error {
 	b = b.For(&sessionsv1alpha1.SessionPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}))

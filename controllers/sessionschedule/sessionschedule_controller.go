@@ -93,7 +93,7 @@ func (r *SessionScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	return ctrl.Result{RequeueAfter: f.requeue}, nil
 }
 
-// observe lists the schedule's running sends and records them in status.active.
+// Observe lists the schedule's running sends and records them in status.active.
 func (r *SessionScheduleReconciler) Observe(ctx context.Context, f *scheduleFlow) error {
 	var list sessionsv1alpha1.SessionSendList
 	if err := r.List(ctx, &list, client.InNamespace(f.sched.Namespace), client.MatchingLabels{sessionsv1alpha1.ScheduleLabel: f.sched.Name}); err != nil {

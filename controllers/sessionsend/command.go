@@ -42,7 +42,7 @@ func (r *SessionSendReconciler) command(ctx context.Context, f *ownerflow.Flow[*
 	if target.Spec.SendPolicy != cmd.Policy {
 		orig := target.DeepCopy()
 		target.Spec.SendPolicy = cmd.Policy
-		if err := r.Client.Patch(ctx, target, client.MergeFrom(orig)); err != nil {
+		if err := r.Patch(ctx, target, client.MergeFrom(orig)); err != nil {
 			return false, err
 		}
 		f.Event(corev1.EventTypeNormal, "SendPolicySet", "%s", policy.SendCommandReply(cmd, target.Spec.Key))

@@ -41,7 +41,7 @@ type SendFeed interface {
 // finishes, and the informer may see that before the finishing write returns.
 const finishWait = 5 * time.Second
 
-// sendFeed hands the store every change of this shard's SessionSends, so that the store
+// Feed hands the store every change of this shard's SessionSends, so that the store
 // needs no watch of sends of its own (one watcher of every send fewer on the API server).
 // The cache's informer gives creations and updates; the send controller's finishing status
 // write gives the finished send (finished), which the informer never shows: its field
@@ -49,7 +49,7 @@ const finishWait = 5 * time.Second
 // delete is held for finishWait and published only when no finishing write came for the
 // send meanwhile (the send was deleted unfinished). A finished send's own deletion is not
 // published: nothing in the manager sees it.
-type sendFeed struct {
+type Feed struct {
 	feed  SendFeed
 	cache cache.Informers
 	owns  func(namespace string) bool
@@ -63,13 +63,15 @@ type sendFeed struct {
 // leftSend is a send the informer saw leave, with its last cached state.
 type leftSend struct{ s *sessionsv1alpha1.SessionSend }
 
-func NewSendFeed(feed SendFeed, c cache.Informers, owns func(string) bool, clk clock.WithTicker) *sendFeed {
-	return &sendFeed{feed: feed, cache: c, owns: owns, clock: clk, finished: map[types.UID]time.Time{},
+// NewSendFeed hands feed the changes of the SessionSends of the namespaces owns says are
+// this shard's, read from c; clk paces its waits.
+func NewSendFeed(feed SendFeed, c cache.Informers, owns func(string) bool, clk clock.WithTicker) *Feed {
+	return &Feed{feed: feed, cache: c, owns: owns, clock: clk, finished: map[types.UID]time.Time{},
 		left: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[leftSend]{Clock: clk})}
 }
 
 // Start registers on the send informer, then publishes the held deletes until ctx ends.
-func (f *sendFeed) Start(ctx context.Context) error {
+func (f *Feed) Start(ctx context.Context) error {
 	inf, err := f.cache.GetInformer(ctx, &sessionsv1alpha1.SessionSend{})
 	if err != nil {
 		return err
@@ -111,11 +113,11 @@ func (f *sendFeed) Start(ctx context.Context) error {
 }
 
 // NeedLeaderElection: only the leader finishes sends, so only its feed is whole.
-func (f *sendFeed) NeedLeaderElection() bool { return true }
+func (f *Feed) NeedLeaderElection() bool { return true }
 
 // next publishes one held delete, unless the send was finished meanwhile; false once the
 // queue is shut down.
-func (f *sendFeed) next() bool {
+func (f *Feed) next() bool {
 	item, shutdown := f.left.Get()
 	if shutdown {
 		return false
@@ -132,7 +134,7 @@ func (f *sendFeed) next() bool {
 }
 
 // finishedNow publishes the send its finishing status write returned.
-func (f *sendFeed) finishedNow(s *sessionsv1alpha1.SessionSend) {
+func (f *Feed) finishedNow(s *sessionsv1alpha1.SessionSend) {
 	now := f.clock.Now()
 	f.mu.Lock()
 	// A send whose leaving the informer never showed (a restart between) is forgotten
@@ -149,14 +151,14 @@ func (f *sendFeed) finishedNow(s *sessionsv1alpha1.SessionSend) {
 
 // finishedLately is true for a send this manager finished within the last moments: an
 // update the informer hands over late is older than the finished send already published.
-func (f *sendFeed) finishedLately(uid types.UID) bool {
+func (f *Feed) finishedLately(uid types.UID) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	_, ok := f.finished[uid]
 	return ok
 }
 
-func (f *sendFeed) publish(t string, s *sessionsv1alpha1.SessionSend) {
+func (f *Feed) publish(t string, s *sessionsv1alpha1.SessionSend) {
 	if !f.owns(s.Namespace) {
 		return
 	}

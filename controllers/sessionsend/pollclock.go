@@ -20,7 +20,7 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// pollClock tells the time of an injected clock but waits on real timers of at most ttlPoll,
+// PollClock tells the time of an injected clock but waits on real timers of at most ttlPoll,
 // so whoever waits on it reads the injected clock again at least every ttlPoll: a jump of
 // that clock (a test's fake step) is seen without a timer on it.
 type PollClock struct {

@@ -37,7 +37,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
-	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -59,9 +58,9 @@ type SessionSendReconciler struct {
 	TTL time.Duration
 	// finishedTTL, when set, deletes the sends this reconciler finishes after their TTL:
 	// the manager's cache drops finished sends (cacheindex.UnfinishedSends).
-	FinishedTTL *sendTTL
-	// feed, when set, hands the store the sends this reconciler finishes (sendFeed).
-	Feed *sendFeed
+	FinishedTTL *SendTTL
+	// feed, when set, hands the store the sends this reconciler finishes (Feed).
+	Feed *Feed
 
 	// stepRunner runs the steps with the fields above; wire sets it.
 	ownerflow.StepRunner[*sessionsv1alpha1.SessionSend]
@@ -136,7 +135,7 @@ func (r *SessionSendReconciler) finished(s *sessionsv1alpha1.SessionSend) {
 	}
 }
 
-// afterFinish deletes the finished send once its TTL has passed (a cache that keeps finished
+// AfterFinish deletes the finished send once its TTL has passed (a cache that keeps finished
 // sends: without the manager's field selector).
 func (r *SessionSendReconciler) AfterFinish(ctx context.Context, s *sessionsv1alpha1.SessionSend) (ctrl.Result, error) {
 	return ownerflow.DeleteAfterTTL(ctx, r.Client, r.Clock, s, s.Spec.TTLSecondsAfterFinished, r.TTL, s.Status.CompletedAt, nil)
@@ -144,39 +143,35 @@ func (r *SessionSendReconciler) AfterFinish(ctx context.Context, s *sessionsv1al
 
 // sendFinished reads what the cache keeps of a finished send (cacheindex trims the rest,
 // conditions included): it has completedAt.
-func SendFinished(s *sessionsv1alpha1.SessionSend) bool { return s.Status.Finished() }
+func sendFinished(s *sessionsv1alpha1.SessionSend) bool { return s.Status.Finished() }
 
 // resolveTarget finds the target session: a key, a sessionId, or the alias main. A main
 // session that does not exist yet is created for an existing Agent.
 func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send := f.Obj
-	if SendFinished(send) {
+	if sendFinished(send) {
 		return false, nil
 	}
 	ref := send.Spec.SessionKey
 	if send.Status.TargetSessionKey != "" {
 		ref = send.Status.TargetSessionKey
 	}
-	agentID, err := r.requesterAgent(ctx, send)
+	facts, err := r.Lookup.GatherSend(ctx, send.Namespace, send.Spec.FromSessionKey, ref)
 	if err != nil {
 		return false, err
 	}
-	s, key, err := r.Lookup.SendTarget(ctx, send.Namespace, ref, agentID)
-	if errors.Is(err, lookup.ErrMainWithoutRequester) {
-		r.fail(f, err.Error())
+	s := facts.Target
+	switch {
+	case facts.MainWithoutRequester:
+		r.fail(f, lookup.ErrMainWithoutRequester.Error())
 		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if s == nil {
-		created, err := r.createMainSession(ctx, send.Namespace, key)
-		if err != nil {
+	case s == nil:
+		r.fail(f, fmt.Sprintf("target session %q not found in namespace %s", ref, send.Namespace))
+		return false, nil
+	case facts.Implied:
+		// An Agent's main session is created on the first send to it (policy.ImpliedSession).
+		if err := r.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
 			return false, err
-		}
-		if !created {
-			r.fail(f, fmt.Sprintf("target session %q not found in namespace %s", ref, send.Namespace))
-			return false, nil
 		}
 		f.RequeueAfter(ownerflow.NotReadyRequeue)
 		return false, nil
@@ -190,38 +185,6 @@ func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *ownerflow.
 		return false, nil
 	}
 	f.Session = s
-	return true, nil
-}
-
-// requesterAgent is the agent of fromSessionKey's session, which "main" resolves against.
-func (r *SessionSendReconciler) requesterAgent(ctx context.Context, send *sessionsv1alpha1.SessionSend) (string, error) {
-	from := send.Spec.FromSessionKey
-	if from == "" {
-		return "", nil
-	}
-	s, err := r.Lookup.SessionByKey(ctx, send.Namespace, from)
-	if err != nil || s == nil {
-		return sessionkey.AgentOf(from), err
-	}
-	return s.Spec.AgentID, nil
-}
-
-// createMainSession creates agent:<id>:main when key is one and its Agent exists.
-func (r *SessionSendReconciler) createMainSession(ctx context.Context, namespace, key string) (bool, error) {
-	k, err := sessionkey.Parse(key)
-	if err != nil || k.Kind != sessionkey.KindMain || k.AgentID == "" || key != sessionkey.MainKey(k.AgentID) {
-		return false, nil
-	}
-	if agent, err := r.Lookup.Agent(ctx, namespace, k.AgentID); agent == nil || err != nil {
-		return false, err
-	}
-	s := &sessionsv1alpha1.AgentSession{
-		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: namespace},
-		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: k.AgentID, ChatType: sessionsv1alpha1.ChatTypeDirect},
-	}
-	if err := r.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
-		return false, err
-	}
 	return true, nil
 }
 
@@ -383,7 +346,7 @@ func setReplied(send *sessionsv1alpha1.SessionSend, status metav1.ConditionStatu
 		Reason: reason, Message: textutil.Truncate(msg, ownerflow.MaxConditionMessage), ObservedGeneration: send.Generation})
 }
 
-// setupWith wires the step runner and registers the reconciler, woken by the engine when its turns end.
+// SetupWith wires the step runner and registers the reconciler, woken by the engine when its turns end.
 func (r *SessionSendReconciler) SetupWith(b *builder.Builder, concurrency int) error {
 	r.wire()
 	return b.

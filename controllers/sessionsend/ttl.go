@@ -34,13 +34,13 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 )
 
-// sendTTL deletes finished SessionSends when their TTL has passed. The manager's cache holds
+// SendTTL deletes finished SessionSends when their TTL has passed. The manager's cache holds
 // no finished send (cacheindex.UnfinishedSends), so the send controller cannot wait for a
 // TTL: it hands each send it finishes to schedule, and at start (a restart, a new leader)
 // sweep schedules every finished send the API server has. A scheduled send waits in a
 // delaying work queue (as jobset's TTL controller does) as a name and a UID, and the queue's
 // de-duplication keeps a send scheduled twice (by the controller and the sweep) once.
-type sendTTL struct {
+type SendTTL struct {
 	api   client.Reader // the API server, not the cache: finished sends are only there
 	del   client.Writer
 	clock clock.PassiveClock
@@ -94,21 +94,21 @@ const (
 	ttlRetry = 10 * time.Second
 )
 
-// newSendTTL reads due times from clk, and waits on real timers of at most ttlPoll (pollClock),
+// NewSendTTL reads due times from clk, and waits on real timers of at most ttlPoll (pollClock),
 // so the schedule sets no timer on clk: a fake clock's waiters stay the turns'.
-func NewSendTTL(api client.Reader, del client.Writer, clk clock.PassiveClock, def time.Duration, owns func(string) bool) *sendTTL {
+func NewSendTTL(api client.Reader, del client.Writer, clk clock.PassiveClock, def time.Duration, owns func(string) bool) *SendTTL {
 	return newSendTTLOn(api, del, PollClock{clk}, def, owns)
 }
 
 // newSendTTLOn waits on the timers of clk itself (a unit test's fake clock).
-func newSendTTLOn(api client.Reader, del client.Writer, clk clock.WithTicker, def time.Duration, owns func(string) bool) *sendTTL {
-	return &sendTTL{api: api, del: del, clock: clk, def: def, owns: owns,
+func newSendTTLOn(api client.Reader, del client.Writer, clk clock.WithTicker, def time.Duration, owns func(string) bool) *SendTTL {
+	return &SendTTL{api: api, del: del, clock: clk, def: def, owns: owns,
 		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[ttlItem]{Clock: clk})}
 }
 
 // schedule queues the deletion of a finished send at its TTL; one kept forever is not queued.
-func (t *sendTTL) schedule(s *sessionsv1alpha1.SessionSend) {
-	left, keep := ownerflow.TtlLeft(s.Spec.TTLSecondsAfterFinished, t.def, s.Status.CompletedAt, nil, t.clock.Now())
+func (t *SendTTL) schedule(s *sessionsv1alpha1.SessionSend) {
+	left, keep := ownerflow.TTLLeft(s.Spec.TTLSecondsAfterFinished, t.def, s.Status.CompletedAt, nil, t.clock.Now())
 	if keep || !t.owns(s.Namespace) {
 		return
 	}
@@ -116,7 +116,7 @@ func (t *sendTTL) schedule(s *sessionsv1alpha1.SessionSend) {
 }
 
 // Start sweeps, then deletes what falls due until ctx ends.
-func (t *sendTTL) Start(ctx context.Context) error {
+func (t *SendTTL) Start(ctx context.Context) error {
 	go func() {
 		<-ctx.Done()
 		t.queue.ShutDown()
@@ -132,7 +132,7 @@ func (t *sendTTL) Start(ctx context.Context) error {
 }
 
 // next deletes the next due send; false once the queue is shut down.
-func (t *sendTTL) next(ctx context.Context) bool {
+func (t *SendTTL) next(ctx context.Context) bool {
 	item, shutdown := t.queue.Get()
 	if shutdown {
 		return false
@@ -143,11 +143,11 @@ func (t *sendTTL) next(ctx context.Context) bool {
 }
 
 // NeedLeaderElection: only the leader deletes.
-func (t *sendTTL) NeedLeaderElection() bool { return true }
+func (t *SendTTL) NeedLeaderElection() bool { return true }
 
 // sweep schedules every finished send, listed by phase a page at a time (status.phase is a
 // selectable field of the CRD).
-func (t *sendTTL) sweep(ctx context.Context) error {
+func (t *SendTTL) sweep(ctx context.Context) error {
 	for _, phase := range []sessionsv1alpha1.SendPhase{sessionsv1alpha1.SendCompleted, sessionsv1alpha1.SendFailed, sessionsv1alpha1.SendCancelled} {
 		opts := []client.ListOption{client.Limit(sweepPage),
 			client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector(cacheindex.SendPhaseField, string(phase))}}
@@ -157,7 +157,7 @@ func (t *sendTTL) sweep(ctx context.Context) error {
 				return err
 			}
 			for i := range page.Items {
-				if SendFinished(&page.Items[i]) {
+				if sendFinished(&page.Items[i]) {
 					t.schedule(&page.Items[i])
 				}
 			}
@@ -171,7 +171,7 @@ func (t *sendTTL) sweep(ctx context.Context) error {
 
 // delete removes the send if it is still the one scheduled (same UID). A send owns nothing,
 // so no propagation policy: an orphaning delete would wait for the garbage collector.
-func (t *sendTTL) delete(ctx context.Context, item ttlItem) {
+func (t *SendTTL) delete(ctx context.Context, item ttlItem) {
 	key := item.Key()
 	s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	uid := item.UID()

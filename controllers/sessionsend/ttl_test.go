@@ -105,7 +105,7 @@ func finishedSend(name string, phase sessionsv1alpha1.SendPhase, ttl *int32, ago
 }
 
 // startTTL runs a schedule on a fake clock until the test ends.
-func startTTL(t *testing.T, api *ttlAPI, def time.Duration) (*sendTTL, *clocktesting.FakeClock) {
+func startTTL(t *testing.T, api *ttlAPI, def time.Duration) (*SendTTL, *clocktesting.FakeClock) {
 	clk := clocktesting.NewFakeClock(ownerflowtest.Epoch)
 	ttl := newSendTTLOn(api, api, clk, def, func(ns string) bool { return ns != "other-shard" })
 	ctx, cancel := context.WithCancel(t.Context())

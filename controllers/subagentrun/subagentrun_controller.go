@@ -93,9 +93,6 @@ func (r *SubagentRunReconciler) Phase(run *sessionsv1alpha1.SubagentRun) string 
 	return string(run.Status.Phase)
 }
 
-// runFinished: finish set completedAt, which the cache's trim keeps.
-func RunFinished(run *sessionsv1alpha1.SubagentRun) bool { return run.Status.Finished() }
-
 // cancel marks the run Cancelled when spec.cancel asks and cancels what its child session
 // started; the announce (Status: cancelled) and the cleanup still run.
 func (r *SubagentRunReconciler) cancel(ctx context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
@@ -121,7 +118,7 @@ func (r *SubagentRunReconciler) cancel(ctx context.Context, f *ownerflow.Flow[*s
 	return true, nil
 }
 
-// afterFinish deletes the finished run once its TTL has passed, never before its kept child
+// AfterFinish deletes the finished run once its TTL has passed, never before its kept child
 // was archived.
 func (r *SubagentRunReconciler) AfterFinish(ctx context.Context, run *sessionsv1alpha1.SubagentRun) (ctrl.Result, error) {
 	def := r.TTL
@@ -207,10 +204,10 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *ownerflow.Fl
 			DeliveryContext: threadContext(run, f.Requester),
 		},
 	}
-	if err := controllerutil.SetControllerReference(run, child, r.Client.Scheme()); err != nil {
+	if err := controllerutil.SetControllerReference(run, child, r.Scheme()); err != nil {
 		return false, err
 	}
-	if err := r.Client.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	f.Event(corev1.EventTypeNormal, "ChildCreated", "child session %s created", key)
@@ -403,7 +400,7 @@ func (r *SubagentRunReconciler) cleanup(ctx context.Context, f *ownerflow.Flow[*
 		// with this run when the run is deleted (it is the child's controller).
 		r.finish(f, st.Phase, "child session kept (mode session) until this SubagentRun is deleted")
 	case run.Spec.Cleanup == sessionsv1alpha1.CleanupDelete:
-		if err := r.Client.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
+		if err := r.Delete(ctx, child); client.IgnoreNotFound(err) != nil {
 			return false, err
 		}
 		r.finish(f, st.Phase, "child session deleted after the announce")
@@ -431,7 +428,7 @@ func (r *SubagentRunReconciler) rollUp(ctx context.Context, f *ownerflow.Flow[*s
 		return nil
 	}
 	var spawned sessionsv1alpha1.SubagentRunList
-	if err := r.Client.List(ctx, &spawned, client.InNamespace(f.Obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
+	if err := r.List(ctx, &spawned, client.InNamespace(f.Obj.Namespace), client.MatchingFields{cacheindex.RunRequester: key}); err != nil {
 		return err
 	}
 	for i := range spawned.Items {
@@ -470,7 +467,7 @@ func (r *SubagentRunReconciler) finish(f *ownerflow.Flow[*sessionsv1alpha1.Subag
 	f.Log.V(2).Info("run finished", "phase", phase)
 }
 
-// setupWith wires the step runner and registers the reconciler, woken by the engine when its turns end and by
+// SetupWith wires the step runner and registers the reconciler, woken by the engine when its turns end and by
 // its child sessions' changes (the transcript becoming ready).
 func (r *SubagentRunReconciler) SetupWith(b *builder.Builder, concurrency int) error {
 	r.wire()

@@ -158,7 +158,7 @@ func cancelRequested(o ownerflow.TurnOwner) bool {
 	return false
 }
 
-// setupWith registers the reconciler, woken also by the owners' changes, and points the
+// SetupWith registers the reconciler, woken also by the owners' changes, and points the
 // overdue gauge at its cache.
 func (r *ToolApprovalReconciler) SetupWith(b *builder.Builder) error {
 	approvalsOverdue.watch(r.Client, r.Clock)

@@ -24,12 +24,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
-// ErrMainWithoutRequester refuses the alias main (or global) in a send that has no requester:
-// the alias names the requester's main session, and a person's send has no requester.
-var ErrMainWithoutRequester = errors.New("main names the requester's main session and this send has no fromSessionKey; use the target's full key, e.g. agent:<agentId>:main")
+// ErrMainWithoutRequester refuses the alias main (or global) in a send that has no requester
+// (policy.MainWithoutRequester).
+var ErrMainWithoutRequester = errors.New(policy.MainWithoutRequester)
 
 // SendTargetKey is the session key a send's sessionKey ref names when the requester runs
 // under requesterAgent ("" for a send with no requester): the aliases main and global are
@@ -113,4 +114,48 @@ func (l Lookup) keyOfLabel(ctx context.Context, namespace, label string, visible
 	}
 	slices.Sort(keys)
 	return "", fmt.Errorf("the label %q is on %d sessions (%s); name one by sessionKey", label, len(keys), strings.Join(keys, ", "))
+}
+
+// GatherSend reads what a send's admission and its controller both need (policy.SendFacts):
+// the requester from (spec.fromSessionKey) and its Agent, the target ref names (or the
+// main session a first send creates: policy.ImpliedSession, the one rule for it), and the
+// namespace's SessionPolicy. ref is spec.sessionKey, or the key the controller resolved.
+func (l Lookup) GatherSend(ctx context.Context, namespace, from, ref string) (policy.SendFacts, error) {
+	f := policy.SendFacts{Namespace: namespace, From: from, Ref: ref, ParentOf: ParentOf(ctx, l.Cache, namespace)}
+	var err error
+	if from != "" {
+		if f.Requester, err = l.SessionByKey(ctx, namespace, from); err != nil {
+			return f, err
+		}
+		f.RequesterAgentID = sessionkey.AgentOf(from)
+		if f.Requester != nil {
+			f.RequesterAgentID = f.Requester.Spec.AgentID
+		}
+		if f.RequesterAgent, err = l.agent(ctx, namespace, f.RequesterAgentID); err != nil {
+			return f, err
+		}
+	}
+	f.Target, f.Key, err = l.SendTarget(ctx, namespace, ref, f.RequesterAgentID)
+	if errors.Is(err, ErrMainWithoutRequester) {
+		f.MainWithoutRequester = true
+	} else if err != nil {
+		return f, err
+	}
+	if f.Target == nil && !f.MainWithoutRequester {
+		if f.KeyAgent, err = l.agent(ctx, namespace, sessionkey.AgentOf(f.Key)); err != nil {
+			return f, err
+		}
+		f.Target = policy.ImpliedSession(f.Key, f.KeyAgent)
+		f.Implied = f.Target != nil
+	}
+	f.Policy, err = l.SessionPolicy(ctx, namespace)
+	return f, err
+}
+
+// agent is Agent, or nil for no id.
+func (l Lookup) agent(ctx context.Context, namespace, id string) (*sessionsv1alpha1.Agent, error) {
+	if id == "" {
+		return nil, nil
+	}
+	return l.Agent(ctx, namespace, id)
 }

@@ -42,17 +42,18 @@ func CheckChildKey(hint, agentID string, exists bool) string {
 	return ""
 }
 
-// ImpliedSession is the session a send to a key that does not exist yet would create: the
-// main session of an existing Agent, with no override of its own and sandboxed when the Agent
-// is. A send there is judged on it exactly as on an existing session, so creating the target
-// on first use never skips visibility, the send policy or agent-to-agent allow. It returns
-// nil when key is not agent's main key.
+// ImpliedSession is the session a send to a key that does not exist yet creates: the main
+// session of an existing Agent, direct, with no override of its own (sandboxed when the Agent
+// is, as Sandboxed reads it). A send there is judged on it exactly as on an existing session,
+// so creating the target on first use never skips visibility, the send policy or
+// agent-to-agent allow; the SessionSend controller creates this very object. It returns nil
+// when key is not agent's main key: the one rule for which sends create their target.
 func ImpliedSession(key string, agent *sessionsv1alpha1.Agent) *sessionsv1alpha1.AgentSession {
 	if agent == nil || key != sessionkey.MainKey(agent.Name) {
 		return nil
 	}
-	s := &sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent.Name, Sandboxed: agent.Spec.Sandbox.Enabled}}
-	s.Namespace = agent.Namespace
+	s := &sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent.Name, ChatType: sessionsv1alpha1.ChatTypeDirect}}
+	s.Name, s.Namespace = sessionkey.ObjectName(key), agent.Namespace
 	return s
 }
 

@@ -58,7 +58,7 @@ func TestImpliedSessionIsJudgedAsIfItExisted(t *testing.T) {
 	if got := ImpliedSession("agent:ops:main", nil); got != nil {
 		t.Errorf("no Agent, no session: got %+v", got.Spec)
 	}
-	if got := ImpliedSession("agent:box:main", boxed); got == nil || !got.Spec.Sandboxed {
+	if got := ImpliedSession("agent:box:main", boxed); got == nil || !Sandboxed(got, boxed) {
 		t.Errorf("a sandboxed Agent's main session is sandboxed, got %+v", got)
 	}
 	implied := ImpliedSession("agent:ops:main", ops)

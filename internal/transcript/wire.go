@@ -14,7 +14,10 @@
 
 package transcript
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // APISessionsPath is the root of the internal API that the transcript store serves to the
 // manager on a unix socket (or loopback); see server.NewAPIHandler.
@@ -88,6 +91,20 @@ type SendChange struct {
 // /hooks, with their signing secrets, from the manager. The store reads no Secrets itself:
 // the network-facing sidecar holds only the keys of the hooks it serves.
 const APIHookKeysPath = "/v1/hooks/keys"
+
+// APIHookDeliveriesPath reports the deliveries the /hooks door accepted that the hook's
+// status does not count yet (GET ?namespace=&name=, a HookDelivery), and takes the
+// SessionHook controller's acknowledgement of those it wrote (POST a HookDelivery): the
+// controller is the one writer of a hook's status.
+const APIHookDeliveriesPath = "/v1/hooks/deliveries"
+
+// HookDelivery is a hook's deliveries not yet in its status: how many, and when the last came.
+type HookDelivery struct {
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	Count     int64     `json:"count"`
+	Last      time.Time `json:"last,omitzero"`
+}
 
 // MaxHookKeys bounds the keys of one HookKeys request; MaxHookSecretBytes one secret.
 const (

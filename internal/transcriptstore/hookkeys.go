@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -35,6 +36,9 @@ const maxHookKeys = 100000
 type HookKeyring struct {
 	mu   sync.RWMutex
 	keys map[types.NamespacedName]hookEntry
+	// tally holds each hook's accepted deliveries until the SessionHook controller has
+	// written them in the hook's status and acknowledged them (hookDeliveriesHandler).
+	tally map[types.NamespacedName]transcript.HookDelivery
 }
 
 type hookEntry struct {
@@ -44,7 +48,62 @@ type hookEntry struct {
 
 // NewHookKeyring returns an empty keyring.
 func NewHookKeyring() *HookKeyring {
-	return &HookKeyring{keys: map[types.NamespacedName]hookEntry{}}
+	return &HookKeyring{keys: map[types.NamespacedName]hookEntry{}, tally: map[types.NamespacedName]transcript.HookDelivery{}}
+}
+
+// accepted counts a delivery the door accepted for hook at time at.
+func (k *HookKeyring) accepted(hook types.NamespacedName, at time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	d := k.tally[hook]
+	d.Namespace, d.Name, d.Count = hook.Namespace, hook.Name, d.Count+1
+	if at.After(d.Last) {
+		d.Last = at
+	}
+	k.tally[hook] = d
+}
+
+// pending is hook's deliveries not yet acknowledged.
+func (k *HookKeyring) pending(hook types.NamespacedName) transcript.HookDelivery {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	if d, ok := k.tally[hook]; ok {
+		return d
+	}
+	return transcript.HookDelivery{Namespace: hook.Namespace, Name: hook.Name}
+}
+
+// acknowledge drops n of hook's deliveries: the controller wrote them in its status.
+func (k *HookKeyring) acknowledge(hook types.NamespacedName, n int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	d := k.tally[hook]
+	if d.Count -= n; d.Count <= 0 {
+		delete(k.tally, hook)
+		return
+	}
+	k.tally[hook] = d
+}
+
+// hookDeliveriesHandler reports a hook's deliveries not yet in its status (GET) and takes the
+// SessionHook controller's acknowledgement of those it wrote (POST): the controller is the one
+// writer of the hook's status, the door the one that sees the deliveries. A delivery counted
+// here and lost with the store before the controller read it is missing from the count; one
+// written and not acknowledged (the manager stopped between) is counted again.
+func hookDeliveriesHandler(k *HookKeyring) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			q := r.URL.Query()
+			writeJSON(w, http.StatusOK, k.pending(types.NamespacedName{Namespace: q.Get("namespace"), Name: q.Get("name")}))
+			return
+		}
+		var d transcript.HookDelivery
+		if !decodeBody(w, r, &d) {
+			return
+		}
+		k.acknowledge(types.NamespacedName{Namespace: d.Namespace, Name: d.Name}, d.Count)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // get is the hook of ns/name and its secret; nil when the store serves no such hook.

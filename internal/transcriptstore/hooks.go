@@ -36,7 +36,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -65,8 +64,8 @@ const hookMessageMax = 262144
 type HookOptions struct {
 	// Keys are the hooks the store serves and their secrets, from the manager.
 	Keys *HookKeyring
-	// Client creates sessions and sends and counts deliveries in the hooks' status, as the
-	// store.
+	// Client creates the deliveries' sessions and sends, as the store. The deliveries are
+	// counted in Keys, which the SessionHook controller reads to write the hook's status.
 	Client client.Client
 	Clock  clock.PassiveClock
 	// Registry receives agent_sessions_hook_deliveries_total; nil registers nowhere.
@@ -296,7 +295,7 @@ func (d *hookDoor) deliver(ctx context.Context, w http.ResponseWriter, h *sessio
 	}
 	d.deliveries.WithLabelValues("accepted").Inc()
 	writeJSON(w, http.StatusAccepted, hookAccepted{Send: name, SessionKey: key})
-	go d.count(context.WithoutCancel(ctx), types.NamespacedName{Namespace: h.Namespace, Name: h.Name})
+	d.Keys.accepted(types.NamespacedName{Namespace: h.Namespace, Name: h.Name}, d.Clock.Now())
 }
 
 func ptrTrue() *bool { t := true; return &t }
@@ -324,25 +323,6 @@ func (d *hookDoor) refused(w http.ResponseWriter, err error) {
 	d.deliveries.WithLabelValues("error").Inc()
 	d.Log.Error(err, "creating a hook's send")
 	writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, "the delivery could not be recorded; send it again")
-}
-
-// count records the delivery in the hook's status (deliveries, lastDeliveryTime): the door
-// is the one that knows them; the controller writes the other fields. A guarded update,
-// retried on conflict, so no delivery is lost to another replica's.
-func (d *hookDoor) count(ctx context.Context, key types.NamespacedName) {
-	now := metav1.NewTime(d.Clock.Now())
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		h := &sessionsv1alpha1.SessionHook{}
-		if err := d.Client.Get(ctx, key, h); err != nil {
-			return err
-		}
-		h.Status.Deliveries++
-		h.Status.LastDeliveryTime = &now
-		return d.Client.Status().Update(ctx, h)
-	})
-	if client.IgnoreNotFound(err) != nil {
-		d.Log.Error(err, "counting a hook delivery", "hook", key.String())
-	}
 }
 
 // hookMessage is the hook's message, a blank line, then the body as text: JSON

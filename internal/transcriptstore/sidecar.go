@@ -253,6 +253,8 @@ func RunSidecar(ctx context.Context, cfg SidecarConfig) error {
 	internalAPI := http.NewServeMux()
 	internalAPI.Handle("/", NewAPIHandler(store, index, hub))
 	internalAPI.Handle("PUT "+transcript.APIHookKeysPath, hookKeysHandler(keyring))
+	internalAPI.Handle("GET "+transcript.APIHookDeliveriesPath, hookDeliveriesHandler(keyring))
+	internalAPI.Handle("POST "+transcript.APIHookDeliveriesPath, hookDeliveriesHandler(keyring))
 	internalSrv := &http.Server{Handler: internalAPI, ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

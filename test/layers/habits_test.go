@@ -28,18 +28,12 @@ import (
 // controller hands it the object as read and as changed (controllers/ownerflow/status_write.go).
 const statusWriter = "controllers/ownerflow.WriteStatus"
 
-// statusWritesElsewhere are the status writers that are not a controller, each with why.
-var statusWritesElsewhere = map[string]string{
-	// The hook door counts deliveries (status.deliveries, lastDeliveryTime), which only it
-	// sees; a guarded update retried on conflict, in the transcript-store program.
-	"internal/transcriptstore.(*hookDoor).count": "the door's delivery count",
-}
-
 // TestEveryStatusWriteGoesThroughTheHelper finds every call in the module's programs and
 // libraries (tests aside) that takes a client's status writer (Status()) or a subresource
-// client (SubResource(name)) and fails for each one outside writeStatus and the listed
-// exceptions: a status written in another style skips the helper's rules (one write, none
-// when nothing changed, the optimistic lock, a conflict requeued without an error line).
+// client (SubResource(name)) and fails for each one outside WriteStatus, without exception
+// (the /hooks door reports its deliveries to the SessionHook controller): a status written
+// in another style skips the helper's rules (one write, none when nothing changed, the
+// optimistic lock, a conflict requeued without an error line).
 func TestEveryStatusWriteGoesThroughTheHelper(t *testing.T) {
 	var sites []string
 	for _, p := range loadModule(t) {
@@ -52,18 +46,13 @@ func TestEveryStatusWriteGoesThroughTheHelper(t *testing.T) {
 					return true
 				}
 				sites = append(sites, name)
-				if _, ok := statusWritesElsewhere[name]; !ok && name != statusWriter {
+				if name != statusWriter {
 					t.Errorf("%s writes a status at %s outside %s: hand the object and its base to writeStatus",
 						name, p.Fset.Position(sel.Pos()), statusWriter)
 				}
 				return true
 			})
 		})
-	}
-	for want := range statusWritesElsewhere {
-		if !slices.Contains(sites, want) {
-			t.Errorf("%s no longer writes a status: drop it from statusWritesElsewhere", want)
-		}
 	}
 	if !slices.Contains(sites, statusWriter) {
 		t.Errorf("no status write found in %s: the enumeration is broken", statusWriter)

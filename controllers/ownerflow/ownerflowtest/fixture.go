@@ -36,6 +36,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
+// Epoch is the fake clock's start.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // fakeRunner is a turn engine whose turns end when a test says so.
@@ -80,6 +81,8 @@ func (r *fakeRecorder) AnnotatedEventf(_, _ runtime.Object, _ map[string]string,
 	r.Reasons = append(r.Reasons, reason)
 }
 
+// Fixture is a fake client (with the cache's indexes and status subresources), a fake clock,
+// a fake turn engine and an event recorder.
 type Fixture struct {
 	C      client.Client
 	Clock  *clocktesting.FakeClock
@@ -87,6 +90,8 @@ type Fixture struct {
 	Events *fakeRecorder
 }
 
+// NewFixture holds objs (and the Agent of each session among them); funcs, when set, intercept
+// the client's calls.
 func NewFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *Fixture {
 	t.Helper()
 	objs = withAgents(objs)
@@ -98,7 +103,7 @@ func NewFixture(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *
 	return &Fixture{C: c, Clock: clocktesting.NewFakeClock(Epoch), Runner: &fakeRunner{Results: map[string]turns.TurnResult{}}, Events: &fakeRecorder{}}
 }
 
-// deps wires a reconciler of turn owners to the fixture's fakes.
+// Deps wires a reconciler of turn owners to the fixture's fakes.
 func (f *Fixture) Deps() ownerflow.OwnerDeps {
 	l := lookup.New(f.C, nil)
 	return ownerflow.OwnerDeps{Client: f.C, Lookup: l, Runner: f.Runner, Clock: f.Clock, Recorder: f.Events}
@@ -122,6 +127,7 @@ func withAgents(objs []client.Object) []client.Object {
 	return objs
 }
 
+// Session is the session with key, of agent, with a sessionId.
 func Session(key, agent string) *sessionsv1alpha1.AgentSession {
 	return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s-" + agent, Namespace: "ns"},
 		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent}, Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "sid-" + agent}}

@@ -17,6 +17,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -24,4 +25,18 @@ import (
 // PutHookKeys hands the store the keys of the SessionHooks it serves (set or dropped).
 func (c *Client) PutHookKeys(ctx context.Context, keys transcript.HookKeys) error {
 	return c.do(ctx, http.MethodPut, transcript.APIHookKeysPath, keys, nil)
+}
+
+// HookDeliveries is the deliveries of hook namespace/name the store accepted that its status
+// does not count yet.
+func (c *Client) HookDeliveries(ctx context.Context, namespace, name string) (transcript.HookDelivery, error) {
+	var d transcript.HookDelivery
+	q := url.Values{"namespace": {namespace}, "name": {name}}
+	err := c.do(ctx, http.MethodGet, transcript.APIHookDeliveriesPath+"?"+q.Encode(), nil, &d)
+	return d, err
+}
+
+// AckHookDeliveries tells the store d.Count of the hook's deliveries are in its status now.
+func (c *Client) AckHookDeliveries(ctx context.Context, d transcript.HookDelivery) error {
+	return c.do(ctx, http.MethodPost, transcript.APIHookDeliveriesPath, d, nil)
 }
