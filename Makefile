@@ -9,6 +9,10 @@ CONTROLLER_GEN ?= $(GO) tool controller-gen
 # helm-docs has a module of its own (hack/tools): it is built against Helm 3.15 and its
 # Kubernetes 0.30 modules, which must not mix with the operator's in go.mod.
 HELM_DOCS ?= $(GO) tool -modfile=hack/tools/go.mod helm-docs
+# kube-api-linter is a golangci-lint of its own build (its cmd/golangci-lint-kube-api-linter,
+# with the golangci-lint its module pins): a module of its own, built from the module proxy
+# on first use and kept in Go's build cache like every `go tool`.
+KUBE_API_LINTER ?= $(GO) tool -modfile=hack/tools/kal/go.mod golangci-lint-kube-api-linter
 # The envtest binaries (kube-apiserver, etcd, kubectl) are built once per machine into a
 # cache outside the repo; the script prints their directory as its last line.
 ENVTEST_ASSETS = $(shell K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh | tail -n 1)
@@ -49,8 +53,9 @@ vet: ## go vet.
 	$(GO) vet ./...
 
 .PHONY: lint
-lint: ## golangci-lint with .golangci.yml (pinned in go.mod's tool block; nothing to install).
+lint: ## golangci-lint with .golangci.yml, then kube-api-linter on api/ with .golangci-kal.yml.
 	$(GO) tool golangci-lint run ./...
+	$(KUBE_API_LINTER) run --config .golangci-kal.yml ./api/...
 
 .PHONY: verify
 verify: manifests generate docs helm-docs ## Regenerate and fail if anything generated is stale; helm lint --strict.

@@ -278,7 +278,7 @@ type SandboxSpec struct {
 	// enabled runs this agent's sessions sandboxed.
 	// +optional
 	Enabled bool `json:"enabled,omitempty"`
-	// sessionToolsVisibility: spawned (the default) clamps session tools to the sessions this session spawned; all lets the SessionPolicy's visibility apply.
+	// sessionToolsVisibility is spawned (the default), which clamps session tools to the sessions this session spawned; all lets the SessionPolicy's visibility apply.
 	// +optional
 	// +kubebuilder:default=spawned
 	SessionToolsVisibility ToolsVisibility `json:"sessionToolsVisibility,omitempty"`
@@ -338,6 +338,7 @@ type SandboxEgressRule struct {
 
 // AgentSpec configures one agent id; the object's name is the agent id.
 type AgentSpec struct {
+	// model is the provider and model the agent's turns call.
 	// +required
 	Model ModelSpec `json:"model"`
 	// description says what the agent does, for people and other agents: agents_list shows it and the agent's A2A card carries it.
@@ -425,8 +426,10 @@ type CompactionSpec struct {
 // MCPServerStatus is what the last check of one MCP server found.
 type MCPServerStatus struct {
 	// name is the server's name in spec.tools.mcpServers.
+	// +required
 	Name string `json:"name"`
 	// connected says the server answered initialize.
+	// +required
 	Connected bool `json:"connected"`
 	// tools is how many tools the server offers the agent (after allowedTools).
 	// +optional
@@ -443,14 +446,15 @@ type MCPServerStatus struct {
 
 // AgentStatus reports whether the agent can run turns.
 type AgentStatus struct {
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready (the provider is configured and its API key Secret exists), and
+	// conditions are Ready (the provider is configured and its API key Secret exists), and
 	// Stalled with the same reason while it is not.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// mcpServers reports, per configured MCP server, whether it answered initialize and how many tools it offers.
 	// +optional
 	// +listType=map
@@ -488,8 +492,10 @@ type AgentSandboxStatus struct {
 // A2AAgentStatus is what the last read of one remote A2A agent's card found.
 type A2AAgentStatus struct {
 	// name is the agent's name in spec.tools.a2aAgents.
+	// +required
 	Name string `json:"name"`
 	// cardRead says the agent card was read and is usable.
+	// +required
 	CardRead bool `json:"cardRead"`
 	// agentName is the name the card gives.
 	// +optional
@@ -527,9 +533,12 @@ type A2AAgentStatus struct {
 
 // Agent configures an agent id: its model provider, prompt and spawn limits.
 type Agent struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the agent.
 	// +required
 	Spec AgentSpec `json:"spec"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

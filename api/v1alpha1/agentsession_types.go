@@ -125,15 +125,15 @@ type AgentSessionSpec struct {
 
 // AgentSessionStatus is what the manager knows of a session; the transcript itself stays in the transcript store.
 type AgentSessionStatus struct {
-	// observedGeneration is the generation the status reflects.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready once the transcript exists (Stalled instead when the key is invalid);
+	// conditions are Ready once the transcript exists (Stalled instead when the key is invalid);
 	// Archived instead of Ready once the session is archived.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// sessionId is the transcript's id (a UUID); sessions resolve by it too.
 	// +optional
 	SessionID string `json:"sessionId,omitempty"`
@@ -156,10 +156,13 @@ type AgentSessionStatus struct {
 	// lastMessagePreview is the start of the last user or assistant text.
 	// +optional
 	LastMessagePreview string `json:"lastMessagePreview,omitempty"`
+	// inputTokens is the input tokens of the session's turns so far.
 	// +optional
 	InputTokens int64 `json:"inputTokens,omitempty"`
+	// outputTokens is the output tokens of the session's turns so far.
 	// +optional
 	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// totalTokens is inputTokens plus outputTokens.
 	// +optional
 	TotalTokens int64 `json:"totalTokens,omitempty"`
 	// usage is every turn of the session added up, priced with each turn's Agent pricing.
@@ -249,9 +252,12 @@ type SessionSandboxStatus struct {
 
 // AgentSession is one conversation of an agent: its key, routing and counters.
 type AgentSession struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the session.
 	// +required
 	Spec AgentSessionSpec `json:"spec"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

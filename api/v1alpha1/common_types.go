@@ -307,8 +307,10 @@ type Pricing struct {
 // Usage adds up the model usage of turns.
 // A session's is cumulative and kept when it is archived; a send's holds all its turns; a run's holds its child's turns and, rolled up, the runs its child spawned.
 type Usage struct {
+	// inputTokens is the input tokens the model calls counted.
 	// +optional
 	InputTokens int64 `json:"inputTokens,omitempty"`
+	// outputTokens is the output tokens the model calls counted.
 	// +optional
 	OutputTokens int64 `json:"outputTokens,omitempty"`
 	// cachedInputTokens are the input tokens the provider read from its prompt cache (included in inputTokens).
@@ -317,6 +319,7 @@ type Usage struct {
 	// cost is the priced usage as a decimal string (9 decimals at most), in currency; empty when no turn was priced.
 	// +optional
 	Cost string `json:"cost,omitempty"`
+	// currency is the currency of cost, from the Agents' pricing.
 	// +optional
 	Currency string `json:"currency,omitempty"`
 	// turns is how many turns ran.
@@ -328,10 +331,13 @@ type Usage struct {
 // CRD schemas are as if each declared the fields): the step runner reads and stamps it for
 // either kind.
 type OwnerStatus struct {
+	// observedGeneration is the generation the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// startedAt is when the operator began to work on the object.
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// completedAt is when the object reached a terminal phase.
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 }

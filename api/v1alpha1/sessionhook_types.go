@@ -93,13 +93,14 @@ type SessionHookSpec struct {
 
 // SessionHookStatus is what the hook's controller and its door last saw.
 type SessionHookStatus struct {
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready (the signing Secret is there and usable).
+	// conditions are Ready (the signing Secret is there and usable).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// url is the hook's full URL on the transcript-store's listener, to paste into the sender.
 	// +optional
 	URL string `json:"url,omitempty"`
@@ -123,9 +124,12 @@ type SessionHookStatus struct {
 
 // SessionHook turns a signed HTTP POST to /hooks/<namespace>/<name> on the transcript-store's listener into a SessionSend.
 type SessionHook struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the hook.
 	// +required
 	Spec SessionHookSpec `json:"spec"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

@@ -48,8 +48,10 @@ type SendRuleMatch struct {
 
 // SendRule allows or denies sends into the sessions it matches.
 type SendRule struct {
+	// match selects the sessions the rule applies to.
 	// +required
 	Match SendRuleMatch `json:"match"`
+	// action allows or denies sends into the matched sessions.
 	// +required
 	Action Action `json:"action"`
 }
@@ -252,13 +254,14 @@ type ChainLimits struct {
 
 // SessionPolicyStatus reports whether the policy is in force.
 type SessionPolicyStatus struct {
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready (the policy is in force), and Stalled with the same reason while it is not.
+	// conditions are Ready (the policy is in force), and Stalled with the same reason while it is not.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// spend is what the namespace's turns used in the current window of spec.budgets.namespace, written every few seconds while it changes.
 	// +optional
 	Spend *Spend `json:"spend,omitempty"`
@@ -275,9 +278,12 @@ type SessionPolicyStatus struct {
 
 // SessionPolicy is a namespace's send policy, visibility, ping-pong bound and delivery sinks.
 type SessionPolicy struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the policy.
 	// +optional
 	Spec SessionPolicySpec `json:"spec,omitempty"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

@@ -131,20 +131,23 @@ type SessionScheduleSpec struct {
 // ActiveSend names a running send of a schedule.
 type ActiveSend struct {
 	// name of the SessionSend.
+	// +required
 	Name string `json:"name"`
 	// uid of the SessionSend.
+	// +required
 	UID types.UID `json:"uid"`
 }
 
 // SessionScheduleStatus is what the schedule's controller last saw.
 type SessionScheduleStatus struct {
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// conditions: Ready (the schedule parses and ticks), MissedStartTimes (True while too many start times were missed to catch up, as CronJob's TooManyMissedTimes).
+	// conditions are Ready (the schedule parses and ticks), MissedStartTimes (True while too many start times were missed to catch up, as CronJob's TooManyMissedTimes).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// active are the sends of this schedule that have not finished.
 	// +optional
 	// +listType=atomic
@@ -178,9 +181,12 @@ const ConditionMissedStartTimes = "MissedStartTimes"
 
 // SessionSchedule sends a message into a session on a cron schedule, as a CronJob runs Jobs: each tick creates one SessionSend, named from the tick, owned by the schedule.
 type SessionSchedule struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the schedule.
 	// +required
 	Spec SessionScheduleSpec `json:"spec"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

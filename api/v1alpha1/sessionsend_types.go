@@ -48,21 +48,27 @@ const (
 	SendCancelled        SendPhase = "Cancelled"
 )
 
-// SessionSendSpec is a sessions_send call. It cannot change once created, but for cancel.
-// +kubebuilder:validation:XValidation:rule="self.sessionKey == oldSelf.sessionKey && self.message == oldSelf.message && has(self.timeoutSeconds) == has(oldSelf.timeoutSeconds) && (!has(self.timeoutSeconds) || self.timeoutSeconds == oldSelf.timeoutSeconds) && has(self.fromSessionKey) == has(oldSelf.fromSessionKey) && (!has(self.fromSessionKey) || self.fromSessionKey == oldSelf.fromSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SessionSend"
+// SessionSendSpec is a sessions_send call. It cannot change once created, but for cancel:
+// each field says so itself (self == oldSelf), and the rules here catch an optional field
+// added or removed, which a field's own transition rule does not see.
+// +kubebuilder:validation:XValidation:rule="has(self.timeoutSeconds) == has(oldSelf.timeoutSeconds)",message="spec is immutable but for cancel; create a new SessionSend"
+// +kubebuilder:validation:XValidation:rule="has(self.fromSessionKey) == has(oldSelf.fromSessionKey)",message="spec is immutable but for cancel; create a new SessionSend"
+// +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SessionSend"
+// +kubebuilder:validation:XValidation:rule="has(self.budget) == has(oldSelf.budget)",message="spec.budget is immutable; create a new SessionSend"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
-// +kubebuilder:validation:XValidation:rule="has(self.budget) == has(oldSelf.budget) && (!has(self.budget) || self.budget == oldSelf.budget)",message="spec.budget is immutable; create a new SessionSend"
 type SessionSendSpec struct {
 	// sessionKey is the target: a session key, a sessionId, or main (the main session of the requester's agent).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SessionSend"
 	SessionKey string `json:"sessionKey"`
 
 	// message is the text delivered into the target session.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=262144
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SessionSend"
 	Message string `json:"message"`
 
 	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on); default 30.
@@ -71,12 +77,14 @@ type SessionSendSpec struct {
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=3600
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SessionSend"
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 
 	// fromSessionKey is the requesting session; empty when a person or a system sends.
 	// When set and different from the target, the reply-back ping-pong runs.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SessionSend"
 	FromSessionKey string `json:"fromSessionKey,omitempty"`
 
 	// cancel stops the send: its running turns are aborted, it ends in phase Cancelled, and the runs and sends its target session started are cancelled too.
@@ -87,18 +95,22 @@ type SessionSendSpec struct {
 	// ttlSecondsAfterFinished deletes the send that long after it finished, as a Job's does; unset takes the operator's default (the manager's --ttl-after-finished).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SessionSend"
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 
 	// budget bounds all the send's turns; unset fields take the SessionPolicy's spec.budgets.perSend, and none may be above it.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.budget is immutable; create a new SessionSend"
 	Budget *Budget `json:"budget,omitempty"`
 }
 
 // SendTurn is one turn of a send: round 1 in the target, then the reply-back rounds.
 type SendTurn struct {
 	// round is 1 for the primary run, 2.. for ping-pong turns.
+	// +required
 	Round int32 `json:"round"`
 	// session is the key of the session the turn ran in.
+	// +required
 	Session string `json:"session"`
 	// reply is the turn's final text.
 	// +optional
@@ -114,14 +126,14 @@ type SendTurn struct {
 // SessionSendStatus is the sessions_send result of the session-tools specification plus
 // the steps after it.
 type SessionSendStatus struct {
-	OwnerStatus `json:",inline"`
-	// conditions: Replied (round 1 ended); at the end one of Completed (every step ended
+	// conditions are Replied (round 1 ended); at the end one of Completed (every step ended
 	// well), Failed or Cancelled. For GitOps tools (kstatus): Reconciling while the send works,
 	// Stalled once it failed.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions  []metav1.Condition `json:"conditions,omitempty"`
+	OwnerStatus `json:",inline"`
 	// runId identifies the primary run.
 	// +optional
 	RunID string `json:"runId,omitempty"`
@@ -169,9 +181,12 @@ type SessionSendStatus struct {
 
 // SessionSend sends a message into a session, as the sessions_send tool does.
 type SessionSend struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the send.
 	// +required
 	Spec SessionSendSpec `json:"spec"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

@@ -141,7 +141,7 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:default=keep
 	Cleanup Cleanup `json:"cleanup,omitempty"`
-	// sandbox: inherit (the default) runs the child as the requester's sandbox setting says; require rejects the spawn unless the child runs sandboxed.
+	// sandbox is inherit (the default), which runs the child as the requester's sandbox setting says; require rejects the spawn unless the child runs sandboxed.
 	// +optional
 	// +kubebuilder:default=inherit
 	Sandbox SandboxMode `json:"sandbox,omitempty"`
@@ -189,14 +189,19 @@ type RunStats struct {
 	// runtime is how long the run took, e.g. 3.2s.
 	// +optional
 	Runtime string `json:"runtime,omitempty"`
+	// inputTokens is the input tokens of the child's turns.
 	// +optional
 	InputTokens int64 `json:"inputTokens,omitempty"`
+	// outputTokens is the output tokens of the child's turns.
 	// +optional
 	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// sessionKey is the child session's key.
 	// +optional
 	SessionKey string `json:"sessionKey,omitempty"`
+	// sessionId is the child session's transcript id.
 	// +optional
 	SessionID string `json:"sessionId,omitempty"`
+	// transcriptPath is where the child's transcript is kept in the store.
 	// +optional
 	TranscriptPath string `json:"transcriptPath,omitempty"`
 	// cost is the provider-reported cost, when known.
@@ -206,8 +211,14 @@ type RunStats struct {
 
 // AttachmentReceipt proves what landed in the child's workspace.
 type AttachmentReceipt struct {
-	Name   string `json:"name"`
-	Bytes  int64  `json:"bytes"`
+	// name is the attachment's file name in the child's workspace.
+	// +required
+	Name string `json:"name"`
+	// bytes is the attachment's size.
+	// +required
+	Bytes int64 `json:"bytes"`
+	// sha256 is the hex SHA-256 of the attachment's content.
+	// +required
 	SHA256 string `json:"sha256"`
 }
 
@@ -223,22 +234,24 @@ const SpawnAccepted SpawnStatus = "accepted"
 // SubagentRunStatus is the sessions_spawn result of the session-tools specification and
 // the run's outcome.
 type SubagentRunStatus struct {
-	OwnerStatus `json:",inline"`
-	// conditions, when the run and its announce are done: Completed (the task succeeded),
+	// conditions are, when the run and its announce are done: Completed (the task succeeded),
 	// Failed (it failed or timed out) or Cancelled. For GitOps tools (kstatus): Reconciling
 	// while the run works, Stalled once it failed or timed out.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions  []metav1.Condition `json:"conditions,omitempty"`
+	OwnerStatus `json:",inline"`
 	// status is accepted once the spawn is taken.
 	// +optional
 	Status SpawnStatus `json:"status,omitempty"`
+	// runId identifies the child's run.
 	// +optional
 	RunID string `json:"runId,omitempty"`
 	// childSessionKey is agent:<agentId>:subagent:<uuid>.
 	// +optional
 	ChildSessionKey string `json:"childSessionKey,omitempty"`
+	// phase is the step the run is in.
 	// +optional
 	Phase RunPhase `json:"phase,omitempty"`
 	// result is the final reply, or the last tool result when the reply is empty.
@@ -247,6 +260,7 @@ type SubagentRunStatus struct {
 	// notes explain failures and timeouts.
 	// +optional
 	Notes string `json:"notes,omitempty"`
+	// stats are the run's figures, as the announce reports them.
 	// +optional
 	Stats *RunStats `json:"stats,omitempty"`
 	// announce is the outcome of the announce step in the requester.
@@ -281,9 +295,12 @@ type SubagentRunStatus struct {
 
 // SubagentRun spawns a sub-agent run, as the sessions_spawn tool does.
 type SubagentRun struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the run.
 	// +required
 	Spec SubagentRunSpec `json:"spec"`
 	// status is written by the operator; its observedGeneration reads 0 until the operator has seen the object, so GitOps tools (kstatus, Argo CD) do not take a new object for reconciled.

@@ -158,6 +158,12 @@ type ToolApprovalSpec struct {
 
 // ToolApprovalStatus is written by the operator.
 type ToolApprovalStatus struct {
+	// conditions are Decided.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// phase is Pending, Approved, Denied or Expired.
@@ -169,11 +175,6 @@ type ToolApprovalStatus struct {
 	// decidedAt is when the operator saw the decision, or expired the call.
 	// +optional
 	DecidedAt *metav1.Time `json:"decidedAt,omitempty"`
-	// conditions: Decided.
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Decided says the approval reached its end.
@@ -193,11 +194,15 @@ func (s *ToolApprovalStatus) Decided() bool {
 
 // ToolApproval is one tool call of an agent's turn that waits for a person's decision.
 type ToolApproval struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's standard metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the desired state of the approval.
 	// +required
 	Spec ToolApprovalSpec `json:"spec"`
+	// status is written by the operator.
 	// +optional
 	Status ToolApprovalStatus `json:"status,omitempty"`
 }

@@ -29,6 +29,7 @@ import (
 
 	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 
+	"github.com/prometheus/client_golang/prometheus"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,11 +41,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/agent-sessions/agent-session-operator/controllers"
+	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionschedule"
+	"github.com/agent-sessions/agent-session-operator/controllers/toolapproval"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/approval"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
@@ -150,6 +155,7 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
 	log.Info("Go collector target", "gcPercent", memtune.Apply(), "memoryLimit", memtune.ApplyLimitAt(memtune.ManagerLimitFraction))
+	registerMetrics(metrics.Registry)
 
 	var tlsOpts []func(*tls.Config)
 	if !o.enableHTTP2 {
@@ -366,6 +372,19 @@ func (l *stringList) String() string { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// registerMetrics registers the metrics the manager serves, each package's own (kueue's
+// shape: a program says what it serves; no import registers anything by itself).
+func registerMetrics(r prometheus.Registerer) {
+	ownerflow.RegisterMetrics(r)
+	sessionschedule.RegisterMetrics(r)
+	toolapproval.RegisterMetrics(r)
+	turns.RegisterMetrics(r)
+	budget.RegisterMetrics(r)
+	delivery.RegisterMetrics(r)
+	eventrec.RegisterMetrics(r)
+	sandbox.RegisterMetrics(r)
 }
 
 // The metrics filter asks the API server who a scraper is and whether it may get /metrics.

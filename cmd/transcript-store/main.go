@@ -32,6 +32,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecar"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -97,7 +98,7 @@ func main() {
 		cfg.Log.Error(err, "profiler")
 		os.Exit(1)
 	}
-	if err := transcriptstore.RunSidecar(ctx, cfg); err != nil {
+	if err := sidecar.Run(ctx, cfg); err != nil {
 		cfg.Log.Error(err, "transcript-store failed")
 		os.Exit(1)
 	}

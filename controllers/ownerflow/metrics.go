@@ -16,11 +16,10 @@ package ownerflow
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// The step runner's metric (a metric lives in the package that counts it: DEVELOPMENT.md), in
-// controller-runtime's registry, served on the manager's metrics endpoint.
+// The step runner's metric (a metric lives in the package that counts it: DEVELOPMENT.md), served
+// on the manager's metrics endpoint once its main calls RegisterMetrics.
 var (
 	// finishedTotal counts SessionSends and SubagentRuns as they reach a terminal phase;
 	// the step runner increments it once per object, when the status write lands.
@@ -30,6 +29,7 @@ var (
 	}, []string{"kind", "phase"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(finishedTotal)
+// RegisterMetrics registers the step runner's metric with r; the manager's main calls it.
+func RegisterMetrics(r prometheus.Registerer) {
+	r.MustRegister(finishedTotal)
 }

@@ -23,14 +23,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// The controllers' metrics, defined here beside the reconcilers that count them (a metric
-// lives in the package that counts it: DEVELOPMENT.md). They are in controller-runtime's
-// registry, served on the manager's metrics endpoint.
+// The ToolApproval controller's metrics, defined here beside the reconciler that counts them
+// (a metric lives in the package that counts it: DEVELOPMENT.md). RegisterMetrics puts them
+// in the manager's registry, served on its metrics endpoint.
 var (
 	// The approval metrics: the ToolApproval controller counts outcomes and decision
 	// times; the overdue gauge is counted from the cache at each scrape, so it still
@@ -49,8 +48,10 @@ var (
 		[]string{"namespace"}, nil)}
 )
 
-func init() {
-	metrics.Registry.MustRegister(approvalsTotal, approvalDecisionSeconds, approvalsOverdue)
+// RegisterMetrics registers the approval metrics with r; the manager's main calls it with
+// controller-runtime's registry (nothing registers as a side effect of an import).
+func RegisterMetrics(r prometheus.Registerer) {
+	r.MustRegister(approvalsTotal, approvalDecisionSeconds, approvalsOverdue)
 }
 
 // approvalRequested counts a ToolApproval that began to wait.

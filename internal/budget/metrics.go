@@ -16,7 +16,6 @@ package budget
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
@@ -36,8 +35,9 @@ var (
 	}, []string{"namespace", "resource"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(windowSpend, windowLimit)
+// RegisterMetrics registers the budget window gauges with r; the manager's main calls it.
+func RegisterMetrics(r prometheus.Registerer) {
+	r.MustRegister(windowSpend, windowLimit)
 }
 
 // export sets the window gauges of p's namespace (s nil: it has no namespace budget).

@@ -16,7 +16,6 @@ package delivery
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // The outcome label of agent_sessions_deliveries_total: a part (or a webhook POST) the sink
@@ -41,6 +40,7 @@ var (
 	}, []string{"channel"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(deliveries, deliverySeconds)
+// RegisterMetrics registers the delivery metrics with r; the manager's main calls it.
+func RegisterMetrics(r prometheus.Registerer) {
+	r.MustRegister(deliveries, deliverySeconds)
 }

@@ -16,7 +16,6 @@ package eventrec
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // Reasons an Event is not written, the reason label of eventsDropped.
@@ -33,6 +32,7 @@ var eventsDropped = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "Events not written, by reason (repeat within the window, queue_full, write_failed, invalid).",
 }, []string{"reason"})
 
-func init() {
-	metrics.Registry.MustRegister(eventsDropped)
+// RegisterMetrics registers the recorder's metrics with r; the manager's main calls it.
+func RegisterMetrics(r prometheus.Registerer) {
+	r.MustRegister(eventsDropped)
 }

@@ -16,7 +16,6 @@ package sandbox
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // claimsTotal counts the SandboxClaims sessions made (created) or failed to make (failed);
@@ -26,6 +25,7 @@ var claimsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "SandboxClaims made for sandboxed sessions' first tool calls, by outcome (created, failed).",
 }, []string{"outcome"})
 
-func init() {
-	metrics.Registry.MustRegister(claimsTotal)
+// RegisterMetrics registers the sandbox claims counter with r; the manager's main calls it.
+func RegisterMetrics(r prometheus.Registerer) {
+	r.MustRegister(claimsTotal)
 }

@@ -143,3 +143,14 @@ func decodeLimited(w http.ResponseWriter, r *http.Request, v any, limit int) boo
 	}
 	return true
 }
+
+// InternalAPI is the internal listener's API: the manager's appends, reads and searches
+// (NewAPIHandler), the hook keys it hands over and the hook deliveries it collects.
+func InternalAPI(st transcript.Store, index transcript.Searcher, hub *events.Hub, keys *HookKeyring) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", NewAPIHandler(st, index, hub))
+	mux.Handle("PUT "+transcript.APIHookKeysPath, hookKeysHandler(keys))
+	mux.Handle("GET "+transcript.APIHookDeliveriesPath, hookDeliveriesHandler(keys))
+	mux.Handle("POST "+transcript.APIHookDeliveriesPath, hookDeliveriesHandler(keys))
+	return mux
+}

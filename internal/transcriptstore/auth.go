@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
@@ -84,11 +85,11 @@ const DecisionTTL = caller.ReviewTTL
 
 // NewKubeAuthorizer builds the authorizer from a client config.
 func NewKubeAuthorizer(cfg *rest.Config) (*KubeAuthorizer, error) {
-	return newKubeAuthorizer(cfg, clock.RealClock{})
+	return NewKubeAuthorizerOn(cfg, clock.RealClock{})
 }
 
-// newKubeAuthorizer is NewKubeAuthorizer remembering answers on clk.
-func newKubeAuthorizer(cfg *rest.Config, clk clock.PassiveClock) (*KubeAuthorizer, error) {
+// NewKubeAuthorizerOn is NewKubeAuthorizer remembering answers on clk.
+func NewKubeAuthorizerOn(cfg *rest.Config, clk clock.PassiveClock) (*KubeAuthorizer, error) {
 	authn, err := authnclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -195,4 +196,27 @@ func (a *KubeAuthorizer) review(ctx context.Context, token string, want authzv1.
 		return "", fmt.Errorf("%w: user %q may not get %s: %s", ErrForbidden, u.GetName(), want.NonResourceAttributes.Path, why)
 	}
 	return u.GetName(), nil
+}
+
+// MetricsAuth lets through only callers whose token may get /metrics (TokenReview +
+// SubjectAccessReview, as the manager's metrics filter); nil a (--insecure-no-auth) lets
+// everyone through.
+func MetricsAuth(a *KubeAuthorizer, next http.Handler) http.Handler {
+	if a == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, _ := bearerToken(r)
+		_, err := a.AuthorizeMetrics(r.Context(), token)
+		switch {
+		case err == nil:
+			next.ServeHTTP(w, r)
+		case errors.Is(err, ErrUnauthenticated):
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		case errors.Is(err, ErrForbidden):
+			http.Error(w, "Forbidden", http.StatusForbidden)
+		default:
+			http.Error(w, "authorization check failed", http.StatusServiceUnavailable)
+		}
+	})
 }

@@ -50,9 +50,10 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecar"
 )
 
-// The doors' fixture: a real API server, the transcript-store sidecar (RunSidecar) running
+// The doors' fixture: a real API server, the transcript-store sidecar (sidecar.Run) running
 // as its own user with the shipped RBAC, two sessions with transcripts in namespace team,
 // and callers that are ServiceAccounts with tokens for the history audience.
 const (
@@ -170,7 +171,7 @@ func (f *doorFixture) must(err error) {
 // sidecarAddrs are a running sidecar's internal and public addresses.
 type sidecarAddrs struct{ internal, public string }
 
-// runSidecarAs runs the sidecar (RunSidecar, with sc's namespace, audiences and clock) as
+// runSidecarAs runs the sidecar (sidecar.Run, with sc's namespace, audiences and clock) as
 // its own user, sidecarID, holding the ClusterRoles of the shipped RBAC files and nothing
 // else, until the test ends.
 func runSidecarAs(t *testing.T, env *envtest.Environment, cfg *rest.Config, admin client.Client, roleFiles []string,
@@ -201,7 +202,7 @@ func runSidecarAs(t *testing.T, env *envtest.Environment, cfg *rest.Config, admi
 	sc.Ready = func(s, l string) { ready <- sidecarAddrs{s, l} }
 	sctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- transcriptstore.RunSidecar(sctx, sc) }()
+	go func() { done <- sidecar.Run(sctx, sc) }()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
 	case a := <-ready:

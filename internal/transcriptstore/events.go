@@ -39,9 +39,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// newEventHub is the sidecar's live event hub; its epoch is the start time, so a client's
+// NewEventHub is the sidecar's live event hub; its epoch is the start time, so a client's
 // Last-Event-ID from before a restart gets a reset.
-func newEventHub() *events.Hub {
+func NewEventHub() *events.Hub {
 	return events.NewHub(events.DefaultLogSize, strconv.FormatInt(time.Now().UnixNano(), 36))
 }
 

@@ -31,14 +31,15 @@ const (
 	DefaultAPIBurstPerUser = 40
 )
 
-// userLimits are the per-user bounds all doors share (docs/operations/security.md, "Limits").
-type userLimits struct {
-	streams *userlimits.Streams
-	rates   *userlimits.Rates
-	mcp     mcpserver.SessionLimits
+// UserLimits are the per-user bounds all doors share (docs/operations/security.md, "Limits").
+type UserLimits struct {
+	Streams *userlimits.Streams
+	Rates   *userlimits.Rates
+	MCP     mcpserver.SessionLimits
 }
 
-func newUserLimits(cfg SidecarConfig) userLimits {
+// NewUserLimits are cfg's per-user bounds (the defaults where cfg leaves them 0).
+func NewUserLimits(cfg SidecarConfig) UserLimits {
 	qps, burst := cfg.APIQPSPerUser, cfg.APIBurstPerUser
 	if qps == 0 {
 		qps = DefaultAPIQPSPerUser
@@ -46,12 +47,12 @@ func newUserLimits(cfg SidecarConfig) userLimits {
 	if burst <= 0 {
 		burst = DefaultAPIBurstPerUser
 	}
-	l := userLimits{
-		streams: userlimits.NewStreams(maxStreamsOr(cfg.MaxStreamsPerUser)),
-		rates:   userlimits.NewRates(qps, burst, cfg.Clock), // qps < 0: none
+	l := UserLimits{
+		Streams: userlimits.NewStreams(maxStreamsOr(cfg.MaxStreamsPerUser)),
+		Rates:   userlimits.NewRates(qps, burst, cfg.Clock), // qps < 0: none
 	}
-	l.mcp = mcpserver.SessionLimits{MaxPerUser: cfg.MaxMCPSessionsPerUser, IdleTimeout: cfg.MCPSessionIdleTimeout,
-		Streams: l.streams, Rates: l.rates, Clock: cfg.Clock}
+	l.MCP = mcpserver.SessionLimits{MaxPerUser: cfg.MaxMCPSessionsPerUser, IdleTimeout: cfg.MCPSessionIdleTimeout,
+		Streams: l.Streams, Rates: l.Rates, Clock: cfg.Clock}
 	return l
 }
 

@@ -26,19 +26,19 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
-// callerOptions are /mcp's and the console actions': each call made as the caller through
+// CallerOptions are /mcp's and the console actions': each call made as the caller through
 // impersonation from the sidecar's identity (config/rbac/mcp_impersonation_role.yaml),
 // after the access layer the history API and /events ask (ka's) allows it. Tokens are asked
 // for the history API's audiences.
-func callerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, transcripts sessiontools.Transcripts, sessions client.Reader,
-	limits userLimits) (mcpserver.Options, error) {
+func CallerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, transcripts sessiontools.Transcripts, sessions client.Reader,
+	limits UserLimits) (mcpserver.Options, error) {
 	f, err := caller.NewFactory(rc, scheme.New())
 	if err != nil {
 		return mcpserver.Options{}, err
 	}
 	// Each caller's impersonated calls take from their own bucket (ka's reviews do too).
-	if limits.rates != nil {
-		f.Limit = limits.rates.Limiter
+	if limits.Rates != nil {
+		f.Limit = limits.Rates.Limiter
 	}
 	return mcpserver.Options{
 		Identify:     ka.User,
@@ -47,13 +47,13 @@ func callerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, trans
 		Sessions:     sessions,
 		Access:       ka.Access().Check,
 		AllowedHosts: cfg.MCPAllowedHosts,
-		Limits:       limits.mcp,
+		Limits:       limits.MCP,
 	}, nil
 }
 
-// noCallerAPI answers /mcp, /a2a/ and the console actions of a sidecar without API access
+// NoCallerAPI answers /mcp, /a2a/ and the console actions of a sidecar without API access
 // (--insecure-no-auth): it cannot tell who calls, so it acts for nobody.
-func noCallerAPI() http.Handler {
+func NoCallerAPI() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "this transcript-store runs with --insecure-no-auth: it cannot authenticate callers, "+
 			"so the session tools (MCP), A2A and console actions are off; the history API and events still answer",

@@ -33,9 +33,9 @@ type pruner interface {
 	PruneArchived(retention time.Duration) (int, error)
 }
 
-// pruneArchived removes expired archived transcripts now and then every pruneEvery on clk,
+// PruneArchived removes expired archived transcripts now and then every pruneEvery on clk,
 // until ctx ends. retention <= 0 keeps them all.
-func pruneArchived(ctx context.Context, p pruner, retention time.Duration, clk clock.WithTicker, log logr.Logger) {
+func PruneArchived(ctx context.Context, p pruner, retention time.Duration, clk clock.WithTicker, log logr.Logger) {
 	if retention <= 0 {
 		return
 	}

@@ -41,7 +41,7 @@ func TestPruneArchivedLoop(t *testing.T) {
 	p := &countingPruner{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
-	go func() { defer close(done); pruneArchived(ctx, p, 720*time.Hour, clk, logr.Discard()) }()
+	go func() { defer close(done); PruneArchived(ctx, p, 720*time.Hour, clk, logr.Discard()) }()
 
 	waitFor := func(n int32) {
 		t.Helper()
@@ -64,7 +64,7 @@ func TestPruneArchivedLoop(t *testing.T) {
 	<-done
 
 	off := &countingPruner{}
-	pruneArchived(t.Context(), off, 0, clk, logr.Discard()) // returns at once
+	PruneArchived(t.Context(), off, 0, clk, logr.Discard()) // returns at once
 	if off.calls.Load() != 0 {
 		t.Errorf("retention 0 pruned %d times", off.calls.Load())
 	}

@@ -21,6 +21,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
+
 	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 )
@@ -111,6 +113,23 @@ func frontDoors(routes map[string]http.Handler, front *owners, defaultNamespace 
 func hookNamespace(r *http.Request, _ string) string {
 	ns, _, _ := HookPathNamespace(r.URL.Path)
 	return ns
+}
+
+// PublicMux mounts the public listener's handlers by route, each door behind the shard front
+// of cfg.Front (routing by the namespace the door acts in).
+func PublicMux(handlers map[string]http.Handler, cfg SidecarConfig, log logr.Logger) (*http.ServeMux, error) {
+	front, err := newOwners(cfg.Front, cfg.TLSCertDir, log)
+	if err != nil {
+		return nil, err
+	}
+	frontDoors(handlers, front, cfg.DefaultNamespace)
+	return publicMux(handlers)
+}
+
+// PublicRoutes are every route the public listener serves: the doors, the signed doors
+// and the other routes.
+func PublicRoutes() []string {
+	return slices.Concat(DoorRoutes(), routesOf(signedDoors), otherRoutes)
 }
 
 // DoorRoutes are the public routes that are doors.

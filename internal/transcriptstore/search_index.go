@@ -22,6 +22,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/search"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
@@ -31,9 +32,9 @@ import (
 // store's scan (which takes only valid namespace names) from reading it as a namespace.
 const searchDir = ".search"
 
-// openSearchIndex opens the full-text index of the transcripts under dataDir. It can always
+// OpenSearchIndex opens the full-text index of the transcripts under dataDir. It can always
 // be rebuilt from them: delete the directory and restart.
-func openSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
+func OpenSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
 	dir := filepath.Join(dataDir, searchDir)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
@@ -43,6 +44,11 @@ func openSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	return ix, nil
+}
+
+// SearchableStore is the store with its index: what the session tools read and search.
+func SearchableStore(st *store.FileStore, index *search.Index) sessiontools.Transcripts {
+	return searchable{st, index}
 }
 
 // searchable is the store with its index: what the session tools read and search.

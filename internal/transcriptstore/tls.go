@@ -25,11 +25,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 )
 
-// serverTLS is the public listener's TLS: the tls.crt and tls.key of certDir, reloaded when
+// ServerTLS is the public listener's TLS: the tls.crt and tls.key of certDir, reloaded when
 // they change (controller-runtime's certwatcher, as the webhook server does), or, without a
 // directory, a self-signed certificate made at start. Bearer tokens never cross the network
 // in the clear either way.
-func serverTLS(ctx context.Context, certDir string, log logr.Logger) (*tls.Config, error) {
+func ServerTLS(ctx context.Context, certDir string, log logr.Logger) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 	if certDir == "" {
 		certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("transcript-store", nil, []string{"localhost"})

@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
@@ -54,8 +53,6 @@ var (
 		Help: "Estimated context tokens that compactions removed from the turns that ran them (before less after).",
 	})
 )
-
-func init() { metrics.Registry.MustRegister(compactionsTotal, compactionTokensSaved) }
 
 // compact runs the compaction step when the turn's context passes the trigger, or always
 // in a Compact turn. Only the turn's own interruption is an error: a failed step leaves the

@@ -16,7 +16,6 @@ package turns
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -35,8 +34,8 @@ const (
 	toolError = "error"
 )
 
-// The engine's metrics live in controller-runtime's registry, served on the manager's
-// metrics endpoint. They are package-level because a registry takes each collector once.
+// The engine's metrics, registered by RegisterMetrics with the manager's registry (served on
+// its metrics endpoint). They are package-level because a registry takes each collector once.
 var (
 	turnsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agent_sessions_turns_total",
@@ -86,9 +85,11 @@ var (
 	})
 )
 
-func init() {
-	metrics.Registry.MustRegister(turnsTotal, turnDuration, modelTokensTotal, modelCostTotal, modelCallDuration,
-		toolCallsTotal, toolCallDuration, laneQueueDepth, turnsRunning, sandboxExecSeconds)
+// RegisterMetrics registers the turn engine's metrics (compaction's included) with r; the
+// manager's main calls it.
+func RegisterMetrics(r prometheus.Registerer) {
+	r.MustRegister(turnsTotal, turnDuration, modelTokensTotal, modelCostTotal, modelCallDuration,
+		toolCallsTotal, toolCallDuration, laneQueueDepth, turnsRunning, compactionsTotal, compactionTokensSaved, sandboxExecSeconds)
 }
 
 // countModelUsage records one model call's recorded usage.

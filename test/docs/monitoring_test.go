@@ -23,27 +23,38 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
 
-	// The packages that define the manager's metrics register them in controller-runtime's
-	// registry when they are loaded (each beside the code that counts it).
-	_ "github.com/agent-sessions/agent-session-operator/controllers"
-	_ "github.com/agent-sessions/agent-session-operator/internal/budget"
-	_ "github.com/agent-sessions/agent-session-operator/internal/delivery"
-	_ "github.com/agent-sessions/agent-session-operator/internal/eventrec"
+	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
+	"github.com/agent-sessions/agent-session-operator/controllers/sessionschedule"
+	"github.com/agent-sessions/agent-session-operator/controllers/toolapproval"
+	"github.com/agent-sessions/agent-session-operator/internal/budget"
+	"github.com/agent-sessions/agent-session-operator/internal/delivery"
+	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
-	_ "github.com/agent-sessions/agent-session-operator/internal/turns"
+	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
-// exporters are the registries the two programs serve: the manager's (controller-runtime's)
-// and the transcript store's, which registers its metrics as it builds them.
+// exporters are the registries the two programs serve, filled as the programs fill them: the
+// manager's with each package's RegisterMetrics (cmd/manager's registerMetrics;
+// test/layers checks that every RegisterMetrics is called from a program), the transcript
+// store's as it builds its store and doors.
 func exporters() []prometheus.Registerer {
+	managerReg := prometheus.NewRegistry()
+	ownerflow.RegisterMetrics(managerReg)
+	sessionschedule.RegisterMetrics(managerReg)
+	toolapproval.RegisterMetrics(managerReg)
+	turns.RegisterMetrics(managerReg)
+	budget.RegisterMetrics(managerReg)
+	delivery.RegisterMetrics(managerReg)
+	eventrec.RegisterMetrics(managerReg)
+	sandbox.RegisterMetrics(managerReg)
 	storeReg := prometheus.NewRegistry()
 	store.NewMetrics(storeReg)
 	transcriptstore.NewHookHandler(transcriptstore.HookOptions{Registry: storeReg})
-	return []prometheus.Registerer{metrics.Registry, storeReg}
+	return []prometheus.Registerer{managerReg, storeReg}
 }
 
 // exported says whether a metric of that name is registered in one of regs. A registry

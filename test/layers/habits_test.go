@@ -133,3 +133,67 @@ func forEachFunc(p *packages.Package, f func(*ast.FuncDecl)) {
 		}
 	}
 }
+
+// TestMetricsAreRegisteredByPrograms: no init function registers a collector (a metric is
+// served because a program says so, not because a package was imported: kueue's
+// pkg/metrics), and every package's RegisterMetrics is called from a program's main package,
+// so a metric that is counted is also served.
+func TestMetricsAreRegisteredByPrograms(t *testing.T) {
+	defined := map[string]bool{} // package path of each RegisterMetrics
+	called := map[string]bool{}  // package path of each RegisterMetrics a main package calls
+	for _, p := range loadModule(t) {
+		forEachFunc(p, func(fn *ast.FuncDecl) {
+			if fn.Recv == nil && fn.Name.Name == "RegisterMetrics" {
+				defined[p.PkgPath] = true
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				f := calledFunc(p.TypesInfo, call)
+				if f == nil || f.Pkg() == nil {
+					return true
+				}
+				if fn.Recv == nil && fn.Name.Name == "init" && registers(f) {
+					t.Errorf("%s: init registers a collector (%s): register it in RegisterMetrics, called from main",
+						p.Fset.Position(call.Pos()), f.Name())
+				}
+				if p.Name == "main" && f.Name() == "RegisterMetrics" {
+					called[f.Pkg().Path()] = true
+				}
+				return true
+			})
+		})
+	}
+	for pkg := range defined {
+		if !called[pkg] {
+			t.Errorf("%s.RegisterMetrics is called from no program's main: its metrics are counted but not served",
+				strings.TrimPrefix(pkg, module))
+		}
+	}
+	if len(defined) < 5 {
+		t.Errorf("found %d RegisterMetrics functions; the enumeration is broken", len(defined))
+	}
+}
+
+// calledFunc is the function or method a call calls, nil for a conversion or a func value.
+func calledFunc(info *types.Info, call *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch fun := call.Fun.(type) {
+	case *ast.Ident:
+		id = fun
+	case *ast.SelectorExpr:
+		id = fun.Sel
+	default:
+		return nil
+	}
+	f, _ := info.Uses[id].(*types.Func)
+	return f
+}
+
+// registers: f registers a collector with a Prometheus registry (MustRegister, Register).
+func registers(f *types.Func) bool {
+	return f.Pkg().Path() == "github.com/prometheus/client_golang/prometheus" &&
+		(f.Name() == "MustRegister" || f.Name() == "Register")
+}

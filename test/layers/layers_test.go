@@ -67,8 +67,8 @@ var layers = [][]string{
 		"internal/a2aserver", "internal/console", "internal/console/actions", "internal/mcpserver/mcpservertest"},
 	// the one place that wires the reconcilers
 	{"controllers"},
-	// the transcript-store program
-	{"internal/transcriptstore"},
+	// the transcript-store program: its doors, and its composition root (sidecar)
+	{"internal/transcriptstore", "internal/transcriptstore/sidecar"},
 	// test helpers and suites that run whole programs (controllers/managertest: the whole
 	// manager for a suite)
 	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/storm", "controllers/managertest",
@@ -79,6 +79,8 @@ var layers = [][]string{
 
 type pkg struct {
 	ImportPath string
+	Name       string
+	Dir        string
 	Imports    []string
 }
 

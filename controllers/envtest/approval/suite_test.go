@@ -36,8 +36,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/agent-sessions/agent-session-operator/controllers/managertest"
+	"github.com/agent-sessions/agent-session-operator/controllers/toolapproval"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
@@ -92,6 +94,7 @@ var _ = BeforeSuite(func() {
 		sinkMu.Unlock()
 	}))
 	DeferCleanup(sink.Close)
+	toolapproval.RegisterMetrics(metrics.Registry) // approvals() reads them, as the manager's main serves them
 	// The manager speaks as its own user and the approvers as theirs (approval_test.go).
 	suite = managertest.Start(managertest.Options{Webhooks: true, Clock: fakeClock, MCPHost: mcpHost, Sink: sink.URL,
 		Engine: func(o *turns.Options) { o.MaxConcurrentTurns = maxTurns }})

@@ -121,30 +121,7 @@ func TestConsoleInChromium(t *testing.T) {
 	if strings.TrimSpace(from) != "from hook ci (delivery msg_1)" {
 		t.Errorf("hook provenance shown as %q", from)
 	}
-	// The search box finds the first message (the index takes it in the background: ask
-	// again until it has it) and its hit opens the session at that message.
-	if err := chromedp.Run(bctx, chromedp.SendKeys("#search-q", "kubectl")); err != nil {
-		t.Fatal(err)
-	}
-	for try := 0; ; try++ {
-		sctx, scancel := context.WithTimeout(bctx, time.Second)
-		err := chromedp.Run(sctx, chromedp.Click("#search button"), chromedp.WaitVisible("#hits li button"))
-		scancel()
-		if err == nil {
-			break
-		}
-		if try == 20 {
-			t.Fatalf("search hit: %v", err)
-		}
-	}
-	var hit string
-	if err := chromedp.Run(bctx, chromedp.Text("#hits li", &hit), chromedp.Click("#hits li button"),
-		chromedp.WaitVisible(`#transcript li[data-seq="1"]`), shot("console-search.png")); err != nil {
-		t.Fatalf("open the hit: %v", err)
-	}
-	if !strings.Contains(hit, key+" #1") || !strings.Contains(hit, "hello from kubectl") {
-		t.Errorf("hit shown as %q", hit)
-	}
+	searchAndOpen(t, bctx, key, shot)
 	// A compaction record shows as a folded summary marker with its range.
 	summary := transcript.Message{Role: transcript.RoleCompaction, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: "we said hello"}},
 		Compaction: &transcript.Compaction{FromSeq: 1, ToSeq: 2, TokensBefore: 900, TokensAfter: 100}}
@@ -190,5 +167,33 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	if overflow {
 		t.Error("the page scrolls sideways at 360 px")
+	}
+}
+
+// searchAndOpen: the search box finds the session's first message (the index takes it in
+// the background: ask again until it has it) and its hit opens the session at that message.
+func searchAndOpen(t *testing.T, bctx context.Context, key string, shot func(string) chromedp.ActionFunc) {
+	t.Helper()
+	if err := chromedp.Run(bctx, chromedp.SendKeys("#search-q", "kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		sctx, scancel := context.WithTimeout(bctx, time.Second)
+		err := chromedp.Run(sctx, chromedp.Click("#search button"), chromedp.WaitVisible("#hits li button"))
+		scancel()
+		if err == nil {
+			break
+		}
+		if try == 20 {
+			t.Fatalf("search hit: %v", err)
+		}
+	}
+	var hit string
+	if err := chromedp.Run(bctx, chromedp.Text("#hits li", &hit), chromedp.Click("#hits li button"),
+		chromedp.WaitVisible(`#transcript li[data-seq="1"]`), shot("console-search.png")); err != nil {
+		t.Fatalf("open the hit: %v", err)
+	}
+	if !strings.Contains(hit, key+" #1") || !strings.Contains(hit, "hello from kubectl") {
+		t.Errorf("hit shown as %q", hit)
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecar"
 )
 
 // storeKubeconfig is a kubeconfig of the stores' own identity: an admin, as their
@@ -59,7 +60,7 @@ func runStore(ctx context.Context, c transcriptstore.SidecarConfig) (string, str
 	sctx, stop := context.WithCancel(ctx)
 	c.Log = GinkgoLogr
 	c.Ready = func(s, l string) { ready <- [2]string{s, l} }
-	go func() { done <- transcriptstore.RunSidecar(sctx, c) }()
+	go func() { done <- sidecar.Run(sctx, c) }()
 	DeferCleanup(func() { stop(); <-done })
 	var a [2]string
 	Eventually(ready, timeout).Should(Receive(&a))

@@ -37,7 +37,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 )
 
-// The transcript-store's per-user bounds, through RunSidecar with its real doors: tokens
+// The transcript-store's per-user bounds, through sidecar.Run with its real doors: tokens
 // judged by TokenReview, access by SubjectAccessReview, tool calls by impersonation.
 var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 	const limNS = "team-limits"
@@ -181,7 +181,7 @@ var _ = Describe("per-user limits of the transcript-store", Ordered, func() {
 		}
 		wg.Wait()
 		// A figure for the record (docs/operations/security.md, Limits), not asserted.
-		fmt.Fprintf(GinkgoWriter, "initialize flood through RunSidecar: %d calls, answers %v, heap in use %.1f MiB before, %.1f MiB after\n",
+		fmt.Fprintf(GinkgoWriter, "initialize flood through sidecar.Run: %d calls, answers %v, heap in use %.1f MiB before, %.1f MiB after\n",
 			flood, codes, before, heap())
 		Expect(codes[http.StatusOK]).To(Equal(2))
 	})

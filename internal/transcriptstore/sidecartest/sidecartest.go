@@ -27,6 +27,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/client"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
+	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecar"
 )
 
 // Addrs are the sidecar's bound addresses: its internal API and its public listener.
@@ -52,7 +53,7 @@ func Start(t testing.TB, cfg transcriptstore.SidecarConfig) Addrs {
 	cfg.Ready = func(s, l string) { ready <- Addrs{s, l} }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- transcriptstore.RunSidecar(ctx, cfg) }()
+	go func() { done <- sidecar.Run(ctx, cfg) }()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
 	case a := <-ready:
