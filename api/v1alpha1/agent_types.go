@@ -292,7 +292,7 @@ type SandboxSpec struct {
 	RuntimeClassName *string `json:"runtimeClassName,omitempty"`
 	// resources are the sandbox container's requests and limits.
 	// +optional
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources SandboxResources `json:"resources,omitempty,omitzero"`
 	// warmPool is how many sandboxes wait ready to be claimed, default 0 (every claim starts one).
 	// +optional
 	// +kubebuilder:default=0
@@ -321,6 +321,16 @@ const (
 	// ReasonSandboxImageNotSet: neither spec.sandbox.image nor the manager's --sandbox-image is set.
 	ReasonSandboxImageNotSet = "SandboxImageNotSet"
 )
+
+// SandboxResources are the compute resources of a sandbox's container.
+type SandboxResources struct {
+	// requests are the resources the scheduler reserves for the sandbox, e.g. cpu: 250m, memory: 256Mi.
+	// +optional
+	Requests corev1.ResourceList `json:"requests,omitempty"`
+	// limits are the most the sandbox may use, e.g. cpu: "1", memory: 1Gi.
+	// +optional
+	Limits corev1.ResourceList `json:"limits,omitempty"`
+}
 
 // SandboxEgressRule allows a sandbox to connect to one network, on some ports.
 type SandboxEgressRule struct {

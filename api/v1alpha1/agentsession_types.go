@@ -215,6 +215,7 @@ const (
 // SessionSandboxStatus is a session's claim on a sandbox.
 type SessionSandboxStatus struct {
 	// claim is the SandboxClaim's name.
+	// +required
 	// +kubebuilder:validation:MaxLength=253
 	Claim string `json:"claim"`
 	// sandbox is the Sandbox's name, once the claim is bound.

@@ -103,7 +103,7 @@ func Template(agent *sessionsv1alpha1.Agent, image, runtimeClass string) *sandbo
 			Args:       []string{"--root-dir=" + Workspace, fmt.Sprintf("--grpc-port=%d", GRPCPort), fmt.Sprintf("--rest-port=%d", RESTPort)},
 			WorkingDir: Workspace,
 			Env:        []corev1.EnvVar{{Name: "HOME", Value: Workspace}},
-			Resources:  spec.Resources,
+			Resources:  corev1.ResourceRequirements{Requests: spec.Resources.Requests, Limits: spec.Resources.Limits},
 			SecurityContext: &corev1.SecurityContext{
 				AllowPrivilegeEscalation: ptr.To(false),
 				Privileged:               ptr.To(false),
