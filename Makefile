@@ -112,7 +112,8 @@ FUZZ_TARGETS = internal/sessionkey:FuzzParse internal/sessionkey:FuzzObjectName 
 	internal/sessionkey:FuzzChatTypeOfTo internal/events:FuzzParseFilter \
 	internal/transcript:FuzzDecodeRecord internal/transcript:FuzzParseHistoryQuery \
 	internal/sse:FuzzReader internal/provider:FuzzStreamDecoders internal/textutil:FuzzTruncate \
-	internal/transcript/search:FuzzQuery internal/hookauth:FuzzVerify internal/delivery:FuzzRender:20000x
+	internal/transcript/search:FuzzQuery internal/hookauth:FuzzVerify internal/delivery:FuzzRender:20000x \
+	internal/policy:FuzzParseCarried
 
 .PHONY: test-fuzz
 test-fuzz: ## Run every fuzz target for FUZZTIME executions (default 200000x; a target may name its own).

@@ -148,7 +148,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	l := lookup.New(c, mgr.GetAPIReader())
 	ann := announce.New(l, mgr.GetAPIReader(), o.Deliverer, o.Events.GetEventRecorder("announce-delivery"), o.Clock)
 	owners := func(name string) ownerflow.OwnerDeps {
-		return ownerflow.OwnerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name)}
+		return ownerflow.OwnerDeps{Client: c, Lookup: l, Runner: o.Runner, Clock: o.Clock, Recorder: o.Events.GetEventRecorder(name), Transcripts: o.Store}
 	}
 	sends := &sessionsend.SessionSendReconciler{OwnerDeps: owners("sessionsend-controller"), Announcer: ann, TTL: o.TTLAfterFinished}
 	sends.FinishedTTL = sessionsend.NewSendTTL(mgr.GetAPIReader(), c, o.Clock, o.TTLAfterFinished, o.Shard.Owns)

@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -30,15 +31,25 @@ import (
 type chains struct {
 	rate   *toolRate
 	ledger *chainLedger
+	// clock judges the deadlines of chains carried across the wire.
+	clock clock.PassiveClock
+	// doors counts the sends the doors made, the backstop for loops that carry no chain.
+	doors *doorSends
 	// defaultPerMinute is the operator's rate when the SessionPolicy sets none.
 	defaultPerMinute int
 }
 
-// judgeChain returns a denial for an object over the hop limit or, when a session tool made
-// it (it carries a hop count, which only the manager may set), over its chain's limits or
-// the namespace's rate; else "". member is who asks whom. Call it last: it takes a rate
+// judgeChain returns a denial for an object over the limits of a chain it carried across
+// the wire, over the hop limit or, when a session tool made it (it carries a hop count,
+// which only the manager may set), over its chain's limits or the namespace's rate; else "". member is who asks whom. Call it last: it takes a rate
 // token and records the object in its chain.
 func (c chains) judgeChain(ctx context.Context, obj client.Object, member policy.ChainMember, p *sessionsv1alpha1.SessionPolicySpec) (string, error) {
+	if why := c.judgeCarried(obj, p); why != "" {
+		return why, nil
+	}
+	if why := c.judgeDoorSend(ctx, obj, member, p); why != "" {
+		return why, nil
+	}
 	annotations := obj.GetAnnotations()
 	if _, tool := annotations[sessionsv1alpha1.HopsAnnotation]; !tool {
 		return "", nil

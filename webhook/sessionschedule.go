@@ -18,6 +18,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
@@ -55,4 +56,14 @@ func (v *SessionScheduleValidator) Validate(ctx context.Context, s *sessionsv1al
 		return invalid("SessionSchedule", s.Name, errs...)
 	}
 	return v.judge(ctx, "sessionschedules", s.Name, s.Namespace, s.TargetKey())
+}
+
+// Warnings warns of a schedule whose Agent does not exist (yet): it is admitted, as GitOps
+// may apply it before its Agent, and waits with Ready=False, AgentNotFound.
+func (v *SessionScheduleValidator) Warnings(ctx context.Context, s *sessionsv1alpha1.SessionSchedule) admission.Warnings {
+	a, err := getAgent(ctx, v.Reader, v.APIReader, s.Namespace, s.Spec.AgentID)
+	if err != nil || a != nil {
+		return nil
+	}
+	return admission.Warnings{"spec.agentId: " + policy.ScheduleAgentMissing(s.Spec.AgentID, s.Namespace)}
 }

@@ -79,7 +79,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.ToolApproval{}).WithValidator(withLog[*sessionsv1alpha1.ToolApproval]("toolApproval", &ToolApprovalValidator{authz: az, clock: o.Clock})).
 			WithDefaulter(DecidedBy{}).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.SessionSchedule{}).WithValidator(withLog[*sessionsv1alpha1.SessionSchedule]("sessionSchedule",
-			onSpecChange[*sessionsv1alpha1.SessionSchedule]{check: (&SessionScheduleValidator{st}).Validate, spec: func(s *sessionsv1alpha1.SessionSchedule) any { return s.Spec }})).WithLogConstructor(RequestLog).Complete(),
+			onSpecChange[*sessionsv1alpha1.SessionSchedule]{check: (&SessionScheduleValidator{st}).Validate, spec: func(s *sessionsv1alpha1.SessionSchedule) any { return s.Spec },
+				warn: (&SessionScheduleValidator{st}).Warnings})).WithLogConstructor(RequestLog).Complete(),
 		ctrl.NewWebhookManagedBy(mgr, &sessionsv1alpha1.SessionHook{}).WithValidator(withLog[*sessionsv1alpha1.SessionHook]("sessionHook",
 			onSpecChange[*sessionsv1alpha1.SessionHook]{check: (&SessionHookValidator{st}).Validate, spec: func(h *sessionsv1alpha1.SessionHook) any { return h.Spec }})).
 			WithDefaulter(&HookSecrets{gate}).WithLogConstructor(RequestLog).Complete(),
@@ -93,7 +94,11 @@ func newChains(o Options, api client.Reader) chains {
 	if perMinute <= 0 {
 		perMinute = policy.DefaultToolCreatesPerMinute
 	}
-	c := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	c := chains{rate: newToolRate(o.Clock), defaultPerMinute: perMinute, clock: clk, doors: newDoorSends(clk)}
 	if api != nil {
 		c.ledger = newChainLedger(o.Clock, api, o.Events)
 	}

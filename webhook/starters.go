@@ -98,11 +98,13 @@ func startKey(path *field.Path, key, agentID string) *field.Error {
 type onSpecChange[T client.Object] struct {
 	check func(context.Context, T) error
 	spec  func(T) any
+	// warn, when set, says what is admitted but will not work yet (a missing Agent).
+	warn func(context.Context, T) admission.Warnings
 }
 
 // ValidateCreate implements admission.Validator.
 func (v onSpecChange[T]) ValidateCreate(ctx context.Context, obj T) (admission.Warnings, error) {
-	return nil, v.check(ctx, obj)
+	return v.judge(ctx, obj)
 }
 
 // ValidateUpdate implements admission.Validator.
@@ -110,7 +112,15 @@ func (v onSpecChange[T]) ValidateUpdate(ctx context.Context, old, obj T) (admiss
 	if equality.Semantic.DeepEqual(v.spec(old), v.spec(obj)) {
 		return nil, nil
 	}
-	return nil, v.check(ctx, obj)
+	return v.judge(ctx, obj)
+}
+
+// judge is the check, with the warnings of an object it admits.
+func (v onSpecChange[T]) judge(ctx context.Context, obj T) (admission.Warnings, error) {
+	if err := v.check(ctx, obj); err != nil || v.warn == nil {
+		return nil, err
+	}
+	return v.warn(ctx, obj), nil
 }
 
 // ValidateDelete implements admission.Validator.

@@ -355,7 +355,7 @@ type AgentSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	Description string `json:"description,omitempty"`
-	// allowedModels are the model overrides a spawn may ask for.
+	// allowedModels narrows the model overrides a spawn or a session may ask for to the Agent's own model and these; empty accepts any model (the provider refuses what it does not serve).
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
@@ -388,12 +388,61 @@ type AgentSpec struct {
 	Memory MemorySpec `json:"memory,omitempty"`
 }
 
-// MemorySpec governs the memory of an agent's long sessions.
+// MemorySpec governs the memory of an agent's long sessions, and its long-term memory across them.
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled || has(self.embeddings)",message="memory.enabled needs memory.embeddings"
 type MemorySpec struct {
 	// compaction folds older history into a summary the model keeps, instead of dropping it.
 	// +optional
 	// +kubebuilder:default={}
 	Compaction CompactionSpec `json:"compaction,omitempty"`
+	// enabled gives the agent's sessions memory_search, memory_get and memory_write: recall, by meaning and by words, of chunks of its own sessions (up to 1024 bytes each, 5000 a session), their compaction summaries and its notes, within what each session may see.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+	// embeddings is the provider that turns chunks and queries into vectors; required when enabled.
+	// +optional
+	Embeddings *EmbeddingsSpec `json:"embeddings,omitempty"`
+	// toolResults remembers tool results too, not only what users and the agent said.
+	// +optional
+	ToolResults bool `json:"toolResults,omitempty"`
+}
+
+// EmbeddingsProvider is an embeddings provider.
+// +kubebuilder:validation:Enum=openai;scripted
+type EmbeddingsProvider string
+
+const (
+	// EmbeddingsOpenAI is any OpenAI-compatible /v1/embeddings endpoint.
+	EmbeddingsOpenAI EmbeddingsProvider = "openai"
+	// EmbeddingsScripted is the offline embedder, for tests and local runs: hashed word stems and character
+	// trigrams, no synonyms, no network.
+	EmbeddingsScripted EmbeddingsProvider = "scripted"
+)
+
+// EmbeddingsSpec names an embeddings provider. Its calls are bounded like the model clients' (retries with backoff,
+// a 30 s attempt timeout, a 4 MiB answer), share the namespace's rate of 600 calls a minute, and a query's call is
+// judged and charged to the budgets like a model call.
+// +kubebuilder:validation:XValidation:rule="self.provider != 'openai' || (has(self.name) && size(self.name) > 0)",message="the openai provider needs a name"
+type EmbeddingsSpec struct {
+	// provider is openai (any OpenAI-compatible /v1/embeddings) or scripted (offline, for tests).
+	Provider EmbeddingsProvider `json:"provider"`
+	// name is the embeddings model, e.g. text-embedding-3-small.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name,omitempty"`
+	// baseURL overrides the provider's endpoint, e.g. http://ollama:11434/v1.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://`
+	BaseURL string `json:"baseURL,omitempty"`
+	// secretRef selects the API key in a Secret of the agent's namespace.
+	// +optional
+	SecretRef *corev1.SecretKeySelector `json:"secretRef,omitempty"`
+	// dimensions is the length of the vectors asked for and kept, default 256; longer ones are cut (as the text-embedding-3 models allow).
+	// +optional
+	// +kubebuilder:default=256
+	// +kubebuilder:validation:Minimum=8
+	// +kubebuilder:validation:Maximum=1536
+	Dimensions *int32 `json:"dimensions,omitempty"`
 }
 
 // CompactionSpec configures the compaction step: before a turn whose history would pass

@@ -350,3 +350,16 @@ func (r *SubagentRun) GetOwnerStatus() *OwnerStatus { return &r.Status.OwnerStat
 
 // Finished says the owner reached its end: completedAt is set (the cache's trim keeps it).
 func (s *OwnerStatus) Finished() bool { return s.CompletedAt != nil }
+
+// CarriedChainAnnotation on a SessionSend or SubagentRun holds the chain and budget a caller
+// carried across the wire (the A2A chain extension or MCP _meta; docs/reference/chain-extension.md),
+// as compact JSON. Anyone may set it: the webhook and the budget ledger only ever narrow
+// their limits by it, and what it names is keyed by the caller, so it stops nobody else.
+const CarriedChainAnnotation = "sessions.agents.dev/carried-chain"
+
+// DoorAnnotation on a SessionSend says which door made it for its caller ("a2a" or "mcp").
+// The webhook counts such sends per target session and per caller against the
+// SessionPolicy's spec.limits.doorSendsPerSession and doorSendsPerCaller: the backstop for
+// a loop through a peer that drops the chain extension. Set by the doors; one a person sets
+// only counts against their own sends.
+const DoorAnnotation = "sessions.agents.dev/door"

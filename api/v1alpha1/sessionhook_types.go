@@ -80,10 +80,10 @@ type SessionHookSpec struct {
 	// +kubebuilder:validation:Maximum=6000
 	RatePerMinute int32 `json:"ratePerMinute,omitempty"`
 
-	// timeoutSeconds is each send's spec.timeoutSeconds.
+	// timeoutSeconds is each send's spec.timeoutSeconds: 0 to 600 seconds, as a send's.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=3600
+	// +kubebuilder:validation:Maximum=600
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 
 	// budget is each send's spec.budget.

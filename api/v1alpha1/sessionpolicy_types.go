@@ -250,6 +250,21 @@ type ChainLimits struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	MaxPairRepeats *int32 `json:"maxPairRepeats,omitempty"`
+	// doorSendsPerSession is how many SessionSends the /a2a and /mcp doors may make into one session per doorSendWindow, whatever their callers carry: the backstop for a loop through a peer that drops the chain extension; default 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	DoorSendsPerSession *int32 `json:"doorSendsPerSession,omitempty"`
+	// doorSendsPerCaller is how many SessionSends one caller (the user a door authenticated) may make through the /a2a and /mcp doors of the namespace per doorSendWindow; default 20.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	DoorSendsPerCaller *int32 `json:"doorSendsPerCaller,omitempty"`
+	// doorSendWindow is the sliding window both door limits count in, e.g. 1m; default 1m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(s|m|h))+$`
+	DoorSendWindow *metav1.Duration `json:"doorSendWindow,omitempty"`
 }
 
 // SessionPolicyStatus reports whether the policy is in force.

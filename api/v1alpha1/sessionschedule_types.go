@@ -112,10 +112,10 @@ type SessionScheduleSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	SessionKey string `json:"sessionKey,omitempty"`
 
-	// timeoutSeconds is each send's spec.timeoutSeconds.
+	// timeoutSeconds is each send's spec.timeoutSeconds: 0 to 600 seconds, as a send's.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=3600
+	// +kubebuilder:validation:Maximum=600
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 
 	// budget is each send's spec.budget: one chain per tick.

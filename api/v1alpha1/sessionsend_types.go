@@ -32,6 +32,11 @@ const (
 // DefaultSendTimeoutSeconds is spec.timeoutSeconds when unset (the CRD default says the same).
 const DefaultSendTimeoutSeconds = 30
 
+// MaxSendTimeoutSeconds is the one bound of a send's wait at every door: the CRDs (a send's,
+// a schedule's and a hook's timeoutSeconds), kubectl, the sessions_send tool, /mcp and A2A.
+// A longer wait is a fire-and-forget send followed (sessions_history, MCP tasks, A2A tasks).
+const MaxSendTimeoutSeconds = 600
+
 // SendPhase is the step a send is in.
 // +kubebuilder:validation:Enum=Pending;Running;AwaitingApproval;ReplyBack;Announcing;Completed;Failed;Cancelled
 type SendPhase string
@@ -71,12 +76,12 @@ type SessionSendSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SessionSend"
 	Message string `json:"message"`
 
-	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on); default 30.
-	// 0 is fire-and-forget: status accepted at once.
+	// timeoutSeconds is how long the send waits for the target's reply before it reports timeout (the run goes on): 0 to 600 seconds, default 30.
+	// 0 is fire-and-forget: status accepted at once. Whole seconds: a fraction is refused, never cut to 0.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=3600
+	// +kubebuilder:validation:Maximum=600
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SessionSend"
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 
@@ -112,9 +117,13 @@ type SendTurn struct {
 	// session is the key of the session the turn ran in.
 	// +required
 	Session string `json:"session"`
-	// reply is the turn's final text.
+	// reply is the turn's final text: its first 8 KiB.
 	// +optional
 	Reply string `json:"reply,omitempty"`
+	// replySeq is set when reply was cut to its first 8 KiB: the transcript record of session that holds the whole reply, which the next turn and the announce read (up to 256 KiB).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ReplySeq int64 `json:"replySeq,omitempty"`
 	// skipped is true when the reply was exactly REPLY_SKIP or empty, ending the ping-pong.
 	// +optional
 	Skipped bool `json:"skipped,omitempty"`
@@ -140,9 +149,13 @@ type SessionSendStatus struct {
 	// status is accepted, ok, timeout or error, as sessions_send returns it.
 	// +optional
 	Status SendStatus `json:"status,omitempty"`
-	// reply is round 1's reply (status ok, or a late reply after timeout).
+	// reply is round 1's reply (status ok, or a late reply after timeout): its first 8 KiB.
+	// sessions_send, /mcp and A2A return it whole (up to 256 KiB) from the transcript when replyTruncated is set.
 	// +optional
 	Reply string `json:"reply,omitempty"`
+	// replyTruncated says reply is cut to its first 8 KiB; turns[0].replySeq is the transcript record of the whole reply.
+	// +optional
+	ReplyTruncated bool `json:"replyTruncated,omitempty"`
 	// error explains timeout and error.
 	// +optional
 	Error string `json:"error,omitempty"`

@@ -119,7 +119,7 @@ type SubagentRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
 	AgentID string `json:"agentId,omitempty"`
-	// model overrides the sub-agent's model; it must be in the Agent's allowedModels.
+	// model overrides the sub-agent's model. Any model is accepted unless the target Agent's allowedModels narrows the choice (to its own model and those listed); a model the provider refuses ends the run failed, its notes naming the model.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Model string `json:"model,omitempty"`
@@ -254,9 +254,13 @@ type SubagentRunStatus struct {
 	// phase is the step the run is in.
 	// +optional
 	Phase RunPhase `json:"phase,omitempty"`
-	// result is the final reply, or the last tool result when the reply is empty.
+	// result is the final reply, or the last tool result when the reply is empty: its first 8 KiB.
 	// +optional
 	Result string `json:"result,omitempty"`
+	// resultSeq is set when result was cut to its first 8 KiB: the transcript record of the child session that holds the whole result, which the announce reports (up to 256 KiB).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ResultSeq int64 `json:"resultSeq,omitempty"`
 	// notes explain failures and timeouts.
 	// +optional
 	Notes string `json:"notes,omitempty"`

@@ -36,6 +36,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/delivery/chatfake"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
@@ -188,17 +189,18 @@ func TestChatAnnounceThreadBinding(t *testing.T) {
 			if msgs[0].Thread != "" || msgs[1].Thread == "" || msgs[2].Thread != msgs[1].Thread {
 				t.Fatalf("threads %q %q %q, want the first top-level and the rest in one thread", msgs[0].Thread, msgs[1].Thread, msgs[2].Thread)
 			}
-			// The child session of the run, whose context names the run's thread: its
-			// announces go to the run's thread.
+			// The child session of the run, with the context the run gives it (its requester's
+			// chat, named by the requester's key alone, and the run's thread): its announces,
+			// after a send into it, go to the run's thread.
 			owner := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: "ns", UID: "run-uid"},
-				Status: sessionsv1alpha1.SubagentRunStatus{Announce: run}}
+				Spec: sessionsv1alpha1.SubagentRunSpec{Thread: true}, Status: sessionsv1alpha1.SubagentRunStatus{Announce: run}}
 			if err := f.c.Create(context.Background(), owner); err != nil {
 				t.Fatal(err)
 			}
 			child := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "child", Namespace: "ns",
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: sessionsv1alpha1.GroupVersion.String(), Kind: "SubagentRun", Name: "run", UID: "run-uid", Controller: ptr.To(true)}}},
 				Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:main:subagent:1", AgentID: "main",
-					DeliveryContext: &sessionsv1alpha1.DeliveryContext{Channel: kind, To: chatKeyID(key), ThreadID: "subagent-run-uid"}}}
+					DeliveryContext: ptr.To(policy.ThreadDestination(chatSession(key), "subagent-run-uid"))}}
 			got, _ := f.announcer().announce(context.Background(), Input{Session: child, reply: "later", Key: "send/announce"})
 			msgs = f.platform.Messages()
 			if got.Status != sessionsv1alpha1.AnnounceDelivered || len(msgs) != 4 || msgs[3].Thread != msgs[1].Thread {
@@ -207,8 +209,6 @@ func TestChatAnnounceThreadBinding(t *testing.T) {
 		})
 	}
 }
-
-func chatKeyID(key string) string { return key[strings.LastIndex(key, ":")+1:] }
 
 // A 429 waits the platform's retry_after: the part is not tried again before it, even by a
 // reconcile woken early or a restarted manager, and is delivered after.

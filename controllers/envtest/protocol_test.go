@@ -153,7 +153,7 @@ var _ = Describe("The protocol, taught to the model", func() {
 
 		carl := model.of("carl-model")
 		Expect(carl).To(HaveLen(1))
-		Expect(carl[0].system).To(Equal("You are carl.\n\n" + protocol.SubagentTask("agent:alice:main", "llamas")))
+		Expect(carl[0].system).To(Equal("You are carl.\n\n" + protocol.SubagentTask("agent:alice:main", "llamas", nil)))
 		Expect(carl[0].input).To(Equal("count the llamas"))
 		Eventually(func() []recordedCall { return model.of("alice-model") }).Should(HaveLen(1))
 		alice := model.of("alice-model")[0]

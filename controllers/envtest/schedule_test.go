@@ -98,6 +98,23 @@ var _ = Describe("SessionSchedule", func() {
 		}
 	}
 
+	It("waits with Ready=False, AgentNotFound, for an Agent that does not exist, and ticks once it does", func() {
+		s := newSchedule("orphan", "tick orphan", func(sp *sessionsv1alpha1.SessionScheduleSpec) { sp.AgentID = "later" })
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
+			ready := meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect([]string{string(ready.Status), ready.Reason, ready.Message}).To(Equal([]string{"False", "AgentNotFound", policy.ScheduleAgentMissing("later", ns)}))
+			g.Expect(s.Status.NextScheduleTime).To(BeNil())
+		})
+		tickTo(s, nextMinute().Add(5*time.Second))
+		Consistently(func() []sessionsv1alpha1.SessionSend { return scheduleSends(s) }, "1s", testenv.Interval).Should(BeEmpty())
+		createAgent(ns, "later", rule("^tick", "tock"))
+		waitSchedule(s, func(g Gomega, s *sessionsv1alpha1.SessionSchedule) {
+			g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionReady)).To(BeTrue())
+			g.Expect(s.Status.NextScheduleTime).NotTo(BeNil())
+		})
+	})
+
 	It("ticks at the right times in Europe/Berlin across the spring DST change", func() {
 		// 02:30 Berlin time: 01:30 UTC in winter, 00:30 UTC in summer; on 2027-03-28 the
 		// clocks jump from 02:00 to 03:00, so that day has no 02:30.

@@ -39,7 +39,11 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/memory"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/search"
 	transcriptstore "github.com/agent-sessions/agent-session-operator/internal/transcript/store"
+	sidecar "github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 	"github.com/agent-sessions/agent-session-operator/webhook"
 )
@@ -68,6 +72,9 @@ type Options struct {
 	// Controllers edits the controllers' options before they are set up: TTLs, timeouts,
 	// the deliverer's backoff.
 	Controllers func(*controllers.Options)
+	// Indexes feeds the transcript-store's full-text and memory indexes from the store and
+	// gives the engine the store with them, as the sidecar's internal API does.
+	Indexes bool
 }
 
 // Suite is a control plane and the manager running on it.
@@ -85,6 +92,9 @@ type Manager struct {
 	ctrl.Manager
 	Engine *turns.Engine
 	Store  *transcriptstore.FileStore
+	// Words and Memory are the store's indexes with Options.Indexes, else nil.
+	Words  *search.Index
+	Memory *memory.Index
 	stop   context.CancelFunc
 	done   chan struct{}
 }
@@ -119,8 +129,23 @@ func (s *Suite) Stop() {
 func (s *Suite) StartManager() {
 	o := s.opts
 	ctx := context.Background()
-	store, err := transcriptstore.OpenFileStore(s.DataDir + "/transcripts")
+	var words *search.Index
+	var mem *memory.Index
+	var storeOpts []transcriptstore.Option
+	if o.Indexes {
+		var err error
+		words, mem, err = sidecar.OpenIndexes(s.DataDir+"/transcripts", ctrl.Log.WithName("indexes"))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		storeOpts = append(words.StoreOptions(), mem.StoreOptions()...)
+	}
+	store, err := transcriptstore.OpenFileStore(s.DataDir+"/transcripts", storeOpts...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	var engineStore transcript.Store = store
+	if o.Indexes {
+		words.Start(store)
+		mem.Start(store)
+		engineStore = sidecar.Indexed{FileStore: store, Words: words, Memory: mem}
+	}
 	mcfg := rest.CopyConfig(s.Config)
 	if o.Webhooks {
 		mcfg = testenv.AsManager(mcfg)
@@ -144,7 +169,7 @@ func (s *Suite) StartManager() {
 	}
 	eo := turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, Clock: o.Clock, Recorder: events.GetEventRecorder("agent-runtime"), Budget: ledger,
+		Store: engineStore, Clock: o.Clock, Recorder: events.GetEventRecorder("agent-runtime"), Budget: ledger,
 	}
 	if o.MCPHost != "" {
 		closed, err := egress.Parse([]string{o.MCPHost + "/32"}, false)
@@ -177,7 +202,7 @@ func (s *Suite) StartManager() {
 	}
 
 	mctx, cancel := context.WithCancel(ctx)
-	m := &Manager{Manager: mgr, Engine: engine, Store: store, stop: cancel, done: make(chan struct{})}
+	m := &Manager{Manager: mgr, Engine: engine, Store: store, Words: words, Memory: mem, stop: cancel, done: make(chan struct{})}
 	go func() {
 		defer ginkgo.GinkgoRecover()
 		defer close(m.done)
@@ -201,5 +226,9 @@ func (s *Suite) StopManager() {
 	s.Manager = nil
 	m.stop()
 	<-m.done
+	if m.Memory != nil {
+		gomega.Expect(m.Memory.Close()).To(gomega.Succeed())
+		gomega.Expect(m.Words.Close()).To(gomega.Succeed())
+	}
 	gomega.Expect(m.Store.Close()).To(gomega.Succeed())
 }

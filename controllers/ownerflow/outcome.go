@@ -26,12 +26,36 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // MaxStatusText bounds each model-written status field (reply, turns[].reply, result,
 // error): a status write over etcd's object limit is refused forever and the object would
-// never end. The full text stays in the transcript.
+// never end. The whole text stays in the transcript, where StatusText says it is.
 const MaxStatusText = 8 << 10
+
+// StatusText is what status keeps of a turn's text: its first MaxStatusText bytes, and, when
+// that cut it, the transcript record seq of the whole text (0 when whole), which WholeText
+// reads back for the doors and the next steps.
+func StatusText(text string, seq int64) (string, int64) {
+	if len(text) <= MaxStatusText {
+		return text, 0
+	}
+	return textutil.Truncate(text, MaxStatusText), seq
+}
+
+// WholeText is a text status keeps as preview, whole again when status cut it (seq > 0):
+// read from the transcript of the session named key, up to transcript.MaxReplyBytes.
+func (d *OwnerDeps) WholeText(ctx context.Context, namespace, key, preview string, seq int64) (string, error) {
+	if seq == 0 || d.Transcripts == nil {
+		return preview, nil
+	}
+	s, err := d.Lookup.SessionByKey(ctx, namespace, key)
+	if err != nil || s == nil || s.Status.SessionID == "" {
+		return preview, err
+	}
+	return transcript.TextAt(ctx, d.Transcripts, namespace, s.Status.SessionID, seq)
+}
 
 // MaxConditionMessage bounds a condition's message to what kubectl describe shows.
 const MaxConditionMessage = 512

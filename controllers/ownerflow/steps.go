@@ -112,6 +112,8 @@ type OwnerDeps struct {
 	// Clock times timeouts, archive-at and TTLs.
 	Clock    clock.Clock
 	Recorder recorder.EventRecorder
+	// Transcripts reads back the whole texts status keeps a preview of (WholeText).
+	Transcripts transcript.Reader
 }
 
 // StepRunner reconciles an owner of turns through its kind's steps. It is the one place

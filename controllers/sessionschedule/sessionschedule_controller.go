@@ -24,6 +24,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -49,6 +51,7 @@ type SessionScheduleReconciler struct {
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionschedules,verbs=get;list;watch
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=sessionschedules/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=create
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agents,verbs=get;list;watch
 
 // scheduleFlow is one reconcile of a schedule: what it read, and the Events to record
 // once its status write landed.
@@ -132,8 +135,25 @@ func setScheduleReady(s *sessionsv1alpha1.SessionSchedule, ok bool, reason, msg 
 	ownerflow.SetStalled(&s.Status.Conditions, ready)
 }
 
+// schedulesOfAgent are the schedules of an Agent's namespace that name it: one waiting for
+// the Agent ticks once it exists.
+func (r *SessionScheduleReconciler) schedulesOfAgent(ctx context.Context, a client.Object) []reconcile.Request {
+	var list sessionsv1alpha1.SessionScheduleList
+	if err := r.List(ctx, &list, client.InNamespace(a.GetNamespace())); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, s := range list.Items {
+		if s.Spec.AgentID == a.GetName() {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
+		}
+	}
+	return out
+}
+
 func (r *SessionScheduleReconciler) SetupWith(b *builder.Builder) error {
 	return b.For(&sessionsv1alpha1.SessionSchedule{}).
 		Owns(&sessionsv1alpha1.SessionSend{}).
+		Watches(&sessionsv1alpha1.Agent{}, handler.EnqueueRequestsFromMapFunc(r.schedulesOfAgent)).
 		Named("sessionschedule").Complete(ownerflow.RequeueConflicts(r))
 }

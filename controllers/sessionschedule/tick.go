@@ -51,6 +51,15 @@ func (r *SessionScheduleReconciler) tick(ctx context.Context, f *scheduleFlow) e
 		s.Status.NextScheduleTime = nil
 		return nil
 	}
+	// A tick into agent:<missing>:main would only fail: the schedule waits for its Agent
+	// (the Agent's creation wakes it).
+	if agent, err := lookup.New(r.Client, r.APIReader).Agent(ctx, s.Namespace, s.Spec.AgentID); err != nil || agent == nil {
+		if err == nil {
+			setScheduleReady(s, false, "AgentNotFound", policy.ScheduleAgentMissing(s.Spec.AgentID, s.Namespace))
+			s.Status.NextScheduleTime = nil
+		}
+		return err
+	}
 	in := policy.ScheduleInput{Schedule: sched, Created: s.CreationTimestamp.Time, Now: f.now}
 	if t := s.Status.LastScheduleTime; t != nil {
 		in.LastSchedule = &t.Time

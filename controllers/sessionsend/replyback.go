@@ -54,13 +54,13 @@ func nextPingPong(turns []sessionsv1alpha1.SendTurn, from, target string, maxTur
 
 // latestReply is the announce's "latest ping-pong reply": that of the last turn that said
 // something, never the REPLY_SKIP or empty reply that ended the exchange, nor a failed turn.
-func latestReply(turns []sessionsv1alpha1.SendTurn) string {
+func latestReply(turns []sessionsv1alpha1.SendTurn) sessionsv1alpha1.SendTurn {
 	for i := len(turns) - 1; i >= 0; i-- {
 		if t := turns[i]; !t.Skipped && t.Error == "" {
-			return t.Reply
+			return t
 		}
 	}
-	return ""
+	return sessionsv1alpha1.SendTurn{}
 }
 
 // maxPingPong is the namespace's agentToAgent.maxPingPongTurns, 0..5, default 5.
@@ -92,8 +92,12 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *ownerflow.Flow
 			}
 			return why != "", err
 		}
+		input, err := r.WholeText(ctx, send.Namespace, last.Session, last.Reply, last.ReplySeq)
+		if err != nil {
+			return false, err
+		}
 		res, finished, err := r.RunTurn(ctx, f, fmt.Sprintf("round-%d", round), func() turns.TurnRequest {
-			return turns.TurnRequest{SessionKey: session, Input: ownerflow.TextMessage(last.Reply,
+			return turns.TurnRequest{SessionKey: session, Input: ownerflow.TextMessage(input,
 				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: last.Session, SourceTool: "sessions_send"}),
 				SystemContext: protocol.ReplyBack(last.Session, round-1, maxPingPong(pol))}
 		})
@@ -102,7 +106,8 @@ func (r *SessionSendReconciler) replyBack(ctx context.Context, f *ownerflow.Flow
 			return false, err
 		}
 		st.Usage = usage.Add(st.Usage, res.Usage())
-		turn := sessionsv1alpha1.SendTurn{Round: int32(round), Session: session, Reply: textutil.Truncate(res.Text, ownerflow.MaxStatusText), Skipped: endsPingPong(res.Text)}
+		turn := sessionsv1alpha1.SendTurn{Round: int32(round), Session: session, Skipped: endsPingPong(res.Text)}
+		turn.Reply, turn.ReplySeq = ownerflow.StatusText(res.Text, res.ReplySeq)
 		if res.Err != nil {
 			turn.Error = textutil.Truncate(res.Err.Error(), ownerflow.MaxErrorText)
 		}

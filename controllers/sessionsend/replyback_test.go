@@ -75,7 +75,7 @@ func TestLatestReply(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, latestReply(tc.turns)); diff != "" {
+			if diff := cmp.Diff(tc.want, latestReply(tc.turns).Reply); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -207,7 +207,8 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *ownerflow.Flow[
 	}
 	st.TargetSessionKey, st.RunID = target.Spec.Key, turns.TurnID(send.UID, "round-1")
 	st.Usage = usage.Add(st.Usage, res.Usage())
-	turn := sessionsv1alpha1.SendTurn{Round: 1, Session: target.Spec.Key, Reply: textutil.Truncate(res.Text, ownerflow.MaxStatusText)}
+	turn := sessionsv1alpha1.SendTurn{Round: 1, Session: target.Spec.Key}
+	turn.Reply, turn.ReplySeq = ownerflow.StatusText(res.Text, res.ReplySeq)
 	if res.Err != nil {
 		turn.Error = textutil.Truncate(res.Err.Error(), ownerflow.MaxErrorText)
 		st.Turns = append(st.Turns, turn)
@@ -224,7 +225,7 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *ownerflow.Flow[
 	}
 	// A round 1 of exactly REPLY_SKIP chose not to reply: the send's reply is "" (ok with
 	// noReply to sessions_send); status.turns keeps what the target said.
-	st.Reply = turn.Reply
+	st.Reply, st.ReplyTruncated = turn.Reply, turn.ReplySeq != 0
 	if protocol.NoReply(turn.Reply) {
 		st.Reply = ""
 	}
@@ -282,10 +283,18 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *ownerflow.Flow[
 	if (st.Announce != nil && st.Announce.Status != sessionsv1alpha1.AnnounceDelivering) || send.Spec.FromSessionKey == "" {
 		return true, nil
 	}
-	latest := latestReply(st.Turns)
+	round1, err := r.WholeText(ctx, send.Namespace, st.Turns[0].Session, st.Turns[0].Reply, st.Turns[0].ReplySeq)
+	if err != nil {
+		return false, err
+	}
+	last := latestReply(st.Turns)
+	latest, err := r.WholeText(ctx, send.Namespace, last.Session, last.Reply, last.ReplySeq)
+	if err != nil {
+		return false, err
+	}
 	res, ok, err := r.RunTurn(ctx, f, "announce", func() turns.TurnRequest {
 		return turns.TurnRequest{SessionKey: f.Session.Spec.Key,
-			Input: ownerflow.TextMessage(announce.AgentAnnounceInput(send.Spec.Message, st.Turns[0].Reply, latest),
+			Input: ownerflow.TextMessage(announce.AgentAnnounceInput(send.Spec.Message, round1, latest),
 				&transcript.Provenance{Kind: transcript.ProvenanceInterSession, SourceSessionKey: send.Spec.FromSessionKey, SourceTool: "sessions_send"}),
 			SystemContext: protocol.AgentAnnounce(send.Spec.FromSessionKey)}
 	})

@@ -39,6 +39,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -257,7 +258,8 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *ownerflow.Flow[*ses
 		req := turns.TurnRequest{SessionKey: child.Spec.Key,
 			Input: ownerflow.TextMessage(taskInput(run), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
 				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"}),
-			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label)}
+			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label,
+				policy.SubagentSessionTools(f.Agent.Spec.Subagents.Tools, sessionToolNames))}
 		if t := runTimeout(run, f.Agent); t > 0 {
 			req.Deadline = st.StartedAt.Add(t)
 		}
@@ -267,11 +269,10 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *ownerflow.Flow[*ses
 	if !ok || err != nil {
 		return false, err
 	}
-	st.Result = res.Text
-	if st.Result == "" {
-		st.Result = res.LastToolResult
+	st.Result, st.ResultSeq = ownerflow.StatusText(res.Text, res.ReplySeq)
+	if res.Text == "" {
+		st.Result, st.ResultSeq = ownerflow.StatusText(res.LastToolResult, res.ToolResultSeq)
 	}
-	st.Result = textutil.Truncate(st.Result, ownerflow.MaxStatusText)
 	elapsed := res.Finished.Sub(res.Started)
 	st.Stats = runStats(child.Spec.Key, child, elapsed, res.InputTokens, res.OutputTokens)
 	st.Usage = usage.Add(st.Usage, res.Usage())
@@ -320,6 +321,15 @@ func runStats(childKey string, child *sessionsv1alpha1.AgentSession, ran time.Du
 	return stats
 }
 
+// sessionToolNames are the session tools' names, in the order they are offered.
+var sessionToolNames = func() []string {
+	var names []string
+	for _, t := range sessiontools.All() {
+		names = append(names, t.Name)
+	}
+	return names
+}()
+
 // taskInput is the task, with where its attachments are.
 func taskInput(run *sessionsv1alpha1.SubagentRun) string {
 	in := run.Spec.Task
@@ -350,6 +360,10 @@ func (r *SubagentRunReconciler) announce(ctx context.Context, f *ownerflow.Flow[
 		step = "announce-cancelled"
 	}
 	outcome := runOutcome(st)
+	var err error
+	if outcome.Result, err = r.WholeText(ctx, run.Namespace, st.ChildSessionKey, st.Result, st.ResultSeq); err != nil {
+		return false, err
+	}
 	res, ok, err := r.RunTurn(ctx, f, step, func() turns.TurnRequest {
 		return turns.TurnRequest{SessionKey: requester.Spec.Key,
 			Input: ownerflow.TextMessage(announce.SubagentAnnounceInput(outcome), &transcript.Provenance{Kind: transcript.ProvenanceSubagentAnnounce,

@@ -28,18 +28,13 @@ func threadOf(run *sessionsv1alpha1.SubagentRun) string {
 	return "subagent-" + string(run.UID)
 }
 
-// threadContext is a thread-bound child's delivery context: its requester's chat, in the
-// run's own thread, so the child's announces (after later sends into it) land there too.
-// Nil for a run that is not thread-bound.
+// threadContext is a thread-bound child's delivery context (policy.ThreadDestination): its
+// requester's chat, in the run's own thread. Nil for a run that is not thread-bound.
 func threadContext(run *sessionsv1alpha1.SubagentRun, requester *sessionsv1alpha1.AgentSession) *sessionsv1alpha1.DeliveryContext {
 	thread := threadOf(run)
 	if thread == "" {
 		return nil
 	}
-	dc := &sessionsv1alpha1.DeliveryContext{}
-	if requester != nil {
-		*dc = policy.DestinationOf(requester)
-	}
-	dc.ThreadID = thread
-	return dc
+	dc := policy.ThreadDestination(requester, thread)
+	return &dc
 }

@@ -51,7 +51,7 @@ func Card(agent *sessionsv1alpha1.Agent, url string) *a2a.AgentCard {
 		},
 		Version:            sessionsv1alpha1.GroupVersion.Version,
 		Provider:           &a2a.AgentProvider{Org: "agent-session-operator", URL: "https://github.com/agent-sessions/agent-session-operator"},
-		Capabilities:       a2a.AgentCapabilities{Streaming: true},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true, Extensions: []a2a.AgentExtension{ChainExtension}},
 		DefaultInputModes:  text,
 		DefaultOutputModes: text,
 		Skills: []a2a.AgentSkill{{

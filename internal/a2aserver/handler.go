@@ -126,6 +126,7 @@ func (o Options) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	activateChain(w, r)
 	if legacyMethod(body) {
 		a2av0.NewJSONRPCHandler(h).ServeHTTP(w, r)
 		return
@@ -150,6 +151,7 @@ func (o Options) rest(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	activateChain(w, r)
 	r2 := r.Clone(r.Context())
 	r2.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 	r2.URL.Path = "/" + r.PathValue("rest")

@@ -16,9 +16,7 @@ package a2aserver
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,9 +31,9 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
-// LabelCaller marks the sends the A2A server made with the caller that asked: a hash of the
-// user the API server authenticated (TokenReview), never anything the request says. A task
-// belongs to the client that sent it: ListTasks lists the caller's own.
+// LabelCaller marks the sends the A2A server made with the caller that asked
+// (caller.TaskOwner). A task belongs to the client that sent it: ListTasks lists the
+// caller's own, and GetTask, CancelTask and SubscribeToTask find only those.
 const LabelCaller = "a2a.sessions.agents.dev/caller"
 
 // Page sizes of ListTasks: the default when the client names none, and the most one page holds.
@@ -44,11 +42,8 @@ const (
 	maxPageSize     = 100
 )
 
-// CallerLabel is the label value of a user: 40 hex characters of its SHA-256.
-func CallerLabel(user string) string {
-	sum := sha256.Sum256([]byte(user))
-	return hex.EncodeToString(sum[:20])
-}
+// CallerLabel is the label value of a user (caller.TaskOwner).
+func CallerLabel(user string) string { return caller.TaskOwner(user) }
 
 // ListTasks lists the tasks this caller sent to this agent, newest first, filtered by
 // context, state and status time, a page at a time; a task whose session's transcript the
@@ -106,6 +101,8 @@ func (h *agentHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest)
 		}
 		if !req.IncludeArtifacts {
 			t.Artifacts = nil
+		} else if t, err = h.wholeTask(ctx, s); err != nil {
+			return nil, err
 		}
 		resp.Tasks, last = append(resp.Tasks, t), key
 	}

@@ -16,6 +16,7 @@ package a2aserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -129,5 +130,43 @@ func TestListTasksPages(t *testing.T) {
 		if _, err := h.ListTasks(context.Background(), &req); err == nil {
 			t.Errorf("%s: listed, want invalid params", name)
 		}
+	}
+}
+
+// Every task door has the one rule: a task is its caller's. Bob's task, in a session alice
+// may read, is as unknown to her GetTask, CancelTask and SubscribeToTask as an id nobody
+// made; her own are found.
+func TestTaskDoorsFindOnlyTheCallersTasks(t *testing.T) {
+	h := listFixture(t)
+	id := func(name string) a2a.TaskID {
+		return a2a.TaskID(sessiontools.TurnID(types.UID("uid-"+name), "round-1"))
+	}
+	for name, tc := range map[string]struct {
+		id   a2a.TaskID
+		want error
+	}{
+		"her own":               {id: id("a1")},
+		"bob's, in c1":          {id: id("b1"), want: a2a.ErrTaskNotFound},
+		"an id nobody made":     {id: id("zz"), want: a2a.ErrTaskNotFound},
+		"another agent's, hers": {id: id("x1"), want: a2a.ErrTaskNotFound},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := h.GetTask(context.Background(), &a2a.GetTaskRequest{ID: tc.id})
+			if !errors.Is(err, tc.want) && (tc.want != nil || err != nil) {
+				t.Errorf("GetTask: %v, want %v", err, tc.want)
+			}
+			if tc.want == nil {
+				return
+			}
+			if _, err := h.CancelTask(context.Background(), &a2a.CancelTaskRequest{ID: tc.id}); !errors.Is(err, tc.want) {
+				t.Errorf("CancelTask: %v, want %v", err, tc.want)
+			}
+			for _, err := range h.SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: tc.id}) {
+				if !errors.Is(err, tc.want) {
+					t.Errorf("SubscribeToTask: %v, want %v", err, tc.want)
+				}
+				break
+			}
+		})
 	}
 }

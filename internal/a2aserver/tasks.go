@@ -72,9 +72,13 @@ func (h *agentHandler) start(ctx context.Context, p *a2a.SendMessageRequest) (*s
 		// The call's ID is a2a/<namespace>/<user>/<random>: the message id takes the random's place.
 		call.ID = h.call.ID[:strings.LastIndexByte(h.call.ID, '/')] + "/message/" + p.Message.ID
 	}
+	annotations := map[string]string{AnnotationContext: contextID, sessionsv1alpha1.DoorAnnotation: "a2a"}
+	if c := carriedChain(ctx, p.Message); c != nil {
+		annotations[sessionsv1alpha1.CarriedChainAnnotation] = c.Encode()
+	}
 	call.Stamp = func(_ context.Context, obj client.Object) error {
 		obj.SetLabels(map[string]string{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
-		obj.SetAnnotations(map[string]string{AnnotationContext: contextID})
+		obj.SetAnnotations(annotations)
 		return nil
 	}
 	send, denied, err := call.StartSend(ctx, key, text, sendTimeoutSeconds)
@@ -117,6 +121,16 @@ func taskOf(send *sessionsv1alpha1.SessionSend) *a2a.Task {
 	return Task(send, taskID(send), contextOf(send))
 }
 
+// wholeTask is the task of a send with its whole reply (sessiontools.WithWholeReply): the
+// artifact is never status's 8 KiB preview.
+func (h *agentHandler) wholeTask(ctx context.Context, send *sessionsv1alpha1.SessionSend) (*a2a.Task, error) {
+	whole, err := h.call.WithWholeReply(ctx, send)
+	if err != nil {
+		return nil, protocolError(err)
+	}
+	return taskOf(whole), nil
+}
+
 // contextOf is the context id a send was made in.
 func contextOf(send *sessionsv1alpha1.SessionSend) string {
 	if c := send.Annotations[AnnotationContext]; c != "" {
@@ -141,7 +155,7 @@ func (h *agentHandler) SendMessage(ctx context.Context, p *a2a.SendMessageReques
 	if err != nil {
 		return nil, protocolError(err)
 	}
-	return taskOf(last), nil
+	return h.wholeTask(ctx, last)
 }
 
 // SendStreamingMessage sends, then streams the task: the task, each change of its state,
@@ -180,7 +194,10 @@ func (h *agentHandler) stream(ctx context.Context, send *sessionsv1alpha1.Sessio
 	reply := liveReply{}
 	err := h.followLive(ctx, send, sub, func(s *sessionsv1alpha1.SessionSend) bool {
 		reply.send = s
-		t := taskOf(s)
+		t, err := h.wholeTask(ctx, s)
+		if err != nil {
+			return yield(nil, err)
+		}
 		if first {
 			first, last = false, t.Status.State
 			return yield(t, nil)
@@ -216,7 +233,7 @@ func (h *agentHandler) GetTask(ctx context.Context, q *a2a.GetTaskRequest) (*a2a
 	if err != nil {
 		return nil, protocolError(err)
 	}
-	return taskOf(send), nil
+	return h.wholeTask(ctx, send)
 }
 
 // CancelTask sets spec.cancel on the task's send as the caller, then waits for the send
@@ -246,7 +263,7 @@ func (h *agentHandler) CancelTask(ctx context.Context, p *a2a.CancelTaskRequest)
 	if err != nil && wait.Err() == nil {
 		return nil, protocolError(err)
 	}
-	return taskOf(last), nil
+	return h.wholeTask(ctx, last)
 }
 
 // cancelWait bounds how long tasks/cancel waits for the send to end; a task still working
@@ -262,7 +279,9 @@ func (h *agentHandler) find(ctx context.Context, id a2a.TaskID) (*sessionsv1alph
 		return nil, a2a.ErrTaskNotFound
 	}
 	var list sessionsv1alpha1.SessionSendList
-	err := h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace), client.MatchingLabels{LabelAgent: h.agent.Name})
+	// A task is its caller's: another caller's is not found, as an unknown id is.
+	err := h.call.Client.List(ctx, &list, client.InNamespace(h.call.Namespace),
+		client.MatchingLabels{LabelAgent: h.agent.Name, LabelCaller: CallerLabel(h.user)})
 	if apierrors.IsForbidden(err) {
 		return nil, a2a.ErrTaskNotFound
 	}

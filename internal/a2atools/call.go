@@ -26,6 +26,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/agent-sessions/agent-session-operator/internal/mcptools"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
@@ -38,6 +39,22 @@ const pollEvery = 500 * time.Millisecond
 // Call sends args' message to the remote agent name and waits for its task to end, within
 // the remote's timeout. Every failure is an error Result for the model.
 func (s *Set) Call(ctx context.Context, name string, args []byte) mcptools.Result {
+	return s.CallCarrying(ctx, name, args, nil)
+}
+
+// Target is the URL a call of the remote agent name goes to ("" for an unknown name): what
+// the chain extension's pairs name it by.
+func (s *Set) Target(name string) string {
+	if r, ok := s.remotes[name]; ok {
+		return r.card.iface.URL
+	}
+	return ""
+}
+
+// CallCarrying is Call with the chain extension: carry (nil: none) goes in the message's
+// metadata under its URI, activated with the A2A-Extensions header, its deadline no later
+// than the call's own, and in a W3C baggage header for tracing.
+func (s *Set) CallCarrying(ctx context.Context, name string, args []byte, carry *policy.CarriedChain) mcptools.Result {
 	r, ok := s.remotes[name]
 	if !ok {
 		return failed("unknown tool %q", name)
@@ -54,6 +71,11 @@ func (s *Set) Call(ctx context.Context, name string, args []byte) mcptools.Resul
 	defer func() { _ = t.Destroy() }()
 	params := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(a.Message))}
 	w := &waiter{sp: r.serviceParams()}
+	if carry != nil {
+		carry = withDeadline(ctx, carry)
+		params.Message.Metadata = map[string]any{policy.ChainExtensionURI: json.RawMessage(carry.Encode())}
+		w.sp = carrying(w.sp, carry)
+	}
 	var err error
 	if r.card.Capabilities.Streaming {
 		err = w.stream(ctx, t, params)
@@ -241,4 +263,29 @@ func partsText(parts a2a.ContentParts) string {
 
 func failed(format string, args ...any) mcptools.Result {
 	return mcptools.Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// withDeadline is carry with a deadline no later than ctx's: an answer after the call gave
+// up is wasted work on the other side.
+func withDeadline(ctx context.Context, carry *policy.CarriedChain) *policy.CarriedChain {
+	d, ok := ctx.Deadline()
+	if !ok || (carry.Deadline != nil && carry.Deadline.Before(d)) {
+		return carry
+	}
+	c := *carry
+	d = d.UTC().Truncate(time.Second)
+	c.Deadline = &d
+	return &c
+}
+
+// carrying is sp with the chain extension activated (A2A-Extensions) and the chain in W3C
+// baggage, which tracing systems keep beside traceparent.
+func carrying(sp a2aclient.ServiceParams, carry *policy.CarriedChain) a2aclient.ServiceParams {
+	out := a2aclient.ServiceParams{}
+	for k, v := range sp {
+		out[k] = v
+	}
+	out[a2a.SvcParamExtensions] = append(out[a2a.SvcParamExtensions], policy.ChainExtensionURI)
+	out["baggage"] = []string{policy.ChainBaggage(carry)}
+	return out
 }

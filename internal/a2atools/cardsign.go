@@ -17,10 +17,13 @@ package a2atools
 // Signed agent cards, as A2A 1.0 defines them, for our cards (internal/a2aserver signs) and
 // remote agents' (verify.go checks): a JWS (RFC 7515) whose payload, detached, is the RFC
 // 8785 canonical JSON of the card without its signatures, in the card's signatures field;
-// ES256 or EdDSA. The canonical form is the one other platforms' verifiers compute
-// (@a2a-js/sdk's canonicalizeAgentCard): the card's A2A 1.0 fields only (a 0.3 client's url,
-// protocolVersion and preferredTransport beside them are not signed), with empty strings,
-// lists and objects left out, keys sorted (RFC 8785).
+// ES256 or EdDSA. The canonical form is the specification's (section 8.4.1), which the
+// official SDKs compute (@a2a-js/sdk's canonicalizeAgentCard, the Python SDK's
+// MessageToDict): the card read as the A2A 1.0 protobuf message and written in its JSON
+// mapping, so fields outside 1.0 (a 0.3 client's url, protocolVersion and
+// preferredTransport) are not signed and a field at its default is left out unless it has
+// presence (capabilities.streaming: false is signed, an extension's required: false is
+// not); then empty strings, lists and objects left out, keys sorted (RFC 8785).
 
 import (
 	"crypto"
@@ -35,8 +38,11 @@ import (
 	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/go-jose/go-jose/v4"
 	"github.com/gowebpki/jcs"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // CardAlgorithms are the signature algorithms signed with and accepted.
@@ -46,14 +52,22 @@ var CardAlgorithms = []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
 const CardTyp = "JOSE"
 
 // CanonicalCard is the payload a card's signatures sign: the RFC 8785 canonical JSON of its
-// A2A 1.0 fields without signatures, empty values left out.
+// A2A 1.0 protobuf message without signatures, default and empty values left out.
 func CanonicalCard(cardJSON []byte) ([]byte, error) {
-	var card a2a.AgentCard
-	if err := json.Unmarshal(cardJSON, &card); err != nil {
+	var doc any
+	if err := json.Unmarshal(cardJSON, &doc); err != nil {
+		return nil, fmt.Errorf("the agent card is not one: %w", err)
+	}
+	var card a2apb.AgentCard
+	conformed, err := json.Marshal(conform(doc, card.ProtoReflect().Descriptor()))
+	if err != nil {
+		return nil, err
+	}
+	if err := protojson.Unmarshal(conformed, &card); err != nil {
 		return nil, fmt.Errorf("the agent card is not one: %w", err)
 	}
 	card.Signatures = nil
-	b, err := json.Marshal(&card)
+	b, err := protojson.Marshal(&card)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +83,80 @@ func CanonicalCard(cardJSON []byte) ([]byte, error) {
 		return nil, err
 	}
 	return jcs.Transform(b)
+}
+
+// conform keeps of v what the protobuf message md reads, as the SDKs' readers do: members
+// md has no field for are left out (0.3's beside 1.0's), and a member whose JSON is not the
+// field's shape (an object for a message or map, a list for a repeated field) reads as
+// empty, as @a2a-js/sdk's fromJSON reads it (a2a-go writes a security requirement's scheme
+// as a bare list where the message holds {"list": [...]}).
+func conform(v any, md protoreflect.MessageDescriptor) any {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return map[string]any{}
+	}
+	if md.FullName() == "google.protobuf.Struct" {
+		return obj
+	}
+	out := map[string]any{}
+	for name, e := range obj {
+		fd := md.Fields().ByJSONName(name)
+		if fd == nil {
+			fd = md.Fields().ByName(protoreflect.Name(name))
+		}
+		if fd == nil || e == nil {
+			continue
+		}
+		if c, ok := conformField(e, fd); ok {
+			out[name] = c
+		}
+	}
+	return out
+}
+
+// conformField is conform for the member e of field fd; false leaves it out.
+func conformField(e any, fd protoreflect.FieldDescriptor) (any, bool) {
+	switch {
+	case fd.IsMap():
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		out := map[string]any{}
+		for k, x := range m {
+			if c, ok := conformValue(x, fd.MapValue()); ok {
+				out[k] = c
+			}
+		}
+		return out, true
+	case fd.IsList():
+		l, ok := e.([]any)
+		if !ok {
+			return nil, false
+		}
+		out := make([]any, 0, len(l))
+		for _, x := range l {
+			if c, ok := conformValue(x, fd); ok {
+				out = append(out, c)
+			}
+		}
+		return out, true
+	}
+	return conformValue(e, fd)
+}
+
+// conformValue is one value of field fd: a message is conformed; a scalar is kept as it is.
+func conformValue(x any, fd protoreflect.FieldDescriptor) (any, bool) {
+	if x == nil {
+		return nil, false
+	}
+	if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
+		if fd.Message().FullName() == "google.protobuf.Value" {
+			return x, true
+		}
+		return conform(x, fd.Message()), true
+	}
+	return x, true
 }
 
 // cleanEmpty leaves out empty strings, nulls, and lists and objects left empty, at every depth.

@@ -31,18 +31,20 @@ import (
 
 const cardJSON = `{"name":"planner","description":"plans trips","version":"v1alpha1",
 "supportedInterfaces":[{"url":"https://store/a2a/team/planner","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
-"capabilities":{"streaming":true,"pushNotifications":false},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
+"capabilities":{"streaming":true,"pushNotifications":false,"extensions":[{"uri":"urn:x","required":false}]},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
 "skills":[{"id":"converse","name":"converse","description":"plans trips","tags":["chat"],"examples":[]}],
 "url":"https://store/a2a/team/planner","protocolVersion":"0.3","iconUrl":""}`
 
-// The canonical form is the card's 1.0 fields, sorted, empty and 0.3-only values left out,
-// signatures never included.
+// The canonical form is the card's 1.0 fields in the protobuf JSON mapping, sorted, empty
+// and 0.3-only values left out, signatures never included: a bool with presence keeps its
+// false (pushNotifications), one without leaves it out (an extension's required), as the
+// official SDKs sign.
 func TestCanonicalCard(t *testing.T) {
 	got, err := CanonicalCard([]byte(cardJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],` +
+	want := `{"capabilities":{"extensions":[{"uri":"urn:x"}],"pushNotifications":false,"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],` +
 		`"description":"plans trips","name":"planner","skills":[{"description":"plans trips","id":"converse","name":"converse","tags":["chat"]}],` +
 		`"supportedInterfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"1.0","url":"https://store/a2a/team/planner"}],"version":"v1alpha1"}`
 	if string(got) != want {

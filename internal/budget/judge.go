@@ -30,7 +30,7 @@ import (
 // announce step's turn call is never refused: it is how the requester hears that a run
 // stopped; its compaction call is.
 func (l *Ledger) Judge(ctx context.Context, c Call) error {
-	if c.Purpose != PurposeCompaction && announceStep(c.Turn) {
+	if c.Purpose != PurposeCompaction && c.Purpose != PurposeEmbedding && announceStep(c.Turn) {
 		return nil
 	}
 	pol, err := l.policy(ctx, c.Namespace)
@@ -59,13 +59,13 @@ func (l *Ledger) judge(c Call, o *owner, pol *sessionsv1alpha1.SessionPolicy) st
 	switch {
 	case o == nil:
 	case o.kind == OwnerSessionSend:
-		if why := usage.Exceeded(usage.EffectiveBudget(o.budget, b.PerSend), o.spent.Plus(begins), "the send"); why != "" {
+		if why := usage.Exceeded(o.limit(b.PerSend), o.spent.Plus(begins), "the send"); why != "" {
 			return why
 		}
 	default:
 		for _, r := range append([]*owner{o}, o.ancestors...) {
 			whose := "the run tree of subagentrun/" + r.name.Name
-			if why := usage.Exceeded(usage.EffectiveBudget(r.budget, b.PerRun), r.tree.Plus(begins), whose); why != "" {
+			if why := usage.Exceeded(r.limit(b.PerRun), r.tree.Plus(begins), whose); why != "" {
 				return why
 			}
 		}

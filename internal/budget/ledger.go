@@ -59,6 +59,10 @@ const (
 	// budget, even in an announce step: compaction is optional (the turn falls back to
 	// truncation).
 	PurposeCompaction Purpose = "compaction"
+	// PurposeEmbedding is a recall's embeddings call (memory_search): judged like a model
+	// call before it is made, charged its tokens after, and, like compaction, refused under
+	// any spent budget even in an announce step.
+	PurposeEmbedding Purpose = "embedding"
 )
 
 // Call is one model call as budgets see it.
@@ -81,6 +85,9 @@ type Gate interface {
 	Judge(ctx context.Context, c Call) error
 	// Charge adds what the call received (zero when it failed) to the budgets that hold it.
 	Charge(ctx context.Context, c Call, u usage.Turn)
+	// Remaining is what is left of the budgets that hold the call's owner, for work it asks
+	// of another agent server; nil when none bounds it.
+	Remaining(ctx context.Context, c Call) *sessionsv1alpha1.Budget
 }
 
 // idle is how long the ledger remembers an owner or a turn it has not heard of: a send or

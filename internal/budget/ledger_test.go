@@ -37,7 +37,7 @@ const ns = "team"
 
 var epoch = time.Date(2026, 11, 28, 10, 30, 0, 0, time.UTC)
 
-func policy(b *sessionsv1alpha1.Budgets, spend *sessionsv1alpha1.Spend) *sessionsv1alpha1.SessionPolicy {
+func policyWith(b *sessionsv1alpha1.Budgets, spend *sessionsv1alpha1.Spend) *sessionsv1alpha1.SessionPolicy {
 	return &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
 		Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: b}, Status: sessionsv1alpha1.SessionPolicyStatus{Spend: spend}}
 }
@@ -45,6 +45,12 @@ func policy(b *sessionsv1alpha1.Budgets, spend *sessionsv1alpha1.Spend) *session
 // send is the SessionSend "s" (uid u1) of the tables.
 func send(b *sessionsv1alpha1.Budget) *sessionsv1alpha1.SessionSend {
 	return &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s", UID: "u1"}, Spec: sessionsv1alpha1.SessionSendSpec{Budget: b}}
+}
+
+// carrying is s with a chain its caller carried through a door.
+func carrying(s *sessionsv1alpha1.SessionSend, chain string) *sessionsv1alpha1.SessionSend {
+	s.Annotations = map[string]string{sessionsv1alpha1.CarriedChainAnnotation: chain}
+	return s
 }
 
 func call(owner string, uid types.UID, step string, purpose Purpose) Call {
@@ -79,14 +85,14 @@ func TestJudgeThenCharge(t *testing.T) {
 		refused map[int]string
 	}{
 		"a send's third turn is over its maxTurns 2; its announce is not stopped": {
-			objs: []client.Object{policy(nil, nil), send(&sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](2)})},
+			objs: []client.Object{policyWith(nil, nil), send(&sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](2)})},
 			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 5}, {call("s", "u1", "round-1", PurposeTurn), 5},
 				{call("s", "u1", "round-2", PurposeTurn), 5}, {call("s", "u1", "round-3", PurposeTurn), 5},
 				{call("s", "u1", "announce", PurposeTurn), 5}},
 			refused: map[int]string{3: "budget exceeded: the send would begin turn 3, over its maxTurns 2"},
 		},
 		"a spent window refuses turns and compactions, a session's own compaction and an announce's too": {
-			objs: []client.Object{policy(&sessionsv1alpha1.Budgets{Namespace: window}, nil), send(nil)},
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{Namespace: window}, nil), send(nil)},
 			steps: []step{{call("s", "u1", "round-1", PurposeTurn), 100}, {call("s", "u1", "round-2", PurposeCompaction), 1},
 				{call("", "u9", "compact-1", PurposeCompaction), 1}, {call("s", "u1", "announce", PurposeTurn), 1},
 				{call("s", "u1", "announce", PurposeCompaction), 1}},
@@ -97,20 +103,32 @@ func TestJudgeThenCharge(t *testing.T) {
 			},
 		},
 		"a compaction is charged to the window": {
-			objs:    []client.Object{policy(&sessionsv1alpha1.Budgets{Namespace: window}, nil)},
+			objs:    []client.Object{policyWith(&sessionsv1alpha1.Budgets{Namespace: window}, nil)},
 			steps:   []step{{call("", "u9", "compact-1", PurposeCompaction), 100}, {call("", "u9", "compact-2", PurposeCompaction), 1}},
 			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
 		},
 		"the window goes on from the recorded spend": {
-			objs: []client.Object{policy(&sessionsv1alpha1.Budgets{Namespace: window},
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{Namespace: window},
 				&sessionsv1alpha1.Spend{WindowStart: &metav1.Time{Time: time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)}, Tokens: 99}), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
 			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
 		},
 		"the policy's perSend fills what the send's budget leaves": {
-			objs:    []client.Object{policy(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send(nil)},
+			objs:    []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 10}, {call("s", "u1", "round-1", PurposeTurn), 1}},
 			refused: map[int]string{1: "budget exceeded: the send used 10 tokens of its maxTokens 10"},
+		},
+		"a send that arrived through a door carrying a smaller budget is held to it": {
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](5)}}, nil),
+				carrying(send(nil), `{"id":"x","hops":1,"sends":1,"budget":{"maxTurns":1}}`)},
+			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
+			refused: map[int]string{1: "budget exceeded: the send would begin turn 2, over its maxTurns 1"},
+		},
+		"a send whose caller claims a larger budget gets the policy's": {
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1)}}, nil),
+				carrying(send(nil), `{"id":"x","hops":1,"sends":1,"budget":{"maxTurns":1000,"maxTokens":1000000000}}`)},
+			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
+			refused: map[int]string{1: "budget exceeded: the send would begin turn 2, over its maxTurns 1"},
 		},
 		"no policy, no budget": {
 			objs:  []client.Object{send(nil)},
@@ -177,7 +195,7 @@ func TestRunTreeHoldsItsChildren(t *testing.T) {
 // the spend; a new window starts empty.
 func TestWindowSpendWakesOnce(t *testing.T) {
 	b := &sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: time.Hour}, MaxCost: "1"}}
-	p := policy(b, nil)
+	p := policyWith(b, nil)
 	l, clk := newLedger(t, p)
 	ctx := context.Background()
 	c := call("", "u9", "compact-1", PurposeCompaction)
@@ -214,15 +232,15 @@ func TestAdmit(t *testing.T) {
 		want   string
 	}{
 		"no policy":        {},
-		"no budgets":       {pol: policy(nil, nil)},
-		"window not spent": {pol: policy(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: today, Tokens: 9})},
-		"window spent": {pol: policy(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: today, Tokens: 10}),
+		"no budgets":       {pol: policyWith(nil, nil)},
+		"window not spent": {pol: policyWith(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: today, Tokens: 9})},
+		"window spent": {pol: policyWith(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: today, Tokens: 10}),
 			want: "namespace budget spent: the namespace's turns used 10 tokens of its maxTokens 10 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
-		"spent in a past window": {pol: policy(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: yesterday, Tokens: 10})},
-		"a run above perRun": {pol: policy(&sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+		"spent in a past window": {pol: policyWith(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: yesterday, Tokens: 10})},
+		"a run above perRun": {pol: policyWith(&sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
 			own: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](4)}, perRun: true,
 			want: "budget above the policy: spec.budget maxTurns 4 is above 3, the most SessionPolicy spec.budgets.perRun allows; lower spec.budget or ask a namespace admin to raise the policy"},
-		"a send under perSend": {pol: policy(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+		"a send under perSend": {pol: policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
 			own: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -23,8 +23,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
+
+// limit is the owner's budget: its spec.budget over def (the policy's perSend or perRun),
+// narrowed by what it carried.
+func (o *owner) limit(def *sessionsv1alpha1.Budget) sessionsv1alpha1.Budget {
+	b := usage.EffectiveBudget(o.budget, def)
+	if o.carried != nil {
+		b = *usage.Narrow(&b, o.carried)
+	}
+	return b
+}
 
 // maxTreeDepth bounds the walk up a run tree (Agents allow a spawn depth of 5 at most).
 const maxTreeDepth = 8
@@ -35,6 +46,9 @@ type owner struct {
 	name types.NamespacedName
 	// budget is its spec.budget (the policy's default fills the rest at each judge).
 	budget *sessionsv1alpha1.Budget
+	// carried is what is left of the budget above it on another agent server, when it
+	// arrived through a door carrying the chain extension: it only narrows budget.
+	carried *sessionsv1alpha1.Budget
 	// spent is what its own turns used; tree adds the runs below it (runs only).
 	spent, tree usage.Spent
 	// ancestors are the runs whose trees hold this owner, nearest first.
@@ -91,6 +105,10 @@ func (l *Ledger) owner(ctx context.Context, kind string, name types.NamespacedNa
 	}
 	spent := usage.SpentOfUsage(recorded)
 	o = &owner{kind: kind, name: name, budget: budget, spent: spent, tree: spent, seen: l.clock.Now()}
+	if c, err := policy.CarriedOf(obj.GetAnnotations()); err == nil && c != nil {
+		// The webhook refused a malformed one; what arrived counts from this owner's start.
+		o.carried = c.Budget
+	}
 	if parent != nil {
 		o.ancestors = append([]*owner{parent}, parent.ancestors...)
 	}

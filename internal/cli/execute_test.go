@@ -79,7 +79,9 @@ func TestSendOutcome(t *testing.T) {
 		want     string
 		wantCode int
 	}{
-		"ok prints the reply":           {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: "pong"}, want: "pong"},
+		"ok prints the reply": {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: "pong"}, want: "pong"},
+		"a cut reply says where the whole is": {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: "pong…", ReplyTruncated: true, TargetSessionKey: "agent:bob:main"},
+			want: "pong…\n(the reply is longer than the 8 KiB status keeps: kubectl sessions history agent:bob:main shows it whole)"},
 		"accepted prints the receipt":   {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendAccepted, RunID: "r1"}, want: "accepted: sessionsend/s runId r1"},
 		"timeout exits 2":               {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendTimeout, Error: "no reply in 30s"}, wantCode: 2},
 		"error exits 2 with the reason": {status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendError, Error: "boom"}, wantCode: 2},

@@ -75,6 +75,11 @@ func (o *options) history(cmd *cobra.Command, key string, limit int, cursor stri
 	}
 	defer resp.Body.Close()
 	out := o.streams.Out
+	if cl, err := o.client(); err == nil {
+		if line := threadBindingOf(cmd.Context(), cl, ns, key); line != "" {
+			fmt.Fprintln(out, line)
+		}
+	}
 	if !follow {
 		var page transcript.HistoryResponse
 		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {

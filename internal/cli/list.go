@@ -15,6 +15,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -50,14 +51,18 @@ func newListCommand(o *options) *cobra.Command {
   kubectl sessions list -o json --messages 3 --history-url https://127.0.0.1:8090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.list(cmd.Context(), sessionrows.NewListParams(kinds, limit, active, messages), output)
+			p, err := sessionrows.NewListParams(kinds, limit, active, messages)
+			if err != nil {
+				return err
+			}
+			return o.list(cmd.Context(), p, output)
 		},
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&kinds, "kinds", nil, "only these kinds: main, group, cron, hook, node, other")
 	f.Int64Var(&limit, "limit", sessionrows.DefaultListLimit, "max rows (at most 200)")
 	f.Int64Var(&active, "active-minutes", 0, "only sessions updated within N minutes")
-	f.Int64Var(&messages, "messages", 0, "include the last N messages of each session (needs --history-url)")
+	f.Int64Var(&messages, "messages", 0, "include the last N messages of each session, 0 to 20 (needs --history-url)")
 	f.StringVarP(&output, "output", "o", "", "json or yaml (default: a table)")
 	return cmd
 }
@@ -121,6 +126,20 @@ func (o *options) historyRequest(ctx context.Context, ns, key string, q url.Valu
 // listenerRequest GETs path on the transcript-store's listener (history API, /events) with
 // the caller's bearer token, and turns a non-200 answer into an error.
 func (o *options) listenerRequest(ctx context.Context, ns, path string, q url.Values) (*http.Response, error) {
+	return o.listenerDo(ctx, http.MethodGet, ns, path, q, nil)
+}
+
+// listenerPost POSTs body as JSON to path on the listener (a console action: a session
+// tool as the caller), as listenerRequest GETs.
+func (o *options) listenerPost(ctx context.Context, ns, path string, body any) (*http.Response, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return o.listenerDo(ctx, http.MethodPost, ns, path, url.Values{}, b)
+}
+
+func (o *options) listenerDo(ctx context.Context, method, ns, path string, q url.Values, body []byte) (*http.Response, error) {
 	if o.historyURL == "" {
 		return nil, fmt.Errorf("no history API address: pass --history-url or set AGENT_SESSIONS_HISTORY_URL (make run-local prints it)")
 	}
@@ -130,11 +149,14 @@ func (o *options) listenerRequest(ctx context.Context, ns, path string, q url.Va
 	}
 	q.Set("namespace", ns)
 	u := strings.TrimSuffix(o.historyURL, "/") + path + "?" + q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	hc, err := o.historyClient()
 	if err != nil {
 		return nil, err

@@ -50,7 +50,7 @@ func newSendCommand(o *options) *cobra.Command {
 			return o.send(cmd, args[0], args[1], timeout, from)
 		},
 	}
-	cmd.Flags().Int32Var(&timeout, "timeout", 30, "seconds to wait for the reply; 0 = fire-and-forget")
+	cmd.Flags().Int32Var(&timeout, "timeout", 30, "seconds to wait for the reply, 0 to 600; 0 = fire-and-forget")
 	cmd.Flags().StringVar(&from, "from", "", "send as this session (runs the reply-back ping-pong)")
 	return cmd
 }
@@ -87,6 +87,11 @@ func (o *options) send(cmd *cobra.Command, key, message string, timeout int32, f
 func sendOutcome(s *sessionsv1alpha1.SessionSend) (string, error) {
 	switch s.Status.Status {
 	case sessionsv1alpha1.SendOK:
+		if s.Status.ReplyTruncated {
+			// Status keeps the first 8 KiB; say so rather than print a cut reply as whole.
+			return s.Status.Reply + "\n(the reply is longer than the 8 KiB status keeps: kubectl sessions history " +
+				s.Status.TargetSessionKey + " shows it whole)", nil
+		}
 		return s.Status.Reply, nil
 	case sessionsv1alpha1.SendAccepted:
 		return fmt.Sprintf("accepted: sessionsend/%s runId %s", s.Name, s.Status.RunID), nil

@@ -65,7 +65,7 @@ func (f *spawnFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&f.run.AgentID, "agent", "", "agent id to run under")
 	fs.StringVar(&f.run.RequesterSessionKey, "requester", "", "session the result is announced to")
 	fs.StringVar(&f.run.Label, "label", "", "label for logs and UIs")
-	fs.StringVar(&f.run.Model, "model", "", "model override (must be in the Agent's allowedModels)")
+	fs.StringVar(&f.run.Model, "model", "", "model override (any, unless the Agent's allowedModels narrows the choice)")
 	fs.StringVar((*string)(&f.run.Thinking), "thinking", "", "thinking level override (off, minimal, low, medium, high, xhigh)")
 	fs.BoolVar(&f.run.Thread, "thread", false, "thread-bound routing where the channel supports it")
 	fs.StringVar((*string)(&f.run.Mode), "mode", "", "run (one task) or session (stays; needs --thread); default session with --thread, else run")

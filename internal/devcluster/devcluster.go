@@ -20,6 +20,11 @@ package devcluster
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -370,6 +375,29 @@ func (c *Cluster) writeHistoryCert() (string, error) {
 	return dir, os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600)
 }
 
+// writeCardSigningKey writes the development key the A2A cards are signed with (a new ECDSA
+// P-256 key, PKCS #8 PEM), once per state directory as the history certificate is, so the
+// JWKS a local cluster publishes is not empty; an explicit --a2a-card-signing-key in
+// StoreArgs comes after it and wins.
+func (c *Cluster) writeCardSigningKey() (string, error) {
+	path := filepath.Join(c.opts.StateDir, "a2a-card-signing.pem")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(c.opts.StateDir, 0o700); err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)
+}
+
 // startProcesses runs the transcript-store and the manager as the Pod runs them: one data
 // directory, the internal API on a unix socket between them.
 func (c *Cluster) startProcesses(ctx context.Context) error {
@@ -492,12 +520,17 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history API certificate: %w", err)
 	}
+	cardKey, err := c.writeCardSigningKey()
+	if err != nil {
+		return nil, fmt.Errorf("A2A card signing key: %w", err)
+	}
 	store := &process{name: "transcript-store", path: filepath.Join(c.opts.BinDir, "transcript-store"), args: []string{
 		"--tls-cert-dir=" + certDir,
 		"--data-dir=" + filepath.Join(dataDir, "transcripts"),
 		"--socket=" + socket,
 		"--listen=" + o.historyAddr,
 		"--kubeconfig=" + c.Kubeconfig,
+		"--a2a-card-signing-key=" + cardKey,
 	}}
 	store.args = append(store.args, o.storeArgs...)
 	store.env = memoryLimit(memoryLimitMiB["transcript-store"])

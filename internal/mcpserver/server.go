@@ -282,7 +282,7 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil
 	}
-	call.Stamp = stampTrace(req.Params.Meta, nil)
+	call.Stamp = stampMeta(req.Params.Meta, nil)
 	out, err := fn(ctx, call, req.Params.Arguments)
 	if err != nil {
 		return textResult(sessiontools.ErrorResult(err), true), nil
@@ -304,7 +304,9 @@ func newCall(ctx context.Context, o Options, id *identity, callID string) (*sess
 	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Watcher: id.client, Store: o.Store,
 		Access: func(ctx context.Context, r caller.Right, name string) error {
 			return o.may(ctx, id.user, r, id.namespace, name)
-		}}
+		},
+		// The store reads no Secrets: a keyed embedder is the one the manager registered.
+		Embeddings: sessiontools.KeylessEmbeddings}
 	call := &sessiontools.Call{Env: env, Namespace: id.namespace, ID: callID}
 	if id.session == "" {
 		return call, nil

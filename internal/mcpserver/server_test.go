@@ -73,7 +73,7 @@ func TestToolsAreTheSessionToolsAndSubagents(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	want := []string{"agents_list", "approvals_decide", "approvals_list", "session_status", "sessions", "sessions_history", "sessions_list", "sessions_search", "sessions_send", "sessions_spawn", "sessions_yield", "subagents"}
+	want := []string{"agents_list", "approvals_decide", "approvals_list", "memory_get", "memory_search", "memory_write", "session_status", "sessions", "sessions_history", "sessions_list", "sessions_search", "sessions_send", "sessions_spawn", "sessions_yield", "subagents"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}

@@ -17,8 +17,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -33,6 +31,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
 )
@@ -63,10 +62,7 @@ const (
 )
 
 // taskCallerLabel is the label value of a user.
-func taskCallerLabel(user string) string {
-	sum := sha256.Sum256([]byte(user))
-	return hex.EncodeToString(sum[:20])
-}
+func taskCallerLabel(user string) string { return caller.TaskOwner(user) }
 
 // rpcRequest is one JSON-RPC request of the stateless revision, as far as tasks read it.
 type rpcRequest struct {
@@ -169,7 +165,7 @@ func (o Options) startTask(ctx context.Context, id *identity, q *rpcRequest) (an
 		return toolResult(textResult(sessiontools.ErrorResult(err), true)), nil
 	}
 	call.NoWait = true
-	call.Stamp = stampTrace(q.Params.Meta, map[string]string{LabelTaskCaller: taskCallerLabel(id.user.GetName())})
+	call.Stamp = stampMeta(q.Params.Meta, map[string]string{LabelTaskCaller: taskCallerLabel(id.user.GetName())})
 	out, err := runTool(ctx, call, q.Params.Name, q.Params.Arguments)
 	if err != nil {
 		return toolResult(textResult(sessiontools.ErrorResult(err), true)), nil
@@ -208,6 +204,10 @@ func (o Options) getTask(ctx context.Context, id *identity, taskID string) (any,
 		return nil, err
 	}
 	t := taskOf(send)
+	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Store: o.Store}
+	if send, err = env.WithWholeReply(ctx, send); err != nil {
+		return nil, err
+	}
 	if res, ok := sessiontools.SendOutcome(send); ok && send.Status.Phase != sessionsv1alpha1.SendCancelled {
 		b, err := json.Marshal(res)
 		if err != nil {
@@ -320,23 +320,26 @@ func rawID(id json.RawMessage) json.RawMessage {
 	return id
 }
 
-// stampTrace stamps what a call creates with labels and, when the request's _meta carries a
-// W3C traceparent, with the caller's trace: the object's root span becomes a child of the
-// caller's span (tracing.ParentAnnotation), so the sends and turns the call starts join the
-// caller's trace. nil when there is nothing to stamp.
-func stampTrace(meta map[string]any, labels map[string]string) func(context.Context, client.Object) error {
+// stampMeta stamps what a call creates with labels and with what the request's _meta
+// carries: a W3C traceparent makes the object's root span a child of the caller's span
+// (tracing.ParentAnnotation), so the sends and turns the call starts join the caller's
+// trace; a well-formed chain (policy.ChainMetaKey) joins the caller's chain, whose values
+// only narrow this namespace's limits (one that is malformed is dropped: a new chain).
+// Every object is marked as made by this door (DoorAnnotation), which the door limits count.
+func stampMeta(meta map[string]any, labels map[string]string) func(context.Context, client.Object) error {
+	annotations := map[string]string{sessionsv1alpha1.DoorAnnotation: "mcp"}
 	tp, _ := meta["traceparent"].(string)
-	root := tracing.NewChild(tp)
-	if root == "" && len(labels) == 0 {
-		return nil
+	if root := tracing.NewChild(tp); root != "" {
+		annotations[tracing.Annotation], annotations[tracing.ParentAnnotation] = root, tp
+	}
+	if c, err := policy.CarriedFromValue(meta[policy.ChainMetaKey]); err == nil && c != nil {
+		annotations[sessionsv1alpha1.CarriedChainAnnotation] = c.Encode()
 	}
 	return func(_ context.Context, obj client.Object) error {
 		if len(labels) > 0 {
 			obj.SetLabels(mergeMap(obj.GetLabels(), labels))
 		}
-		if root != "" {
-			obj.SetAnnotations(mergeMap(obj.GetAnnotations(), map[string]string{tracing.Annotation: root, tracing.ParentAnnotation: tp}))
-		}
+		obj.SetAnnotations(mergeMap(obj.GetAnnotations(), annotations))
 		return nil
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"k8s.io/utils/clock"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
@@ -170,11 +171,27 @@ func (s *Set) Has(name string) bool {
 
 // Call calls a tool of the set. Every failure is an error Result for the model.
 func (s *Set) Call(ctx context.Context, name string, args []byte) Result {
+	return s.CallCarrying(ctx, name, args, nil)
+}
+
+// CallCarrying is Call with the chain extension: carry (nil: none) goes in the request's
+// _meta under policy.ChainMetaKey, with the chain as W3C baggage beside it.
+func (s *Set) CallCarrying(ctx context.Context, name string, args []byte, carry *policy.CarriedChain) Result {
 	if !s.Has(name) {
 		return errorResult("unknown tool %q", name)
 	}
 	b := s.byName[name]
-	return b.s.call(ctx, b.remote, args)
+	return b.s.call(ctx, b.remote, args, carry)
+}
+
+// Target is what the chain extension's pairs name a tool of the set by: its server's URL
+// and the tool ("" for an unknown name).
+func (s *Set) Target(name string) string {
+	if !s.Has(name) {
+		return ""
+	}
+	b := s.byName[name]
+	return b.s.cfg.url + "#" + b.remote
 }
 
 // Resolve returns the Agent's MCP tools, connecting and listing where nothing is cached.

@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // server is one MCP server of one Agent generation: its client session, opened on first
@@ -137,7 +138,7 @@ func contains(list []string, s string) bool {
 }
 
 // call calls one tool within the server's timeout.
-func (s *server) call(ctx context.Context, tool string, args []byte) Result {
+func (s *server) call(ctx context.Context, tool string, args []byte, carry *policy.CarriedChain) Result {
 	arguments := map[string]any{}
 	if a := bytes.TrimSpace(args); len(a) > 0 && string(a) != "null" {
 		if err := json.Unmarshal(a, &arguments); err != nil {
@@ -150,7 +151,11 @@ func (s *server) call(ctx context.Context, tool string, args []byte) Result {
 	if err != nil {
 		return errorResult("MCP server %q is unavailable: %v", s.cfg.name, err)
 	}
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
+	params := &mcp.CallToolParams{Name: tool, Arguments: arguments}
+	if carry != nil {
+		params.Meta = mcp.Meta{policy.ChainMetaKey: json.RawMessage(carry.Encode()), "baggage": policy.ChainBaggage(carry)}
+	}
+	res, err := cs.CallTool(cctx, params)
 	switch {
 	case err == nil:
 		return toResult(res)

@@ -44,12 +44,17 @@ func HopsOf(annotations map[string]string) (int, error) {
 }
 
 // NextHops is the hop count of an object a session tool creates during a turn of parent (a
-// SessionSend or SubagentRun); parent nil (a turn nobody owns) starts a chain at 1.
+// SessionSend or SubagentRun), counting the hops a carried chain brought it; parent nil (a
+// turn nobody owns) starts a chain at 1.
 func NextHops(parentAnnotations map[string]string) int {
 	n, err := HopsOf(parentAnnotations)
 	if err != nil {
 		// A malformed count never shortens a chain: the webhook refuses it anyway.
 		return DefaultMaxHops + 1
+	}
+	// A parent that arrived through a door goes on from the hops its caller carried.
+	if c, err := CarriedOf(parentAnnotations); err == nil && c != nil {
+		n = max(n, c.Hops)
 	}
 	return n + 1
 }

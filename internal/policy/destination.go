@@ -15,6 +15,7 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -32,6 +33,21 @@ func DestinationOf(s *sessionsv1alpha1.AgentSession) sessionsv1alpha1.DeliveryCo
 			dc.Channel = own
 		}
 	}
+	return dc
+}
+
+// ThreadDestination is the delivery context of a thread-bound sub-agent session: its
+// requester's destination, in thread, so the child's announces (after later sends into it,
+// and of the runs it spawns) land there. The chat is named in to: the child's key names
+// none, where the requester's may be all that names it (agent:main:telegram:group:42).
+// requester is nil when the run has none.
+func ThreadDestination(requester *sessionsv1alpha1.AgentSession, thread string) sessionsv1alpha1.DeliveryContext {
+	var dc sessionsv1alpha1.DeliveryContext
+	if requester != nil {
+		dc = DestinationOf(requester)
+		dc.To = cmp.Or(dc.To, ChatIDOf(requester, dc))
+	}
+	dc.ThreadID = thread
 	return dc
 }
 

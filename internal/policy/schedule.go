@@ -157,3 +157,10 @@ func DecideConcurrency(policy string, running int) ConcurrencyAction {
 	}
 	return TickSend
 }
+
+// ScheduleAgentMissing is what a schedule whose spec.agentId names no Agent of its namespace
+// is told, at admission (a warning) and in its Ready condition: its ticks wait for the Agent
+// rather than send into agent:<missing>:main.
+func ScheduleAgentMissing(agentID, namespace string) string {
+	return fmt.Sprintf("Agent %s does not exist in namespace %s: no tick is sent until it does (create the Agent or fix spec.agentId)", agentID, namespace)
+}

@@ -22,15 +22,21 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// SessionModel judges a per-session model override as a spawn's model is judged: the
-// Agent's own model, or one of its allowedModels. "" (no override) is always allowed. The
-// reason names the setting that would allow it.
+// SessionModel judges a model override, a spawn's or a session's: as the specification
+// says, any model is accepted (a model the provider refuses fails the turn with an error
+// naming it; budgets bound the cost) unless the Agent's allowedModels narrows the choice to
+// its own model and those listed. "" (no override) is always allowed. The reason names the
+// setting that would allow it.
 func SessionModel(agent *sessionsv1alpha1.Agent, model string) (bool, string) {
-	if model == "" || model == agent.Spec.Model.Name || slices.Contains(agent.Spec.AllowedModels, model) {
+	if model == "" || len(agent.Spec.AllowedModels) == 0 || model == agent.Spec.Model.Name || slices.Contains(agent.Spec.AllowedModels, model) {
 		return true, ""
 	}
-	allowed := append([]string{agent.Spec.Model.Name}, agent.Spec.AllowedModels...)
-	allowed = slices.DeleteFunc(allowed, func(m string) bool { return m == "" })
 	return false, fmt.Sprintf("model %q is not allowed for agent %s (allowed: %s); add it to the Agent's spec.allowedModels",
-		model, agent.Name, strings.Join(allowed, ", "))
+		model, agent.Name, strings.Join(modelChoices(agent), ", "))
+}
+
+// modelChoices are the models an Agent whose allowedModels narrows the choice accepts.
+func modelChoices(agent *sessionsv1alpha1.Agent) []string {
+	allowed := append([]string{agent.Spec.Model.Name}, agent.Spec.AllowedModels...)
+	return slices.DeleteFunc(allowed, func(m string) bool { return m == "" })
 }

@@ -42,4 +42,10 @@ func TestSessionModel(t *testing.T) {
 			t.Errorf("%s: SessionModel(%q) = %v, %q; want %v, %q", name, tc.model, ok, reason, tc.ok, tc.reason)
 		}
 	}
+	// The specification's default: an Agent that lists no allowedModels takes any override.
+	open := agent.DeepCopy()
+	open.Spec.AllowedModels = nil
+	if ok, reason := SessionModel(open, "huge"); !ok {
+		t.Errorf("no allowedModels: SessionModel(huge) = false, %q; want any model accepted", reason)
+	}
 }

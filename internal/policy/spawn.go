@@ -191,8 +191,8 @@ func targetGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 		errs = append(errs, field.Forbidden(spec.Child("sandbox"), fmt.Sprintf(
 			"sandbox require, but agent %s runs unsandboxed (Agent %s spec.sandbox.enabled is false)", in.TargetID, in.TargetID)))
 	}
-	if m := in.Spec.Model; m != "" && !slices.Contains(in.Target.Spec.AllowedModels, m) {
-		errs = append(errs, field.NotSupported(spec.Child("model"), m, in.Target.Spec.AllowedModels))
+	if ok, _ := SessionModel(in.Target, in.Spec.Model); !ok {
+		errs = append(errs, field.NotSupported(spec.Child("model"), in.Spec.Model, modelChoices(in.Target)))
 	}
 	return errs
 }

@@ -153,8 +153,14 @@ func TestCheckSpawn(t *testing.T) {
 				in.Target.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SecretNotFound"}}
 			}),
 		},
-		"model not allowed": {
-			in:   spawnInput(func(in *SpawnInput) { in.Spec.Model = "gpt-9" }),
+		"any model when the Agent lists none, as the spec says": {
+			in: spawnInput(func(in *SpawnInput) { in.Spec.Model = "gpt-9" }),
+		},
+		"a model outside the Agent's allowedModels": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Spec.Model = "gpt-9"
+				in.Target.Spec.AllowedModels = []string{"small"}
+			}),
 			want: []string{"FieldValueNotSupported spec.model"},
 		},
 		"model allowed": {

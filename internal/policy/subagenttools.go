@@ -33,3 +33,16 @@ func SubagentOffers(allow []string, name string, sessionTool bool) bool {
 	}
 	return slices.Contains(allow, name)
 }
+
+// SubagentSessionTools are the session tools among sessionTools (their names, in order)
+// that a sub-agent whose Agent lists allow in subagents.tools is offered: what its task's
+// context tells it it has.
+func SubagentSessionTools(allow, sessionTools []string) []string {
+	var out []string
+	for _, name := range sessionTools {
+		if SubagentOffers(allow, name, true) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -14,7 +14,11 @@
 
 package policy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 func TestSubagentOffers(t *testing.T) {
 	cases := map[string]struct {
@@ -36,6 +40,24 @@ func TestSubagentOffers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := SubagentOffers(tc.allow, tc.name, tc.sessionTool); got != tc.want {
 				t.Errorf("SubagentOffers(%v, %q, %v) = %v, want %v", tc.allow, tc.name, tc.sessionTool, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSubagentSessionTools(t *testing.T) {
+	all := []string{"sessions_list", "sessions_history", "sessions_send", "sessions_spawn"}
+	cases := map[string]struct {
+		allow, want []string
+	}{
+		"default: none":                          {},
+		"a list: the session tools it names":     {allow: []string{"sessions_send", "mcp__x__y", "sessions_history"}, want: []string{"sessions_history", "sessions_send"}},
+		"a list naming spawn: still not offered": {allow: []string{"sessions_spawn", "sessions_list"}, want: []string{"sessions_list"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, SubagentSessionTools(tc.allow, all)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}

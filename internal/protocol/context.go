@@ -65,15 +65,22 @@ func SubagentAnnounce(child string) string {
 		"own where you give none) and the stats line; reply exactly %s to stay silent.", child, AnnounceSkip)
 }
 
-// SubagentTask is a sub-agent's context for its task, spawned by session requester.
-func SubagentTask(requester, label string) string {
+// SubagentTask is a sub-agent's context for its task, spawned by session requester;
+// sessionTools are the session tools its Agent's subagents.tools grants it (none by
+// default), which it is told by name.
+func SubagentTask(requester, label string, sessionTools []string) string {
 	task := "a task"
 	if label != "" {
 		task = fmt.Sprintf("the task %q", label)
 	}
+	tools := "You have no session tools; use the other tools"
+	if len(sessionTools) > 0 {
+		tools = fmt.Sprintf("Your session tools are %s (a sub-agent never spawns); use them, the other tools",
+			strings.Join(sessionTools, ", "))
+	}
 	return fmt.Sprintf("You are a sub-agent: session %s spawned you to do %s, the next user message. Your final reply "+
-		"is the task's result and is announced back to that session. You have no session tools; use the other tools "+
-		"you have and the files of your workspace (workspace_list, workspace_read).", requester, task)
+		"is the task's result and is announced back to that session. %s you have and the files of your workspace "+
+		"(workspace_list, workspace_read).", requester, task, tools)
 }
 
 func plural(n int, one, many string) string {

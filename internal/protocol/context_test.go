@@ -38,10 +38,12 @@ func TestTexts(t *testing.T) {
 			"Agent-to-agent announce step: the exchange with session agent:alice:main is over. Your reply is delivered to this session's channel; reply exactly ANNOUNCE_SKIP to stay silent."},
 		"sub-agent announce": {SubagentAnnounce("agent:research:subagent:1"),
 			"Sub-agent announce step: the next user message reports the outcome of the sub-agent run in session agent:research:subagent:1 that this session spawned; its Status comes from the runtime, not the sub-agent. This session's channel gets that Status, your reply's Result: and Notes: lines (text without a label is the Result; the run's own where you give none) and the stats line; reply exactly ANNOUNCE_SKIP to stay silent."},
-		"sub-agent task with a label": {SubagentTask("agent:main:main", "llamas"),
+		"sub-agent task with a label": {SubagentTask("agent:main:main", "llamas", nil),
 			"You are a sub-agent: session agent:main:main spawned you to do the task \"llamas\", the next user message. Your final reply is the task's result and is announced back to that session. You have no session tools; use the other tools you have and the files of your workspace (workspace_list, workspace_read)."},
-		"sub-agent task without a label": {SubagentTask("agent:main:main", ""),
+		"sub-agent task without a label": {SubagentTask("agent:main:main", "", nil),
 			"You are a sub-agent: session agent:main:main spawned you to do a task, the next user message. Your final reply is the task's result and is announced back to that session. You have no session tools; use the other tools you have and the files of your workspace (workspace_list, workspace_read)."},
+		"sub-agent task granted session tools": {SubagentTask("agent:main:main", "", []string{"sessions_history", "sessions_send"}),
+			"You are a sub-agent: session agent:main:main spawned you to do a task, the next user message. Your final reply is the task's result and is announced back to that session. Your session tools are sessions_history, sessions_send (a sub-agent never spawns); use them, the other tools you have and the files of your workspace (workspace_list, workspace_read)."},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

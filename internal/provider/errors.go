@@ -43,6 +43,10 @@ type Error struct {
 	// text, never the remote body itself.
 	Message   string
 	Retryable bool
+	// Model is the model a refused request (bad_request: 404 unknown model, 400 invalid)
+	// asked for, so that the failure names it: a spawn's model override is not checked
+	// before the provider sees it.
+	Model string
 	// Err is the underlying cause, if any (e.g. context.DeadlineExceeded).
 	Err error
 }
@@ -54,6 +58,9 @@ func (e *Error) Error() string {
 	b.WriteString(e.Type)
 	if e.StatusCode != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.StatusCode)
+	}
+	if e.Model != "" {
+		fmt.Fprintf(&b, " for model %q", e.Model)
 	}
 	if e.Message != "" {
 		b.WriteString(": ")

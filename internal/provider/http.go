@@ -106,6 +106,10 @@ func (e *endpoint) complete(ctx context.Context, req Request, wire any, decode d
 		}
 	}
 	resp, err := e.t.call(ctx, e.url, e.header, body, decode)
+	var perr *Error
+	if errors.As(err, &perr) && perr.Type == ErrBadRequest && perr.StatusCode >= 400 && perr.StatusCode < 500 {
+		perr.Model = e.model(req)
+	}
 	if err != nil {
 		return nil, err
 	}

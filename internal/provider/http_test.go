@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,14 +119,14 @@ func TestHTTPRetries(t *testing.T) {
 			handlers: func(_ string, eb func(string, string) string) []http.HandlerFunc {
 				return []http.HandlerFunc{reply(404, eb("not_found_error", "model: test-model"))}
 			},
-			wantErr:      &Error{StatusCode: 404, Type: ErrBadRequest, Message: "not_found_error"},
+			wantErr:      &Error{StatusCode: 404, Type: ErrBadRequest, Message: "not_found_error", Model: "test-model"},
 			wantRequests: 1,
 		},
 		"400 with a non-JSON body gives the status text, not the body": {
 			handlers: func(string, func(string, string) string) []http.HandlerFunc {
 				return []http.HandlerFunc{reply(400, "bad things\n")}
 			},
-			wantErr:      &Error{StatusCode: 400, Type: ErrBadRequest, Message: "Bad Request"},
+			wantErr:      &Error{StatusCode: 400, Type: ErrBadRequest, Message: "Bad Request", Model: "test-model"},
 			wantRequests: 1,
 		},
 		"malformed JSON is terminal": {
@@ -368,5 +369,22 @@ func cutFirstAttempt(srv *stubServer, fc *clocktesting.FakeClock, after time.Dur
 			fc.Step(backoffBase)
 		}
 		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// A model the provider refuses (a spawn's override is not checked before it) fails the call
+// with an error that names the model asked for.
+func TestRefusedModelIsNamed(t *testing.T) {
+	for _, name := range []string{OpenAI, Anthropic} {
+		t.Run(name, func(t *testing.T) {
+			srv := newStub(t, reply(404, wireFormats[name].errBody("not_found_error", "no such model")))
+			fc := newTestClock()
+			autoStep(t, fc)
+			p := mustNew(t, name, srv, fc)
+			_, err := p.Complete(context.Background(), Request{Model: "gpt-nope", Messages: []Message{user("hello")}})
+			if err == nil || !strings.Contains(err.Error(), `for model "gpt-nope"`) {
+				t.Errorf("error %v, want it to name the model gpt-nope", err)
+			}
+		})
 	}
 }

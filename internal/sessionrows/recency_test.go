@@ -87,12 +87,12 @@ func TestPageRowsOverRecencyIsListRows(t *testing.T) {
 		p       ListParams
 		visible func(*sessionsv1alpha1.AgentSession) bool
 	}{
-		"first page":          {p: NewListParams(nil, 50, 0, 0)},
-		"the largest page":    {p: NewListParams(nil, MaxListLimit, 0, 0)},
-		"kinds":               {p: NewListParams([]string{"group", "cron"}, 50, 0, 0)},
-		"active minutes":      {p: NewListParams(nil, MaxListLimit, 30, 0)},
-		"visibility":          {p: NewListParams(nil, 50, 0, 0), visible: odd},
-		"everything filtered": {p: NewListParams([]string{"node"}, 50, 0, 0)},
+		"first page":          {p: mustParams(NewListParams(nil, 50, 0, 0))},
+		"the largest page":    {p: mustParams(NewListParams(nil, MaxListLimit, 0, 0))},
+		"kinds":               {p: mustParams(NewListParams([]string{"group", "cron"}, 50, 0, 0))},
+		"active minutes":      {p: mustParams(NewListParams(nil, MaxListLimit, 30, 0))},
+		"visibility":          {p: mustParams(NewListParams(nil, 50, 0, 0)), visible: odd},
+		"everything filtered": {p: mustParams(NewListParams([]string{"node"}, 50, 0, 0))},
 	} {
 		t.Run(name, func(t *testing.T) {
 			want := ListRows(team, tc.p, now, tc.visible)
@@ -109,4 +109,11 @@ func TestPageRowsOverRecencyIsListRows(t *testing.T) {
 		t.Fatal("a namespace without sessions yielded one")
 		return false
 	})
+}
+
+func mustParams(p ListParams, err error) ListParams {
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

@@ -17,6 +17,8 @@
 package sessionrows
 
 import (
+	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +28,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// sessions_list bounds, as the seeds leave them to the server.
+// sessions_list bounds, as the seeds leave them to the server: limit is clamped, as they
+// say; messageLimit outside 0..MaxListMessageLimit is refused, never cut.
 const (
 	DefaultListLimit    = 50
 	MaxListLimit        = 200
@@ -36,29 +39,29 @@ const (
 // SessionRow is one row of sessions_list, in the seeds' row shape.
 type SessionRow struct {
 	// Name is the AgentSession's object name, what access to its transcript is asked on.
-	Name            string                            `json:"-"`
-	Key             string                            `json:"key"`
-	Kind            string                            `json:"kind"`
-	Channel         string                            `json:"channel"`
-	DisplayName     string                            `json:"displayName,omitempty"`
-	UpdatedAt       int64                             `json:"updatedAt"`
-	SessionID       string                            `json:"sessionId"`
-	Model           string                            `json:"model,omitempty"`
-	ContextTokens   int64                             `json:"contextTokens"`
-	TotalTokens     int64                             `json:"totalTokens"`
-	ThinkingLevel   string                            `json:"thinkingLevel,omitempty"`
-	VerboseLevel    string                            `json:"verboseLevel,omitempty"`
-	SystemSent      bool                              `json:"systemSent"`
-	AbortedLastRun  bool                              `json:"abortedLastRun"`
-	SendPolicy      string                            `json:"sendPolicy,omitempty"`
-	LastChannel     string                            `json:"lastChannel,omitempty"`
-	LastTo          string                            `json:"lastTo,omitempty"`
-	DeliveryContext *sessionsv1alpha1.DeliveryContext `json:"deliveryContext,omitempty"`
-	TranscriptPath  string                            `json:"transcriptPath,omitempty"`
-	Messages        []transcript.Record               `json:"messages,omitempty"`
-	Label           string                            `json:"label,omitempty"`
-	AgentID         string                            `json:"agentId,omitempty"`
-	Archived        bool                              `json:"archived,omitempty"`
+	Name            string              `json:"-"`
+	Key             string              `json:"key"`
+	Kind            string              `json:"kind"`
+	Channel         string              `json:"channel"`
+	DisplayName     string              `json:"displayName,omitempty"`
+	UpdatedAt       int64               `json:"updatedAt"`
+	SessionID       string              `json:"sessionId"`
+	Model           string              `json:"model,omitempty"`
+	ContextTokens   int64               `json:"contextTokens"`
+	TotalTokens     int64               `json:"totalTokens"`
+	ThinkingLevel   string              `json:"thinkingLevel,omitempty"`
+	VerboseLevel    string              `json:"verboseLevel,omitempty"`
+	SystemSent      bool                `json:"systemSent"`
+	AbortedLastRun  bool                `json:"abortedLastRun"`
+	SendPolicy      string              `json:"sendPolicy,omitempty"`
+	LastChannel     string              `json:"lastChannel,omitempty"`
+	LastTo          string              `json:"lastTo,omitempty"`
+	DeliveryContext *DeliveryContext    `json:"deliveryContext,omitempty"`
+	TranscriptPath  string              `json:"transcriptPath,omitempty"`
+	Messages        []transcript.Record `json:"messages,omitempty"`
+	Label           string              `json:"label,omitempty"`
+	AgentID         string              `json:"agentId,omitempty"`
+	Archived        bool                `json:"archived,omitempty"`
 	// LastMessage is the latest message, with includeLastMessage.
 	LastMessage *transcript.Record `json:"lastMessage,omitempty"`
 }
@@ -80,14 +83,41 @@ type ListParams struct {
 	IncludeLastMessage bool
 }
 
-// NewListParams applies the defaults and clamps to raw parameters.
-func NewListParams(kinds []string, limit, activeMinutes, messageLimit int64) ListParams {
+// DeliveryContext is a row's normalized delivery context, the seeds' { channel, to,
+// accountId }.
+type DeliveryContext struct {
+	Channel   string `json:"channel,omitempty"`
+	To        string `json:"to,omitempty"`
+	AccountID string `json:"accountId,omitempty"`
+}
+
+// NewListParams applies the defaults and the limit's clamp to raw parameters; a messageLimit
+// outside 0..MaxListMessageLimit is an error naming the bounds.
+func NewListParams(kinds []string, limit, activeMinutes, messageLimit int64) (ListParams, error) {
+	if messageLimit < 0 || messageLimit > MaxListMessageLimit {
+		return ListParams{}, fmt.Errorf("messageLimit %d is out of range: 0 to %d messages per session; read more of one session with sessions_history",
+			messageLimit, MaxListMessageLimit)
+	}
 	return ListParams{
 		Kinds:         kinds,
 		Limit:         int(max(1, min(limit, MaxListLimit))),
 		ActiveMinutes: int(max(activeMinutes, 0)),
-		MessageLimit:  int(max(0, min(messageLimit, MaxListMessageLimit))),
+		MessageLimit:  int(messageLimit),
+	}, nil
+}
+
+// deliveryContextOf is a session's delivery context as a row gives it: the session's own,
+// each of channel and to falling back to lastChannel and lastTo; nil when none is known.
+func deliveryContextOf(s *sessionsv1alpha1.AgentSession) *DeliveryContext {
+	var d DeliveryContext
+	if dc := s.Spec.DeliveryContext; dc != nil {
+		d = DeliveryContext{Channel: dc.Channel, To: dc.To, AccountID: dc.AccountID}
 	}
+	d.Channel, d.To = cmp.Or(d.Channel, s.Spec.LastChannel), cmp.Or(d.To, s.Spec.LastTo)
+	if d == (DeliveryContext{}) {
+		return nil
+	}
+	return &d
 }
 
 // RowOf is a session's row (without messages).
@@ -99,7 +129,7 @@ func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
 		ThinkingLevel: string(s.Spec.ThinkingLevel), VerboseLevel: s.Spec.VerboseLevel,
 		SystemSent: s.Status.SystemSent, AbortedLastRun: s.Status.AbortedLastRun,
 		SendPolicy: string(s.Spec.SendPolicy), LastChannel: s.Spec.LastChannel, LastTo: s.Spec.LastTo,
-		DeliveryContext: s.Spec.DeliveryContext, TranscriptPath: s.Status.TranscriptPath,
+		DeliveryContext: deliveryContextOf(s), TranscriptPath: s.Status.TranscriptPath,
 		UpdatedAt: updatedAt(s), Label: s.Spec.Label, AgentID: s.Spec.AgentID,
 		Archived: s.Status.Phase == sessionsv1alpha1.SessionArchived,
 	}

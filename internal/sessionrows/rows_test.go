@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,16 +32,54 @@ func TestNewListParams(t *testing.T) {
 	cases := map[string]struct {
 		limit, active, messages int64
 		want                    ListParams
+		wantErr                 string
 	}{
-		"defaults":            {limit: DefaultListLimit, want: ListParams{Limit: 50}},
-		"limit clamps to 200": {limit: 5000, want: ListParams{Limit: 200}},
-		"limit at least 1":    {limit: -3, want: ListParams{Limit: 1}},
-		"messages clamp":      {limit: 10, messages: 99, want: ListParams{Limit: 10, MessageLimit: 20}},
-		"negative active":     {limit: 10, active: -5, want: ListParams{Limit: 10}},
+		"defaults":                  {limit: DefaultListLimit, want: ListParams{Limit: 50}},
+		"limit clamps to 200":       {limit: 5000, want: ListParams{Limit: 200}},
+		"limit at least 1":          {limit: -3, want: ListParams{Limit: 1}},
+		"messages up to 20":         {limit: 10, messages: 20, want: ListParams{Limit: 10, MessageLimit: 20}},
+		"messages above 20 refused": {limit: 10, messages: 99, wantErr: "messageLimit 99 is out of range: 0 to 20 messages per session"},
+		"negative messages refused": {limit: 10, messages: -1, wantErr: "messageLimit -1 is out of range: 0 to 20 messages per session"},
+		"negative active":           {limit: 10, active: -5, want: ListParams{Limit: 10}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, NewListParams(nil, tc.limit, tc.active, tc.messages)); diff != "" {
+			got, err := NewListParams(nil, tc.limit, tc.active, tc.messages)
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Errorf("err = %v, want one starting %q", err, tc.wantErr)
+				}
+				return
+			}
+			if diff := cmp.Diff(tc.want, got); err != nil || diff != "" {
+				t.Errorf("err %v; (-want +got):\n%s", err, diff)
+			}
+		})
+	}
+}
+
+// A row's deliveryContext is the seeds' { channel, to, accountId }: the session's own, its
+// channel and to taken from lastChannel and lastTo when it sets none.
+func TestRowDeliveryContext(t *testing.T) {
+	cases := map[string]struct {
+		spec sessionsv1alpha1.AgentSessionSpec
+		want *DeliveryContext
+	}{
+		"none known": {},
+		"from lastChannel and lastTo": {spec: sessionsv1alpha1.AgentSessionSpec{LastChannel: "telegram", LastTo: "42"},
+			want: &DeliveryContext{Channel: "telegram", To: "42"}},
+		"the session's own wins": {spec: sessionsv1alpha1.AgentSessionSpec{LastChannel: "telegram", LastTo: "42",
+			DeliveryContext: &sessionsv1alpha1.DeliveryContext{Channel: "discord", To: "c1", AccountID: "bot", ThreadID: "t9"}},
+			want: &DeliveryContext{Channel: "discord", To: "c1", AccountID: "bot"}},
+		"an account alone, the rest from last": {spec: sessionsv1alpha1.AgentSessionSpec{LastChannel: "slack", LastTo: "C1",
+			DeliveryContext: &sessionsv1alpha1.DeliveryContext{AccountID: "bot"}},
+			want: &DeliveryContext{Channel: "slack", To: "C1", AccountID: "bot"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &sessionsv1alpha1.AgentSession{Spec: tc.spec}
+			s.Spec.Key = "agent:main:main"
+			if diff := cmp.Diff(tc.want, RowOf(s).DeliveryContext); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

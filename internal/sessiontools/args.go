@@ -85,10 +85,12 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 }
 
 // Number is a numeric argument; models also send numbers as strings ("10"), which are
-// accepted. Fractions are cut toward zero.
+// accepted. V cuts a fraction toward zero; F is the number as given, for arguments that
+// round otherwise (SendTimeout rounds up).
 type Number struct {
 	Set bool
 	V   int64
+	F   float64
 }
 
 func (n *Number) UnmarshalJSON(b []byte) error {
@@ -103,7 +105,7 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Errorf("%s is not a number", b)
 	}
-	n.Set, n.V = true, int64(math.Max(math.Min(f, math.MaxInt32), math.MinInt32))
+	n.Set, n.V, n.F = true, int64(math.Max(math.Min(f, math.MaxInt32), math.MinInt32)), f
 	return nil
 }
 

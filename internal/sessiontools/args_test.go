@@ -45,12 +45,12 @@ func TestToolArguments(t *testing.T) {
 		want    sendArgs
 		wantErr bool
 	}{
-		"numbers as numbers":     {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":5}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: Number{Set: true, V: 5}}},
-		"numbers as strings":     {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":"7"}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: Number{Set: true, V: 7}}},
-		"fractions cut":          {raw: `{"timeoutSeconds":2.9}`, want: sendArgs{TimeoutSeconds: Number{Set: true, V: 2}}},
-		"null is empty":          {raw: `null`},
-		"a word is not a number": {raw: `{"timeoutSeconds":"soon"}`, wantErr: true},
-		"not json":               {raw: `{`, wantErr: true},
+		"numbers as numbers":           {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":5}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: Number{Set: true, V: 5, F: 5}}},
+		"numbers as strings":           {raw: `{"sessionKey":"k","message":"m","timeoutSeconds":"7"}`, want: sendArgs{SessionKey: "k", Message: "m", TimeoutSeconds: Number{Set: true, V: 7, F: 7}}},
+		"fractions cut, kept as given": {raw: `{"timeoutSeconds":2.9}`, want: sendArgs{TimeoutSeconds: Number{Set: true, V: 2, F: 2.9}}},
+		"null is empty":                {raw: `null`},
+		"a word is not a number":       {raw: `{"timeoutSeconds":"soon"}`, wantErr: true},
+		"not json":                     {raw: `{`, wantErr: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -40,21 +40,23 @@ type listArgs struct {
 	IncludeLastMessage bool   `json:"includeLastMessage"`
 }
 
-// params are the arguments as sessionrows' defaulted, clamped parameters.
-func (a listArgs) params() sessionrows.ListParams {
-	p := sessionrows.NewListParams(a.Kinds, a.Limit.Or(sessionrows.DefaultListLimit), a.ActiveMinutes.Or(0), a.MessageLimit.Or(0))
+// params are the arguments as sessionrows' defaulted, clamped parameters, or the error of
+// one out of its bounds.
+func (a listArgs) params() (sessionrows.ListParams, error) {
+	p, err := sessionrows.NewListParams(a.Kinds, a.Limit.Or(sessionrows.DefaultListLimit), a.ActiveMinutes.Or(0), a.MessageLimit.Or(0))
 	p.Label, p.AgentID, p.Search, p.Archived, p.IncludeLastMessage = a.Label, a.AgentID, a.Search, a.Archived, a.IncludeLastMessage
-	return p
+	return p, err
 }
 
 func listTool() Tool {
 	return Tool{Name: "sessions_list",
 		Description: "List sessions visible to this session, most recently updated first.",
 		Schema: Schema(map[string]any{
-			"kinds":              map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{"main", "group", "cron", "hook", "node", "other"}}},
-			"limit":              map[string]any{"type": "number", "description": "max rows (default 50, at most 200)"},
-			"activeMinutes":      map[string]any{"type": "number", "description": "only sessions updated within N minutes"},
-			"messageLimit":       map[string]any{"type": "number", "description": "include the last N messages of each session (0..20, default 0)"},
+			"kinds":         map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{"main", "group", "cron", "hook", "node", "other"}}},
+			"limit":         map[string]any{"type": "number", "description": "max rows (default 50; a larger value is cut to 200)"},
+			"activeMinutes": map[string]any{"type": "number", "description": "only sessions updated within N minutes"},
+			"messageLimit": map[string]any{"type": "number", "minimum": 0, "maximum": sessionrows.MaxListMessageLimit,
+				"description": "include the last N messages of each session: 0 to 20, default 0 (none); outside that is an error, never cut"},
 			"label":              map[string]any{"type": "string", "description": "only sessions with this label"},
 			"agentId":            map[string]any{"type": "string", "description": "only sessions of this agent"},
 			"search":             map[string]any{"type": "string", "description": "only sessions whose key, label or display name contains this text"},
@@ -66,7 +68,11 @@ func listTool() Tool {
 			if err := DecodeArgs(args, &a); err != nil {
 				return nil, err
 			}
-			return c.list(ctx, a.params())
+			p, err := a.params()
+			if err != nil {
+				return nil, err
+			}
+			return c.list(ctx, p)
 		}}
 }
 

@@ -43,8 +43,9 @@ func TestListArgsParams(t *testing.T) {
 			if err := DecodeArgs(json.RawMessage(tc.raw), &a); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, a.params()); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
+			p, err := a.params()
+			if diff := cmp.Diff(tc.want, p); err != nil || diff != "" {
+				t.Errorf("err %v; (-want +got):\n%s", err, diff)
 			}
 		})
 	}

@@ -102,50 +102,21 @@ func ReadableSessionIDs(walk func(yield func(*sessionsv1alpha1.AgentSession) boo
 	return ids, err
 }
 
-// search asks the index for the sessions the caller sees and may read, before it pages:
-// an agent's session searches only the sessions its visibility shows it (a sandboxed one,
-// its own tree), and a caller without the namespace-wide transcript grant only the sessions
-// it may read one by one (ReadableSessionIDs), or is refused as /events refuses it when it
-// may read none. The hits, nextOffset and count are all of readable transcripts.
+// search asks the index for the sessions the caller sees and may read (readableScope),
+// before it pages. The hits, nextOffset and count are all of readable transcripts.
 func (c *Call) search(ctx context.Context, q transcript.SearchQuery) (any, error) {
 	searcher, ok := c.Store.(transcript.Searcher)
 	if !ok {
 		return nil, errors.New("sessions_search is not available: the transcript store keeps no search index")
 	}
-	wide := c.may(ctx, caller.ReadTranscript, "") == nil
-	if c.Session != nil || !wide {
-		all, err := c.sessions(ctx)
-		if err != nil {
-			return nil, err
-		}
-		seen, total, err := c.visibleSessions(ctx, all)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case !wide:
-			slices.SortFunc(seen, sessionrows.NewerFirst)
-			q.SessionIDs, err = ReadableSessionIDs(slices.Values(seen), func(name string) (bool, error) {
-				err := c.may(ctx, caller.ReadTranscript, name)
-				if err != nil && !apierrors.IsForbidden(err) {
-					return false, err
-				}
-				return err == nil, nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			if len(q.SessionIDs) == 0 {
-				return &StatusResult{Status: StatusForbidden, Error: fmt.Sprintf(
-					"the caller may read the transcript of no session in namespace %q (of its %d most recently updated it sees)", c.Namespace, MaxSearchScan)}, nil
-			}
-		case len(seen) < total:
-			q.SessionIDs = make([]string, 0, len(seen))
-			for _, s := range seen {
-				q.SessionIDs = append(q.SessionIDs, s.Status.SessionID)
-			}
-		}
+	ids, refusal, err := c.readableScope(ctx)
+	if err != nil {
+		return nil, err
 	}
+	if refusal != nil {
+		return refusal, nil
+	}
+	q.SessionIDs = ids
 	res, err := searcher.Search(ctx, q)
 	if err != nil {
 		return nil, err
@@ -155,6 +126,52 @@ func (c *Call) search(ctx context.Context, q transcript.SearchQuery) (any, error
 		out.Hits = []transcript.SearchHit{}
 	}
 	return out, nil
+}
+
+// readableScope is the sessionIds whose transcripts the caller may search or recall (nil:
+// the whole namespace): an agent's session only the sessions its visibility shows it (a
+// sandboxed one, its own tree), and a caller without the namespace-wide transcript grant
+// only the sessions it may read one by one (ReadableSessionIDs), or a refusal as /events
+// refuses it when it may read none.
+func (c *Call) readableScope(ctx context.Context) ([]string, *StatusResult, error) {
+	wide := c.may(ctx, caller.ReadTranscript, "") == nil
+	if c.Session == nil && wide {
+		return nil, nil, nil
+	}
+	all, err := c.sessions(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	seen, total, err := c.visibleSessions(ctx, all)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case !wide:
+		slices.SortFunc(seen, sessionrows.NewerFirst)
+		ids, err := ReadableSessionIDs(slices.Values(seen), func(name string) (bool, error) {
+			err := c.may(ctx, caller.ReadTranscript, name)
+			if err != nil && !apierrors.IsForbidden(err) {
+				return false, err
+			}
+			return err == nil, nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ids) == 0 {
+			return nil, &StatusResult{Status: StatusForbidden, Error: fmt.Sprintf(
+				"the caller may read the transcript of no session in namespace %q (of its %d most recently updated it sees)", c.Namespace, MaxSearchScan)}, nil
+		}
+		return ids, nil, nil
+	case len(seen) < total:
+		ids := make([]string, 0, len(seen))
+		for _, s := range seen {
+			ids = append(ids, s.Status.SessionID)
+		}
+		return ids, nil, nil
+	}
+	return nil, nil, nil
 }
 
 // visibleSessions are the sessions with a transcript that the calling session sees (all of

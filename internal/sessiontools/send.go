@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,12 +32,13 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// sessions_send bounds: the seeds' default wait is > 0; a call should not wait for hours.
+// sessions_send bounds: the seeds' default wait is > 0; the maximum is every door's.
 const (
 	DefaultSendTimeoutSeconds = sessionsv1alpha1.DefaultSendTimeoutSeconds
-	MaxSendTimeoutSeconds     = 600
+	MaxSendTimeoutSeconds     = sessionsv1alpha1.MaxSendTimeoutSeconds
 )
 
 type sendArgs struct {
@@ -49,14 +51,14 @@ type sendArgs struct {
 
 func sendTool() Tool {
 	return Tool{Name: "sessions_send",
-		Description: "Send a message into another session, named by sessionKey, label or agentId (that agent's main session). timeoutSeconds > 0 waits up to that many seconds for the reply (default 30, at most 600) and returns status ok with reply (\"\" and noReply: true when the target answered nothing or REPLY_SKIP); 0 is fire-and-forget.",
+		Description: "Send a message into another session, named by sessionKey, label or agentId (that agent's main session). timeoutSeconds > 0 waits up to that many seconds for the reply (default 30, at most 600, a fraction rounds up) and returns status ok with the whole reply, up to 256 KiB (\"\" and noReply: true when the target answered nothing or REPLY_SKIP); 0 is fire-and-forget.",
 		Schema: Schema(map[string]any{
 			"sessionKey": map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"label":      map[string]any{"type": "string", "description": "the label of the one active session to send to"},
 			"agentId":    map[string]any{"type": "string", "description": "send to this agent's main session"},
 			"message":    map[string]any{"type": "string"},
 			"timeoutSeconds": map[string]any{"type": "number", "minimum": 0, "maximum": MaxSendTimeoutSeconds,
-				"description": "seconds to wait for the reply: 0 = fire-and-forget, default 30, at most 600 (a larger value is an error, never cut)"},
+				"description": "seconds to wait for the reply: 0 = fire-and-forget, default 30, at most 600; a fraction waits up to the next whole second; below 0 or above 600 is an error, never cut"},
 		}, "message"),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
 			var a sendArgs
@@ -84,12 +86,16 @@ func sendTool() Tool {
 		}}
 }
 
-// SendTimeout is sessions_send's wait: default 30, 0..600. A value outside is an error that
-// names the bounds, never cut silently: longer waits are for MCP's tasks extension.
+// SendTimeout is sessions_send's wait: default 30, 0..600. A fraction rounds up to a whole
+// second (0.5 waits, it is never fire-and-forget); a value outside is an error that names
+// the bounds, never cut silently: longer waits are for MCP's tasks extension.
 func SendTimeout(n Number) (int32, error) {
-	v := n.Or(DefaultSendTimeoutSeconds)
-	if v < 0 || v > MaxSendTimeoutSeconds {
-		return 0, fmt.Errorf("timeoutSeconds %d is out of range: at most %d seconds (0 = fire-and-forget); for a longer wait send with timeoutSeconds 0 and follow the send (sessions_history, session_status) or use MCP's tasks extension", v, MaxSendTimeoutSeconds)
+	if !n.Set {
+		return DefaultSendTimeoutSeconds, nil
+	}
+	v := math.Ceil(n.F)
+	if n.F < 0 || v > MaxSendTimeoutSeconds {
+		return 0, fmt.Errorf("timeoutSeconds %v is out of range: 0 to %d seconds (0 = fire-and-forget); for a longer wait send with timeoutSeconds 0 and follow the send (sessions_history, session_status) or use MCP's tasks extension", n.F, MaxSendTimeoutSeconds)
 	}
 	return int32(v), nil
 }
@@ -171,7 +177,47 @@ func (c *Call) Wait(ctx context.Context, s *sessionsv1alpha1.SessionSend, grace 
 	if err != nil {
 		return StatusResult{}, err
 	}
+	if st, err = c.wholeReply(ctx, s.Namespace, st); err != nil {
+		return StatusResult{}, err
+	}
 	return outcome(TurnID(s.UID, "round-1"), st), nil
+}
+
+// WithWholeReply is the send with status.reply whole (up to transcript.MaxReplyBytes) when
+// status keeps only its first 8 KiB (replyTruncated): read from round 1's record in the
+// target's transcript. Every door that returns a reply returns this one.
+func (e *Env) WithWholeReply(ctx context.Context, s *sessionsv1alpha1.SessionSend) (*sessionsv1alpha1.SessionSend, error) {
+	st, err := e.wholeReply(ctx, s.Namespace, &s.Status)
+	if err != nil || st == &s.Status {
+		return s, err
+	}
+	out := s.DeepCopy()
+	out.Status = *st
+	return out, nil
+}
+
+// wholeReply is st with its reply whole, or st itself when status holds all of it.
+func (e *Env) wholeReply(ctx context.Context, namespace string, st *sessionsv1alpha1.SessionSendStatus) (*sessionsv1alpha1.SessionSendStatus, error) {
+	if !st.ReplyTruncated || len(st.Turns) == 0 || st.Turns[0].ReplySeq == 0 {
+		return st, nil
+	}
+	if e.Store == nil {
+		return nil, errors.New("the reply is longer than status keeps and this door cannot read transcripts")
+	}
+	target, err := e.lookup().SessionByKey(ctx, namespace, st.Turns[0].Session)
+	if err == nil && (target == nil || target.Status.SessionID == "") {
+		err = fmt.Errorf("session %q of the reply not found", st.Turns[0].Session)
+	}
+	if err != nil {
+		return nil, err
+	}
+	text, err := transcript.TextAt(ctx, e.Store, namespace, target.Status.SessionID, st.Turns[0].ReplySeq)
+	if err != nil {
+		return nil, err
+	}
+	whole := st.DeepCopy()
+	whole.Reply = text
+	return whole, nil
 }
 
 // outcome is the sessions_send result of a send's status.

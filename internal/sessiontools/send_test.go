@@ -17,17 +17,25 @@ package sessiontools
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
 
 func TestSendsToItself(t *testing.T) {
@@ -109,8 +117,9 @@ func TestWaitSendResumesAfterTheWatchCloses(t *testing.T) {
 	}
 }
 
-// sessions_send's wait is 0..600 seconds, stated in its schema; a value outside is an error
-// naming the maximum, never cut silently to 600.
+// sessions_send's wait is 0..600 seconds, the CRD's bound too, stated in its schema; a value
+// outside is an error naming the bounds, never cut silently to 600; a fraction rounds up,
+// never to fire-and-forget.
 func TestSendTimeoutBound(t *testing.T) {
 	cases := map[string]struct {
 		args    string
@@ -121,9 +130,15 @@ func TestSendTimeoutBound(t *testing.T) {
 		"the maximum":     {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":600}`, want: 600},
 		"fire-and-forget": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":0}`, want: 0},
 		"above it": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":900}`,
-			wantErr: "timeoutSeconds 900 is out of range: at most 600 seconds"},
+			wantErr: "timeoutSeconds 900 is out of range: 0 to 600 seconds"},
 		"below zero": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":-1}`,
-			wantErr: "timeoutSeconds -1 is out of range: at most 600 seconds"},
+			wantErr: "timeoutSeconds -1 is out of range: 0 to 600 seconds"},
+		"half a second waits one": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":0.5}`, want: 1},
+		"a fraction rounds up":    {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":"2.1"}`, want: 3},
+		"a fraction below zero": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":-0.5}`,
+			wantErr: "timeoutSeconds -0.5 is out of range: 0 to 600 seconds"},
+		"a fraction past the maximum": {args: `{"sessionKey":"agent:bob:main","message":"hi","timeoutSeconds":600.5}`,
+			wantErr: "timeoutSeconds 600.5 is out of range: 0 to 600 seconds"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -188,5 +203,65 @@ func TestStatusResultJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A reply longer than status keeps comes back whole: read from round 1's record in the
+// target's transcript, up to transcript.MaxReplyBytes.
+func TestWaitReturnsTheWholeReply(t *testing.T) {
+	store := transcripttest.NewMemoryStore()
+	if _, err := store.CreateSession(t.Context(), transcript.SessionHeader{Namespace: ns, SessionID: "sid-bob", SessionKey: "agent:bob:main"}); err != nil {
+		t.Fatal(err)
+	}
+	whole := strings.Repeat("b", 40<<10) + "END"
+	recs, err := store.Append(t.Context(), ns, "sid-bob", transcript.AppendRequest{Message: transcripttest.TextMessage(transcript.RoleAssistant, whole)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := newFakeClient(session("agent:bob:main", "bob", "sid-bob"))
+	s := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "s1", Namespace: ns, UID: "u1"},
+		Status: sessionsv1alpha1.SessionSendStatus{Status: sessionsv1alpha1.SendOK, Reply: whole[:8<<10], ReplyTruncated: true,
+			Turns: []sessionsv1alpha1.SendTurn{{Round: 1, Session: "agent:bob:main", Reply: whole[:8<<10], ReplySeq: recs[0].Seq}}}}
+	c := &Call{Env: &Env{Client: fc, Reader: fc, Watcher: fc, Store: store}, Namespace: ns}
+	res, err := c.Wait(t.Context(), s, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusOK || res.Reply != whole {
+		t.Errorf("result: status %q, reply of %d bytes; want ok and the whole %d bytes", res.Status, len(res.Reply), len(whole))
+	}
+	got, err := c.WithWholeReply(t.Context(), s)
+	if err != nil || got.Status.Reply != whole || s.Status.Reply != whole[:8<<10] {
+		t.Errorf("WithWholeReply: reply of %d bytes (err %v), the send's own %d; want the whole reply in a copy", len(got.Status.Reply), err, len(s.Status.Reply))
+	}
+}
+
+// Every door that takes a send's wait has the one bound: the CRDs of a send, a schedule and
+// a hook state the tool's maximum.
+func TestEveryDoorHasTheOneWaitBound(t *testing.T) {
+	for file, path := range map[string][]string{
+		"sessions.agents.dev_sessionsends.yaml":     {"spec", "timeoutSeconds"},
+		"sessions.agents.dev_sessionschedules.yaml": {"spec", "timeoutSeconds"},
+		"sessions.agents.dev_sessionhooks.yaml":     {"spec", "timeoutSeconds"},
+	} {
+		b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "crd", "bases", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(b, &crd); err != nil {
+			t.Fatal(err)
+		}
+		p := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		for _, name := range path {
+			next, ok := p.Properties[name]
+			if !ok {
+				t.Fatalf("%s: no %v in the schema", file, path)
+			}
+			p = &next
+		}
+		if p.Maximum == nil || *p.Maximum != MaxSendTimeoutSeconds || p.Minimum == nil || *p.Minimum != 0 {
+			t.Errorf("%s: %v is %v..%v, want 0..%d", file, path, ptr.Deref(p.Minimum, -1), ptr.Deref(p.Maximum, -1), MaxSendTimeoutSeconds)
+		}
 	}
 }

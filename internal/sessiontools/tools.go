@@ -51,17 +51,19 @@ type Tool struct {
 	// SessionOnly marks a tool that only a session can call (sessions_yield): doors that
 	// speak as a person, the console, do not offer it.
 	SessionOnly bool
+	// Memory marks the memory tools, offered to a session only when its Agent enables
+	// memory.
+	Memory bool
 }
 
 // All is the session tools, in the order they are offered.
 func All() []Tool {
-	return []Tool{listTool(), historyTool(), searchTool(), sendTool(), spawnTool(), agentsListTool(), statusTool(), manageTool(), yieldTool()}
+	return []Tool{listTool(), historyTool(), searchTool(), sendTool(), spawnTool(), agentsListTool(), statusTool(), manageTool(), yieldTool(),
+		memorySearchTool(), memoryGetTool(), memoryWriteTool()}
 }
 
 // Transcripts reads transcripts: the store in the manager, the local one in the sidecar.
-type Transcripts interface {
-	Read(ctx context.Context, namespace, sessionID string, o transcript.ReadOptions) (transcript.Page, error)
-}
+type Transcripts = transcript.Reader
 
 // Env is what the tools read and write with.
 type Env struct {
@@ -82,6 +84,9 @@ type Env struct {
 	// the call's namespace ("" for the namespace); nil is the manager's own turns, where the
 	// SessionPolicy's visibility alone decides. A door's host must set it.
 	Access func(ctx context.Context, r caller.Right, name string) error
+	// Embeddings is an Agent's embeddings provider with its key read from its Secret, handed
+	// to the store with each recall; nil hands none (the store uses what it was last given).
+	Embeddings func(ctx context.Context, a *sessionsv1alpha1.Agent) (*transcript.EmbeddingsSpec, error)
 }
 
 func (e *Env) apiReader() client.Reader {
@@ -121,6 +126,8 @@ type Call struct {
 	// whatever its timeoutSeconds: the send still waits that long for its reply, and the
 	// caller follows it (an MCP task, SendOutcome) rather than this call.
 	NoWait bool
+	// EmbeddingsGate judges and charges a recall's embeddings call; nil for a person.
+	EmbeddingsGate EmbeddingsGate
 }
 
 // ObjectName names an object the call creates.

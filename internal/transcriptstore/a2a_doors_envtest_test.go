@@ -36,7 +36,8 @@ import (
 )
 
 // a2aRows are the A2A door's rows: the agent card, message/send into an existing session
-// (create a send, act as the session), tasks/get and tasks/cancel of the held A2A send.
+// (create a send, act as the session), tasks/get and tasks/cancel of the caller's own A2A
+// send (another caller's task is not found whatever the rights: caller.TaskOwner).
 func a2aRows() []doorRow {
 	card := func(f *doorFixture, token, ns string) (bool, string) { return f.a2aCard(token, ns, "") }
 	send := func(f *doorFixture, token, ns string) (bool, string) {
@@ -46,10 +47,10 @@ func a2aRows() []doorRow {
 			"configuration": map[string]any{"blocking": false}})
 	}
 	get := func(f *doorFixture, token, ns string) (bool, string) {
-		return f.a2a(token, ns, "tasks/get", map[string]any{"id": f.heldTaskID})
+		return f.a2a(token, ns, "tasks/get", map[string]any{"id": ownTask(f, token, ns)})
 	}
 	cancel := func(f *doorFixture, token, ns string) (bool, string) {
-		return f.a2a(token, ns, "tasks/cancel", map[string]any{"id": f.heldTaskID})
+		return f.a2a(token, ns, "tasks/cancel", map[string]any{"id": ownTask(f, token, ns)})
 	}
 	// The door acts in the path's namespace (and the shard front routes by it): a query
 	// naming another namespace changes nothing.
@@ -65,16 +66,17 @@ func a2aRows() []doorRow {
 			"configuration": map[string]any{"returnImmediately": true}})
 	}
 	get1 := func(f *doorFixture, token, ns string) (bool, string) {
-		return f.a2a1(token, ns, "GetTask", map[string]any{"id": f.heldTaskID})
+		return f.a2a1(token, ns, "GetTask", map[string]any{"id": ownTask(f, token, ns)})
 	}
 	cancel1 := func(f *doorFixture, token, ns string) (bool, string) {
-		return f.a2a1(token, ns, "CancelTask", map[string]any{"id": f.heldTaskID})
+		return f.a2a1(token, ns, "CancelTask", map[string]any{"id": ownTask(f, token, ns)})
 	}
 	getREST := func(f *doorFixture, token, ns string) (bool, string) {
-		a := f.do(http.MethodGet, "/a2a/"+ns+"/a/tasks/"+url.PathEscape(f.heldTaskID), token, nil)
+		id := ownTask(f, token, ns)
+		a := f.do(http.MethodGet, "/a2a/"+ns+"/a/tasks/"+url.PathEscape(id), token, nil)
 		var t struct{ ID string }
 		_ = json.Unmarshal([]byte(a.text), &t)
-		return a.status == http.StatusOK && t.ID == f.heldTaskID, http.StatusText(a.status) + " " + a.text
+		return a.status == http.StatusOK && t.ID == id, http.StatusText(a.status) + " " + a.text
 	}
 	return []doorRow{
 		{door: "/a2a/", what: "agent card", right: caller.ListSessions, try: card},
@@ -100,9 +102,9 @@ func (f *doorFixture) a2aCard(token, ns, query string) (bool, string) {
 	return a.status == http.StatusOK && c.Name == "a" && c.ProtocolVersion != "", http.StatusText(a.status) + " " + a.text
 }
 
-// listTasks gives the token's user an A2A task of its own into session A (as the A2A server
-// marks one it makes) and lists the caller's tasks; allowed when that task is listed.
-func listTasks(f *doorFixture, token, ns string) (bool, string) {
+// ownTask gives the token's user an A2A task of its own into session A, as the A2A server
+// marks one it makes, and returns its task id.
+func ownTask(f *doorFixture, token, ns string) string {
 	user := tokenUser(f.t, token)
 	name := "a2a-task-" + a2aserver.CallerLabel(user)[:12]
 	send := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
@@ -112,6 +114,12 @@ func listTasks(f *doorFixture, token, ns string) (bool, string) {
 		f.t.Fatal(err)
 	}
 	f.must(f.admin.Get(f.t.Context(), client.ObjectKeyFromObject(send), send))
+	return sessiontools.TurnID(send.UID, "round-1")
+}
+
+// listTasks lists the caller's tasks; allowed when its own task (ownTask) is listed.
+func listTasks(f *doorFixture, token, ns string) (bool, string) {
+	id := ownTask(f, token, ns)
 	a := f.do(http.MethodPost, "/a2a/"+ns+"/a", token, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ListTasks",
 		"params": map[string]any{"contextId": keyA}})
 	var res struct {
@@ -120,7 +128,6 @@ func listTasks(f *doorFixture, token, ns string) (bool, string) {
 		}
 	}
 	_ = json.Unmarshal([]byte(a.text), &res)
-	id := sessiontools.TurnID(send.UID, "round-1")
 	return a.status == http.StatusOK && res.Result != nil &&
 		slices.ContainsFunc(res.Result.Tasks, func(t struct{ ID string }) bool { return t.ID == id }), http.StatusText(a.status) + " " + a.text
 }

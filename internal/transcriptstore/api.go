@@ -146,9 +146,12 @@ func decodeLimited(w http.ResponseWriter, r *http.Request, v any, limit int) boo
 
 // InternalAPI is the internal listener's API: the manager's appends, reads and searches
 // (NewAPIHandler), the hook keys it hands over and the hook deliveries it collects.
-func InternalAPI(st transcript.Store, index transcript.Searcher, hub *events.Hub, keys *HookKeyring) http.Handler {
+func InternalAPI(st transcript.Store, index transcript.Searcher, hub *events.Hub, keys *HookKeyring, recall transcript.Recaller) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", NewAPIHandler(st, index, hub))
+	if recall != nil {
+		memoryAPI(mux, recall)
+	}
 	mux.Handle("PUT "+transcript.APIHookKeysPath, hookKeysHandler(keys))
 	mux.Handle("GET "+transcript.APIHookDeliveriesPath, hookDeliveriesHandler(keys))
 	mux.Handle("POST "+transcript.APIHookDeliveriesPath, hookDeliveriesHandler(keys))

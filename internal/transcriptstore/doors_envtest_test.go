@@ -96,6 +96,12 @@ var toolCases = []toolCase{
 	{name: "session_status", right: caller.ReadTranscript, args: map[string]any{"sessionKey": keyA, "changesSince": 0}, ok: says(`"stateVersion":`)},
 	{name: "subagents", right: caller.ListSessions, args: map[string]any{"sessionKey": keyA}, ok: says(heldRun)},
 	{name: "subagents", right: caller.CancelRun, args: map[string]any{"sessionKey": keyA, "cancel": heldRun}, ok: says(`"cancelled":true`)},
+	// Recall of Agent a's memory: only transcripts the caller may read answer (by words here:
+	// the offline embedder's vectors find the same message).
+	{name: "memory_search", right: caller.ReadTranscript, args: map[string]any{"agent": "a", "query": "secret"}, ok: says("secret of " + keyA)},
+	{name: "memory_get", right: caller.ReadTranscript, args: map[string]any{"sessionId": "sid-" + sessionkey.ObjectName(keyA), "seq": 1},
+		ok: says("secret of " + keyA)},
+	{name: "memory_write", right: caller.ActAs, session: keyA, args: map[string]any{"text": "a note"}, ok: says(`"status":"ok"`)},
 	{name: "approvals_list", right: caller.ListApprovals, ok: says(heldApproval)},
 	{name: "approvals_decide", right: caller.DecideApproval, args: map[string]any{"name": decidedApproval, "decision": "Approved"},
 		ok: says(`"decision":"Approved"`)},

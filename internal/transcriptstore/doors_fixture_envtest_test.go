@@ -43,9 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/a2aserver"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	transcriptclient "github.com/agent-sessions/agent-session-operator/internal/transcript/client"
@@ -64,7 +62,6 @@ const (
 	audience = "agent-sessions"
 	heldSend = "held-send"
 	heldRun  = "held-run"
-	heldTask = "held-a2a-send"
 	// heldApproval waits for a decision (no manager runs here to expire or resume it);
 	// decidedApproval is the one the decide rows approve (again and again: the same
 	// decision is no change).
@@ -80,8 +77,6 @@ type doorFixture struct {
 	clock *clocktesting.FakeClock
 	admin client.Client
 	core  *coreclient.CoreV1Client
-	// heldTaskID is the A2A task id of the held A2A send of session A.
-	heldTaskID string
 	// store is the sidecar's internal API, as the manager reaches it.
 	store *transcriptclient.Client
 }
@@ -117,7 +112,9 @@ func startDoors(t *testing.T) *doorFixture {
 	f.store = store
 	for _, ns := range []string{doorNS, otherNS} {
 		f.must(f.admin.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"},
-			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}))
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted},
+				Memory: sessionsv1alpha1.MemorySpec{Enabled: true,
+					Embeddings: &sessionsv1alpha1.EmbeddingsSpec{Provider: sessionsv1alpha1.EmbeddingsScripted}}}}))
 		for _, key := range []string{keyA, keyB} {
 			if ns == otherNS && key == keyB {
 				continue
@@ -147,10 +144,6 @@ func startDoors(t *testing.T) *doorFixture {
 	}
 	f.must(f.admin.Create(ctx, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldSend},
 		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keyA, Message: "held"}}))
-	task := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldTask,
-		Labels: map[string]string{a2aserver.LabelAgent: "a"}}, Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: keyA, Message: "held"}}
-	f.must(f.admin.Create(ctx, task))
-	f.heldTaskID = sessiontools.TurnID(task.UID, "round-1")
 	f.must(f.admin.Create(ctx, &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Namespace: doorNS, Name: heldRun},
 		Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "held", RequesterSessionKey: keyA}}))
 	for _, name := range []string{heldApproval, decidedApproval} {

@@ -238,37 +238,10 @@ func TestHookDeliveries(t *testing.T) {
 
 	t.Run("a flood is 429 over ratePerMinute, and accepted again a minute later", func(t *testing.T) { checkHookFlood(t, f, body) })
 
-	t.Run("spec.signature github takes X-Hub-Signature-256, and spec.sessionKey the session", func(t *testing.T) {
-		f.hook("gh", []byte("It's a Secret to Everybody"), func(s *sessionsv1alpha1.SessionHookSpec) {
-			s.Signature, s.SessionKey, s.Message = sessionsv1alpha1.HookSignatureGitHub, "hook:github-events", ""
-		})
-		payload := []byte("Hello, World!")
-		hdr := http.Header{"X-Hub-Signature-256": {"sha256=" + hex.EncodeToString(openssl(t, []byte("It's a Secret to Everybody"), payload))},
-			"X-Github-Delivery": {"72d3162e-cc78-11e3-81ab-4c9367dc0958"}}
-		a := f.post("/hooks/hooks/gh", hdr, payload)
-		if a.status != http.StatusAccepted || a.key != "hook:github-events" {
-			t.Fatalf("got %d %s, want 202 into hook:github-events", a.status, a.body)
-		}
-		hdr.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(openssl(t, []byte("another"), payload)))
-		if a := f.post("/hooks/hooks/gh", hdr, payload); a.status != http.StatusUnauthorized {
-			t.Errorf("a bad GitHub signature: %d, want 401", a.status)
-		}
-	})
+	t.Run("spec.signature github takes X-Hub-Signature-256, and spec.sessionKey the session", func(t *testing.T) { checkHookGitHub(t, f) })
 
 	t.Run("the store reports the hook's deliveries to the manager, who acknowledges them", func(t *testing.T) {
-		got, err := f.keys.HookDeliveries(ctx, hookNS, "flood")
-		if err != nil || got.Count != 4 || got.Last.IsZero() {
-			t.Fatalf("deliveries %+v (%v); want 4 and a time", got, err)
-		}
-		f.must(f.keys.AckHookDeliveries(ctx, transcript.HookDelivery{Namespace: hookNS, Name: "flood", Count: 3}))
-		if got, err = f.keys.HookDeliveries(ctx, hookNS, "flood"); err != nil || got.Count != 1 {
-			t.Errorf("after acknowledging 3: %+v (%v); want 1", got, err)
-		}
-		h := &sessionsv1alpha1.SessionHook{}
-		f.must(f.admin.Get(ctx, client.ObjectKey{Namespace: hookNS, Name: "flood"}, h))
-		if h.Status.Deliveries != 0 || h.Status.LastDeliveryTime != nil {
-			t.Errorf("the store wrote the hook's status: %+v; its controller is the one writer", h.Status)
-		}
+		checkHookDeliveriesReported(t, f)
 	})
 
 	t.Run("a key the manager drops refuses the hook's deliveries", func(t *testing.T) {
@@ -325,5 +298,43 @@ func checkHookFlood(t *testing.T, f *hookFixture, body []byte) {
 	}
 	if n := len(f.hookSends("flood")); n != 4 {
 		t.Errorf("%d sends, want 4", n)
+	}
+}
+
+// checkHookGitHub: spec.signature github takes X-Hub-Signature-256, and spec.sessionKey names
+// the session.
+func checkHookGitHub(t *testing.T, f *hookFixture) {
+	f.hook("gh", []byte("It's a Secret to Everybody"), func(s *sessionsv1alpha1.SessionHookSpec) {
+		s.Signature, s.SessionKey, s.Message = sessionsv1alpha1.HookSignatureGitHub, "hook:github-events", ""
+	})
+	payload := []byte("Hello, World!")
+	hdr := http.Header{"X-Hub-Signature-256": {"sha256=" + hex.EncodeToString(openssl(t, []byte("It's a Secret to Everybody"), payload))},
+		"X-Github-Delivery": {"72d3162e-cc78-11e3-81ab-4c9367dc0958"}}
+	a := f.post("/hooks/hooks/gh", hdr, payload)
+	if a.status != http.StatusAccepted || a.key != "hook:github-events" {
+		t.Fatalf("got %d %s, want 202 into hook:github-events", a.status, a.body)
+	}
+	hdr.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(openssl(t, []byte("another"), payload)))
+	if a := f.post("/hooks/hooks/gh", hdr, payload); a.status != http.StatusUnauthorized {
+		t.Errorf("a bad GitHub signature: %d, want 401", a.status)
+	}
+}
+
+// checkHookDeliveriesReported: the store reports the flood hook's deliveries to the manager,
+// who acknowledges them; the store never writes the hook's status.
+func checkHookDeliveriesReported(t *testing.T, f *hookFixture) {
+	ctx := t.Context()
+	got, err := f.keys.HookDeliveries(ctx, hookNS, "flood")
+	if err != nil || got.Count != 4 || got.Last.IsZero() {
+		t.Fatalf("deliveries %+v (%v); want 4 and a time", got, err)
+	}
+	f.must(f.keys.AckHookDeliveries(ctx, transcript.HookDelivery{Namespace: hookNS, Name: "flood", Count: 3}))
+	if got, err = f.keys.HookDeliveries(ctx, hookNS, "flood"); err != nil || got.Count != 1 {
+		t.Errorf("after acknowledging 3: %+v (%v); want 1", got, err)
+	}
+	h := &sessionsv1alpha1.SessionHook{}
+	f.must(f.admin.Get(ctx, client.ObjectKey{Namespace: hookNS, Name: "flood"}, h))
+	if h.Status.Deliveries != 0 || h.Status.LastDeliveryTime != nil {
+		t.Errorf("the store wrote the hook's status: %+v; its controller is the one writer", h.Status)
 	}
 }

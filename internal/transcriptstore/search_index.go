@@ -15,7 +15,6 @@
 package transcriptstore
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +22,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
-	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/memory"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/search"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
@@ -46,17 +45,8 @@ func OpenSearchIndex(dataDir string, log logr.Logger) (*search.Index, error) {
 	return ix, nil
 }
 
-// SearchableStore is the store with its index: what the session tools read and search.
-func SearchableStore(st *store.FileStore, index *search.Index) sessiontools.Transcripts {
-	return searchable{st, index}
-}
-
-// searchable is the store with its index: what the session tools read and search.
-type searchable struct {
-	*store.FileStore
-	index *search.Index
-}
-
-func (s searchable) Search(ctx context.Context, q transcript.SearchQuery) (transcript.SearchResult, error) {
-	return s.index.Search(ctx, q)
+// SearchableStore is the store with its indexes: what the session tools read, search and
+// recall.
+func SearchableStore(st *store.FileStore, index *search.Index, mem *memory.Index) sessiontools.Transcripts {
+	return Indexed{FileStore: st, Words: index, Memory: mem}
 }

@@ -16,6 +16,7 @@ package turns
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync"
@@ -121,6 +122,9 @@ type Engine struct {
 	// toolEnv is what the session tools read and write with: the manager's clients.
 	toolEnv sessiontools.Env
 	slots   *fairShare
+	// rootKey seals the root a chain begun here names when it crosses the wire, so that a
+	// chain coming back tells its root, and a caller naming a root of ours is not believed.
+	rootKey []byte
 
 	base context.Context
 	stop context.CancelCauseFunc
@@ -196,6 +200,11 @@ func NewEngine(o Options) (*Engine, error) {
 	e.tools.src, e.approvals = o.Tools, o.Approvals
 	if o.Tools.Sandboxes != nil {
 		e.tools.sandbox = sandboxTools(o.Tools.Sandboxes)
+	}
+	e.toolEnv.Embeddings = e.embeddings
+	e.rootKey = make([]byte, 32)
+	if _, err := rand.Read(e.rootKey); err != nil {
+		return nil, err
 	}
 	e.base, e.stop = context.WithCancelCause(context.Background())
 	return e, nil

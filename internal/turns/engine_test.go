@@ -84,7 +84,8 @@ func TestTurnAppendsAndCounts(t *testing.T) {
 	f.submit(req)
 	res := f.await(req.ID)
 
-	want := TurnResult{Text: "pong", InputTokens: res.InputTokens, OutputTokens: 1, StopReason: "stop", Started: epoch, Finished: epoch}
+	// The reply is record 2 of the transcript, after its input: where status finds it whole.
+	want := TurnResult{Text: "pong", ReplySeq: 2, InputTokens: res.InputTokens, OutputTokens: 1, StopReason: "stop", Started: epoch, Finished: epoch}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
@@ -226,7 +227,7 @@ func TestRepeatAfterCrash(t *testing.T) {
 
 	f.submit(req)
 	res := f.await("c")
-	want := TurnResult{Text: "the first answer", InputTokens: 7, OutputTokens: 4, StopReason: "stop", Started: epoch, Finished: epoch}
+	want := TurnResult{Text: "the first answer", ReplySeq: 2, InputTokens: 7, OutputTokens: 4, StopReason: "stop", Started: epoch, Finished: epoch}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
 
@@ -59,4 +60,25 @@ func (t *turn) received(resp *provider.Response) usage.Turn {
 		return usage.Turn{Input: u.InputTokens, Output: u.OutputTokens, CachedInput: u.CachedInputTokens}
 	}
 	return priced
+}
+
+// embeddingsGate is the budget gate of a recall's embeddings call in this turn: judged
+// before, charged after, like a model call (PurposeEmbedding); nil without budgets.
+func (t *turn) embeddingsGate() sessiontools.EmbeddingsGate {
+	if t.e.opts.Budget == nil {
+		return nil
+	}
+	return embeddingsGate{gate: t.e.opts.Budget, call: t.budgetCall(budget.PurposeEmbedding)}
+}
+
+type embeddingsGate struct {
+	gate budget.Gate
+	call budget.Call
+}
+
+func (g embeddingsGate) Judge(ctx context.Context) error { return g.gate.Judge(ctx, g.call) }
+
+// Charge counts the tokens embedded; an Agent's pricing prices model calls, not embeddings.
+func (g embeddingsGate) Charge(ctx context.Context, tokens int64) {
+	g.gate.Charge(ctx, g.call, usage.Turn{Input: tokens})
 }

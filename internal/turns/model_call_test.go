@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
@@ -52,6 +53,8 @@ func (g *gateRecorder) Judge(_ context.Context, c budget.Call) error {
 	}
 	return nil
 }
+
+func (g *gateRecorder) Remaining(context.Context, budget.Call) *sessionsv1alpha1.Budget { return nil }
 
 func (g *gateRecorder) Charge(_ context.Context, c budget.Call, u usage.Turn) {
 	g.mu.Lock()

@@ -28,6 +28,8 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/secretaccess"
+	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // providerCache keeps one provider per Agent, rebuilt when the Agent or its API key Secret
@@ -113,4 +115,21 @@ func providerConfig(agent *sessionsv1alpha1.Agent, secret *corev1.Secret) (provi
 		cfg.Script = append(cfg.Script, rule)
 	}
 	return cfg, nil
+}
+
+// embeddings is an Agent's embeddings provider with the API key its secretRef selects (read
+// uncached, under secretaccess's rule), for the store to embed its memory with.
+func (e *Engine) embeddings(ctx context.Context, agent *sessionsv1alpha1.Agent) (*transcript.EmbeddingsSpec, error) {
+	s := sessiontools.EmbeddingsOf(agent)
+	if s == nil {
+		return nil, nil
+	}
+	if ref := agent.Spec.Memory.Embeddings.SecretRef; ref != nil {
+		v, err := secretaccess.Value(ctx, e.opts.APIReader, agent, ref.Name, ref.Key)
+		if err != nil {
+			return nil, fmt.Errorf("agent %s: embeddings secret %s: %w", agent.Name, ref.Name, err)
+		}
+		s.APIKey = string(v)
+	}
+	return s, nil
 }

@@ -29,6 +29,8 @@ type tool struct {
 	def provider.Tool
 	// session marks the session tools, which sub-agent sessions do not get.
 	session bool
+	// memory marks the memory tools, offered only when the Agent enables memory.
+	memory bool
 	// family names the remote tools of an Agent ("mcp" for its MCP servers', "a2a" for its
 	// remote A2A agents): their names are the remotes' to choose, so each family is one
 	// metric series.
@@ -72,7 +74,7 @@ func sessionTools() toolset {
 	all := sessiontools.All()
 	tools := make([]*tool, 0, len(all))
 	for _, st := range all {
-		tools = append(tools, &tool{session: true,
+		tools = append(tools, &tool{session: true, memory: st.Memory,
 			def: provider.Tool{Name: st.Name, Description: st.Description, Parameters: st.Schema},
 			run: func(ctx context.Context, c *toolCall) (any, error) { return st.Run(ctx, c.sessionCall(), c.args) }})
 	}
@@ -83,7 +85,7 @@ func sessionTools() toolset {
 // What it creates carries the turn's owner, the hop count and the trace link.
 func (c *toolCall) sessionCall() *sessiontools.Call {
 	return &sessiontools.Call{Env: &c.e.toolEnv, Namespace: c.req.Namespace, Session: c.session, Agent: c.agent,
-		ID: c.req.ID + "/" + c.callID(), Stamp: c.stamp}
+		ID: c.req.ID + "/" + c.callID(), Stamp: c.stamp, EmbeddingsGate: c.embeddingsGate()}
 }
 
 // toolText is a tool's result that is already the text the model reads (MCP results),

@@ -81,10 +81,10 @@ type builtinTools struct {
 	offered map[string]*tool
 }
 
-// adds says whether the turn's Agent or session adds tools to the built-in ones (MCP
-// servers, remote A2A agents, a sub-agent's workspace) or narrows them.
+// adds says whether the turn's Agent or session adds tools to the built-in ones (memory,
+// MCP servers, remote A2A agents, a sub-agent's workspace) or narrows them.
 func (ts *toolset) adds(agent *sessionsv1alpha1.Agent, s *sessionsv1alpha1.AgentSession, sub bool) bool {
-	return (sub && len(agent.Spec.Subagents.Tools) > 0) ||
+	return agent.Spec.Memory.Enabled || (sub && len(agent.Spec.Subagents.Tools) > 0) ||
 		(ts.src.MCP != nil && len(agent.Spec.Tools.MCPServers) > 0) ||
 		(ts.src.A2A != nil && len(agent.Spec.Tools.A2AAgents) > 0) ||
 		(sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "") ||
@@ -106,6 +106,9 @@ func (ts *toolset) assemble(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 		return !sub || policy.SubagentOffers(agent.Spec.Subagents.Tools, name, session)
 	}
 	for _, tl := range ts.builtin {
+		if tl.memory && !agent.Spec.Memory.Enabled {
+			continue
+		}
 		if allowed(tl.def.Name, tl.session) {
 			add(tl)
 		}
@@ -141,8 +144,8 @@ func (ts *toolset) assemble(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 	return defs, offered
 }
 
-// mcpTool offers one tool of an MCP server; its result text and error flag go to the model
-// as the server gave them. A server that fails or is slow ends only this call.
+// mcpTool offers one tool of an MCP server, carrying the turn's chain in _meta; its result
+// text and error flag go to the model as the server gave them. A server that fails or is slow ends only this call.
 func mcpTool(set *mcptools.Set, mt mcptools.Tool) *tool {
 	desc := mt.Description
 	if desc == "" {
@@ -152,20 +155,35 @@ func mcpTool(set *mcptools.Set, mt mcptools.Tool) *tool {
 		family: "mcp",
 		def:    provider.Tool{Name: mt.Name, Description: desc, Parameters: mt.Schema},
 		run: func(ctx context.Context, c *toolCall) (any, error) {
-			r := set.Call(ctx, mt.Name, c.args)
+			carry, _, err := c.carried(ctx, set.Target(mt.Name), false)
+			if err != nil {
+				return nil, err
+			}
+			r := set.CallCarrying(ctx, mt.Name, c.args, carry)
+			if limit := policy.CarriedRefusalLimit(r.Text); r.IsError && limit != "" {
+				c.warnChainRoot(ctx, carry, limit)
+			}
 			return toolText{text: r.Text, isErr: r.IsError}, nil
 		},
 	}
 }
 
-// a2aTool offers one remote A2A agent: the call sends the message and waits for the task;
-// the turn's end (its run cancelled, its timeout) cancels the remote task.
+// a2aTool offers one remote A2A agent: the call carries the turn's chain (refused when the
+// chain may not go on), sends the message and waits for the task; the turn's end (its run
+// cancelled, its timeout) cancels the remote task.
 func a2aTool(set *a2atools.Set, at a2atools.Tool) *tool {
 	return &tool{
 		family: "a2a",
 		def:    provider.Tool{Name: at.Name, Description: at.Description, Parameters: a2atools.Schema},
 		run: func(ctx context.Context, c *toolCall) (any, error) {
-			r := set.Call(ctx, at.Name, c.args)
+			carry, denied, err := c.carried(ctx, set.Target(at.Name), true)
+			if err != nil {
+				return nil, err
+			}
+			if denied != nil {
+				return toolText{text: denied.Message, isErr: true}, nil
+			}
+			r := set.CallCarrying(ctx, at.Name, c.args, carry)
 			return toolText{text: r.Text, isErr: r.IsError}, nil
 		},
 	}

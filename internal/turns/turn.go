@@ -116,8 +116,11 @@ type TurnResult struct {
 	// LastToolResult is the text of the turn's last tool result, if any (the sub-agent
 	// announce uses it when Text is empty).
 	LastToolResult string
-	InputTokens    int64
-	OutputTokens   int64
+	// ReplySeq and ToolResultSeq are the transcript records of Text and LastToolResult:
+	// where a status that keeps only the start of them finds the whole text.
+	ReplySeq, ToolResultSeq int64
+	InputTokens             int64
+	OutputTokens            int64
 	// Cost in USD when the provider reports it.
 	Cost float64
 	// CachedInputTokens are input tokens the provider read from its prompt cache.

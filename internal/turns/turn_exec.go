@@ -154,6 +154,7 @@ func (t *turn) key() string { return t.req.ID + "/" + strconv.Itoa(t.step) }
 func (t *turn) reuse(m transcript.Message) transcript.Message {
 	k := t.key()
 	if r, ok := t.win.Done[k]; ok {
+		t.noteSeq(&r)
 		return r.Message
 	}
 	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: m})
@@ -173,6 +174,9 @@ func (t *turn) flush(ctx context.Context) error {
 		return fmt.Errorf("appending to transcript: %w", err)
 	}
 	t.win.Appended(recs)
+	for i := range recs {
+		t.noteSeq(&recs[i])
+	}
 	if len(recs) > 0 {
 		last := &recs[len(recs)-1]
 		if last.Message.Role == transcript.RoleAssistant {
@@ -182,12 +186,23 @@ func (t *turn) flush(ctx context.Context) error {
 	return nil
 }
 
+// noteSeq remembers where the turn's latest reply and tool result are in the transcript.
+func (t *turn) noteSeq(r *transcript.Record) {
+	switch r.Message.Role {
+	case transcript.RoleAssistant:
+		t.res.ReplySeq = r.Seq
+	case transcript.RoleToolResult:
+		t.res.ToolResultSeq = r.Seq
+	}
+}
+
 // loop calls the model and runs the tools it asks for, MaxToolIterations times at most.
 func (t *turn) loop(ctx context.Context) error {
 	for range MaxToolIterations {
 		t.step++
 		var msg transcript.Message
 		if r, ok := t.win.Done[t.key()]; ok {
+			t.noteSeq(&r)
 			msg = r.Message
 		} else {
 			began := t.e.now()
@@ -271,6 +286,7 @@ func (t *turn) callTool(ctx context.Context, call *provider.ToolCall) error {
 	t.step++
 	var msg transcript.Message
 	if r, ok := t.win.Done[t.key()]; ok {
+		t.noteSeq(&r)
 		msg = r.Message
 	} else {
 		text, isErr, gated, err := t.gate(ctx, call)

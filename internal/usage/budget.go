@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
@@ -181,4 +183,49 @@ func NamespaceSpent(b *sessionsv1alpha1.NamespaceBudget, spent Spent, now time.T
 	}
 	return fmt.Sprintf(spentPrefix+"the namespace's turns %s in the %s window since %s (SessionPolicy spec.budgets.namespace); the window resets at %s",
 		what, b.Window.Duration, start.Format(time.RFC3339), start.Add(b.Window.Duration).Format(time.RFC3339))
+}
+
+// Left is what b leaves after spent, field by field (never below zero); nil when b bounds
+// nothing. It is what a send made now may carry to another agent server as its budget.
+func Left(b sessionsv1alpha1.Budget, spent Spent) *sessionsv1alpha1.Budget {
+	if b.MaxCost == "" && b.MaxTokens == nil && b.MaxTurns == nil {
+		return nil
+	}
+	var out sessionsv1alpha1.Budget
+	if b.MaxCost != "" {
+		if limit, err := ParseNanos(b.MaxCost); err == nil {
+			out.MaxCost = FormatNanos(max(0, limit-spent.CostNanos))
+		}
+	}
+	if b.MaxTokens != nil {
+		out.MaxTokens = ptr.To(max(0, *b.MaxTokens-spent.Tokens))
+	}
+	if b.MaxTurns != nil {
+		out.MaxTurns = ptr.To(int32(max(0, int64(*b.MaxTurns)-spent.Turns)))
+	}
+	return &out
+}
+
+// Narrow is the tighter of budgets a and b, field by field; nil when both are nil.
+func Narrow(a, b *sessionsv1alpha1.Budget) *sessionsv1alpha1.Budget {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := *a
+	if b.MaxCost != "" {
+		bn, _ := ParseNanos(b.MaxCost)
+		if an, err := ParseNanos(a.MaxCost); a.MaxCost == "" || err != nil || bn < an {
+			out.MaxCost = b.MaxCost
+		}
+	}
+	if b.MaxTokens != nil && (a.MaxTokens == nil || *b.MaxTokens < *a.MaxTokens) {
+		out.MaxTokens = b.MaxTokens
+	}
+	if b.MaxTurns != nil && (a.MaxTurns == nil || *b.MaxTurns < *a.MaxTurns) {
+		out.MaxTurns = b.MaxTurns
+	}
+	return &out
 }

@@ -138,3 +138,49 @@ func TestStopReason(t *testing.T) {
 		})
 	}
 }
+
+func TestLeft(t *testing.T) {
+	cases := map[string]struct {
+		b     sessionsv1alpha1.Budget
+		spent Spent
+		want  *sessionsv1alpha1.Budget
+	}{
+		"nothing bounded": {spent: Spent{Turns: 3}},
+		"some left": {b: sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](100), MaxTurns: ptr.To[int32](4)},
+			spent: Spent{CostNanos: 250_000_000, Tokens: 40, Turns: 1},
+			want:  &sessionsv1alpha1.Budget{MaxCost: "0.75", MaxTokens: ptr.To[int64](60), MaxTurns: ptr.To[int32](3)}},
+		"overspent is none left, not less": {b: sessionsv1alpha1.Budget{MaxCost: "1", MaxTurns: ptr.To[int32](2)},
+			spent: Spent{CostNanos: 2_000_000_000, Turns: 5},
+			want:  &sessionsv1alpha1.Budget{MaxCost: "0", MaxTurns: ptr.To[int32](0)}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Left(tc.b, tc.spent)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNarrow: what a caller carries only narrows; a claimed larger budget gives way.
+func TestNarrow(t *testing.T) {
+	ours := &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3), MaxCost: "0.5"}
+	cases := map[string]struct {
+		carried, ours, want *sessionsv1alpha1.Budget
+	}{
+		"nothing either side": {},
+		"only ours":           {ours: ours, want: ours},
+		"a larger claim gives way, a field only it bounds stays": {
+			carried: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1000), MaxCost: "100", MaxTokens: ptr.To[int64](1 << 40)}, ours: ours,
+			want: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3), MaxCost: "0.5", MaxTokens: ptr.To[int64](1 << 40)}},
+		"a smaller carried budget stays": {carried: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1), MaxCost: "0.25"}, ours: ours,
+			want: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1), MaxCost: "0.25"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Narrow(tc.carried, tc.ours)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -144,7 +144,11 @@ func benchAppendRateIndexed(root string, ix *search.Index) (float64, error) {
 func searchWord(r int) string { return "w" + strconv.Itoa(r) }
 
 // writeSearchCorpus writes the corpus's transcripts directly, as the store would have.
-func writeSearchCorpus(root string) error {
+func writeSearchCorpus(root string) error { return writeCorpus(root, searchSessions, searchPerSession) }
+
+// writeCorpus writes sessions transcripts of perSession messages of the search corpus's
+// words, as agent bench's sub-agent sessions.
+func writeCorpus(root string, sessions, perSession int) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.07, 1, searchVocabulary-1)
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -153,7 +157,7 @@ func writeSearchCorpus(root string) error {
 		return err
 	}
 	var words []string
-	for s := range searchSessions {
+	for s := range sessions {
 		id := fmt.Sprintf("s%05d", s)
 		f, err := os.Create(filepath.Join(dir, id+".jsonl"))
 		if err != nil {
@@ -165,7 +169,7 @@ func writeSearchCorpus(root string) error {
 		if err == nil {
 			_, err = w.Write(h)
 		}
-		for i := 1; err == nil && i <= searchPerSession; i++ {
+		for i := 1; err == nil && i <= perSession; i++ {
 			words = words[:0]
 			for range searchWordsPerMsg {
 				words = append(words, searchWord(int(zipf.Uint64())))

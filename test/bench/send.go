@@ -333,11 +333,14 @@ func setupSendFixtures(ctx context.Context, cl client.Client) error {
 		}}},
 	}
 	// Reply-back sends come from a requester session of the same agent, which must see the
-	// target (visibility all) and stops after two ping-pong turns.
+	// target (visibility all) and stops after two ping-pong turns. The A2A and MCP suites
+	// send into one session through the doors back to back, which the door limits (a
+	// backstop against loops, not what they measure) would stop: they get room.
 	policy := &sessionsv1alpha1.SessionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: sendNS},
 		Spec: sessionsv1alpha1.SessionPolicySpec{Visibility: sessionsv1alpha1.VisibilityAll,
-			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](replyBackTurns)}, Budgets: benchBudgets()},
+			AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{MaxPingPongTurns: ptr.To[int32](replyBackTurns)}, Budgets: benchBudgets(),
+			Limits: &sessionsv1alpha1.ChainLimits{DoorSendsPerSession: ptr.To[int32](100000), DoorSendsPerCaller: ptr.To[int32](100000)}},
 	}
 	objs := []client.Object{agent, policy}
 	for i := range sendConcurrency {

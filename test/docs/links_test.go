@@ -142,8 +142,8 @@ func TestDocsShape(t *testing.T) {
 	for _, p := range []string{
 		"DEVELOPMENT.md", "CONTRIBUTING.md", "docs/getting-started.md", "docs/architecture.md",
 		"docs/concepts/sessions-and-keys.md", "docs/concepts/sends-and-ping-pong.md", "docs/concepts/runs-and-announces.md",
-		"docs/concepts/policy-and-visibility.md", "docs/concepts/approvals.md", "docs/concepts/compaction.md", "docs/concepts/search.md",
-		"docs/tasks/connect-a-model.md", "docs/tasks/mcp-tools.md", "docs/tasks/require-approval.md", "docs/tasks/set-a-budget.md", "docs/tasks/shard.md",
+		"docs/concepts/policy-and-visibility.md", "docs/concepts/approvals.md", "docs/concepts/compaction.md", "docs/concepts/search.md", "docs/concepts/memory.md",
+		"docs/tasks/connect-a-model.md", "docs/tasks/mcp-tools.md", "docs/tasks/require-approval.md", "docs/tasks/set-a-budget.md", "docs/tasks/shard.md", "docs/tasks/give-an-agent-memory.md",
 		"docs/reference/api.md", "docs/reference/http-history.md", "docs/reference/http-search.md", "docs/reference/mcp.md",
 		"docs/reference/metrics.md", "docs/reference/flags-and-values.md",
 		"docs/operations/install.md", "docs/operations/upgrade.md", "docs/operations/scaling.md", "docs/operations/security.md",

@@ -113,13 +113,7 @@ var _ = Describe("Agents over A2A to a client nobody here wrote", Ordered, func(
 
 	BeforeAll(func() {
 		node, script = nodeScript("a2a-client.mjs", a2aClient, testenv.MCPPackages.A2ASDK)
-		group := []string{"sessions.agents.dev"}
-		caller = serviceAccountToken("a2a-caller-", []rbacv1.PolicyRule{
-			{APIGroups: group, Resources: []string{"agents"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: group, Resources: []string{"agentsessions"}, Verbs: []string{"get", "list", "watch", "create", "act-as"}},
-			{APIGroups: group, Resources: []string{"agentsessions/transcript"}, Verbs: []string{"get"}},
-			{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"get", "list", "watch", "create", "patch"}},
-		}, devcluster.HistoryAudience)
+		caller = a2aCallerToken("a2a-caller-")
 
 		applyReady(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
@@ -267,3 +261,16 @@ spec:
 		Expect(err).NotTo(HaveOccurred(), out)
 	})
 })
+
+// a2aCallerToken is a token of a new ServiceAccount that holds, in default only, the rights
+// an A2A caller needs: make sessions and sends, act as its sessions, read their
+// transcripts, cancel its sends.
+func a2aCallerToken(prefix string) string {
+	group := []string{"sessions.agents.dev"}
+	return serviceAccountToken(prefix, []rbacv1.PolicyRule{
+		{APIGroups: group, Resources: []string{"agents"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: group, Resources: []string{"agentsessions"}, Verbs: []string{"get", "list", "watch", "create", "act-as"}},
+		{APIGroups: group, Resources: []string{"agentsessions/transcript"}, Verbs: []string{"get"}},
+		{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"get", "list", "watch", "create", "patch"}},
+	}, devcluster.HistoryAudience)
+}

@@ -15,22 +15,13 @@
 package e2e
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
-	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
 
@@ -134,13 +125,7 @@ var _ = Describe("Agents over A2A 1.0 to a client nobody here wrote", Ordered, f
 
 	BeforeAll(func() {
 		node, script = nodeScript("a2a-client-v1.mjs", a2aClientV1, testenv.MCPPackages.A2ASDK)
-		group := []string{"sessions.agents.dev"}
-		caller = serviceAccountToken("a2a-one-caller-", []rbacv1.PolicyRule{
-			{APIGroups: group, Resources: []string{"agents"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: group, Resources: []string{"agentsessions"}, Verbs: []string{"get", "list", "watch", "create", "act-as"}},
-			{APIGroups: group, Resources: []string{"agentsessions/transcript"}, Verbs: []string{"get"}},
-			{APIGroups: group, Resources: []string{"sessionsends"}, Verbs: []string{"get", "list", "watch", "create", "patch"}},
-		}, devcluster.HistoryAudience)
+		caller = a2aCallerToken("a2a-one-caller-")
 		applyReady(`apiVersion: sessions.agents.dev/v1alpha1
 kind: Agent
 metadata:
@@ -282,15 +267,3 @@ spec:
 		})
 	}
 })
-
-// cardSigningKeyFile writes a new ECDSA P-256 key (PKCS #8 PEM) into dir for the store to
-// sign the A2A cards with, and returns its path.
-func cardSigningKeyFile(dir string) string {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	Expect(err).NotTo(HaveOccurred())
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	Expect(err).NotTo(HaveOccurred())
-	path := filepath.Join(dir, "a2a-card-signing.pem")
-	Expect(os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)).To(Succeed())
-	return path
-}

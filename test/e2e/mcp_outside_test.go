@@ -129,7 +129,8 @@ spec:
 	It("lists the tools, sends into a session and reads its history with a ServiceAccount token", func() {
 		r := runClient(cluster.MCPURL("default"), cluster.Token)
 		Expect(r.Refused).To(BeZero(), r.Error)
-		Expect(r.Tools).To(Equal([]string{"agents_list", "approvals_decide", "approvals_list", "session_status", "sessions", "sessions_history", "sessions_list",
+		Expect(r.Tools).To(Equal([]string{"agents_list", "approvals_decide", "approvals_list", "memory_get", "memory_search", "memory_write",
+			"session_status", "sessions", "sessions_history", "sessions_list",
 			"sessions_search", "sessions_send", "sessions_spawn", "sessions_yield", "subagents"}))
 		Expect(r.Send).To(ContainSubstring(`"status":"ok"`))
 		Expect(r.Send).To(ContainSubstring(`"reply":"hi from inside"`))

@@ -33,8 +33,9 @@ import (
 
 // Markers in the pages (README.md and docs/): a fenced sh block right after tourMarker is a
 // tour step and runs here literally; a fenced block right after outputMarker holds lines the
-// output of the tour block before it must contain. Other sh blocks (install in a cluster,
-// examples) never run here.
+// output of the tour block before it prints, each a whole line (OutputLine), "…" standing
+// for text that differs from run to run. Other sh blocks (install in a cluster, examples)
+// never run here.
 const (
 	tourMarker   = "<!-- tour -->"
 	outputMarker = "<!-- tour: output -->"
@@ -122,15 +123,28 @@ func runTour(page string, blocks []tourBlock) {
 	Expect(err).NotTo(HaveOccurred(), "%s:\n%s", page, out)
 	parts := strings.Split(string(out), "@@tour block ")
 	Expect(parts).To(HaveLen(len(blocks) + 1))
-	// Table columns are as wide as what the cluster holds (other specs add agents):
-	// runs of spaces compare as one.
-	spaces := regexp.MustCompile(` {2,}`)
 	for i, b := range blocks {
 		for _, line := range b.want {
-			Expect(spaces.ReplaceAllString(parts[i+1], " ")).To(ContainSubstring(spaces.ReplaceAllString(line, " ")),
-				"%s, tour block %d:\n%s", page, i, b.script)
+			Expect(outputLine(line).MatchString(parts[i+1])).To(BeTrue(),
+				"%s, tour block %d prints no line %q:\n%s\n--- it printed:\n%s", page, i, line, b.script, parts[i+1])
 		}
 	}
+}
+
+// outputLine matches the line of a page's output block as a whole line of what the block
+// printed: "…" stands for any text, and a run of spaces for any run of spaces (a table's
+// columns are as wide as what the cluster holds: other specs add agents).
+func outputLine(line string) *regexp.Regexp {
+	var re strings.Builder
+	re.WriteString(`(?m)^`)
+	for i, part := range strings.Split(strings.TrimRight(line, " "), "…") {
+		if i > 0 {
+			re.WriteString(`.*`)
+		}
+		re.WriteString(regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(part), ` +`))
+	}
+	re.WriteString(` *$`)
+	return regexp.MustCompile(re.String())
 }
 
 // Each page's tour runs on its own (the samples are its only start), README's first.

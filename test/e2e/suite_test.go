@@ -85,10 +85,9 @@ var _ = BeforeSuite(func() {
 		BinDir:   binDir,
 		StateDir: filepath.Join(workDir, ".local", "run-local"),
 		Log:      io.MultiWriter(GinkgoWriter, &clusterLog),
-		// As make run-local does: the MCP pages' tour steps use it.
+		// As make run-local does: the MCP pages' tour steps use it. The A2A cards are signed
+		// with the cluster's development key (a2a_v1_test.go checks the signature).
 		MCPEverything: true,
-		// The A2A cards are signed (a2a_v1_test.go checks the signature).
-		StoreArgs: []string{"--a2a-card-signing-key=" + cardSigningKeyFile(workDir)},
 	})
 	Expect(err).NotTo(HaveOccurred())
 

@@ -39,7 +39,7 @@ var layers = [][]string{
 	// types and rules over the API: the transcript's types, store and client among them
 	{"internal/cacheindex", "internal/caller", "internal/delivery", "internal/eventrec", "internal/policy",
 		"internal/protocol", "internal/provider", "internal/sandbox", "internal/sandbox/sandboxd", "internal/scheme", "internal/transcript",
-		"internal/transcript/client", "internal/transcript/search", "internal/transcript/store",
+		"internal/transcript/client", "internal/transcript/feed", "internal/transcript/memory", "internal/transcript/search", "internal/transcript/store",
 		"internal/transcript/transcripttest",
 		"internal/usage"},
 	// look-ups and readers
@@ -71,7 +71,7 @@ var layers = [][]string{
 	{"internal/transcriptstore", "internal/transcriptstore/sidecar"},
 	// test helpers and suites that run whole programs (controllers/managertest: the whole
 	// manager for a suite)
-	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/storm", "controllers/managertest",
+	{"controllers/envtest", "controllers/envtest/approval", "controllers/envtest/memory", "controllers/envtest/storm", "controllers/managertest",
 		"internal/console/browsertest",
 		"internal/console/chromiumtest", "internal/transcriptstore/envtest",
 		"internal/transcriptstore/sidecartest", "webhook/envtest"},

@@ -16,6 +16,7 @@ package ownerflowtest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
@@ -43,7 +45,9 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type fakeRunner struct {
 	Results   map[string]turns.TurnResult
 	Submitted []string
-	Aborted   []turns.Owner
+	// Inputs and Systems are the submitted turns' input texts and system contexts, by id.
+	Inputs, Systems map[string]string
+	Aborted         []turns.Owner
 	// reports are the sessions' reports; written, the seqs acknowledged.
 	Reports map[types.NamespacedName]turns.SessionReport
 	Written []uint64
@@ -51,6 +55,10 @@ type fakeRunner struct {
 
 func (f *fakeRunner) Submit(_ context.Context, req turns.TurnRequest) error {
 	f.Submitted = append(f.Submitted, req.ID)
+	if f.Inputs == nil {
+		f.Inputs, f.Systems = map[string]string{}, map[string]string{}
+	}
+	f.Inputs[req.ID], f.Systems[req.ID] = transcript.MessageText(&req.Input), req.SystemContext
 	return nil
 }
 func (f *fakeRunner) Result(_ turns.Owner, id string) (turns.TurnResult, bool) {
@@ -131,4 +139,22 @@ func withAgents(objs []client.Object) []client.Object {
 func Session(key, agent string) *sessionsv1alpha1.AgentSession {
 	return &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s-" + agent, Namespace: "ns"},
 		Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: agent}, Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "sid-" + agent}}
+}
+
+// LongText is a reply well past status's preview, with its end where a cut would lose it.
+var LongText = strings.Repeat("a", 3*ownerflow.MaxStatusText) + "THE-END"
+
+// Recorded appends text to a new transcript of session key in store, as the engine would
+// record a turn's reply, and returns its seq.
+func Recorded(t *testing.T, store transcript.Store, sessionID, key, text string) int64 {
+	t.Helper()
+	if _, err := store.CreateSession(context.Background(), transcript.SessionHeader{Namespace: "ns", SessionID: sessionID, SessionKey: key}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := store.Append(context.Background(), "ns", sessionID, transcript.AppendRequest{Message: transcript.Message{
+		Role: transcript.RoleAssistant, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs[0].Seq
 }

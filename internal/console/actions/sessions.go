@@ -47,7 +47,8 @@ func sessionsOf(ctx context.Context, call *sessiontools.Call, limit sessiontools
 	for _, s := range all {
 		byKey[s.Spec.Key] = s
 	}
-	rows := sessionrows.ListRows(all, sessionrows.NewListParams(nil, limit.Or(sessionrows.MaxListLimit), 0, 0), call.Now(), nil)
+	p, _ := sessionrows.NewListParams(nil, limit.Or(sessionrows.MaxListLimit), 0, 0) // no messages: always in range
+	rows := sessionrows.ListRows(all, p, call.Now(), nil)
 	out := make([]consoleSession, 0, len(rows))
 	for _, r := range rows {
 		s := byKey[r.Key]

@@ -130,6 +130,23 @@ func (c *Client) Search(ctx context.Context, q transcript.SearchQuery) (transcri
 	return res, c.do(ctx, http.MethodPost, transcript.APISearchPath, q, &res)
 }
 
+// Recall asks the sidecar's memory index.
+func (c *Client) Recall(ctx context.Context, q transcript.MemoryQuery) (transcript.MemoryResult, error) {
+	var res transcript.MemoryResult
+	return res, c.do(ctx, http.MethodPost, transcript.APIMemoryRecallPath, q, &res)
+}
+
+// MemoryGet asks the sidecar's memory index for a chunk and its neighbours.
+func (c *Client) MemoryGet(ctx context.Context, q transcript.MemoryGet) (transcript.MemoryChunks, error) {
+	var res transcript.MemoryChunks
+	return res, c.do(ctx, http.MethodPost, transcript.APIMemoryGetPath, q, &res)
+}
+
+// RegisterMemory hands the sidecar an Agent's embeddings provider.
+func (c *Client) RegisterMemory(ctx context.Context, a transcript.MemoryAgent) error {
+	return c.do(ctx, http.MethodPost, transcript.APIMemoryAgentsPath, a, nil)
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	var body []byte
 	if in != nil {

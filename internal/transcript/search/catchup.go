@@ -20,6 +20,7 @@ import (
 	"errors"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/feed"
 )
 
 // catchUpPage is how many records the catch-up reads and writes at a time.
@@ -32,7 +33,7 @@ func (ix *Index) catchUpAll(ctx context.Context) error {
 	live := ix.src.Live()
 	keep := make(map[sessionRef]struct{}, len(live))
 	for _, h := range live {
-		keep[sessionRef{h.Namespace, h.SessionID}] = struct{}{}
+		keep[sessionRef{NS: h.Namespace, SID: h.SessionID}] = struct{}{}
 		if err := ix.catchUp(ctx, h); err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -45,7 +46,7 @@ func (ix *Index) catchUpAll(ctx context.Context) error {
 		return err
 	}
 	for _, r := range gone {
-		if err := ix.apply(ctx, []job{{header: transcript.SessionHeader{Namespace: r.ns, SessionID: r.sid}, archived: true}}); err != nil {
+		if err := ix.apply(ctx, []feed.Job{{Header: transcript.SessionHeader{Namespace: r.NS, SessionID: r.SID}, Archived: true}}); err != nil {
 			return err
 		}
 	}
@@ -62,7 +63,7 @@ func (ix *Index) indexedNotIn(ctx context.Context, keep map[sessionRef]struct{})
 	var gone []sessionRef
 	for rows.Next() {
 		var r sessionRef
-		if err := rows.Scan(&r.ns, &r.sid); err != nil {
+		if err := rows.Scan(&r.NS, &r.SID); err != nil {
 			return nil, err
 		}
 		if _, ok := keep[r]; !ok {
@@ -75,19 +76,13 @@ func (ix *Index) indexedNotIn(ctx context.Context, keep map[sessionRef]struct{})
 // catchUpDirty catches up the sessions whose commits missed the queue: a live one from its
 // file, one that is gone by dropping it.
 func (ix *Index) catchUpDirty(ctx context.Context) {
-	ix.mu.Lock()
-	refs := make([]sessionRef, 0, len(ix.dirty))
-	for r := range ix.dirty {
-		refs = append(refs, r)
-	}
-	clear(ix.dirty)
-	ix.mu.Unlock()
+	refs := ix.feed.TakeDirty()
 	if len(refs) == 0 {
 		return
 	}
 	live := map[sessionRef]transcript.SessionHeader{}
 	for _, h := range ix.src.Live() {
-		live[sessionRef{h.Namespace, h.SessionID}] = h
+		live[sessionRef{NS: h.Namespace, SID: h.SessionID}] = h
 	}
 	for _, r := range refs {
 		h, ok := live[r]
@@ -95,10 +90,10 @@ func (ix *Index) catchUpDirty(ctx context.Context) {
 		if ok {
 			err = ix.catchUp(ctx, h)
 		} else {
-			err = ix.apply(ctx, []job{{header: transcript.SessionHeader{Namespace: r.ns, SessionID: r.sid}, archived: true}})
+			err = ix.apply(ctx, []feed.Job{{Header: transcript.SessionHeader{Namespace: r.NS, SessionID: r.SID}, Archived: true}})
 		}
 		if err != nil && ctx.Err() == nil && !errors.Is(err, transcript.ErrNotFound) {
-			ix.log.Error(err, "search index catch-up of a session failed", "namespace", r.ns, "sessionId", r.sid)
+			ix.log.Error(err, "search index catch-up of a session failed", "namespace", r.NS, "sessionId", r.SID)
 		}
 	}
 }

@@ -21,13 +21,13 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/feed"
 )
 
 // Bounds of the index's memory: SQLite's page cache per connection and the connections, and
@@ -67,20 +67,17 @@ type Index struct {
 	log    logr.Logger
 	linger time.Duration
 
-	queue  chan job
-	queued atomic.Int64 // bytes of the queued jobs
-	stop   chan struct{}
-	done   chan struct{}
+	feed *feed.Queue
+	stop chan struct{}
+	done chan struct{}
 
 	closeOnce sync.Once
 
 	mu    sync.Mutex
-	dirty map[sessionRef]struct{} // sessions whose commits did not fit the queue
-	ready bool                    // the catch-up after open has finished
-	wake  chan struct{}
+	ready bool // the catch-up after open has finished
 }
 
-type sessionRef struct{ ns, sid string }
+type sessionRef = feed.Ref
 
 // Open opens (creating) the index at path. The store is opened next with StoreOptions, then
 // Start starts the indexer over it. Close stops it.
@@ -105,9 +102,8 @@ func Open(path string, o Options) (*Index, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("search index %s: %w", path, err)
 	}
-	return &Index{db: db, log: o.Log, linger: o.Linger, queue: make(chan job, o.Queue),
-		stop: make(chan struct{}), done: make(chan struct{}), dirty: map[sessionRef]struct{}{},
-		wake: make(chan struct{}, 1)}, nil
+	return &Index{db: db, log: o.Log, linger: o.Linger, feed: feed.New(o.Queue, MaxQueueBytes),
+		stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
 // Start starts the indexer over src: it first catches the index up with src's files (a

@@ -21,22 +21,12 @@ import (
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/feed"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 )
 
 // maxBatch bounds the queued jobs (commits) the indexer writes in one transaction.
 const maxBatch = 2048
-
-// job is a commit (lines in seq order), or, with archived set, a session that went away,
-// or, with restored set, one that came back.
-type job struct {
-	header   transcript.SessionHeader
-	events   []store.Event
-	archived bool
-	restored bool
-	barrier  chan struct{} // closed once everything queued before it is written
-	bytes    int64         // what the job holds, counted against MaxQueueBytes
-}
 
 // MaxQueueBytes bounds the records queued for the indexer, with the queue's length: a
 // commit past it is read back from its file instead.
@@ -44,41 +34,7 @@ const MaxQueueBytes = 32 << 20
 
 // StoreOptions are the store hooks that feed the index: each only queues, so an append
 // waits for no index write; what does not fit the queue is read back from the file later.
-func (ix *Index) StoreOptions() []store.Option {
-	return []store.Option{
-		store.WithCommitHook(func(c store.Commit) { ix.enqueue(job{header: c.Header, events: c.Events}) }),
-		store.WithArchiveHook(func(h transcript.SessionHeader) { ix.enqueue(job{header: h, archived: true}) }),
-		// Queued behind its archive, so the drop is written before the catch-up.
-		store.WithRestoreHook(func(h transcript.SessionHeader) { ix.enqueue(job{header: h, restored: true}) }),
-	}
-}
-
-func (ix *Index) enqueue(j job) {
-	j.bytes = int64(len(j.events)) * 64
-	for _, e := range j.events {
-		j.bytes += int64(len(e.Data))
-	}
-	if ix.queued.Add(j.bytes) <= MaxQueueBytes {
-		select {
-		case ix.queue <- j:
-			return
-		default:
-		}
-	}
-	ix.queued.Add(-j.bytes)
-	ix.markDirty(sessionRef{j.header.Namespace, j.header.SessionID})
-}
-
-// markDirty leaves a session to be caught up from its file.
-func (ix *Index) markDirty(r sessionRef) {
-	ix.mu.Lock()
-	ix.dirty[r] = struct{}{}
-	ix.mu.Unlock()
-	select {
-	case ix.wake <- struct{}{}:
-	default:
-	}
-}
+func (ix *Index) StoreOptions() []store.Option { return ix.feed.StoreOptions() }
 
 // run is the one writer: the catch-up after open, then queued commits in batches and the
 // sessions left dirty.
@@ -96,91 +52,38 @@ func (ix *Index) run() {
 	ix.mu.Lock()
 	ix.ready = true
 	ix.mu.Unlock()
-	batch := make([]job, 0, maxBatch)
+	batch := make([]feed.Job, 0, maxBatch)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case j := <-ix.queue:
-			batch = ix.collect(ctx, j, batch)
+		case j := <-ix.feed.Jobs():
+			timer := time.NewTimer(ix.linger)
+			// Fewer, larger transactions mean fewer FTS5 segments to merge later, which is
+			// most of what indexing costs.
+			batch = ix.feed.Collect(ctx, j, batch, timer.C)
+			timer.Stop()
 			if err := ix.apply(ctx, batch); err != nil && ctx.Err() == nil {
 				ix.log.Error(err, "search index write failed; catching the sessions up from their files")
 				for _, j := range batch {
-					ix.markDirty(sessionRef{j.header.Namespace, j.header.SessionID})
+					ix.feed.MarkDirty(j.Ref())
 				}
 			}
-			ix.release(ctx, batch)
-			for _, j := range batch {
-				ix.queued.Add(-j.bytes)
-			}
-		case <-ix.wake:
+			ix.feed.Done(batch, func() { ix.catchUpDirty(ctx) })
+		case <-ix.feed.Wake():
 			ix.catchUpDirty(ctx)
 		}
-	}
-}
-
-// collect gathers the jobs of one transaction: those queued within the linger after first,
-// up to maxBatch; a barrier ends it at once. Fewer, larger transactions mean fewer FTS5
-// segments to merge later, which is most of what indexing costs.
-func (ix *Index) collect(ctx context.Context, first job, batch []job) []job {
-	batch = append(batch[:0], first)
-	if first.barrier != nil {
-		return batch
-	}
-	timer := time.NewTimer(ix.linger)
-	defer timer.Stop()
-	for len(batch) < maxBatch {
-		select {
-		case j := <-ix.queue:
-			batch = append(batch, j)
-			if j.barrier != nil {
-				return batch
-			}
-		case <-timer.C:
-			return batch
-		case <-ctx.Done():
-			return batch
-		}
-	}
-	return batch
-}
-
-// release catches up the dirty sessions, then lets the barriers of the batch go.
-func (ix *Index) release(ctx context.Context, batch []job) {
-	caughtUp := false
-	for _, j := range batch {
-		if j.barrier == nil {
-			continue
-		}
-		if !caughtUp {
-			ix.catchUpDirty(ctx)
-			caughtUp = true
-		}
-		close(j.barrier)
 	}
 }
 
 // Sync returns once everything committed before it is in the index (and the catch-up after
 // open is done): for tests and benchmarks, which then search what they wrote.
-func (ix *Index) Sync(ctx context.Context) error {
-	b := make(chan struct{})
-	select {
-	case ix.queue <- job{barrier: b}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case <-b:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (ix *Index) Sync(ctx context.Context) error { return ix.feed.Sync(ctx) }
 
 // apply writes a batch of jobs in one transaction. A commit that does not follow what the
 // index holds of its session (a commit that missed the queue came before it) leaves the
 // session dirty instead.
-func (ix *Index) apply(ctx context.Context, batch []job) error {
+func (ix *Index) apply(ctx context.Context, batch []feed.Job) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -188,35 +91,35 @@ func (ix *Index) apply(ctx context.Context, batch []job) error {
 	defer func() { _ = tx.Rollback() }()
 	w := writer{tx: tx, rows: map[sessionRef]*sessionRow{}}
 	for _, j := range batch {
-		ref := sessionRef{j.header.Namespace, j.header.SessionID}
-		if j.barrier != nil {
+		ref := j.Ref()
+		if j.Barrier != nil {
 			continue
 		}
-		if j.archived {
+		if j.Archived {
 			if err := w.drop(ctx, ref); err != nil {
 				return err
 			}
 			continue
 		}
-		if j.restored {
-			ix.markDirty(ref) // caught up from its file once this batch is written
+		if j.Restored {
+			ix.feed.MarkDirty(ref) // caught up from its file once this batch is written
 			continue
 		}
-		row, err := w.row(ctx, j.header)
+		row, err := w.row(ctx, j.Header)
 		if err != nil {
 			return err
 		}
-		for _, e := range j.events {
+		for _, e := range j.Events {
 			if e.Seq <= row.upto {
 				continue
 			}
 			if e.Seq != row.upto+1 {
-				ix.markDirty(ref)
+				ix.feed.MarkDirty(ref)
 				break
 			}
 			rec, err := transcript.DecodeRecord(e.Data)
 			if err != nil {
-				ix.markDirty(ref)
+				ix.feed.MarkDirty(ref)
 				break
 			}
 			if err := w.add(ctx, row, &rec); err != nil {
@@ -243,7 +146,7 @@ type sessionRow struct {
 
 // row finds or creates the session's row.
 func (w *writer) row(ctx context.Context, h transcript.SessionHeader) (*sessionRow, error) {
-	ref := sessionRef{h.Namespace, h.SessionID}
+	ref := sessionRef{NS: h.Namespace, SID: h.SessionID}
 	if r, ok := w.rows[ref]; ok {
 		return r, nil
 	}
@@ -274,7 +177,7 @@ func (w *writer) add(ctx context.Context, r *sessionRow, rec *transcript.Record)
 // drop removes a session and its postings.
 func (w *writer) drop(ctx context.Context, ref sessionRef) error {
 	var id int64
-	err := w.tx.QueryRowContext(ctx, `SELECT id FROM sessions WHERE ns = ? AND sid = ?`, ref.ns, ref.sid).Scan(&id)
+	err := w.tx.QueryRowContext(ctx, `SELECT id FROM sessions WHERE ns = ? AND sid = ?`, ref.NS, ref.SID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}

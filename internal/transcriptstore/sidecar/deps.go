@@ -38,6 +38,7 @@ import (
 
 	"github.com/agent-sessions/agent-session-operator/internal/events"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/memory"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/search"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
@@ -67,6 +68,7 @@ type deps struct {
 	// holds the open streams.
 	eventsDoor http.Handler
 	index      *search.Index
+	mem        *memory.Index
 	store      *store.FileStore
 	// closeStore closes the store once: the drain closes it between the two servers'
 	// shutdowns, the cleanup after a failed start.
@@ -109,13 +111,17 @@ func open(ctx context.Context, cfg transcriptstore.SidecarConfig) (_ *deps, clea
 		return nil, nil, err
 	}
 	undo = append(undo, func() { _ = d.index.Close() })
+	if d.mem, err = transcriptstore.OpenMemoryIndex(cfg.DataDir, d.log.WithName("memory")); err != nil {
+		return nil, nil, err
+	}
+	undo = append(undo, func() { _ = d.mem.Close() })
 	if err = d.openStore(); err != nil {
 		return nil, nil, err
 	}
 	undo = append(undo, func() { _ = d.closeStore() })
 	if d.authz != nil {
 		// /mcp's, the console actions' and A2A's: each call made as the caller.
-		d.callers, err = transcriptstore.CallerOptions(d.rc, cfg, d.authz, transcriptstore.SearchableStore(d.store, d.index),
+		d.callers, err = transcriptstore.CallerOptions(d.rc, cfg, d.authz, transcriptstore.SearchableStore(d.store, d.index, d.mem),
 			d.objects, d.limits)
 		if err != nil {
 			return nil, nil, err
@@ -169,12 +175,14 @@ func (d *deps) openAPI(ctx context.Context) error {
 func (d *deps) openStore() error {
 	opts := append([]store.Option{store.WithMetrics(store.NewMetrics(d.reg)), store.WithLogger(d.log.WithName("store")),
 		transcriptstore.PublishCommits(d.hub)}, d.index.StoreOptions()...)
+	opts = append(opts, d.mem.StoreOptions()...)
 	st, err := store.OpenFileStore(d.cfg.DataDir, opts...)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", d.cfg.DataDir, err)
 	}
 	d.store, d.closeStore = st, sync.OnceValue(st.Close)
 	d.index.Start(st)
+	d.mem.Start(st)
 	for _, r := range st.Repairs() {
 		d.log.Info("transcript tail repaired on open", "path", r.Path, "truncatedBytes", r.TruncatedBytes)
 	}

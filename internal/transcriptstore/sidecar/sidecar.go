@@ -44,7 +44,8 @@ func Run(ctx context.Context, cfg transcriptstore.SidecarConfig) error {
 	if err != nil {
 		return err
 	}
-	internalSrv := &http.Server{Handler: transcriptstore.InternalAPI(d.store, d.index, d.hub, d.keyring),
+	internalSrv := &http.Server{Handler: transcriptstore.InternalAPI(d.store, d.index, d.hub, d.keyring,
+		transcriptstore.Indexed{FileStore: d.store, Words: d.index, Memory: d.mem}),
 		ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: public, ReadHeaderTimeout: 10 * time.Second}

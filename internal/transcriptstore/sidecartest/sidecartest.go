@@ -33,9 +33,17 @@ import (
 // Addrs are the sidecar's bound addresses: its internal API and its public listener.
 type Addrs struct{ Internal, Public string }
 
+// TB is what Start needs of a test: a testing.TB, or a Ginkgo suite's GinkgoT().
+type TB interface {
+	Helper()
+	TempDir() string
+	Cleanup(func())
+	Fatal(args ...any)
+}
+
 // Start runs the sidecar with cfg until the test ends, on a fresh data directory, socket
 // and loopback port unless cfg names them, and returns once both listeners are up.
-func Start(t testing.TB, cfg transcriptstore.SidecarConfig) Addrs {
+func Start(t TB, cfg transcriptstore.SidecarConfig) Addrs {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()

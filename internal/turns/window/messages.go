@@ -15,25 +15,12 @@
 package window
 
 import (
-	"strings"
-
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // messageText joins a transcript message's text blocks.
-func messageText(m *transcript.Message) string {
-	if len(m.Content) == 1 && m.Content[0].Type == transcript.BlockText {
-		return m.Content[0].Text
-	}
-	var b strings.Builder
-	for _, c := range m.Content {
-		if c.Type == transcript.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
-}
+func messageText(m *transcript.Message) string { return transcript.MessageText(m) }
 
 // messageTextLen is len(messageText(m)), without joining the blocks.
 func messageTextLen(m *transcript.Message) int {
