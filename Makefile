@@ -16,6 +16,8 @@ KUBE_API_LINTER ?= $(GO) tool -modfile=hack/tools/kal/go.mod golangci-lint-kube-
 # The envtest binaries (kube-apiserver, etcd, kubectl) are built once per machine into a
 # cache outside the repo; the script prints their directory as its last line.
 ENVTEST_ASSETS = $(shell K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh | tail -n 1)
+# agent-sandbox's controller and sandboxd, built from the module go.mod requires.
+SANDBOX_ASSETS = $(shell hack/agent-sandbox.sh bin | tail -n 1)
 TEST_TIMEOUT ?= 25m
 BENCH_FLAGS ?=
 
@@ -31,6 +33,7 @@ help: ## Show the targets.
 .PHONY: manifests
 manifests: ## Generate CRDs, RBAC and webhook configuration.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=false,allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	hack/agent-sandbox.sh crds config/agent-sandbox/crds
 
 .PHONY: generate
 generate: ## Generate deepcopy code.
@@ -74,6 +77,10 @@ verify: manifests generate docs helm-docs ## Regenerate and fail if anything gen
 envtest: ## Build kube-apiserver, etcd and kubectl (once per machine); prints their directory last.
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh
 
+.PHONY: agent-sandbox
+agent-sandbox: ## Build agent-sandbox's controller and sandboxd from the Go module proxy (once per machine); prints their directory last.
+	@hack/agent-sandbox.sh bin
+
 ##@ Test
 .PHONY: mcp-npm
 mcp-npm: ## Install Node 22, the MCP conformance suites (0.1.16, 0.2.0-alpha.12), the everything server and the TS and A2A SDKs (once per machine).
@@ -82,7 +89,7 @@ mcp-npm: ## Install Node 22, the MCP conformance suites (0.1.16, 0.2.0-alpha.12)
 .PHONY: test
 test: vet mcp-npm ## Unit tables, envtest suites, e2e and chaos (what CI runs).
 	# -count=1: e2e and chaos build the binaries themselves, which the test cache cannot see.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" AGENT_SANDBOX_ASSETS="$(SANDBOX_ASSETS)" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 .PHONY: test-chaos
 test-chaos: ## Only the chaos suite (part of make test): process kills, API server restart, provider faults.
@@ -138,7 +145,7 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 
 .PHONY: bench
 bench: ## Benchmarks: one JSON line per figure, then a summary table.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" AGENT_SANDBOX_ASSETS="$(SANDBOX_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
 
 # bench-check holds the hot paths to their targets between features: the suites that finish
 # in a few minutes, each figure against the bound its target prints (a ratio to the null

@@ -103,6 +103,9 @@ type Options struct {
 	// HookBaseURL is the transcript-store listener's external URL (https://host:port), the
 	// base of each SessionHook's status.url; empty leaves status.url a path.
 	HookBaseURL string
+	// Sandbox turns on sandboxed sessions' sandboxes (agent-sandbox must be installed); nil
+	// leaves them off.
+	Sandbox *agent.SandboxOptions
 	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
 	// is Store when it is one (the transcript client), else none.
 	HookKeys sessionhook.HookKeys
@@ -168,8 +171,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		mgr.Add(sends.FinishedTTL),
 		mgr.Add(probes),
 		(&agentsession.AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
-			WorkspaceRoot: o.WorkspaceRoot}).SetupWith(b(), o.Concurrency),
-		(&agent.AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A}).SetupWith(b(), probes),
+			WorkspaceRoot: o.WorkspaceRoot, Sandboxes: o.Sandbox != nil}).SetupWith(b(), o.Concurrency),
+		(&agent.AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A, Sandbox: o.Sandbox}).SetupWith(b(), probes),
 		(&sessionpolicy.SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), Spend: sessionpolicy.NewSpendWriter(o.Budget)}).SetupWith(b()),
 		sends.SetupWith(b(), o.Concurrency),
 		(&subagentrun.SubagentRunReconciler{OwnerDeps: owners("subagentrun-controller"), Announcer: ann, WorkspaceRoot: o.WorkspaceRoot,

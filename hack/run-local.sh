@@ -78,6 +78,8 @@ stage npm-packages hack/mcp-npm.sh
 stage go-modules bash -c 'go list -deps ./cmd/... >/dev/null'
 wait "${PIDS[2]}" || { say "go-modules failed; see its lines above"; exit 1; }
 stage project-build go build -o bin/ ./cmd/...
+# agent-sandbox's controller, which devcluster runs beside the control plane.
+stage agent-sandbox hack/agent-sandbox.sh bin
 failed=0
 for pid in "${PIDS[@]}"; do
   wait "${pid}" || failed=1
@@ -89,7 +91,7 @@ if [[ ${failed} -ne 0 ]]; then
 fi
 
 ASSETS="$(hack/envtest-binaries.sh | tail -n 1)"
-say "start-up: bin/devcluster (control plane, CRDs, webhook, manager, transcript-store, samples)"
+say "start-up: bin/devcluster (control plane, CRDs, webhook, agent-sandbox's controller, manager, transcript-store, samples)"
 trap - EXIT
 rm -rf "${STAGES}"
 # shellcheck disable=SC2086 # RUN_LOCAL_ARGS is a list of flags

@@ -271,7 +271,9 @@ type A2AVerify struct {
 	JWKSURL string `json:"jwksURL,omitempty"`
 }
 
-// SandboxSpec says whether the agent runs sandboxed.
+// SandboxSpec says whether the agent runs sandboxed and what its sandbox is. A sandboxed
+// session's tools (exec, read, write, edit, ls) run in a kubernetes-sigs/agent-sandbox
+// Sandbox claimed from the SandboxTemplate and SandboxWarmPool the Agent owns.
 type SandboxSpec struct {
 	// enabled runs this agent's sessions sandboxed.
 	// +optional
@@ -280,6 +282,68 @@ type SandboxSpec struct {
 	// +optional
 	// +kubebuilder:default=spawned
 	SessionToolsVisibility ToolsVisibility `json:"sessionToolsVisibility,omitempty"`
+	// image is the sandbox's container image; it must run sandboxd as its entrypoint. Unset uses the manager's --sandbox-image (sandboxd, a shell and coreutils, built from this repository).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+	// runtimeClassName is the RuntimeClass of the sandbox Pod. Unset uses gvisor when that RuntimeClass exists, else the node's default runtime; status.sandbox.runtimeClassName says which.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	RuntimeClassName *string `json:"runtimeClassName,omitempty"`
+	// resources are the sandbox container's requests and limits.
+	// +optional
+	Resources SandboxResources `json:"resources,omitempty,omitzero"`
+	// warmPool is how many sandboxes wait ready to be claimed, default 0 (every claim starts one).
+	// +optional
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	WarmPool *int32 `json:"warmPool,omitempty"`
+	// idleSeconds is how long a session's sandbox runs without a tool call before it is suspended (its Pod removed, its workspace kept), default 300.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=604800
+	IdleSeconds *int32 `json:"idleSeconds,omitempty"`
+	// egress is where the sandbox may connect besides DNS; empty (the default) allows nothing else.
+	// Enforced by the sandbox's NetworkPolicy, so only on a network plugin that enforces NetworkPolicy.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Egress []SandboxEgressRule `json:"egress,omitempty"`
+}
+
+// Reasons of an Agent's Ready=False when its sandbox cannot start; the spawn guard refuses a
+// sandboxed session's spawn into such an Agent with the same words.
+const (
+	// ReasonRuntimeClassNotFound: spec.sandbox.runtimeClassName names no RuntimeClass.
+	ReasonRuntimeClassNotFound = "RuntimeClassNotFound"
+	// ReasonSandboxImageNotSet: neither spec.sandbox.image nor the manager's --sandbox-image is set.
+	ReasonSandboxImageNotSet = "SandboxImageNotSet"
+)
+
+// SandboxResources are the compute resources of a sandbox's container.
+type SandboxResources struct {
+	// requests are the resources the scheduler reserves for the sandbox, e.g. cpu: 250m, memory: 256Mi.
+	// +optional
+	Requests corev1.ResourceList `json:"requests,omitempty"`
+	// limits are the most the sandbox may use, e.g. cpu: "1", memory: 1Gi.
+	// +optional
+	Limits corev1.ResourceList `json:"limits,omitempty"`
+}
+
+// SandboxEgressRule allows a sandbox to connect to one network, on some ports.
+type SandboxEgressRule struct {
+	// cidr is the destination network, e.g. 203.0.113.7/32. A NetworkPolicy selects addresses, not host names.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="must be a CIDR such as 203.0.113.7/32"
+	CIDR string `json:"cidr"`
+	// ports are the TCP ports allowed; empty allows every port.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	Ports []int32 `json:"ports,omitempty"`
 }
 
 // AgentSpec configures one agent id; the object's name is the agent id.
@@ -461,6 +525,28 @@ type AgentStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	A2AAgents []A2AAgentStatus `json:"a2aAgents,omitempty"`
+	// sandbox reports the agent-sandbox objects of a sandboxed agent and the runtime its sandboxes get.
+	// +optional
+	Sandbox *AgentSandboxStatus `json:"sandbox,omitempty"`
+}
+
+// AgentSandboxStatus names the SandboxTemplate and SandboxWarmPool the Agent owns.
+type AgentSandboxStatus struct {
+	// template is the SandboxTemplate's name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Template string `json:"template,omitempty"`
+	// warmPool is the SandboxWarmPool's name; sessions claim from it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	WarmPool string `json:"warmPool,omitempty"`
+	// runtimeClassName is the RuntimeClass the sandbox Pods run with; empty is the node's default runtime.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	RuntimeClassName string `json:"runtimeClassName,omitempty"`
+	// readyReplicas is how many warm sandboxes wait to be claimed.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
 }
 
 // A2AAgentStatus is what the last read of one remote A2A agent's card found.

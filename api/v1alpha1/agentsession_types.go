@@ -192,6 +192,50 @@ type AgentSessionStatus struct {
 	// lastCompactedAt is when the latest compaction record was appended.
 	// +optional
 	LastCompactedAt *metav1.Time `json:"lastCompactedAt,omitempty"`
+	// sandbox is the agent-sandbox Sandbox a sandboxed session's tools run in, once its first tool call claimed one.
+	// +optional
+	Sandbox *SessionSandboxStatus `json:"sandbox,omitempty"`
+}
+
+// SandboxPhase is where a session's sandbox is in its life.
+// +kubebuilder:validation:Enum=Claimed;Ready;Suspended;Failed
+type SandboxPhase string
+
+const (
+	// SandboxClaimed: the SandboxClaim exists; its Sandbox is starting.
+	SandboxClaimed SandboxPhase = "Claimed"
+	// SandboxReady: the Sandbox's Pod runs and takes tool calls.
+	SandboxReady SandboxPhase = "Ready"
+	// SandboxSuspended: idle past idleSeconds, the Pod is gone and the workspace kept; the next tool call resumes it.
+	SandboxSuspended SandboxPhase = "Suspended"
+	// SandboxFailed: the Sandbox cannot start; the message says why.
+	SandboxFailed SandboxPhase = "Failed"
+)
+
+// SessionSandboxStatus is a session's claim on a sandbox.
+type SessionSandboxStatus struct {
+	// claim is the SandboxClaim's name.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	Claim string `json:"claim"`
+	// sandbox is the Sandbox's name, once the claim is bound.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Sandbox string `json:"sandbox,omitempty"`
+	// phase is Claimed, Ready, Suspended or Failed.
+	// +optional
+	Phase SandboxPhase `json:"phase,omitempty"`
+	// runtimeClassName is the RuntimeClass the sandbox runs with; empty is the node's default runtime.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	RuntimeClassName string `json:"runtimeClassName,omitempty"`
+	// lastUsed is when a tool call last ran in the sandbox; idleSeconds count from it.
+	// +optional
+	LastUsed *metav1.Time `json:"lastUsed,omitempty"`
+	// message says why the sandbox failed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -35,6 +35,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -61,6 +62,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/memtune"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/provider"
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
 	"github.com/agent-sessions/agent-session-operator/internal/tracing"
@@ -103,6 +105,8 @@ type options struct {
 	a2aReadLimit     byteSize
 	mcpReadLimit     byteSize
 	hookBaseURL      string
+	sandboxes        bool
+	sandboxImage     string
 }
 
 func main() {
@@ -142,6 +146,8 @@ func main() {
 	flag.IntVar(&o.toolRate, "tool-creates-per-minute", policy.DefaultToolCreatesPerMinute, "SessionSends and SubagentRuns the agent tools of one namespace may create per minute, unless its SessionPolicy sets spec.limits.toolCreatesPerMinute.")
 	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
 	flag.StringVar(&o.hookBaseURL, "hook-base-url", "", "The transcript-store listener's URL as senders reach it (https://host:port): SessionHooks' status.url is it followed by /hooks/<namespace>/<name>; empty gives the path alone.")
+	flag.BoolVar(&o.sandboxes, "sandboxes", false, "Run sandboxed Agents' tools in kubernetes-sigs/agent-sandbox Sandboxes: the Agent controller keeps each one's SandboxTemplate and SandboxWarmPool. Needs agent-sandbox's CRDs and controller in the cluster.")
+	flag.StringVar(&o.sandboxImage, "sandbox-image", "", "The sandbox image of an Agent that names none in spec.sandbox.image: sandboxd as its entrypoint, a shell and coreutils.")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -251,12 +257,22 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One budget ledger: the engine judges and charges every model call with it, the
 	// SessionPolicy controller records its windows. It reads the informer cache only.
 	ledger := budget.NewLedger(mgr.GetCache(), nil)
+	tools := turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot}
+	if o.sandboxes {
+		// sandboxd binds its Pod's loopback: the manager gets there through the API server's
+		// pods/portforward (internal/sandbox.PortForward).
+		dial, err := sandbox.PortForward(mgr.GetConfig())
+		if err != nil {
+			return err
+		}
+		tools.Sandboxes = sandbox.NewSandboxes(mgr.GetClient(), mgr.GetAPIReader(), dial, clock.RealClock{})
+	}
 	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
 		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout, LiveReplies: o.liveReplies,
 		Egress: egressPolicy, Budget: ledger, Approvals: approval.NewDesk(mgr.GetCache(), mgr.GetAPIReader(), mgr.GetClient()),
-		Tools: turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot},
+		Tools: tools,
 	})
 	if err != nil {
 		return err
@@ -273,6 +289,7 @@ func setup(mgr ctrl.Manager, o options) error {
 		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: deliverer, Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS, Budget: ledger, HookBaseURL: o.hookBaseURL,
+		Sandbox: sandboxOptions(o),
 	}); err != nil {
 		return err
 	}
@@ -285,6 +302,14 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	return webhook.SetupWithManager(mgr, webhook.Options{ManagerUsername: user, ToolCreatesPerMinute: o.toolRate,
 		Events: events.GetEventRecorder("admission"), Shard: o.shard})
+}
+
+// sandboxOptions are the controllers' sandbox options: nil unless --sandboxes.
+func sandboxOptions(o options) *agent.SandboxOptions {
+	if !o.sandboxes {
+		return nil
+	}
+	return &agent.SandboxOptions{Image: o.sandboxImage}
 }
 
 // relabel stamps the shard's label on its namespaces' objects that lack it (made before the
@@ -359,6 +384,7 @@ func registerMetrics(r prometheus.Registerer) {
 	budget.RegisterMetrics(r)
 	delivery.RegisterMetrics(r)
 	eventrec.RegisterMetrics(r)
+	sandbox.RegisterMetrics(r)
 }
 
 // The metrics filter asks the API server who a scraper is and whether it may get /metrics.

@@ -15,12 +15,14 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"k8s.io/klog/v2"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,6 +53,9 @@ type AgentReconciler struct {
 	// A2A reads the Agent's remote A2A agents' cards for status.a2aAgents and the Ready
 	// message, in the same probes; nil skips them.
 	A2A *a2atools.Client
+	// Sandbox turns on sandboxes (agent_sandbox.go); nil leaves spec.sandbox.enabled a flag
+	// of the sessions only.
+	Sandbox *SandboxOptions
 	// probes runs those probes off the workers; set up with MCP or A2A by setupWith.
 	probes *MCPProbes
 }
@@ -86,6 +91,18 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	reason, msg, err := r.check(ctx, a)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if r.Sandbox != nil {
+		sbReason, sbMsg, err := r.reconcileSandbox(ctx, a)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if reason == "" {
+			reason, msg = sbReason, sbMsg
+		}
+		if s := a.Status.Sandbox; s != nil {
+			cond.Message += "; sandbox runtime " + cmp.Or(s.RuntimeClassName, "default")
+		}
 	}
 	var res ctrl.Result
 	if summary, retry := r.mcpStatus(a); summary != "" {
@@ -146,6 +163,9 @@ func (r *AgentReconciler) check(ctx context.Context, a *sessionsv1alpha1.Agent) 
 func (r *AgentReconciler) SetupWith(b *builder.Builder, probes *MCPProbes) error {
 	b = b.For(&sessionsv1alpha1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers})
+	if r.Sandbox != nil {
+		b = b.Owns(&sandboxextv1beta1.SandboxTemplate{}).Owns(&sandboxextv1beta1.SandboxWarmPool{})
+	}
 	if r.MCP != nil || r.A2A != nil {
 		r.probes = probes
 		b = b.WatchesRawSource(source.Channel(probes.done, &handler.EnqueueRequestForObject{}))

@@ -67,6 +67,9 @@ type AgentSessionReconciler struct {
 	// WorkspaceRoot holds the sessions' workspaces (a sub-agent's attachments and files);
 	// a session's is removed with its transcript's archive. Empty: no workspaces.
 	WorkspaceRoot string
+	// Sandboxes: sessions' SandboxClaims are reported, suspended and released
+	// (session_sandbox.go).
+	Sandboxes bool
 }
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=get;list;watch;create;update;patch;delete
@@ -107,6 +110,11 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.compactWhenAsked(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	sbRes, err := r.reconcileSandbox(ctx, s)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	res = earlier(res, sbRes)
 	rep, reported := r.report(req.NamespacedName)
 	if reported {
 		if err := r.applyReport(ctx, s, rep); err != nil {
@@ -132,6 +140,7 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, sessionsv1alpha1.ReasonRestoreFailed, "Restore", "%s",
 			meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived).Message)
 	}
+	r.sandboxEvents(base, s)
 	if base.Status.SessionID != "" && s.Status.SessionID != base.Status.SessionID {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Reset", "Reset", "reset: transcript %s archived, new sessionId %s", base.Status.SessionID, s.Status.SessionID)
 	}
@@ -269,6 +278,6 @@ func (r *AgentSessionReconciler) SetupWith(b *builder.Builder, concurrency int) 
 		// Reports and the end of the compaction steps the session asked for (compact.go).
 		b = b.WatchesRawSource(source.Channel(r.Runner.Wake(turns.WakeAgentSession), reportWake(r.StatusInterval)))
 	}
-	return b.For(&sessionsv1alpha1.AgentSession{}).WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+	return r.watchSandboxes(b).For(&sessionsv1alpha1.AgentSession{}).WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("agentsession").Complete(ownerflow.RequeueConflicts(r))
 }

@@ -81,7 +81,7 @@ Exit codes:
 	root.PersistentFlags().StringVar(&o.token, "token-for-history", "",
 		"bearer token for the history API (default: the kubeconfig user's token)")
 	root.AddCommand(newListCommand(o), newHistoryCommand(o), newSearchCommand(o), newMemoryCommand(o), newSendCommand(o), newSpawnCommand(o), newCancelCommand(o), newCompactCommand(o), newPolicyCommand(o), newDeliveriesCommand(o), newUsageCommand(o), newEventsCommand(o),
-		newApprovalsCommand(o), newApproveCommand(o), newDenyCommand(o), newStatusCommand(o), newSchedulesCommand(o), newHooksCommand(o))
+		newApprovalsCommand(o), newApproveCommand(o), newDenyCommand(o), newStatusCommand(o), newSchedulesCommand(o), newHooksCommand(o), newSandboxCommand(o))
 	root.AddCommand(newManageCommands(o)...)
 	return root
 }

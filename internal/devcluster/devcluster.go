@@ -225,6 +225,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
+	if err := c.startSandboxController(ctx); err != nil {
+		c.Stop()
+		return nil, err
+	}
 	if !o.NoManager {
 		if err := c.startProcesses(ctx); err != nil {
 			c.Stop()
@@ -416,6 +420,25 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		return err
 	}
 	c.store, c.manager = p.store, p.manager
+	return nil
+}
+
+// startSandboxController runs agent-sandbox's controller (hack/agent-sandbox.sh builds it)
+// beside the control plane, as the cluster test and the chart run it as a Pod, and says in
+// one line why sandboxes still cannot start here: no node runs their Pods.
+func (c *Cluster) startSandboxController(ctx context.Context) error {
+	dir := testenv.SandboxAssets()
+	if dir == "" {
+		fmt.Fprintln(c.opts.Log, "devcluster: sandboxes: off, agent-sandbox is not built (make agent-sandbox)")
+		return nil
+	}
+	p := &process{name: "agent-sandbox-controller", path: filepath.Join(dir, "agent-sandbox-controller"),
+		args: testenv.SandboxControllerArgs(), env: []string{"KUBECONFIG=" + c.Kubeconfig}}
+	if err := p.start(ctx, c.opts.Log); err != nil {
+		return fmt.Errorf("start agent-sandbox-controller: %w", err)
+	}
+	c.procs = append(c.procs, p)
+	fmt.Fprintln(c.opts.Log, "devcluster: sandboxes: agent-sandbox's controller runs, but this cluster has no node, so sandbox Pods never start: claims stay Claimed (a node with a kubelet, as in the cluster test, runs them)")
 	return nil
 }
 

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -146,7 +148,24 @@ func requesterGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 			"%s is sandboxed and agent %s runs unsandboxed: a sandboxed session may only spawn sandboxed children (set Agent %s spec.sandbox.enabled=true)",
 			in.Requester.Spec.Key, in.TargetID, in.TargetID)))
 	}
+	if Sandboxed(in.Requester, in.RequesterAgent) && in.Target != nil && in.Target.Spec.Sandbox.Enabled {
+		if why := sandboxCannotStart(in.Target); why != "" {
+			errs = append(errs, field.Forbidden(spec.Child("agentId"), fmt.Sprintf(
+				"%s is sandboxed and agent %s's sandbox cannot start: %s", in.Requester.Spec.Key, in.TargetID, why)))
+		}
+	}
 	return errs
+}
+
+// sandboxCannotStart is why an Agent's sandbox cannot start, as its Ready condition says
+// (the Agent controller judged its RuntimeClass and image), or "".
+func sandboxCannotStart(a *sessionsv1alpha1.Agent) string {
+	c := meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady)
+	if c == nil || c.Status != metav1.ConditionFalse ||
+		(c.Reason != sessionsv1alpha1.ReasonRuntimeClassNotFound && c.Reason != sessionsv1alpha1.ReasonSandboxImageNotSet) {
+		return ""
+	}
+	return c.Reason + ": " + c.Message
 }
 
 // forkGuard: a forked child reads the requester's conversation, so only the requester's own

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
@@ -134,6 +135,23 @@ func TestCheckSpawn(t *testing.T) {
 			in:         spawnInput(func(in *SpawnInput) { in.Requester.Spec.Sandboxed = true }),
 			want:       []string{"FieldValueForbidden spec.agentId"},
 			wantDetail: "may only spawn sandboxed children",
+		},
+		"sandboxed requester, sandboxed child whose sandbox cannot start": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Requester.Spec.Sandboxed = true
+				in.Target.Spec.Sandbox.Enabled = true
+				in.Target.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+					Reason: sessionsv1alpha1.ReasonRuntimeClassNotFound, Message: `RuntimeClass "kata" does not exist`}}
+			}),
+			want:       []string{"FieldValueForbidden spec.agentId"},
+			wantDetail: `sandbox cannot start: RuntimeClassNotFound: RuntimeClass "kata" does not exist`,
+		},
+		"sandboxed requester, sandboxed child not Ready for another reason": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Requester.Spec.Sandboxed = true
+				in.Target.Spec.Sandbox.Enabled = true
+				in.Target.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SecretNotFound"}}
+			}),
 		},
 		"any model when the Agent lists none, as the spec says": {
 			in: spawnInput(func(in *SpawnInput) { in.Spec.Model = "gpt-9" }),

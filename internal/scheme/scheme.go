@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
+	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
@@ -28,5 +30,9 @@ func New() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(sessionsv1alpha1.AddToScheme(s))
+	// agent-sandbox's kinds at their storage version only: a second version would make them
+	// convertible, and nothing here serves agent-sandbox's conversion webhook.
+	utilruntime.Must(sandboxv1beta1.AddToScheme(s))
+	utilruntime.Must(sandboxextv1beta1.AddToScheme(s))
 	return s
 }

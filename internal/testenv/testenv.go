@@ -13,7 +13,7 @@
 // limitations under the License.
 
 // Package testenv is the one place the envtest suites get their control plane from: the
-// binaries hack/envtest-binaries.sh built, the CRDs of config/crd/bases, optionally the
+// binaries hack/envtest-binaries.sh built, the CRDs of config/crd/bases and agent-sandbox's, optionally the
 // webhook configuration of config/webhook, a scheme with this API, and shared timeouts.
 package testenv
 
@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,13 +57,9 @@ func Assets() string {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir
 	}
-	root := os.Getenv("AGENT_SESSIONS_CACHE")
+	root := cacheRoot()
 	if root == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		root = filepath.Join(cache, "agent-session-operator")
+		return ""
 	}
 	dir := filepath.Join(root, "k8s-"+K8sVersion)
 	for _, b := range []string{"kube-apiserver", "etcd", "kubectl"} {
@@ -72,6 +69,63 @@ func Assets() string {
 	}
 	_ = os.Setenv("KUBEBUILDER_ASSETS", dir)
 	return dir
+}
+
+// SandboxAssets returns the directory holding agent-sandbox's agent-sandbox-controller and
+// sandboxd at the version go.mod requires: AGENT_SANDBOX_ASSETS when set, else the cache of
+// hack/agent-sandbox.sh when both are there, else "".
+func SandboxAssets() string {
+	if dir := os.Getenv("AGENT_SANDBOX_ASSETS"); dir != "" {
+		return dir
+	}
+	// go.mod says the version: a test binary carries no module versions of its own.
+	mod, err := os.ReadFile(filepath.Join(RepoRoot(), "go.mod"))
+	if err != nil {
+		return ""
+	}
+	version := ""
+	for line := range strings.Lines(string(mod)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "sigs.k8s.io/agent-sandbox" {
+			version = f[1]
+		}
+	}
+	dir := filepath.Join(cacheRoot(), "agent-sandbox-"+version)
+	for _, b := range []string{"agent-sandbox-controller", "sandboxd"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil || version == "" {
+			return ""
+		}
+	}
+	return dir
+}
+
+// RequireSandbox skips (fails in CI, as RequireControlPlane) a test that runs agent-sandbox's
+// binaries when they are not built, and returns their directory.
+func RequireSandbox(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test runs agent-sandbox's binaries")
+	}
+	dir := SandboxAssets()
+	if dir == "" {
+		const why = "no agent-sandbox binaries: run `make agent-sandbox` (or set AGENT_SANDBOX_ASSETS)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	return dir
+}
+
+// cacheRoot is the per-machine cache the hack/ scripts build into.
+func cacheRoot() string {
+	if root := os.Getenv("AGENT_SESSIONS_CACHE"); root != "" {
+		return root
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(cache, "agent-session-operator")
 }
 
 // SkipReason is the message suites skip with when no control plane binaries exist.
@@ -123,7 +177,9 @@ func StartT(t *testing.T) (*rest.Config, client.Client) {
 func New(opts ...Option) *envtest.Environment {
 	Assets()
 	e := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
+		CRDDirectoryPaths: []string{filepath.Join(RepoRoot(), "config", "crd", "bases"),
+			// agent-sandbox's CRDs as its module ships them (hack/agent-sandbox.sh).
+			filepath.Join(RepoRoot(), "config", "agent-sandbox", "crds")},
 		ErrorIfCRDPathMissing: true,
 		// envtest's default of 20s is short on a loaded 2-core machine, where make test
 		// starts several control planes at once.

@@ -198,6 +198,9 @@ func NewEngine(o Options) (*Engine, error) {
 			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
 	}
 	e.tools.src, e.approvals = o.Tools, o.Approvals
+	if o.Tools.Sandboxes != nil {
+		e.tools.sandbox = sandboxTools(o.Tools.Sandboxes)
+	}
 	e.toolEnv.Embeddings = e.embeddings
 	e.rootKey = make([]byte, 32)
 	if _, err := rand.Read(e.rootKey); err != nil {

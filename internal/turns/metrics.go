@@ -78,13 +78,18 @@ var (
 		Name: "agent_sessions_turns_running",
 		Help: "Turns running now (bounded by --max-concurrent-turns).",
 	})
+	sandboxExecSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "agent_sessions_sandbox_exec_seconds",
+		Help:    "Time of an exec tool call in a session's sandbox, the sandbox's acquisition excluded.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+	})
 )
 
 // RegisterMetrics registers the turn engine's metrics (compaction's included) with r; the
 // manager's main calls it.
 func RegisterMetrics(r prometheus.Registerer) {
 	r.MustRegister(turnsTotal, turnDuration, modelTokensTotal, modelCostTotal, modelCallDuration,
-		toolCallsTotal, toolCallDuration, laneQueueDepth, turnsRunning, compactionsTotal, compactionTokensSaved)
+		toolCallsTotal, toolCallDuration, laneQueueDepth, turnsRunning, compactionsTotal, compactionTokensSaved, sandboxExecSeconds)
 }
 
 // countModelUsage records one model call's recorded usage.

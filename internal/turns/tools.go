@@ -53,6 +53,8 @@ func (c *toolCall) callID() string { return c.key() }
 type toolset struct {
 	builtin []*tool
 	src     ToolSources
+	// sandbox are the tools of a sandboxed session's sandbox, when src.Sandboxes is set.
+	sandbox []*tool
 	// plain are the built-in tools of a session [0] and of a sub-agent session [1] whose
 	// turns get nothing else, assembled once.
 	plain [2]builtinTools

@@ -36,6 +36,9 @@ type ToolSources struct {
 	// WorkspaceRoot holds the sub-agent workspaces, <root>/<namespace>/<sessionId>, where
 	// attachments land; empty offers no workspace tools.
 	WorkspaceRoot string
+	// Sandboxes gives sandboxed sessions their sandbox and its tools (exec, read, write,
+	// edit, ls); nil offers them to no session.
+	Sandboxes Sandboxes
 }
 
 // WorkspaceDir is the workspace of a sub-agent session.
@@ -84,7 +87,8 @@ func (ts *toolset) adds(agent *sessionsv1alpha1.Agent, s *sessionsv1alpha1.Agent
 	return agent.Spec.Memory.Enabled || (sub && len(agent.Spec.Subagents.Tools) > 0) ||
 		(ts.src.MCP != nil && len(agent.Spec.Tools.MCPServers) > 0) ||
 		(ts.src.A2A != nil && len(agent.Spec.Tools.A2AAgents) > 0) ||
-		(sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "")
+		(sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "") ||
+		(ts.src.Sandboxes != nil && policy.Sandboxed(s, agent))
 }
 
 // assemble builds the tools of a turn whose Agent or session adds to or narrows the
@@ -122,6 +126,13 @@ func (ts *toolset) assemble(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 		for _, at := range set.Tools() {
 			if allowed(at.Name, false) {
 				add(a2aTool(set, at))
+			}
+		}
+	}
+	if ts.src.Sandboxes != nil && policy.Sandboxed(s, agent) {
+		for _, tl := range ts.sandbox {
+			if allowed(tl.def.Name, false) {
+				add(tl)
 			}
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -49,6 +50,7 @@ func exporters() []prometheus.Registerer {
 	budget.RegisterMetrics(managerReg)
 	delivery.RegisterMetrics(managerReg)
 	eventrec.RegisterMetrics(managerReg)
+	sandbox.RegisterMetrics(managerReg)
 	storeReg := prometheus.NewRegistry()
 	store.NewMetrics(storeReg)
 	transcriptstore.NewHookHandler(transcriptstore.HookOptions{Registry: storeReg})

@@ -38,7 +38,7 @@ var layers = [][]string{
 		"internal/redact", "internal/sse", "internal/textutil", "internal/tracing", "internal/userlimits", "controllers/schema"},
 	// types and rules over the API: the transcript's types, store and client among them
 	{"internal/cacheindex", "internal/caller", "internal/delivery", "internal/eventrec", "internal/policy",
-		"internal/protocol", "internal/provider", "internal/scheme", "internal/transcript",
+		"internal/protocol", "internal/provider", "internal/sandbox", "internal/sandbox/sandboxd", "internal/scheme", "internal/transcript",
 		"internal/transcript/client", "internal/transcript/feed", "internal/transcript/memory", "internal/transcript/search", "internal/transcript/store",
 		"internal/transcript/transcripttest",
 		"internal/usage"},

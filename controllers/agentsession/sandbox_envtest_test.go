@@ -1,0 +1,139 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package agentsession
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
+	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/controllers/agent"
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
+)
+
+// The Agent and AgentSession controllers with sandboxes on, beside agent-sandbox's own
+// controller: the Agent gets its template and warm pool; a session's claim (as its first
+// tool call makes it) shows in status.sandbox; idleSeconds after the claim's last use the
+// Sandbox is suspended; archiving the session releases the claim. A RuntimeClass the Agent
+// names that does not exist makes it not Ready.
+func TestSessionSandboxLifecycle(t *testing.T) {
+	cfg, c := testenv.StartT(t)
+	testenv.StartSandboxController(t, cfg)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: testenv.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr) }
+	if err := (&agent.AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Sandbox: &agent.SandboxOptions{Image: "example/sandbox:1"}}).SetupWith(b(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&AgentSessionReconciler{Client: mgr.GetClient(), Store: transcripttest.NewMemoryStore(),
+		Recorder: mgr.GetEventRecorder("agentsession-controller"), Sandboxes: true}).SetupWith(b(), 2); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = mgr.Start(ctx) }()
+
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
+		t.Fatal(err)
+	}
+	agent := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "coder", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
+	agent.Spec.Sandbox.Enabled = true
+	agent.Spec.Sandbox.IdleSeconds = ptr.To[int32](2)
+	if err := c.Create(ctx, agent); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the Agent's sandbox status", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
+		return agent.Status.Sandbox != nil && agent.Status.Sandbox.WarmPool == "coder-sandbox", err
+	})
+	for _, obj := range []client.Object{&sandboxextv1beta1.SandboxTemplate{}, &sandboxextv1beta1.SandboxWarmPool{}} {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: "coder-sandbox"}, obj); err != nil || !metav1.IsControlledBy(obj, agent) {
+			t.Fatalf("%T: %v, controlled by the Agent: %v", obj, err, err == nil && metav1.IsControlledBy(obj, agent))
+		}
+	}
+
+	session := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s1", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:coder:main", AgentID: "coder", Sandboxed: true}}
+	if err := c.Create(ctx, session); err != nil {
+		t.Fatal(err)
+	}
+	claim, err := sandbox.EnsureClaim(ctx, c, session, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The engine stamps the last use; here it is stamped as an engine would.
+	patch := client.MergeFrom(claim.DeepCopy())
+	claim.Annotations = map[string]string{sandbox.LastUsedAnnotation: time.Now().UTC().Format(time.RFC3339)}
+	if err := c.Patch(ctx, claim, patch); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "status.sandbox with the claim and its Sandbox", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(session), session)
+		st := session.Status.Sandbox
+		return st != nil && st.Claim == claim.Name && st.Sandbox != "" && st.LastUsed != nil, err
+	})
+	testenv.Eventually(t, "the idle sandbox suspended", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(session), session)
+		return session.Status.Sandbox != nil && session.Status.Sandbox.Phase == sessionsv1alpha1.SandboxSuspended, err
+	})
+	sb := &sandboxv1beta1.Sandbox{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: session.Status.Sandbox.Sandbox}, sb); err != nil || sb.Spec.OperatingMode != sandboxv1beta1.SandboxOperatingModeSuspended {
+		t.Fatalf("Sandbox %v: operatingMode %q, want Suspended", err, sb.Spec.OperatingMode)
+	}
+
+	patchSession := client.MergeFrom(session.DeepCopy())
+	session.Status.Phase = sessionsv1alpha1.SessionArchived
+	if err := c.Status().Patch(ctx, session, patchSession); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the archived session's claim released", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(claim), &sandboxextv1beta1.SandboxClaim{})
+		return apierrors.IsNotFound(err), err
+	})
+
+	named := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "kata", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
+	named.Spec.Sandbox.Enabled = true
+	named.Spec.Sandbox.RuntimeClassName = ptr.To("kata")
+	if err := c.Create(ctx, named); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "RuntimeClassNotFound", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(named), named)
+		for _, cond := range named.Status.Conditions {
+			if cond.Type == sessionsv1alpha1.ConditionReady && cond.Reason == "RuntimeClassNotFound" {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+}

@@ -1,0 +1,161 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
+	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox/sandboxd"
+)
+
+// LastUsedAnnotation on a SandboxClaim is when a tool call last ran in its sandbox (RFC 3339).
+// The turn engine stamps it (Sandboxes.Acquire); the AgentSession controller reads it into
+// status.sandbox.lastUsed and suspends the sandbox idleSeconds after it.
+const LastUsedAnnotation = "sessions.agents.dev/last-used"
+
+// +kubebuilder:rbac:groups=extensions.agents.x-k8s.io,resources=sandboxclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=agents.x-k8s.io,resources=sandboxes,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get
+// +kubebuilder:rbac:groups="",resources=pods/portforward,verbs=create
+
+// readyPoll is how often Acquire looks at a sandbox that is starting or resuming.
+const readyPoll = 100 * time.Millisecond
+
+// Sandboxes gives a sandboxed session's tool calls its sandbox: it claims one on the first
+// call, resumes a suspended one, waits until it is Ready, and keeps one sandboxd client per
+// sandbox Pod. It is the manager's one instance, given to the turn engine at construction.
+type Sandboxes struct {
+	client client.Client
+	// pods reads Pods uncached: the manager keeps no informer on every Pod of the cluster.
+	pods  client.Reader
+	dial  PodDial
+	clock clock.Clock
+
+	mu      sync.Mutex
+	clients map[types.NamespacedName]podClient // by Sandbox
+}
+
+// podClient is the sandboxd client of one Pod of a Sandbox: a resumed sandbox is a new Pod.
+type podClient struct {
+	pod    types.UID
+	client *sandboxd.Client
+}
+
+// NewSandboxes returns the sandboxes of c's cluster, their Pods read with pods, reached
+// through dial.
+func NewSandboxes(c client.Client, pods client.Reader, dial PodDial, clk clock.Clock) *Sandboxes {
+	return &Sandboxes{client: c, pods: pods, dial: dial, clock: clk, clients: map[types.NamespacedName]podClient{}}
+}
+
+// Acquire returns a client of the session's sandbox, ready for a tool call, claiming or
+// resuming it first; ctx bounds the wait.
+func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) (*sandboxd.Client, error) {
+	claim, err := EnsureClaim(ctx, s.client, session, agent)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.touch(ctx, claim); err != nil {
+		return nil, err
+	}
+	for {
+		sb, err := BoundSandbox(ctx, s.client, claim)
+		if err != nil {
+			return nil, err
+		}
+		if sb != nil && sb.Spec.OperatingMode == sandboxv1beta1.SandboxOperatingModeSuspended {
+			if err := SetMode(ctx, s.client, sb, sandboxv1beta1.SandboxOperatingModeRunning); err != nil {
+				return nil, fmt.Errorf("resume the sandbox: %w", err)
+			}
+		}
+		switch phase, msg := Phase(claim, sb); phase {
+		case sessionsv1alpha1.SandboxFailed:
+			return nil, fmt.Errorf("the sandbox cannot start: %s", msg)
+		case sessionsv1alpha1.SandboxReady:
+			return s.clientFor(ctx, sb)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
+		case <-s.clock.After(readyPoll):
+		}
+		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// touch stamps the claim's last use, at most every few seconds (a write per tool call would
+// cost the API server more than the idle timer needs).
+func (s *Sandboxes) touch(ctx context.Context, claim *sandboxextv1beta1.SandboxClaim) error {
+	now := s.clock.Now()
+	if t, err := time.Parse(time.RFC3339, claim.Annotations[LastUsedAnnotation]); err == nil && now.Sub(t) < 5*time.Second {
+		return nil
+	}
+	patch := client.MergeFrom(claim.DeepCopy())
+	if claim.Annotations == nil {
+		claim.Annotations = map[string]string{}
+	}
+	claim.Annotations[LastUsedAnnotation] = now.UTC().Format(time.RFC3339)
+	return s.client.Patch(ctx, claim, patch)
+}
+
+// clientFor returns the sandboxd client of the Sandbox's current Pod.
+func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (*sandboxd.Client, error) {
+	name := sb.Annotations[sandboxv1beta1.SandboxPodNameAnnotation]
+	if name == "" {
+		name = sb.Name
+	}
+	pod := &corev1.Pod{}
+	if err := s.pods.Get(ctx, types.NamespacedName{Namespace: sb.Namespace, Name: name}, pod); err != nil {
+		return nil, fmt.Errorf("the sandbox's Pod: %w", err)
+	}
+	key := client.ObjectKeyFromObject(sb)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pc, ok := s.clients[key]; ok && pc.pod == pod.UID {
+		return pc.client, nil
+	} else if ok {
+		_ = pc.client.Close() // the Pod it dialled is gone
+	}
+	ns := pod.Namespace
+	c, err := sandboxd.New(func(ctx context.Context, port int) (net.Conn, error) { return s.dial(ctx, ns, name, port) }, GRPCPort, RESTPort)
+	if err != nil {
+		return nil, err
+	}
+	s.clients[key] = podClient{pod: pod.UID, client: c}
+	return c, nil
+}
+
+// Forget closes the client of a Sandbox that was released.
+func (s *Sandboxes) Forget(sandbox types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pc, ok := s.clients[sandbox]; ok {
+		_ = pc.client.Close()
+		delete(s.clients, sandbox)
+	}
+}
