@@ -54,7 +54,9 @@ func withRetention(d *metav1.Duration, n *int32) *sessionsv1alpha1.SessionPolicy
 
 func TestRetiredSessions(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	ago := func(name string, d time.Duration) ArchivedSession { return ArchivedSession{Name: name, ArchivedAt: now.Add(-d)} }
+	ago := func(name string, d time.Duration) ArchivedSession {
+		return ArchivedSession{Name: name, ArchivedAt: now.Add(-d)}
+	}
 	day := 24 * time.Hour
 	type got struct {
 		Names   []string
