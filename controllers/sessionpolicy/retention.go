@@ -159,7 +159,7 @@ func RecordOf(s *sessionsv1alpha1.AgentSession, reason string, now time.Time) tr
 		Kind: string(s.Status.Kind), Channel: s.Status.Channel, ChatType: string(s.Spec.ChatType),
 		DisplayName: s.Spec.DisplayName, Label: s.Spec.Label, SpawnedBy: s.Spec.SpawnedBy, ParentSessionKey: s.Spec.ParentSessionKey,
 		Sandboxed: s.Spec.Sandboxed, MessageCount: s.Status.MessageCount, InputTokens: s.Status.InputTokens,
-		OutputTokens: s.Status.OutputTokens, TotalTokens: s.Status.TotalTokens, LastPreview: s.Status.LastMessagePreview,
+		OutputTokens: s.Status.OutputTokens, TotalTokens: s.Status.TotalTokens,
 		TranscriptPath: s.Status.TranscriptPath, CreatedAt: s.CreationTimestamp.UTC(), RetiredAt: now.UTC(), Reason: reason,
 	}
 	if s.Status.UpdatedAt != nil {
@@ -167,9 +167,6 @@ func RecordOf(s *sessionsv1alpha1.AgentSession, reason string, now time.Time) tr
 	}
 	if at, ok := archivedAt(s); ok {
 		rec.ArchivedAt = at.UTC()
-	}
-	if len(rec.LastPreview) > transcript.PreviewLen {
-		rec.LastPreview = rec.LastPreview[:transcript.PreviewLen]
 	}
 	return rec
 }

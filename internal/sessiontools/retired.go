@@ -77,7 +77,7 @@ func sessionOfRecord(r *transcript.RetiredSession) *sessionsv1alpha1.AgentSessio
 			DisplayName: r.DisplayName, Label: r.Label, SpawnedBy: r.SpawnedBy, ParentSessionKey: r.ParentSessionKey, Sandboxed: r.Sandboxed},
 		Status: sessionsv1alpha1.AgentSessionStatus{SessionID: r.SessionID, Kind: sessionsv1alpha1.SessionKind(r.Kind), Channel: r.Channel,
 			Phase: sessionsv1alpha1.SessionArchived, MessageCount: r.MessageCount, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			TotalTokens: r.TotalTokens, LastMessagePreview: r.LastPreview, TranscriptPath: r.TranscriptPath},
+			TotalTokens: r.TotalTokens, TranscriptPath: r.TranscriptPath},
 	}
 	if !r.UpdatedAt.IsZero() {
 		s.Status.UpdatedAt = &metav1.Time{Time: r.UpdatedAt}

@@ -34,10 +34,9 @@ const APIArchivedMessagesPath = "/archived-messages"
 // owner and a bound for every size: the record store refuses more, and the manager keeps
 // the object then).
 const (
-	MaxRetiredPerNamespace = 100000
-	MaxRetiredTotal        = 250000
+	MaxRetiredPerNamespace = 50000
+	MaxRetiredTotal        = 100000
 	maxRetiredField        = 512
-	maxRetiredPreview      = PreviewLen
 )
 
 // ErrFull is returned when a bounded store holds all it may.
@@ -61,11 +60,10 @@ type RetiredSession struct {
 	ParentSessionKey string `json:"parentSessionKey,omitempty"`
 	Sandboxed        bool   `json:"sandboxed,omitempty"`
 	// Counters as the object's status had them.
-	MessageCount int64  `json:"messageCount,omitempty"`
-	InputTokens  int64  `json:"inputTokens,omitempty"`
-	OutputTokens int64  `json:"outputTokens,omitempty"`
-	TotalTokens  int64  `json:"totalTokens,omitempty"`
-	LastPreview  string `json:"lastPreview,omitempty"`
+	MessageCount int64 `json:"messageCount,omitempty"`
+	InputTokens  int64 `json:"inputTokens,omitempty"`
+	OutputTokens int64 `json:"outputTokens,omitempty"`
+	TotalTokens  int64 `json:"totalTokens,omitempty"`
 	// TranscriptPath is where the transcript lived; archived, it carries the store's suffix.
 	TranscriptPath string    `json:"transcriptPath,omitempty"`
 	CreatedAt      time.Time `json:"createdAt,omitzero"`
@@ -97,9 +95,6 @@ func (r *RetiredSession) Validate() error {
 		if len(f) > maxRetiredField {
 			return fmt.Errorf("%w: a retired session's field is over %d bytes", ErrInvalid, maxRetiredField)
 		}
-	}
-	if len(r.LastPreview) > maxRetiredPreview {
-		return fmt.Errorf("%w: a retired session's preview is over %d bytes", ErrInvalid, maxRetiredPreview)
 	}
 	return nil
 }
