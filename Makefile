@@ -202,6 +202,12 @@ krew-manifest: release-archives ## plugins/sessions.yaml (krew-index layout) fro
 docker-build: ## Build the container image (needs a Docker engine).
 	docker build -t $(IMG) .
 
+SANDBOX_IMG ?= agent-session-operator-sandbox:dev
+
+.PHONY: docker-build-sandbox
+docker-build-sandbox: ## Build the default sandbox image (sandboxd, busybox; the manager's --sandbox-image) from Dockerfile.sandbox.
+	docker build -f Dockerfile.sandbox -t $(SANDBOX_IMG) .
+
 ##@ Deploy
 KUBECTL ?= $(ENVTEST_ASSETS)/kubectl
 HELM ?= $(shell hack/cluster-binaries.sh helm | tail -n 1)/helm
