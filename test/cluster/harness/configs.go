@@ -16,8 +16,16 @@ package harness
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 )
+
+// GVisor says whether the node offers gVisor: the runtime handler "runsc" for a RuntimeClass
+// gvisor (hack/cluster-packages.sh installs Debian's runsc).
+func (c Config) GVisor() bool {
+	_, err := os.Stat(RunscPath)
+	return err == nil
+}
 
 // writeConfigs writes containerd's, the CNI bridge's, the kubelet's and kube-proxy's
 // configuration. What each setting is for is said beside it.
@@ -53,7 +61,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
+RUNSC  [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "W/cni"
 `,
@@ -112,8 +120,31 @@ conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeou
 iptables: {localhostNodePorts: false}
 `,
 	}
+	runsc := ""
+	if c.GVisor() {
+		// gVisor, RuntimeClass gvisor's handler. Debian ships runsc without its shim
+		// (containerd-shim-runsc-v1), so runc's shim runs it, through a wrapper that gives it
+		// its flags: --network=host, because Debian's runsc (2022-12-19) takes any network
+		// namespace for the host's on this kernel and refuses to start with its own network
+		// stack ("cannot run with network enabled in root network namespace": it tells the
+		// root namespace by /proc/sys/net/core/rmem_default, which every namespace has since
+		// Linux 6.x); the Pod's namespace is still its own, and port-forward reaches sandboxd
+		// on the Pod's loopback only this way.
+		runsc = `    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
+        BinaryName = "W/containerd/runsc"
+        SystemdCgroup = false
+`
+		files[c.path("containerd", "runsc")] = "#!/bin/sh\nexec " + RunscPath + " --network=host --debug-log=W/logs/runsc/ \"$@\"\n"
+	}
+	files[c.path("containerd", "config.toml")] = strings.Replace(files[c.path("containerd", "config.toml")], "RUNSC", runsc, 1)
 	for path, body := range files {
-		if err := os.WriteFile(path, []byte(strings.ReplaceAll(body, "W/", c.WorkDir+"/")), 0o600); err != nil {
+		mode := os.FileMode(0o600)
+		if filepath.Base(path) == "runsc" {
+			mode = 0o700
+		}
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(body, "W/", c.WorkDir+"/")), mode); err != nil {
 			return err
 		}
 	}
