@@ -34,6 +34,7 @@ help: ## Show the targets.
 manifests: ## Generate CRDs, RBAC and webhook configuration.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=false,allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 	hack/agent-sandbox.sh crds config/agent-sandbox/crds
+	hack/agent-sandbox.sh controller config/agent-sandbox/controller
 
 .PHONY: generate
 generate: ## Generate deepcopy code.
