@@ -145,7 +145,7 @@ test-cluster: ## The operator as real Pods under a real kubelet in a network nam
 	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/chart/ ./test/cluster/
 
 .PHONY: bench
-bench: ## Benchmarks: one JSON line per figure, then a summary table.
+bench: ## Benchmarks: one JSON line per figure, then a summary table. The sandbox-pods suite (real Pods under a kubelet) needs root; skipped otherwise.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" AGENT_SANDBOX_ASSETS="$(SANDBOX_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
 
 # bench-check holds the hot paths to their targets between features: the suites that finish

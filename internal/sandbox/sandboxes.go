@@ -105,6 +105,11 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
 			return nil, err
 		}
+		// A turn waiting for its sandbox is not idle: a start or resume slower than
+		// idleSeconds must not have the sandbox suspended under it.
+		if err := s.touch(ctx, claim); err != nil {
+			return nil, err
+		}
 	}
 }
 

@@ -16,7 +16,6 @@ package harness
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -122,29 +121,18 @@ iptables: {localhostNodePorts: false}
 	}
 	runsc := ""
 	if c.GVisor() {
-		// gVisor, RuntimeClass gvisor's handler. Debian ships runsc without its shim
-		// (containerd-shim-runsc-v1), so runc's shim runs it, through a wrapper that gives it
-		// its flags: --network=host, because Debian's runsc (2022-12-19) takes any network
-		// namespace for the host's on this kernel and refuses to start with its own network
-		// stack ("cannot run with network enabled in root network namespace": it tells the
-		// root namespace by /proc/sys/net/core/rmem_default, which every namespace has since
-		// Linux 6.x); the Pod's namespace is still its own, and port-forward reaches sandboxd
-		// on the Pod's loopback only this way.
+		// gVisor, RuntimeClass gvisor's handler: Debian's runsc run by runc's shim through
+		// test/cluster/runscwrap, which says why it is needed and what it changes.
 		runsc = `    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
-        BinaryName = "W/containerd/runsc"
+        BinaryName = "W/bin/runscwrap"
         SystemdCgroup = false
 `
-		files[c.path("containerd", "runsc")] = "#!/bin/sh\nexec " + RunscPath + " --network=host --debug-log=W/logs/runsc/ \"$@\"\n"
 	}
 	files[c.path("containerd", "config.toml")] = strings.Replace(files[c.path("containerd", "config.toml")], "RUNSC", runsc, 1)
 	for path, body := range files {
-		mode := os.FileMode(0o600)
-		if filepath.Base(path) == "runsc" {
-			mode = 0o700
-		}
-		if err := os.WriteFile(path, []byte(strings.ReplaceAll(body, "W/", c.WorkDir+"/")), mode); err != nil {
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(body, "W/", c.WorkDir+"/")), 0o600); err != nil {
 			return err
 		}
 	}

@@ -78,7 +78,7 @@ func (c Config) buildImages() error {
 		return err
 	}
 	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin+"/",
-		"./cmd/manager", "./cmd/transcript-store", "./test/cluster/pause")
+		"./cmd/manager", "./cmd/transcript-store", "./test/cluster/pause", "./test/cluster/runscwrap")
 	build.Dir = c.RepoRoot
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
 	if out, err := build.CombinedOutput(); err != nil {
