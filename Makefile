@@ -138,11 +138,18 @@ cluster-binaries: ## Build kubelet, kube-scheduler, kube-controller-manager, kub
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh
 
 .PHONY: test-cluster
-test-cluster: ## The operator as real Pods under a real kubelet in a network namespace: install, webhook, sends, restart, upgrade, Helm, two shards.
+test-cluster: ## The operator as real Pods under a real kubelet in a network namespace: sandboxes (agent-sandbox, gVisor), install, webhook, sends, restart, upgrade, Helm, two shards.
 	hack/cluster-packages.sh
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null
 	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/chart/ ./test/cluster/
+
+.PHONY: test-cluster-sandbox
+test-cluster-sandbox: ## Only the cluster test's sandbox story (root): a sandboxed Agent's exec in its sandbox Pod (gVisor when runsc is there), suspend, resume, refusals.
+	hack/cluster-packages.sh
+	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
+	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null
+	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) -run '^TestSandboxInCluster$$' ./test/cluster/
 
 .PHONY: bench
 bench: ## Benchmarks: one JSON line per figure, then a summary table. The sandbox-pods suite (real Pods under a kubelet) needs root; skipped otherwise.
