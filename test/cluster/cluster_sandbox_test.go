@@ -78,7 +78,7 @@ func TestSandboxInCluster(t *testing.T) {
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.fn(ctx, t) }) {
 			t.Logf("manager log tail:\n%s", managerLogs(ctx))
-			out, _ := cl.Kubectl(ctx, "-n", agentSandboxNS, "logs", "deploy/"+agentSandboxDeploy, "--tail=30")
+			out, _ := cl.Kubectl(ctx, "-n", agentSandboxNS, "logs", "deploy/"+agentSandboxDeploy, "--tail=8")
 			t.Logf("agent-sandbox controller log tail:\n%s", out)
 			out, _ = cl.Kubectl(ctx, "-n", sandboxNS, "get", "sandboxclaims,sandboxes,pods,pvc,events", "-o", "wide")
 			t.Logf("%s:\n%s", sandboxNS, out)

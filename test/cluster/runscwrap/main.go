@@ -28,6 +28,8 @@
 //     the kubelet's two-minute deadline ("context deadline exceeded"). So `create` drops
 //     those annotations from the bundle's config.json: each container is a gVisor sandbox
 //     of its own, in the Pod's namespaces, which runc's shim runs as it runs the Pod's pause.
+//     A sandbox of its own does not share the Pod's UTS namespace either, so the container's
+//     spec gets the Pod's hostname, from the /etc/hostname file CRI mounts into it.
 //
 // runsc's debug logs go to logs/runsc/ of the cluster's work directory, beside this binary's
 // bin/.
@@ -38,6 +40,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -98,9 +101,32 @@ func ownSandbox(args []string) error {
 	if !changed {
 		return nil
 	}
+	if h, _ := spec["hostname"].(string); h == "" {
+		if h := podHostname(spec); h != "" {
+			spec["hostname"] = h
+		}
+	}
 	out, err := json.Marshal(spec)
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, out, 0o600)
+}
+
+// podHostname is the content of the file CRI mounts at /etc/hostname, "" when none.
+func podHostname(spec map[string]any) string {
+	mounts, _ := spec["mounts"].([]any)
+	for _, m := range mounts {
+		mount, _ := m.(map[string]any)
+		if dest, _ := mount["destination"].(string); dest != "/etc/hostname" {
+			continue
+		}
+		src, _ := mount["source"].(string)
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	return ""
 }
