@@ -399,10 +399,12 @@ func sandboxCrossSession(ctx context.Context, t *testing.T) {
 	out := execOut(t, sandboxSend(ctx, t, "other", "agent:coder:second", fmt.Sprintf(
 		`true; echo "host=$(hostname)"; if test -e notes/kept.txt; then echo note=present; else echo note=absent; fi; `+
 			`if nc -z -w 5 %[1]s 8080; then echo rest=open; else echo rest=shut; fi; `+
-			`if nc -z -w 5 %[1]s 9090; then echo grpc=open; else echo grpc=shut; fi`, sandboxRun.podIP)))
+			`if nc -z -w 5 %[1]s 9090; then echo grpc=open; else echo grpc=shut; fi; `+
+			// The control: the same probe finds its own sandboxd on its own loopback.
+			`if nc -z -w 5 127.0.0.1 8080; then echo own=open; else echo own=shut; fi`, sandboxRun.podIP)))
 	t.Logf("from the second session's sandbox:\n%s", out)
 	second, _ := sandboxPod(ctx, t, "coder-second")
-	for key, want := range map[string]string{"host": second, "note": "absent", "rest": "shut", "grpc": "shut"} {
+	for key, want := range map[string]string{"host": second, "note": "absent", "rest": "shut", "grpc": "shut", "own": "open"} {
 		if got := field(out, key); got != want {
 			t.Errorf("%s = %q, want %q", key, got, want)
 		}

@@ -30,6 +30,9 @@
 //     of its own, in the Pod's namespaces, which runc's shim runs as it runs the Pod's pause.
 //     A sandbox of its own does not share the Pod's UTS namespace either, so the container's
 //     spec gets the Pod's hostname, from the /etc/hostname file CRI mounts into it.
+//   - runc's shim takes "container not running" from a kill as done; runsc says "sandbox is
+//     not running" of a gVisor sandbox whose process has exited, which the shim takes for a
+//     failure, and the Pod never finishes terminating. So a kill's answer is translated.
 //
 // runsc's debug logs go to logs/runsc/ of the cluster's work directory, beside this binary's
 // bin/.
@@ -37,8 +40,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -58,6 +63,9 @@ func main() {
 	flags := []string{runsc, "--network=host"}
 	if exe, err := os.Executable(); err == nil {
 		flags = append(flags, "--debug-log="+filepath.Join(filepath.Dir(filepath.Dir(exe)), "logs", "runsc")+"/")
+	}
+	if isKill(args) {
+		os.Exit(kill(append(flags, args...)))
 	}
 	if err := syscall.Exec(runsc, append(flags, args...), os.Environ()); err != nil {
 		fmt.Fprintln(os.Stderr, "runscwrap:", err)
@@ -129,4 +137,37 @@ func podHostname(spec map[string]any) string {
 		return strings.TrimSpace(string(b))
 	}
 	return ""
+}
+
+func isKill(args []string) bool {
+	for _, a := range args {
+		if a == "kill" {
+			return true
+		}
+		if a == "create" || a == "start" || a == "delete" || a == "state" {
+			return false
+		}
+	}
+	return false
+}
+
+// kill runs runsc's kill and says of a sandbox that is not running what runc says of a
+// container that is not running, so that runc's shim takes the kill as done.
+func kill(argv []string) int {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		_, _ = os.Stdout.Write(out)
+		return 0
+	}
+	if strings.Contains(string(out), "is not running") {
+		fmt.Fprintf(os.Stderr, "container not running (runsc: %s)\n", strings.TrimSpace(string(out)))
+		return 1
+	}
+	_, _ = os.Stderr.Write(out)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	return 128
 }

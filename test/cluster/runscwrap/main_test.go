@@ -33,7 +33,9 @@ func TestOwnSandbox(t *testing.T) {
 		in, out spec
 	}{
 		"a Pod's container becomes its own sandbox with the Pod's hostname": {
-			args: func(b string) []string { return []string{"--root", "/r", "create", "--bundle", b, "--pid-file", "p", "id"} },
+			args: func(b string) []string {
+				return []string{"--root", "/r", "create", "--bundle", b, "--pid-file", "p", "id"}
+			},
 			in: spec{Annotations: map[string]string{"io.kubernetes.cri.container-type": "container",
 				"io.kubernetes.cri.sandbox-id": "abc", "io.kubernetes.cri.container-name": "sandbox"}},
 			out: spec{Hostname: "coder-main", Annotations: map[string]string{"io.kubernetes.cri.container-name": "sandbox"}},
