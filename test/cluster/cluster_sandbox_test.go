@@ -498,11 +498,17 @@ func sandboxSuspendResume(ctx context.Context, t *testing.T) {
 	if !strings.HasPrefix(phase, "Ready") {
 		t.Errorf("after the resume: %q, want Ready", phase)
 	}
-	events := kubectl(ctx, t, "-n", sandboxNS, "get", "events", "--field-selector", "involvedObject.name=coder-main", "-o", "jsonpath={range .items[*]}{.reason} {end}")
-	for _, want := range []string{"SandboxClaimed", "SandboxSuspended"} {
-		if !strings.Contains(events, want) {
-			t.Errorf("session Events %q lack %s", events, want)
+	var events string
+	if err := harness.Poll(ctx, objectTimeout, "the session's sandbox Events", func() error {
+		events = kubectl(ctx, t, "-n", sandboxNS, "get", "events", "--field-selector", "involvedObject.name=coder-main", "-o", "jsonpath={range .items[*]}{.reason} {end}")
+		for _, want := range []string{"SandboxClaimed", "SandboxReady", "SandboxSuspended", "SandboxResumed"} {
+			if !strings.Contains(events, want) {
+				return fmt.Errorf("Events %q lack %s", events, want)
+			}
 		}
+		return nil
+	}); err != nil {
+		t.Error(err)
 	}
 	t.Logf("resumed in Pod %s (%s), read back %q; Events: %s", pod, phase, r.Content, events)
 }
