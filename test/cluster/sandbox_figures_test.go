@@ -100,8 +100,12 @@ func TestSandboxFigures(t *testing.T) {
 	warm := make([]time.Duration, 0, warmSamples)
 	for i := range warmSamples {
 		waitWarm(ctx, t, c, warmAgent)
-		d, _ := timedAcquire(ctx, t, c, sbx, warmAgent, fmt.Sprintf("warm-%d", i))
+		d, s := timedAcquire(ctx, t, c, sbx, warmAgent, fmt.Sprintf("warm-%d", i))
 		warm = append(warm, d)
+		// Released, so that claimed sandboxes do not pile up on the node as samples go.
+		if err := sandbox.Release(ctx, c, s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cold := make([]time.Duration, 0, coldSamples)
 	var sessions []*sessionsv1alpha1.AgentSession
