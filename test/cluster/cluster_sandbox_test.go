@@ -518,4 +518,7 @@ func sandboxCleanup(ctx context.Context, t *testing.T) {
 	if out := kubectl(ctx, t, "get", "pods", "-A", "-l", "sessions.agents.dev/agent=coder", "-o", "name"); out != "" {
 		t.Errorf("sandbox Pods left: %s", out)
 	}
+	// The workspace volumes go too: a free one must not be bound by the next test's claim
+	// (the transcripts' own volume is the one that claim is meant for).
+	kubectl(ctx, t, "delete", "pv", "--ignore-not-found", "--wait=false", "sandbox-workspace-0", "sandbox-workspace-1", "sandbox-workspace-2")
 }
