@@ -396,12 +396,14 @@ func sandboxHostile(ctx context.Context, t *testing.T) {
 func sandboxCrossSession(ctx context.Context, t *testing.T) {
 	// sandboxd binds its Pod's loopback: from another session's sandbox its ports are shut
 	// whether or not the network enforces the NetworkPolicy (this one does not).
+	// probe says whether a port takes a connection (busybox's nc: connected, it reads until
+	// the server closes on its end of input); refused, or nothing within 5 s, is shut.
+	const probe = `probe() { if timeout 15 nc -w 5 "$1" "$2" </dev/null >/dev/null 2>&1; then echo open; else echo shut; fi; }; `
 	out := execOut(t, sandboxSend(ctx, t, "other", "agent:coder:second", fmt.Sprintf(
-		`true; echo "host=$(hostname)"; if test -e notes/kept.txt; then echo note=present; else echo note=absent; fi; `+
-			`if nc -z -w 5 %[1]s 8080; then echo rest=open; else echo rest=shut; fi; `+
-			`if nc -z -w 5 %[1]s 9090; then echo grpc=open; else echo grpc=shut; fi; `+
+		`true; `+probe+`echo "host=$(hostname)"; if test -e notes/kept.txt; then echo note=present; else echo note=absent; fi; `+
+			`echo "rest=$(probe %[1]s 8080)"; echo "grpc=$(probe %[1]s 9090)"; `+
 			// The control: the same probe finds its own sandboxd on its own loopback.
-			`if nc -z -w 5 127.0.0.1 8080; then echo own=open; else echo own=shut; fi`, sandboxRun.podIP)))
+			`echo "own=$(probe 127.0.0.1 8080)"`, sandboxRun.podIP)))
 	t.Logf("from the second session's sandbox:\n%s", out)
 	second, _ := sandboxPod(ctx, t, "coder-second")
 	for key, want := range map[string]string{"host": second, "note": "absent", "rest": "shut", "grpc": "shut", "own": "open"} {
