@@ -42,8 +42,13 @@ const LastUsedAnnotation = "sessions.agents.dev/last-used"
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods/portforward,verbs=create
 
-// readyPoll is how often Acquire looks at a sandbox that is starting or resuming.
-const readyPoll = 100 * time.Millisecond
+// Acquire looks at a sandbox that is starting or resuming first after readyPollFirst, then
+// twice as long each time up to readyPoll: a warm sandbox is bound to its claim within tens
+// of milliseconds, a cold one takes seconds.
+const (
+	readyPollFirst = 5 * time.Millisecond
+	readyPoll      = 100 * time.Millisecond
+)
 
 // Sandboxes gives a sandboxed session's tool calls its sandbox: it claims one on the first
 // call, resumes a suspended one, waits until it is Ready, and keeps one sandboxd client per
@@ -81,7 +86,7 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 	if err := s.touch(ctx, claim); err != nil {
 		return nil, err
 	}
-	for {
+	for wait := readyPollFirst; ; wait = min(2*wait, readyPoll) {
 		sb, err := BoundSandbox(ctx, s.client, claim)
 		if err != nil {
 			return nil, err
@@ -100,7 +105,7 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
-		case <-s.clock.After(readyPoll):
+		case <-s.clock.After(wait):
 		}
 		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
 			return nil, err
