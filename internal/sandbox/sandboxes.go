@@ -145,19 +145,48 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (
 	}
 	key := client.ObjectKeyFromObject(sb)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if pc, ok := s.clients[key]; ok && pc.pod == pod.UID {
+		s.mu.Unlock()
 		return pc.client, nil
-	} else if ok {
-		_ = pc.client.Close() // the Pod it dialled is gone
 	}
+	s.mu.Unlock()
 	ns := pod.Namespace
 	c, err := sandboxd.New(func(ctx context.Context, port int) (net.Conn, error) { return s.dial(ctx, ns, name, port) }, GRPCPort, RESTPort)
 	if err != nil {
 		return nil, err
 	}
+	// A new Pod is Ready once its container started, which can be before sandboxd listens.
+	if err := s.serving(ctx, c); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("sandboxd of Pod %s/%s: %w", ns, name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pc, ok := s.clients[key]; ok {
+		if pc.pod == pod.UID { // a racing call got there first
+			_ = c.Close()
+			return pc.client, nil
+		}
+		_ = pc.client.Close() // the Pod it dialled is gone
+	}
 	s.clients[key] = podClient{pod: pod.UID, client: c}
 	return c, nil
+}
+
+// serving waits until sandboxd answers its health check, looking again after 5 ms and twice
+// as long each time up to a second; ctx bounds the wait.
+func (s *Sandboxes) serving(ctx context.Context, c *sandboxd.Client) error {
+	for wait := readyPollFirst; ; wait = min(2*wait, time.Second) {
+		err := c.Health(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not serving: %w (last: %v)", ctx.Err(), err)
+		case <-s.clock.After(wait):
+		}
+	}
 }
 
 // Forget closes the client of a Sandbox that was released.
