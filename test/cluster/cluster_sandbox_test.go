@@ -150,24 +150,6 @@ func installWithSandboxes(ctx context.Context, t *testing.T) {
 	}
 }
 
-// sandboxPVs are local volumes for the sandboxes' workspaces (the cluster has no
-// provisioner), owned by the sandbox's user.
-func sandboxPVs(ctx context.Context, t *testing.T, n int) {
-	t.Helper()
-	var y strings.Builder
-	for i := range n {
-		dir := filepath.Join(cl.WorkDir, fmt.Sprintf("pv-sandbox-%d", i))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(dir, 65532, 65532); err != nil {
-			t.Fatal(err)
-		}
-		y.WriteString(harness.LocalPVYAML(fmt.Sprintf("sandbox-workspace-%d", i), dir, "") + "---\n")
-	}
-	apply(ctx, t, y.String())
-}
-
 // sandboxAgentYAML is the scripted Agent coder, sandboxed, and its two sessions. Its rules
 // are its tools: a message starting "true;" is a shell command for exec; "keep ..." writes
 // the message to notes/kept.txt; "recall" reads it back (by its absolute path).
@@ -210,7 +192,7 @@ spec: {key: "agent:coder:second", agentId: coder, chatType: direct}
 }
 
 func sandboxedAgent(ctx context.Context, t *testing.T) {
-	sandboxPVs(ctx, t, 3)
+	sandboxPVsNamed(ctx, t, "sandbox-workspace", 3)
 	want := ""
 	if cl.GVisor() {
 		// The node's runsc (hack/cluster-packages.sh), as the RuntimeClass an Agent's sandbox

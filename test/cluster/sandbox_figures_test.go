@@ -182,7 +182,8 @@ func q(d []time.Duration, quantile float64) float64 {
 	return float64(s[i].Microseconds()) / 1000
 }
 
-// sandboxPVsNamed makes n local volumes named prefix-N for sandbox workspaces.
+// sandboxPVsNamed makes n local volumes named prefix-N for sandbox workspaces (the cluster
+// has no provisioner), each directory owned by the sandbox's user.
 func sandboxPVsNamed(ctx context.Context, t *testing.T, prefix string, n int) {
 	t.Helper()
 	var y string
