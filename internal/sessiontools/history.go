@@ -40,7 +40,7 @@ type historyArgs struct {
 
 func historyTool() Tool {
 	return Tool{Name: "sessions_history",
-		Description: "Fetch the transcript of one session (a session key or a sessionId from sessions_list), archived ones too, until the transcript store's archived-transcript retention. Credential-like text is masked (contentRedacted); truncated says older messages were left out.",
+		Description: "Fetch the transcript of one session (a session key or a sessionId from sessions_list), archived ones too. Credential-like text is masked (contentRedacted); truncated says older messages were left out.",
 		Schema: Schema(map[string]any{
 			"sessionKey":   map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"limit":        map[string]any{"type": "number", "description": "max messages (default 50, at most 1000)"},

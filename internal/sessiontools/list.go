@@ -57,11 +57,10 @@ func listTool() Tool {
 			"activeMinutes": map[string]any{"type": "number", "description": "only sessions updated within N minutes"},
 			"messageLimit": map[string]any{"type": "number", "minimum": 0, "maximum": sessionrows.MaxListMessageLimit,
 				"description": "include the last N messages of each session: 0 to 20, default 0 (none); outside that is an error, never cut"},
-			"label":   map[string]any{"type": "string", "description": "only sessions with this label"},
-			"agentId": map[string]any{"type": "string", "description": "only sessions of this agent"},
-			"search":  map[string]any{"type": "string", "description": "only sessions whose key, label or display name contains this text"},
-			"archived": map[string]any{"type": "boolean", "description": "list archived sessions instead of active ones (default false), " +
-				"with those whose object the SessionPolicy's retention deleted (retired: true) while the transcript store keeps them"},
+			"label":              map[string]any{"type": "string", "description": "only sessions with this label"},
+			"agentId":            map[string]any{"type": "string", "description": "only sessions of this agent"},
+			"search":             map[string]any{"type": "string", "description": "only sessions whose key, label or display name contains this text"},
+			"archived":           map[string]any{"type": "boolean", "description": "list archived sessions, retired ones too, instead of active ones (default false)"},
 			"includeLastMessage": map[string]any{"type": "boolean", "description": "include each session's latest message (default false)"},
 		}),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {

@@ -66,7 +66,7 @@ type ManageResult struct {
 func manageTool() Tool {
 	str := map[string]any{"type": "string"}
 	return Tool{Name: "sessions",
-		Description: "Manage a visible session: patch its label, model or thinking level, or (a person with the verb set-send-policy only) its sendPolicy; archive it; restore an archived one with its transcript (one the SessionPolicy's retention deleted too: its object is recreated); reset it to a new transcript. archive, restore and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
+		Description: "Manage a visible session: patch its label, model or thinking level, or (a person with the verb set-send-policy only) its sendPolicy; archive it; restore an archived (or retired) one with its transcript; reset it to a new transcript. archive, restore and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
 		Schema: Schema(map[string]any{
 			"action":            map[string]any{"type": "string", "enum": []string{ActionPatch, ActionArchive, ActionRestore, ActionReset}},
 			"sessionKey":        map[string]any{"type": "string", "description": "session key, sessionId, or main"},
