@@ -23,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -33,7 +34,7 @@ import (
 )
 
 // The SessionPolicy's retention on a real API server, on the suite's fake clock: an archived
-// session past spec.retention.archivedSessions loses its object (a Retired Event first, its
+// session past spec.retention.archivedSessionsSeconds loses its object (a Retired Event first, its
 // record in the store), still lists as archived, its history reads, and restore recreates
 // the object with its old transcript; a kept child of a finished run goes the same way, and
 // its requester still sees it in its tree.
@@ -42,7 +43,7 @@ var _ = Describe("the SessionPolicy's retention", func() {
 	BeforeEach(func() {
 		ns = newNamespace()
 		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{
-			Retention: &sessionsv1alpha1.RetentionSpec{ArchivedSessions: &metav1.Duration{Duration: time.Hour}}})
+			Retention: &sessionsv1alpha1.RetentionSpec{ArchivedSessionsSeconds: ptr.To[int32](3600)}})
 	})
 
 	// tool runs a session tool with call c and returns its result as JSON.
@@ -110,7 +111,7 @@ var _ = Describe("the SessionPolicy's retention", func() {
 		return transcript.RetiredSession{}, false
 	}
 
-	It("retires an archived session past archivedSessions and restores it with its old transcript", func() {
+	It("retires an archived session past archivedSessionsSeconds and restores it with its old transcript", func() {
 		createAgent(ns, "ret", rule("^hello", "hi"), rule("^again", "welcome back"))
 		s := createSession(ns, "agent:ret:main", "ret")
 		waitSend(createSend(ns, "agent:ret:main", "hello", 30, ""), completed)

@@ -39,8 +39,8 @@ func RetentionOf(pol *sessionsv1alpha1.SessionPolicy) Retention {
 	if pol == nil || pol.Spec.Retention == nil {
 		return r
 	}
-	if d := pol.Spec.Retention.ArchivedSessions; d != nil && d.Duration >= 0 {
-		r.KeepFor = d.Duration
+	if d := pol.Spec.Retention.ArchivedSessionsSeconds; d != nil && *d >= 0 {
+		r.KeepFor = time.Duration(*d) * time.Second
 	}
 	if m := pol.Spec.Retention.MaxArchivedSessions; m != nil && *m >= 0 {
 		r.MaxArchived = int(*m)
@@ -57,7 +57,7 @@ type ArchivedSession struct {
 
 // Why a session is retired.
 const (
-	// RetiredByAge: archived longer than retention.archivedSessions.
+	// RetiredByAge: archived longer than retention.archivedSessionsSeconds.
 	RetiredByAge = "age"
 	// RetiredByCount: one of the longest archived beyond retention.maxArchivedSessions.
 	RetiredByCount = "count"
@@ -82,7 +82,7 @@ func RetiredSessions(archived []ArchivedSession, r Retention, now time.Time) (re
 	for _, s := range sorted {
 		if age := now.Sub(s.ArchivedAt); age >= r.KeepFor {
 			retire = append(retire, Retirement{Name: s.Name, Reason: RetiredByAge, Message: fmt.Sprintf(
-				"archived %s ago, past the SessionPolicy's retention.archivedSessions (%s)", age.Round(time.Second), r.KeepFor)})
+				"archived %s ago, past the SessionPolicy's retention.archivedSessionsSeconds (%s)", age.Round(time.Second), r.KeepFor)})
 			continue
 		}
 		kept = append(kept, s)

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -33,10 +32,10 @@ func TestRetentionOf(t *testing.T) {
 	}{
 		"no policy":        {want: def},
 		"no retention":     {pol: &sessionsv1alpha1.SessionPolicy{}, want: def},
-		"an age":           {pol: withRetention(&metav1.Duration{Duration: time.Hour}, nil), want: Retention{KeepFor: time.Hour, MaxArchived: 1000}},
+		"an age":           {pol: withRetention(ptr.To[int32](3600), nil), want: Retention{KeepFor: time.Hour, MaxArchived: 1000}},
 		"a count":          {pol: withRetention(nil, ptr.To[int32](5)), want: Retention{KeepFor: def.KeepFor, MaxArchived: 5}},
-		"zero keeps none":  {pol: withRetention(&metav1.Duration{}, ptr.To[int32](0)), want: Retention{}},
-		"negative ignored": {pol: withRetention(&metav1.Duration{Duration: -time.Hour}, ptr.To[int32](-1)), want: def},
+		"zero keeps none":  {pol: withRetention(ptr.To[int32](0), ptr.To[int32](0)), want: Retention{}},
+		"negative ignored": {pol: withRetention(ptr.To[int32](-1), ptr.To[int32](-1)), want: def},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -47,9 +46,9 @@ func TestRetentionOf(t *testing.T) {
 	}
 }
 
-func withRetention(d *metav1.Duration, n *int32) *sessionsv1alpha1.SessionPolicy {
+func withRetention(d, n *int32) *sessionsv1alpha1.SessionPolicy {
 	return &sessionsv1alpha1.SessionPolicy{Spec: sessionsv1alpha1.SessionPolicySpec{
-		Retention: &sessionsv1alpha1.RetentionSpec{ArchivedSessions: d, MaxArchivedSessions: n}}}
+		Retention: &sessionsv1alpha1.RetentionSpec{ArchivedSessionsSeconds: d, MaxArchivedSessions: n}}}
 }
 
 func TestRetiredSessions(t *testing.T) {
