@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +35,7 @@ import (
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
@@ -65,6 +67,8 @@ func TestSandboxFigures(t *testing.T) {
 	if out == "" {
 		t.Skip(FiguresEnv + " is not set: the bench's sandbox-pods suite runs this")
 	}
+	// The controller-runtime client logs nothing worth a figure.
+	ctrllog.SetLogger(logr.Discard())
 	ctx := context.Background()
 	installAgentSandbox(ctx, t)
 	if o, err := cl.Kubectl(ctx, "apply", "--server-side", "-f", cl.RepoRoot+"/config/crd/bases"); err != nil {
