@@ -45,11 +45,10 @@ const LastUsedAnnotation = "sessions.agents.dev/last-used"
 
 // Acquire looks at a sandbox that is starting or resuming first after readyPollFirst, then
 // twice as long each time up to readyPoll: a warm sandbox is bound to its claim within tens
-// of milliseconds, a cold one takes seconds. The manager reads claims and Sandboxes from its
-// cache, so a look costs no API call.
+// of milliseconds, a cold one takes seconds.
 const (
 	readyPollFirst = 5 * time.Millisecond
-	readyPoll      = 25 * time.Millisecond
+	readyPoll      = 100 * time.Millisecond
 )
 
 // Sandboxes gives a sandboxed session's tool calls its sandbox: it claims one on the first
