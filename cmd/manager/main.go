@@ -257,6 +257,11 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One budget ledger: the engine judges and charges every model call with it, the
 	// SessionPolicy controller records its windows. It reads the informer cache only.
 	ledger := budget.NewLedger(mgr.GetCache(), nil)
+	// The store's memory indexer embeds on the append path: its spend is collected and
+	// charged to the namespaces' windows, and held where a window is spent.
+	if err := mgr.Add(&budget.IndexCharger{Gate: ledger, Store: store}); err != nil {
+		return err
+	}
 	tools := turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot}
 	if o.sandboxes {
 		// sandboxd binds its Pod's loopback: the manager gets there through the API server's
