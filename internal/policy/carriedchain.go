@@ -289,8 +289,9 @@ func ChainBaggage(c *CarriedChain) string {
 
 var limitNamed = regexp.MustCompile(`SessionPolicy spec\.limits\.([A-Za-z]+) is`)
 
-// CarriedRefusalLimit is the limit a refusal of JudgeCarried names, when text holds one (a
-// server that speaks the extension refused what a call carried); "" otherwise.
+// CarriedRefusalLimit is the limit a refusal of JudgeCarried names, when text holds one;
+// "" otherwise. Only the server that refused reads its own words with it (our /mcp, to mark
+// the refusal in its result's _meta, RefusalMeta): a caller reads the mark, RefusedLimit.
 func CarriedRefusalLimit(text string) string {
 	if !strings.Contains(text, crossedWire) {
 		return ""
@@ -302,4 +303,47 @@ func CarriedRefusalLimit(text string) string {
 		return LimitDeadline
 	}
 	return LimitCarriedBudget
+}
+
+// A server speaking the extension marks a tool result that refuses what the call carried:
+// _meta[ChainMetaKey] = {"refused": {"limit": "maxPairRepeats"}}, the text beside it for
+// people and models. The limit is one of the Limit* names.
+
+// RefusalMeta is the _meta value under ChainMetaKey of a result refused at limit.
+func RefusalMeta(limit string) map[string]any {
+	return map[string]any{"refused": map[string]string{"limit": limit}}
+}
+
+// refusedLimits are the limits a refusal may name; any other is no refusal we know.
+var refusedLimits = map[string]bool{LimitMaxHops: true, LimitCarriedBudget: true, LimitDeadline: true,
+	LimitMaxSendsPerChain: true, LimitMaxPairRepeats: true}
+
+// RefusedLimit is the limit a peer's result marks as refused in its _meta value under
+// ChainMetaKey (v as decoded JSON, or raw JSON); "" when it marks none or one we do not
+// know. The value comes from another server: it is bounded and checked, never trusted
+// further than naming a known limit.
+func RefusedLimit(v any) string {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		if v == nil {
+			return ""
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return ""
+		}
+		raw = b
+	}
+	if len(raw) > 1024 {
+		return ""
+	}
+	var m struct {
+		Refused *struct {
+			Limit string `json:"limit"`
+		} `json:"refused"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Refused == nil || !refusedLimits[m.Refused.Limit] {
+		return ""
+	}
+	return m.Refused.Limit
 }

@@ -15,6 +15,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +253,38 @@ func TestCarriedRefusalLimit(t *testing.T) {
 	}
 	if got := CarriedRefusalLimit("chain limit reached: (SessionPolicy spec.limits.maxHops is 8)"); got != "" {
 		t.Errorf("a refusal of a chain that stayed home names %q", got)
+	}
+}
+
+// TestRefusedLimit: a refusal mark survives the wire (as JSON) and names a known limit only.
+func TestRefusedLimit(t *testing.T) {
+	marked := func(limit string) json.RawMessage {
+		b, err := json.Marshal(RefusalMeta(limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := map[string]struct {
+		in   any
+		want string
+	}{
+		"our mark, raw":             {marked(LimitMaxPairRepeats), LimitMaxPairRepeats},
+		"our mark, decoded":         {map[string]any{"refused": map[string]any{"limit": "maxHops"}}, LimitMaxHops},
+		"our mark, as built":        {RefusalMeta(LimitCarriedBudget), LimitCarriedBudget},
+		"nothing":                   {nil, ""},
+		"a chain, not a refusal":    {json.RawMessage(`{"id":"x","hops":2}`), ""},
+		"a limit nobody knows":      {json.RawMessage(`{"refused":{"limit":"everything"}}`), ""},
+		"not JSON":                  {json.RawMessage(`{"refused":`), ""},
+		"too long to be ours":       {json.RawMessage(`{"refused":{"limit":"maxHops"},"pad":"` + strings.Repeat("x", 2000) + `"}`), ""},
+		"text that names the limit": {"chain limit reached: (SessionPolicy spec.limits.maxHops is 8)", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := RefusedLimit(tc.in); got != tc.want {
+				t.Errorf("RefusedLimit = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 
