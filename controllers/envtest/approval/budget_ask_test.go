@@ -37,8 +37,9 @@ const payKey = "agent:pay:main"
 
 // newBudgetFixture is the approval fixture with the pay agent and a SessionPolicy whose
 // perSend budget of one token asks a person (onExceeded: Ask) for askTimeoutSeconds: the
-// first model call of a send passes it, the second waits.
-func newBudgetFixture(askTimeoutSeconds int32) *fixture {
+// first model call of a send passes it, the second waits. perRun puts the budget on each
+// run tree instead.
+func newBudgetFixture(askTimeoutSeconds int32, perRun ...bool) *fixture {
 	f := newFixture(600)
 	args, err := json.Marshal(map[string]any{"text": "users"})
 	Expect(err).NotTo(HaveOccurred())
@@ -50,9 +51,14 @@ func newBudgetFixture(askTimeoutSeconds int32) *fixture {
 		Tools: sessionsv1alpha1.ToolsSpec{MCPServers: []sessionsv1alpha1.MCPServer{{Name: "everything", URL: f.srv.URL}}},
 	}}
 	Expect(k8s.Create(ctx, agent)).To(Succeed())
+	asks := &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](1)}, OnExceeded: sessionsv1alpha1.BudgetAsk,
+		AskTimeoutSeconds: ptr.To(askTimeoutSeconds)}
+	budgets := &sessionsv1alpha1.Budgets{PerSend: asks}
+	if len(perRun) > 0 && perRun[0] {
+		budgets = &sessionsv1alpha1.Budgets{PerRun: asks}
+	}
 	pol := &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: f.ns},
-		Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: &sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{
-			Budget: sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](1)}, OnExceeded: sessionsv1alpha1.BudgetAsk, AskTimeoutSeconds: ptr.To(askTimeoutSeconds)}}}}
+		Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: budgets}}
 	Expect(k8s.Create(ctx, pol)).To(Succeed())
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(agent), agent)).To(Succeed())
@@ -148,5 +154,31 @@ var _ = Describe("a budget that asks instead of failing", func() {
 		Expect(meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionFailed)).To(HaveField("Reason", sessionsv1alpha1.ReasonBudgetExceeded))
 		Expect(s.Status.Error).To(HaveSuffix("; nobody approved more in time (toolapproval/" + ta.Name + " expired)"))
 		Expect(approvalNow(ta).Status.Phase).To(Equal(sessionsv1alpha1.ApprovalExpired))
+	})
+
+	It("pauses a run tree at its perRun budget the same way, and the run succeeds once approved", func() {
+		f := newBudgetFixture(600, true)
+		run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-", Namespace: f.ns},
+			Spec: sessionsv1alpha1.SubagentRunSpec{Task: "drop it", AgentID: "pay"}}
+		Expect(k8s.Create(ctx, run)).To(Succeed())
+		var ta sessionsv1alpha1.ToolApproval
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
+			g.Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunAwaitingApproval))
+			var list sessionsv1alpha1.ToolApprovalList
+			g.Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
+			g.Expect(list.Items).To(HaveLen(1))
+			ta = list.Items[0]
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		Expect(ta.Spec.Kind).To(Equal(sessionsv1alpha1.ApprovalKindBudget))
+		Expect(ta.Spec.Budget.BudgetOf).To(Equal(sessionsv1alpha1.ApprovalOwner{Kind: "SubagentRun", Name: run.Name}))
+		Expect(ta.Spec.Budget.Message).To(MatchRegexp(`^run tree ` + run.Name + ` spent \d+ of 1 tokens; approve to allow 1 more$`))
+		Expect(decide(f.carol, &ta, sessionsv1alpha1.DecisionApproved, "")).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
+			g.Expect(run.Status.Phase).To(Equal(sessionsv1alpha1.RunSucceeded))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		Expect(run.Status.Result).To(Equal("done: Echo: users"))
+		Expect(f.srv.EchoCalls()).To(Equal(1))
 	})
 })
