@@ -113,6 +113,10 @@ type Options struct {
 	// controller writes in the hooks' status; nil is Store when it is one (the transcript
 	// client), else none.
 	HookDeliveries sessionhook.HookDeliveries
+	// Retirer keeps the records of the archived sessions the SessionPolicy's retention
+	// retires (deletes); nil is Store when it is one (the transcript client), else no
+	// session is retired.
+	Retirer transcript.Retirer
 }
 
 // EventRecorders hands out an event recorder per reporting controller (a manager, or an
@@ -162,6 +166,13 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if d, ok := o.Store.(sessionhook.HookDeliveries); o.HookDeliveries == nil && ok {
 		o.HookDeliveries = d
 	}
+	if r, ok := o.Store.(transcript.Retirer); o.Retirer == nil && ok {
+		o.Retirer = r
+	}
+	if o.Retirer != nil {
+		runnables = append(runnables, (&sessionpolicy.RetentionReconciler{Client: c, Records: o.Retirer, Clock: o.Clock,
+			Recorder: o.Events.GetEventRecorder("sessionretention-controller")}).SetupWith(b()))
+	}
 	if o.SendFeed != nil {
 		sends.Feed = sessionsend.NewSendFeed(o.SendFeed, mgr.GetCache(), o.Shard.Owns, sessionsend.PollClock{PassiveClock: o.Clock})
 		runnables = append(runnables, mgr.Add(sends.Feed))
@@ -170,7 +181,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	return errors.Join(append(runnables,
 		mgr.Add(sends.FinishedTTL),
 		mgr.Add(probes),
-		(&agentsession.AgentSessionReconciler{Client: c, Store: o.Store, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
+		(&agentsession.AgentSessionReconciler{Client: c, Store: o.Store, Retired: o.Retirer, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),
 			WorkspaceRoot: o.WorkspaceRoot, Sandboxes: o.Sandbox != nil}).SetupWith(b(), o.Concurrency),
 		(&agent.AgentReconciler{Client: c, APIReader: mgr.GetAPIReader(), MCP: o.MCP, A2A: o.A2A, Sandbox: o.Sandbox}).SetupWith(b(), probes),
 		(&sessionpolicy.SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), Spend: sessionpolicy.NewSpendWriter(o.Budget)}).SetupWith(b()),

@@ -81,6 +81,26 @@ const ResetAnnotation = "sessions.agents.dev/reset"
 // later archive sets archive-at again, which outweighs a restore annotation left behind.
 const RestoreAnnotation = "sessions.agents.dev/restore"
 
+// RestoreFromAnnotation on a new AgentSession asks its controller to bring back a retired
+// session (one whose object the SessionPolicy's retention deleted): its value is the retired
+// sessionId. The controller adopts that transcript only when the store's record of it names
+// the same object name, key and agent, and writes the record's spawnedBy and
+// parentSessionKey; without such a record the session fails with the reason RestoreFailed.
+// The sessions tool's restore creates the session with it.
+const RestoreFromAnnotation = "sessions.agents.dev/restore-from"
+
+// Events of the SessionPolicy's retention (controllers/sessionpolicy/retention.go).
+const (
+	// EventRetired, on an AgentSession, says its object is about to be deleted: its
+	// record is in the transcript store, which keeps it with its transcript.
+	EventRetired = "Retired"
+	// EventSessionsRetired, on the SessionPolicy, counts the sessions one pass retired.
+	EventSessionsRetired = "SessionsRetired"
+	// EventRetireFailed, on an AgentSession, says its record could not be written, so its
+	// object is kept and retried.
+	EventRetireFailed = "RetireFailed"
+)
+
 // ReasonRestoreFailed is the reason of an archived AgentSession's Archived condition when a
 // restore found no archived transcript to bring back (the store's retention removed it).
 const ReasonRestoreFailed = "RestoreFailed"

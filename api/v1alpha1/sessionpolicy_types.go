@@ -15,6 +15,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -225,6 +227,30 @@ type SessionPolicySpec struct {
 	// toolApproval says which tool calls in this namespace wait for a person's decision; its require cannot be loosened by an Agent's allow.
 	// +optional
 	ToolApproval *ApprovalPolicy `json:"toolApproval,omitempty"`
+	// retention says how long archived sessions keep their AgentSession object and how many the namespace keeps; unset, 168h and 1000.
+	// Past either, the object is deleted and the transcript store keeps a compact record of it: sessions_list (archived), sessions_history and restore still find it until the store's archived-transcript retention.
+	// +optional
+	Retention *RetentionSpec `json:"retention,omitempty"`
+}
+
+// Default retention of archived sessions' objects (RetentionSpec).
+const (
+	DefaultArchivedSessionsRetention = 7 * 24 * time.Hour
+	DefaultMaxArchivedSessions       = 1000
+)
+
+// RetentionSpec says when an archived session's AgentSession object is deleted, its compact record kept in the transcript store.
+type RetentionSpec struct {
+	// archivedSessions is how long a session stays archived with its object, counted from its Archived condition, e.g. 168h; default 168h (7 days); 0s deletes the object once archived.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(s|m|h))+$`
+	ArchivedSessions *metav1.Duration `json:"archivedSessions,omitempty"`
+	// maxArchivedSessions is how many archived sessions of the namespace keep their object at most, the longest archived retired first; default 1000.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
+	MaxArchivedSessions *int32 `json:"maxArchivedSessions,omitempty"`
 }
 
 // ChainLimits bound what agents start on their own: how long and how large a chain of tool-made sends and spawns may grow, how often it may repeat a pair, and how fast a namespace's tools may create them.

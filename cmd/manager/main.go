@@ -282,7 +282,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	}
 	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
+		Store: store, Retired: store, MaxConcurrentTurns: o.maxTurns, MaxTurnsPerNamespace: o.maxTurnsPerNS, Recorder: events.GetEventRecorder("agent-runtime"),
 		ModelAttemptTimeout: o.attemptTimeout, ModelIdleTimeout: o.idleTimeout, LiveReplies: o.liveReplies,
 		Egress: egressPolicy, Budget: ledger, Approvals: approval.NewDesk(mgr.GetCache(), mgr.GetAPIReader(), mgr.GetClient()),
 		Tools: tools,
@@ -299,7 +299,7 @@ func setup(mgr ctrl.Manager, o options) error {
 	deliverer := delivery.New(egressPolicy)
 	deliverer.Attempts = max(o.deliveryAttempts, 1)
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Runner: engine, Store: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
+		Runner: engine, Store: store, Retirer: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: deliverer, Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS, Budget: ledger, HookBaseURL: o.hookBaseURL,
 		Sandbox: sandboxOptions(o),

@@ -54,6 +54,9 @@ const TranscriptFinalizer = "sessions.agents.dev/transcript"
 type AgentSessionReconciler struct {
 	client.Client
 	Store transcript.Store
+	// Retired holds the records of sessions the SessionPolicy's retention retired: a new
+	// session's restore-from annotation adopts one (adopt.go); nil adopts none.
+	Retired transcript.Retirer
 	// Runner holds the sessions' turn reports and wakes the reconciler when one changes; it
 	// also runs the compaction steps sessions ask for (compact.go).
 	Runner turns.Runner
@@ -97,6 +100,10 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	base := s.DeepCopy()
+	adopted, requeue, err := r.adoptWhenAsked(ctx, s)
+	if err != nil || requeue {
+		return ctrl.Result{}, err
+	}
 	if err := r.restoreWhenAsked(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -130,11 +137,16 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	// The Event after the write lands (as steps.go): a refused write says nothing, and the
 	// reconcile it is retried in creates (idempotently) and says it then.
-	if base.Status.SessionID == "" && s.Status.SessionID != "" {
+	if base.Status.SessionID == "" && s.Status.SessionID != "" && !adopted {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "TranscriptCreated", "Create", "transcript %s created", s.Status.TranscriptPath)
 	}
 	if base.Status.Phase == sessionsv1alpha1.SessionArchived && s.Status.Phase == sessionsv1alpha1.SessionActive {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Restored", "Restore", "restored: transcript %s is live again", s.Status.SessionID)
+		r.unretire(ctx, s)
+	}
+	if adopted {
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "Restored", "Restore", "restored from its retention record: transcript %s is live again", s.Status.SessionID)
+		r.unretire(ctx, s)
 	}
 	if archivedReason(s) == sessionsv1alpha1.ReasonRestoreFailed && archivedReason(base) != sessionsv1alpha1.ReasonRestoreFailed {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, sessionsv1alpha1.ReasonRestoreFailed, "Restore", "%s",
@@ -204,8 +216,9 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *ses
 		meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionReady)
 		meta.RemoveStatusCondition(&s.Status.Conditions, sessionsv1alpha1.ConditionStalled)
 		if !meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionArchived) { // a RestoreFailed stays
+			// Its time is the injected clock's: the SessionPolicy's retention counts from it.
 			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue,
-				Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation})
+				Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation, LastTransitionTime: metav1.NewTime(r.now())})
 		}
 		return nil
 	}

@@ -92,6 +92,9 @@ type Manager struct {
 	ctrl.Manager
 	Engine *turns.Engine
 	Store  *transcriptstore.FileStore
+	// Retired keeps the records of the sessions the SessionPolicy's retention retired, as
+	// the sidecar keeps them beside the transcripts.
+	Retired *transcriptstore.RetiredStore
 	// Words and Memory are the store's indexes with Options.Indexes, else nil.
 	Words  *search.Index
 	Memory *memory.Index
@@ -140,6 +143,8 @@ func (s *Suite) StartManager() {
 	}
 	store, err := transcriptstore.OpenFileStore(s.DataDir+"/transcripts", storeOpts...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	retired, err := sidecar.OpenRetiredStore(s.DataDir + "/transcripts")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	var engineStore transcript.Store = store
 	if o.Indexes {
 		words.Start(store)
@@ -165,11 +170,11 @@ func (s *Suite) StartManager() {
 	// One budget ledger for the engine and the controllers, as cmd/manager builds it.
 	ledger := budget.NewLedger(mgr.GetCache(), o.Clock)
 	co := controllers.Options{
-		Store: store, Clock: o.Clock, WorkspaceRoot: s.DataDir + "/workspaces", Events: events, Budget: ledger,
+		Store: store, Clock: o.Clock, WorkspaceRoot: s.DataDir + "/workspaces", Events: events, Budget: ledger, Retirer: retired,
 	}
 	eo := turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
-		Store: engineStore, Clock: o.Clock, Recorder: events.GetEventRecorder("agent-runtime"), Budget: ledger,
+		Store: engineStore, Retired: sidecar.RetiredRecords{Records: retired, Files: store}, Clock: o.Clock, Recorder: events.GetEventRecorder("agent-runtime"), Budget: ledger,
 	}
 	if o.MCPHost != "" {
 		closed, err := egress.Parse([]string{o.MCPHost + "/32"}, false)
@@ -202,7 +207,7 @@ func (s *Suite) StartManager() {
 	}
 
 	mctx, cancel := context.WithCancel(ctx)
-	m := &Manager{Manager: mgr, Engine: engine, Store: store, Words: words, Memory: mem, stop: cancel, done: make(chan struct{})}
+	m := &Manager{Manager: mgr, Engine: engine, Store: store, Retired: retired, Words: words, Memory: mem, stop: cancel, done: make(chan struct{})}
 	go func() {
 		defer ginkgo.GinkgoRecover()
 		defer close(m.done)

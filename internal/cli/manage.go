@@ -16,6 +16,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
+	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 )
 
@@ -79,7 +81,11 @@ sessionId, however late it lands, so a stale key never hits a replacement sessio
 				if err != nil {
 					return err
 				}
-				return manage(cmd.Context(), cacheindex.WithIndexes(cl), ns, a, o.streams.Out)
+				var retired restorer
+				if v.action == sessiontools.ActionRestore && o.historyURL != "" {
+					retired = o.restoreRetired
+				}
+				return manage(cmd.Context(), cacheindex.WithIndexes(cl), ns, a, o.streams.Out, retired)
 			},
 		}
 		cmd.Flags().StringVar(&a.ExpectedSessionID, "expected-session-id", "",
@@ -99,11 +105,26 @@ sessionId, however late it lands, so a stale key never hits a replacement sessio
 
 // manage runs one action of the sessions tool as the client's user and prints its outcome;
 // a refusal (forbidden, error, not_found) is the command's error.
-func manage(ctx context.Context, cl client.WithWatch, ns string, a sessiontools.ManageArgs, out io.Writer) error {
+//
+// A restore of a session with no object (retired by the SessionPolicy's retention) goes to
+// retired, when given: the transcript-store's console action, which reads the records of
+// retired sessions the plugin cannot.
+func manage(ctx context.Context, cl client.WithWatch, ns string, a sessiontools.ManageArgs, out io.Writer, retired restorer) error {
 	call := &sessiontools.Call{Env: &sessiontools.Env{Client: cl, Reader: cl, Watcher: cl}, Namespace: ns}
 	res, err := call.Manage(ctx, a)
 	if err != nil {
 		return err
+	}
+	if r, ok := res.(*sessiontools.StatusResult); ok && r.Status == sessiontools.StatusNotFound && retired != nil {
+		s, err := lookup.New(cl, cl).ResolveSession(ctx, ns, a.SessionKey, "")
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			if res, err = retired(ctx, ns, a); err != nil {
+				return err
+			}
+		}
 	}
 	switch r := res.(type) {
 	case *sessiontools.StatusResult:
@@ -117,4 +138,35 @@ func manage(ctx context.Context, cl client.WithWatch, ns string, a sessiontools.
 		return err
 	}
 	return fmt.Errorf("%s %s: unexpected result %v", a.Action, a.SessionKey, res)
+}
+
+// restorer restores a retired session (restoreRetired).
+type restorer func(ctx context.Context, ns string, a sessiontools.ManageArgs) (any, error)
+
+// restoreRetired runs the sessions tool's restore as the caller through the
+// transcript-store's console action (/console/tools/sessions): its call reads the store's
+// records of retired sessions and recreates the object as the caller.
+func (o *options) restoreRetired(ctx context.Context, ns string, a sessiontools.ManageArgs) (any, error) {
+	resp, err := o.listenerPost(ctx, ns, "/console/tools/sessions", map[string]any{
+		"action": a.Action, "sessionKey": a.SessionKey, "expectedSessionId": a.ExpectedSessionID})
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	var res sessiontools.ManageResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("restore through the transcript-store: %w", err)
+	}
+	if res.Status == sessiontools.StatusOK || res.Status == sessiontools.StatusAccepted {
+		return res, nil
+	}
+	var refusal sessiontools.StatusResult
+	if err := json.Unmarshal(raw, &refusal); err != nil {
+		return nil, fmt.Errorf("restore through the transcript-store: %w", err)
+	}
+	return &refusal, nil
 }

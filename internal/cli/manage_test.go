@@ -17,6 +17,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -47,6 +48,7 @@ func TestManageVerbs(t *testing.T) {
 		wantOut string
 		wantErr string
 		check   func(s *sessionsv1alpha1.AgentSession) bool
+		retired restorer
 	}{
 		"patch a label, guarded": {args: sessiontools.ManageArgs{Action: "patch", SessionKey: key, ExpectedSessionID: "sid-1", Label: ptr.To("inbox")},
 			wantOut: "agent:main:main patch: ok (sessionId sid-1)\n", check: func(s *sessionsv1alpha1.AgentSession) bool { return s.Spec.Label == "inbox" }},
@@ -61,6 +63,21 @@ func TestManageVerbs(t *testing.T) {
 			check: func(s *sessionsv1alpha1.AgentSession) bool {
 				return s.Annotations[sessionsv1alpha1.ResetAnnotation] == ""
 			}},
+		"restore of a retired session goes to the store": {args: sessiontools.ManageArgs{Action: "restore", SessionKey: "agent:main:gone", ExpectedSessionID: "sid-9"},
+			retired: func(_ context.Context, ns string, a sessiontools.ManageArgs) (any, error) {
+				return sessiontools.ManageResult{Status: sessiontools.StatusOK, Action: a.Action, SessionKey: a.SessionKey, SessionID: a.ExpectedSessionID}, nil
+			},
+			wantOut: "agent:main:gone restore: ok (sessionId sid-9)\n"},
+		"restore of a retired session the store knows nothing of": {args: sessiontools.ManageArgs{Action: "restore", SessionKey: "agent:main:gone", ExpectedSessionID: "sid-9"},
+			retired: func(context.Context, string, sessiontools.ManageArgs) (any, error) {
+				return &sessiontools.StatusResult{Status: sessiontools.StatusNotFound, Error: "no record"}, nil
+			},
+			wantErr: "restore agent:main:gone: not_found: no record"},
+		"a failed restore of a kept session stays with its object": {args: sessiontools.ManageArgs{Action: "restore", SessionKey: key, ExpectedSessionID: "sid-1"},
+			retired: func(context.Context, string, sessiontools.ManageArgs) (any, error) {
+				return nil, errors.New("the store was asked")
+			},
+			wantErr: "restore agent:main:main: error: session agent:main:main is not archived"},
 		"restore of a session not archived": {args: sessiontools.ManageArgs{Action: "restore", SessionKey: key, ExpectedSessionID: "sid-1"},
 			wantErr: "restore agent:main:main: error: session agent:main:main is not archived"},
 	}
@@ -68,7 +85,7 @@ func TestManageVerbs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cl := newClient()
 			var out bytes.Buffer
-			err := manage(context.Background(), cl, "team", tc.args, &out)
+			err := manage(context.Background(), cl, "team", tc.args, &out, tc.retired)
 			if tc.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

@@ -42,6 +42,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
 )
 
@@ -53,6 +54,8 @@ type Options struct {
 	ClientFor func(u user.Info) (client.WithWatch, error)
 	// Store reads transcripts.
 	Store sessiontools.Transcripts
+	// Retired reads the records and archived transcripts of retired sessions; nil lists none.
+	Retired transcript.Retired
 	// AllowedHosts are the host names (without port) a request's Host and Origin may name
 	// besides localhost; when set, a request naming another host is refused (DNS
 	// rebinding). When empty, only the Origin is checked.
@@ -317,7 +320,7 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 // newCall is the call as the caller: a person, or the session ?session= names (the webhook
 // admits what it creates only if the caller has act-as on that session).
 func newCall(ctx context.Context, o Options, id *identity, callID string) (*sessiontools.Call, error) {
-	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Watcher: id.client, Store: o.Store,
+	env := &sessiontools.Env{Client: id.client, Reader: id.reader, APIReader: id.client, Watcher: id.client, Store: o.Store, Retired: o.Retired,
 		Access: func(ctx context.Context, r caller.Right, name string) error {
 			return o.may(ctx, id.user, r, id.namespace, name)
 		},

@@ -62,6 +62,9 @@ type SessionRow struct {
 	Label           string              `json:"label,omitempty"`
 	AgentID         string              `json:"agentId,omitempty"`
 	Archived        bool                `json:"archived,omitempty"`
+	// Retired says the archived session's object is gone (the SessionPolicy's retention):
+	// the transcript store's record lists it, and restore brings the object back.
+	Retired bool `json:"retired,omitempty"`
 	// LastMessage is the latest message, with includeLastMessage.
 	LastMessage *transcript.Record `json:"lastMessage,omitempty"`
 }

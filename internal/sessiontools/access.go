@@ -37,12 +37,19 @@ func (c *Call) may(ctx context.Context, r caller.Right, name string) error {
 // it: the store answers whoever asks, so this is the one way a tool reads it. A namespace-wide
 // grant is asked first, so a list of N sessions costs one review, not N, for most callers.
 func (c *Call) readTranscript(ctx context.Context, name, sessionID string, o transcript.ReadOptions) (transcript.Page, error) {
-	if c.may(ctx, caller.ReadTranscript, "") != nil {
-		if err := c.may(ctx, caller.ReadTranscript, name); err != nil {
-			return transcript.Page{}, err
-		}
+	if err := c.mayRead(ctx, name); err != nil {
+		return transcript.Page{}, err
 	}
 	return c.Store.Read(ctx, c.Namespace, sessionID, o)
+}
+
+// mayRead says whether the caller may read the transcript of the session named name: a
+// namespace-wide grant, else one on the session.
+func (c *Call) mayRead(ctx context.Context, name string) error {
+	if c.may(ctx, caller.ReadTranscript, "") != nil {
+		return c.may(ctx, caller.ReadTranscript, name)
+	}
+	return nil
 }
 
 // createRight is the right creating obj asks: a send or a run.

@@ -40,7 +40,7 @@ type historyArgs struct {
 
 func historyTool() Tool {
 	return Tool{Name: "sessions_history",
-		Description: "Fetch the transcript of one session (a session key or a sessionId from sessions_list). Credential-like text is masked (contentRedacted); truncated says older messages were left out.",
+		Description: "Fetch the transcript of one session (a session key or a sessionId from sessions_list), archived ones too. Credential-like text is masked (contentRedacted); truncated says older messages were left out.",
 		Schema: Schema(map[string]any{
 			"sessionKey":   map[string]any{"type": "string", "description": "session key, sessionId, or main"},
 			"limit":        map[string]any{"type": "number", "description": "max messages (default 50, at most 1000)"},
@@ -65,14 +65,14 @@ func historyTool() Tool {
 }
 
 func (c *Call) history(ctx context.Context, ref string, o transcript.ReadOptions) (any, error) {
-	target, err := c.visibleSession(ctx, ref)
+	target, err := c.visibleOrRetired(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
 	if target.Status.SessionID == "" {
 		return nil, fmt.Errorf("session %q has no transcript yet", target.Spec.Key)
 	}
-	page, err := c.readTranscript(ctx, target.Name, target.Status.SessionID, o)
+	page, err := c.readSession(ctx, target, o)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func listTool() Tool {
 			"label":              map[string]any{"type": "string", "description": "only sessions with this label"},
 			"agentId":            map[string]any{"type": "string", "description": "only sessions of this agent"},
 			"search":             map[string]any{"type": "string", "description": "only sessions whose key, label or display name contains this text"},
-			"archived":           map[string]any{"type": "boolean", "description": "list archived sessions instead of active ones (default false)"},
+			"archived":           map[string]any{"type": "boolean", "description": "list archived sessions, retired ones too, instead of active ones (default false)"},
 			"includeLastMessage": map[string]any{"type": "boolean", "description": "include each session's latest message (default false)"},
 		}),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {
@@ -160,6 +160,9 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 		return nil, err
 	}
 	rows, err := c.rows(ctx, p, visible)
+	if p.Archived {
+		rows, err = c.archivedRows(ctx, p, visible)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +172,7 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 			if rows[i].SessionID == "" {
 				continue
 			}
-			page, err := c.readTranscript(ctx, rows[i].Name, rows[i].SessionID, transcript.ReadOptions{Limit: max(p.MessageLimit, 1)})
+			page, err := c.readSession(ctx, rowSession(&rows[i]), transcript.ReadOptions{Limit: max(p.MessageLimit, 1)})
 			if err != nil {
 				continue
 			}
@@ -183,4 +186,14 @@ func (c *Call) list(ctx context.Context, p sessionrows.ListParams) (any, error) 
 		}
 	}
 	return map[string]any{"sessions": rows, "count": len(rows)}, nil
+}
+
+// rowSession is what reading a row's transcript needs of its session.
+func rowSession(r *sessionrows.SessionRow) *sessionsv1alpha1.AgentSession {
+	s := &sessionsv1alpha1.AgentSession{Spec: sessionsv1alpha1.AgentSessionSpec{Key: r.Key}, Status: sessionsv1alpha1.AgentSessionStatus{SessionID: r.SessionID}}
+	s.Name = r.Name
+	if r.Archived {
+		s.Status.Phase = sessionsv1alpha1.SessionArchived
+	}
+	return s
 }

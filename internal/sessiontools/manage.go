@@ -66,7 +66,7 @@ type ManageResult struct {
 func manageTool() Tool {
 	str := map[string]any{"type": "string"}
 	return Tool{Name: "sessions",
-		Description: "Manage a visible session: patch its label, model or thinking level, or (a person with the verb set-send-policy only) its sendPolicy; archive it; restore an archived one with its transcript; reset it to a new transcript. archive, restore and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
+		Description: "Manage a visible session: patch its label, model or thinking level, or (a person with the verb set-send-policy only) its sendPolicy; archive it; restore an archived (or retired) one with its transcript; reset it to a new transcript. archive, restore and reset need expectedSessionId (the sessionId from sessions_list), so a key that now names another session is refused.",
 		Schema: Schema(map[string]any{
 			"action":            map[string]any{"type": "string", "enum": []string{ActionPatch, ActionArchive, ActionRestore, ActionReset}},
 			"sessionKey":        map[string]any{"type": "string", "description": "session key, sessionId, or main"},
@@ -182,7 +182,7 @@ func (c *Call) Manage(ctx context.Context, a ManageArgs) (any, error) {
 	target, err := c.visibleSession(ctx, a.SessionKey)
 	if err != nil {
 		if nf := (notFoundError{}); a.Action == ActionRestore && errors.As(err, &nf) {
-			return &StatusResult{Status: StatusNotFound, Error: err.Error() + ": it was deleted (a sub-agent's cleanup: delete, or by hand), so there is nothing to restore"}, nil
+			return c.restoreRetired(ctx, a, err)
 		}
 		return nil, err
 	}

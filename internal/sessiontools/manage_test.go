@@ -115,7 +115,7 @@ func TestManage(t *testing.T) {
 		"its own send policy: owner-only": {args: `{"action":"patch","sessionKey":"main","sendPolicy":"allow"}`,
 			want: result{Status: StatusForbidden, Error: "sendPolicy of session agent:bob:main is set by a person with the verb set-send-policy (sessions patch or /send on|off|inherit), never by a session's own call"}},
 		"restore of a deleted session": {args: `{"action":"restore","sessionKey":"agent:bob:gone","expectedSessionId":"sid-gone"}`,
-			want: result{Status: StatusNotFound, Error: `session "agent:bob:gone" not found: it was deleted (a sub-agent's cleanup: delete, or by hand), so there is nothing to restore`}},
+			want: result{Status: StatusNotFound, Error: `session "agent:bob:gone" not found: it was deleted (a sub-agent's cleanup: delete, or by hand) and the transcript store keeps no record of it, so there is nothing to restore`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -64,6 +64,13 @@ func restorable(s *sessionsv1alpha1.AgentSession) *StatusResult {
 // while neither shows.
 func restoreOutcome(s *sessionsv1alpha1.AgentSession, sessionID string) (out any, settled bool) {
 	switch {
+	case s.Status.SessionID == "" && s.Status.Phase == "":
+		return nil, false // a recreated session its controller has not adopted the transcript into yet
+	case s.Status.SessionID == "":
+		if refused := restorable(s); refused != nil {
+			return refused, true
+		}
+		return nil, false
 	case s.Status.SessionID != sessionID:
 		return &StatusResult{Status: StatusError, Error: fmt.Sprintf(
 			"session %s is now sessionId %q, not the restored %q", s.Spec.Key, s.Status.SessionID, sessionID)}, true

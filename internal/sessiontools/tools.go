@@ -78,6 +78,10 @@ type Env struct {
 	Watcher client.WithWatch
 	// Store reads transcripts.
 	Store Transcripts
+	// Retired reads the records of retired sessions (objects the SessionPolicy's retention
+	// deleted) and archived transcripts: sessions_list's archived rows, sessions_history of
+	// an archived session and restore of a retired one. nil: none are found.
+	Retired transcript.Retired
 	// Clock bounds waits; nil is the real clock.
 	Clock clock.WithTicker
 	// Access asks the access layer whether the caller of a door has a right on an object of

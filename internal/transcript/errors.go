@@ -25,6 +25,7 @@ const (
 	ErrTypeInternal         = "internal"
 	ErrTypeTooManyStreams   = "too_many_streams"
 	ErrTypeTooManyRequests  = "too_many_requests"
+	ErrTypeFull             = "full"
 )
 
 // ErrorBody is the JSON shape of every error response of both APIs.

@@ -145,10 +145,13 @@ func decodeLimited(w http.ResponseWriter, r *http.Request, v any, limit int) boo
 }
 
 // InternalAPI is the internal listener's API: the manager's appends, reads and searches
-// (NewAPIHandler), the hook keys it hands over and the hook deliveries it collects.
-func InternalAPI(st transcript.Store, index transcript.Searcher, hub *events.Hub, keys *HookKeyring, recall transcript.Recaller) http.Handler {
+// (NewAPIHandler), the hook keys it hands over and the hook deliveries it collects, and
+// the records of the sessions its retention retires (retired.go).
+func InternalAPI(st transcript.Store, index transcript.Searcher, hub *events.Hub, keys *HookKeyring, recall transcript.Recaller,
+	retired RetiredRecords) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", NewAPIHandler(st, index, hub))
+	retiredAPI(mux, retired)
 	if recall != nil {
 		memoryAPI(mux, recall)
 	}

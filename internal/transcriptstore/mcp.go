@@ -24,13 +24,14 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/scheme"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
 // CallerOptions are /mcp's and the console actions': each call made as the caller through
 // impersonation from the sidecar's identity (config/rbac/mcp_impersonation_role.yaml),
 // after the access layer the history API and /events ask (ka's) allows it. Tokens are asked
 // for the history API's audiences.
-func CallerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, transcripts sessiontools.Transcripts, sessions client.Reader,
+func CallerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, transcripts sessiontools.Transcripts, retired transcript.Retired, sessions client.Reader,
 	limits UserLimits) (mcpserver.Options, error) {
 	f, err := caller.NewFactory(rc, scheme.New())
 	if err != nil {
@@ -44,6 +45,7 @@ func CallerOptions(rc *rest.Config, cfg SidecarConfig, ka *KubeAuthorizer, trans
 		Identify:     ka.User,
 		ClientFor:    f.Client,
 		Store:        transcripts,
+		Retired:      retired,
 		Sessions:     sessions,
 		Access:       ka.Access().Check,
 		AllowedHosts: cfg.MCPAllowedHosts,

@@ -41,6 +41,8 @@ func writeStoreError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, err.Error())
 	case errors.Is(err, transcript.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, transcript.ErrTypeUnavailable, err.Error())
+	case errors.Is(err, transcript.ErrFull):
+		writeError(w, http.StatusInsufficientStorage, transcript.ErrTypeFull, err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, transcript.ErrTypeInternal, err.Error())
 	}

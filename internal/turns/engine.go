@@ -75,6 +75,9 @@ type Options struct {
 	Watcher client.WithWatch
 	// Store holds the transcripts.
 	Store transcript.Store
+	// Retired reads retired sessions' records and archived transcripts for the session
+	// tools; nil: they find none.
+	Retired transcript.Retired
 	// Clock times deadlines, waits and durations; nil means the real clock.
 	Clock clock.WithTickerAndDelayedExecution
 	// MaxConcurrentTurns bounds the turns running at once across all sessions (default 64).
@@ -196,7 +199,7 @@ func NewEngine(o Options) (*Engine, error) {
 		tools:   sessionTools(),
 		windows: window.NewSource(o.Store, o.Clock, window.DefaultHistoryCacheBytes),
 		toolEnv: sessiontools.Env{Client: o.Client, Reader: o.Reader, APIReader: o.APIReader,
-			Watcher: o.Watcher, Store: o.Store, Clock: o.Clock},
+			Watcher: o.Watcher, Store: o.Store, Retired: o.Retired, Clock: o.Clock},
 	}
 	e.tools.src, e.approvals = o.Tools, o.Approvals
 	if o.Tools.Sandboxes != nil {

@@ -91,6 +91,12 @@ func (c *Client) Append(ctx context.Context, namespace, sessionID string, reqs .
 
 // Read implements Store.
 func (c *Client) Read(ctx context.Context, namespace, sessionID string, opts transcript.ReadOptions) (transcript.Page, error) {
+	var p transcript.Page
+	return p, c.do(ctx, http.MethodGet, sessionPath(namespace, sessionID, "/messages")+"?"+readQuery(opts).Encode(), nil, &p)
+}
+
+// readQuery is the query of a page read.
+func readQuery(opts transcript.ReadOptions) url.Values {
 	q := url.Values{}
 	if opts.Limit > 0 {
 		q.Set("limit", strconv.Itoa(opts.Limit))
@@ -104,8 +110,7 @@ func (c *Client) Read(ctx context.Context, namespace, sessionID string, opts tra
 	if opts.IncludeTools {
 		q.Set("includeTools", "1")
 	}
-	var p transcript.Page
-	return p, c.do(ctx, http.MethodGet, sessionPath(namespace, sessionID, "/messages")+"?"+q.Encode(), nil, &p)
+	return q
 }
 
 // Stats implements Store.
@@ -214,6 +219,8 @@ func decodeResponse(resp *http.Response, out any) error {
 			return fmt.Errorf("%w (%s)", transcript.ErrInvalid, eb.Error.Message)
 		case transcript.ErrTypeUnavailable:
 			return fmt.Errorf("%w (%s)", transcript.ErrClosed, eb.Error.Message)
+		case transcript.ErrTypeFull:
+			return fmt.Errorf("%w (%s)", transcript.ErrFull, eb.Error.Message)
 		}
 		return fmt.Errorf("transcript-store: %s: %s", resp.Status, eb.Error.Message)
 	}

@@ -42,6 +42,12 @@ func (st *FileStore) Read(ctx context.Context, namespace, sessionID string, opts
 		s.mu.Unlock()
 		return transcript.Page{}, err
 	}
+	return st.readLocked(s, limit, opts)
+}
+
+// readLocked reads the page opts selects of s, whose lock the caller holds: it unlocks it
+// before the file I/O.
+func (st *FileStore) readLocked(s *session, limit int, opts transcript.ReadOptions) (transcript.Page, error) {
 	picked, page := transcript.SelectPage(s.entries, limit, opts)
 	picked = transcript.TrimPage(s.entries, picked, &page, func(i int) int64 { return s.lineEnd(i) - s.entries[i].Off }, transcript.MaxPageBytes)
 	// Copy what the reads need so the file I/O happens without the lock: entries never move

@@ -57,31 +57,20 @@ func (st *FileStore) Restore(_ context.Context, namespace, sessionID string) err
 	if live {
 		return nil
 	}
-	dir := filepath.Join(st.root, namespace)
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	archived, err := st.archivedPath(namespace, sessionID)
+	if err != nil {
 		return err
 	}
-	names := make([]string, 0, 4)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), sessionID+fileSuffix+deletedSuffix) && !e.IsDir() {
-			names = append(names, e.Name())
-		}
-	}
-	archived, ok := newestArchived(sessionID, names)
-	if !ok {
-		return fmt.Errorf("%w: %s/%s has no archived transcript (never archived, or removed after the archived-transcript retention)",
-			transcript.ErrNotFound, namespace, sessionID)
-	}
+	dir := filepath.Dir(archived)
 	path := st.pathOf(namespace, sessionID)
-	if err := os.Link(filepath.Join(dir, archived), path); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := os.Link(archived, path); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	if err := syncDir(dir); err != nil {
 		return err
 	}
 	// A crash here leaves both names: the live one wins on open, the retention removes the other.
-	if err := os.Remove(filepath.Join(dir, archived)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(archived); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	if err := syncDir(dir); err != nil {

@@ -70,6 +70,8 @@ type deps struct {
 	index      *search.Index
 	mem        *memory.Index
 	store      *store.FileStore
+	// retired are the records of the sessions the manager's retention retired.
+	retired *store.RetiredStore
 	// closeStore closes the store once: the drain closes it between the two servers'
 	// shutdowns, the cleanup after a failed start.
 	closeStore           func() error
@@ -119,10 +121,13 @@ func open(ctx context.Context, cfg transcriptstore.SidecarConfig) (_ *deps, clea
 		return nil, nil, err
 	}
 	undo = append(undo, func() { _ = d.closeStore() })
+	if d.retired, err = transcriptstore.OpenRetiredStore(cfg.DataDir); err != nil {
+		return nil, nil, err
+	}
 	if d.authz != nil {
 		// /mcp's, the console actions' and A2A's: each call made as the caller.
 		d.callers, err = transcriptstore.CallerOptions(d.rc, cfg, d.authz, transcriptstore.SearchableStore(d.store, d.index, d.mem),
-			d.objects, d.limits)
+			d.retiredRecords(), d.objects, d.limits)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -235,4 +240,9 @@ func (d *deps) removeSocket() {
 	if !isTCP(d.cfg.Socket) {
 		_ = os.Remove(d.cfg.Socket)
 	}
+}
+
+// retiredRecords are the retired sessions' records with their archived transcripts.
+func (d *deps) retiredRecords() transcriptstore.RetiredRecords {
+	return transcriptstore.RetiredRecords{Records: d.retired, Files: d.store}
 }

@@ -45,7 +45,7 @@ func Run(ctx context.Context, cfg transcriptstore.SidecarConfig) error {
 		return err
 	}
 	internalSrv := &http.Server{Handler: transcriptstore.InternalAPI(d.store, d.index, d.hub, d.keyring,
-		transcriptstore.Indexed{FileStore: d.store, Words: d.index, Memory: d.mem}),
+		transcriptstore.Indexed{FileStore: d.store, Words: d.index, Memory: d.mem}, d.retiredRecords()),
 		ReadHeaderTimeout: 10 * time.Second}
 	// No WriteTimeout on the public server: SSE streams are long-lived and set per-write deadlines.
 	publicSrv := &http.Server{Handler: public, ReadHeaderTimeout: 10 * time.Second}
@@ -55,7 +55,8 @@ func Run(ctx context.Context, cfg transcriptstore.SidecarConfig) error {
 	g.Go(func() error { return serve(internalSrv, d.internalLn) })
 	g.Go(func() error { return serve(publicSrv, d.publicLn) })
 	g.Go(func() error {
-		transcriptstore.PruneArchived(gctx, d.store, d.cfg.ArchivedRetention, d.cfg.Clock, d.log.WithName("retention"))
+		transcriptstore.PruneArchived(gctx, transcriptstore.ArchivePruner{Files: d.store, Records: d.retired, Clock: d.cfg.Clock},
+			d.cfg.ArchivedRetention, d.cfg.Clock, d.log.WithName("retention"))
 		return nil
 	})
 	g.Go(func() error {
