@@ -49,7 +49,7 @@ func init() {
 }
 
 const (
-	sendNS          = "bench"
+	sendNS = "bench"
 	// latencySends are the saturated sends measured: sendRounds rounds of roundSends,
 	// each beside as many nulls.
 	latencySends    = sendRounds * roundSends

@@ -33,8 +33,8 @@ func TestCompareRounds(t *testing.T) {
 	}{
 		// A neighbour that doubles both sides of round 2 moves neither the ratio's median
 		// nor its spread, though it doubles that round's values.
-		"a loaded round": {[]float64{20, 40, 21}, []float64{10, 20, 10}, got{21, 10, 2, 2, 2.1, 3}},
-		"an even count":  {[]float64{10, 30, 20, 40}, []float64{10, 10, 10, 10}, got{25, 10, 2.5, 1, 4, 4}},
+		"a loaded round":                       {[]float64{20, 40, 21}, []float64{10, 20, 10}, got{21, 10, 2, 2, 2.1, 3}},
+		"an even count":                        {[]float64{10, 30, 20, 40}, []float64{10, 10, 10, 10}, got{25, 10, 2.5, 1, 4, 4}},
 		"a zero baseline leaves its round out": {[]float64{20, 30, 28}, []float64{10, 0, 14}, got{28, 10, 2, 2, 2, 2}},
 	}
 	for name, c := range cases {
