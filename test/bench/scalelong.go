@@ -43,7 +43,7 @@ import (
 )
 
 func init() {
-	register("scale-long", benchScaleLong)
+	registerExplicit("scale-long", benchScaleLong)
 }
 
 // scaleLongShort runs the scale-long suite unit-sized (scaleLongShortPlan): its whole code
