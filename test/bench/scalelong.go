@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -118,7 +119,7 @@ func (r controlPlaneReading) String() string {
 func benchScaleLong() ([]Figure, error) {
 	ctx := context.Background()
 	plan := scaleLongPlanFromEnv()
-	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale-long.log", scaleCluster(nil), 1000)
+	c, cfg, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale-long.log", scaleCluster(nil), 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +146,10 @@ func benchScaleLong() ([]Figure, error) {
 	}
 	fmt.Fprintf(os.Stderr, "bench: scale-long: %d live, %d created in all, %d at a time\n", plan.Live, plan.Created, plan.Step)
 
+	apiHTTP, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
 	settle := 10 * time.Second
 	if *scaleLongShort {
 		settle = time.Second
@@ -155,6 +160,8 @@ func benchScaleLong() ([]Figure, error) {
 		if err == nil {
 			fmt.Fprintln(os.Stderr, "bench: scale-long:", r)
 		}
+		// With -profile-dir, what the API server's heap holds at each reading.
+		<-profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), fmt.Sprintf("apiserver-heap-%s-live-%s-created.pprof", kilo(live), kilo(created)), "/debug/pprof/heap")
 		return r, err
 	}
 	empty, err := read(0, 0)
