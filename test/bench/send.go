@@ -113,7 +113,7 @@ func benchSend() ([]Figure, error) {
 		rounds.compare("send_latency_p50_ms", p50, "ms", "ratio <= 2.5 at concurrency 20 (baseline: null controller, create + status update + watch)"),
 		rounds.compare("send_latency_p99_ms", p99, "ms", "concurrency 20"),
 		rounds.compare("cpu_ms_per_send", cpu("total"), "cpu-ms",
-			"ratio <= 1.7 at concurrency 20, the median of the rounds' ratios (spread beside it); every process the bench started, on the machine's 2 cores; baseline: one null create + status update"),
+			"ratio <= 1.7 at concurrency 20, the median of three pairs of interleaved rounds (spread beside it); every process the bench started, on the machine's 2 cores; baseline: one null create + status update"),
 	)
 	for _, p := range cpuProcesses {
 		figs = append(figs, rounds.compare("cpu_ms_per_send_"+p.figure, cpu(p.comm), "cpu-ms", ""))

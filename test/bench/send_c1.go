@@ -58,7 +58,7 @@ func benchSendC1() ([]Figure, error) {
 	}
 	figs := []Figure{
 		rounds.compare("send_latency_p50_c1_ms", func(r roundResult) float64 { return quantileMS(r.lat, 0.5) }, "ms",
-			"ratio <= 1.5 (concurrency 1, the median of the rounds' ratios; baseline: null controller, create + status update + watch)"),
+			"ratio <= 1.5 (concurrency 1, the median of three pairs of interleaved rounds; baseline: null controller, create + status update + watch)"),
 		rounds.compare("send_latency_p99_c1_ms", func(r roundResult) float64 { return quantileMS(r.lat, 0.99) }, "ms", "concurrency 1"),
 		rounds.compare("cpu_ms_per_send_c1", func(r roundResult) float64 { return perObjectMS(r, "total") }, "cpu-ms",
 			"concurrency 1; every process the bench started"),
