@@ -124,6 +124,9 @@ type AgentSessionSpec struct {
 }
 
 // AgentSessionStatus is what the manager knows of a session; the transcript itself stays in the transcript store.
+// Atomic: its one writer is the session's controller, so the API server records one field
+// set for the whole status instead of one per field and condition.
+// +structType=atomic
 type AgentSessionStatus struct {
 	// conditions are Ready once the transcript exists (Stalled instead when the key is invalid);
 	// Archived instead of Ready once the session is archived.

@@ -133,7 +133,10 @@ type SendTurn struct {
 }
 
 // SessionSendStatus is the sessions_send result of the session-tools specification plus
-// the steps after it.
+// the steps after it. Atomic: its one writer is the send's controller, so the API server
+// records one field set for the whole status instead of one per field and condition
+// (about a third of a finished send's bytes; docs/operations/scaling.md).
+// +structType=atomic
 type SessionSendStatus struct {
 	// conditions are Replied (round 1 ended); at the end one of Completed (every step ended
 	// well), Failed or Cancelled. For GitOps tools (kstatus): Reconciling while the send works,

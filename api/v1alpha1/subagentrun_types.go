@@ -259,7 +259,9 @@ type SpawnStatus string
 const SpawnAccepted SpawnStatus = "accepted"
 
 // SubagentRunStatus is the sessions_spawn result of the session-tools specification and
-// the run's outcome.
+// the run's outcome. Atomic: its one writer is the run's controller (one field set for the
+// whole status in managedFields).
+// +structType=atomic
 type SubagentRunStatus struct {
 	// conditions are, when the run and its announce are done: Completed (the task succeeded),
 	// Failed (it failed or timed out) or Cancelled. For GitOps tools (kstatus): Reconciling

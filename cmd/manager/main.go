@@ -24,6 +24,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers/agentsession"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -71,15 +72,17 @@ import (
 )
 
 type options struct {
-	shutdownDelay    time.Duration
-	metricsAddr      string
-	metricsSecure    bool
-	metricsCertDir   string
-	probeAddr        string
-	pprofAddr        string
-	leaderElect      bool
-	webhookPort      int
-	webhookCertDir   string
+	shutdownDelay  time.Duration
+	metricsAddr    string
+	metricsSecure  bool
+	metricsCertDir string
+	probeAddr      string
+	pprofAddr      string
+	leaderElect    bool
+	webhookPort    int
+	webhookCertDir string
+	// ownCA is the CA file of the operator's serving certificate (in the webhook's cert dir).
+	ownCA            string
 	enableWebhooks   bool
 	enableHTTP2      bool
 	transcriptSocket string
@@ -187,6 +190,9 @@ func main() {
 		log.Error(err, "unable to set up the webhook certificates")
 		os.Exit(1)
 	}
+	// The agents' A2A and MCP tools may call the operator's own doors (another namespace or
+	// shard), which serve with the certificate its CA signed: they trust that CA.
+	o.ownCA = filepath.Join(webhookCerts.CertDir, "ca.crt")
 	if err := setup(mgr, o); err != nil {
 		log.Error(err, "unable to set up the operator")
 		os.Exit(1)
@@ -247,11 +253,13 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
 	// rule (read uncached), server URLs and dialed addresses under the egress policy.
 	mcpOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
+	mcpOpts.Transport = egressPolicy.Transport(egress.ClientOptions{ExtraRootsFile: o.ownCA})
 	mcpOpts.ReadLimit = int64(o.mcpReadLimit)
 	mcp := mcptools.NewPool(mcpOpts)
 	// Remote A2A agents are dialled under the same egress and Secret rules as MCP servers,
 	// each answer read up to its own limit.
 	a2aOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
+	a2aOpts.Transport = egressPolicy.Transport(egress.ClientOptions{ExtraRootsFile: o.ownCA})
 	a2aOpts.ReadLimit = int64(o.a2aReadLimit)
 	remoteAgents := a2atools.NewClient(a2aOpts)
 	// One budget ledger: the engine judges and charges every model call with it, the

@@ -320,7 +320,7 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *ownerflow.Flow[
 func (r *SessionSendReconciler) complete(_ context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	msg := "the send, its reply-back and its announce are done"
 	if f.Obj.Spec.FromSessionKey == "" {
-		msg = "the send is done (a person's send has no reply-back or announce)"
+		msg = "done (a person's send: no reply-back or announce)"
 	}
 	// No Event: the Completed condition and agent_sessions_finished_total say it, and an
 	// Event on every success is an API write per send (a third of a person's send's writes).

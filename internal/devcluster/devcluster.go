@@ -159,6 +159,15 @@ func (c *Cluster) RestartAPIServer() error {
 	return nil
 }
 
+// EtcdURL is etcd's client URL (plain HTTP on the loopback), whose /metrics has the
+// database's size (etcd_mvcc_db_total_size_in_bytes and _in_use_in_bytes).
+func (c *Cluster) EtcdURL() string {
+	if c.env == nil || c.env.ControlPlane.Etcd == nil || c.env.ControlPlane.Etcd.URL == nil {
+		return ""
+	}
+	return c.env.ControlPlane.Etcd.URL.String()
+}
+
 // ManagerPID is the manager process's id, 0 when none runs.
 func (c *Cluster) ManagerPID() int { return c.manager.pid() }
 

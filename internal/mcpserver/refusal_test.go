@@ -20,6 +20,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,6 +33,7 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver"
 	"github.com/agent-sessions/agent-session-operator/internal/mcpserver/mcpservertest"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 // What a caller over MCP gets when the API server refuses what a tool creates: status
@@ -40,10 +42,15 @@ import (
 func TestRefusedCreatesAreErrorResults(t *testing.T) {
 	runs := sessionsv1alpha1.GroupVersion.WithResource("subagentruns").GroupResource()
 	spec := field.NewPath("spec")
+	crossed := policy.JudgeCarried(&policy.CarriedChain{ID: "x", Hops: 9, Sends: 9}, nil, time.Now())
 	cases := map[string]struct {
 		refuse     error
 		wantStatus string
+		// wantLimit is the chain limit the result's _meta marks refused ("" for none).
+		wantLimit string
 	}{
+		"a chain that crossed the wire, marked for the caller": {refuse: apierrors.NewForbidden(runs, "r",
+			errors.New(`admission webhook "vsubagentrun.kb.io" denied the request: `+crossed.Message)), wantStatus: "forbidden", wantLimit: policy.LimitMaxHops},
 		"a model not allowed": {refuse: apierrors.NewInvalid(sessionsv1alpha1.GroupVersion.WithKind("SubagentRun").GroupKind(), "r",
 			field.ErrorList{field.NotSupported(spec.Child("model"), "big", []string{"small"})}), wantStatus: "error"},
 		"mode session without thread": {refuse: apierrors.NewInvalid(sessionsv1alpha1.GroupVersion.WithKind("SubagentRun").GroupKind(), "r",
@@ -82,6 +89,9 @@ func TestRefusedCreatesAreErrorResults(t *testing.T) {
 			}
 			if !res.IsError {
 				t.Errorf("result %s is not flagged isError", text)
+			}
+			if got := policy.RefusedLimit(res.Meta[policy.ChainMetaKey]); got != tc.wantLimit {
+				t.Errorf("the result's _meta marks %q refused, want %q (meta %v)", got, tc.wantLimit, res.Meta)
 			}
 		})
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
@@ -107,7 +108,9 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
 		case <-s.clock.After(wait):
 		}
-		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
+		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); apierrors.IsNotFound(err) {
+			continue // a claim made a moment ago may not be in the manager's cache yet
+		} else if err != nil {
 			return nil, err
 		}
 		// A turn waiting for its sandbox is not idle: a start or resume slower than
@@ -174,11 +177,14 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (
 }
 
 // serving waits until sandboxd answers its health check, looking again after 5 ms and twice
-// as long each time up to a second; ctx bounds the wait.
+// as long each time up to a second; ctx bounds the wait. The gRPC connection an exec takes
+// is set up meanwhile, and tried again at once when sandboxd answers.
 func (s *Sandboxes) serving(ctx context.Context, c *sandboxd.Client) error {
+	c.Warm()
 	for wait := readyPollFirst; ; wait = min(2*wait, time.Second) {
 		err := c.Health(ctx)
 		if err == nil {
+			c.RetryNow()
 			return nil
 		}
 		select {

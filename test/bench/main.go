@@ -24,6 +24,7 @@ import (
 	goruntime "runtime"
 	"runtime/pprof"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -40,10 +41,12 @@ func Compare(name string, value, baseline float64, unit, target string) Figure {
 	return benchfig.Compare(name, value, baseline, unit, target)
 }
 
-// suite measures one area and returns its figures.
+// suite measures one area and returns its figures. An explicit suite runs only when -run
+// names it (scale-long takes hours): make bench, which runs every suite, leaves it out.
 type suite struct {
-	name string
-	run  func() ([]Figure, error)
+	name     string
+	run      func() ([]Figure, error)
+	explicit bool
 }
 
 var suites []suite
@@ -51,6 +54,11 @@ var suites []suite
 // register adds a suite; each suite file calls it from init.
 func register(name string, run func() ([]Figure, error)) {
 	suites = append(suites, suite{name: name, run: run})
+}
+
+// registerExplicit adds a suite that runs only when -run names it.
+func registerExplicit(name string, run func() ([]Figure, error)) {
+	suites = append(suites, suite{name: name, run: run, explicit: true})
 }
 
 func main() {
@@ -92,7 +100,7 @@ func main() {
 	var all []Figure
 	failed := false
 	for _, s := range suites {
-		if !re.MatchString(s.name) {
+		if !re.MatchString(s.name) || (s.explicit && !strings.Contains(*only, s.name)) {
 			continue
 		}
 		start := time.Now()

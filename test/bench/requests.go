@@ -28,6 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 )
 
 // requestCounts is apiserver_request_total summed by verb, resource and subresource
@@ -95,38 +97,46 @@ func watchers(ctx context.Context, cfg *rest.Config) (map[string]float64, error)
 	return out, nil
 }
 
-// objectBytes is the JSON size of the newest object of gvr named with prefix in the bench
-// namespace as a client reads it (managed fields included): what every watch event of it
-// carries. With -profile-dir the object is saved there too.
-func objectBytes(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, name string) (float64, error) {
+// objectBytes is the JSON size of gvr's object name in the bench namespace as a client reads
+// it (managed fields included), what every watch event of it carries and about what etcd
+// stores, and how many managedFields entries it has (one per manager, operation and
+// subresource that wrote it). With -profile-dir the object is saved there too.
+func objectBytes(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, name string) (float64, int, error) {
 	u, err := dyn.Resource(gvr).Namespace(sendNS).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	data, err := json.Marshal(u.Object)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if *profileDir != "" {
 		if err := os.MkdirAll(*profileDir, 0o755); err == nil {
 			_ = os.WriteFile(filepath.Join(*profileDir, gvr.Resource+".json"), data, 0o644)
 		}
 	}
-	return float64(len(data)), nil
+	return float64(len(data)), len(u.GetManagedFields()), nil
 }
 
-// objectFigures are a finished send's and a null's size and their watchers: the watch
-// events the API server encodes per object.
+// objectFigures are a finished send's and a null's size, a session's, and their watchers:
+// the watch events the API server encodes per object.
 func objectFigures(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface) []Figure {
 	var figs []Figure
 	sends, err1 := dyn.Resource(sendGVR).Namespace(sendNS).List(ctx, metav1.ListOptions{Limit: 1})
 	nulls, err2 := dyn.Resource(nullGVR).Namespace(sendNS).List(ctx, metav1.ListOptions{Limit: 1})
 	if err1 == nil && err2 == nil && len(sends.Items) > 0 && len(nulls.Items) > 0 {
-		sb, err1 := objectBytes(ctx, dyn, sendGVR, sends.Items[0].GetName())
-		nb, err2 := objectBytes(ctx, dyn, nullGVR, nulls.Items[0].GetName())
+		sb, sm, err1 := objectBytes(ctx, dyn, sendGVR, sends.Items[0].GetName())
+		nb, nm, err2 := objectBytes(ctx, dyn, nullGVR, nulls.Items[0].GetName())
 		if err1 == nil && err2 == nil {
-			figs = append(figs, Compare("object_bytes", sb, nb, "bytes", "a finished send as clients read it (managed fields included); baseline: a null"))
+			figs = append(figs,
+				Compare("send_bytes_per_finished", sb, nb, "bytes", "ratio <= 1.5: a finished send as clients read it, managed fields included; baseline: a null"),
+				Compare("send_managed_fields_entries", float64(sm), float64(nm), "entries", "managedFields entries of a finished send: one per writer (the client's create, the controller's status); baseline: a null's"))
 		}
+	}
+	if b, m, err := objectBytes(ctx, dyn, sessionGVR, sessionkey.ObjectName(targetKey(0))); err == nil {
+		figs = append(figs,
+			Figure{Name: "session_bytes", Value: b, Unit: "bytes", Target: "a session that took the c=1 sends, as clients read it, managed fields included"},
+			Figure{Name: "session_managed_fields_entries", Value: float64(m), Unit: "entries", Target: "its managedFields entries: the client's create, the controller's finalizer and status"})
 	}
 	if w, err := watchers(ctx, cfg); err == nil {
 		figs = append(figs, Compare("watchers", w["sessionsends"], w["nulls"], "watches", "open watches of sessionsends; baseline: of nulls"))

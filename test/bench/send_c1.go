@@ -17,15 +17,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 func init() {
 	register("send-c1", benchSendC1)
 }
-
-// c1Sends is how many sends (and nulls) the concurrency-1 figure times, one after another.
-const c1Sends = 200
 
 // benchSendC1 is the send latency with nothing else in flight: one send created, its ok
 // observed, then the next; next to the null controller under the same rule. The saturated
@@ -50,46 +46,23 @@ func benchSendC1() ([]Figure, error) {
 		return nil, fmt.Errorf("warm-up null: %w", err)
 	}
 
-	sendWin, err := openWindow(ctx, cfg, c, sendStages)
+	rounds, err := runRounds(ctx, c1Rounds, func(ctx context.Context, round int, ours bool) (roundResult, error) {
+		return measureRound(ctx, cfg, c, dyn, round, ours, c1RoundSends, 1, "c1",
+			roundPrefixes{"send_c1_stage_", "api_requests_per_send_", "null_c1_stage_", "api_requests_per_null_"})
+	})
 	if err != nil {
 		return nil, err
 	}
-	mark := clusterCPU()
-	sendLat, err := measureSends(ctx, dyn, c1Sends, 1, "c1")
-	if err != nil {
-		return nil, err
-	}
-	sendFigs, err := sendWin.close(ctx, "send_c1_stage_", "api_requests_per_send_", c1Sends)
-	if err != nil {
-		return nil, err
-	}
-	time.Sleep(settle)
-	sendCPU := cpuSince(mark)
-	nullWin, err := openWindow(ctx, cfg, c, nullStages)
-	if err != nil {
-		return nil, err
-	}
-	mark = clusterCPU()
-	nullLat, err := measureNulls(ctx, dyn, c1Sends, 1, "c1")
-	if err != nil {
-		return nil, err
-	}
-	nullFigs, err := nullWin.close(ctx, "null_c1_stage_", "api_requests_per_null_", c1Sends)
-	if err != nil {
-		return nil, err
-	}
-	time.Sleep(settle)
-	nullCPU := cpuSince(mark)
 	if err := profileC1(ctx, cfg, dyn); err != nil {
 		return nil, err
 	}
 	figs := []Figure{
-		Compare("send_latency_p50_c1_ms", quantileMS(sendLat, 0.5), quantileMS(nullLat, 0.5), "ms",
-			"ratio <= 2.0 (concurrency 1; baseline: null controller, create + status update + watch)"),
-		Compare("send_latency_p99_c1_ms", quantileMS(sendLat, 0.99), quantileMS(nullLat, 0.99), "ms", "concurrency 1"),
-		Compare("cpu_ms_per_send_c1", sendCPU["total"]/c1Sends*1000, nullCPU["total"]/c1Sends*1000, "cpu-ms",
-			"concurrency 1; every process on the machine"),
+		rounds.compare("send_latency_p50_c1_ms", func(r roundResult) float64 { return quantileMS(r.lat, 0.5) }, "ms",
+			"ratio <= 1.5 (concurrency 1, the median of three pairs of interleaved rounds; baseline: null controller, create + status update + watch)"),
+		rounds.compare("send_latency_p99_c1_ms", func(r roundResult) float64 { return quantileMS(r.lat, 0.99) }, "ms", "concurrency 1"),
+		rounds.compare("cpu_ms_per_send_c1", func(r roundResult) float64 { return perObjectMS(r, "total") }, "cpu-ms",
+			"concurrency 1; every process the bench started"),
 	}
-	figs = append(append(figs, sendFigs...), nullFigs...)
+	figs = append(append(figs, rounds.ours[0].figs...), rounds.null[0].figs...)
 	return append(figs, objectFigures(ctx, cfg, dyn)...), nil
 }

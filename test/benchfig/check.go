@@ -104,10 +104,7 @@ func CheckTable(w io.Writer, all []Figure) bool {
 		if !v.Met {
 			verdict, ok = "MISSED", false
 		}
-		ratio := "-"
-		if f.Ratio != nil {
-			ratio = fmt.Sprintf("%.3g", *f.Ratio)
-		}
+		ratio := spread(f)
 		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%s\t%s\n", verdict, f.Name, f.Value, ratio, v.Bound)
 	}
 	_ = tw.Flush()

@@ -30,6 +30,11 @@ type Figure struct {
 	Unit     string   `json:"unit"`
 	Baseline *float64 `json:"baseline,omitempty"`
 	Ratio    *float64 `json:"ratio,omitempty"`
+	// RatioMin and RatioMax are the spread of the per-round ratios of a figure measured in
+	// interleaved rounds (CompareRounds), whose Ratio is their median; Rounds is their count.
+	RatioMin *float64 `json:"ratio_min,omitempty"`
+	RatioMax *float64 `json:"ratio_max,omitempty"`
+	Rounds   int      `json:"rounds,omitempty"`
 	Target   string   `json:"target,omitempty"`
 	// Shard is the shard a per-shard figure was read from; figures of the same name differ by it.
 	Shard *int `json:"shard,omitempty"`
@@ -72,7 +77,7 @@ func Table(w io.Writer, all []Figure) {
 			base = fmt.Sprintf("%.4g", *f.Baseline)
 		}
 		if f.Ratio != nil {
-			ratio = fmt.Sprintf("%.4g", *f.Ratio)
+			ratio = spread(f)
 		}
 		if f.Load != nil {
 			load = fmt.Sprintf("%.1f", *f.Load)

@@ -1,0 +1,405 @@
+// Copyright 2026 The agent-session-operator Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/devcluster"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
+)
+
+func init() {
+	registerExplicit("scale-long", benchScaleLong)
+}
+
+// scaleLongShort runs the scale-long suite unit-sized (scaleLongShortPlan): its whole code
+// path in a minute or two, for its test and a quick look; the figures then say little.
+var scaleLongShort = flag.Bool("scale-long-short", false, "run the scale-long suite unit-sized (a few hundred sessions), to exercise its code path")
+
+const scaleLongNS = "bench-scale-long"
+
+// scaleLongPlan is the life the scale-long suite plays: a live set of Live sessions, grown
+// Step at a time, then kept at Live while Created sessions in all come and go, Step at a
+// time (the oldest Step archived, then deleted by retention, and Step new ones created);
+// a reading every ReadEvery created.
+type scaleLongPlan struct {
+	Live, Created, Step, ReadEvery int
+}
+
+// scaleLongDefault is a team over months: 10,000 live sessions, 300,000 created in all
+// (a thousand spawns and sessions a day for ten months). It needs the machine alone: hours.
+var scaleLongDefault = scaleLongPlan{Live: 10000, Created: 300000, Step: 5000, ReadEvery: 50000}
+
+// scaleLongShortPlan is the unit-sized run (-scale-long-short and the suite's test).
+var scaleLongShortPlan = scaleLongPlan{Live: 40, Created: 120, Step: 20, ReadEvery: 40}
+
+// scaleLongPlanFromEnv is the default plan, or -scale-long-short's, with
+// BENCH_SCALE_LONG_LIVE and BENCH_SCALE_LONG_CREATED in its place when set.
+func scaleLongPlanFromEnv() scaleLongPlan {
+	p := scaleLongDefault
+	if *scaleLongShort {
+		p = scaleLongShortPlan
+	}
+	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_LONG_LIVE")); err == nil && n > 0 {
+		p.Live = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_LONG_CREATED")); err == nil && n > 0 {
+		p.Created = n
+	}
+	return p.normalized()
+}
+
+// normalized keeps the plan's counts whole multiples of its step, Created at least Live.
+func (p scaleLongPlan) normalized() scaleLongPlan {
+	p.Step = max(1, min(p.Step, p.Live))
+	p.Live = max(p.Step, p.Live-p.Live%p.Step)
+	p.Created = max(p.Live, p.Created-p.Created%p.Step)
+	if p.ReadEvery <= 0 {
+		p.ReadEvery = p.Live
+	}
+	return p
+}
+
+// controlPlaneReading is what the control plane holds at one moment of the life.
+type controlPlaneReading struct {
+	Live, Created                  int
+	APIServerMiB, EtcdMiB          float64
+	EtcdDBMiB, EtcdDBInUseMiB      float64
+	ManagerMiB, TranscriptStoreMiB float64
+	// APIServerHeapMiB is the API server's heap in use (go_memstats_heap_inuse_bytes): its
+	// live objects and the garbage not yet collected, without the memory the runtime holds
+	// free, which its resident set counts after a burst.
+	APIServerHeapMiB float64
+}
+
+func (r controlPlaneReading) String() string {
+	return fmt.Sprintf("%d live / %d created: kube-apiserver %.1f MiB (heap in use %.1f), etcd %.1f MiB, etcd db %.1f MiB (%.1f in use), manager %.1f MiB, transcript-store %.1f MiB",
+		r.Live, r.Created, r.APIServerMiB, r.APIServerHeapMiB, r.EtcdMiB, r.EtcdDBMiB, r.EtcdDBInUseMiB, r.ManagerMiB, r.TranscriptStoreMiB)
+}
+
+// benchScaleLong plays scaleLongPlan on one namespace: sessions, each with a send to it
+// (cancelled, deleted on finishing by its ttlSecondsAfterFinished 0, as the sends and the
+// runs of a day go), the oldest archived and deleted as retention does. What a spawn leaves
+// for good is such a session (its child, archived an hour after the run, which the run's TTL
+// orphans); the suite makes those objects directly, without the run and its model turns. It reads the API server's, etcd's and our
+// processes' memory and etcd's database size empty, at Live live / Live created, every
+// ReadEvery created, and at Live live / Created created, and states the last against the
+// first: a control plane that grows with what was ever done, not with what lives, shows.
+func benchScaleLong() ([]Figure, error) {
+	ctx := context.Background()
+	plan := scaleLongPlanFromEnv()
+	c, cfg, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale-long.log", scaleCluster(nil), 1000)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	// The counters' watches end before the cluster stops (deferred calls run last first).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleLongNS}}); err != nil {
+		return nil, err
+	}
+	ready, err := countWhere(ctx, dyn, sessionGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
+		id, _, _ := unstructured.NestedString(u.Object, "status", "sessionId")
+		return id != ""
+	})
+	if err != nil {
+		return nil, err
+	}
+	archived, err := countWhere(ctx, dyn, sessionGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
+		phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+		return phase == string(sessionsv1alpha1.SessionArchived)
+	})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: scale-long: %d live, %d created in all, %d at a time\n", plan.Live, plan.Created, plan.Step)
+
+	apiHTTP, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	settle := 10 * time.Second
+	if *scaleLongShort {
+		settle = time.Second
+	}
+	read := func(live, created int) (controlPlaneReading, error) {
+		time.Sleep(settle)
+		r, err := readControlPlane(ctx, c, cfg, live, created)
+		if err == nil {
+			fmt.Fprintln(os.Stderr, "bench: scale-long:", r)
+		}
+		// With -profile-dir, what the API server's heap holds at each reading.
+		<-profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), fmt.Sprintf("apiserver-heap-%s-live-%s-created.pprof", kilo(live), kilo(created)), "/debug/pprof/heap")
+		return r, err
+	}
+	empty, err := read(0, 0)
+	if err != nil {
+		return nil, err
+	}
+	waitTimeout := 15 * time.Minute
+	created, retired := 0, 0
+	var first, last controlPlaneReading
+	for created < plan.Created {
+		if created >= plan.Live {
+			// The oldest Step sessions reach their end: archived, then gone by retention.
+			if err := archiveScaleLong(ctx, cl, retired, retired+plan.Step); err != nil {
+				return nil, err
+			}
+			if err := archived.wait(retired+plan.Step, waitTimeout); err != nil {
+				return nil, fmt.Errorf("sessions archived: %w", err)
+			}
+			if err := retireArchived(ctx, cl, retired, retired+plan.Step); err != nil {
+				return nil, err
+			}
+			retired += plan.Step
+		}
+		if err := createScaleLong(ctx, cl, created, created+plan.Step); err != nil {
+			return nil, err
+		}
+		created += plan.Step
+		if err := ready.wait(created, waitTimeout); err != nil {
+			return nil, fmt.Errorf("sessions initialized: %w", err)
+		}
+		live := created - retired
+		if err := waitLive(ctx, dyn, live, waitTimeout); err != nil {
+			return nil, err
+		}
+		if created == plan.Live || created == plan.Created || created%plan.ReadEvery == 0 {
+			if created == plan.Created && !*scaleLongShort {
+				time.Sleep(rssSettle - settle)
+			}
+			r, err := read(live, created)
+			if err != nil {
+				return nil, err
+			}
+			if created == plan.Live {
+				first = r
+				if err := saveSessionObject(ctx, dyn); err != nil {
+					return nil, err
+				}
+			}
+			last = r
+		}
+	}
+	return scaleLongFigures(plan, empty, first, last), nil
+}
+
+// scaleLongFigures state the life's last reading against its first (Live live / Live
+// created) and the API server's growth from empty to Live sessions, per 10,000.
+func scaleLongFigures(plan scaleLongPlan, empty, first, last controlPlaneReading) []Figure {
+	at := func(r controlPlaneReading) string {
+		return fmt.Sprintf("%s live / %s created", kilo(r.Live), kilo(r.Created))
+	}
+	target := "ratio <= 1.15: at " + at(last) + "; baseline: at " + at(first)
+	perTenK := func(v float64) float64 { return v / float64(plan.Live) * 10000 }
+	return []Figure{
+		Compare("scale_long_apiserver_rss_mib", last.APIServerMiB, first.APIServerMiB, "MiB", target),
+		Compare("scale_long_etcd_rss_mib", last.EtcdMiB, first.EtcdMiB, "MiB", target),
+		Compare("scale_long_etcd_db_in_use_mib", last.EtcdDBInUseMiB, first.EtcdDBInUseMiB, "MiB", target+" (what the API server's compaction keeps)"),
+		Compare("scale_long_etcd_db_mib", last.EtcdDBMiB, first.EtcdDBMiB, "MiB",
+			"the database file at "+at(last)+"; baseline: at "+at(first)+" (compaction frees pages for reuse; only a defragmentation gives them back)"),
+		Compare("scale_long_manager_rss_mib", last.ManagerMiB, first.ManagerMiB, "MiB", "at "+at(last)+"; baseline: at "+at(first)),
+		Compare("scale_long_transcript_store_rss_mib", last.TranscriptStoreMiB, first.TranscriptStoreMiB, "MiB", "at "+at(last)+"; baseline: at "+at(first)),
+		{Name: "apiserver_rss_per_10k_sessions_mib", Value: perTenK(first.APIServerMiB - empty.APIServerMiB), Unit: "MiB",
+			Target: fmt.Sprintf("<= 270 (today 538): from empty (%.1f MiB) to %s live sessions with a send each, per 10,000", empty.APIServerMiB, kilo(first.Live))},
+		{Name: "apiserver_heap_per_10k_sessions_mib", Value: perTenK(first.APIServerHeapMiB - empty.APIServerHeapMiB), Unit: "MiB",
+			Target: fmt.Sprintf("the API server's heap in use, the same way (%.1f MiB empty): what its resident set holds beyond it is the create burst's garbage and free memory not yet returned", empty.APIServerHeapMiB)},
+		{Name: "etcd_rss_per_10k_sessions_mib", Value: perTenK(first.EtcdMiB - empty.EtcdMiB), Unit: "MiB",
+			Target: fmt.Sprintf("from empty (%.1f MiB) to %s live sessions, per 10,000", empty.EtcdMiB, kilo(first.Live))},
+	}
+}
+
+// kilo is n as the figures' targets say it: 300k, or 40 below a thousand.
+func kilo(n int) string {
+	if n >= 1000 && n%1000 == 0 {
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+// scaleLongKey is the i-th session's key.
+func scaleLongKey(i int) string { return "agent:bench:webchat:group:s" + strconv.Itoa(i) }
+
+// createScaleLong creates sessions [from, to) and one send into each, cancelled, that its
+// ttlSecondsAfterFinished 0 deletes as soon as it finishes.
+func createScaleLong(ctx context.Context, cl client.Client, from, to int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(64)
+	for i := from; i < to; i++ {
+		g.Go(func() error {
+			key := scaleLongKey(i)
+			s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: scaleLongNS},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: "bench", Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup}}
+			if err := createRetrying(gctx, cl, s); err != nil {
+				return err
+			}
+			return createRetrying(gctx, cl, &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "long-" + strconv.Itoa(i), Namespace: scaleLongNS},
+				Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: key, Message: "hello " + strconv.Itoa(i), TimeoutSeconds: ptr.To[int32](0),
+					Cancel: true, TTLSecondsAfterFinished: ptr.To[int32](0)}})
+		})
+	}
+	return g.Wait()
+}
+
+// archiveScaleLong asks sessions [from, to) to archive now, as a kept child's archive-at
+// annotation does when its hour is up.
+func archiveScaleLong(ctx context.Context, cl client.Client, from, to int) error {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+		sessionsv1alpha1.ArchiveAtAnnotation: time.Now().UTC().Format(time.RFC3339)}}})
+	return forEachScaleLong(ctx, from, to, func(ctx context.Context, obj *sessionsv1alpha1.AgentSession) error {
+		return cl.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
+	})
+}
+
+// retireArchived is the retention hook: what SessionPolicy retention (issue 59's first
+// point, the retention branch) does to an archived session past its retention, the suite
+// does itself until that lands, deleting sessions [from, to) once archived. With retention
+// in, this becomes: set the bench namespace's SessionPolicy retention.archivedSessions to
+// 0 at the start, and wait here for the controller to delete them.
+func retireArchived(ctx context.Context, cl client.Client, from, to int) error {
+	return forEachScaleLong(ctx, from, to, func(ctx context.Context, obj *sessionsv1alpha1.AgentSession) error {
+		return client.IgnoreNotFound(cl.Delete(ctx, obj))
+	})
+}
+
+func forEachScaleLong(ctx context.Context, from, to int, do func(context.Context, *sessionsv1alpha1.AgentSession) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(64)
+	for i := from; i < to; i++ {
+		g.Go(func() error {
+			obj := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(scaleLongKey(i)), Namespace: scaleLongNS}}
+			return do(gctx, obj)
+		})
+	}
+	return g.Wait()
+}
+
+// waitLive waits until the namespace holds at most live sessions (deleted ones go once
+// their finalizer has archived their transcript), counted by the API server.
+func waitLive(ctx context.Context, dyn dynamic.Interface, live int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		list, err := dyn.Resource(sessionGVR).Namespace(scaleLongNS).List(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil && !apierrors.IsTooManyRequests(err) {
+			return err
+		}
+		if err == nil {
+			n := len(list.Items)
+			if r := list.GetRemainingItemCount(); r != nil {
+				n += int(*r)
+			}
+			if n <= live {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%d sessions live after %s, want %d", n, timeout, live)
+			}
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// readControlPlane reads every process's resident memory and etcd's database size.
+func readControlPlane(ctx context.Context, c *devcluster.Cluster, cfg *rest.Config, live, created int) (controlPlaneReading, error) {
+	r := controlPlaneReading{Live: live, Created: created,
+		APIServerMiB: processRSSMiB(childPID("kube-apiserver")), EtcdMiB: processRSSMiB(childPID("etcd")),
+		ManagerMiB: processRSSMiB(c.ManagerPID()), TranscriptStoreMiB: processRSSMiB(c.StorePID())}
+	fams, err := apiMetrics(ctx, cfg)
+	if err != nil {
+		return r, err
+	}
+	if f, ok := fams["go_memstats_heap_inuse_bytes"]; ok && len(f.GetMetric()) > 0 {
+		r.APIServerHeapMiB = f.GetMetric()[0].GetGauge().GetValue() / (1 << 20)
+	}
+	total, inUse, err := etcdDBSize(ctx, c.EtcdURL())
+	r.EtcdDBMiB, r.EtcdDBInUseMiB = total/(1<<20), inUse/(1<<20)
+	return r, err
+}
+
+// etcdDBSize reads etcd's database file size and the part of it in use from its metrics.
+func etcdDBSize(ctx context.Context, etcdURL string) (total, inUse float64, err error) {
+	if etcdURL == "" {
+		return 0, 0, errors.New("etcd's URL is unknown")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(etcdURL, "/")+"/metrics", nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	fams, err := parseMetrics(resp.Body)
+	if err != nil {
+		return 0, 0, err
+	}
+	gauge := func(name string) (float64, error) {
+		f, ok := fams[name]
+		if !ok || len(f.GetMetric()) == 0 {
+			return 0, fmt.Errorf("%s not in etcd's metrics", name)
+		}
+		return f.GetMetric()[0].GetGauge().GetValue(), nil
+	}
+	if total, err = gauge("etcd_mvcc_db_total_size_in_bytes"); err != nil {
+		return 0, 0, err
+	}
+	inUse, err = gauge("etcd_mvcc_db_total_size_in_use_in_bytes")
+	return total, inUse, err
+}
+
+// saveSessionObject saves the newest session as clients read it (managed fields included)
+// under -profile-dir, to read what a session carries.
+func saveSessionObject(ctx context.Context, dyn dynamic.Interface) error {
+	if *profileDir == "" {
+		return nil
+	}
+	list, err := dyn.Resource(sessionGVR).Namespace(scaleLongNS).List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil || len(list.Items) == 0 {
+		return err
+	}
+	data, err := json.Marshal(list.Items[0].Object)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*profileDir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(*profileDir, "agentsessions.json"), data, 0o644)
+}
