@@ -29,6 +29,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/protocol"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -155,7 +156,7 @@ var _ = Describe("The protocol, taught to the model", func() {
 		Expect(carl).To(HaveLen(1))
 		Expect(carl[0].system).To(Equal("You are carl.\n\n" + protocol.SubagentTask("agent:alice:main", "llamas", nil)))
 		Expect(carl[0].input).To(Equal("count the llamas"))
-		Eventually(func() []recordedCall { return model.of("alice-model") }).Should(HaveLen(1))
+		Eventually(func() []recordedCall { return model.of("alice-model") }, testenv.Timeout, testenv.Interval).Should(HaveLen(1))
 		alice := model.of("alice-model")[0]
 		Expect(alice.system).To(Equal("You are alice.\n\n" + protocol.SubagentAnnounce(run.Status.ChildSessionKey)))
 		Expect(alice.input).To(HavePrefix("Sub-agent announce step."))

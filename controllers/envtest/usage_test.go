@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/usage"
 )
@@ -85,7 +86,7 @@ var _ = Describe("usage and cost", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, keyOf(ns, "agent:carol:main"), carol)).To(Succeed())
 			g.Expect(carol.Status.Usage).To(Equal(want))
-		}).Should(Succeed())
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		Expect(carol.Status.Usage.Cost).NotTo(Equal("0"))
 	})
 })
