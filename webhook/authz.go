@@ -98,11 +98,6 @@ func (a authz) mayActAs(ctx context.Context, ns, key string) (bool, error) {
 	return a.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, "agentsessions", sessionsv1alpha1.VerbActAs, ns, sessionkey.ObjectName(key))
 }
 
-// actAsDenial names the rule and the grant that would allow it (policy.ActAsDenial).
-func actAsDenial(ctx context.Context, key, field string) string {
-	return policy.ActAsDenial(requestUser(ctx).Username, key, field)
-}
-
 // managerOnlyAnnotations are set by the operator's session tools and trusted by the
 // controllers; nobody else may set or change them.
 var managerOnlyAnnotations = []string{sessionsv1alpha1.HopsAnnotation, sessionsv1alpha1.ChainRootAnnotation}
