@@ -36,6 +36,46 @@ type Budget struct {
 	MaxTurns *int32 `json:"maxTurns,omitempty"`
 }
 
+// BudgetOnExceeded is what a SessionPolicy's perSend or perRun budget does with work that
+// would go over it.
+// +kubebuilder:validation:Enum=Fail;Ask
+type BudgetOnExceeded string
+
+const (
+	// BudgetFail stops the send or run before its next model call (Failed, BudgetExceeded).
+	BudgetFail BudgetOnExceeded = "Fail"
+	// BudgetAsk pauses the send or run (AwaitingApproval) on a ToolApproval of kind Budget:
+	// approved, it goes on with more allowance; denied or expired, it fails as with Fail.
+	BudgetAsk BudgetOnExceeded = "Ask"
+)
+
+// PolicyBudget is a SessionPolicy's perSend or perRun budget: the limits every send or run
+// tree gets (and the most its own spec.budget may ask), and what happens at them.
+// +kubebuilder:validation:XValidation:rule="!has(self.onExceeded) || self.onExceeded != 'Ask' || has(self.maxCost) || has(self.maxTokens) || has(self.maxTurns)",message="onExceeded: Ask needs a limit to ask about: set maxCost, maxTokens or maxTurns"
+// +kubebuilder:validation:XValidation:rule="!has(self.askTimeoutSeconds) || (has(self.onExceeded) && self.onExceeded == 'Ask')",message="askTimeoutSeconds is how long an ask waits for a person: it needs onExceeded: Ask"
+type PolicyBudget struct {
+	Budget `json:",inline"`
+	// onExceeded is what happens when a send or run tree would go over the budget: Fail (the default) stops it; Ask pauses it AwaitingApproval on a ToolApproval of kind Budget that allows half the limit more when approved (a limit a caller carried over A2A or MCP is never asked about).
+	// +optional
+	OnExceeded BudgetOnExceeded `json:"onExceeded,omitempty"`
+	// askTimeoutSeconds is how long an ask waits for a decision before it expires and the work fails; default 600.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=604800
+	AskTimeoutSeconds *int32 `json:"askTimeoutSeconds,omitempty"`
+}
+
+// Limits is the budget's limits alone; nil for a nil budget.
+func (p *PolicyBudget) Limits() *Budget {
+	if p == nil {
+		return nil
+	}
+	return &p.Budget
+}
+
+// Asks says the budget asks a person instead of failing.
+func (p *PolicyBudget) Asks() bool { return p != nil && p.OnExceeded == BudgetAsk }
+
 // NamespaceBudget bounds what every turn of the namespace may spend in one window.
 // +kubebuilder:validation:XValidation:rule="has(self.maxCost) || has(self.maxTokens)",message="a namespace budget needs maxCost or maxTokens"
 // +kubebuilder:validation:XValidation:rule="duration(self.window) >= duration('1m') && duration(self.window) <= duration('8784h')",message="window must be between 1m and 8784h (a leap year)"
@@ -65,10 +105,10 @@ type Budgets struct {
 	Namespace *NamespaceBudget `json:"namespace,omitempty"`
 	// perSend is each SessionSend's budget (all its turns) and the most its spec.budget may ask.
 	// +optional
-	PerSend *Budget `json:"perSend,omitempty"`
+	PerSend *PolicyBudget `json:"perSend,omitempty"`
 	// perRun is each SubagentRun tree's budget (the run and every run its child spawned) and the most its spec.budget may ask.
 	// +optional
-	PerRun *Budget `json:"perRun,omitempty"`
+	PerRun *PolicyBudget `json:"perRun,omitempty"`
 }
 
 // Spend is what the namespace's turns used in the current budget window.

@@ -112,11 +112,77 @@ type ApprovalOwner struct {
 	Name string `json:"name"`
 }
 
-// ToolApprovalSpec is one tool call waiting for a person; only decision and reason are set after create, once.
+// ApprovalKind is what a ToolApproval asks a person about.
+// +kubebuilder:validation:Enum=Tool;Budget
+type ApprovalKind string
+
+const (
+	// ApprovalKindTool: a tool call a rule says needs a person.
+	ApprovalKindTool ApprovalKind = "Tool"
+	// ApprovalKindBudget: a send or run tree reached its budget, and the SessionPolicy's
+	// budget says onExceeded: Ask; approving allows spec.budget.more.
+	ApprovalKindBudget ApprovalKind = "Budget"
+)
+
+// BudgetResource is what a budget counts.
+// +kubebuilder:validation:Enum=cost;tokens;turns
+type BudgetResource string
+
+const (
+	BudgetCost   BudgetResource = "cost"
+	BudgetTokens BudgetResource = "tokens"
+	BudgetTurns  BudgetResource = "turns"
+)
+
+// BudgetHolderLabel on a ToolApproval of kind Budget holds the UID of the send or run whose
+// budget it asks more of (spec.budget.budgetOf): the budget ledger adds up what was approved
+// for it by this label.
+const BudgetHolderLabel = "sessions.agents.dev/budget-of"
+
+// BudgetApproval is what a ToolApproval of kind Budget asks: more of one resource for the
+// send or run tree that reached its limit.
+type BudgetApproval struct {
+	// budgetOf is the SessionSend, or the SubagentRun whose run tree, reached its budget: it may be an ancestor of spec.owner.
+	// +required
+	BudgetOf ApprovalOwner `json:"budgetOf"`
+	// resource is what reached its limit: cost, tokens or turns.
+	// +required
+	Resource BudgetResource `json:"resource"`
+	// spent is what the send or run tree had used of the resource when it asked, e.g. "1.00" (cost) or "2000" (tokens).
+	// +required
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,13}(\.[0-9]{1,9})?$`
+	Spent string `json:"spent"`
+	// limit is the limit it reached, with what was approved before included.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,13}(\.[0-9]{1,9})?$`
+	Limit string `json:"limit"`
+	// more is what approving allows beyond what was spent (half the budget's own limit): the limit becomes spent plus more.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,13}(\.[0-9]{1,9})?$`
+	More string `json:"more"`
+	// currency is the cost's currency (the Agents' pricing), for cost.
+	// +optional
+	// +kubebuilder:validation:MaxLength=8
+	Currency string `json:"currency,omitempty"`
+	// message is the ask as a person reads it, e.g. "run tree r1 spent 1.00 of 1.00 USD; approve to allow 0.50 more".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message"`
+}
+
+// ToolApprovalSpec is one tool call or budget waiting for a person; only decision and reason are set after create, once.
+// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind != 'Tool') || has(self.tool)",message="a ToolApproval of kind Tool names its tool"
+// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Budget') == has(self.budget)",message="spec.budget is set on a ToolApproval of kind Budget, and only there"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.decision) || (has(self.decision) && self.decision == oldSelf.decision)",message="decision is set once and never changed"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.decision) || (has(self.reason) == has(oldSelf.reason) && (!has(self.reason) || self.reason == oldSelf.reason))",message="reason is set with the decision and never changed"
 // +kubebuilder:validation:XValidation:rule="!has(self.reason) || has(self.decision)",message="a reason needs a decision"
 type ToolApprovalSpec struct {
+	// kind is what waits: Tool (a tool call a rule requires approval for) or Budget (a send or run tree at its budget, whose SessionPolicy budget says onExceeded: Ask).
+	// +optional
+	// +kubebuilder:default=Tool
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="kind is immutable"
+	Kind ApprovalKind `json:"kind,omitempty"`
 	// sessionKey is the session whose turn called the tool.
 	// +required
 	// +kubebuilder:validation:MinLength=1
@@ -128,17 +194,21 @@ type ToolApprovalSpec struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="agentId is immutable"
 	AgentID string `json:"agentId"`
-	// tool is the full tool name the model sees, e.g. mcp__github__create_issue.
-	// +required
+	// tool is the full tool name the model sees, e.g. mcp__github__create_issue; set on kind Tool.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="tool is immutable"
-	Tool string `json:"tool"`
+	Tool string `json:"tool,omitempty"`
 	// arguments are the call's JSON arguments, truncated to 8 KiB; the full call is in the transcript.
 	// +optional
 	// +kubebuilder:validation:MaxLength=8200
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="arguments are immutable"
 	Arguments string `json:"arguments,omitempty"`
+	// budget is what an approval of kind Budget asks: more of one resource for a send or run tree.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="budget is immutable"
+	Budget *BudgetApproval `json:"budget,omitempty"`
 	// owner is the SessionSend or SubagentRun whose turn asked.
 	// +required
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="owner is immutable"
@@ -177,6 +247,9 @@ type ToolApprovalStatus struct {
 	DecidedAt *metav1.Time `json:"decidedAt,omitempty"`
 }
 
+// IsBudget says the approval asks about a budget (kind Budget), not a tool call.
+func (s *ToolApprovalSpec) IsBudget() bool { return s.Kind == ApprovalKindBudget && s.Budget != nil }
+
 // Decided says the approval reached its end.
 func (s *ToolApprovalStatus) Decided() bool {
 	return s.Phase == ApprovalApproved || s.Phase == ApprovalDenied || s.Phase == ApprovalExpired
@@ -186,13 +259,15 @@ func (s *ToolApprovalStatus) Decided() bool {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=tap,categories=agent-sessions
 // +kubebuilder:selectablefield:JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.kind`
 // +kubebuilder:printcolumn:name="Tool",type=string,JSONPath=`.spec.tool`
 // +kubebuilder:printcolumn:name="Session",type=string,JSONPath=`.spec.sessionKey`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Decided By",type=string,JSONPath=`.status.decidedBy`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Asks",type=string,JSONPath=`.spec.budget.message`,priority=1
 
-// ToolApproval is one tool call of an agent's turn that waits for a person's decision.
+// ToolApproval is one tool call of an agent's turn, or one send's or run tree's budget, that waits for a person's decision.
 type ToolApproval struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the object's standard metadata.

@@ -24,6 +24,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers/agentsession"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -71,15 +72,17 @@ import (
 )
 
 type options struct {
-	shutdownDelay    time.Duration
-	metricsAddr      string
-	metricsSecure    bool
-	metricsCertDir   string
-	probeAddr        string
-	pprofAddr        string
-	leaderElect      bool
-	webhookPort      int
-	webhookCertDir   string
+	shutdownDelay  time.Duration
+	metricsAddr    string
+	metricsSecure  bool
+	metricsCertDir string
+	probeAddr      string
+	pprofAddr      string
+	leaderElect    bool
+	webhookPort    int
+	webhookCertDir string
+	// ownCA is the CA file of the operator's serving certificate (in the webhook's cert dir).
+	ownCA            string
 	enableWebhooks   bool
 	enableHTTP2      bool
 	transcriptSocket string
@@ -147,7 +150,7 @@ func main() {
 	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
 	flag.StringVar(&o.hookBaseURL, "hook-base-url", "", "The transcript-store listener's URL as senders reach it (https://host:port): SessionHooks' status.url is it followed by /hooks/<namespace>/<name>; empty gives the path alone.")
 	flag.BoolVar(&o.sandboxes, "sandboxes", false, "Run sandboxed Agents' tools in kubernetes-sigs/agent-sandbox Sandboxes: the Agent controller keeps each one's SandboxTemplate and SandboxWarmPool. Needs agent-sandbox's CRDs and controller in the cluster.")
-	flag.StringVar(&o.sandboxImage, "sandbox-image", "", "The sandbox image of an Agent that names none in spec.sandbox.image: sandboxd as its entrypoint, a shell and coreutils.")
+	flag.StringVar(&o.sandboxImage, "sandbox-image", "", "The sandbox image of an Agent that names none in spec.sandbox.image: sandboxd as its entrypoint, a shell and coreutils (Dockerfile.sandbox builds one).")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -187,6 +190,9 @@ func main() {
 		log.Error(err, "unable to set up the webhook certificates")
 		os.Exit(1)
 	}
+	// The agents' A2A and MCP tools may call the operator's own doors (another namespace or
+	// shard), which serve with the certificate its CA signed: they trust that CA.
+	o.ownCA = filepath.Join(webhookCerts.CertDir, "ca.crt")
 	if err := setup(mgr, o); err != nil {
 		log.Error(err, "unable to set up the operator")
 		os.Exit(1)
@@ -247,16 +253,23 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One MCP pool for the turns and the Agent reconciler: header Secrets under the Secret
 	// rule (read uncached), server URLs and dialed addresses under the egress policy.
 	mcpOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
+	mcpOpts.Transport = egressPolicy.Transport(egress.ClientOptions{ExtraRootsFile: o.ownCA})
 	mcpOpts.ReadLimit = int64(o.mcpReadLimit)
 	mcp := mcptools.NewPool(mcpOpts)
 	// Remote A2A agents are dialled under the same egress and Secret rules as MCP servers,
 	// each answer read up to its own limit.
 	a2aOpts := mcptools.ManagerOptions(mgr.GetAPIReader(), egressPolicy)
+	a2aOpts.Transport = egressPolicy.Transport(egress.ClientOptions{ExtraRootsFile: o.ownCA})
 	a2aOpts.ReadLimit = int64(o.a2aReadLimit)
 	remoteAgents := a2atools.NewClient(a2aOpts)
 	// One budget ledger: the engine judges and charges every model call with it, the
 	// SessionPolicy controller records its windows. It reads the informer cache only.
 	ledger := budget.NewLedger(mgr.GetCache(), nil)
+	// The store's memory indexer embeds on the append path: its spend is collected and
+	// charged to the namespaces' windows, and held where a window is spent.
+	if err := mgr.Add(&budget.IndexCharger{Gate: ledger, Store: store}); err != nil {
+		return err
+	}
 	tools := turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot}
 	if o.sandboxes {
 		// sandboxd binds its Pod's loopback: the manager gets there through the API server's

@@ -121,6 +121,9 @@ func (r *AgentSessionReconciler) sandboxEvents(base, s *sessionsv1alpha1.AgentSe
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "SandboxClaimed", "Claim", "sandbox claim %s made", is.Claim)
 		fallthrough
 	default:
+		if was != nil && was.Phase == sessionsv1alpha1.SandboxSuspended && is.Phase != sessionsv1alpha1.SandboxFailed {
+			r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "SandboxResumed", "Resume", "sandbox %s resumed by a turn", is.Sandbox)
+		}
 		switch is.Phase {
 		case sessionsv1alpha1.SandboxReady:
 			r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "SandboxReady", "Resume", "sandbox %s ready (runtime %s)", is.Sandbox, runtimeName(is.RuntimeClassName))

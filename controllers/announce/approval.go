@@ -47,6 +47,10 @@ func (a *Announcer) NotifyApproval(ctx context.Context, ta *sessionsv1alpha1.Too
 	}
 	text := fmt.Sprintf("Agent %s wants to call %s in session %s; it waits for a person to approve or deny ToolApproval %s.",
 		ta.Spec.AgentID, ta.Spec.Tool, ta.Spec.SessionKey, ta.Name)
+	if ta.Spec.IsBudget() {
+		text = fmt.Sprintf("Agent %s in session %s is at its budget: %s. It waits for a person to approve or deny ToolApproval %s.",
+			ta.Spec.AgentID, ta.Spec.SessionKey, ta.Spec.Budget.Message, ta.Name)
+	}
 	key := "approval/" + string(ta.UID) + "/requested"
 	if chat := sinkOf(pol, dc.Channel); chat != nil && chat.Kind.IsChat() {
 		err = a.notifyChat(ctx, pol, chat, session, dc, text, key)
@@ -58,7 +62,7 @@ func (a *Announcer) NotifyApproval(ctx context.Context, ta *sessionsv1alpha1.Too
 		err = a.deliverer.Deliver(ctx, *sink, delivery.Message{
 			Namespace: ta.Namespace, SessionKey: ta.Spec.SessionKey, Channel: dc.Channel, To: dc.To, AccountID: dc.AccountID,
 			ThreadID: dc.ThreadID, IdempotencyKey: key, Type: delivery.TypeApprovalRequested, Text: text,
-			Approval: &delivery.ApprovalNotice{Name: ta.Name, Tool: ta.Spec.Tool, Arguments: ta.Spec.Arguments,
+			Approval: &delivery.ApprovalNotice{Name: ta.Name, Kind: string(ta.Spec.Kind), Tool: ta.Spec.Tool, Arguments: ta.Spec.Arguments, Budget: budgetAsk(ta),
 				ExpiresAt: ta.Spec.ExpiresAt.UTC().Format(time.RFC3339)},
 		})
 	}
@@ -84,4 +88,12 @@ func (a *Announcer) notifyChat(ctx context.Context, pol *sessionsv1alpha1.Sessio
 	}
 	_, err = a.deliverer.Post(ctx, cs, delivery.ChatMessage{To: chatID, Text: format.Render(text)[0], Thread: thread, Key: key})
 	return err
+}
+
+// budgetAsk is what a budget's ToolApproval asks, "" for a tool call's.
+func budgetAsk(ta *sessionsv1alpha1.ToolApproval) string {
+	if !ta.Spec.IsBudget() {
+		return ""
+	}
+	return ta.Spec.Budget.Message
 }

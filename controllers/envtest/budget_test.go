@@ -53,7 +53,7 @@ var _ = Describe("budgets", func() {
 
 	It("stops a send whose ping-pong passes its maxTurns", func() {
 		createPolicy(ns, sessionsv1alpha1.SessionPolicySpec{AgentToAgent: sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}, MaxPingPongTurns: ptr.To[int32](5)},
-			Budgets: &sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](20)}}})
+			Budgets: &sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](20)}}}})
 		pricedAgent("alice", nil)
 		pricedAgent("bob", nil)
 		createSession(ns, "agent:alice:main", "alice")

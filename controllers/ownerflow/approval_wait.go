@@ -16,6 +16,7 @@ package ownerflow
 
 import (
 	"context"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,6 +41,9 @@ import (
 func (r *StepRunner[T]) awaitApproval(ctx context.Context, f *Flow[T], name string) (bool, error) {
 	ta := &sessionsv1alpha1.ToolApproval{}
 	err := r.client.Get(ctx, types.NamespacedName{Namespace: f.Obj.GetNamespace(), Name: name}, ta)
+	if err == nil && ta.Status.Decided() && ta.Spec.IsBudget() {
+		noteBudgetDecided(f, ta)
+	}
 	if apierrors.IsNotFound(err) || (err == nil && ta.Status.Decided()) {
 		return false, nil
 	}
@@ -63,7 +67,11 @@ func setAwaiting[T TurnOwner](f *Flow[T], conds *[]metav1.Condition, generation 
 		}
 		return false
 	}
-	msg := textutil.Truncate("tool "+ta.Spec.Tool+" waits for approval: kubectl sessions approve "+ta.Name+" (or deny), until "+
+	what := "tool " + ta.Spec.Tool + " waits for approval"
+	if ta.Spec.IsBudget() {
+		what = "budget: " + ta.Spec.Budget.Message
+	}
+	msg := textutil.Truncate(what+": kubectl sessions approve "+ta.Name+" (or deny), until "+
 		ta.Spec.ExpiresAt.UTC().Format("2006-01-02T15:04:05Z"), MaxConditionMessage)
 	if c := meta.FindStatusCondition(*conds, sessionsv1alpha1.ConditionAwaitingApproval); !was || c.Message != msg {
 		f.Event(corev1.EventTypeNormal, sessionsv1alpha1.ConditionAwaitingApproval, "%s", msg)
@@ -82,4 +90,32 @@ func ShowAwaiting[T TurnOwner, P ~string](f *Flow[T], conds *[]metav1.Condition,
 	case *phase == waiting:
 		*phase = running
 	}
+}
+
+// The Events of a budget's ask once decided: the owner goes on with more, or stops (its
+// BudgetExceeded Event then says why).
+const (
+	ReasonBudgetApproved = "BudgetApproved"
+	ReasonBudgetDenied   = "BudgetDenied"
+)
+
+// noteBudgetDecided queues the Event of a decided budget ask the owner waited on.
+func noteBudgetDecided[T TurnOwner](f *Flow[T], ta *sessionsv1alpha1.ToolApproval) {
+	b := ta.Spec.Budget
+	switch ta.Status.Phase {
+	case sessionsv1alpha1.ApprovalApproved:
+		f.Event(corev1.EventTypeNormal, ReasonBudgetApproved, "%s approved %s more %s for %s/%s (toolapproval/%s)",
+			textutil.Truncate(ta.Status.DecidedBy, 128), b.More, budgetUnit(b), b.BudgetOf.Kind, b.BudgetOf.Name, ta.Name)
+	default:
+		f.Event(corev1.EventTypeWarning, ReasonBudgetDenied, "no more %s for %s/%s: toolapproval/%s %s",
+			budgetUnit(b), b.BudgetOf.Kind, b.BudgetOf.Name, ta.Name, strings.ToLower(string(ta.Status.Phase)))
+	}
+}
+
+// budgetUnit is what a budget ask's amounts count: its currency for cost, else tokens or turns.
+func budgetUnit(b *sessionsv1alpha1.BudgetApproval) string {
+	if b.Resource == sessionsv1alpha1.BudgetCost && b.Currency != "" {
+		return b.Currency
+	}
+	return string(b.Resource)
 }

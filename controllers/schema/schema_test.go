@@ -256,6 +256,38 @@ var _ = DescribeTable("invalid objects are rejected on create",
 		p.Name = "strict"
 		return p
 	}, "it is named default"}),
+	Entry("policy: onExceeded outside the enum", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.Budgets = &sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxCost: "1"}, OnExceeded: "Beg"}}
+		return p
+	}, `spec.budgets.perRun.onExceeded: Unsupported value: "Beg"`}),
+	Entry("policy: Ask without a limit", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.Budgets = &sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{OnExceeded: sessionsv1alpha1.BudgetAsk}}
+		return p
+	}, "onExceeded: Ask needs a limit to ask about: set maxCost, maxTokens or maxTurns"}),
+	Entry("policy: askTimeoutSeconds without Ask", invalidCreate{func(ns string) client.Object {
+		p := validPolicy(ns)
+		p.Spec.Budgets = &sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}, AskTimeoutSeconds: ptr.To[int32](60)}}
+		return p
+	}, "askTimeoutSeconds is how long an ask waits for a person: it needs onExceeded: Ask"}),
+	Entry("approval: kind Tool without a tool", invalidCreate{func(ns string) client.Object {
+		a := validApproval(ns)
+		a.Spec.Tool = ""
+		return a
+	}, "a ToolApproval of kind Tool names its tool"}),
+	Entry("approval: kind Budget without spec.budget", invalidCreate{func(ns string) client.Object {
+		a := validApproval(ns)
+		a.Spec.Kind, a.Spec.Tool = sessionsv1alpha1.ApprovalKindBudget, ""
+		return a
+	}, "spec.budget is set on a ToolApproval of kind Budget, and only there"}),
+	Entry("approval: a budget's amount that is not a number", invalidCreate{func(ns string) client.Object {
+		a := validApproval(ns)
+		a.Spec.Kind, a.Spec.Tool = sessionsv1alpha1.ApprovalKindBudget, ""
+		a.Spec.Budget = &sessionsv1alpha1.BudgetApproval{BudgetOf: a.Spec.Owner, Resource: sessionsv1alpha1.BudgetCost,
+			Spent: "1.00", Limit: "1.00", More: "half", Message: "send s spent 1.00 of 1.00 USD; approve to allow half more"}
+		return a
+	}, "spec.budget.more in body should match"}),
 	Entry("policy: rule action outside the enum", invalidCreate{func(ns string) client.Object {
 		p := validPolicy(ns)
 		p.Spec.SendPolicy.Rules = []sessionsv1alpha1.SendRule{{Match: sessionsv1alpha1.SendRuleMatch{Channel: "discord"}, Action: "maybe"}}
@@ -401,3 +433,10 @@ var _ = Describe("status words", func() {
 		Expect(k8s.Status().Update(ctx, r)).To(Succeed())
 	})
 })
+
+// validApproval is a ToolApproval of kind Tool the API server accepts.
+func validApproval(ns string) *sessionsv1alpha1.ToolApproval {
+	return &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Name: "tap-1", Namespace: ns},
+		Spec: sessionsv1alpha1.ToolApprovalSpec{Kind: sessionsv1alpha1.ApprovalKindTool, SessionKey: "agent:main:main", AgentID: "main",
+			Tool: "mcp__db__drop", Owner: sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "s"}, ExpiresAt: metav1.Now()}}
+}

@@ -34,7 +34,7 @@ func Admit(pol *sessionsv1alpha1.SessionPolicy, own *sessionsv1alpha1.Budget, pe
 	if perRun {
 		ceiling, field = b.PerRun, "perRun"
 	}
-	if why := usage.AbovePolicy(own, ceiling, field); why != "" {
+	if why := usage.AbovePolicy(own, ceiling.Limits(), field); why != "" {
 		return why
 	}
 	return usage.NamespaceSpent(b.Namespace, usage.WindowSpent(b.Namespace, pol.Status.Spend, now), now)

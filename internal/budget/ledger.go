@@ -76,6 +76,8 @@ type Call struct {
 	Owner     types.NamespacedName
 	OwnerUID  types.UID
 	Purpose   Purpose
+	// Currency is the cost's, the turn's Agent's pricing: an ask about cost names it.
+	Currency string
 }
 
 // Gate is what the turn engine asks before every model call and tells after it. *Ledger

@@ -49,7 +49,7 @@ func BenchmarkJudgeThenChargeShared(b *testing.B) {
 
 func benchObjects() (*sessionsv1alpha1.SessionPolicy, *sessionsv1alpha1.SessionSend) {
 	return policyWith(&sessionsv1alpha1.Budgets{Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1 << 62)},
-		PerSend: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](1 << 62)}}, nil), send(nil)
+		PerSend: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](1 << 62)}}}, nil), send(nil)
 }
 
 func benchLedger(b *testing.B, l *Ledger) {

@@ -114,18 +114,18 @@ func TestJudgeThenCharge(t *testing.T) {
 			refused: map[int]string{1: "namespace budget spent: the namespace's turns used 100 tokens of its maxTokens 100 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
 		},
 		"the policy's perSend fills what the send's budget leaves": {
-			objs:    []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](10)}}, nil), send(nil)},
+			objs:    []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](10)}}}, nil), send(nil)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 10}, {call("s", "u1", "round-1", PurposeTurn), 1}},
 			refused: map[int]string{1: "budget exceeded: the send used 10 tokens of its maxTokens 10"},
 		},
 		"a send that arrived through a door carrying a smaller budget is held to it": {
-			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](5)}}, nil),
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](5)}}}, nil),
 				carrying(send(nil), `{"id":"x","hops":1,"sends":1,"budget":{"maxTurns":1}}`)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
 			refused: map[int]string{1: "budget exceeded: the send would begin turn 2, over its maxTurns 1"},
 		},
 		"a send whose caller claims a larger budget gets the policy's": {
-			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1)}}, nil),
+			objs: []client.Object{policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](1)}}}, nil),
 				carrying(send(nil), `{"id":"x","hops":1,"sends":1,"budget":{"maxTurns":1000,"maxTokens":1000000000}}`)},
 			steps:   []step{{call("s", "u1", "round-1", PurposeTurn), 1}, {call("s", "u1", "round-2", PurposeTurn), 1}},
 			refused: map[int]string{1: "budget exceeded: the send would begin turn 2, over its maxTurns 1"},
@@ -237,10 +237,10 @@ func TestAdmit(t *testing.T) {
 		"window spent": {pol: policyWith(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: today, Tokens: 10}),
 			want: "namespace budget spent: the namespace's turns used 10 tokens of its maxTokens 10 in the 24h0m0s window since 2026-11-28T00:00:00Z (SessionPolicy spec.budgets.namespace); the window resets at 2026-11-29T00:00:00Z"},
 		"spent in a past window": {pol: policyWith(&sessionsv1alpha1.Budgets{Namespace: ns}, &sessionsv1alpha1.Spend{WindowStart: yesterday, Tokens: 10})},
-		"a run above perRun": {pol: policyWith(&sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+		"a run above perRun": {pol: policyWith(&sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}}, nil),
 			own: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](4)}, perRun: true,
 			want: "budget above the policy: spec.budget maxTurns 4 is above 3, the most SessionPolicy spec.budgets.perRun allows; lower spec.budget or ask a namespace admin to raise the policy"},
-		"a send under perSend": {pol: policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}, nil),
+		"a send under perSend": {pol: policyWith(&sessionsv1alpha1.Budgets{PerSend: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}}}, nil),
 			own: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](3)}},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -43,6 +43,7 @@ const maxTreeDepth = 8
 // owner is a send or run as budgets count it.
 type owner struct {
 	kind string
+	uid  types.UID
 	name types.NamespacedName
 	// budget is its spec.budget (the policy's default fills the rest at each judge).
 	budget *sessionsv1alpha1.Budget
@@ -104,7 +105,7 @@ func (l *Ledger) owner(ctx context.Context, kind string, name types.NamespacedNa
 		return nil // another object of the same name
 	}
 	spent := usage.SpentOfUsage(recorded)
-	o = &owner{kind: kind, name: name, budget: budget, spent: spent, tree: spent, seen: l.clock.Now()}
+	o = &owner{kind: kind, uid: uid, name: name, budget: budget, spent: spent, tree: spent, seen: l.clock.Now()}
 	if c, err := policy.CarriedOf(obj.GetAnnotations()); err == nil && c != nil {
 		// The webhook refused a malformed one; what arrived counts from this owner's start.
 		o.carried = c.Budget

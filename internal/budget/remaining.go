@@ -35,14 +35,25 @@ func (l *Ledger) Remaining(ctx context.Context, c Call) *sessionsv1alpha1.Budget
 		return nil
 	}
 	b := budgetsOf(pol)
+	var holds []*owner
+	def := b.PerRun
+	if o.kind == OwnerSessionSend {
+		holds, def = []*owner{o}, b.PerSend
+	} else {
+		holds = append([]*owner{o}, o.ancestors...)
+	}
+	limits := make([]sessionsv1alpha1.Budget, len(holds))
+	for i, h := range holds {
+		limits[i] = l.raisedLimit(ctx, c.Namespace, h, def)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if o.kind == OwnerSessionSend {
-		return usage.Left(o.limit(b.PerSend), o.spent)
+		return usage.Left(limits[0], o.spent)
 	}
 	var left *sessionsv1alpha1.Budget
-	for _, r := range append([]*owner{o}, o.ancestors...) {
-		left = usage.Narrow(left, usage.Left(r.limit(b.PerRun), r.tree))
+	for i, r := range holds {
+		left = usage.Narrow(left, usage.Left(limits[i], r.tree))
 	}
 	return left
 }

@@ -15,7 +15,9 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
+	"io"
 	"text/tabwriter"
 	"time"
 
@@ -30,11 +32,14 @@ import (
 // maxArgumentsColumn bounds the arguments a table row shows; -o yaml on the object shows all.
 const maxArgumentsColumn = 60
 
+// maxAsksColumn bounds what a budget's row shows of its ask: the whole sentence, as a rule.
+const maxAsksColumn = 160
+
 func newApprovalsCommand(o *options) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "approvals",
-		Short: "List the tool calls that wait for a person's decision, oldest first",
+		Short: "List the tool calls and budgets that wait for a person's decision, oldest first",
 		Example: `  # what waits in this namespace
   kubectl sessions approvals
 
@@ -53,31 +58,40 @@ func newApprovalsCommand(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(o.streams.Out, 0, 4, 2, ' ', 0)
-			if all {
-				fmt.Fprint(tw, "NAMESPACE\t")
-			}
-			fmt.Fprintln(tw, "NAME\tTOOL\tSESSION\tOWNER\tAGE\tEXPIRES IN\tARGUMENTS")
-			now := time.Now()
-			for _, ta := range pending {
-				if all {
-					fmt.Fprintf(tw, "%s\t", ta.Namespace)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\n", ta.Name, ta.Spec.Tool, ta.Spec.SessionKey, ta.Spec.Owner.Kind, ta.Spec.Owner.Name,
-					duration.HumanDuration(now.Sub(ta.CreationTimestamp.Time)), duration.HumanDuration(ta.Spec.ExpiresAt.Sub(now)),
-					textutil.Truncate(ta.Spec.Arguments, maxArgumentsColumn))
-			}
-			return tw.Flush()
+			return printApprovals(o.streams.Out, pending, all, time.Now())
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the pending approvals of every namespace")
 	return cmd
 }
 
+// printApprovals is the table of what waits: a tool call shows its tool and arguments, a
+// budget (KIND Budget) what it asks in the ARGUMENTS column's place.
+func printApprovals(w io.Writer, pending []sessionsv1alpha1.ToolApproval, all bool, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if all {
+		fmt.Fprint(tw, "NAMESPACE\t")
+	}
+	fmt.Fprintln(tw, "NAME\tKIND\tTOOL\tSESSION\tOWNER\tAGE\tEXPIRES IN\tARGUMENTS")
+	for _, ta := range pending {
+		if all {
+			fmt.Fprintf(tw, "%s\t", ta.Namespace)
+		}
+		kind, tool, what := cmp.Or(string(ta.Spec.Kind), string(sessionsv1alpha1.ApprovalKindTool)), cmp.Or(ta.Spec.Tool, "-"),
+			textutil.Truncate(ta.Spec.Arguments, maxArgumentsColumn)
+		if ta.Spec.IsBudget() {
+			what = textutil.Truncate(ta.Spec.Budget.Message, maxAsksColumn)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\n", ta.Name, kind, tool, ta.Spec.SessionKey, ta.Spec.Owner.Kind, ta.Spec.Owner.Name,
+			duration.HumanDuration(now.Sub(ta.CreationTimestamp.Time)), duration.HumanDuration(ta.Spec.ExpiresAt.Sub(now)), what)
+	}
+	return tw.Flush()
+}
+
 func newApproveCommand(o *options) *cobra.Command {
 	return newDecideCommand(o, sessionsv1alpha1.DecisionApproved, &cobra.Command{
 		Use:     "approve NAME",
-		Short:   "Let a waiting tool call run (needs the verb approve on toolapprovals)",
+		Short:   "Let a waiting tool call run, or a send or run tree at its budget go on with more (needs the verb approve on toolapprovals)",
 		Example: `  kubectl sessions approve tap-3f2a9c0d1e4b5a6c7d8e --reason "ticket OPS-12"`,
 	}, "why (recorded in the transcript)")
 }
@@ -85,7 +99,7 @@ func newApproveCommand(o *options) *cobra.Command {
 func newDenyCommand(o *options) *cobra.Command {
 	cmd := newDecideCommand(o, sessionsv1alpha1.DecisionDenied, &cobra.Command{
 		Use:     "deny NAME --reason TEXT",
-		Short:   "Refuse a waiting tool call; the agent is told the reason (needs the verb approve on toolapprovals)",
+		Short:   "Refuse a waiting tool call (the agent is told the reason) or more budget (the work fails) (needs the verb approve on toolapprovals)",
 		Example: `  kubectl sessions deny tap-3f2a9c0d1e4b5a6c7d8e --reason "not on the production database"`,
 	}, "why, told to the agent (required)")
 	_ = cmd.MarkFlagRequired("reason")

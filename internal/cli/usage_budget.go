@@ -44,7 +44,7 @@ func perRunBudget(p *sessionsv1alpha1.SessionPolicy) *sessionsv1alpha1.Budget {
 	if p == nil || p.Spec.Budgets == nil {
 		return nil
 	}
-	return p.Spec.Budgets.PerRun
+	return p.Spec.Budgets.PerRun.Limits()
 }
 
 // budgetText is spent against each limit of b, e.g. "tokens 1200/2000 (60%), turns 4/200

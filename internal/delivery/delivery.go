@@ -56,8 +56,12 @@ const TypeApprovalRequested = "approval.requested"
 
 // ApprovalNotice names the ToolApproval a person is asked to decide.
 type ApprovalNotice struct {
-	Name      string `json:"name"`
-	Tool      string `json:"tool"`
+	Name string `json:"name"`
+	// Kind is Tool (a tool call) or Budget (a send or run tree at its budget).
+	Kind string `json:"kind,omitempty"`
+	Tool string `json:"tool,omitempty"`
+	// Budget is what a Budget approval asks, as a person reads it.
+	Budget    string `json:"budget,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
 	ExpiresAt string `json:"expiresAt"`
 }

@@ -39,6 +39,9 @@ type ClientOptions struct {
 	// ReadLimit bounds what is read of each answer (LimitBodies); the zero value bounds
 	// nothing.
 	ReadLimit ReadLimit
+	// ExtraRootsFile, when set, is a PEM file of CAs trusted beside the system roots (the
+	// operator's own CA, whose certificate its doors serve with), read again when it changes.
+	ExtraRootsFile string
 }
 
 // Client returns an HTTP client for credentialed requests: every connection is judged by
@@ -67,6 +70,9 @@ func (p *Policy) Transport(o ClientOptions) http.RoundTripper {
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
+	}
+	if o.ExtraRootsFile != "" {
+		t.TLSClientConfig = (&extraRoots{file: o.ExtraRootsFile}).tlsConfig()
 	}
 	var rt http.RoundTripper = &guard{p: p, next: t}
 	if l := o.ReadLimit; l.Body > 0 || l.Stream > 0 || l.Event > 0 {

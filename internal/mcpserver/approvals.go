@@ -15,6 +15,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,19 +33,23 @@ import (
 
 // approvalRow is a pending approval as approvals_list returns it.
 type approvalRow struct {
-	Name       string    `json:"name"`
-	Tool       string    `json:"tool"`
-	Arguments  string    `json:"arguments,omitempty"`
-	SessionKey string    `json:"sessionKey"`
-	AgentID    string    `json:"agentId"`
-	Owner      string    `json:"owner"`
-	CreatedAt  time.Time `json:"createdAt"`
-	ExpiresAt  time.Time `json:"expiresAt"`
+	Name string `json:"name"`
+	// Kind is Tool (a tool call waits) or Budget (a send or run tree at its budget).
+	Kind string `json:"kind"`
+	Tool string `json:"tool,omitempty"`
+	// Budget is what a Budget approval asks: whose budget, how much is spent, how much more.
+	Budget     *sessionsv1alpha1.BudgetApproval `json:"budget,omitempty"`
+	Arguments  string                           `json:"arguments,omitempty"`
+	SessionKey string                           `json:"sessionKey"`
+	AgentID    string                           `json:"agentId"`
+	Owner      string                           `json:"owner"`
+	CreatedAt  time.Time                        `json:"createdAt"`
+	ExpiresAt  time.Time                        `json:"expiresAt"`
 }
 
 func approvalsListTool() sessiontools.Tool {
 	return sessiontools.Tool{Name: "approvals_list",
-		Description: "List the tool calls of agents in this namespace that wait for a person's decision, oldest first.",
+		Description: "List what waits for a person's decision in this namespace, oldest first: agents' tool calls (kind Tool) and sends or run trees at their budget (kind Budget, with what they ask).",
 		Schema:      sessiontools.Schema(map[string]any{}),
 		Run: func(ctx context.Context, c *sessiontools.Call, _ json.RawMessage) (any, error) {
 			if err := mayAtDoor(ctx, c, caller.ListApprovals, ""); err != nil {
@@ -56,7 +61,8 @@ func approvalsListTool() sessiontools.Tool {
 			}
 			rows := make([]approvalRow, 0, len(pending))
 			for _, ta := range pending {
-				rows = append(rows, approvalRow{Name: ta.Name, Tool: ta.Spec.Tool, Arguments: ta.Spec.Arguments,
+				rows = append(rows, approvalRow{Name: ta.Name, Kind: cmp.Or(string(ta.Spec.Kind), string(sessionsv1alpha1.ApprovalKindTool)),
+					Tool: ta.Spec.Tool, Budget: ta.Spec.Budget, Arguments: ta.Spec.Arguments,
 					SessionKey: ta.Spec.SessionKey, AgentID: ta.Spec.AgentID, Owner: ta.Spec.Owner.Kind + "/" + ta.Spec.Owner.Name,
 					CreatedAt: ta.CreationTimestamp.Time, ExpiresAt: ta.Spec.ExpiresAt.Time})
 			}
@@ -73,7 +79,7 @@ type decideArgs struct {
 func approvalsDecideTool() sessiontools.Tool {
 	str := map[string]any{"type": "string"}
 	return sessiontools.Tool{Name: "approvals_decide",
-		Description: "Approve or deny a tool call that waits for a person (name from approvals_list); a denial needs a reason, which the agent is told.",
+		Description: "Approve or deny what waits for a person (name from approvals_list): a tool call (a denial's reason is told to the agent) or a budget (approved, the work goes on with more; denied, it fails). A denial needs a reason.",
 		Schema: sessiontools.Schema(map[string]any{"name": str,
 			"decision": map[string]any{"type": "string", "enum": []string{string(sessionsv1alpha1.DecisionApproved), string(sessionsv1alpha1.DecisionDenied)}},
 			"reason":   str}, "name", "decision"),

@@ -39,6 +39,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/sessiontools"
 	"github.com/agent-sessions/agent-session-operator/internal/userlimits"
@@ -285,13 +286,28 @@ func run(ctx context.Context, o Options, namespace, session string, req *mcp.Cal
 	call.Stamp = stampMeta(req.Params.Meta, nil)
 	out, err := fn(ctx, call, req.Params.Arguments)
 	if err != nil {
-		return textResult(sessiontools.ErrorResult(err), true), nil
+		return markRefusal(textResult(sessiontools.ErrorResult(err), true)), nil
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, err
 	}
-	return textResult(string(b), sessiontools.Refused(out)), nil
+	return markRefusal(textResult(string(b), sessiontools.Refused(out))), nil
+}
+
+// markRefusal marks a result that refuses what the call carried of its chain (the webhook
+// judged it, policy.JudgeCarried) in its _meta, as the chain extension says: the caller
+// recognizes the refusal by the mark, the text stays for people and models.
+func markRefusal(r *mcp.CallToolResult) *mcp.CallToolResult {
+	if !r.IsError || len(r.Content) == 0 {
+		return r
+	}
+	if t, ok := r.Content[0].(*mcp.TextContent); ok {
+		if limit := policy.CarriedRefusalLimit(t.Text); limit != "" {
+			r.Meta = mcp.Meta{policy.ChainMetaKey: policy.RefusalMeta(limit)}
+		}
+	}
+	return r
 }
 
 func textResult(text string, isErr bool) *mcp.CallToolResult {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
@@ -36,6 +37,9 @@ type Result struct {
 	Text string
 	// IsError says the call failed: the server said isError, or the call did not complete.
 	IsError bool
+	// ChainRefused is the chain limit the server marked the result refused at (the chain
+	// extension's _meta, policy.RefusedLimit); "" when it marked none.
+	ChainRefused string
 }
 
 // errorResult is the result of a call that did not complete (server down, slow, refused).
@@ -58,7 +62,11 @@ func toResult(r *mcp.CallToolResult) Result {
 	if text == "" && r.IsError {
 		text = "the tool reported an error without details"
 	}
-	return Result{Text: truncate(text, MaxResultBytes), IsError: r.IsError}
+	res := Result{Text: truncate(text, MaxResultBytes), IsError: r.IsError}
+	if r.IsError {
+		res.ChainRefused = policy.RefusedLimit(r.Meta[policy.ChainMetaKey])
+	}
+	return res
 }
 
 // contentText is one content block as text; binary blocks are described, not inlined.

@@ -20,6 +20,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
 func TestToResult(t *testing.T) {
@@ -50,6 +52,19 @@ func TestToResult(t *testing.T) {
 		"isError": {
 			mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such city"}}},
 			Result{Text: "no such city", IsError: true},
+		},
+		"a chain refusal is known by its mark, not its words": {
+			mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no more sends"}},
+				Meta: mcp.Meta{policy.ChainMetaKey: policy.RefusalMeta(policy.LimitMaxPairRepeats)}},
+			Result{Text: "no more sends", IsError: true, ChainRefused: policy.LimitMaxPairRepeats},
+		},
+		"a refusal's words without the mark are no refusal": {
+			mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "chain limit reached: (SessionPolicy spec.limits.maxHops is 8); this chain crossed the wire (A2A or MCP between agent servers), and every hop counts toward it"}}},
+			Result{Text: "chain limit reached: (SessionPolicy spec.limits.maxHops is 8); this chain crossed the wire (A2A or MCP between agent servers), and every hop counts toward it", IsError: true},
+		},
+		"a mark on a result that succeeded is ignored": {
+			mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}, Meta: mcp.Meta{policy.ChainMetaKey: policy.RefusalMeta(policy.LimitMaxHops)}},
+			Result{Text: "ok"},
 		},
 		"isError without content": {
 			mcp.CallToolResult{IsError: true},

@@ -73,14 +73,6 @@ type CarriedChain struct {
 	Seal string `json:"seal,omitempty"`
 }
 
-var (
-	carriedID   = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-	carriedPair = regexp.MustCompile(`^[0-9a-f]{16}$`)
-	carriedCost = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,9})?$`)
-	carriedSeal = regexp.MustCompile(`^[0-9a-f]{32}$`)
-	carriedRoot = regexp.MustCompile(`^(SessionSend|SubagentRun)/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
-)
-
 // ParseCarried reads a carried chain, refusing anything outside the extension's bounds.
 func ParseCarried(raw []byte) (*CarriedChain, error) {
 	if len(raw) > MaxCarriedBytes {
@@ -96,38 +88,41 @@ func ParseCarried(raw []byte) (*CarriedChain, error) {
 // CarriedFromValue reads a carried chain from a decoded JSON value (an A2A metadata entry
 // or an MCP _meta entry); nil when v is nil.
 func CarriedFromValue(v any) (*CarriedChain, error) {
-	if v == nil {
+	switch v := v.(type) {
+	case nil:
 		return nil, nil
+	case json.RawMessage:
+		return ParseCarried(v)
+	case map[string]any:
+		if c, err := carriedFromMap(v); !errors.Is(err, errSlowPath) {
+			return c, err
+		}
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return ParseCarried(raw)
+	return parseCarriedValue(v)
 }
 
 func (c *CarriedChain) validate() error {
 	switch {
-	case !carriedID.MatchString(c.ID):
+	case !carriedIDOK(c.ID):
 		return errors.New("the carried chain's id must be 1 to 128 of A-Z a-z 0-9 . _ : -")
 	case c.Hops < 1 || c.Hops > maxCarriedHops:
 		return fmt.Errorf("the carried chain's hops must be 1 to %d", maxCarriedHops)
 	case c.Sends < 1 || c.Sends > maxCarriedSends:
 		return fmt.Errorf("the carried chain's sends must be 1 to %d", maxCarriedSends)
-	case c.Root != "" && !carriedRoot.MatchString(c.Root):
+	case c.Root != "" && !carriedRootOK(c.Root):
 		return errors.New("the carried chain's root must be SessionSend/<name> or SubagentRun/<name>")
-	case c.Seal != "" && !carriedSeal.MatchString(c.Seal):
+	case c.Seal != "" && !lowerHexOK(c.Seal, 32):
 		return errors.New("the carried chain's seal must be 32 lowercase hex digits")
 	case len(c.Visited) > MaxCarriedVisited:
 		return fmt.Errorf("the carried chain holds more than %d visited pairs", MaxCarriedVisited)
 	}
 	for _, p := range c.Visited {
-		if !carriedPair.MatchString(p) {
+		if !lowerHexOK(p, 16) {
 			return errors.New("a visited pair of the carried chain is not 16 lowercase hex digits")
 		}
 	}
 	if b := c.Budget; b != nil {
-		if b.MaxCost != "" && !carriedCost.MatchString(b.MaxCost) {
+		if b.MaxCost != "" && !decimalOK(b.MaxCost) {
 			return errors.New("the carried budget's maxCost is not a decimal")
 		}
 		if (b.MaxTokens != nil && *b.MaxTokens < 0) || (b.MaxTurns != nil && *b.MaxTurns < 0) {
@@ -289,8 +284,9 @@ func ChainBaggage(c *CarriedChain) string {
 
 var limitNamed = regexp.MustCompile(`SessionPolicy spec\.limits\.([A-Za-z]+) is`)
 
-// CarriedRefusalLimit is the limit a refusal of JudgeCarried names, when text holds one (a
-// server that speaks the extension refused what a call carried); "" otherwise.
+// CarriedRefusalLimit is the limit a refusal of JudgeCarried names, when text holds one;
+// "" otherwise. Only the server that refused reads its own words with it (our /mcp, to mark
+// the refusal in its result's _meta, RefusalMeta): a caller reads the mark, RefusedLimit.
 func CarriedRefusalLimit(text string) string {
 	if !strings.Contains(text, crossedWire) {
 		return ""
@@ -302,4 +298,47 @@ func CarriedRefusalLimit(text string) string {
 		return LimitDeadline
 	}
 	return LimitCarriedBudget
+}
+
+// A server speaking the extension marks a tool result that refuses what the call carried:
+// _meta[ChainMetaKey] = {"refused": {"limit": "maxPairRepeats"}}, the text beside it for
+// people and models. The limit is one of the Limit* names.
+
+// RefusalMeta is the _meta value under ChainMetaKey of a result refused at limit.
+func RefusalMeta(limit string) map[string]any {
+	return map[string]any{"refused": map[string]string{"limit": limit}}
+}
+
+// refusedLimits are the limits a refusal may name; any other is no refusal we know.
+var refusedLimits = map[string]bool{LimitMaxHops: true, LimitCarriedBudget: true, LimitDeadline: true,
+	LimitMaxSendsPerChain: true, LimitMaxPairRepeats: true}
+
+// RefusedLimit is the limit a peer's result marks as refused in its _meta value under
+// ChainMetaKey (v as decoded JSON, or raw JSON); "" when it marks none or one we do not
+// know. The value comes from another server: it is bounded and checked, never trusted
+// further than naming a known limit.
+func RefusedLimit(v any) string {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		if v == nil {
+			return ""
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return ""
+		}
+		raw = b
+	}
+	if len(raw) > 1024 {
+		return ""
+	}
+	var m struct {
+		Refused *struct {
+			Limit string `json:"limit"`
+		} `json:"refused"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Refused == nil || !refusedLimits[m.Refused.Limit] {
+		return ""
+	}
+	return m.Refused.Limit
 }

@@ -15,6 +15,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -221,6 +222,32 @@ func FuzzParseCarried(f *testing.F) {
 	})
 }
 
+// FuzzCarriedFromValue: a chain read from a value an SDK decoded (a map, read directly) is
+// the chain, or the refusal, that parsing its encoding gives.
+func FuzzCarriedFromValue(f *testing.F) {
+	f.Add([]byte(`{"id":"0f1e-uid","hops":2,"sends":3,"visited":["0123456789abcdef"],"budget":{"maxCost":"0.25","maxTurns":2,"maxTokens":90000},"deadline":"2026-11-29T05:00:00.5Z","root":"SessionSend/seed","seal":"0123456789abcdef0123456789abcdef"}`))
+	f.Add([]byte(`{"id":"a","hops":1,"sends":1,"budget":null,"visited":null}`))
+	f.Add([]byte(`{"ID":"a","hops":1.5,"sends":1e2,"extra":[1]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return
+		}
+		if _, ok := v.(map[string]any); !ok {
+			return
+		}
+		direct, derr := CarriedFromValue(v)
+		reencoded, _ := json.Marshal(v)
+		parsed, perr := ParseCarried(reencoded)
+		if (derr == nil) != (perr == nil) {
+			t.Fatalf("%s: read directly %v, parsed %v", raw, derr, perr)
+		}
+		if derr == nil && direct.Encode() != parsed.Encode() {
+			t.Fatalf("%s: read directly as %s, parsed as %s", raw, direct.Encode(), parsed.Encode())
+		}
+	})
+}
+
 func TestDoorSendLimits(t *testing.T) {
 	got := DoorSendLimits(&sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{DoorSendsPerCaller: ptr.To[int32](7),
 		DoorSendWindow: &metav1.Duration{Duration: 5 * time.Minute}}})
@@ -252,6 +279,38 @@ func TestCarriedRefusalLimit(t *testing.T) {
 	}
 	if got := CarriedRefusalLimit("chain limit reached: (SessionPolicy spec.limits.maxHops is 8)"); got != "" {
 		t.Errorf("a refusal of a chain that stayed home names %q", got)
+	}
+}
+
+// TestRefusedLimit: a refusal mark survives the wire (as JSON) and names a known limit only.
+func TestRefusedLimit(t *testing.T) {
+	marked := func(limit string) json.RawMessage {
+		b, err := json.Marshal(RefusalMeta(limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := map[string]struct {
+		in   any
+		want string
+	}{
+		"our mark, raw":             {marked(LimitMaxPairRepeats), LimitMaxPairRepeats},
+		"our mark, decoded":         {map[string]any{"refused": map[string]any{"limit": "maxHops"}}, LimitMaxHops},
+		"our mark, as built":        {RefusalMeta(LimitCarriedBudget), LimitCarriedBudget},
+		"nothing":                   {nil, ""},
+		"a chain, not a refusal":    {json.RawMessage(`{"id":"x","hops":2}`), ""},
+		"a limit nobody knows":      {json.RawMessage(`{"refused":{"limit":"everything"}}`), ""},
+		"not JSON":                  {json.RawMessage(`{"refused":`), ""},
+		"too long to be ours":       {json.RawMessage(`{"refused":{"limit":"maxHops"},"pad":"` + strings.Repeat("x", 2000) + `"}`), ""},
+		"text that names the limit": {"chain limit reached: (SessionPolicy spec.limits.maxHops is 8)", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := RefusedLimit(tc.in); got != tc.want {
+				t.Errorf("RefusedLimit = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

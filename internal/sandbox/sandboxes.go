@@ -22,6 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
@@ -42,8 +43,13 @@ const LastUsedAnnotation = "sessions.agents.dev/last-used"
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods/portforward,verbs=create
 
-// readyPoll is how often Acquire looks at a sandbox that is starting or resuming.
-const readyPoll = 100 * time.Millisecond
+// Acquire looks at a sandbox that is starting or resuming first after readyPollFirst, then
+// twice as long each time up to readyPoll: a warm sandbox is bound to its claim within tens
+// of milliseconds, a cold one takes seconds.
+const (
+	readyPollFirst = 5 * time.Millisecond
+	readyPoll      = 100 * time.Millisecond
+)
 
 // Sandboxes gives a sandboxed session's tool calls its sandbox: it claims one on the first
 // call, resumes a suspended one, waits until it is Ready, and keeps one sandboxd client per
@@ -81,7 +87,7 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 	if err := s.touch(ctx, claim); err != nil {
 		return nil, err
 	}
-	for {
+	for wait := readyPollFirst; ; wait = min(2*wait, readyPoll) {
 		sb, err := BoundSandbox(ctx, s.client, claim)
 		if err != nil {
 			return nil, err
@@ -100,9 +106,16 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
-		case <-s.clock.After(readyPoll):
+		case <-s.clock.After(wait):
 		}
-		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
+		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); apierrors.IsNotFound(err) {
+			continue // a claim made a moment ago may not be in the manager's cache yet
+		} else if err != nil {
+			return nil, err
+		}
+		// A turn waiting for its sandbox is not idle: a start or resume slower than
+		// idleSeconds must not have the sandbox suspended under it.
+		if err := s.touch(ctx, claim); err != nil {
 			return nil, err
 		}
 	}
@@ -135,19 +148,51 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (
 	}
 	key := client.ObjectKeyFromObject(sb)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if pc, ok := s.clients[key]; ok && pc.pod == pod.UID {
+		s.mu.Unlock()
 		return pc.client, nil
-	} else if ok {
-		_ = pc.client.Close() // the Pod it dialled is gone
 	}
+	s.mu.Unlock()
 	ns := pod.Namespace
 	c, err := sandboxd.New(func(ctx context.Context, port int) (net.Conn, error) { return s.dial(ctx, ns, name, port) }, GRPCPort, RESTPort)
 	if err != nil {
 		return nil, err
 	}
+	// A new Pod is Ready once its container started, which can be before sandboxd listens.
+	if err := s.serving(ctx, c); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("sandboxd of Pod %s/%s: %w", ns, name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pc, ok := s.clients[key]; ok {
+		if pc.pod == pod.UID { // a racing call got there first
+			_ = c.Close()
+			return pc.client, nil
+		}
+		_ = pc.client.Close() // the Pod it dialled is gone
+	}
 	s.clients[key] = podClient{pod: pod.UID, client: c}
 	return c, nil
+}
+
+// serving waits until sandboxd answers its health check, looking again after 5 ms and twice
+// as long each time up to a second; ctx bounds the wait. The gRPC connection an exec takes
+// is set up meanwhile, and tried again at once when sandboxd answers.
+func (s *Sandboxes) serving(ctx context.Context, c *sandboxd.Client) error {
+	c.Warm()
+	for wait := readyPollFirst; ; wait = min(2*wait, time.Second) {
+		err := c.Health(ctx)
+		if err == nil {
+			c.RetryNow()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not serving: %w (last: %v)", ctx.Err(), err)
+		case <-s.clock.After(wait):
+		}
+	}
 }
 
 // Forget closes the client of a Sandbox that was released.

@@ -34,7 +34,7 @@ func (t *turn) callModel(ctx context.Context, purpose budget.Purpose, req provid
 	}
 	call := t.budgetCall(purpose)
 	if err := gate.Judge(ctx, call); err != nil {
-		return nil, err
+		return nil, t.askForBudget(ctx, err)
 	}
 	resp, err := t.prov.Complete(ctx, req)
 	gate.Charge(ctx, call, t.received(resp))
@@ -45,7 +45,7 @@ func (t *turn) callModel(ctx context.Context, purpose budget.Purpose, req provid
 func (t *turn) budgetCall(purpose budget.Purpose) budget.Call {
 	o := t.req.Owner
 	return budget.Call{Namespace: t.req.Namespace, Turn: t.req.ID, OwnerKind: o.Kind, Owner: o.NamespacedName,
-		OwnerUID: OwnerUIDOf(t.req.ID), Purpose: purpose}
+		OwnerUID: OwnerUIDOf(t.req.ID), Purpose: purpose, Currency: t.currency()}
 }
 
 // received is what a model call's answer used, priced with the turn's Agent's pricing

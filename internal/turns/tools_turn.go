@@ -160,8 +160,8 @@ func mcpTool(set *mcptools.Set, mt mcptools.Tool) *tool {
 				return nil, err
 			}
 			r := set.CallCarrying(ctx, mt.Name, c.args, carry)
-			if limit := policy.CarriedRefusalLimit(r.Text); r.IsError && limit != "" {
-				c.warnChainRoot(ctx, carry, limit)
+			if r.IsError && r.ChainRefused != "" {
+				c.warnChainRoot(ctx, carry, r.ChainRefused)
 			}
 			return toolText{text: r.Text, isErr: r.IsError}, nil
 		},

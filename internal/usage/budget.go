@@ -125,18 +125,99 @@ func StopReason(why string) bool {
 // or "the run tree of subagentrun/a". A cost in another currency than the limit's is not
 // compared (the budget is in the Agents' one currency).
 func Exceeded(b sessionsv1alpha1.Budget, spent Spent, whose string) string {
+	r, _, _, over := Over(b, spent)
+	switch {
+	case !over:
+		return ""
+	case r == sessionsv1alpha1.BudgetCost:
+		return fmt.Sprintf(exceededPrefix+"%s cost %s of its maxCost %q", whose, FormatNanos(spent.CostNanos), b.MaxCost)
+	case r == sessionsv1alpha1.BudgetTokens:
+		return fmt.Sprintf(exceededPrefix+"%s used %d tokens of its maxTokens %d", whose, spent.Tokens, *b.MaxTokens)
+	default:
+		return fmt.Sprintf(exceededPrefix+"%s would begin turn %d, over its maxTurns %d", whose, spent.Turns, *b.MaxTurns)
+	}
+}
+
+// Over is the first limit of b that spent reached, in Exceeded's order: its resource, what
+// was used of it and the limit, in the resource's unit (cost in nano-units; turns are those
+// begun before the one about to begin); over is false when spent is within b.
+func Over(b sessionsv1alpha1.Budget, spent Spent) (r sessionsv1alpha1.BudgetResource, used, limit int64, over bool) {
 	if b.MaxCost != "" {
 		if limit, err := ParseNanos(b.MaxCost); err == nil && spent.CostNanos >= limit {
-			return fmt.Sprintf(exceededPrefix+"%s cost %s of its maxCost %q", whose, FormatNanos(spent.CostNanos), b.MaxCost)
+			return sessionsv1alpha1.BudgetCost, spent.CostNanos, limit, true
 		}
 	}
 	if b.MaxTokens != nil && spent.Tokens >= *b.MaxTokens {
-		return fmt.Sprintf(exceededPrefix+"%s used %d tokens of its maxTokens %d", whose, spent.Tokens, *b.MaxTokens)
+		return sessionsv1alpha1.BudgetTokens, spent.Tokens, *b.MaxTokens, true
 	}
 	if b.MaxTurns != nil && spent.Turns > int64(*b.MaxTurns) {
-		return fmt.Sprintf(exceededPrefix+"%s would begin turn %d, over its maxTurns %d", whose, spent.Turns, *b.MaxTurns)
+		return sessionsv1alpha1.BudgetTurns, spent.Turns - 1, int64(*b.MaxTurns), true
 	}
-	return ""
+	return "", 0, 0, false
+}
+
+// Of is the amount of resource r in s (cost in nano-units).
+func (s Spent) Of(r sessionsv1alpha1.BudgetResource) int64 {
+	switch r {
+	case sessionsv1alpha1.BudgetCost:
+		return s.CostNanos
+	case sessionsv1alpha1.BudgetTokens:
+		return s.Tokens
+	default:
+		return s.Turns
+	}
+}
+
+// LimitOf is b's limit of resource r in its unit (cost in nano-units); 0 when b sets none.
+func LimitOf(b sessionsv1alpha1.Budget, r sessionsv1alpha1.BudgetResource) int64 {
+	switch {
+	case r == sessionsv1alpha1.BudgetCost:
+		n, _ := ParseNanos(b.MaxCost)
+		return n
+	case r == sessionsv1alpha1.BudgetTokens && b.MaxTokens != nil:
+		return *b.MaxTokens
+	case r == sessionsv1alpha1.BudgetTurns && b.MaxTurns != nil:
+		return int64(*b.MaxTurns)
+	}
+	return 0
+}
+
+// Grant is more of resource r as a Spent (cost in nano-units).
+func Grant(r sessionsv1alpha1.BudgetResource, more int64) Spent {
+	switch r {
+	case sessionsv1alpha1.BudgetCost:
+		return Spent{CostNanos: more}
+	case sessionsv1alpha1.BudgetTokens:
+		return Spent{Tokens: more}
+	default:
+		return Spent{Turns: more}
+	}
+}
+
+// ParseAmount reads an amount of resource r as a ToolApproval's spec.budget writes it: a
+// decimal for cost (in nano-units), a whole number for tokens and turns.
+func ParseAmount(r sessionsv1alpha1.BudgetResource, s string) (int64, error) {
+	if r == sessionsv1alpha1.BudgetCost {
+		return ParseNanos(s)
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// Raise is b with more added to each limit b sets (what people approved beyond it); a
+// limit b does not set stays unset.
+func Raise(b sessionsv1alpha1.Budget, more Spent) sessionsv1alpha1.Budget {
+	if more.CostNanos > 0 && b.MaxCost != "" {
+		if n, err := ParseNanos(b.MaxCost); err == nil {
+			b.MaxCost = FormatNanos(n + more.CostNanos)
+		}
+	}
+	if more.Tokens > 0 && b.MaxTokens != nil {
+		b.MaxTokens = ptr.To(*b.MaxTokens + more.Tokens)
+	}
+	if more.Turns > 0 && b.MaxTurns != nil {
+		b.MaxTurns = ptr.To(int32(min(int64(*b.MaxTurns)+more.Turns, 1<<31-1)))
+	}
+	return b
 }
 
 // WindowStart is the start of the budget window holding now: windows are aligned on

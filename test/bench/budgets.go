@@ -36,7 +36,7 @@ func benchBudgets() *sessionsv1alpha1.Budgets {
 	}
 	return &sessionsv1alpha1.Budgets{
 		Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxCost: "1000000", MaxTokens: ptr.To[int64](1_000_000_000_000)},
-		PerSend:   &sessionsv1alpha1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)},
-		PerRun:    &sessionsv1alpha1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)},
+		PerSend:   &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)}},
+		PerRun:    &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxCost: "1000", MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](1000)}},
 	}
 }

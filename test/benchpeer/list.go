@@ -162,7 +162,7 @@ func createOurSessions(ctx context.Context, p *peers, n int) error {
 					Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: ourAgent, Channel: "webchat", ChatType: sessionsv1alpha1.ChatTypeGroup,
 						DisplayName: "group " + strconv.Itoa(i)},
 				}
-				if err := p.cl.Create(ctx, s); err != nil {
+				if err := createRetrying(ctx, p.cl, s); err != nil {
 					once.Do(func() { firstErr = err })
 					return
 				}

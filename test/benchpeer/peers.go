@@ -25,10 +25,13 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -167,11 +170,27 @@ func ensureOurSession(ctx context.Context, cl client.Client, i int) error {
 		ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(ourKey(i)), Namespace: peerNS},
 		Spec:       sessionsv1alpha1.AgentSessionSpec{Key: ourKey(i), AgentID: ourAgent, ChatType: sessionsv1alpha1.ChatTypeGroup},
 	}
-	if err := client.IgnoreAlreadyExists(cl.Create(ctx, s)); err != nil {
+	if err := createRetrying(ctx, cl, s); err != nil {
 		return err
 	}
 	_, err := ourSessionID(ctx, cl, i)
 	return err
+}
+
+// createBackoff spans about 25 s: a loaded machine's API server may fail a webhook call
+// (its 5 s timeout, a broken connection) or shed load for that long.
+var createBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 8}
+
+// createRetrying creates o, again after an error the API server may not repeat (a failed
+// webhook call, a timeout, too many requests); o already there is created.
+func createRetrying(ctx context.Context, cl client.Client, o client.Object) error {
+	transient := func(err error) bool {
+		return apierrors.IsInternalError(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+			apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err)
+	}
+	return retry.OnError(createBackoff, transient, func() error {
+		return client.IgnoreAlreadyExists(cl.Create(ctx, o))
+	})
 }
 
 // ourSessionID waits up to 2 minutes for our session i's transcript and returns its id.

@@ -149,8 +149,8 @@ func (e *env) crashFixtures(t *testing.T, ns, sinkURL string) {
 			// Budgets on, generous: every check runs under the faults and none may stop work.
 			Budgets: &sessionsv1alpha1.Budgets{
 				Namespace: &sessionsv1alpha1.NamespaceBudget{Window: metav1.Duration{Duration: 24 * time.Hour}, MaxTokens: ptr.To[int64](1_000_000_000_000)},
-				PerSend:   &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
-				PerRun:    &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)},
+				PerSend:   &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)}},
+				PerRun:    &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](100_000_000), MaxTurns: ptr.To[int32](100)}},
 			},
 		}},
 		compacting(agent("bob", sessionsv1alpha1.ScriptRule{Match: "^Compaction step", Reply: "summary"},

@@ -121,7 +121,7 @@ func TestOperatorInCluster(t *testing.T) {
 		{"a send survives its Pod being deleted, every message once", podDeletedMidSend},
 		{"an upgrade to a new image tag keeps sessions and transcripts", upgrade},
 		{"uninstall, then install the Helm chart", helmInstall},
-		{"two shards: sends, the front, a shard's Pod deleted", twoShards},
+		{"two shards: sends, the front, a loop between shards, a shard's Pod deleted", twoShards},
 	}
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.fn(ctx, t) }) {

@@ -164,7 +164,8 @@ func transcriptDirs(t *testing.T, dir, ns string) []string {
 }
 
 // twoShards upgrades the Helm release to shards: 2 (a StatefulSet, a volume and a Service
-// per shard) and proves the shard front and a shard's failover under the real kubelet.
+// per shard) and proves the shard front, a loop between shards stopped by the chain
+// limits, and a shard's failover under the real kubelet.
 func twoShards(ctx context.Context, t *testing.T) {
 	dirs := shardPVs(ctx, t)
 	helm(ctx, t, "upgrade", "agent-session-operator", filepath.Join(cl.RepoRoot, "dist", "chart"),
@@ -213,6 +214,8 @@ func twoShards(ctx context.Context, t *testing.T) {
 	waitReply(ctx, t, ns1, "second", "echo: hello again")
 	mcpThroughFront(ctx, t, front, ns1, reader)
 	searchAndA2AThroughFront(ctx, t, front, ns0, ns1, reader)
+	// Two Agents on different shards calling each other's /a2a stop at the in-cluster limits.
+	shardLoop(ctx, t, ns0, ns1)
 
 	// Shard 1's Pod deleted while a send in its namespace runs.
 	pod1 := statefulSet + "-1"

@@ -69,8 +69,8 @@ var _ = Describe("budgets at admission", Ordered, func() {
 		Expect(k8s.Create(ctx, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
 			Spec: sessionsv1alpha1.SessionPolicySpec{Budgets: &sessionsv1alpha1.Budgets{
 				Namespace: &sessionsv1alpha1.NamespaceBudget{Window: window, MaxCost: "50", MaxTokens: ptr.To[int64](5000000)},
-				PerSend:   &sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](200000), MaxTurns: ptr.To[int32](20)},
-				PerRun:    &sessionsv1alpha1.Budget{MaxCost: "5", MaxTokens: ptr.To[int64](1000000), MaxTurns: ptr.To[int32](200)},
+				PerSend:   &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxCost: "1", MaxTokens: ptr.To[int64](200000), MaxTurns: ptr.To[int32](20)}},
+				PerRun:    &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxCost: "5", MaxTokens: ptr.To[int64](1000000), MaxTurns: ptr.To[int32](200)}},
 			}}})).To(Succeed())
 	})
 

@@ -241,7 +241,7 @@ var _ = Describe("a storm of agents that call each other across the wire", func(
 	It("stops a run tree delegating over A2A at its perRun budget, counting both sides' turns", func() {
 		ns := ringOf(&sessionsv1alpha1.SessionPolicySpec{
 			Limits:  &sessionsv1alpha1.ChainLimits{MaxPairRepeats: ptr.To[int32](1000)},
-			Budgets: &sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](4)}}},
+			Budgets: &sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](4)}}}},
 			doorCaller, a2aPeer(doors), "a", "b")
 		run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "r1", Namespace: ns},
 			Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "go"}}

@@ -26,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -46,11 +47,7 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 	cfg, c, kubeconfig := startControlPlane(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	token := tokenFor(t, ctx, cfg, "console-approver",
-		rbacv1.PolicyRule{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
-			Resources: []string{"agentsessions", "agentsessions/transcript", "sessionsends", "subagentruns"}},
-		rbacv1.PolicyRule{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch", "patch", sessionsv1alpha1.VerbApprove},
-			Resources: []string{"toolapprovals"}})
+	token := approverToken(t, ctx, cfg, "console-approver")
 
 	for id, key := range map[string]string{"s-main": mainKey, "s-ops": groupKey, "s-c1": child1} {
 		createSession(t, ctx, c, key, "", sessionsv1alpha1.AgentSessionStatus{SessionID: id})
@@ -167,6 +164,16 @@ func TestConsoleApprovalsInChromium(t *testing.T) {
 	fitsNarrow(t, run, shot("console-approvals-narrow.png"))
 }
 
+// approverToken is the token of a person who reads sessions, sends and runs and decides
+// ToolApprovals (the verb approve).
+func approverToken(t *testing.T, ctx context.Context, cfg *rest.Config, name string) string {
+	return tokenFor(t, ctx, cfg, name,
+		rbacv1.PolicyRule{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch"},
+			Resources: []string{"agentsessions", "agentsessions/transcript", "sessionsends", "subagentruns"}},
+		rbacv1.PolicyRule{APIGroups: []string{sessionsv1alpha1.GroupVersion.Group}, Verbs: []string{"get", "list", "watch", "patch", sessionsv1alpha1.VerbApprove},
+			Resources: []string{"toolapprovals"}})
+}
+
 // createApproval makes a ToolApproval waiting for a person, as the manager does: the object,
 // then its Pending status.
 func createApproval(t *testing.T, ctx context.Context, c client.Client, name, key, tool, args string) {
@@ -211,4 +218,60 @@ func decided(t *testing.T, ctx context.Context, c client.Client, name string, d 
 		}
 		time.Sleep(testenv.Interval)
 	}
+}
+
+// TestConsoleBudgetApprovalsInChromium is a person deciding budgets in the console: a send
+// at its budget (ToolApproval of kind Budget) shows what it asks, not a tool and arguments,
+// whether listed at sign-in (approvals_list) or arriving live (an event's object), and is
+// approved like a tool call.
+func TestConsoleBudgetApprovalsInChromium(t *testing.T) {
+	cfg, c, kubeconfig := startControlPlane(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	token := approverToken(t, ctx, cfg, "console-budget-approver")
+	createSession(t, ctx, c, mainKey, "", sessionsv1alpha1.AgentSessionStatus{SessionID: "s-main"})
+	const asks = "send s1 spent 1.00 of 1.00 USD; approve to allow 0.50 more"
+	createBudgetApproval(t, ctx, c, "tap-budget", asks)
+	a := sidecartest.Start(t, transcriptstore.SidecarConfig{DefaultNamespace: "default", Kubeconfig: kubeconfig})
+	item := func(name string) string { return `#approvals li[data-name="` + name + `"]` }
+	run := signedIn(t, ctx, a.Public, token, chromedp.WaitVisible(item("tap-budget"), chromedp.ByQuery))
+
+	var what, shown string
+	run("read the budget's entry",
+		chromedp.Text(item("tap-budget")+" .what strong", &what, chromedp.ByQuery),
+		chromedp.Text(item("tap-budget")+" pre.budget", &shown, chromedp.ByQuery))
+	if what != "More budget" || shown != asks {
+		t.Errorf("the budget's entry shows %q and %q, want %q and %q", what, shown, "More budget", asks)
+	}
+	const later = "run tree r1 spent 2000 of 2000 tokens; approve to allow 1000 more"
+	createBudgetApproval(t, ctx, c, "tap-budget-late", later)
+	run("a budget's ask arrives live",
+		chromedp.WaitVisible(item("tap-budget-late"), chromedp.ByQuery),
+		chromedp.Text(item("tap-budget-late")+" pre.budget", &shown, chromedp.ByQuery))
+	if shown != later {
+		t.Errorf("the live budget's entry shows %q, want %q", shown, later)
+	}
+	run("approve the budget",
+		chromedp.Focus(item("tap-budget")+` button[aria-label="Approve tap-budget"]`, chromedp.ByQuery),
+		chromedp.KeyEvent(kb.Enter))
+	decided(t, ctx, c, "tap-budget", sessionsv1alpha1.DecisionApproved, "")
+	setPhase(t, ctx, c, "tap-budget", sessionsv1alpha1.ApprovalApproved)
+	run("the decided budget leaves", chromedp.WaitNotPresent(item("tap-budget"), chromedp.ByQuery))
+}
+
+// createBudgetApproval makes a ToolApproval of kind Budget waiting for a person, as the
+// manager does when a send reaches a budget whose SessionPolicy says onExceeded: Ask.
+func createBudgetApproval(t *testing.T, ctx context.Context, c client.Client, name, message string) {
+	t.Helper()
+	ta := &sessionsv1alpha1.ToolApproval{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: sessionsv1alpha1.ToolApprovalSpec{
+		Kind: sessionsv1alpha1.ApprovalKindBudget, SessionKey: mainKey, AgentID: "main",
+		Owner:     sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "s1"},
+		ExpiresAt: metav1.NewTime(time.Now().Add(10 * time.Minute)),
+		Budget: &sessionsv1alpha1.BudgetApproval{BudgetOf: sessionsv1alpha1.ApprovalOwner{Kind: "SessionSend", Name: "s1"},
+			Resource: sessionsv1alpha1.BudgetCost, Spent: "1.00", Limit: "1.00", More: "0.50", Currency: "USD", Message: message},
+	}}
+	if err := c.Create(ctx, ta); err != nil {
+		t.Fatal(err)
+	}
+	setPhase(t, ctx, c, name, sessionsv1alpha1.ApprovalPending)
 }

@@ -631,13 +631,16 @@
 
   // approvalOf is what the page keeps of an approval, from an approvals_list row or from
   // an event's object.
+  // A budget's approval (kind Budget: a send or run tree at its budget, the SessionPolicy's
+  // onExceeded: Ask) has no tool: it shows what it asks instead of arguments.
   function approvalOf(r) {
-    return { name: r.name, tool: r.tool, args: r.arguments || "", sessionKey: r.sessionKey, owner: r.owner, created: r.createdAt, expires: r.expiresAt };
+    return { name: r.name, kind: r.kind || "Tool", tool: r.tool || "", budget: r.budget ? r.budget.message || "" : "",
+      args: r.arguments || "", sessionKey: r.sessionKey, owner: r.owner, created: r.createdAt, expires: r.expiresAt };
   }
   function approvalOfObject(o) {
     const spec = o.spec || {}, owner = spec.owner || {};
-    return approvalOf({ name: o.metadata.name, tool: spec.tool, arguments: spec.arguments, sessionKey: spec.sessionKey,
-      owner: owner.kind + "/" + owner.name, createdAt: o.metadata.creationTimestamp, expiresAt: spec.expiresAt });
+    return approvalOf({ name: o.metadata.name, kind: spec.kind, tool: spec.tool, budget: spec.budget, arguments: spec.arguments,
+      sessionKey: spec.sessionKey, owner: owner.kind + "/" + owner.name, createdAt: o.metadata.creationTimestamp, expiresAt: spec.expiresAt });
   }
 
   // loadApprovals lists what waits at sign-in (and after a reset). An approval that ended
@@ -740,7 +743,8 @@
     const head = document.createElement("p");
     head.className = "what";
     const tool = document.createElement("strong");
-    tool.textContent = a.tool;
+    const budget = a.kind === "Budget";
+    tool.textContent = budget ? "More budget" : a.tool;
     head.append(tool, " in ");
     const open = document.createElement("button");
     open.type = "button";
@@ -757,8 +761,9 @@
     const pre = document.createElement("pre");
     pre.className = "args";
     pre.tabIndex = 0; // it may scroll: the keyboard must reach it
-    pre.setAttribute("aria-label", "Arguments of " + a.name);
-    pre.textContent = argsText(a.args);
+    pre.setAttribute("aria-label", (budget ? "What " + a.name + " asks" : "Arguments of " + a.name));
+    if (budget) pre.classList.add("budget");
+    pre.textContent = budget ? a.budget : argsText(a.args);
 
     const approve = document.createElement("button");
     approve.type = "button";
