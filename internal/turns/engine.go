@@ -22,15 +22,12 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/approval"
 	"github.com/agent-sessions/agent-session-operator/internal/budget"
 	"github.com/agent-sessions/agent-session-operator/internal/egress"
@@ -320,40 +317,6 @@ func (e *Engine) Owners() int {
 	return len(e.owners)
 }
 
-// Wake implements Runner.
-func (e *Engine) Wake(kind string) <-chan event.GenericEvent {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.wakeLocked(kind)
-}
-
-func (e *Engine) wakeLocked(kind string) chan event.GenericEvent {
-	ch, ok := e.wake[kind]
-	if !ok {
-		ch = make(chan event.GenericEvent, e.opts.WakeBuffer)
-		e.wake[kind] = ch
-	}
-	return ch
-}
-
-// send delivers a wake event; a full buffer must not stall the lane, so the event then waits
-// in its own goroutine until it is taken or the engine stops.
-func (e *Engine) send(ch chan event.GenericEvent, ev event.GenericEvent) {
-	select {
-	case ch <- ev:
-		return
-	default:
-	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		select {
-		case ch <- ev:
-		case <-e.base.Done():
-		}
-	}()
-}
-
 // finish records a turn's outcome and wakes its owner.
 func (e *Engine) finish(j *job, res TurnResult) {
 	e.mu.Lock()
@@ -362,26 +325,6 @@ func (e *Engine) finish(j *job, res TurnResult) {
 	ch := e.wakeLocked(j.req.Owner.Kind)
 	e.mu.Unlock()
 	e.send(ch, event.GenericEvent{Object: ownerObject(j.req.Owner)})
-}
-
-// ownerObject is the object of a wake event; only its namespace and name matter to
-// handler.EnqueueRequestForObject.
-func ownerObject(o Owner) client.Object {
-	meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
-	switch o.Kind {
-	case OwnerSessionSend:
-		return &sessionsv1alpha1.SessionSend{ObjectMeta: meta}
-	case OwnerSubagentRun:
-		return &sessionsv1alpha1.SubagentRun{ObjectMeta: meta}
-	case OwnerAgentSession:
-		return &sessionsv1alpha1.AgentSession{ObjectMeta: meta}
-	}
-	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
-}
-
-// sessionObject is the object of a session's wake event (its namespace and name).
-func sessionObject(key types.NamespacedName) event.GenericEvent {
-	return event.GenericEvent{Object: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}}
 }
 
 // now is the engine clock's time.

@@ -19,7 +19,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
+
+// How the engine tells the controllers: a wake event on the Wake channel of an owner's kind
+// when its turn ended (finish), and on WakeAgentSession when a session's report changed; the
+// session's report itself waits here until its controller has written it.
 
 // WakeAgentSession is the kind of Wake whose events name sessions with a new report: the
 // AgentSession controller watches it and writes the report into the session's status.
@@ -113,4 +121,58 @@ func (e *Engine) reportTurn(t *turn) {
 			r.ContextTokens = t.lastInput
 		}
 	})
+}
+
+// Wake implements Runner.
+func (e *Engine) Wake(kind string) <-chan event.GenericEvent {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.wakeLocked(kind)
+}
+
+func (e *Engine) wakeLocked(kind string) chan event.GenericEvent {
+	ch, ok := e.wake[kind]
+	if !ok {
+		ch = make(chan event.GenericEvent, e.opts.WakeBuffer)
+		e.wake[kind] = ch
+	}
+	return ch
+}
+
+// send delivers a wake event; a full buffer must not stall the lane, so the event then waits
+// in its own goroutine until it is taken or the engine stops.
+func (e *Engine) send(ch chan event.GenericEvent, ev event.GenericEvent) {
+	select {
+	case ch <- ev:
+		return
+	default:
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		select {
+		case ch <- ev:
+		case <-e.base.Done():
+		}
+	}()
+}
+
+// ownerObject is the object of a wake event; only its namespace and name matter to
+// handler.EnqueueRequestForObject.
+func ownerObject(o Owner) client.Object {
+	meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}
+	switch o.Kind {
+	case OwnerSessionSend:
+		return &sessionsv1alpha1.SessionSend{ObjectMeta: meta}
+	case OwnerSubagentRun:
+		return &sessionsv1alpha1.SubagentRun{ObjectMeta: meta}
+	case OwnerAgentSession:
+		return &sessionsv1alpha1.AgentSession{ObjectMeta: meta}
+	}
+	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
+}
+
+// sessionObject is the object of a session's wake event (its namespace and name).
+func sessionObject(key types.NamespacedName) event.GenericEvent {
+	return event.GenericEvent{Object: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}}
 }
