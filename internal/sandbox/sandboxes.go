@@ -16,6 +16,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -42,18 +44,21 @@ const LastUsedAnnotation = "sessions.agents.dev/last-used"
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods/portforward,verbs=create
 
-// readyPoll is how often Acquire looks at a sandbox that is starting or resuming.
-const readyPoll = 100 * time.Millisecond
+// ErrCannotStart is the error of a sandbox that failed and that waiting will not mend.
+var ErrCannotStart = errors.New("the sandbox cannot start")
 
 // Sandboxes gives a sandboxed session's tool calls its sandbox: it claims one on the first
 // call, resumes a suspended one, waits until it is Ready, and keeps one sandboxd client per
 // sandbox Pod. It is the manager's one instance, given to the turn engine at construction.
+// Its waits are woken by the informer cache's events on claims and Sandboxes, never by a
+// timer.
 type Sandboxes struct {
 	client client.Client
 	// pods reads Pods uncached: the manager keeps no informer on every Pod of the cluster.
-	pods  client.Reader
-	dial  PodDial
-	clock clock.Clock
+	pods    client.Reader
+	dial    PodDial
+	clock   clock.Clock
+	changes *changes
 
 	mu      sync.Mutex
 	clients map[types.NamespacedName]podClient // by Sandbox
@@ -65,15 +70,38 @@ type podClient struct {
 	client *sandboxd.Client
 }
 
-// NewSandboxes returns the sandboxes of c's cluster, their Pods read with pods, reached
-// through dial.
-func NewSandboxes(c client.Client, pods client.Reader, dial PodDial, clk clock.Clock) *Sandboxes {
-	return &Sandboxes{client: c, pods: pods, dial: dial, clock: clk, clients: map[types.NamespacedName]podClient{}}
+// NewSandboxes returns the sandboxes of c's cluster, c reading claims and Sandboxes from
+// the cache of informers, their Pods read with pods, reached through dial.
+func NewSandboxes(ctx context.Context, c client.Client, informers cache.Informers, pods client.Reader, dial PodDial, clk clock.Clock) (*Sandboxes, error) {
+	s := &Sandboxes{client: c, pods: pods, dial: dial, clock: clk, changes: newChanges(), clients: map[types.NamespacedName]podClient{}}
+	if err := s.changes.watch(ctx, informers); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Acquire returns a client of the session's sandbox, ready for a tool call, claiming or
 // resuming it first; ctx bounds the wait.
 func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) (*sandboxd.Client, error) {
+	changed, stop := s.changes.subscribe(types.NamespacedName{Namespace: session.Namespace, Name: ClaimName(session)})
+	defer stop()
+	for {
+		c, err := s.Ready(ctx, agent, session)
+		if c != nil || err != nil {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// Ready is one look of Acquire: it claims the session's sandbox or resumes it, and returns
+// a client of it when it is ready now, nil (and no error) while it is on its way. A
+// reconciler calls it and looks again when the claim changes.
+func (s *Sandboxes) Ready(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) (*sandboxd.Client, error) {
 	claim, err := EnsureClaim(ctx, s.client, session, agent)
 	if err != nil {
 		return nil, err
@@ -81,31 +109,23 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 	if err := s.touch(ctx, claim); err != nil {
 		return nil, err
 	}
-	for {
-		sb, err := BoundSandbox(ctx, s.client, claim)
-		if err != nil {
-			return nil, err
-		}
-		if sb != nil && sb.Spec.OperatingMode == sandboxv1beta1.SandboxOperatingModeSuspended {
-			if err := SetMode(ctx, s.client, sb, sandboxv1beta1.SandboxOperatingModeRunning); err != nil {
-				return nil, fmt.Errorf("resume the sandbox: %w", err)
-			}
-		}
-		switch phase, msg := Phase(claim, sb); phase {
-		case sessionsv1alpha1.SandboxFailed:
-			return nil, fmt.Errorf("the sandbox cannot start: %s", msg)
-		case sessionsv1alpha1.SandboxReady:
-			return s.clientFor(ctx, sb)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
-		case <-s.clock.After(readyPoll):
-		}
-		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
-			return nil, err
-		}
+	sb, err := BoundSandbox(ctx, s.client, claim)
+	if err != nil {
+		return nil, err
 	}
+	if sb != nil && sb.Spec.OperatingMode == sandboxv1beta1.SandboxOperatingModeSuspended {
+		if err := SetMode(ctx, s.client, sb, sandboxv1beta1.SandboxOperatingModeRunning); err != nil {
+			return nil, fmt.Errorf("resume the sandbox: %w", err)
+		}
+		return nil, nil
+	}
+	switch phase, msg := Phase(claim, sb); phase {
+	case sessionsv1alpha1.SandboxFailed:
+		return nil, fmt.Errorf("%w: %s", ErrCannotStart, msg)
+	case sessionsv1alpha1.SandboxReady:
+		return s.clientFor(ctx, sb)
+	}
+	return nil, nil
 }
 
 // touch stamps the claim's last use, at most every few seconds (a write per tool call would
