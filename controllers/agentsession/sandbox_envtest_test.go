@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
@@ -50,7 +51,7 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr) }
-	if err := (&agent.AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Sandbox: &agent.SandboxOptions{Image: "example/sandbox:1"}}).SetupWith(b(), nil); err != nil {
+	if err := (&agent.AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Sandbox: &agent.SandboxOptions{Image: "example/sandbox:1", PodRecheck: time.Second}}).SetupWith(b(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := (&AgentSessionReconciler{Client: mgr.GetClient(), Store: transcripttest.NewMemoryStore(),
@@ -101,6 +102,27 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		st := session.Status.Sandbox
 		return st != nil && st.Claim == claim.Name && st.Sandbox != "" && st.LastUsed != nil, err
 	})
+	// The kubelet cannot pull the image: the Agent's Ready says so, as the spawn guard will.
+	pod := &corev1.Pod{}
+	testenv.Eventually(t, "the sandbox's Pod", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: session.Status.Sandbox.Sandbox}, pod)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: sandbox.ContainerName, Image: "example/sandbox:1",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "example/sandbox:1"`}}}}
+	if err := c.Status().Update(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	readyReason := func(a *sessionsv1alpha1.Agent) string {
+		if cond := meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady); cond != nil {
+			return cond.Reason
+		}
+		return ""
+	}
+	testenv.Eventually(t, "Ready=False SandboxImagePullFailed", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
+		return readyReason(agent) == sessionsv1alpha1.ReasonSandboxImagePullFailed, err
+	})
 	testenv.Eventually(t, "the idle sandbox suspended", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(session), session)
 		return session.Status.Sandbox != nil && session.Status.Sandbox.Phase == sessionsv1alpha1.SandboxSuspended, err
@@ -109,6 +131,11 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: session.Status.Sandbox.Sandbox}, sb); err != nil || sb.Spec.OperatingMode != sandboxv1beta1.SandboxOperatingModeSuspended {
 		t.Fatalf("Sandbox %v: operatingMode %q, want Suspended", err, sb.Spec.OperatingMode)
 	}
+
+	testenv.Eventually(t, "the Agent Ready again once the failing Pod is gone", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
+		return readyReason(agent) == "ProviderConfigured", err
+	})
 
 	patchSession := client.MergeFrom(session.DeepCopy())
 	session.Status.Phase = sessionsv1alpha1.SessionArchived

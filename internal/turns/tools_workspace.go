@@ -54,8 +54,12 @@ type (
 
 // folderWorkspace lists and reads the folder dir.
 func folderWorkspace(dir string) (workspaceLister, workspaceReader) {
-	return func(_ context.Context, _ *toolCall, p string, depth int) (any, error) { return listWorkspace(dir, p, depth) },
-		func(_ context.Context, _ *toolCall, p string, offset, n int64) (any, error) { return readWorkspace(dir, p, offset, n) }
+	return func(_ context.Context, _ *toolCall, p string, depth int) (any, error) {
+			return listWorkspace(dir, p, depth)
+		},
+		func(_ context.Context, _ *toolCall, p string, offset, n int64) (any, error) {
+			return readWorkspace(dir, p, offset, n)
+		}
 }
 
 func workspaceListTool(list workspaceLister) *tool {
