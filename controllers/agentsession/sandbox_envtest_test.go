@@ -147,6 +147,37 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		return apierrors.IsNotFound(err), err
 	})
 
+	// Deleting a session (by hand, or its run's cleanup: delete) releases its claim through
+	// its finalizer; a claim whose session is gone is swept (envtest has no garbage
+	// collector, so nothing else would delete either).
+	s2 := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s2", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:coder:second", AgentID: "coder", Sandboxed: true}}
+	if err := c.Create(ctx, s2); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "s2 carries its finalizer", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(s2), s2)
+		return len(s2.Finalizers) > 0, err
+	})
+	claim2, err := sandbox.EnsureClaim(ctx, c, s2, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "ghost", Namespace: "team", UID: "0000-gone"}}
+	orphan := sandbox.Claim(ghost, agent)
+	if err := c.Create(ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, s2); err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range []*sandboxextv1beta1.SandboxClaim{claim2, orphan} {
+		testenv.Eventually(t, "claim "+cl.Name+" released", func() (bool, error) {
+			err := c.Get(ctx, client.ObjectKeyFromObject(cl), &sandboxextv1beta1.SandboxClaim{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+	}
+
 	named := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "kata", Namespace: "team"},
 		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
 	named.Spec.Sandbox.Enabled = true
