@@ -117,6 +117,11 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, err
 	}
 	res = earlier(res, sbRes)
+	if sb := s.Status.Sandbox; sb != nil && sb.Phase == sessionsv1alpha1.SandboxFailed {
+		// Its tools cannot run until something changes (the Agent's image, its RuntimeClass):
+		// Ready=False and Stalled, so kstatus and Argo CD say so.
+		setSessionReady(s, metav1.ConditionFalse, "SandboxFailed", "the sandbox cannot start: "+sb.Message)
+	}
 	rep, reported := r.report(req.NamespacedName)
 	if reported {
 		if err := r.applyReport(ctx, s, rep); err != nil {

@@ -16,6 +16,9 @@ package agentsession
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,9 +26,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,6 +39,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers/agent"
+	"github.com/agent-sessions/agent-session-operator/internal/argocdhealth"
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
@@ -176,6 +183,39 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 			err := c.Get(ctx, client.ObjectKeyFromObject(cl), &sandboxextv1beta1.SandboxClaim{})
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
+	}
+
+	// A claim on a warm pool that does not exist cannot start: the session says so in its
+	// status.sandbox, and its Ready=False/Stalled read as Failed by kstatus and Degraded by
+	// the Argo CD health script.
+	s3 := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s3", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:nopool:main", AgentID: "nopool", Sandboxed: true}}
+	if err := c.Create(ctx, s3); err != nil {
+		t.Fatal(err)
+	}
+	nopool := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "nopool", Namespace: "team"}}
+	if _, err := sandbox.EnsureClaim(ctx, c, s3, nopool); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the session's sandbox Failed and the session Stalled", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(s3), s3)
+		return s3.Status.Sandbox != nil && s3.Status.Sandbox.Phase == sessionsv1alpha1.SandboxFailed &&
+			meta.IsStatusConditionTrue(s3.Status.Conditions, sessionsv1alpha1.ConditionStalled), err
+	})
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := kstatus.Compute(&unstructured.Unstructured{Object: obj}); err != nil || res.Status != kstatus.FailedStatus {
+		t.Errorf("kstatus of a session whose sandbox cannot start = %+v, %v; want Failed", res, err)
+	}
+	script, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "argocd", "health.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj["kind"] = "AgentSession"
+	if h, err := argocdhealth.Evaluate(string(script), obj); err != nil || h.Status != "Degraded" || !strings.Contains(h.Message, "SandboxFailed") {
+		t.Errorf("Argo CD health of a session whose sandbox cannot start = %+v, %v; want Degraded, SandboxFailed", h, err)
 	}
 
 	named := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "kata", Namespace: "team"},
