@@ -25,7 +25,7 @@ import (
 )
 
 // sessions_spawn's arguments: task is required (nothing is created without one); the
-// reserved attachAs hint is validated and recorded on the run, never dropped.
+// attachAs is validated and recorded on the run, never dropped.
 func TestSpawnArguments(t *testing.T) {
 	agent := &sessionsv1alpha1.Agent{}
 	agent.Name, agent.Namespace = "bob", ns
