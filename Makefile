@@ -34,6 +34,7 @@ help: ## Show the targets.
 manifests: ## Generate CRDs, RBAC and webhook configuration.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=false,allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 	hack/agent-sandbox.sh crds config/agent-sandbox/crds
+	hack/agent-sandbox.sh controller config/agent-sandbox/controller
 
 .PHONY: generate
 generate: ## Generate deepcopy code.
@@ -137,14 +138,21 @@ cluster-binaries: ## Build kubelet, kube-scheduler, kube-controller-manager, kub
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh
 
 .PHONY: test-cluster
-test-cluster: ## The operator as real Pods under a real kubelet in a network namespace: install, webhook, sends, restart, upgrade, Helm, two shards.
+test-cluster: ## The operator as real Pods under a real kubelet in a network namespace: sandboxes (agent-sandbox, gVisor), install, webhook, sends, restart, upgrade, Helm, two shards.
 	hack/cluster-packages.sh
 	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
 	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null
 	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) ./test/chart/ ./test/cluster/
 
+.PHONY: test-cluster-sandbox
+test-cluster-sandbox: ## Only the cluster test's sandbox story (root): a sandboxed Agent's exec in its sandbox Pod (gVisor when runsc is there), suspend, resume, refusals.
+	hack/cluster-packages.sh
+	@K8S_VERSION=$(K8S_VERSION) hack/envtest-binaries.sh >/dev/null
+	@K8S_VERSION=$(K8S_VERSION) hack/cluster-binaries.sh >/dev/null
+	$(GO) test -tags cluster -count=1 -v -timeout $(CLUSTER_TIMEOUT) -run '^TestSandboxInCluster$$' ./test/cluster/
+
 .PHONY: bench
-bench: ## Benchmarks: one JSON line per figure, then a summary table.
+bench: ## Benchmarks: one JSON line per figure, then a summary table. The sandbox-pods suite (real Pods under a kubelet) needs root; skipped otherwise.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" AGENT_SANDBOX_ASSETS="$(SANDBOX_ASSETS)" $(GO) run ./test/bench $(BENCH_FLAGS)
 
 # bench-check holds the hot paths to their targets between features: the suites that finish
@@ -201,6 +209,12 @@ krew-manifest: release-archives ## plugins/sessions.yaml (krew-index layout) fro
 .PHONY: docker-build
 docker-build: ## Build the container image (needs a Docker engine).
 	docker build -t $(IMG) .
+
+SANDBOX_IMG ?= agent-session-operator-sandbox:dev
+
+.PHONY: docker-build-sandbox
+docker-build-sandbox: ## Build the default sandbox image (sandboxd, busybox; the manager's --sandbox-image) from Dockerfile.sandbox.
+	docker build -f Dockerfile.sandbox -t $(SANDBOX_IMG) .
 
 ##@ Deploy
 KUBECTL ?= $(ENVTEST_ASSETS)/kubectl

@@ -20,6 +20,10 @@
 #   hack/agent-sandbox.sh crds DIR
 #                               writes the module's CRDs (its k8s/crds, as released) into DIR;
 #                               (make manifests keeps config/agent-sandbox/crds with it)
+#   hack/agent-sandbox.sh controller DIR
+#                               writes the module's controller manifests (Namespace, RBAC,
+#                               Deployment, webhook Service; its k8s/, as released) into DIR
+#                               (make manifests keeps config/agent-sandbox/controller with it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +40,14 @@ crds)
   rm -f "${dir}"/*.agents.x-k8s.io_*.yaml "${dir}"/agents.x-k8s.io_*.yaml
   for f in "${src}"/*.yaml; do
     install -m 0644 "${f}" "${dir}/$(basename "${f}")"
+  done
+  ;;
+controller)
+  dir="${2:?usage: $0 controller DIR}"
+  src="$(go mod download -json "${MODULE}@${VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/k8s"
+  mkdir -p "${dir}"
+  for f in controller.yaml rbac.generated.yaml extensions.yaml extensions-rbac.generated.yaml; do
+    install -m 0644 "${src}/${f}" "${dir}/${f}"
   done
   ;;
 bin)
@@ -70,7 +82,7 @@ GOMOD
   echo "${BIN_DIR}"
   ;;
 *)
-  echo "usage: $0 bin | crds DIR" >&2
+  echo "usage: $0 bin | crds DIR | controller DIR" >&2
   exit 2
   ;;
 esac

@@ -14,7 +14,9 @@
 # limitations under the License.
 
 # Installs the node packages the cluster test runs Pods with (Debian: containerd, runc, the
-# CNI plugins, iproute2, iptables), only when one is missing. Needs root, as the test does.
+# CNI plugins, iproute2, iptables; runsc, gVisor, for the sandboxes' RuntimeClass gvisor;
+# busybox-static, the shell and coreutils of the sandbox image), only when one is missing.
+# Needs root, as the test does.
 set -euo pipefail
 
 need=()
@@ -24,6 +26,8 @@ command -v runc >/dev/null || need+=(runc)
 command -v ip >/dev/null || need+=(iproute2)
 command -v iptables >/dev/null || need+=(iptables)
 command -v mount >/dev/null || need+=(mount)
+command -v runsc >/dev/null || need+=(runsc)
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need+=(busybox-static)
 if ((${#need[@]} == 0)); then
   exit 0
 fi

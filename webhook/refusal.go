@@ -16,20 +16,24 @@ package webhook
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 )
 
-// refusal answers field errors by their cause: a 403 when a policy refuses (the errors of
-// type Forbidden: allowAgents, spawn depth, children, sandbox), so that a caller knows
-// other arguments will not help; else a 422 that names the fields to fix (a model not
-// allowed, mode session without thread, a bad attachment). The 403 lists only the policy's
-// reasons, each with its field path.
+// refusal answers field errors by their cause (policy.FieldRefusal): a 403 listing only a
+// policy's reasons, else a 422 that names the fields to fix.
 func refusal(resource, kind, name string, errs field.ErrorList) error {
-	denied := errs.Filter(func(e error) bool {
-		fe, ok := e.(*field.Error)
-		return !ok || fe.Type != field.ErrorTypeForbidden
-	})
-	if len(denied) > 0 {
-		return forbidden(resource, name, denied.ToAggregate().Error())
+	if r := policy.FieldRefusal(errs); r != nil {
+		return answer(resource, kind, name, r)
 	}
-	return invalid(kind, name, errs...)
+	return invalid(kind, name)
+}
+
+// answer is the API server's answer to what admission's judge refused: a 422 that names the
+// fields (r.Invalid), else a 403 carrying the policy's reason.
+func answer(resource, kind, name string, r *policy.Refusal) error {
+	if len(r.Invalid) > 0 {
+		return invalid(kind, name, r.Invalid...)
+	}
+	return forbidden(resource, name, r.Forbidden)
 }

@@ -52,10 +52,7 @@ func (v *SessionSendValidator) ValidateCreate(ctx context.Context, send *session
 		return nil, apierrors.NewInternalError(err)
 	}
 	if r := policy.JudgeSend(a); r != nil {
-		if len(r.Invalid) > 0 {
-			return nil, invalid("SessionSend", send.Name, r.Invalid...)
-		}
-		return nil, forbidden("sessionsends", send.Name, r.Forbidden)
+		return nil, answer("sessionsends", "SessionSend", send.Name, r)
 	}
 	if a.Command != nil {
 		return nil, nil // a /send command is not a message: no chain
@@ -126,10 +123,6 @@ func starterMarksAnswer(send *sessionsv1alpha1.SessionSend, errs field.ErrorList
 // ValidateDelete implements admission.Validator.
 func (v *SessionSendValidator) ValidateDelete(context.Context, *sessionsv1alpha1.SessionSend) (admission.Warnings, error) {
 	return nil, nil
-}
-
-func sessionPolicy(ctx context.Context, cache, api client.Reader, ns string) (*sessionsv1alpha1.SessionPolicy, error) {
-	return lookup.New(cache, api).SessionPolicy(ctx, ns)
 }
 
 // getAgent returns the Agent named id, or nil. A cache miss is confirmed with the API

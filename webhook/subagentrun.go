@@ -19,12 +19,10 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
-	"github.com/agent-sessions/agent-session-operator/internal/cacheindex"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/shard"
@@ -81,114 +79,70 @@ type SubagentRunValidator struct {
 
 var _ admission.Validator[*sessionsv1alpha1.SubagentRun] = &SubagentRunValidator{}
 
-// ValidateCreate implements admission.Validator.
+// ValidateCreate implements admission.Validator: gather, judge (policy.JudgeSpawn), then
+// admit the run to its chain, which counts what it admits and so comes last.
 func (v *SubagentRunValidator) ValidateCreate(ctx context.Context, run *sessionsv1alpha1.SubagentRun) (admission.Warnings, error) {
-	ns := run.Namespace
-	if why := v.forgedMark(ctx, nil, run, managerOnlyAnnotations...); why != "" {
-		return nil, forbidden("subagentruns", run.Name, why)
-	}
-	in := policy.SpawnInput{Spec: &run.Spec}
-	if key := run.Spec.RequesterSessionKey; key != "" {
-		ok, err := v.mayActAs(ctx, ns, key)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		if !ok {
-			return nil, forbidden("subagentruns", run.Name, actAsDenial(ctx, key, "spec.requesterSessionKey"))
-		}
-		s, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, key)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		if s == nil {
-			fe, err := unknownSession(ctx, v.Reader, field.NewPath("spec", "requesterSessionKey"), ns, key, key)
-			if err != nil {
-				return nil, apierrors.NewInternalError(err)
-			}
-			return nil, invalid("SubagentRun", run.Name, fe)
-		}
-		in.Requester = s
-		if in.RequesterAgent, err = getAgent(ctx, v.Reader, v.APIReader, ns, s.Spec.AgentID); err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		in.Depth = policy.SpawnDepth(s, lookup.ParentOf(ctx, v.Reader, ns))
-		if in.ActiveChildren, err = activeChildren(ctx, v.Reader, ns, key); err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-	}
-	in.TargetID = policy.TargetAgentID(&run.Spec, in.Requester)
-	var err error
-	if in.TargetID == "" {
-		if in.Agents, err = lookup.New(v.Reader, v.APIReader).AgentIDs(ctx, ns); err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-	}
-	if in.Target, err = getAgent(ctx, v.Reader, v.APIReader, ns, in.TargetID); err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	pol, err := sessionPolicy(ctx, v.Reader, v.APIReader, ns)
+	a, err := v.gatherSpawn(ctx, run)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if pol != nil {
-		in.Limits = policy.LimitsFor(&pol.Spec)
-	} else {
-		in.Limits = policy.LimitsFor(nil)
+	if r := policy.JudgeSpawn(a); r != nil {
+		return nil, answer("subagentruns", "SubagentRun", run.Name, r)
 	}
-	if errs := policy.CheckSpawn(in); len(errs) > 0 {
-		return nil, refusal("subagentruns", "SubagentRun", run.Name, errs)
+	why, err := v.judgeChain(ctx, run, policy.ChainMember{Requester: run.Spec.RequesterSessionKey}, a.PolicySpec())
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
 	}
-	if hint, ok := run.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation]; ok {
-		if denial, err := v.judgeChildKey(ctx, ns, hint, in.TargetID); err != nil || denial != "" {
-			if err != nil {
-				return nil, apierrors.NewInternalError(err)
-			}
-			return nil, forbidden("subagentruns", run.Name, denial)
-		}
-	}
-	var pspec *sessionsv1alpha1.SessionPolicySpec
-	if pol != nil {
-		pspec = &pol.Spec
-	}
-	if why := v.judgeBudget(pol, run.Spec.Budget, true); why != "" {
-		return nil, forbidden("subagentruns", run.Name, why)
-	}
-	if why, err := v.judgeChain(ctx, run, policy.ChainMember{Requester: run.Spec.RequesterSessionKey}, pspec); err != nil || why != "" {
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
+	if why != "" {
 		return nil, forbidden("subagentruns", run.Name, why)
 	}
 	return nil, nil
 }
 
-// judgeChildKey accepts a child-session-key hint only from a user who may act as that
-// session and only when it names a new session of the run's agent.
-func (v *SubagentRunValidator) judgeChildKey(ctx context.Context, ns, hint, agentID string) (string, error) {
-	ok, err := v.mayActAs(ctx, ns, hint)
-	if err != nil || !ok {
-		return actAsDenial(ctx, hint, "annotation "+sessionsv1alpha1.ChildSessionKeyAnnotation), err
-	}
-	existing, err := lookup.New(v.Reader, v.APIReader).SessionByKey(ctx, ns, hint)
+// gatherSpawn reads what JudgeSpawn decides on: the spawn's facts (lookup.GatherSpawn), what
+// the spawn guards count (the requester's depth and active runs, the namespace's Agents when
+// the spawn names none, the SessionPolicy), the marks it carries, the user's rights (act-as
+// on the requester and on a child-key hint) and the budget.
+func (v *SubagentRunValidator) gatherSpawn(ctx context.Context, run *sessionsv1alpha1.SubagentRun) (policy.SpawnAdmission, error) {
+	ns, l := run.Namespace, lookup.New(v.Reader, v.APIReader)
+	facts, err := l.GatherSpawn(ctx, ns, &run.Spec)
 	if err != nil {
-		return "", err
+		return policy.SpawnAdmission{}, err
 	}
-	return policy.CheckChildKey(hint, agentID, existing != nil), nil
-}
-
-// activeChildren counts the requester's runs that have not completed.
-func activeChildren(ctx context.Context, r client.Reader, ns, requester string) (int, error) {
-	var runs sessionsv1alpha1.SubagentRunList
-	if err := r.List(ctx, &runs, client.InNamespace(ns), client.MatchingFields{cacheindex.RunRequester: requester}); err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, run := range runs.Items {
-		if !sessionsv1alpha1.Finished(run.Status.Conditions) {
-			n++
+	a := policy.SpawnAdmission{SpawnFacts: facts, Spec: &run.Spec, User: requestUser(ctx).Username,
+		ForgedMark: v.forgedMark(ctx, nil, run, managerOnlyAnnotations...)}
+	if facts.From != "" {
+		if a.MayActAs, err = v.mayActAs(ctx, ns, facts.From); err != nil {
+			return a, err
 		}
 	}
-	return n, nil
+	if facts.Requester != nil {
+		a.Depth = policy.SpawnDepth(facts.Requester, lookup.ParentOf(ctx, v.Reader, ns))
+		if a.ActiveChildren, err = l.ActiveChildren(ctx, ns, facts.From); err != nil {
+			return a, err
+		}
+	}
+	if facts.TargetID == "" {
+		if a.Agents, err = l.AgentIDs(ctx, ns); err != nil {
+			return a, err
+		}
+	}
+	if a.Policy, err = l.SessionPolicy(ctx, ns); err != nil {
+		return a, err
+	}
+	if hint, ok := run.Annotations[sessionsv1alpha1.ChildSessionKeyAnnotation]; ok {
+		a.ChildKey = &hint
+		if a.MayActAsChild, err = v.mayActAs(ctx, ns, hint); err != nil || !a.MayActAsChild {
+			return a, err
+		}
+		existing, err := l.SessionByKey(ctx, ns, hint)
+		if err != nil {
+			return a, err
+		}
+		a.ChildExists = existing != nil
+	}
+	a.BudgetDenial = v.judgeBudget(a.Policy, run.Spec.Budget, true)
+	return a, nil
 }
 
 // ValidateUpdate implements admission.Validator: the spec is immutable but for cancel (as

@@ -100,56 +100,80 @@ type Attachment struct {
 	MimeType string `json:"mimeType,omitempty"`
 }
 
-// SubagentRunSpec is a sessions_spawn call. It cannot change once created, but for cancel.
-// +kubebuilder:validation:XValidation:rule="self.task == oldSelf.task && has(self.label) == has(oldSelf.label) && (!has(self.label) || self.label == oldSelf.label) && has(self.agentId) == has(oldSelf.agentId) && (!has(self.agentId) || self.agentId == oldSelf.agentId) && has(self.model) == has(oldSelf.model) && (!has(self.model) || self.model == oldSelf.model) && has(self.thinking) == has(oldSelf.thinking) && (!has(self.thinking) || self.thinking == oldSelf.thinking) && has(self.runTimeoutSeconds) == has(oldSelf.runTimeoutSeconds) && (!has(self.runTimeoutSeconds) || self.runTimeoutSeconds == oldSelf.runTimeoutSeconds) && has(self.thread) == has(oldSelf.thread) && (!has(self.thread) || self.thread == oldSelf.thread) && has(self.mode) == has(oldSelf.mode) && (!has(self.mode) || self.mode == oldSelf.mode) && has(self.cleanup) == has(oldSelf.cleanup) && (!has(self.cleanup) || self.cleanup == oldSelf.cleanup) && has(self.sandbox) == has(oldSelf.sandbox) && (!has(self.sandbox) || self.sandbox == oldSelf.sandbox) && has(self.requesterSessionKey) == has(oldSelf.requesterSessionKey) && (!has(self.requesterSessionKey) || self.requesterSessionKey == oldSelf.requesterSessionKey) && has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished) && (!has(self.ttlSecondsAfterFinished) || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished) && has(self.attachments) == has(oldSelf.attachments) && (!has(self.attachments) || self.attachments == oldSelf.attachments)",message="spec is immutable but for cancel; create a new SubagentRun"
+// SubagentRunSpec is a sessions_spawn call. It cannot change once created, but for cancel:
+// each field says so itself (self == oldSelf), and the rules here catch an optional field
+// added or removed, which a field's own transition rule does not see.
+// +kubebuilder:validation:XValidation:rule="has(self.label) == has(oldSelf.label)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.agentId) == has(oldSelf.agentId)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.model) == has(oldSelf.model)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.thinking) == has(oldSelf.thinking)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.runTimeoutSeconds) == has(oldSelf.runTimeoutSeconds)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.thread) == has(oldSelf.thread)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.mode) == has(oldSelf.mode)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.cleanup) == has(oldSelf.cleanup)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.sandbox) == has(oldSelf.sandbox)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.attachments) == has(oldSelf.attachments)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.requesterSessionKey) == has(oldSelf.requesterSessionKey)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SubagentRun"
+// +kubebuilder:validation:XValidation:rule="has(self.budget) == has(oldSelf.budget)",message="spec.budget is immutable; create a new SubagentRun"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",message="spec.cancel cannot go back to false"
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'session' || (has(self.thread) && self.thread)",message="mode session requires thread: true"
-// +kubebuilder:validation:XValidation:rule="has(self.budget) == has(oldSelf.budget) && (!has(self.budget) || self.budget == oldSelf.budget)",message="spec.budget is immutable; create a new SubagentRun"
 type SubagentRunSpec struct {
 	// task is what the sub-agent is asked to do.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=262144
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Task string `json:"task"`
 	// label is used in logs and UIs.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Label string `json:"label,omitempty"`
 	// agentId spawns under another agent, if the requester's agent allows it; default the requester's agent, or for a spawn without a requester the namespace's default agent (SessionPolicy spec.defaultAgentId, else its only Agent).
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9_-]{0,63}$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	AgentID string `json:"agentId,omitempty"`
 	// model overrides the sub-agent's model. Any model is accepted unless the target Agent's allowedModels narrows the choice (to its own model and those listed); a model the provider refuses ends the run failed, its notes naming the model.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Model string `json:"model,omitempty"`
 	// thinking overrides the thinking level for the run (off, minimal, low, medium, high, xhigh).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Thinking ThinkingLevel `json:"thinking,omitempty"`
 	// runTimeoutSeconds aborts the run after N seconds; unset takes the Agent's subagents.runTimeoutSeconds, 0 means no limit.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=86400
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	RunTimeoutSeconds *int32 `json:"runTimeoutSeconds,omitempty"`
 	// thread requests thread-bound routing where the channel supports it.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Thread bool `json:"thread,omitempty"`
 	// mode is run or session; it defaults to session when thread is true, else run.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Mode SpawnMode `json:"mode,omitempty"`
 	// cleanup deletes (delete) or archives after a while (keep, the default) the child after the announce.
 	// +optional
 	// +kubebuilder:default=keep
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Cleanup Cleanup `json:"cleanup,omitempty"`
 	// sandbox is inherit (the default), which runs the child as the requester's sandbox setting says; require rejects the spawn unless the child runs sandboxed.
 	// +optional
 	// +kubebuilder:default=inherit
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Sandbox SandboxMode `json:"sandbox,omitempty"`
 	// attachments are files materialized into the child's workspace, one per name.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Attachments []Attachment `json:"attachments,omitempty"`
 	// attachAs says where the attachments appear in the child's workspace.
 	// In a sandboxed child (its Agent has spec.sandbox.enabled and the manager runs sandboxes) the files and their manifest are written into the child's sandbox workspace at /workspace/<mountPath>, or /workspace/.agents/attachments/<uuid>/ without one.
@@ -162,6 +186,7 @@ type SubagentRunSpec struct {
 	// requesterSessionKey is the session that asked; the announce runs there.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	RequesterSessionKey string `json:"requesterSessionKey,omitempty"`
 	// cancel stops the run: its task is aborted, it ends in phase Cancelled and still announces (Status: cancelled), and the runs and sends its child session started are cancelled too.
 	// It may go from false to true only; it is the one field that changes after create.
@@ -171,9 +196,11 @@ type SubagentRunSpec struct {
 	// The kept child session stays.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 	// budget bounds the run tree (the run and every run its child spawned); unset fields take the SessionPolicy's spec.budgets.perRun, and none may be above it.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.budget is immutable; create a new SubagentRun"
 	Budget *Budget `json:"budget,omitempty"`
 }
 

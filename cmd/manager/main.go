@@ -148,7 +148,7 @@ func main() {
 	flag.Var(&o.shard, "shard", "Own only the namespaces of shard i of n (i/n; a namespace belongs to fnv32a(name) mod n); each shard elects its own leader. Default 0/1: every namespace.")
 	flag.StringVar(&o.hookBaseURL, "hook-base-url", "", "The transcript-store listener's URL as senders reach it (https://host:port): SessionHooks' status.url is it followed by /hooks/<namespace>/<name>; empty gives the path alone.")
 	flag.BoolVar(&o.sandboxes, "sandboxes", false, "Run sandboxed Agents' tools in kubernetes-sigs/agent-sandbox Sandboxes: the Agent controller keeps each one's SandboxTemplate and SandboxWarmPool. Needs agent-sandbox's CRDs and controller in the cluster.")
-	flag.StringVar(&o.sandboxImage, "sandbox-image", "", "The sandbox image of an Agent that names none in spec.sandbox.image: sandboxd as its entrypoint, a shell and coreutils.")
+	flag.StringVar(&o.sandboxImage, "sandbox-image", "", "The sandbox image of an Agent that names none in spec.sandbox.image: sandboxd as its entrypoint, a shell and coreutils (Dockerfile.sandbox builds one).")
 	webhookCerts := certs.BindFlags(flag.CommandLine)
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -258,6 +258,11 @@ func setup(mgr ctrl.Manager, o options) error {
 	// One budget ledger: the engine judges and charges every model call with it, the
 	// SessionPolicy controller records its windows. It reads the informer cache only.
 	ledger := budget.NewLedger(mgr.GetCache(), nil)
+	// The store's memory indexer embeds on the append path: its spend is collected and
+	// charged to the namespaces' windows, and held where a window is spent.
+	if err := mgr.Add(&budget.IndexCharger{Gate: ledger, Store: store}); err != nil {
+		return err
+	}
 	tools := turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot}
 	var workspaces subagentrun.SandboxWorkspaces
 	if o.sandboxes {

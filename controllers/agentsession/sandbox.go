@@ -78,8 +78,12 @@ func (r *AgentSessionReconciler) reconcileSandbox(ctx context.Context, s *sessio
 	if sb != nil {
 		st.Sandbox = sb.Name
 		st.RuntimeClassName = ptr.Deref(sb.Spec.PodTemplate.Spec.RuntimeClassName, "")
-		if res, err = r.suspendWhenIdle(ctx, s, sb, st.LastUsed, clk); err != nil {
-			return ctrl.Result{}, err
+		// Only a Ready sandbox idles: one still starting or resuming has a turn waiting on it
+		// (the wait is woken by events, not by a timer that would stamp its last use).
+		if phase, _ := sandbox.Phase(claim, sb); phase == sessionsv1alpha1.SandboxReady {
+			if res, err = r.suspendWhenIdle(ctx, s, sb, st.LastUsed, clk); err != nil {
+				return ctrl.Result{}, err
+			}
 		}
 	}
 	var msg string
@@ -148,6 +152,9 @@ func (r *AgentSessionReconciler) sandboxEvents(base, s *sessionsv1alpha1.AgentSe
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "SandboxClaimed", "Claim", "sandbox claim %s made", is.Claim)
 		fallthrough
 	default:
+		if was != nil && was.Phase == sessionsv1alpha1.SandboxSuspended && is.Phase != sessionsv1alpha1.SandboxFailed {
+			r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "SandboxResumed", "Resume", "sandbox %s resumed by a turn", is.Sandbox)
+		}
 		switch is.Phase {
 		case sessionsv1alpha1.SandboxReady:
 			r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, "SandboxReady", "Resume", "sandbox %s ready (runtime %s)", is.Sandbox, runtimeName(is.RuntimeClassName))

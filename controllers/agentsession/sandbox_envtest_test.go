@@ -130,6 +130,19 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
 		return readyReason(agent) == sessionsv1alpha1.ReasonSandboxImagePullFailed, err
 	})
+	// The kubelet's part once the image came: the Pod runs and is Ready, so the sandbox
+	// is Ready and may idle.
+	testenv.Eventually(t, "the sandbox's Pod Ready", func() (bool, error) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+			return false, err
+		}
+		now := metav1.Now()
+		pod.Status.Phase, pod.Status.PodIP, pod.Status.ContainerStatuses = corev1.PodRunning, "127.0.0.1", nil
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+		err := c.Status().Update(ctx, pod)
+		return err == nil, client.IgnoreNotFound(err)
+	})
 	testenv.Eventually(t, "the idle sandbox suspended", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(session), session)
 		return session.Status.Sandbox != nil && session.Status.Sandbox.Phase == sessionsv1alpha1.SandboxSuspended, err
@@ -139,7 +152,7 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		t.Fatalf("Sandbox %v: operatingMode %q, want Suspended", err, sb.Spec.OperatingMode)
 	}
 
-	testenv.Eventually(t, "the Agent Ready again once the failing Pod is gone", func() (bool, error) {
+	testenv.Eventually(t, "the Agent Ready again once its Pod pulled the image", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
 		return readyReason(agent) == "ProviderConfigured", err
 	})

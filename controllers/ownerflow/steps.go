@@ -63,7 +63,8 @@ type OwnerKind[T TurnOwner] interface {
 }
 
 // Step is one named step of an owner's reconcile. It returns done=false when the object
-// must wait (a turn is running, a requeue is set), which ends this reconcile.
+// must wait (a turn is running, a requeue is set) or the step ended it, which ends this
+// reconcile.
 type Step[T client.Object] struct {
 	Name string
 	Run  func(ctx context.Context, f *Flow[T]) (done bool, err error)

@@ -323,23 +323,62 @@ var _ = Describe("immutable fields", func() {
 	})
 
 	It("refuse any change of a SubagentRun spec but cancel, which only goes false to true", func() {
-		r := validRun(newNamespace())
+		ns := newNamespace()
+		r := validRun(ns)
 		Expect(k8s.Create(ctx, r)).To(Succeed())
-		for name, change := range map[string]func(*sessionsv1alpha1.SubagentRun){
-			"task":              func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Task = "another task" },
-			"label added":       func(r *sessionsv1alpha1.SubagentRun) { r.Spec.Label = "l" },
-			"runTimeoutSeconds": func(r *sessionsv1alpha1.SubagentRun) { r.Spec.RunTimeoutSeconds = ptr.To[int32](9) },
-			"attachments added": func(r *sessionsv1alpha1.SubagentRun) {
-				r.Spec.Attachments = []sessionsv1alpha1.Attachment{{Name: "a.txt", Content: "x"}}
-			},
-			"requester":          func(r *sessionsv1alpha1.SubagentRun) { r.Spec.RequesterSessionKey = "agent:x:main" },
-			"ttl after finished": func(r *sessionsv1alpha1.SubagentRun) { r.Spec.TTLSecondsAfterFinished = ptr.To[int32](5) },
+		// Every field the rules hold, set, so that each field's own rule is asked too.
+		full := validRun(ns)
+		full.Name = "full"
+		full.Spec = sessionsv1alpha1.SubagentRunSpec{Task: "t", AgentID: "research", Label: "l", Model: "m",
+			Thinking: sessionsv1alpha1.ThinkingLow, RunTimeoutSeconds: ptr.To[int32](5), Thread: true,
+			Mode: sessionsv1alpha1.ModeSession, Cleanup: sessionsv1alpha1.CleanupKeep, Sandbox: sessionsv1alpha1.SandboxInherit,
+			Attachments:         []sessionsv1alpha1.Attachment{{Name: "a.txt", Content: "x"}},
+			RequesterSessionKey: "agent:main:main", TTLSecondsAfterFinished: ptr.To[int32](5),
+			Budget: &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](100)}}
+		Expect(k8s.Create(ctx, full)).To(Succeed())
+		type change struct {
+			of   *sessionsv1alpha1.SubagentRun
+			edit func(*sessionsv1alpha1.SubagentRunSpec)
+			says string
+		}
+		const immutable, budget = "spec is immutable but for cancel; create a new SubagentRun", "spec.budget is immutable; create a new SubagentRun"
+		for name, c := range map[string]change{
+			"task":                      {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Task = "another task" }, immutable},
+			"label added":               {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Label = "l" }, immutable},
+			"label changed":             {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Label = "m" }, immutable},
+			"label removed":             {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Label = "" }, immutable},
+			"agentId changed":           {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.AgentID = "ops" }, immutable},
+			"agentId removed":           {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.AgentID = "" }, immutable},
+			"model added":               {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Model = "m" }, immutable},
+			"model changed":             {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Model = "n" }, immutable},
+			"thinking added":            {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Thinking = sessionsv1alpha1.ThinkingHigh }, immutable},
+			"thinking changed":          {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Thinking = sessionsv1alpha1.ThinkingHigh }, immutable},
+			"runTimeoutSeconds":         {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.RunTimeoutSeconds = ptr.To[int32](9) }, immutable},
+			"runTimeoutSeconds changed": {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.RunTimeoutSeconds = ptr.To[int32](9) }, immutable},
+			"thread added":              {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Thread = true }, immutable},
+			"mode added":                {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Mode = sessionsv1alpha1.ModeRun }, immutable},
+			"mode changed":              {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Mode = sessionsv1alpha1.ModeRun }, immutable},
+			"cleanup changed":           {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Cleanup = sessionsv1alpha1.CleanupDelete }, immutable},
+			"sandbox changed":           {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Sandbox = sessionsv1alpha1.SandboxRequire }, immutable},
+			"attachments added": {r, func(s *sessionsv1alpha1.SubagentRunSpec) {
+				s.Attachments = []sessionsv1alpha1.Attachment{{Name: "a.txt", Content: "x"}}
+			}, immutable},
+			"attachments changed": {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Attachments[0].Content = "y" }, immutable},
+			"requester":           {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.RequesterSessionKey = "agent:x:main" }, immutable},
+			"requester changed":   {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.RequesterSessionKey = "agent:x:main" }, immutable},
+			"ttl after finished":  {r, func(s *sessionsv1alpha1.SubagentRunSpec) { s.TTLSecondsAfterFinished = ptr.To[int32](5) }, immutable},
+			"ttl changed":         {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.TTLSecondsAfterFinished = ptr.To[int32](6) }, immutable},
+			"budget added": {r, func(s *sessionsv1alpha1.SubagentRunSpec) {
+				s.Budget = &sessionsv1alpha1.Budget{MaxTokens: ptr.To[int64](1)}
+			}, budget},
+			"budget changed": {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Budget.MaxTokens = ptr.To[int64](1) }, budget},
+			"budget removed": {full, func(s *sessionsv1alpha1.SubagentRunSpec) { s.Budget = nil }, budget},
 		} {
-			changed := r.DeepCopy()
-			change(changed)
+			changed := c.of.DeepCopy()
+			c.edit(&changed.Spec)
 			err := k8s.Update(ctx, changed)
 			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: got %v", name, err)
-			Expect(err.Error()).To(ContainSubstring("spec is immutable but for cancel; create a new SubagentRun"), name)
+			Expect(err.Error()).To(ContainSubstring(c.says), name)
 		}
 		r.Spec.Cancel = true
 		Expect(k8s.Update(ctx, r)).To(Succeed())

@@ -32,11 +32,11 @@ import (
 // command carries out a person's standalone /send on|off|inherit (admission required the
 // verb set-send-policy of its creator): the target's spec.sendPolicy is set, the command is
 // recorded in the target's transcript (role command, never given to the model), and the send
-// ends ok with what it set. Any other send goes on to round 1.
+// ends ok with what it set, Completed. Any other send goes on to round 1.
 func (r *SessionSendReconciler) command(ctx context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send, target, st := f.Obj, f.Session, &f.Obj.Status
 	cmd, ok := policy.IsSendCommand(&send.Spec)
-	if !ok || st.Status != "" {
+	if !ok {
 		return true, nil
 	}
 	if target.Spec.SendPolicy != cmd.Policy {
@@ -63,11 +63,8 @@ func (r *SessionSendReconciler) command(ctx context.Context, f *ownerflow.Flow[*
 	st.TargetSessionKey, st.RunID, st.StartedAt = target.Spec.Key, turns.TurnID(send.UID, "command"), &now
 	st.Status, st.Reply = sessionsv1alpha1.SendOK, policy.SendCommandReply(cmd, target.Spec.Key)
 	setReplied(send, metav1.ConditionTrue, "Command", st.Reply)
-	return true, nil
-}
-
-// isCommand says the send is a /send command, which has no round 1.
-func isCommand(send *sessionsv1alpha1.SessionSend) bool {
-	_, ok := policy.IsSendCommand(&send.Spec)
-	return ok
+	// A command has no round 1, reply-back or announce: it completes here, in the same
+	// status write as its reply, and the steps after it do not run.
+	_, err = r.complete(ctx, f)
+	return false, err
 }

@@ -193,7 +193,7 @@ func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *ownerflow.
 // deadline (the run goes on), error when it failed.
 func (r *SessionSendReconciler) roundOne(ctx context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
 	send, target, st := f.Obj, f.Session, &f.Obj.Status
-	if len(st.Turns) > 0 || isCommand(send) {
+	if len(st.Turns) > 0 {
 		return true, nil
 	}
 	starter, err := r.starter(ctx, send)

@@ -133,26 +133,19 @@ func (r *SubagentRunReconciler) AfterFinish(ctx context.Context, run *sessionsv1
 }
 
 // resolveAgent finds the requesting session (nil when a person or a system spawned) and
-// the Agent the child runs under.
+// the Agent the child runs under, through the same lookup.GatherSpawn as admission.
 func (r *SubagentRunReconciler) resolveAgent(ctx context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run := f.Obj
-	if key := run.Spec.RequesterSessionKey; key != "" {
-		s, err := r.Lookup.SessionByKey(ctx, run.Namespace, key)
-		if err != nil {
-			return false, err
-		}
-		f.Requester = s
-	}
-	agentID := policy.TargetAgentID(&run.Spec, f.Requester)
-	agent, err := r.Lookup.Agent(ctx, run.Namespace, agentID)
+	facts, err := r.Lookup.GatherSpawn(ctx, run.Namespace, &run.Spec)
 	if err != nil {
 		return false, err
 	}
-	if agent == nil && run.Status.Phase != sessionsv1alpha1.RunCancelled {
-		r.fail(f, fmt.Sprintf("agent %q not found", agentID))
+	f.Requester = facts.Requester
+	if facts.Target == nil && run.Status.Phase != sessionsv1alpha1.RunCancelled {
+		r.fail(f, fmt.Sprintf("agent %q not found", facts.TargetID))
 		return false, nil
 	}
-	f.Agent = agent
+	f.Agent = facts.Target
 	return true, nil
 }
 

@@ -423,6 +423,12 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	return nil
 }
 
+// NoSandboxesLine is the one line run-local prints about sandboxes: why none runs here and
+// how to get them.
+const NoSandboxesLine = "devcluster: sandboxes: none run here: this control plane has no node for their Pods " +
+	"(a node needs root, containerd and a kubelet); watch one run with `sudo make test-cluster-sandbox`, " +
+	"or install on a cluster with nodes (docs/tasks/run-tools-in-a-sandbox.md)"
+
 // startSandboxController runs agent-sandbox's controller (hack/agent-sandbox.sh builds it)
 // beside the control plane, as the cluster test and the chart run it as a Pod, and says in
 // one line why sandboxes still cannot start here: no node runs their Pods.
@@ -438,7 +444,7 @@ func (c *Cluster) startSandboxController(ctx context.Context) error {
 		return fmt.Errorf("start agent-sandbox-controller: %w", err)
 	}
 	c.procs = append(c.procs, p)
-	fmt.Fprintln(c.opts.Log, "devcluster: sandboxes: agent-sandbox's controller runs, but this cluster has no node, so sandbox Pods never start: claims stay Claimed (a node with a kubelet, as in the cluster test, runs them)")
+	fmt.Fprintln(c.opts.Log, NoSandboxesLine)
 	return nil
 }
 

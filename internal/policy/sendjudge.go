@@ -53,11 +53,14 @@ type SendFacts struct {
 }
 
 // PolicySpec is the SessionPolicy's spec; nil when there is none.
-func (f SendFacts) PolicySpec() *sessionsv1alpha1.SessionPolicySpec {
-	if f.Policy == nil {
+func (f SendFacts) PolicySpec() *sessionsv1alpha1.SessionPolicySpec { return specOf(f.Policy) }
+
+// specOf is p's spec; nil when there is no SessionPolicy.
+func specOf(p *sessionsv1alpha1.SessionPolicy) *sessionsv1alpha1.SessionPolicySpec {
+	if p == nil {
 		return nil
 	}
-	return &f.Policy.Spec
+	return &p.Spec
 }
 
 // SendAdmission is what admission asks beyond the facts: the marks the user wrote, the user's
@@ -79,31 +82,51 @@ type SendAdmission struct {
 	BudgetDenial string
 }
 
-// SendRefusal is why a send is refused: field errors (422) or a forbidden reason (403).
-type SendRefusal struct {
+// Refusal is why admission refuses a create (a send, a spawn): field errors (422) or a
+// forbidden reason (403).
+type Refusal struct {
 	Invalid   field.ErrorList
 	Forbidden string
+}
+
+// FieldRefusal answers field errors by their cause: a 403 when a policy refuses (the errors
+// of type Forbidden: allowAgents, spawn depth, children, sandbox), so that a caller knows
+// other arguments will not help, listing only the policy's reasons, each with its field
+// path; else a 422 that names the fields to fix (a model not allowed, mode session without
+// thread, a bad attachment). Nil for no errors.
+func FieldRefusal(errs field.ErrorList) *Refusal {
+	if len(errs) == 0 {
+		return nil
+	}
+	denied := errs.Filter(func(e error) bool {
+		fe, ok := e.(*field.Error)
+		return !ok || fe.Type != field.ErrorTypeForbidden
+	})
+	if len(denied) > 0 {
+		return &Refusal{Forbidden: denied.ToAggregate().Error()}
+	}
+	return &Refusal{Invalid: errs}
 }
 
 // JudgeSend is admission's decision on a new send, in the order a person fixes them: the
 // marks, the right to speak for the requester, the requester and target exist, the requester
 // may see the target, a /send command's owner, the send policy and the budget. Nil admits it
 // (the chain limits are asked after, as they count what they admit).
-func JudgeSend(a SendAdmission) *SendRefusal {
+func JudgeSend(a SendAdmission) *Refusal {
 	spec := field.NewPath("spec")
 	switch {
 	case a.ForgedMark != "":
-		return &SendRefusal{Forbidden: a.ForgedMark}
+		return &Refusal{Forbidden: a.ForgedMark}
 	case len(a.StarterMarks) > 0:
-		return &SendRefusal{Invalid: a.StarterMarks}
+		return &Refusal{Invalid: a.StarterMarks}
 	case a.From != "" && !a.MayActAs:
-		return &SendRefusal{Forbidden: ActAsDenial(a.User, a.From, "spec.fromSessionKey")}
+		return &Refusal{Forbidden: ActAsDenial(a.User, a.From, "spec.fromSessionKey")}
 	case a.From != "" && a.Requester == nil:
-		return &SendRefusal{Invalid: field.ErrorList{UnknownSession(spec.Child("fromSessionKey"), a.Namespace, a.From, a.From, a.RequesterAgent != nil)}}
+		return &Refusal{Invalid: field.ErrorList{UnknownSession(spec.Child("fromSessionKey"), a.Namespace, a.From, a.From, a.RequesterAgent != nil)}}
 	case a.MainWithoutRequester:
-		return &SendRefusal{Invalid: field.ErrorList{field.Invalid(spec.Child("sessionKey"), a.Ref, MainWithoutRequester)}}
+		return &Refusal{Invalid: field.ErrorList{field.Invalid(spec.Child("sessionKey"), a.Ref, MainWithoutRequester)}}
 	case a.Target == nil:
-		return &SendRefusal{Invalid: field.ErrorList{UnknownSession(spec.Child("sessionKey"), a.Namespace, a.Ref, a.Key, a.KeyAgent != nil)}}
+		return &Refusal{Invalid: field.ErrorList{UnknownSession(spec.Child("sessionKey"), a.Namespace, a.Ref, a.Key, a.KeyAgent != nil)}}
 	}
 	pspec := a.PolicySpec()
 	if a.Requester != nil {
@@ -113,14 +136,14 @@ func JudgeSend(a SendAdmission) *SendRefusal {
 		}
 		level := EffectiveVisibility(pspec, a.Requester, a.RequesterAgent)
 		if ok, why := Visible(level, a2a, a.Requester, a.Target, a.ParentOf); !ok {
-			return &SendRefusal{Forbidden: "send denied: " + why}
+			return &Refusal{Forbidden: "send denied: " + why}
 		}
 	}
 	if a.Command != nil {
 		// /send on|off|inherit sets the target's spec.sendPolicy and never reaches the model:
 		// owner-only, and not judged by the send policy it changes.
 		if why := SendCommandDenial(*a.Command, a.From, a.User, a.Target.Spec.Key, a.Target.Name, a.MayCommand); why != "" {
-			return &SendRefusal{Forbidden: why}
+			return &Refusal{Forbidden: why}
 		}
 		return nil
 	}
@@ -129,10 +152,10 @@ func JudgeSend(a SendAdmission) *SendRefusal {
 		sp = &pspec.SendPolicy
 	}
 	if d := DecideSend(sp, TargetOf(a.Target)); !d.Allowed {
-		return &SendRefusal{Forbidden: d.Reason}
+		return &Refusal{Forbidden: d.Reason}
 	}
 	if a.BudgetDenial != "" {
-		return &SendRefusal{Forbidden: a.BudgetDenial}
+		return &Refusal{Forbidden: a.BudgetDenial}
 	}
 	return nil
 }

@@ -44,6 +44,14 @@ const LastUsedAnnotation = "sessions.agents.dev/last-used"
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods/portforward,verbs=create
 
+// A new Pod is Ready once its container started, which can be before sandboxd listens:
+// Acquire asks sandboxd's health first after servingPollFirst, then twice as long each time
+// up to a second, for at most servingTimeout (there is no event to wait for).
+const (
+	servingPollFirst = 5 * time.Millisecond
+	servingTimeout   = 30 * time.Second
+)
+
 // ErrCannotStart is the error of a sandbox that failed and that waiting will not mend.
 var ErrCannotStart = errors.New("the sandbox cannot start")
 
@@ -86,7 +94,7 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 	changed, stop := s.changes.subscribe(types.NamespacedName{Namespace: session.Namespace, Name: ClaimName(session)})
 	defer stop()
 	for {
-		c, err := s.Ready(ctx, agent, session)
+		c, err := s.look(ctx, agent, session, true)
 		if c != nil || err != nil {
 			return c, err
 		}
@@ -98,10 +106,16 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 	}
 }
 
-// Ready is one look of Acquire: it claims the session's sandbox or resumes it, and returns
-// a client of it when it is ready now, nil (and no error) while it is on its way. A
-// reconciler calls it and looks again when the claim changes.
+// Ready is one look of Acquire that never waits: it claims the session's sandbox or resumes
+// it, and returns a client of it when it is ready and its sandboxd answers now, nil (and no
+// error) while it is on its way. A reconciler calls it and looks again later.
 func (s *Sandboxes) Ready(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) (*sandboxd.Client, error) {
+	return s.look(ctx, agent, session, false)
+}
+
+// look is one look at the session's sandbox; a Ready Pod's sandboxd is waited for when
+// waitServing, else asked once.
+func (s *Sandboxes) look(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession, waitServing bool) (*sandboxd.Client, error) {
 	claim, err := EnsureClaim(ctx, s.client, session, agent)
 	if err != nil {
 		return nil, err
@@ -123,7 +137,7 @@ func (s *Sandboxes) Ready(ctx context.Context, agent *sessionsv1alpha1.Agent, se
 	case sessionsv1alpha1.SandboxFailed:
 		return nil, fmt.Errorf("%w: %s", ErrCannotStart, msg)
 	case sessionsv1alpha1.SandboxReady:
-		return s.clientFor(ctx, sb)
+		return s.clientFor(ctx, sb, waitServing)
 	}
 	return nil, nil
 }
@@ -143,8 +157,9 @@ func (s *Sandboxes) touch(ctx context.Context, claim *sandboxextv1beta1.SandboxC
 	return s.client.Patch(ctx, claim, patch)
 }
 
-// clientFor returns the sandboxd client of the Sandbox's current Pod.
-func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (*sandboxd.Client, error) {
+// clientFor returns the sandboxd client of the Sandbox's current Pod once its sandboxd
+// answers: waited for up to servingTimeout when waitServing, else nil while it does not.
+func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox, waitServing bool) (*sandboxd.Client, error) {
 	name := sb.Annotations[sandboxv1beta1.SandboxPodNameAnnotation]
 	if name == "" {
 		name = sb.Name
@@ -155,19 +170,55 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (
 	}
 	key := client.ObjectKeyFromObject(sb)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if pc, ok := s.clients[key]; ok && pc.pod == pod.UID {
+		s.mu.Unlock()
 		return pc.client, nil
-	} else if ok {
-		_ = pc.client.Close() // the Pod it dialled is gone
 	}
+	s.mu.Unlock()
 	ns := pod.Namespace
 	c, err := sandboxd.New(func(ctx context.Context, port int) (net.Conn, error) { return s.dial(ctx, ns, name, port) }, GRPCPort, RESTPort)
 	if err != nil {
 		return nil, err
 	}
+	// A new Pod is Ready once its container started, which can be before sandboxd listens.
+	if !waitServing {
+		if c.Health(ctx) != nil {
+			_ = c.Close()
+			return nil, nil
+		}
+	} else if err := s.serving(ctx, c); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("sandboxd of Pod %s/%s: %w", ns, name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pc, ok := s.clients[key]; ok {
+		if pc.pod == pod.UID { // a racing call got there first
+			_ = c.Close()
+			return pc.client, nil
+		}
+		_ = pc.client.Close() // the Pod it dialled is gone
+	}
 	s.clients[key] = podClient{pod: pod.UID, client: c}
 	return c, nil
+}
+
+// serving waits until sandboxd answers its health check, looking again after
+// servingPollFirst and twice as long each time up to a second, for at most servingTimeout.
+func (s *Sandboxes) serving(ctx context.Context, c *sandboxd.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, servingTimeout)
+	defer cancel()
+	for wait := servingPollFirst; ; wait = min(2*wait, time.Second) {
+		err := c.Health(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not serving: %w (last: %v)", ctx.Err(), err)
+		case <-s.clock.After(wait):
+		}
+	}
 }
 
 // Forget closes the client of a Sandbox that was released.

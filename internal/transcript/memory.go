@@ -25,6 +25,9 @@ const (
 	APIMemoryRecallPath = "/v1/memory/recall"
 	APIMemoryGetPath    = "/v1/memory/get"
 	APIMemoryAgentsPath = "/v1/memory/agents"
+	// APIMemorySpendPath is where the manager collects what the indexer's embeddings owe the
+	// namespaces' budgets and says whose windows are spent.
+	APIMemorySpendPath = "/v1/memory/spend"
 )
 
 // The kinds of chunk memory keeps.
@@ -124,4 +127,27 @@ type Recaller interface {
 	Recall(ctx context.Context, q MemoryQuery) (MemoryResult, error)
 	MemoryGet(ctx context.Context, q MemoryGet) (MemoryChunks, error)
 	RegisterMemory(ctx context.Context, a MemoryAgent) error
+}
+
+// IndexSpendAck is the manager's side of a collection of the indexer's spend: Tally names the
+// tally it charged (its ID; empty on the first collection), Held the namespaces whose
+// budget window is spent, whose new chunks wait until a later collection releases them.
+type IndexSpendAck struct {
+	Tally string   `json:"tally,omitempty"`
+	Held  []string `json:"held,omitempty"`
+}
+
+// IndexSpend is what the indexer's embeddings owe, in tokens per namespace, since the last
+// acknowledged tally, and the namespaces whose Agents have memory (whose windows the
+// manager judges).
+type IndexSpend struct {
+	ID         string           `json:"id"`
+	Owed       map[string]int64 `json:"owed,omitempty"`
+	Namespaces []string         `json:"namespaces,omitempty"`
+}
+
+// IndexSpender is the store's account of its indexer's embeddings: the memory index in the
+// transcript-store, its client in the manager.
+type IndexSpender interface {
+	IndexSpend(ctx context.Context, ack IndexSpendAck) (IndexSpend, error)
 }

@@ -37,12 +37,12 @@ const memoryDir = ".memory"
 
 // OpenMemoryIndex opens the memory index under dataDir. Embedders dial out through the
 // model clients' transport under the default egress policy.
-func OpenMemoryIndex(dataDir string, log logr.Logger) (*memory.Index, error) {
+func OpenMemoryIndex(dataDir string, log logr.Logger, m *memory.Metrics) (*memory.Index, error) {
 	dir := filepath.Join(dataDir, memoryDir)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("memory index: %w", err)
 	}
-	ix, err := memory.Open(filepath.Join(dir, "chunks.log"), memory.Options{NewEmbedder: NewEmbedder, Log: log})
+	ix, err := memory.Open(filepath.Join(dir, "chunks.log"), memory.Options{NewEmbedder: NewEmbedder, Log: log, Metrics: m})
 	if err != nil {
 		return nil, fmt.Errorf("memory index: %w", err)
 	}
@@ -89,6 +89,11 @@ func (x Indexed) RegisterMemory(_ context.Context, a transcript.MemoryAgent) err
 	return nil
 }
 
+// IndexSpend implements transcript.IndexSpender.
+func (x Indexed) IndexSpend(ctx context.Context, a transcript.IndexSpendAck) (transcript.IndexSpend, error) {
+	return x.Memory.IndexSpend(ctx, a)
+}
+
 // OpenIndexes opens the full-text and memory indexes under dataDir; their StoreOptions go
 // to the store's open, then each is started over the store.
 func OpenIndexes(dataDir string, log logr.Logger) (*search.Index, *memory.Index, error) {
@@ -96,7 +101,7 @@ func OpenIndexes(dataDir string, log logr.Logger) (*search.Index, *memory.Index,
 	if err != nil {
 		return nil, nil, err
 	}
-	mem, err := OpenMemoryIndex(dataDir, log.WithName("memory"))
+	mem, err := OpenMemoryIndex(dataDir, log.WithName("memory"), nil)
 	if err != nil {
 		_ = words.Close()
 		return nil, nil, err
@@ -109,22 +114,16 @@ func OpenIndexes(dataDir string, log logr.Logger) (*search.Index, *memory.Index,
 //	POST /v1/memory/recall    MemoryQuery -> MemoryResult
 //	POST /v1/memory/get       MemoryGet -> MemoryChunks
 //	POST /v1/memory/agents    MemoryAgent (204)
+//	POST /v1/memory/spend     IndexSpendAck -> IndexSpend (when r keeps the indexer's account)
 //
 // The manager decides what a caller may recall (the sessions and notes it names); the
 // store only answers within them.
 func memoryAPI(mux *http.ServeMux, r transcript.Recaller) {
-	mux.HandleFunc("POST "+transcript.APIMemoryRecallPath, func(w http.ResponseWriter, req *http.Request) {
-		var q transcript.MemoryQuery
-		if !decodeBody(w, req, &q) {
-			return
-		}
-		res, err := r.Recall(req.Context(), q)
-		if err != nil {
-			writeStoreError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, res)
-	})
+	jsonRoute(mux, transcript.APIMemoryRecallPath, r.Recall)
+	jsonRoute(mux, transcript.APIMemoryGetPath, r.MemoryGet)
+	if sp, ok := r.(transcript.IndexSpender); ok {
+		jsonRoute(mux, transcript.APIMemorySpendPath, sp.IndexSpend)
+	}
 	mux.HandleFunc("POST "+transcript.APIMemoryAgentsPath, func(w http.ResponseWriter, req *http.Request) {
 		var a transcript.MemoryAgent
 		if !decodeBody(w, req, &a) {
@@ -136,16 +135,21 @@ func memoryAPI(mux *http.ServeMux, r transcript.Recaller) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	mux.HandleFunc("POST "+transcript.APIMemoryGetPath, func(w http.ResponseWriter, req *http.Request) {
-		var q transcript.MemoryGet
-		if !decodeBody(w, req, &q) {
+}
+
+// jsonRoute serves POST path: the body decoded into In, fn's answer written as JSON, a store
+// error as its status.
+func jsonRoute[In, Out any](mux *http.ServeMux, path string, fn func(context.Context, In) (Out, error)) {
+	mux.HandleFunc("POST "+path, func(w http.ResponseWriter, req *http.Request) {
+		var in In
+		if !decodeBody(w, req, &in) {
 			return
 		}
-		res, err := r.MemoryGet(req.Context(), q)
+		out, err := fn(req.Context(), in)
 		if err != nil {
 			writeStoreError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, res)
+		writeJSON(w, http.StatusOK, out)
 	})
 }

@@ -40,16 +40,3 @@ func (e *Engine) withTurnDeadline(ctx context.Context, agent *sessionsv1alpha1.A
 	stopTimer := e.cancelAfter(cancel, turnTimeout(agent))
 	return ctx, func() { stopTimer(); cancel(nil) }
 }
-
-// cancelAfter cancels a context with ErrDeadline once d has passed on the engine's clock.
-// The caller calls the returned func when the context ends some other way: it stops the
-// timer at once, so a finished turn leaves no timer behind on the clock. No goroutine waits
-// on the timer: the clock runs cancel when it fires.
-func (e *Engine) cancelAfter(cancel context.CancelCauseFunc, d time.Duration) func() {
-	if d <= 0 {
-		cancel(ErrDeadline)
-		return func() {}
-	}
-	t := e.clock.AfterFunc(d, func() { cancel(ErrDeadline) })
-	return func() { t.Stop() }
-}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,7 +135,7 @@ type Engine struct {
 	lanes map[laneKey]*lane
 	jobs  map[string]*job // queued or running, by turn id
 	// owners holds, per owner, its queued and running turns and its finished outcomes not
-	// yet released (see owners.go); the engine's memory is bounded by its live owners.
+	// yet released (below); the engine's memory is bounded by its live owners.
 	owners owners
 	wake   map[string]chan event.GenericEvent
 	// reports are the sessions' reports their controller has not written yet (report.go).
@@ -255,6 +256,31 @@ func (e *Engine) Submit(_ context.Context, req TurnRequest) error {
 	return nil
 }
 
+// newJob makes the job of a submitted turn; the request's Deadline, when set, cancels it.
+func (e *Engine) newJob(req TurnRequest) *job {
+	ctx, cancel := context.WithCancelCause(e.base)
+	j := &job{req: req, ctx: ctx, cancel: cancel}
+	if !req.Deadline.IsZero() {
+		stop := e.cancelAfter(cancel, req.Deadline.Sub(e.clock.Now()))
+		// Every end of the job stops the deadline's timer.
+		j.cancel = func(cause error) { stop(); cancel(cause) }
+	}
+	return j
+}
+
+// cancelAfter cancels a context with ErrDeadline once d has passed on the engine's clock.
+// The caller calls the returned func when the context ends some other way: it stops the
+// timer at once, so a finished turn leaves no timer behind on the clock. No goroutine waits
+// on the timer: the clock runs cancel when it fires.
+func (e *Engine) cancelAfter(cancel context.CancelCauseFunc, d time.Duration) func() {
+	if d <= 0 {
+		cancel(ErrDeadline)
+		return func() {}
+	}
+	t := e.clock.AfterFunc(d, func() { cancel(ErrDeadline) })
+	return func() { t.Stop() }
+}
+
 // Result implements Runner.
 func (e *Engine) Result(owner Owner, id string) (TurnResult, bool) {
 	e.mu.Lock()
@@ -308,6 +334,24 @@ func (e *Engine) wakeLocked(kind string) chan event.GenericEvent {
 	return ch
 }
 
+// send delivers a wake event; a full buffer must not stall the lane, so the event then waits
+// in its own goroutine until it is taken or the engine stops.
+func (e *Engine) send(ch chan event.GenericEvent, ev event.GenericEvent) {
+	select {
+	case ch <- ev:
+		return
+	default:
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		select {
+		case ch <- ev:
+		case <-e.base.Done():
+		}
+	}()
+}
+
 // finish records a turn's outcome and wakes its owner.
 func (e *Engine) finish(j *job, res TurnResult) {
 	e.mu.Lock()
@@ -333,5 +377,66 @@ func ownerObject(o Owner) client.Object {
 	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
 }
 
+// sessionObject is the object of a session's wake event (its namespace and name).
+func sessionObject(key types.NamespacedName) event.GenericEvent {
+	return event.GenericEvent{Object: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}}
+}
+
 // now is the engine clock's time.
 func (e *Engine) now() time.Time { return e.clock.Now() }
+
+// owners is the engine's bookkeeping of turns by the object that asked for them. An entry
+// lives while its owner has a turn queued or running or an outcome it has not released;
+// Abort releases it. A turn cancelled by Abort records no outcome when it ends, so a
+// deleted owner leaves nothing behind. Guarded by Engine.mu.
+type owners map[Owner]*ownerTurns
+
+type ownerTurns struct {
+	live    map[string]*job // queued or running, by turn id
+	results map[string]TurnResult
+}
+
+func (o owners) entry(owner Owner) *ownerTurns {
+	t, ok := o[owner]
+	if !ok {
+		t = &ownerTurns{live: map[string]*job{}, results: map[string]TurnResult{}}
+		o[owner] = t
+	}
+	return t
+}
+
+// add records a submitted turn.
+func (o owners) add(j *job) { o.entry(j.req.Owner).live[j.req.ID] = j }
+
+// finish moves an ended turn to its owner's outcomes, unless the owner released it.
+func (o owners) finish(j *job, res TurnResult) {
+	t, ok := o[j.req.Owner]
+	if !ok || t.live[j.req.ID] != j {
+		return
+	}
+	delete(t.live, j.req.ID)
+	t.results[j.req.ID] = res
+}
+
+func (o owners) result(owner Owner, id string) (TurnResult, bool) {
+	t, ok := o[owner]
+	if !ok {
+		return TurnResult{}, false
+	}
+	r, ok := t.results[id]
+	return r, ok
+}
+
+// release forgets owner and returns its queued and running turns, for the caller to cancel.
+func (o owners) release(owner Owner) []*job {
+	t, ok := o[owner]
+	if !ok {
+		return nil
+	}
+	delete(o, owner)
+	live := make([]*job, 0, len(t.live))
+	for _, j := range t.live {
+		live = append(live, j)
+	}
+	return live
+}

@@ -14,10 +14,7 @@
 
 package turns
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // laneKey names a session's lane.
 type laneKey struct{ namespace, sessionKey string }
@@ -39,17 +36,6 @@ type job struct {
 	started bool
 	// unwatch stops the watch that drops the job from its lane when cancelled while queued.
 	unwatch func() bool
-}
-
-func (e *Engine) newJob(req TurnRequest) *job {
-	ctx, cancel := context.WithCancelCause(e.base)
-	j := &job{req: req, ctx: ctx, cancel: cancel}
-	if !req.Deadline.IsZero() {
-		stop := e.cancelAfter(cancel, req.Deadline.Sub(e.clock.Now()))
-		// Every end of the job stops the deadline's timer.
-		j.cancel = func(cause error) { stop(); cancel(cause) }
-	}
-	return j
 }
 
 // enqueueLocked appends j to its session's lane and starts the lane's worker if idle.
@@ -102,21 +88,8 @@ func (e *Engine) drain(k laneKey, l *lane) {
 			t = e.abortedBeforeStart(&j.req, context.Cause(j.ctx))
 		}
 		j.cancel(nil) // release the deadline timer
-		e.finish(j, t.res)
-		e.reportTurn(t)
+		e.end(j, t)
 	}
-}
-
-// interruption returns the reason ctx was cancelled, or nil while it is live.
-func interruption(ctx context.Context) error {
-	if ctx.Err() == nil {
-		return nil
-	}
-	cause := context.Cause(ctx)
-	if errors.Is(cause, ErrDeadline) || errors.Is(cause, ErrAborted) || errors.Is(cause, ErrShutdown) {
-		return cause
-	}
-	return ErrAborted
 }
 
 // dropQueued ends a job cancelled while it waited in its lane.
@@ -138,7 +111,5 @@ func (e *Engine) dropQueued(k laneKey, j *job) {
 	}
 	e.mu.Unlock()
 	laneQueueDepth.Dec()
-	t := e.abortedBeforeStart(&j.req, context.Cause(j.ctx))
-	e.finish(j, t.res)
-	e.reportTurn(t)
+	e.end(j, e.abortedBeforeStart(&j.req, context.Cause(j.ctx)))
 }

@@ -24,11 +24,19 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 )
 
-// record reports a finished turn: metrics and an Event when it failed. Its session's
-// report follows (reportTurn), once the owner is woken.
 // maxEventError bounds the error a turn's Warning Event quotes (a note holds 1 KiB).
 const maxEventError = 512
 
+// end is a turn's end, run or dropped, in one place: it is recorded (metrics, an Event when
+// it failed), its owner keeps the outcome and is woken (finish), then its session's report
+// follows (reportTurn).
+func (e *Engine) end(j *job, t *turn) {
+	e.record(j.ctx, t)
+	e.finish(j, t.res)
+	e.reportTurn(t)
+}
+
+// record counts a finished turn, and says in an Event on its session when it failed.
 func (e *Engine) record(ctx context.Context, t *turn) {
 	res := &t.res
 	agent := ""

@@ -19,9 +19,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-
-	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
 // WakeAgentSession is the kind of Wake whose events name sessions with a new report: the
@@ -116,27 +113,4 @@ func (e *Engine) reportTurn(t *turn) {
 			r.ContextTokens = t.lastInput
 		}
 	})
-}
-
-// send delivers a wake event; a full buffer must not stall the lane, so the event then waits
-// in its own goroutine until it is taken or the engine stops.
-func (e *Engine) send(ch chan event.GenericEvent, ev event.GenericEvent) {
-	select {
-	case ch <- ev:
-		return
-	default:
-	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		select {
-		case ch <- ev:
-		case <-e.base.Done():
-		}
-	}()
-}
-
-// sessionObject is the object of a session's wake event (its namespace and name).
-func sessionObject(key types.NamespacedName) event.GenericEvent {
-	return event.GenericEvent{Object: &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}}
 }

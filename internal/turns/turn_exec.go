@@ -62,8 +62,8 @@ type turn struct {
 	yielded bool
 }
 
-// runTurn runs one turn to its end and records it; the caller wakes the owner, then reports
-// the turn to its session (reportTurn).
+// runTurn runs one turn to its end; the caller ends it (end: it is recorded, its owner
+// woken, its session told).
 func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 	turnsRunning.Inc()
 	defer turnsRunning.Dec()
@@ -100,16 +100,25 @@ func (e *Engine) runTurn(ctx context.Context, req *TurnRequest) *turn {
 		}
 	}
 	t.res.Err = err
-	e.record(ctx, t)
 	return t
 }
 
 // abortedBeforeStart is the outcome of a turn cancelled while it waited in its lane.
 func (e *Engine) abortedBeforeStart(req *TurnRequest, cause error) *turn {
 	now := e.now()
-	t := &turn{e: e, req: req, session: req.Session, res: TurnResult{Started: now, Finished: now, Err: cause, Aborted: true}}
-	e.record(e.base, t)
-	return t
+	return &turn{e: e, req: req, session: req.Session, res: TurnResult{Started: now, Finished: now, Err: cause, Aborted: true}}
+}
+
+// interruption returns the reason ctx was cancelled, or nil while it is live.
+func interruption(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrDeadline) || errors.Is(cause, ErrAborted) || errors.Is(cause, ErrShutdown) {
+		return cause
+	}
+	return ErrAborted
 }
 
 // prepare builds the provider for the session and Agent the request brings, has the turn's

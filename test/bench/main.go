@@ -54,7 +54,7 @@ func register(name string, run func() ([]Figure, error)) {
 }
 
 func main() {
-	only := flag.String("run", "", "regexp selecting suites by name")
+	only := flag.String("run", "", "regexp selecting suites by name (sandbox-pods runs real Pods under the cluster test's kubelet: root only, skipped otherwise)")
 	cpuProfile := flag.String("cpuprofile", "", "write the bench process's CPU profile (the in-process suites) to this file")
 	memProfile := flag.String("memprofile", "", "write the bench process's allocation profile (every allocation sampled) to this file")
 	check := flag.Bool("check", false, "hold each figure to the bound its target states and exit 1 when one misses it (make bench-check)")

@@ -66,6 +66,7 @@ func TestChaos(t *testing.T) {
 	t.Run("hostile egress and amplification", e.hostileEgress)
 	t.Run("remote agents that answer without end", e.endlessRemote)
 	t.Run("compaction under a spent budget", e.spentCompaction)
+	t.Run("memory through store kills", e.memoryKills)
 	t.Run("crashes and restarts", e.crashes)
 	t.Run("manager killed between claim and first exec", e.sandboxCrash)
 }

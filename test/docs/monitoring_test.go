@@ -32,6 +32,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/delivery"
 	"github.com/agent-sessions/agent-session-operator/internal/eventrec"
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript/memory"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/store"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore"
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
@@ -53,6 +54,7 @@ func exporters() []prometheus.Registerer {
 	sandbox.RegisterMetrics(managerReg)
 	storeReg := prometheus.NewRegistry()
 	store.NewMetrics(storeReg)
+	memory.NewMetrics(storeReg)
 	transcriptstore.NewHookHandler(transcriptstore.HookOptions{Registry: storeReg})
 	return []prometheus.Registerer{managerReg, storeReg}
 }

@@ -198,6 +198,25 @@ func (c *Client) do(ctx context.Context, method, rel string, body io.Reader) (*h
 	return resp, nil
 }
 
+// Health asks sandboxd whether it serves (GET /v1/health): nil once it answers 200. A Pod is
+// Ready when its container started, which can be before sandboxd listens.
+func (c *Client) Health(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.rest+"/v1/health", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("sandboxd: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("sandboxd health: %s", resp.Status)
+	}
+	return nil
+}
+
 // Read returns at most limit bytes of the file at rel, and whether there was more.
 func (c *Client) Read(ctx context.Context, rel string, limit int) ([]byte, bool, error) {
 	resp, err := c.do(ctx, http.MethodGet, rel, nil)

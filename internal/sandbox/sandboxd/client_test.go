@@ -16,6 +16,7 @@ package sandboxd_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -148,5 +149,32 @@ func TestFiles(t *testing.T) {
 		if e.Name == "link" {
 			t.Errorf("List shows the link out: %+v", e)
 		}
+	}
+}
+
+// Health answers once sandboxd serves, and fails while nothing listens (a Pod Ready before
+// its sandboxd is).
+func TestHealth(t *testing.T) {
+	c := testenv.StartSandboxd(t, t.TempDir())
+	ctx := context.Background()
+	if err := c.Health(ctx); err != nil {
+		t.Fatalf("Health of a serving sandboxd: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close() // nothing listens there now
+	none, err := sandboxd.New(func(ctx context.Context, _ int) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if err := none.Health(ctx); err == nil {
+		t.Error("Health of nothing listening: nil, want an error")
 	}
 }

@@ -147,6 +147,14 @@ func (c *Client) RegisterMemory(ctx context.Context, a transcript.MemoryAgent) e
 	return c.do(ctx, http.MethodPost, transcript.APIMemoryAgentsPath, a, nil)
 }
 
+// IndexSpend collects what the sidecar's memory indexer owes the budgets, acknowledging
+// the last tally charged and naming the namespaces to hold.
+func (c *Client) IndexSpend(ctx context.Context, a transcript.IndexSpendAck) (transcript.IndexSpend, error) {
+	var s transcript.IndexSpend
+	err := c.do(ctx, http.MethodPost, transcript.APIMemorySpendPath, a, &s)
+	return s, err
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	var body []byte
 	if in != nil {

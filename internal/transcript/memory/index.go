@@ -83,6 +83,8 @@ type Options struct {
 	MaxIndexBytes int64
 	Clock         clock.WithDelayedExecution
 	Log           logr.Logger
+	// Metrics receives the index's size and spend (nil: counted, served nowhere).
+	Metrics *Metrics
 }
 
 type spaceKey struct{ ns, agent string }
@@ -98,6 +100,7 @@ type agentEntry struct {
 // Index is the memory of a store's Agents.
 type Index struct {
 	o   Options
+	m   *Metrics
 	src Source
 	log *logFile
 
@@ -108,6 +111,7 @@ type Index struct {
 	ready    bool
 
 	feed   *feed.Queue
+	spend  *spendBook
 	dmu    sync.Mutex
 	dAgent map[spaceKey]struct{} // Agents registered since the last catch-up
 	stop   chan struct{}
@@ -140,8 +144,11 @@ func Open(path string, o Options) (*Index, error) {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
-	ix := &Index{o: o, spaces: map[spaceKey]*space{}, agents: map[spaceKey]*agentEntry{}, limiters: map[string]*rate.Limiter{},
-		feed: feed.New(o.Queue, MaxQueueBytes), dAgent: map[spaceKey]struct{}{},
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	ix := &Index{o: o, m: o.Metrics, spaces: map[spaceKey]*space{}, agents: map[spaceKey]*agentEntry{}, limiters: map[string]*rate.Limiter{},
+		feed: feed.New(o.Queue, MaxQueueBytes), spend: newSpendBook(), dAgent: map[spaceKey]struct{}{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	l, chunks, err := openLog(path, ix.replay)
 	if err != nil {

@@ -127,6 +127,7 @@ func (ix *Index) Recall(ctx context.Context, q transcript.MemoryQuery, words tra
 		res.Vectors = "the Agent's embeddings provider is not registered with this store yet"
 	} else {
 		vecs, tokens, err := ix.embed(ctx, q.Namespace, ag.emb, []string{q.Text})
+		ix.m.embedTokens.WithLabelValues(sourceQuery).Add(float64(tokens))
 		res.EmbedTokens = tokens
 		if err != nil {
 			res.Vectors = "embedding the query failed: " + err.Error()

@@ -50,6 +50,7 @@ func (ix *Index) run() {
 	ix.mu.Lock()
 	ix.ready = true
 	ix.mu.Unlock()
+	ix.exportSize()
 	jobs := make([]feed.Job, 0, 256)
 	for {
 		select {
@@ -64,6 +65,7 @@ func (ix *Index) run() {
 		case <-ix.feed.Wake():
 			ix.catchUpDirty(ctx)
 		}
+		ix.exportSize()
 	}
 }
 
@@ -167,6 +169,7 @@ func (ix *Index) retry(b batch, err error) {
 // makes them searchable. A session over its namespace's or the store's bound keeps its
 // mark moving but its new chunks are not kept.
 func (ix *Index) write(ctx context.Context, b batch) error {
+	b.sessions = ix.unheld(b.sessions)
 	type item struct {
 		p     *pending
 		rec   *transcript.Record
@@ -208,7 +211,9 @@ func (ix *Index) write(ctx context.Context, b batch) error {
 		for i, it := range items {
 			texts[i] = it.piece.Text
 		}
-		vecs, _, err := ix.embed(ctx, k.ns, ag.emb, texts)
+		vecs, tokens, err := ix.embed(ctx, k.ns, ag.emb, texts)
+		ix.spend.owe(k.ns, tokens)
+		ix.m.embedTokens.WithLabelValues(sourceIndex).Add(float64(tokens))
 		if err != nil {
 			return err
 		}
@@ -245,6 +250,18 @@ func (ix *Index) write(ctx context.Context, b batch) error {
 		}
 	}
 	return nil
+}
+
+// unheld are the sessions whose namespaces the manager does not hold for a spent budget;
+// the others wait, their marks unmoved, until it releases them.
+func (ix *Index) unheld(ps []*pending) []*pending {
+	out := make([]*pending, 0, len(ps))
+	for _, p := range ps {
+		if !ix.spend.hold(p.k.ns, sessionRef{NS: p.header.Namespace, SID: p.header.SessionID}) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // agentIn is the registered Agent of the batch's sessions of space k.

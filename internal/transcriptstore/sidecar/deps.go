@@ -111,7 +111,7 @@ func open(ctx context.Context, cfg transcriptstore.SidecarConfig) (_ *deps, clea
 		return nil, nil, err
 	}
 	undo = append(undo, func() { _ = d.index.Close() })
-	if d.mem, err = transcriptstore.OpenMemoryIndex(cfg.DataDir, d.log.WithName("memory")); err != nil {
+	if d.mem, err = transcriptstore.OpenMemoryIndex(cfg.DataDir, d.log.WithName("memory"), memory.NewMetrics(d.reg)); err != nil {
 		return nil, nil, err
 	}
 	undo = append(undo, func() { _ = d.mem.Close() })

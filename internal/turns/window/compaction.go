@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -66,33 +65,6 @@ type Compaction struct {
 
 // compactionKey is the idempotency key of the turn's compaction record.
 func (w *Window) compactionKey() string { return w.req.Turn + "/compaction" }
-
-// size is the agent's context window, in tokens.
-func (w *Window) size() int64 {
-	if s := w.req.Agent.Spec.Model.ContextTokens; s != nil {
-		return *s
-	}
-	return DefaultContextTokens
-}
-
-// turnMessagesRoom is the room the model's view leaves after the history for the turn's own
-// messages (its input, a reply, a round of tool calls and results) before it is copied.
-const turnMessagesRoom = 4
-
-// fit sets the model's view from the window's history view: the latest summary (in the
-// request's Summary) and what fits of the messages after it, then the input.
-func (w *Window) fit() {
-	in := w.input
-	w.msgs = append(assembleContext(w.view, contextBudget(w.size(), w.req.System, w.req.Tools, &in), turnMessagesRoom), in)
-}
-
-// contextTokens estimates the turn's first request with the whole view, nothing dropped.
-func (w *Window) contextTokens(v historyView) int64 {
-	in := w.input
-	s := w.size()
-	used := s - s/replyReserveDiv - contextBudget(s, w.req.System, w.req.Tools, &in)
-	return used + summaryTokens(v.summary) + historyTokens(v.tail)
-}
 
 // Compact runs the compaction step when the turn's context passes the trigger, or always
 // in a Compact turn, under the Agent's compaction timeout (ErrCompactionTimeout). It asks
@@ -284,54 +256,6 @@ func compactionOf(agent *sessionsv1alpha1.Agent) compactionConfig {
 	return cfg
 }
 
-// historyView is a turn's history as compaction sees it: the latest summary and the
-// records after its range.
-type historyView struct {
-	// summary is the latest compaction record, nil when the session has none.
-	summary *transcript.Record
-	// tail are the records after the summary's range (all when there is no summary), a
-	// part of the records read: compaction records among them are never sent (ToProvider
-	// skips them) nor folded.
-	tail []transcript.Record
-	// complete says tail holds every record after the summary's range: the records read
-	// reach back to it (or to the transcript's start).
-	complete bool
-	// msgs, when set, is tail as the model sees it, message i for record i (the zero
-	// message for a record it never sees): the history cache's, converted once.
-	msgs []provider.Message
-	// first is the seq of the oldest record read (0: none).
-	first int64
-}
-
-// viewHistory finds the latest summary in history (records in seq order, the oldest read
-// being first) or takes own, the summary this turn already made (a repeated turn).
-func viewHistory(history []transcript.Record, first int64, own *transcript.Record) historyView {
-	v := historyView{summary: own, first: first}
-	if v.summary == nil {
-		for i := len(history) - 1; i >= 0; i-- {
-			if history[i].Message.Role == transcript.RoleCompaction && history[i].Message.Compaction != nil {
-				v.summary = &history[i]
-				break
-			}
-		}
-	}
-	var after int64
-	if v.summary != nil {
-		after = v.summary.Message.Compaction.ToSeq
-	}
-	v.tail = history[sort.Search(len(history), func(i int) bool { return history[i].Seq > after }):]
-	v.complete = len(history) == 0 || first <= after+1
-	return v
-}
-
-// summaryTokens estimates what summaryText(r) takes of the context, without building it.
-func summaryTokens(r *transcript.Record) int64 {
-	if r == nil {
-		return 0
-	}
-	return estimateTokens(len(summaryPreamble) + messageTextLen(&r.Message))
-}
-
 // summaryText is how the model reads a summary record, "" for none.
 func summaryText(r *transcript.Record) string {
 	if r == nil {
@@ -364,47 +288,6 @@ func splitFold(tail []transcript.Record, keep int) int {
 		k--
 	}
 	return k
-}
-
-// historyTokens estimates what the model messages of recs take of the context.
-func historyTokens(recs []transcript.Record) int64 {
-	var n int64
-	for i := range recs {
-		if b, ok := modelBytes(&recs[i].Message); ok {
-			n += estimateTokens(b)
-		}
-	}
-	return n
-}
-
-// providerHistory is the model's view of recs, with room for extra more messages (the
-// turn's input, the model's replies and tool results).
-func providerHistory(recs []transcript.Record, extra int) []provider.Message {
-	out := make([]provider.Message, 0, len(recs)+extra)
-	for i := range recs {
-		if m, ok := ToProvider(&recs[i].Message); ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// assembleContext is the history a turn's model sees: what fits of the messages after the
-// summary's range, within budget less the summary (which the request carries on its own),
-// in a slice with room for extra more messages (the turn's own).
-func assembleContext(v historyView, budget int64, extra int) []provider.Message {
-	var msgs []provider.Message
-	if len(v.msgs) == len(v.tail) && v.msgs != nil {
-		msgs = make([]provider.Message, 0, len(v.msgs)+extra)
-		for i := range v.msgs {
-			if v.msgs[i].Role != "" {
-				msgs = append(msgs, v.msgs[i])
-			}
-		}
-	} else {
-		msgs = providerHistory(v.tail, extra)
-	}
-	return fitContext(msgs, budget-summaryTokens(v.summary))
 }
 
 // compactionInput is the compaction step's user message: the fixed prefix, the previous

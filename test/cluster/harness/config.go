@@ -41,6 +41,15 @@ const (
 	SandboxImage = "registry.k8s.io/pause:3.6"
 	// OperatorImage is the repository the test's operator images are tagged in.
 	OperatorImage = "localhost/agent-session-operator"
+	// SandboxRuntimeImage is the default sandbox image (images.Sandbox: sandboxd, busybox),
+	// the manager's --sandbox-image in the sandbox test.
+	SandboxRuntimeImage = "localhost/agent-session-operator-sandbox:v1"
+	// SandboxControllerImage is agent-sandbox's controller, built from the module go.mod
+	// requires (hack/agent-sandbox.sh).
+	SandboxControllerImage = "localhost/agent-sandbox-controller:v1"
+	// RunscPath is Debian's gVisor runtime; with it the node offers the runtime handler
+	// "runsc" (RuntimeClass gvisor).
+	RunscPath = "/usr/bin/runsc"
 )
 
 // Env carries the outer run's preparations to the inner run.

@@ -19,6 +19,13 @@ import (
 	"strings"
 )
 
+// GVisor says whether the node offers gVisor: the runtime handler "runsc" for a RuntimeClass
+// gvisor (hack/cluster-packages.sh installs Debian's runsc).
+func (c Config) GVisor() bool {
+	_, err := os.Stat(RunscPath)
+	return err == nil
+}
+
 // writeConfigs writes containerd's, the CNI bridge's, the kubelet's and kube-proxy's
 // configuration. What each setting is for is said beside it.
 func (c *Cluster) writeConfigs() error {
@@ -53,7 +60,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
+RUNSC  [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "W/cni"
 `,
@@ -112,6 +119,18 @@ conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeou
 iptables: {localhostNodePorts: false}
 `,
 	}
+	runsc := ""
+	if c.GVisor() {
+		// gVisor, RuntimeClass gvisor's handler: Debian's runsc run by runc's shim through
+		// test/cluster/runscwrap, which says why it is needed and what it changes.
+		runsc = `    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
+        BinaryName = "W/bin/runscwrap"
+        SystemdCgroup = false
+`
+	}
+	files[c.path("containerd", "config.toml")] = strings.Replace(files[c.path("containerd", "config.toml")], "RUNSC", runsc, 1)
 	for path, body := range files {
 		if err := os.WriteFile(path, []byte(strings.ReplaceAll(body, "W/", c.WorkDir+"/")), 0o600); err != nil {
 			return err

@@ -70,11 +70,15 @@ func Prepare(repoRoot string) (Config, error) {
 }
 
 // buildImages builds the operator's binaries as the Dockerfile does and writes two tags of
-// its image (the second for the upgrade) and the sandbox image.
+// its image (the second for the upgrade), the Pod sandbox (pause) image, agent-sandbox's
+// controller and the default sandbox image (sandboxd and Debian's static busybox).
 func (c Config) buildImages() error {
 	bin := c.path("bin")
+	if err := c.copySandboxBinaries(bin); err != nil {
+		return err
+	}
 	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin+"/",
-		"./cmd/manager", "./cmd/transcript-store", "./test/cluster/pause")
+		"./cmd/manager", "./cmd/transcript-store", "./test/cluster/pause", "./test/cluster/runscwrap")
 	build.Dir = c.RepoRoot
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -88,7 +92,47 @@ func (c Config) buildImages() error {
 			return err
 		}
 	}
-	return images.WriteTarball(images.Pause, bin, SandboxImage, c.ImageTarball("pause"))
+	for _, img := range []struct {
+		spec     images.Spec
+		ref, tag string
+	}{
+		{images.Pause, SandboxImage, "pause"},
+		{images.Sandbox, SandboxRuntimeImage, "sandbox"},
+		{images.SandboxController, SandboxControllerImage, "agent-sandbox-controller"},
+	} {
+		if err := images.WriteTarball(img.spec, bin, img.ref, c.ImageTarball(img.tag)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copySandboxBinaries puts agent-sandbox's controller and sandboxd (hack/agent-sandbox.sh
+// builds them once per machine from the module proxy) and the static busybox into bin.
+func (c Config) copySandboxBinaries(bin string) error {
+	out, err := run(c.RepoRoot, filepath.Join(c.RepoRoot, "hack", "agent-sandbox.sh"), "bin")
+	if err != nil {
+		return fmt.Errorf("hack/agent-sandbox.sh: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	dir := lines[len(lines)-1]
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	for name, src := range map[string]string{
+		"agent-sandbox-controller": filepath.Join(dir, "agent-sandbox-controller"),
+		"sandboxd":                 filepath.Join(dir, "sandboxd"),
+		"busybox":                  "/bin/busybox",
+	} {
+		body, err := os.ReadFile(src)
+		if err != nil {
+			return fmt.Errorf("%s (hack/cluster-packages.sh installs busybox-static): %w", src, err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), body, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // createNetns makes the namespace the whole cluster lives in: a veth pair with the node's

@@ -41,7 +41,7 @@ type Cluster struct {
 // is bounded by ctx.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	c := &Cluster{Config: cfg, Kubeconfig: cfg.path("pki", "admin.kubeconfig")}
-	for _, d := range []string{"logs", "etcd", "containerd", "kubelet", "cni", "pv"} {
+	for _, d := range []string{"logs", "logs/runsc", "etcd", "containerd", "kubelet", "cni", "pv"} {
 		if err := os.MkdirAll(c.path(d), 0o700); err != nil {
 			return c, err
 		}
@@ -210,7 +210,7 @@ func (c *Cluster) ImportImage(tag string) error {
 }
 
 func (c *Cluster) importImages(context.Context) error {
-	for _, tag := range []string{"pause", "v1"} {
+	for _, tag := range []string{"pause", "v1", "sandbox", "agent-sandbox-controller"} {
 		if err := c.ImportImage(tag); err != nil {
 			return err
 		}

@@ -24,8 +24,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -41,6 +43,12 @@ type Spec struct {
 	Files      map[string]string
 	User       string
 	Entrypoint []string
+	// Busybox, when set, is the path in the image of a static busybox among Files: every
+	// applet it lists (busybox --list-full: bin/sh, usr/bin/id, ...) becomes a link to it,
+	// which gives the image a shell and coreutils.
+	Busybox string
+	// Dirs are directories made in the image, owned by the image's user.
+	Dirs []string
 }
 
 // Operator is the Dockerfile's final stage: /manager and /transcript-store as 65532.
@@ -48,6 +56,26 @@ var Operator = Spec{
 	Files:      map[string]string{"/manager": "manager", "/transcript-store": "transcript-store"},
 	User:       "65532:65532",
 	Entrypoint: []string{"/manager"},
+}
+
+// Sandbox is the default image of an Agent's sandbox (the manager's --sandbox-image):
+// agent-sandbox's sandboxd as the entrypoint, and Debian's static busybox for the shell and
+// coreutils the sandbox tools' commands run with, as 65532. Dockerfile.sandbox builds the
+// same image with a Docker engine; images_test.go holds the two together.
+var Sandbox = Spec{
+	Files:      map[string]string{"/usr/local/bin/sandboxd": "sandboxd", "/bin/busybox": "busybox"},
+	User:       "65532:65532",
+	Entrypoint: []string{"/usr/local/bin/sandboxd"},
+	Busybox:    "/bin/busybox",
+	Dirs:       []string{"/workspace"},
+}
+
+// SandboxController is agent-sandbox's controller, built from the module go.mod requires
+// (hack/agent-sandbox.sh): its release image holds the one binary too.
+var SandboxController = Spec{
+	Files:      map[string]string{"/agent-sandbox-controller": "agent-sandbox-controller"},
+	User:       "65532:65532",
+	Entrypoint: []string{"/agent-sandbox-controller"},
 }
 
 // Pause is the Pod sandbox image containerd asks for, built from test/cluster/pause.
@@ -89,7 +117,7 @@ func WriteTarball(spec Spec, binDir, ref, out string) error {
 	cf.Created = v1.Time{Time: epoch}
 	cf.Config.User = spec.User
 	cf.Config.Entrypoint = spec.Entrypoint
-	cf.Config.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin"}
+	cf.Config.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		return err
 	}
@@ -125,6 +153,7 @@ func layerBytes(spec Spec, binDir string) ([]byte, error) {
 			return nil, err
 		}
 	}
+	made := map[string]bool{"etc/": true, "home/": true, "tmp/": true}
 	paths := make([]string, 0, len(spec.Files))
 	for p := range spec.Files {
 		paths = append(paths, p)
@@ -135,13 +164,86 @@ func layerBytes(spec Spec, binDir string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("image file %s: %w", p, err)
 		}
+		for _, d := range parents(p) {
+			if !made[d] {
+				made[d] = true
+				if err := add(&tar.Header{Name: d, Typeflag: tar.TypeDir, Mode: 0o755}, nil); err != nil {
+					return nil, err
+				}
+			}
+		}
 		h := &tar.Header{Name: p[1:], Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(body))}
 		if err := add(h, body); err != nil {
 			return nil, err
+		}
+	}
+	for _, d := range spec.Dirs {
+		h := &tar.Header{Name: d[1:] + "/", Typeflag: tar.TypeDir, Mode: 0o755, Uid: 65532, Gid: 65532}
+		if err := add(h, nil); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Busybox != "" {
+		dirs, links, err := busyboxLinks(filepath.Join(binDir, spec.Files[spec.Busybox]))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			if !made[d] {
+				made[d] = true
+				if err := add(&tar.Header{Name: d, Typeflag: tar.TypeDir, Mode: 0o755}, nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, l := range links {
+			if _, taken := spec.Files["/"+l]; taken {
+				continue
+			}
+			if err := add(&tar.Header{Name: l, Typeflag: tar.TypeSymlink, Linkname: spec.Busybox, Mode: 0o777}, nil); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// parents are the directories above p ("/usr/local/bin/x": usr/, usr/local/, usr/local/bin/),
+// as tar names.
+func parents(p string) []string {
+	var out []string
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	for i := 1; i < len(parts); i++ {
+		out = append(out, strings.Join(parts[:i], "/")+"/")
+	}
+	return out
+}
+
+// busyboxLinks are the applet paths a busybox binary lists (bin/sh, usr/bin/id, ...) and the
+// directories they need, each sorted.
+func busyboxLinks(busybox string) (dirs, links []string, err error) {
+	out, err := exec.Command(busybox, "--list-full").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s --list-full: %w", busybox, err)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Fields(string(out)) {
+		l = strings.TrimPrefix(l, "/")
+		if l == "" || strings.Contains(l, "..") {
+			continue
+		}
+		for _, d := range parents("/" + l) {
+			if !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+		links = append(links, l)
+	}
+	sort.Strings(dirs)
+	sort.Strings(links)
+	return dirs, links, nil
 }

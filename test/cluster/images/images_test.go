@@ -81,15 +81,35 @@ func TestOperatorImageMatchesDockerfile(t *testing.T) {
 	}
 }
 
-// Every FROM names an exact release or a digest, never a moving tag alone.
+// The sandbox image built offline runs what Dockerfile.sandbox's final stage runs: sandboxd
+// at the same path, as the same user.
+func TestSandboxImageMatchesDockerfile(t *testing.T) {
+	s := finalStage(t, "../../../Dockerfile.sandbox")
+	if s.Files["/usr/local/bin/sandboxd"] != "sandboxd" || Sandbox.Files["/usr/local/bin/sandboxd"] != "sandboxd" {
+		t.Errorf("sandboxd: Dockerfile.sandbox %v, images.Sandbox %v", s.Files, Sandbox.Files)
+	}
+	if diff := cmp.Diff([]string{s.User}, []string{Sandbox.User}); diff != "" {
+		t.Errorf("user (-Dockerfile.sandbox +images.Sandbox):\n%s", diff)
+	}
+	if diff := cmp.Diff(s.Entrypoint, Sandbox.Entrypoint); diff != "" {
+		t.Errorf("entrypoint (-Dockerfile.sandbox +images.Sandbox):\n%s", diff)
+	}
+}
+
+// Every FROM names an exact release or a digest, never a moving tag alone (scratch is no
+// image at all).
 func TestDockerfileImagesArePinned(t *testing.T) {
-	b, err := os.ReadFile("../../../Dockerfile")
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for _, f := range []string{"../../../Dockerfile", "../../../Dockerfile.sandbox"} {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, body...)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		fields := strings.Fields(line)
-		if len(fields) < 2 || strings.ToUpper(fields[0]) != "FROM" {
+		if len(fields) < 2 || strings.ToUpper(fields[0]) != "FROM" || fields[1] == "scratch" {
 			continue
 		}
 		ref := fields[1]

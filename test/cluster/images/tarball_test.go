@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,5 +77,71 @@ func TestWriteTarball(t *testing.T) {
 	want := map[string]string{"/manager": "#!manager", "/transcript-store": "#!transcript-store"}
 	if diff := cmp.Diff(want, files); diff != "" {
 		t.Errorf("executables in the image (-want +got):\n%s", diff)
+	}
+}
+
+// The sandbox image: sandboxd as its entrypoint, busybox with its applets linked to it (a
+// shell, id, hostname, ...), a workspace the non-root user owns.
+func TestSandboxTarball(t *testing.T) {
+	const busybox = "/bin/busybox"
+	if _, err := os.Stat(busybox); err != nil {
+		t.Skip("no busybox on this machine (hack/cluster-packages.sh installs busybox-static)")
+	}
+	bin := t.TempDir()
+	body, err := os.ReadFile(busybox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b, content := range map[string][]byte{"sandboxd": []byte("#!sandboxd"), "busybox": body} {
+		if err := os.WriteFile(filepath.Join(bin, b), content, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "img.tar")
+	if err := WriteTarball(Sandbox, bin, "localhost/sandbox:v1", out); err != nil {
+		t.Fatal(err)
+	}
+	img, err := tarball.ImageFromPath(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"/usr/local/bin/sandboxd"}, cf.Config.Entrypoint); diff != "" || cf.Config.User != "65532:65532" {
+		t.Errorf("entrypoint (-want +got):\n%s\nuser %q", diff, cf.Config.User)
+	}
+	links, dirs := map[string]string{}, map[string]int{}
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch h.Typeflag {
+		case tar.TypeSymlink:
+			links["/"+h.Name] = h.Linkname
+		case tar.TypeDir:
+			dirs["/"+strings.TrimSuffix(h.Name, "/")]++
+		}
+	}
+	for _, applet := range []string{"/bin/sh", "/bin/ls", "/bin/cat", "/usr/bin/id", "/bin/hostname"} {
+		if links[applet] != "/bin/busybox" {
+			t.Errorf("%s -> %q, want /bin/busybox", applet, links[applet])
+		}
+	}
+	for d, n := range dirs {
+		if n > 1 {
+			t.Errorf("directory %s appears %d times", d, n)
+		}
+	}
+	if dirs["/workspace"] != 1 || dirs["/usr/local/bin"] != 1 {
+		t.Errorf("directories: %v", dirs)
 	}
 }
