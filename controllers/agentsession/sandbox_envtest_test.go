@@ -109,40 +109,7 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		st := session.Status.Sandbox
 		return st != nil && st.Claim == claim.Name && st.Sandbox != "" && st.LastUsed != nil, err
 	})
-	// The kubelet cannot pull the image: the Agent's Ready says so, as the spawn guard will.
-	pod := &corev1.Pod{}
-	testenv.Eventually(t, "the sandbox's Pod", func() (bool, error) {
-		err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: session.Status.Sandbox.Sandbox}, pod)
-		return err == nil, client.IgnoreNotFound(err)
-	})
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: sandbox.ContainerName, Image: "example/sandbox:1",
-		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "example/sandbox:1"`}}}}
-	if err := c.Status().Update(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	readyReason := func(a *sessionsv1alpha1.Agent) string {
-		if cond := meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady); cond != nil {
-			return cond.Reason
-		}
-		return ""
-	}
-	testenv.Eventually(t, "Ready=False SandboxImagePullFailed", func() (bool, error) {
-		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
-		return readyReason(agent) == sessionsv1alpha1.ReasonSandboxImagePullFailed, err
-	})
-	// The kubelet's part once the image came: the Pod runs and is Ready, so the sandbox
-	// is Ready and may idle.
-	testenv.Eventually(t, "the sandbox's Pod Ready", func() (bool, error) {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
-			return false, err
-		}
-		now := metav1.Now()
-		pod.Status.Phase, pod.Status.PodIP, pod.Status.ContainerStatuses = corev1.PodRunning, "127.0.0.1", nil
-		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
-		err := c.Status().Update(ctx, pod)
-		return err == nil, client.IgnoreNotFound(err)
-	})
+	pullFailsThenRuns(ctx, t, c, agent, session)
 	testenv.Eventually(t, "the idle sandbox suspended", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(session), session)
 		return session.Status.Sandbox != nil && session.Status.Sandbox.Phase == sessionsv1alpha1.SandboxSuspended, err
@@ -167,9 +134,66 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		return apierrors.IsNotFound(err), err
 	})
 
-	// Deleting a session (by hand, or its run's cleanup: delete) releases its claim through
-	// its finalizer; a claim whose session is gone is swept (envtest has no garbage
-	// collector, so nothing else would delete either).
+	releasedOnDeleteAndSwept(ctx, t, c, agent)
+	failedSessionIsStalled(ctx, t, c)
+
+	named := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "kata", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
+	named.Spec.Sandbox.Enabled = true
+	named.Spec.Sandbox.RuntimeClassName = ptr.To("kata")
+	if err := c.Create(ctx, named); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "RuntimeClassNotFound", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(named), named)
+		for _, cond := range named.Status.Conditions {
+			if cond.Type == sessionsv1alpha1.ConditionReady && cond.Reason == "RuntimeClassNotFound" {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+}
+
+// pullFailsThenRuns: the kubelet cannot pull the session's sandbox image, and the Agent's
+// Ready says so (as the spawn guard will); then the Pod runs and is Ready, so the sandbox is
+// Ready and may idle.
+func pullFailsThenRuns(ctx context.Context, t *testing.T, c client.Client, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) {
+	t.Helper()
+	pod := &corev1.Pod{}
+	testenv.Eventually(t, "the sandbox's Pod", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: session.Status.Sandbox.Sandbox}, pod)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: sandbox.ContainerName, Image: "example/sandbox:1",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "example/sandbox:1"`}}}}
+	if err := c.Status().Update(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "Ready=False SandboxImagePullFailed", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
+		return readyReason(agent) == sessionsv1alpha1.ReasonSandboxImagePullFailed, err
+	})
+	// The kubelet's part once the image came: the Pod runs and is Ready, so the sandbox
+	// is Ready and may idle.
+	testenv.Eventually(t, "the sandbox's Pod Ready", func() (bool, error) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+			return false, err
+		}
+		now := metav1.Now()
+		pod.Status.Phase, pod.Status.PodIP, pod.Status.ContainerStatuses = corev1.PodRunning, "127.0.0.1", nil
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+		err := c.Status().Update(ctx, pod)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+}
+
+// releasedOnDeleteAndSwept: deleting a session (by hand, or its run's cleanup: delete)
+// releases its claim through its finalizer; a claim whose session is gone is swept (envtest
+// has no garbage collector, so nothing else would delete either).
+func releasedOnDeleteAndSwept(ctx context.Context, t *testing.T, c client.Client, agent *sessionsv1alpha1.Agent) {
+	t.Helper()
 	s2 := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s2", Namespace: "team"},
 		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:coder:second", AgentID: "coder", Sandboxed: true}}
 	if err := c.Create(ctx, s2); err != nil {
@@ -198,9 +222,13 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		})
 	}
 
-	// A claim on a warm pool that does not exist cannot start: the session says so in its
-	// status.sandbox, and its Ready=False/Stalled read as Failed by kstatus and Degraded by
-	// the Argo CD health script.
+}
+
+// failedSessionIsStalled: a claim on a warm pool that does not exist cannot start; the
+// session says so in its status.sandbox, and its Ready=False/Stalled read as Failed by
+// kstatus and Degraded by the Argo CD health script.
+func failedSessionIsStalled(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
 	s3 := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s3", Namespace: "team"},
 		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:nopool:main", AgentID: "nopool", Sandboxed: true}}
 	if err := c.Create(ctx, s3); err != nil {
@@ -231,20 +259,12 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		t.Errorf("Argo CD health of a session whose sandbox cannot start = %+v, %v; want Degraded, SandboxFailed", h, err)
 	}
 
-	named := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "kata", Namespace: "team"},
-		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
-	named.Spec.Sandbox.Enabled = true
-	named.Spec.Sandbox.RuntimeClassName = ptr.To("kata")
-	if err := c.Create(ctx, named); err != nil {
-		t.Fatal(err)
+}
+
+// readyReason is the reason of an Agent's Ready condition, "" without one.
+func readyReason(a *sessionsv1alpha1.Agent) string {
+	if cond := meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady); cond != nil {
+		return cond.Reason
 	}
-	testenv.Eventually(t, "RuntimeClassNotFound", func() (bool, error) {
-		err := c.Get(ctx, client.ObjectKeyFromObject(named), named)
-		for _, cond := range named.Status.Conditions {
-			if cond.Type == sessionsv1alpha1.ConditionReady && cond.Reason == "RuntimeClassNotFound" {
-				return true, nil
-			}
-		}
-		return false, err
-	})
+	return ""
 }
