@@ -106,6 +106,9 @@ type Options struct {
 	// Sandbox turns on sandboxed sessions' sandboxes (agent-sandbox must be installed); nil
 	// leaves them off.
 	Sandbox *agent.SandboxOptions
+	// SandboxWorkspaces puts a sandboxed child's attachments in its sandbox (the engine's
+	// internal/sandbox.Sandboxes); nil puts them in WorkspaceRoot.
+	SandboxWorkspaces subagentrun.SandboxWorkspaces
 	// HookKeys receives the SessionHooks' keys for the transcript-store's /hooks door; nil
 	// is Store when it is one (the transcript client), else none.
 	HookKeys sessionhook.HookKeys
@@ -187,7 +190,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		(&sessionpolicy.SessionPolicyReconciler{Client: c, APIReader: mgr.GetAPIReader(), Spend: sessionpolicy.NewSpendWriter(o.Budget)}).SetupWith(b()),
 		sends.SetupWith(b(), o.Concurrency),
 		(&subagentrun.SubagentRunReconciler{OwnerDeps: owners("subagentrun-controller"), Announcer: ann, WorkspaceRoot: o.WorkspaceRoot,
-			TTL: o.TTLAfterFinished}).SetupWith(b(), o.Concurrency),
+			Sandboxes: o.SandboxWorkspaces, TTL: o.TTLAfterFinished}).SetupWith(b(), o.Concurrency),
 		(&toolapproval.ToolApprovalReconciler{Client: c, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("toolapproval-controller"),
 			Announcer: ann}).SetupWith(b()),
 		(&sessionschedule.SessionScheduleReconciler{Client: c, APIReader: mgr.GetAPIReader(), Clock: o.Clock,

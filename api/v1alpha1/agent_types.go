@@ -320,6 +320,8 @@ const (
 	ReasonRuntimeClassNotFound = "RuntimeClassNotFound"
 	// ReasonSandboxImageNotSet: neither spec.sandbox.image nor the manager's --sandbox-image is set.
 	ReasonSandboxImageNotSet = "SandboxImageNotSet"
+	// ReasonSandboxImagePullFailed: a sandbox or warm-pool Pod of the Agent cannot pull the sandbox image.
+	ReasonSandboxImagePullFailed = "SandboxImagePullFailed"
 )
 
 // SandboxResources are the compute resources of a sandbox's container.

@@ -175,8 +175,9 @@ type SubagentRunSpec struct {
 	// +kubebuilder:validation:MaxItems=50
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable but for cancel; create a new SubagentRun"
 	Attachments []Attachment `json:"attachments,omitempty"`
-	// attachAs is the specification's hint reserved for future mount implementations: where the attachments should appear.
-	// It is validated and recorded (and shown in the child's task message), and does nothing else yet: the files land in .agents/attachments/<uuid>/ as always.
+	// attachAs says where the attachments appear in the child's workspace.
+	// In a sandboxed child (its Agent has spec.sandbox.enabled and the manager runs sandboxes) the files and their manifest are written into the child's sandbox workspace at /workspace/<mountPath>, or /workspace/.agents/attachments/<uuid>/ without one.
+	// An unsandboxed child has no sandbox: its files land in .agents/attachments/<uuid>/ of its workspace and mountPath is only recorded and shown in its task message.
 	// +optional
 	AttachAs *AttachAs `json:"attachAs,omitempty"`
 	// context is isolated (the default: the child starts with its task alone) or fork (the child's transcript starts with the requester's recent conversation, without tool calls and results); fork needs a requester and runs under the requester's own agent.
@@ -203,7 +204,7 @@ type SubagentRunSpec struct {
 	Budget *Budget `json:"budget,omitempty"`
 }
 
-// AttachAs is the reserved attachAs hint of sessions_spawn.
+// AttachAs is the attachAs of sessions_spawn: where a sandboxed child finds its attachments.
 type AttachAs struct {
 	// mountPath is a relative path inside the child's workspace, e.g. inputs/data: no leading /, no .. element.
 	// +optional

@@ -50,6 +50,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/controllers"
 	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
 	"github.com/agent-sessions/agent-session-operator/controllers/sessionschedule"
+	"github.com/agent-sessions/agent-session-operator/controllers/subagentrun"
 	"github.com/agent-sessions/agent-session-operator/controllers/toolapproval"
 	"github.com/agent-sessions/agent-session-operator/internal/a2atools"
 	"github.com/agent-sessions/agent-session-operator/internal/approval"
@@ -271,6 +272,7 @@ func setup(mgr ctrl.Manager, o options) error {
 		return err
 	}
 	tools := turns.ToolSources{MCP: mcp, A2A: remoteAgents, WorkspaceRoot: o.workspaceRoot}
+	var workspaces subagentrun.SandboxWorkspaces
 	if o.sandboxes {
 		// sandboxd binds its Pod's loopback: the manager gets there through the API server's
 		// pods/portforward (internal/sandbox.PortForward).
@@ -278,7 +280,11 @@ func setup(mgr ctrl.Manager, o options) error {
 		if err != nil {
 			return err
 		}
-		tools.Sandboxes = sandbox.NewSandboxes(mgr.GetClient(), mgr.GetAPIReader(), dial, clock.RealClock{})
+		sandboxes, err := sandbox.NewSandboxes(ctx, mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), dial, clock.RealClock{})
+		if err != nil {
+			return err
+		}
+		tools.Sandboxes, workspaces = sandboxes, sandboxes
 	}
 	engine, err := turns.NewEngine(turns.Options{
 		Client: mgr.GetClient(), Reader: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Watcher: watcher,
@@ -302,7 +308,7 @@ func setup(mgr ctrl.Manager, o options) error {
 		Runner: engine, Store: store, Retirer: store, WorkspaceRoot: o.workspaceRoot, Concurrency: o.concurrency, Events: events, MCP: mcp, A2A: remoteAgents,
 		TTLAfterFinished: o.ttlAfterFinished, SessionStatusInterval: o.statusInterval, Deliverer: deliverer, Shard: o.shard,
 		MCPProbeTimeout: o.mcpProbeTimeout, MCPProbesPerNamespace: o.mcpProbesPerNS, Budget: ledger, HookBaseURL: o.hookBaseURL,
-		Sandbox: sandboxOptions(o),
+		Sandbox: sandboxOptions(o), SandboxWorkspaces: workspaces,
 	}); err != nil {
 		return err
 	}

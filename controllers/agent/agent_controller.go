@@ -92,19 +92,22 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	var res ctrl.Result
 	if r.Sandbox != nil {
-		sbReason, sbMsg, err := r.reconcileSandbox(ctx, a)
+		v, err := r.reconcileSandbox(ctx, a)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if reason == "" {
-			reason, msg = sbReason, sbMsg
+			reason, msg = v.Reason, v.Message
+		}
+		if v.Pending {
+			res.RequeueAfter = cmp.Or(r.Sandbox.PodRecheck, ownerflow.SecretRecheck)
 		}
 		if s := a.Status.Sandbox; s != nil {
 			cond.Message += "; sandbox runtime " + cmp.Or(s.RuntimeClassName, "default")
 		}
 	}
-	var res ctrl.Result
 	if summary, retry := r.mcpStatus(a); summary != "" {
 		cond.Message += "; " + summary
 		if retry {
@@ -121,7 +124,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	case reason != "":
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, textutil.Truncate(msg, ownerflow.MaxConditionMessage)
 		// Secrets are not watched (the manager does not cache them): look again later.
-		res.RequeueAfter = ownerflow.SecretRecheck
+		res.RequeueAfter = min(cmp.Or(res.RequeueAfter, ownerflow.SecretRecheck), ownerflow.SecretRecheck)
 	case mcpProbing(a.Status.MCPServers) || a2aProbing(a.Status.A2AAgents):
 		// Not known yet: the probe's end reconciles the Agent again.
 		cond.Status, cond.Reason = metav1.ConditionUnknown, mcpReasonProbing

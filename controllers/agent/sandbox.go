@@ -17,7 +17,9 @@ package agent
 import (
 	"context"
 	"fmt"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,36 +38,57 @@ import (
 type SandboxOptions struct {
 	// Image is the sandbox image of an Agent that names none (sandboxd, a shell, coreutils).
 	Image string
+	// PodRecheck is how soon an Agent with a sandbox Pod not Ready yet is looked at again
+	// (image pulls show only on Pods, which the manager does not watch); 0 is
+	// ownerflow.SecretRecheck.
+	PodRecheck time.Duration
 }
 
 // +kubebuilder:rbac:groups=extensions.agents.x-k8s.io,resources=sandboxtemplates;sandboxwarmpools,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list
 
 // reconcileSandbox keeps a sandboxed Agent's SandboxTemplate and SandboxWarmPool as
 // internal/sandbox builds them (the Agent controls both, so deleting the Agent deletes them),
-// removes them when the Agent is no longer sandboxed, and sets status.sandbox. It returns a
-// reason and message when the Agent's sandbox cannot start.
-func (r *AgentReconciler) reconcileSandbox(ctx context.Context, a *sessionsv1alpha1.Agent) (string, string, error) {
+// removes them when the Agent is no longer sandboxed, and sets status.sandbox. Its verdict
+// says why the Agent's sandbox cannot start, and whether to look again.
+func (r *AgentReconciler) reconcileSandbox(ctx context.Context, a *sessionsv1alpha1.Agent) (sandbox.PodsVerdict, error) {
+	reason, msg, image, err := r.keepSandbox(ctx, a)
+	if err != nil || reason != "" || image == "" {
+		return sandbox.PodsVerdict{Reason: reason, Message: msg}, err
+	}
+	// The image of a Pod that cannot pull it shows only on the Pod: the manager watches no
+	// Pods, so the Agent is looked at again while one of them is not Ready.
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(a.Namespace), client.MatchingLabels{sandbox.AgentLabel: a.Name}); err != nil {
+		return sandbox.PodsVerdict{}, fmt.Errorf("sandbox Pods: %w", err)
+	}
+	return sandbox.JudgePods(pods.Items, image), nil
+}
+
+// keepSandbox is reconcileSandbox's objects: it returns a reason and message when the
+// Agent's sandbox cannot start, else the image its sandboxes run ("" when not sandboxed).
+func (r *AgentReconciler) keepSandbox(ctx context.Context, a *sessionsv1alpha1.Agent) (string, string, string, error) {
 	key := types.NamespacedName{Namespace: a.Namespace, Name: sandbox.Name(a)}
 	if !a.Spec.Sandbox.Enabled {
 		a.Status.Sandbox = nil
 		for _, obj := range []client.Object{&sandboxextv1beta1.SandboxWarmPool{}, &sandboxextv1beta1.SandboxTemplate{}} {
 			if err := r.Get(ctx, key, obj); err == nil && metav1.IsControlledBy(obj, a) {
 				if err := r.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-					return "", "", err
+					return "", "", "", err
 				}
 			} else if client.IgnoreNotFound(err) != nil {
-				return "", "", err
+				return "", "", "", err
 			}
 		}
-		return "", "", nil
+		return "", "", "", nil
 	}
 	rc, reason, msg, err := r.runtimeClass(ctx, a)
 	if err != nil || reason != "" {
-		return reason, msg, err
+		return reason, msg, "", err
 	}
 	if a.Spec.Sandbox.Image == "" && r.Sandbox.Image == "" {
-		return sessionsv1alpha1.ReasonSandboxImageNotSet, "spec.sandbox.image is unset and the manager has no --sandbox-image", nil
+		return sessionsv1alpha1.ReasonSandboxImageNotSet, "spec.sandbox.image is unset and the manager has no --sandbox-image", "", nil
 	}
 	want := sandbox.Template(a, r.Sandbox.Image, rc)
 	tpl := &sandboxextv1beta1.SandboxTemplate{ObjectMeta: want.ObjectMeta}
@@ -73,7 +96,7 @@ func (r *AgentReconciler) reconcileSandbox(ctx context.Context, a *sessionsv1alp
 		tpl.Labels, tpl.Spec = want.Labels, want.Spec
 		return controllerutil.SetControllerReference(a, tpl, r.Scheme())
 	}); err != nil {
-		return "", "", fmt.Errorf("sandbox template: %w", err)
+		return "", "", "", fmt.Errorf("sandbox template: %w", err)
 	}
 	wantPool := sandbox.WarmPool(a)
 	pool := &sandboxextv1beta1.SandboxWarmPool{ObjectMeta: wantPool.ObjectMeta}
@@ -81,11 +104,11 @@ func (r *AgentReconciler) reconcileSandbox(ctx context.Context, a *sessionsv1alp
 		pool.Labels, pool.Spec = wantPool.Labels, wantPool.Spec
 		return controllerutil.SetControllerReference(a, pool, r.Scheme())
 	}); err != nil {
-		return "", "", fmt.Errorf("sandbox warm pool: %w", err)
+		return "", "", "", fmt.Errorf("sandbox warm pool: %w", err)
 	}
 	a.Status.Sandbox = &sessionsv1alpha1.AgentSandboxStatus{Template: tpl.Name, WarmPool: pool.Name,
 		RuntimeClassName: rc, ReadyReplicas: pool.Status.ReadyReplicas}
-	return "", "", nil
+	return "", "", want.Spec.PodTemplate.Spec.Containers[0].Image, nil
 }
 
 // runtimeClass resolves the RuntimeClass of the Agent's sandboxes (sandbox.RuntimeClass),

@@ -38,6 +38,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
+	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
@@ -85,8 +86,9 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forgetReport(req.NamespacedName)
+			return ctrl.Result{}, r.sweepSandboxClaim(ctx, req.NamespacedName)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return ctrl.Result{}, err
 	}
 	if !s.DeletionTimestamp.IsZero() {
 		r.forgetReport(req.NamespacedName)
@@ -122,6 +124,11 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, err
 	}
 	res = earlier(res, sbRes)
+	if sb := s.Status.Sandbox; sb != nil && sb.Phase == sessionsv1alpha1.SandboxFailed {
+		// Its tools cannot run until something changes (the Agent's image, its RuntimeClass):
+		// Ready=False and Stalled, so kstatus and Argo CD say so.
+		setSessionReady(s, metav1.ConditionFalse, "SandboxFailed", "the sandbox cannot start: "+sb.Message)
+	}
 	rep, reported := r.report(req.NamespacedName)
 	if reported {
 		if err := r.applyReport(ctx, s, rep); err != nil {
@@ -255,6 +262,13 @@ func (r *AgentSessionReconciler) finalize(ctx context.Context, s *sessionsv1alph
 	}
 	if err := r.archive(ctx, s); err != nil {
 		return err
+	}
+	if r.Sandboxes {
+		// Deleted (by hand, or by its run's cleanup: delete): the sandbox goes at once, not
+		// when the garbage collector gets to the claim.
+		if err := sandbox.Release(ctx, r.Client, s); err != nil {
+			return err
+		}
 	}
 	base := s.DeepCopy()
 	controllerutil.RemoveFinalizer(s, TranscriptFinalizer)

@@ -78,8 +78,12 @@ func (r *AgentSessionReconciler) reconcileSandbox(ctx context.Context, s *sessio
 	if sb != nil {
 		st.Sandbox = sb.Name
 		st.RuntimeClassName = ptr.Deref(sb.Spec.PodTemplate.Spec.RuntimeClassName, "")
-		if res, err = r.suspendWhenIdle(ctx, s, sb, st.LastUsed, clk); err != nil {
-			return ctrl.Result{}, err
+		// Only a Ready sandbox idles: one still starting or resuming has a turn waiting on it
+		// (the wait is woken by events, not by a timer that would stamp its last use).
+		if phase, _ := sandbox.Phase(claim, sb); phase == sessionsv1alpha1.SandboxReady {
+			if res, err = r.suspendWhenIdle(ctx, s, sb, st.LastUsed, clk); err != nil {
+				return ctrl.Result{}, err
+			}
 		}
 	}
 	var msg string
@@ -108,6 +112,33 @@ func (r *AgentSessionReconciler) suspendWhenIdle(ctx context.Context, s *session
 		return ctrl.Result{}, fmt.Errorf("suspend the sandbox: %w", err)
 	}
 	return ctrl.Result{}, nil
+}
+
+// sweepSandboxClaim releases the SandboxClaim of a session that is gone: one whose session
+// label names it and whose controller is an AgentSession (the session's finalizer releases
+// it in the ordinary course; this catches a claim made by a turn racing the deletion). The
+// claim watch maps every claim to its session, and the informer lists them all when the
+// manager starts, so after a restart each claim is either adopted by its session's
+// reconcile (reconcileSandbox) or released here.
+func (r *AgentSessionReconciler) sweepSandboxClaim(ctx context.Context, session types.NamespacedName) error {
+	if !r.Sandboxes {
+		return nil
+	}
+	claims := &sandboxextv1beta1.SandboxClaimList{}
+	if err := r.List(ctx, claims, client.InNamespace(session.Namespace), client.MatchingLabels{sandbox.SessionLabel: session.Name}); err != nil {
+		return err
+	}
+	for i := range claims.Items {
+		claim := &claims.Items[i]
+		if ref := metav1.GetControllerOf(claim); ref == nil || ref.Kind != "AgentSession" || ref.Name != session.Name {
+			continue
+		}
+		ctrl.LoggerFrom(ctx).V(2).Info("releasing the sandbox claim of a session that is gone", "claim", claim.Name)
+		if err := r.Delete(ctx, claim, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sandboxEvents says what changed of the session's sandbox, after its status write landed.

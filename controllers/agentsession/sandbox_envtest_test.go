@@ -16,15 +16,22 @@ package agentsession
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,6 +39,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers/agent"
+	"github.com/agent-sessions/agent-session-operator/internal/argocdhealth"
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
@@ -50,7 +58,7 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := func() *builder.Builder { return ctrl.NewControllerManagedBy(mgr) }
-	if err := (&agent.AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Sandbox: &agent.SandboxOptions{Image: "example/sandbox:1"}}).SetupWith(b(), nil); err != nil {
+	if err := (&agent.AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Sandbox: &agent.SandboxOptions{Image: "example/sandbox:1", PodRecheck: time.Second}}).SetupWith(b(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := (&AgentSessionReconciler{Client: mgr.GetClient(), Store: transcripttest.NewMemoryStore(),
@@ -101,6 +109,7 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		st := session.Status.Sandbox
 		return st != nil && st.Claim == claim.Name && st.Sandbox != "" && st.LastUsed != nil, err
 	})
+	pullFailsThenRuns(ctx, t, c, agent, session)
 	testenv.Eventually(t, "the idle sandbox suspended", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(session), session)
 		return session.Status.Sandbox != nil && session.Status.Sandbox.Phase == sessionsv1alpha1.SandboxSuspended, err
@@ -109,6 +118,11 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: session.Status.Sandbox.Sandbox}, sb); err != nil || sb.Spec.OperatingMode != sandboxv1beta1.SandboxOperatingModeSuspended {
 		t.Fatalf("Sandbox %v: operatingMode %q, want Suspended", err, sb.Spec.OperatingMode)
 	}
+
+	testenv.Eventually(t, "the Agent Ready again once its Pod pulled the image", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
+		return readyReason(agent) == "ProviderConfigured", err
+	})
 
 	patchSession := client.MergeFrom(session.DeepCopy())
 	session.Status.Phase = sessionsv1alpha1.SessionArchived
@@ -119,6 +133,9 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(claim), &sandboxextv1beta1.SandboxClaim{})
 		return apierrors.IsNotFound(err), err
 	})
+
+	releasedOnDeleteAndSwept(ctx, t, c, agent)
+	failedSessionIsStalled(ctx, t, c)
 
 	named := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "kata", Namespace: "team"},
 		Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted}}}
@@ -136,4 +153,118 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		}
 		return false, err
 	})
+}
+
+// pullFailsThenRuns: the kubelet cannot pull the session's sandbox image, and the Agent's
+// Ready says so (as the spawn guard will); then the Pod runs and is Ready, so the sandbox is
+// Ready and may idle.
+func pullFailsThenRuns(ctx context.Context, t *testing.T, c client.Client, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) {
+	t.Helper()
+	pod := &corev1.Pod{}
+	testenv.Eventually(t, "the sandbox's Pod", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: session.Status.Sandbox.Sandbox}, pod)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: sandbox.ContainerName, Image: "example/sandbox:1",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "example/sandbox:1"`}}}}
+	if err := c.Status().Update(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "Ready=False SandboxImagePullFailed", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
+		return readyReason(agent) == sessionsv1alpha1.ReasonSandboxImagePullFailed, err
+	})
+	// The kubelet's part once the image came: the Pod runs and is Ready, so the sandbox
+	// is Ready and may idle.
+	testenv.Eventually(t, "the sandbox's Pod Ready", func() (bool, error) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+			return false, err
+		}
+		now := metav1.Now()
+		pod.Status.Phase, pod.Status.PodIP, pod.Status.ContainerStatuses = corev1.PodRunning, "127.0.0.1", nil
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+		err := c.Status().Update(ctx, pod)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+}
+
+// releasedOnDeleteAndSwept: deleting a session (by hand, or its run's cleanup: delete)
+// releases its claim through its finalizer; a claim whose session is gone is swept (envtest
+// has no garbage collector, so nothing else would delete either).
+func releasedOnDeleteAndSwept(ctx context.Context, t *testing.T, c client.Client, agent *sessionsv1alpha1.Agent) {
+	t.Helper()
+	s2 := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s2", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:coder:second", AgentID: "coder", Sandboxed: true}}
+	if err := c.Create(ctx, s2); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "s2 carries its finalizer", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(s2), s2)
+		return len(s2.Finalizers) > 0, err
+	})
+	claim2, err := sandbox.EnsureClaim(ctx, c, s2, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "ghost", Namespace: "team", UID: "0000-gone"}}
+	orphan := sandbox.Claim(ghost, agent)
+	if err := c.Create(ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, s2); err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range []*sandboxextv1beta1.SandboxClaim{claim2, orphan} {
+		testenv.Eventually(t, "claim "+cl.Name+" released", func() (bool, error) {
+			err := c.Get(ctx, client.ObjectKeyFromObject(cl), &sandboxextv1beta1.SandboxClaim{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+	}
+
+}
+
+// failedSessionIsStalled: a claim on a warm pool that does not exist cannot start; the
+// session says so in its status.sandbox, and its Ready=False/Stalled read as Failed by
+// kstatus and Degraded by the Argo CD health script.
+func failedSessionIsStalled(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	s3 := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s3", Namespace: "team"},
+		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:nopool:main", AgentID: "nopool", Sandboxed: true}}
+	if err := c.Create(ctx, s3); err != nil {
+		t.Fatal(err)
+	}
+	nopool := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "nopool", Namespace: "team"}}
+	if _, err := sandbox.EnsureClaim(ctx, c, s3, nopool); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the session's sandbox Failed and the session Stalled", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(s3), s3)
+		return s3.Status.Sandbox != nil && s3.Status.Sandbox.Phase == sessionsv1alpha1.SandboxFailed &&
+			meta.IsStatusConditionTrue(s3.Status.Conditions, sessionsv1alpha1.ConditionStalled), err
+	})
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := kstatus.Compute(&unstructured.Unstructured{Object: obj}); err != nil || res.Status != kstatus.FailedStatus {
+		t.Errorf("kstatus of a session whose sandbox cannot start = %+v, %v; want Failed", res, err)
+	}
+	script, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "argocd", "health.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj["kind"] = "AgentSession"
+	if h, err := argocdhealth.Evaluate(string(script), obj); err != nil || h.Status != "Degraded" || !strings.Contains(h.Message, "SandboxFailed") {
+		t.Errorf("Argo CD health of a session whose sandbox cannot start = %+v, %v; want Degraded, SandboxFailed", h, err)
+	}
+
+}
+
+// readyReason is the reason of an Agent's Ready condition, "" without one.
+func readyReason(a *sessionsv1alpha1.Agent) string {
+	if cond := meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady); cond != nil {
+		return cond.Reason
+	}
+	return ""
 }

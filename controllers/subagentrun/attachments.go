@@ -46,6 +46,14 @@ func MaterializeAttachments(dir string, atts []sessionsv1alpha1.Attachment) ([]s
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
+	return materialize(atts, func(name string, data []byte) error {
+		return writeSynced(filepath.Join(dir, name), data)
+	})
+}
+
+// materialize decodes the attachments, writes each with write under its plain name, then
+// the manifest, and returns the receipts (the same wherever the files land).
+func materialize(atts []sessionsv1alpha1.Attachment, write func(name string, data []byte) error) ([]sessionsv1alpha1.AttachmentReceipt, error) {
 	receipts := make([]sessionsv1alpha1.AttachmentReceipt, 0, len(atts))
 	manifest := make([]manifestEntry, 0, len(atts))
 	for _, a := range atts {
@@ -56,7 +64,7 @@ func MaterializeAttachments(dir string, atts []sessionsv1alpha1.Attachment) ([]s
 		if filepath.Base(a.Name) != a.Name || a.Name == "." || a.Name == ".." {
 			return nil, fmt.Errorf("attachment %q: not a plain file name", a.Name)
 		}
-		if err := writeSynced(filepath.Join(dir, a.Name), data); err != nil {
+		if err := write(a.Name, data); err != nil {
 			return nil, err
 		}
 		receipts = append(receipts, r)
@@ -66,7 +74,7 @@ func MaterializeAttachments(dir string, atts []sessionsv1alpha1.Attachment) ([]s
 	if err != nil {
 		return nil, err
 	}
-	return receipts, writeSynced(filepath.Join(dir, policy.AttachmentManifestName), b)
+	return receipts, write(policy.AttachmentManifestName, b)
 }
 
 // writeSynced writes a file through a temporary name, synced, then renamed into place.

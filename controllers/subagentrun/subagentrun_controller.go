@@ -55,6 +55,9 @@ type SubagentRunReconciler struct {
 	Announcer *announce.Announcer
 	// WorkspaceRoot holds the sub-agent workspaces, where a run's attachments land.
 	WorkspaceRoot string
+	// Sandboxes puts a sandboxed child's attachments in its sandbox; nil (sandboxes off)
+	// puts every child's in WorkspaceRoot.
+	Sandboxes SandboxWorkspaces
 	// TTL deletes a finished run whose spec.ttlSecondsAfterFinished is unset; 0 keeps it.
 	TTL time.Duration
 
@@ -210,19 +213,25 @@ func (r *SubagentRunReconciler) ensureChild(ctx context.Context, f *ownerflow.Fl
 }
 
 // accept records the spawn's acceptance with its attachments materialized.
-func (r *SubagentRunReconciler) accept(_ context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
+func (r *SubagentRunReconciler) accept(ctx context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SubagentRun]) (bool, error) {
 	run, st, child := f.Obj, &f.Obj.Status, f.Session
 	if st.Status != "" || st.Phase == sessionsv1alpha1.RunCancelled {
 		return true, nil
 	}
 	if len(run.Spec.Attachments) > 0 {
-		dir := AttachmentsDir(r.WorkspaceRoot, run.Namespace, child.Status.SessionID, string(run.UID))
-		receipts, err := MaterializeAttachments(dir, run.Spec.Attachments)
-		if err != nil {
-			r.fail(f, fmt.Sprintf("attachments: %v", err))
-			return false, nil
+		if r.Sandboxes != nil && child.Spec.Sandboxed {
+			if done, err := r.attachInSandbox(ctx, f); !done || err != nil {
+				return false, err
+			}
+		} else {
+			dir := AttachmentsDir(r.WorkspaceRoot, run.Namespace, child.Status.SessionID, string(run.UID))
+			receipts, err := MaterializeAttachments(dir, run.Spec.Attachments)
+			if err != nil {
+				r.fail(f, fmt.Sprintf("attachments: %v", err))
+				return false, nil
+			}
+			st.Attachments, st.AttachmentsDir = receipts, dir
 		}
-		st.Attachments, st.AttachmentsDir = receipts, dir
 	}
 	now := metav1.NewTime(r.Clock.Now())
 	st.Status, st.RunID, st.ChildSessionKey, st.Phase, st.StartedAt = sessionsv1alpha1.SpawnAccepted, string(run.UID), child.Spec.Key, sessionsv1alpha1.RunRunning, &now
@@ -249,7 +258,7 @@ func (r *SubagentRunReconciler) task(ctx context.Context, f *ownerflow.Flow[*ses
 	}
 	res, ok, err := r.RunTurn(ctx, f, "task", func() turns.TurnRequest {
 		req := turns.TurnRequest{SessionKey: child.Spec.Key,
-			Input: ownerflow.TextMessage(taskInput(run), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
+			Input: ownerflow.TextMessage(taskInput(run, r.Sandboxes != nil && child.Spec.Sandboxed), &transcript.Provenance{Kind: transcript.ProvenanceInterSession,
 				SourceSessionKey: run.Spec.RequesterSessionKey, SourceTool: "sessions_spawn"}),
 			SystemContext: protocol.SubagentTask(run.Spec.RequesterSessionKey, run.Spec.Label,
 				policy.SubagentSessionTools(f.Agent.Spec.Subagents.Tools, sessionToolNames))}
@@ -323,16 +332,16 @@ var sessionToolNames = func() []string {
 	return names
 }()
 
-// taskInput is the task, with where its attachments are.
-func taskInput(run *sessionsv1alpha1.SubagentRun) string {
+// taskInput is the task, with where its attachments are (in its sandbox when sandboxed).
+func taskInput(run *sessionsv1alpha1.SubagentRun, sandboxed bool) string {
 	in := run.Spec.Task
 	if run.Status.AttachmentsDir != "" {
 		in = fmt.Sprintf("%s\n\nAttachments (%d files, manifest %s): %s", in, len(run.Status.Attachments),
 			policy.AttachmentManifestName, run.Status.AttachmentsDir)
 	}
-	if a := run.Spec.AttachAs; a != nil && a.MountPath != "" {
-		// Recorded and shown only: the hint is reserved, nothing is mounted there.
-		in += fmt.Sprintf("\nattachAs mountPath %s (a reserved hint: nothing is mounted there)", a.MountPath)
+	if a := run.Spec.AttachAs; a != nil && a.MountPath != "" && !sandboxed {
+		// An unsandboxed child has no sandbox to put its attachments at mountPath.
+		in += fmt.Sprintf("\nattachAs mountPath %s (recorded only: this session has no sandbox, so nothing is placed there)", a.MountPath)
 	}
 	return in
 }

@@ -99,6 +99,20 @@ func TestEvaluate(t *testing.T) {
 					"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Scheduled", "message": "next tick at 10:00"}}}},
 			want: Health{"Healthy", "Ready: next tick at 10:00"},
 		},
+		"a session whose sandbox cannot start": {
+			obj: map[string]any{"kind": "AgentSession", "metadata": map[string]any{"generation": int64(1)}, "status": map[string]any{"observedGeneration": int64(1),
+				"sandbox": map[string]any{"claim": "s1", "phase": "Failed", "message": "WarmPoolNotFound: no pool"},
+				"conditions": []any{
+					map[string]any{"type": "Ready", "status": "False", "reason": "SandboxFailed", "message": "the sandbox cannot start: WarmPoolNotFound: no pool"},
+					map[string]any{"type": "Stalled", "status": "True", "reason": "SandboxFailed", "message": "the sandbox cannot start: WarmPoolNotFound: no pool"}}}},
+			want: Health{"Degraded", "SandboxFailed: the sandbox cannot start: WarmPoolNotFound: no pool"},
+		},
+		"a session whose sandbox is suspended": {
+			obj: map[string]any{"kind": "AgentSession", "metadata": map[string]any{"generation": int64(1)}, "status": map[string]any{"observedGeneration": int64(1),
+				"sandbox":    map[string]any{"claim": "s1", "phase": "Suspended"},
+				"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "TranscriptReady", "message": "the transcript exists"}}}},
+			want: Health{"Healthy", "Ready: the transcript exists"},
+		},
 		"a send observed with no condition yet": {
 			obj:  map[string]any{"metadata": map[string]any{"generation": int64(1)}, "status": map[string]any{"observedGeneration": int64(1)}},
 			want: Health{"Progressing", "Waiting for the operator"},

@@ -28,9 +28,9 @@ import (
 // maxMountPath bounds attachAs.mountPath, as the CRD does.
 const maxMountPath = 255
 
-// CheckAttachAs validates the reserved attachAs hint: its mountPath, when set, is a relative
-// path inside the child's workspace (no leading /, no .. element, no \ or control
-// characters). The hint is recorded only; nothing is mounted.
+// CheckAttachAs validates attachAs: its mountPath, when set, is a relative path inside the
+// child's workspace (no leading /, no .. element, no \ or control characters). A sandboxed
+// child's attachments are written there in its sandbox; an unsandboxed child's only record it.
 func CheckAttachAs(a *sessionsv1alpha1.AttachAs, p *field.Path) field.ErrorList {
 	if a == nil || a.MountPath == "" {
 		return nil

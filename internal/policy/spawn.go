@@ -157,12 +157,18 @@ func requesterGuards(in SpawnInput, spec *field.Path) field.ErrorList {
 	return errs
 }
 
+// sandboxStartReasons are the Agent Ready=False reasons that say its sandbox cannot start.
+var sandboxStartReasons = map[string]bool{
+	sessionsv1alpha1.ReasonRuntimeClassNotFound:   true,
+	sessionsv1alpha1.ReasonSandboxImageNotSet:     true,
+	sessionsv1alpha1.ReasonSandboxImagePullFailed: true,
+}
+
 // sandboxCannotStart is why an Agent's sandbox cannot start, as its Ready condition says
-// (the Agent controller judged its RuntimeClass and image), or "".
+// (the Agent controller judged its RuntimeClass, its image and its Pods' pulls), or "".
 func sandboxCannotStart(a *sessionsv1alpha1.Agent) string {
 	c := meta.FindStatusCondition(a.Status.Conditions, sessionsv1alpha1.ConditionReady)
-	if c == nil || c.Status != metav1.ConditionFalse ||
-		(c.Reason != sessionsv1alpha1.ReasonRuntimeClassNotFound && c.Reason != sessionsv1alpha1.ReasonSandboxImageNotSet) {
+	if c == nil || c.Status != metav1.ConditionFalse || !sandboxStartReasons[c.Reason] {
 		return ""
 	}
 	return c.Reason + ": " + c.Message

@@ -146,6 +146,33 @@ func TestCheckSpawn(t *testing.T) {
 			want:       []string{"FieldValueForbidden spec.agentId"},
 			wantDetail: `sandbox cannot start: RuntimeClassNotFound: RuntimeClass "kata" does not exist`,
 		},
+		"sandboxed requester, sandboxed child whose image cannot be pulled": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Requester.Spec.Sandboxed = true
+				in.Target.Spec.Sandbox.Enabled = true
+				in.Target.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+					Reason: sessionsv1alpha1.ReasonSandboxImagePullFailed, Message: "sandbox Pod p cannot pull image x:1: ImagePullBackOff: back-off"}}
+			}),
+			want:       []string{"FieldValueForbidden spec.agentId"},
+			wantDetail: "sandbox cannot start: SandboxImagePullFailed: sandbox Pod p cannot pull image x:1: ImagePullBackOff",
+		},
+		"sandboxed requester, sandboxed child without an image": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Requester.Spec.Sandboxed = true
+				in.Target.Spec.Sandbox.Enabled = true
+				in.Target.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+					Reason: sessionsv1alpha1.ReasonSandboxImageNotSet, Message: "spec.sandbox.image is unset"}}
+			}),
+			want:       []string{"FieldValueForbidden spec.agentId"},
+			wantDetail: "sandbox cannot start: SandboxImageNotSet",
+		},
+		"unsandboxed requester, sandboxed child whose image cannot be pulled": {
+			in: spawnInput(func(in *SpawnInput) {
+				in.Target.Spec.Sandbox.Enabled = true
+				in.Target.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+					Reason: sessionsv1alpha1.ReasonSandboxImagePullFailed, Message: "back-off"}}
+			}),
+		},
 		"sandboxed requester, sandboxed child not Ready for another reason": {
 			in: spawnInput(func(in *SpawnInput) {
 				in.Requester.Spec.Sandboxed = true

@@ -33,17 +33,20 @@ import (
 // it; one it does not control is refused, never taken over.
 func EnsureClaim(ctx context.Context, c client.Client, session *sessionsv1alpha1.AgentSession, agent *sessionsv1alpha1.Agent) (*sandboxextv1beta1.SandboxClaim, error) {
 	want := Claim(session, agent)
-	err := c.Create(ctx, want)
-	if err == nil {
-		claimsTotal.WithLabelValues("created").Inc()
-		return want, nil
-	}
-	if !apierrors.IsAlreadyExists(err) {
-		claimsTotal.WithLabelValues("failed").Inc()
-		return nil, fmt.Errorf("claim a sandbox: %w", err)
-	}
 	got := &sandboxextv1beta1.SandboxClaim{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
+	err := c.Get(ctx, client.ObjectKeyFromObject(want), got)
+	if apierrors.IsNotFound(err) {
+		if err = c.Create(ctx, want); err == nil {
+			claimsTotal.WithLabelValues("created").Inc()
+			return want, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			claimsTotal.WithLabelValues("failed").Inc()
+			return nil, fmt.Errorf("claim a sandbox: %w", err)
+		}
+		err = c.Get(ctx, client.ObjectKeyFromObject(want), got)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("claim a sandbox: %w", err)
 	}
 	if ref := metav1.GetControllerOf(got); ref == nil || ref.UID != session.UID {

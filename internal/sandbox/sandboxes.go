@@ -16,17 +16,18 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -43,23 +44,29 @@ const LastUsedAnnotation = "sessions.agents.dev/last-used"
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods/portforward,verbs=create
 
-// Acquire looks at a sandbox that is starting or resuming first after readyPollFirst, then
-// twice as long each time up to readyPoll: a warm sandbox is bound to its claim within tens
-// of milliseconds, a cold one takes seconds.
+// A new Pod is Ready once its container started, which can be before sandboxd listens:
+// Acquire asks sandboxd's health first after servingPollFirst, then twice as long each time
+// up to a second, for at most servingTimeout (there is no event to wait for).
 const (
-	readyPollFirst = 5 * time.Millisecond
-	readyPoll      = 100 * time.Millisecond
+	servingPollFirst = 5 * time.Millisecond
+	servingTimeout   = 30 * time.Second
 )
+
+// ErrCannotStart is the error of a sandbox that failed and that waiting will not mend.
+var ErrCannotStart = errors.New("the sandbox cannot start")
 
 // Sandboxes gives a sandboxed session's tool calls its sandbox: it claims one on the first
 // call, resumes a suspended one, waits until it is Ready, and keeps one sandboxd client per
 // sandbox Pod. It is the manager's one instance, given to the turn engine at construction.
+// Its waits are woken by the informer cache's events on claims and Sandboxes, never by a
+// timer.
 type Sandboxes struct {
 	client client.Client
 	// pods reads Pods uncached: the manager keeps no informer on every Pod of the cluster.
-	pods  client.Reader
-	dial  PodDial
-	clock clock.Clock
+	pods    client.Reader
+	dial    PodDial
+	clock   clock.Clock
+	changes *changes
 
 	mu      sync.Mutex
 	clients map[types.NamespacedName]podClient // by Sandbox
@@ -71,15 +78,44 @@ type podClient struct {
 	client *sandboxd.Client
 }
 
-// NewSandboxes returns the sandboxes of c's cluster, their Pods read with pods, reached
-// through dial.
-func NewSandboxes(c client.Client, pods client.Reader, dial PodDial, clk clock.Clock) *Sandboxes {
-	return &Sandboxes{client: c, pods: pods, dial: dial, clock: clk, clients: map[types.NamespacedName]podClient{}}
+// NewSandboxes returns the sandboxes of c's cluster, c reading claims and Sandboxes from
+// the cache of informers, their Pods read with pods, reached through dial.
+func NewSandboxes(ctx context.Context, c client.Client, informers cache.Informers, pods client.Reader, dial PodDial, clk clock.Clock) (*Sandboxes, error) {
+	s := &Sandboxes{client: c, pods: pods, dial: dial, clock: clk, changes: newChanges(), clients: map[types.NamespacedName]podClient{}}
+	if err := s.changes.watch(ctx, informers); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Acquire returns a client of the session's sandbox, ready for a tool call, claiming or
 // resuming it first; ctx bounds the wait.
 func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) (*sandboxd.Client, error) {
+	changed, stop := s.changes.subscribe(types.NamespacedName{Namespace: session.Namespace, Name: ClaimName(session)})
+	defer stop()
+	for {
+		c, err := s.look(ctx, agent, session, true)
+		if c != nil || err != nil {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// Ready is one look of Acquire that never waits: it claims the session's sandbox or resumes
+// it, and returns a client of it when it is ready and its sandboxd answers now, nil (and no
+// error) while it is on its way. A reconciler calls it and looks again later.
+func (s *Sandboxes) Ready(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession) (*sandboxd.Client, error) {
+	return s.look(ctx, agent, session, false)
+}
+
+// look is one look at the session's sandbox; a Ready Pod's sandboxd is waited for when
+// waitServing, else asked once.
+func (s *Sandboxes) look(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession, waitServing bool) (*sandboxd.Client, error) {
 	claim, err := EnsureClaim(ctx, s.client, session, agent)
 	if err != nil {
 		return nil, err
@@ -87,38 +123,23 @@ func (s *Sandboxes) Acquire(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 	if err := s.touch(ctx, claim); err != nil {
 		return nil, err
 	}
-	for wait := readyPollFirst; ; wait = min(2*wait, readyPoll) {
-		sb, err := BoundSandbox(ctx, s.client, claim)
-		if err != nil {
-			return nil, err
-		}
-		if sb != nil && sb.Spec.OperatingMode == sandboxv1beta1.SandboxOperatingModeSuspended {
-			if err := SetMode(ctx, s.client, sb, sandboxv1beta1.SandboxOperatingModeRunning); err != nil {
-				return nil, fmt.Errorf("resume the sandbox: %w", err)
-			}
-		}
-		switch phase, msg := Phase(claim, sb); phase {
-		case sessionsv1alpha1.SandboxFailed:
-			return nil, fmt.Errorf("the sandbox cannot start: %s", msg)
-		case sessionsv1alpha1.SandboxReady:
-			return s.clientFor(ctx, sb)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for the sandbox: %w", ctx.Err())
-		case <-s.clock.After(wait):
-		}
-		if err := s.client.Get(ctx, client.ObjectKeyFromObject(claim), claim); apierrors.IsNotFound(err) {
-			continue // a claim made a moment ago may not be in the manager's cache yet
-		} else if err != nil {
-			return nil, err
-		}
-		// A turn waiting for its sandbox is not idle: a start or resume slower than
-		// idleSeconds must not have the sandbox suspended under it.
-		if err := s.touch(ctx, claim); err != nil {
-			return nil, err
-		}
+	sb, err := BoundSandbox(ctx, s.client, claim)
+	if err != nil {
+		return nil, err
 	}
+	if sb != nil && sb.Spec.OperatingMode == sandboxv1beta1.SandboxOperatingModeSuspended {
+		if err := SetMode(ctx, s.client, sb, sandboxv1beta1.SandboxOperatingModeRunning); err != nil {
+			return nil, fmt.Errorf("resume the sandbox: %w", err)
+		}
+		return nil, nil
+	}
+	switch phase, msg := Phase(claim, sb); phase {
+	case sessionsv1alpha1.SandboxFailed:
+		return nil, fmt.Errorf("%w: %s", ErrCannotStart, msg)
+	case sessionsv1alpha1.SandboxReady:
+		return s.clientFor(ctx, sb, waitServing)
+	}
+	return nil, nil
 }
 
 // touch stamps the claim's last use, at most every few seconds (a write per tool call would
@@ -136,8 +157,9 @@ func (s *Sandboxes) touch(ctx context.Context, claim *sandboxextv1beta1.SandboxC
 	return s.client.Patch(ctx, claim, patch)
 }
 
-// clientFor returns the sandboxd client of the Sandbox's current Pod.
-func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (*sandboxd.Client, error) {
+// clientFor returns the sandboxd client of the Sandbox's current Pod once its sandboxd
+// answers: waited for up to servingTimeout when waitServing, else nil while it does not.
+func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox, waitServing bool) (*sandboxd.Client, error) {
 	name := sb.Annotations[sandboxv1beta1.SandboxPodNameAnnotation]
 	if name == "" {
 		name = sb.Name
@@ -159,7 +181,12 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (
 		return nil, err
 	}
 	// A new Pod is Ready once its container started, which can be before sandboxd listens.
-	if err := s.serving(ctx, c); err != nil {
+	if !waitServing {
+		if c.Health(ctx) != nil {
+			_ = c.Close()
+			return nil, nil
+		}
+	} else if err := s.serving(ctx, c); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("sandboxd of Pod %s/%s: %w", ns, name, err)
 	}
@@ -176,12 +203,15 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox) (
 	return c, nil
 }
 
-// serving waits until sandboxd answers its health check, looking again after 5 ms and twice
-// as long each time up to a second; ctx bounds the wait. The gRPC connection an exec takes
-// is set up meanwhile, and tried again at once when sandboxd answers.
+// serving waits until sandboxd answers its health check, looking again after
+// servingPollFirst and twice as long each time up to a second, for at most servingTimeout.
+// The gRPC connection an exec takes is set up meanwhile, and tried again at once when
+// sandboxd answers.
 func (s *Sandboxes) serving(ctx context.Context, c *sandboxd.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, servingTimeout)
+	defer cancel()
 	c.Warm()
-	for wait := readyPollFirst; ; wait = min(2*wait, time.Second) {
+	for wait := servingPollFirst; ; wait = min(2*wait, time.Second) {
 		err := c.Health(ctx)
 		if err == nil {
 			c.RetryNow()

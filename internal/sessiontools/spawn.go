@@ -43,7 +43,7 @@ type spawnArgs struct {
 	Cleanup           string                         `json:"cleanup"`
 	Sandbox           string                         `json:"sandbox"`
 	Attachments       []sessionsv1alpha1.Attachment  `json:"attachments"`
-	// AttachAs is the specification's reserved hint: validated and recorded on the run.
+	// AttachAs says where a sandboxed child finds its attachments; validated and recorded on the run.
 	AttachAs *sessionsv1alpha1.AttachAs `json:"attachAs"`
 	// Context is isolated (the default) or fork: the child starts from this session's
 	// recent conversation.
@@ -75,7 +75,7 @@ func spawnTool() Tool {
 			"attachments": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
 				"name": str, "content": str, "mimeType": str, "encoding": map[string]any{"type": "string", "enum": []string{"utf8", "base64"}}}}},
 			"attachAs": map[string]any{"type": "object", "additionalProperties": false,
-				"description": "reserved hint for future mount implementations: { mountPath? }, a relative path inside the child's workspace. It is validated and recorded on the run and in the child's task message; nothing is mounted yet (the attachments land in .agents/attachments/<uuid>/ as always)",
+				"description": "{ mountPath? }, a relative path inside the child's workspace: a sandboxed child finds its attachments at /workspace/<mountPath> in its sandbox. An unsandboxed child's attachments land in .agents/attachments/<uuid>/ and mountPath is only recorded",
 				"properties":  map[string]any{"mountPath": map[string]any{"type": "string", "maxLength": 255}}},
 		}, "task"),
 		Run: func(ctx context.Context, c *Call, args json.RawMessage) (any, error) {

@@ -24,8 +24,8 @@ import (
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
-// sessions_spawn's arguments: task is required (nothing is created without one); the
-// reserved attachAs hint is validated and recorded on the run, never dropped.
+// sessions_spawn's arguments: task is required (nothing is created without one);
+// attachAs is validated and recorded on the run, never dropped.
 func TestSpawnArguments(t *testing.T) {
 	agent := &sessionsv1alpha1.Agent{}
 	agent.Name, agent.Namespace = "bob", ns

@@ -24,8 +24,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -93,37 +93,11 @@ func StartSandboxd(t testing.TB, root string) *sandboxd.Client {
 // RunSandboxd is StartSandboxd for a program (the benchmarks): the sandboxd of dir, and a
 // stop that ends it.
 func RunSandboxd(dir, root string) (*sandboxd.Client, func(), error) {
-	ports := make([]int, 2)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, nil, err
-		}
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
-	}
-	cmd := exec.Command(filepath.Join(dir, "sandboxd"), "--root-dir="+root,
-		"--grpc-port="+strconv.Itoa(ports[0]), "--rest-port="+strconv.Itoa(ports[1]))
-	if err := cmd.Start(); err != nil {
+	grpcPort, restPort, kill, err := runSandboxd(dir, root)
+	if err != nil {
 		return nil, nil, err
 	}
-	kill := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
-	dial := func(ctx context.Context, port int) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
-	}
-	for deadline := time.Now().Add(Timeout); ; time.Sleep(Interval) {
-		c, err := dial(context.Background(), ports[1])
-		if err == nil {
-			_ = c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			kill()
-			return nil, nil, fmt.Errorf("sandboxd did not listen: %w", err)
-		}
-	}
-	c, err := sandboxd.New(dial, ports[0], ports[1])
+	c, err := sandboxd.New(loopbackDial, grpcPort, restPort)
 	if err != nil {
 		kill()
 		return nil, nil, err
@@ -131,19 +105,69 @@ func RunSandboxd(dir, root string) (*sandboxd.Client, func(), error) {
 	return c, func() { _ = c.Close(); kill() }, nil
 }
 
+// StartSandboxdPorts runs sandboxd as StartSandboxd does and returns its gRPC and REST ports
+// on 127.0.0.1, for a test that dials it as a Pod's port-forward would.
+func StartSandboxdPorts(t testing.TB, root string) (grpcPort, restPort int) {
+	t.Helper()
+	grpcPort, restPort, kill, err := runSandboxd(RequireSandbox(t), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kill)
+	return grpcPort, restPort
+}
+
+func loopbackDial(ctx context.Context, port int) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+}
+
+// runSandboxd starts sandboxd on two free loopback ports and returns once its REST port
+// takes connections.
+func runSandboxd(dir, root string) (int, int, func(), error) {
+	ports := make([]int, 2)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+	}
+	cmd := exec.Command(filepath.Join(dir, "sandboxd"), "--root-dir="+root,
+		"--grpc-port="+strconv.Itoa(ports[0]), "--rest-port="+strconv.Itoa(ports[1]))
+	if err := cmd.Start(); err != nil {
+		return 0, 0, nil, err
+	}
+	kill := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), Interval, Timeout, true, func(ctx context.Context) (bool, error) {
+		c, err := loopbackDial(ctx, ports[1])
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		_ = c.Close()
+		return true, nil
+	})
+	if err != nil {
+		kill()
+		return 0, 0, nil, fmt.Errorf("sandboxd did not listen: %w (%v)", err, last)
+	}
+	return ports[0], ports[1], kill, nil
+}
+
 // Eventually polls cond every Interval until it holds, failing the test with what and the
 // last error once Timeout passes: the plain tests' Eventually (Ginkgo suites have Gomega's).
 func Eventually(t testing.TB, what string, cond func() (bool, error)) {
 	t.Helper()
-	deadline := time.Now().Add(Timeout)
-	for {
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), Interval, Timeout, true, func(context.Context) (bool, error) {
 		ok, err := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not by %v (last error: %v)", what, Timeout, err)
-		}
-		time.Sleep(Interval)
+		last = err
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: not by %v (last error: %v)", what, Timeout, last)
 	}
 }

@@ -201,6 +201,7 @@ func NewEngine(o Options) (*Engine, error) {
 	e.tools.src, e.approvals = o.Tools, o.Approvals
 	if o.Tools.Sandboxes != nil {
 		e.tools.sandbox = sandboxTools(o.Tools.Sandboxes)
+		e.tools.sandboxWorkspace = sandboxWorkspaceTools(o.Tools.Sandboxes)
 	}
 	e.toolEnv.Embeddings = e.embeddings
 	e.rootKey = make([]byte, 32)

@@ -55,6 +55,9 @@ type toolset struct {
 	src     ToolSources
 	// sandbox are the tools of a sandboxed session's sandbox, when src.Sandboxes is set.
 	sandbox []*tool
+	// sandboxWorkspace are workspace_list and workspace_read of a sandboxed sub-agent
+	// session, over its sandbox.
+	sandboxWorkspace []*tool
 	// plain are the built-in tools of a session [0] and of a sub-agent session [1] whose
 	// turns get nothing else, assembled once.
 	plain [2]builtinTools

@@ -122,6 +122,15 @@ func TestSandboxTools(t *testing.T) {
 		{tool: "read", args: map[string]any{"path": "link"}, want: "PERMISSION_DENIED", wantErr: true},
 		{tool: "write", args: map[string]any{"path": "link", "content": "overwritten"}, want: "PERMISSION_DENIED", wantErr: true},
 		{tool: "ls", args: map[string]any{"path": "rootlink"}, want: "PERMISSION_DENIED", wantErr: true},
+		{tool: "edit", args: map[string]any{"path": "link", "oldText": "secret", "newText": "x"}, want: "PERMISSION_DENIED", wantErr: true},
+		{tool: "ls", args: map[string]any{"path": "link"}, want: "PERMISSION_DENIED", wantErr: true},
+		{tool: "exec", args: map[string]any{"command": "cat etc/hostname", "cwd": "rootlink"}, want: "escapes sandbox root", wantErr: true},
+		{tool: "ls", args: map[string]any{"path": "src/../src"}, want: `"path":"src"`},
+		{tool: "read", args: map[string]any{"path": "/workspace/../etc/passwd"}, want: "outside the workspace", wantErr: true},
+		{tool: "exec", args: map[string]any{"command": "head -c 200000 /dev/zero | tr '\\0' b > big.txt"}, want: `"exitCode":0`},
+		{tool: "read", args: map[string]any{"path": "big.txt"}, want: `"truncated":true`},
+		{tool: "exec", args: map[string]any{"command": "sleep 30", "timeoutSeconds": 1}, want: `"timedOut":true`},
+		{tool: "exec", args: map[string]any{"command": strings.Repeat("x", sandbox.MaxCommandBytes+1)}, want: "command must be", wantErr: true},
 		{tool: "exec", args: map[string]any{"command": "head -c 100000 /dev/zero | tr '\\0' a"}, want: `"truncated":true`},
 		{tool: "exec", args: map[string]any{"command": "printf '\\377\\376ok'"}, want: "\"stdout\":\"\ufffdok\""},
 		{tool: "exec", args: map[string]any{"command": ""}, want: "command must be", wantErr: true},
@@ -132,7 +141,13 @@ func TestSandboxTools(t *testing.T) {
 		if isErr != s.wantErr || !strings.Contains(got, s.want) {
 			t.Errorf("step %d %s(%v) = %.300q (error %v), want %q (error %v)", i, s.tool, s.args["path"], got, isErr, s.want, s.wantErr)
 		}
-		if s.want == `"truncated":true` {
+		if s.want == `"truncated":true` && s.tool == "read" {
+			var r fileResult
+			if err := json.Unmarshal([]byte(got), &r); err != nil || len(r.Content) != sandbox.MaxReadBytes {
+				t.Errorf("truncated read %d bytes, want %d (%v)", len(r.Content), sandbox.MaxReadBytes, err)
+			}
+		}
+		if s.want == `"truncated":true` && s.tool == "exec" {
 			var r execResult
 			if err := json.Unmarshal([]byte(got), &r); err != nil || len(r.Stdout) != sandbox.MaxOutputBytes {
 				t.Errorf("truncated exec stdout %d bytes, want %d (%v)", len(r.Stdout), sandbox.MaxOutputBytes, err)

@@ -136,10 +136,16 @@ func (ts *toolset) assemble(ctx context.Context, agent *sessionsv1alpha1.Agent, 
 			}
 		}
 	}
-	if sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "" {
-		dir := WorkspaceDir(ts.src.WorkspaceRoot, s.Namespace, s.Status.SessionID)
-		add(workspaceListTool(dir))
-		add(workspaceReadTool(dir))
+	switch {
+	case sub && ts.src.Sandboxes != nil && policy.Sandboxed(s, agent):
+		// A sandboxed child's attachments are in its sandbox: so is the workspace it reads.
+		for _, tl := range ts.sandboxWorkspace {
+			add(tl)
+		}
+	case sub && ts.src.WorkspaceRoot != "" && s.Status.SessionID != "":
+		list, read := folderWorkspace(WorkspaceDir(ts.src.WorkspaceRoot, s.Namespace, s.Status.SessionID))
+		add(workspaceListTool(list))
+		add(workspaceReadTool(read))
 	}
 	return defs, offered
 }

@@ -44,14 +44,32 @@ const (
 	maxPathInError = 80
 )
 
-func workspaceListTool(dir string) *tool {
+// workspaceLister lists path down to depth levels of a session's workspace; workspaceReader
+// reads n bytes of a file from offset. The folder on the store's volume is one workspace, a
+// sandbox another (tools_workspace_sandbox.go).
+type (
+	workspaceLister func(ctx context.Context, c *toolCall, path string, depth int) (any, error)
+	workspaceReader func(ctx context.Context, c *toolCall, path string, offset, n int64) (any, error)
+)
+
+// folderWorkspace lists and reads the folder dir.
+func folderWorkspace(dir string) (workspaceLister, workspaceReader) {
+	return func(_ context.Context, _ *toolCall, p string, depth int) (any, error) {
+			return listWorkspace(dir, p, depth)
+		},
+		func(_ context.Context, _ *toolCall, p string, offset, n int64) (any, error) {
+			return readWorkspace(dir, p, offset, n)
+		}
+}
+
+func workspaceListTool(list workspaceLister) *tool {
 	return &tool{def: toolDef("workspace_list",
 		"List the files of your workspace (your attachments are under .agents/attachments/), recursively.",
 		map[string]any{
 			"path":  map[string]any{"type": "string", "description": "directory relative to the workspace (default .)"},
 			"depth": map[string]any{"type": "number", "description": "how many levels down (default 4, at most 8)"},
 		}),
-		run: func(_ context.Context, c *toolCall) (any, error) {
+		run: func(ctx context.Context, c *toolCall) (any, error) {
 			var a struct {
 				Path  string              `json:"path"`
 				Depth sessiontools.Number `json:"depth"`
@@ -59,11 +77,11 @@ func workspaceListTool(dir string) *tool {
 			if err := sessiontools.DecodeArgs(c.args, &a); err != nil {
 				return nil, err
 			}
-			return listWorkspace(dir, a.Path, int(sessiontools.Clamp(a.Depth.Or(defaultWorkspaceDepth), 1, maxWorkspaceDepth)))
+			return list(ctx, c, a.Path, int(sessiontools.Clamp(a.Depth.Or(defaultWorkspaceDepth), 1, maxWorkspaceDepth)))
 		}}
 }
 
-func workspaceReadTool(dir string) *tool {
+func workspaceReadTool(read workspaceReader) *tool {
 	return &tool{def: toolDef("workspace_read",
 		"Read a file of your workspace; long files are read in parts with offset.",
 		map[string]any{
@@ -71,7 +89,7 @@ func workspaceReadTool(dir string) *tool {
 			"offset":   map[string]any{"type": "number", "description": "byte offset to start at (default 0)"},
 			"maxBytes": map[string]any{"type": "number", "description": "bytes to read (default 16384, at most 65536)"},
 		}, "path"),
-		run: func(_ context.Context, c *toolCall) (any, error) {
+		run: func(ctx context.Context, c *toolCall) (any, error) {
 			var a struct {
 				Path     string              `json:"path"`
 				Offset   sessiontools.Number `json:"offset"`
@@ -80,7 +98,7 @@ func workspaceReadTool(dir string) *tool {
 			if err := sessiontools.DecodeArgs(c.args, &a); err != nil {
 				return nil, err
 			}
-			return readWorkspace(dir, a.Path, max(a.Offset.Or(0), 0), sessiontools.Clamp(a.MaxBytes.Or(defaultWorkspaceRead), 1, maxWorkspaceRead))
+			return read(ctx, c, a.Path, max(a.Offset.Or(0), 0), sessiontools.Clamp(a.MaxBytes.Or(defaultWorkspaceRead), 1, maxWorkspaceRead))
 		}}
 }
 

@@ -68,6 +68,7 @@ func TestChaos(t *testing.T) {
 	t.Run("compaction under a spent budget", e.spentCompaction)
 	t.Run("memory through store kills", e.memoryKills)
 	t.Run("crashes and restarts", e.crashes)
+	t.Run("manager killed between claim and first exec", e.sandboxCrash)
 }
 
 func startEnv(t *testing.T) *env {
@@ -88,7 +89,9 @@ func startEnv(t *testing.T) *env {
 		RepoRoot: testenv.RepoRoot(), BinDir: binDir, StateDir: stateDir, NoSamples: true, Log: logFile,
 		// The suite's own fake providers and sinks listen on 127.0.0.1; the hostile ones on
 		// 127.0.0.2, which stays refused like all other loopback addresses.
-		ManagerArgs: []string{"--model-attempt-timeout=" + attemptTimeout, "--zap-log-level=info", "--egress-allow=127.0.0.1/32"},
+		ManagerArgs: []string{"--model-attempt-timeout=" + attemptTimeout, "--zap-log-level=info", "--egress-allow=127.0.0.1/32",
+			// Sandboxed Agents' tools claim agent-sandbox Sandboxes (sandboxCrash).
+			"--sandboxes", "--sandbox-image=example/sandbox:1"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -95,7 +96,24 @@ func TestSandboxFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sbx := sandbox.NewSandboxes(c, c, dial, clock.RealClock{})
+	// Acquire reads claims and Sandboxes from informers and waits on their events, as the
+	// manager's does.
+	informers, err := cache.New(cfg, cache.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached, err := client.New(cfg, client.Options{Scheme: scheme.New(), Cache: &client.CacheOptions{Reader: informers}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbx, err := sandbox.NewSandboxes(ctx, cached, informers, c, dial, clock.RealClock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = informers.Start(ctx) }()
+	if !informers.WaitForCacheSync(ctx) {
+		t.Fatal("the informer cache did not sync")
+	}
 
 	warmAgent := benchAgent(ctx, t, c, "warm", warmPoolSize, runtime)
 	coldAgent := benchAgent(ctx, t, c, "cold", 0, runtime)

@@ -34,6 +34,8 @@ type consoleSession struct {
 	InputTokens        int64                   `json:"inputTokens,omitempty"`
 	OutputTokens       int64                   `json:"outputTokens,omitempty"`
 	Usage              *sessionsv1alpha1.Usage `json:"usage,omitempty"`
+	// Sandbox is the session's sandbox (status.sandbox), when it has one.
+	Sandbox *sessionsv1alpha1.SessionSandboxStatus `json:"sandbox,omitempty"`
 }
 
 // sessionsOf lists the namespace's sessions as sessions_list does for a person (what RBAC
@@ -55,7 +57,7 @@ func sessionsOf(ctx context.Context, call *sessiontools.Call, limit sessiontools
 		out = append(out, consoleSession{
 			SessionRow: r, Label: s.Spec.Label, SpawnedBy: s.Spec.SpawnedBy,
 			MessageCount: s.Status.MessageCount, LastMessagePreview: s.Status.LastMessagePreview,
-			InputTokens: s.Status.InputTokens, OutputTokens: s.Status.OutputTokens, Usage: s.Status.Usage,
+			InputTokens: s.Status.InputTokens, OutputTokens: s.Status.OutputTokens, Usage: s.Status.Usage, Sandbox: s.Status.Sandbox,
 		})
 	}
 	return out, nil

@@ -75,7 +75,7 @@
         state.sessions.set(r.key, {
           key: r.key, kind: r.kind, channel: r.channel, label: r.label, displayName: r.displayName,
           messages: r.messageCount, preview: r.lastMessagePreview, updated: new Date(r.updatedAt).toISOString(),
-          usage: usageOf(r.inputTokens, r.outputTokens, r.usage),
+          usage: usageOf(r.inputTokens, r.outputTokens, r.usage), sandbox: r.sandbox || null,
         });
       }
       renderSessions();
@@ -222,6 +222,7 @@
       row.messages = st.messageCount ?? row.messages; row.preview = st.lastMessagePreview ?? row.preview;
       row.updated = st.updatedAt || row.updated || (c.object.metadata || {}).creationTimestamp;
       if (st.usage || st.inputTokens || st.outputTokens) row.usage = usageOf(st.inputTokens, st.outputTokens, st.usage);
+      row.sandbox = st.sandbox || null;
     }
     if (c.stats) {
       const s = c.stats;
@@ -303,6 +304,21 @@
     const cost = costText(u);
     $("usage").textContent = "Usage: " + u.input.toLocaleString("en") + " input · " + u.output.toLocaleString("en") +
       " output tokens · cost " + (cost || "not priced");
+    renderSandbox(s.sandbox);
+  }
+
+  // renderSandbox shows the open session's sandbox as kubectl sessions sandbox does: its
+  // state, its Pod (named after its Sandbox), its runtime and when a tool last ran there.
+  function renderSandbox(sb) {
+    const p = $("sandbox");
+    p.hidden = !sb;
+    if (!sb) { p.replaceChildren(); return; }
+    const parts = ["Sandbox: " + (sb.phase || "Claimed"), "Pod " + (sb.sandbox || "not bound yet"), "runtime " + (sb.runtimeClassName || "default")];
+    const nodes = [parts.join(" · ") + " · last used "];
+    nodes.push(sb.lastUsed ? timeEl(sb.lastUsed) : "never");
+    if (sb.message) nodes.push(" · " + sb.message);
+    p.dataset.phase = sb.phase || "Claimed";
+    p.replaceChildren(...nodes);
   }
 
   // cell adds a column; its label heads it on a narrow screen, where the table is stacked.
