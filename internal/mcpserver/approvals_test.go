@@ -44,7 +44,7 @@ func TestApprovalsListShowsBudgets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cs, err := connect(t, srv.URL+"/mcp?namespace="+ns, "alice")
+	cs, err := connect(t, srv.URL+"/mcp?namespace="+ns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func TestRefusedCreatesAreErrorResults(t *testing.T) {
 			o.ClientFor = func(user.Info) (client.WithWatch, error) { return refusing, nil }
 			srv := httptest.NewServer(mcpserver.Handler(o))
 			t.Cleanup(srv.Close)
-			cs, err := connect(t, srv.URL+"/mcp?namespace="+ns, "alice")
+			cs, err := connect(t, srv.URL+"/mcp?namespace="+ns)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -45,9 +45,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// connect is the Go SDK's client asking for its newest revision.
-func connect(t *testing.T, url, token string) (*mcp.ClientSession, error) {
-	return connectRevision(t, url, token, "")
+// connect is the Go SDK's client asking for its newest revision, as alice.
+func connect(t *testing.T, url string) (*mcp.ClientSession, error) {
+	return connectRevision(t, url, "alice", "")
 }
 
 // connectRevision is the Go SDK's client asking for revision rev ("": its newest).
@@ -59,7 +59,7 @@ func connectRevision(t *testing.T, url, token, rev string) (*mcp.ClientSession, 
 
 func TestToolsAreTheSessionToolsAndSubagents(t *testing.T) {
 	srv, _ := endpoint(t)
-	cs, err := connect(t, srv.URL+"/mcp?namespace="+ns, "alice")
+	cs, err := connect(t, srv.URL+"/mcp?namespace="+ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestToolsAreTheSessionToolsAndSubagents(t *testing.T) {
 
 func TestSendAsAPerson(t *testing.T) {
 	srv, fc := endpoint(t)
-	cs, err := connect(t, srv.URL+"/mcp?namespace="+ns, "alice")
+	cs, err := connect(t, srv.URL+"/mcp?namespace="+ns)
 	if err != nil {
 		t.Fatal(err)
 	}
