@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
+	"github.com/agent-sessions/agent-session-operator/internal/caller"
 	"github.com/agent-sessions/agent-session-operator/internal/lookup"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -68,6 +69,11 @@ func (v *AgentSessionValidator) ValidateCreate(ctx context.Context, s *sessionsv
 	if s.Spec.SpawnedBy != "" && !v.isManager(ctx) {
 		errs = append(errs, field.Forbidden(spec.Child("spawnedBy"), "only the operator sets spawnedBy (sub-agent sessions come from SubagentRuns)"))
 	}
+	restore, err := v.judgeRestoreFrom(ctx, s)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	errs = append(errs, restore...)
 	relabel, err := v.judgeRelabel(ctx, nil, s)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -167,4 +173,22 @@ func (v *AgentSessionValidator) judgeRelabel(ctx context.Context, old *sessionsv
 // ValidateDelete implements admission.Validator.
 func (v *AgentSessionValidator) ValidateDelete(context.Context, *sessionsv1alpha1.AgentSession) (admission.Warnings, error) {
 	return nil, nil
+}
+
+// judgeRestoreFrom refuses a new session that asks to adopt a retired session's transcript
+// (the restore-from annotation) unless its creator may restore that session: the right the
+// sessions tool's restore asks (caller.ManageSession, on the session's name). Without this,
+// create alone would restore what restore itself guards.
+func (v *AgentSessionValidator) judgeRestoreFrom(ctx context.Context, s *sessionsv1alpha1.AgentSession) (field.ErrorList, error) {
+	if _, asked := s.Annotations[sessionsv1alpha1.RestoreFromAnnotation]; !asked || v.isManager(ctx) {
+		return nil, nil
+	}
+	r := caller.ManageSession
+	ok, err := v.allowed(ctx, sessionsv1alpha1.GroupVersion.Group, r.Resource, r.Verb, s.Namespace, s.Name)
+	if err != nil || ok {
+		return nil, err
+	}
+	path := field.NewPath("metadata", "annotations").Key(sessionsv1alpha1.RestoreFromAnnotation)
+	return field.ErrorList{field.Forbidden(path, fmt.Sprintf(
+		"restoring a retired session needs the verb %s on %s %s, as kubectl sessions restore does", r.Verb, r.Resource, s.Name))}, nil
 }

@@ -86,7 +86,8 @@ const RestoreAnnotation = "sessions.agents.dev/restore"
 // sessionId. The controller adopts that transcript only when the store's record of it names
 // the same object name, key and agent, and writes the record's spawnedBy and
 // parentSessionKey; without such a record the session fails with the reason RestoreFailed.
-// The sessions tool's restore creates the session with it.
+// The sessions tool's restore creates the session with it; anyone else who sets it needs the
+// verb patch on the session, as a restore does (the AgentSession webhook checks).
 const RestoreFromAnnotation = "sessions.agents.dev/restore-from"
 
 // Events of the SessionPolicy's retention (controllers/sessionpolicy/retention.go).
