@@ -57,6 +57,12 @@ func TestSubscribeAddsTranscriptEventsToANamespaceStream(t *testing.T) {
 	}
 	f.waitSubscribed(t)
 	f.publish(KindSessionMessage, mine, `{"n":0}`) // not asked for yet
+	// A kind the stream has from the start, after it: once it arrives, {"n":0} has been passed
+	// over, and the subscription below cannot race it.
+	f.publish(KindSessionsChanged, theirs, `{"n":"barrier"}`)
+	if got := s.next(t); string(got.Data) != `{"n":"barrier"}` {
+		t.Fatalf("got %s %s before subscribing, want only the barrier", got.Event, got.Data)
+	}
 	if code, got := f.subscribe(t, "alice", s.info.StreamID, `{"subscribe":["`+mineID+`"]}`); code != http.StatusOK || !slices.Equal(got, []string{mine}) {
 		t.Fatalf("subscribe: %d %v", code, got)
 	}

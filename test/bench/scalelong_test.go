@@ -15,6 +15,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,7 +87,9 @@ func TestScaleLongShort(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range figs {
 		seen[f.Name] = true
-		if f.Value <= 0 && f.Name != "apiserver_rss_per_10k_sessions_mib" && f.Name != "etcd_rss_per_10k_sessions_mib" {
+		// A slope per 10k read over 40 sessions is noise either way (the heap after a GC can
+		// read below the empty one); the unit-sized run checks only that it is read.
+		if f.Value <= 0 && !strings.Contains(f.Name, "_per_10k_") {
 			t.Errorf("%s = %v, want a reading", f.Name, f.Value)
 		}
 	}
