@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -52,6 +53,8 @@ func init() {
 var scaleLongShort = flag.Bool("scale-long-short", false, "run the scale-long suite unit-sized (a few hundred sessions), to exercise its code path")
 
 const scaleLongNS = "bench-scale-long"
+
+var subagentRunGVR = sessionsv1alpha1.GroupVersion.WithResource("subagentruns")
 
 // scaleLongPlan is the life the scale-long suite plays: a live set of Live sessions, grown
 // Step at a time, then kept at Live while Created sessions in all come and go, Step at a
@@ -114,12 +117,15 @@ func (r controlPlaneReading) String() string {
 
 // benchScaleLong plays scaleLongPlan on one namespace: sessions, each with a send to it
 // (cancelled, deleted on finishing by its ttlSecondsAfterFinished 0, as the sends and the
-// runs of a day go), the oldest archived and deleted as retention does. What a spawn leaves
-// for good is such a session (its child, archived an hour after the run, which the run's TTL
-// orphans); the suite makes those objects directly, without the run and its model turns. It reads the API server's, etcd's and our
-// processes' memory and etcd's database size empty, at Live live / Live created, every
-// ReadEvery created, and at Live live / Created created, and states the last against the
-// first: a control plane that grows with what was ever done, not with what lives, shows.
+// runs of a day go), the oldest archived, then deleted by the namespace's SessionPolicy
+// retention (archivedSessionsSeconds 0: the retention controller, its records in the
+// store). Each step also spawns real SubagentRuns (a scripted model turn and an announce
+// each, cleanup keep, ttlSecondsAfterFinished 0): the run's TTL orphans its kept child,
+// which is archived (its archive-at hour brought forward) and retired the same way. It reads
+// the API server's, etcd's and our processes' memory and etcd's database size empty, at Live
+// live / Live created, every ReadEvery created, and at Live live / Created created, and
+// states the last against the first: a control plane that grows with what was ever done,
+// not with what lives, shows.
 func benchScaleLong() ([]Figure, error) {
 	ctx := context.Background()
 	plan := scaleLongPlanFromEnv()
@@ -148,6 +154,21 @@ func benchScaleLong() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	var children kidsDone
+	runsDone, err := countWhere(ctx, dyn, subagentRunGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
+		done, _, _ := unstructured.NestedString(u.Object, "status", "completedAt")
+		child, _, _ := unstructured.NestedString(u.Object, "status", "childSessionKey")
+		if done != "" {
+			children.add(child)
+		}
+		return done != ""
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := setUpScaleLong(ctx, cl); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(os.Stderr, "bench: scale-long: %d live, %d created in all, %d at a time\n", plan.Live, plan.Created, plan.Step)
 
 	apiHTTP, err := rest.HTTPClientFor(cfg)
@@ -173,18 +194,12 @@ func benchScaleLong() ([]Figure, error) {
 		return nil, err
 	}
 	waitTimeout := 15 * time.Minute
-	created, retired := 0, 0
+	created, retired, spawned := 0, 0, 0
 	var first, last controlPlaneReading
 	for created < plan.Created {
 		if created >= plan.Live {
 			// The oldest Step sessions reach their end: archived, then gone by retention.
 			if err := archiveScaleLong(ctx, cl, retired, retired+plan.Step); err != nil {
-				return nil, err
-			}
-			if err := archived.wait(retired+plan.Step, waitTimeout); err != nil {
-				return nil, fmt.Errorf("sessions archived: %w", err)
-			}
-			if err := retireArchived(ctx, cl, retired, retired+plan.Step); err != nil {
 				return nil, err
 			}
 			retired += plan.Step
@@ -193,11 +208,29 @@ func benchScaleLong() ([]Figure, error) {
 			return nil, err
 		}
 		created += plan.Step
-		if err := ready.wait(created, waitTimeout); err != nil {
+		// A day's spawns: each run's child, kept and orphaned by the run's TTL, reaches its
+		// archive hour and is retired.
+		n := plan.spawnsPerStep()
+		if err := spawnScaleLong(ctx, cl, spawned, spawned+n); err != nil {
+			return nil, err
+		}
+		spawned += n
+		if err := runsDone.wait(spawned, waitTimeout); err != nil {
+			return nil, fmt.Errorf("runs finished: %w", err)
+		}
+		if err := archiveChildren(ctx, cl, children.take()); err != nil {
+			return nil, err
+		}
+		// The requester's session and every child count as initialized sessions too.
+		if err := ready.wait(1+created+spawned, waitTimeout); err != nil {
 			return nil, fmt.Errorf("sessions initialized: %w", err)
 		}
+		if err := archived.wait(retired+spawned, waitTimeout); err != nil {
+			return nil, fmt.Errorf("sessions archived: %w", err)
+		}
 		live := created - retired
-		if err := waitLive(ctx, dyn, live, waitTimeout); err != nil {
+		// The retention controller deletes what was archived; the requester's session stays.
+		if err := waitLive(ctx, dyn, 1+live, waitTimeout); err != nil {
 			return nil, err
 		}
 		if created == plan.Live || created == plan.Created || created%plan.ReadEvery == 0 {
@@ -217,7 +250,96 @@ func benchScaleLong() ([]Figure, error) {
 			last = r
 		}
 	}
+	fmt.Fprintf(os.Stderr, "bench: scale-long: %d sessions and %d spawned runs created, %d sessions retired by retention\n", created, spawned, retired+spawned)
 	return scaleLongFigures(plan, empty, first, last), nil
+}
+
+// spawnsPerStep is how many SubagentRuns a step spawns: one for every hundred sessions.
+func (p scaleLongPlan) spawnsPerStep() int { return max(2, p.Step/100) }
+
+const scaleLongRequester = "agent:main:main"
+
+// setUpScaleLong gives the namespace what its life needs: a SessionPolicy whose retention
+// deletes a session's object once archived, a requester's Agent and main session, and the
+// Agent its runs spawn, both with instant scripted models.
+func setUpScaleLong(ctx context.Context, cl client.Client) error {
+	objs := []client.Object{
+		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: scaleLongNS},
+			Spec: sessionsv1alpha1.SessionPolicySpec{Retention: &sessionsv1alpha1.RetentionSpec{ArchivedSessionsSeconds: ptr.To[int32](0)}}},
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: scaleLongNS},
+			Spec: sessionsv1alpha1.AgentSpec{Subagents: sessionsv1alpha1.SubagentsSpec{AllowAgents: []string{"research"}},
+				Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
+					{Match: "^Sub-agent announce step", Reply: sessionsv1alpha1.AnnounceSkip}, {Match: ".", Reply: "ok"}}}}},
+		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: scaleLongNS},
+			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
+				{Match: ".", Reply: "found it"}}}}},
+		&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(scaleLongRequester), Namespace: scaleLongNS},
+			Spec: sessionsv1alpha1.AgentSessionSpec{Key: scaleLongRequester, AgentID: "main"}},
+	}
+	for _, o := range objs {
+		if err := createRetrying(ctx, cl, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spawnScaleLong creates runs [from, to): the requester's spawns, children kept, each run
+// deleted as soon as it finishes.
+func spawnScaleLong(ctx context.Context, cl client.Client, from, to int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i := from; i < to; i++ {
+		g.Go(func() error {
+			return createRetrying(gctx, cl, &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "spawn-" + strconv.Itoa(i), Namespace: scaleLongNS},
+				Spec: sessionsv1alpha1.SubagentRunSpec{Task: "look " + strconv.Itoa(i), AgentID: "research", RequesterSessionKey: scaleLongRequester,
+					Cleanup: sessionsv1alpha1.CleanupKeep, TTLSecondsAfterFinished: ptr.To[int32](0)}})
+		})
+	}
+	return g.Wait()
+}
+
+// kidsDone are the keys of children whose runs finished, not yet archived.
+type kidsDone struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+func (k *kidsDone) add(key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.keys == nil {
+		k.keys = map[string]bool{}
+	}
+	if key != "" {
+		k.keys[key] = true
+	}
+}
+
+// take returns the keys gathered so far and forgets them; a run seen twice adds its
+// child's key again, and archiving a child twice is harmless.
+func (k *kidsDone) take() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	keys := make([]string, 0, len(k.keys))
+	for key := range k.keys {
+		keys = append(keys, key)
+	}
+	k.keys = nil
+	return keys
+}
+
+// archiveChildren brings the kept children's archive hour to now.
+func archiveChildren(ctx context.Context, cl client.Client, keys []string) error {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+		sessionsv1alpha1.ArchiveAtAnnotation: time.Now().UTC().Format(time.RFC3339)}}})
+	for _, key := range keys {
+		s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: scaleLongNS}}
+		if err := client.IgnoreNotFound(cl.Patch(ctx, s, client.RawPatch(types.MergePatchType, patch))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scaleLongFigures state the life's last reading against its first (Live live / Live
@@ -284,17 +406,6 @@ func archiveScaleLong(ctx context.Context, cl client.Client, from, to int) error
 		sessionsv1alpha1.ArchiveAtAnnotation: time.Now().UTC().Format(time.RFC3339)}}})
 	return forEachScaleLong(ctx, from, to, func(ctx context.Context, obj *sessionsv1alpha1.AgentSession) error {
 		return cl.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
-	})
-}
-
-// retireArchived is the retention hook: what SessionPolicy retention (issue 59's first
-// point, the retention branch) does to an archived session past its retention, the suite
-// does itself until that lands, deleting sessions [from, to) once archived. With retention
-// in, this becomes: set the bench namespace's SessionPolicy retention.archivedSessions to
-// 0 at the start, and wait here for the controller to delete them.
-func retireArchived(ctx context.Context, cl client.Client, from, to int) error {
-	return forEachScaleLong(ctx, from, to, func(ctx context.Context, obj *sessionsv1alpha1.AgentSession) error {
-		return client.IgnoreNotFound(cl.Delete(ctx, obj))
 	})
 }
 

@@ -72,8 +72,8 @@ func TestScaleLongFiguresStateTheLastReadingAgainstTheFirst(t *testing.T) {
 }
 
 // TestScaleLongShort runs the suite unit-sized on a real control plane with the manager and
-// the transcript-store: sessions created, archived by their controller, deleted by the
-// retention hook, the live set held, and every figure read.
+// the transcript-store: sessions created and spawned, archived by their controller, deleted by the
+// SessionPolicy retention, the live set held, and every figure read.
 func TestScaleLongShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane, the manager and the transcript-store")
