@@ -254,8 +254,9 @@ func benchScaleLong() ([]Figure, error) {
 	return scaleLongFigures(plan, empty, first, last), nil
 }
 
-// spawnsPerStep is how many SubagentRuns a step spawns: one for every hundred sessions.
-func (p scaleLongPlan) spawnsPerStep() int { return max(2, p.Step/100) }
+// spawnsPerStep is how many SubagentRuns a step spawns: one for every hundred sessions, at
+// most the requester Agent's maxChildren (100) at a time.
+func (p scaleLongPlan) spawnsPerStep() int { return min(100, max(2, p.Step/100)) }
 
 const scaleLongRequester = "agent:main:main"
 
@@ -267,7 +268,7 @@ func setUpScaleLong(ctx context.Context, cl client.Client) error {
 		&sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: scaleLongNS},
 			Spec: sessionsv1alpha1.SessionPolicySpec{Retention: &sessionsv1alpha1.RetentionSpec{ArchivedSessionsSeconds: ptr.To[int32](0)}}},
 		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "main", Namespace: scaleLongNS},
-			Spec: sessionsv1alpha1.AgentSpec{Subagents: sessionsv1alpha1.SubagentsSpec{AllowAgents: []string{"research"}},
+			Spec: sessionsv1alpha1.AgentSpec{Subagents: sessionsv1alpha1.SubagentsSpec{AllowAgents: []string{"research"}, MaxChildren: ptr.To[int32](100)},
 				Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted, Script: []sessionsv1alpha1.ScriptRule{
 					{Match: "^Sub-agent announce step", Reply: sessionsv1alpha1.AnnounceSkip}, {Match: ".", Reply: "ok"}}}}},
 		&sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "research", Namespace: scaleLongNS},

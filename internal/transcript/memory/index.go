@@ -317,8 +317,20 @@ func (ix *Index) Register(ns, agent string, spec transcript.EmbeddingsSpec) erro
 	if emb.Dims() != spec.Dims {
 		return fmt.Errorf("memory: embedder of %d dimensions, want %d", emb.Dims(), spec.Dims)
 	}
+	// A registration without a key is logged before it is answered, so a store killed
+	// before its first chunk is indexed still knows the embedder when it comes back. One
+	// with a key stays in memory: the manager hands it again with the next memory call.
+	e := &entry{Op: "agent", NS: ns, Agent: agent, Emb: id, Dims: spec.Dims, Spec: keyless(spec)}
+	if e.Spec != nil {
+		if err := ix.log.append([]*entry{e}); err != nil {
+			return fmt.Errorf("memory: logging the embedder: %w", err)
+		}
+	}
 	ix.mu.Lock()
 	ix.agents[k] = &agentEntry{spec: spec, emb: emb, id: id}
+	if e.Spec != nil {
+		ix.resetSpace(k, id, spec.Dims)
+	}
 	ix.mu.Unlock()
 	ix.dmu.Lock()
 	ix.dAgent[k] = struct{}{}

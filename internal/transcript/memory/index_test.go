@@ -232,6 +232,34 @@ func TestRebuildAfterTornLog(t *testing.T) {
 	}
 }
 
+// TestRegistrationSurvivesRestart: a registration is durable once answered. A store killed
+// before its indexer wrote a single chunk comes back knowing the Agent's embedder, and
+// recalls by meaning without the Agent registering again.
+func TestRegistrationSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	mem, err := memory.Open(filepath.Join(dir, "memory.log"), memory.Options{NewEmbedder: newEmbedder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Register(ns, "ops", *offline); err != nil {
+		t.Fatal(err)
+	}
+	_ = mem.Close() // never started: nothing indexed, only the registration
+	x := open(t, dir)
+	seed(t, x)
+	x.sync(t)
+	res, err := x.mem.Recall(context.Background(), transcript.MemoryQuery{Namespace: ns, Agent: "ops", Text: "when does the deploy secret change?", Notes: true}, x.words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Vectors != "" {
+		t.Fatalf("recall after a restart: %s", res.Vectors)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Similarity <= 0 {
+		t.Fatalf("recall after a restart found nothing by meaning: %+v", res.Hits)
+	}
+}
+
 // TestArchiveForgets: an archived session's chunks are not recalled, its notes neither.
 func TestArchiveForgets(t *testing.T) {
 	x := open(t, t.TempDir())

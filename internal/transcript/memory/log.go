@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
@@ -52,8 +53,10 @@ type logChunk struct {
 	V     []byte  `json:"v"` // the int8 components
 }
 
-// logFile is the append-only log of the index, fsynced per batch.
+// logFile is the append-only log of the index, fsynced per batch. The indexer and a
+// registration append to it; mu keeps their lines whole.
 type logFile struct {
+	mu   sync.Mutex
 	path string
 	f    *os.File
 	w    *bufio.Writer
@@ -99,6 +102,8 @@ func openLog(path string, apply func(*entry)) (*logFile, int, error) {
 
 // append writes entries as lines and fsyncs them: once it returns they survive a crash.
 func (l *logFile) append(es []*entry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, e := range es {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -114,7 +119,11 @@ func (l *logFile) append(es []*entry) error {
 	return l.f.Sync()
 }
 
-func (l *logFile) close() error { return l.f.Close() }
+func (l *logFile) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Close()
+}
 
 // rewrite replaces the log with es (the live state): written beside it, fsynced, renamed
 // over it, and the directory fsynced, so a crash leaves the old log or the new one.
