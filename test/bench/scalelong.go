@@ -20,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -175,11 +176,16 @@ func benchScaleLong() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	settle := 10 * time.Second
+	settle := rssSettle
 	if *scaleLongShort {
 		settle = time.Second
 	}
 	read := func(live, created int) (controlPlaneReading, error) {
+		// Every reading alike: the API server collects its garbage first (pprof's gc=1), so
+		// a reading right after a burst of creates and one after a long wait compare.
+		if err := apiServerGC(ctx, apiHTTP, cfg.Host); err != nil {
+			return controlPlaneReading{}, err
+		}
 		time.Sleep(settle)
 		r, err := readControlPlane(ctx, c, cfg, live, created)
 		if err == nil {
@@ -234,9 +240,6 @@ func benchScaleLong() ([]Figure, error) {
 			return nil, err
 		}
 		if created == plan.Live || created == plan.Created || created%plan.ReadEvery == 0 {
-			if created == plan.Created && !*scaleLongShort {
-				time.Sleep(rssSettle - settle)
-			}
 			r, err := read(live, created)
 			if err != nil {
 				return nil, err
@@ -445,6 +448,25 @@ func waitLive(ctx context.Context, dyn dynamic.Interface, live int, timeout time
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// apiServerGC asks the API server to collect its garbage: its heap profile with gc=1 runs
+// one first.
+func apiServerGC(ctx context.Context, hc *http.Client, host string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(host, "/")+"/debug/pprof/heap?gc=1", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("the API server's GC: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the API server's GC: %s", resp.Status)
+	}
+	return nil
 }
 
 // readControlPlane reads every process's resident memory and etcd's database size.
