@@ -28,13 +28,15 @@ import (
 
 // ensureTrace gives an object its trace when tracing is on and it has none yet (made with
 // kubectl; tool-made objects carry one from their create): one annotation write, only with
-// tracing on, so the trace survives a restart.
+// tracing on, so the trace survives a restart. The trace comes from the object's UID: a
+// reconcile that reads the object from a cache not yet showing the write writes the same
+// value again, where a new random root would move the object's later turns to another trace.
 func (r *StepRunner[T]) ensureTrace(ctx context.Context, obj T) error {
 	if !tracing.Enabled() || obj.GetAnnotations()[tracing.Annotation] != "" {
 		return nil
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-		tracing.Annotation: tracing.NewRoot()}}})
+		tracing.Annotation: tracing.RootOf(string(obj.GetUID()))}}})
 	return r.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
 }
 

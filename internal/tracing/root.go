@@ -17,6 +17,7 @@ package tracing
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/sha256"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -31,6 +32,19 @@ func NewRoot() string {
 	var sid trace.SpanID
 	_, _ = crand.Read(tid[:])
 	_, _ = crand.Read(sid[:])
+	return Format(trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
+}
+
+// RootOf is the traceparent of an object's root span derived from its UID: the same on
+// every call, so a controller that writes it again from a stale read of the object (the
+// annotation not yet in its cache) writes the same trace and does not split the object's
+// spans over two traces.
+func RootOf(uid string) string {
+	sum := sha256.Sum256([]byte("agent-sessions/trace\x00" + uid))
+	var tid trace.TraceID
+	var sid trace.SpanID
+	copy(tid[:], sum[:16])
+	copy(sid[:], sum[16:24])
 	return Format(trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
 }
 

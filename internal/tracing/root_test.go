@@ -62,3 +62,19 @@ func TestRootUnderTheCallersSpan(t *testing.T) {
 			own.Parent.SpanID(), l.TraceID(), l.SpanID())
 	}
 }
+
+// An object's root from its UID is the same on every call (a second write from a stale read
+// keeps the trace), valid and sampled, and differs between objects.
+func TestRootOfUID(t *testing.T) {
+	a, b := RootOf("0d6f7a52-uid-a"), RootOf("0d6f7a52-uid-b")
+	if again := RootOf("0d6f7a52-uid-a"); again != a {
+		t.Errorf("RootOf twice: %q then %q", a, again)
+	}
+	if a == b {
+		t.Errorf("two objects share the root %q", a)
+	}
+	sc := Parse(a)
+	if !sc.IsValid() || !sc.IsSampled() {
+		t.Errorf("RootOf = %q: valid %v, sampled %v", a, sc.IsValid(), sc.IsSampled())
+	}
+}
