@@ -72,8 +72,8 @@ var scaleLongDefault = scaleLongPlan{Live: 10000, Created: 300000, Step: 5000, R
 // scaleLongShortPlan is the unit-sized run (-scale-long-short and the suite's test).
 var scaleLongShortPlan = scaleLongPlan{Live: 40, Created: 120, Step: 20, ReadEvery: 40}
 
-// scaleLongPlanFromEnv is the default plan, or -scale-long-short's, with
-// BENCH_SCALE_LONG_LIVE and BENCH_SCALE_LONG_CREATED in its place when set.
+// scaleLongPlanFromEnv is the default plan, or -scale-long-short's, with BENCH_SCALE_LONG_LIVE,
+// _CREATED, _STEP and _READ_EVERY in its place when set.
 func scaleLongPlanFromEnv() scaleLongPlan {
 	p := scaleLongDefault
 	if *scaleLongShort {
@@ -84,6 +84,12 @@ func scaleLongPlanFromEnv() scaleLongPlan {
 	}
 	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_LONG_CREATED")); err == nil && n > 0 {
 		p.Created = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_LONG_STEP")); err == nil && n > 0 {
+		p.Step = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_LONG_READ_EVERY")); err == nil && n > 0 {
+		p.ReadEvery = n
 	}
 	return p.normalized()
 }
