@@ -80,6 +80,9 @@ type Options struct {
 	// last writes, which a throwaway bench cluster does not mind, and writes stop waiting on
 	// the disk (on a small VM that wait, not the operator, sets the pace of a scale bench).
 	EtcdNoFsync bool
+	// APIServerFlags are set on the kube-apiserver (name without dashes: value), e.g. a
+	// bench that plays months in an hour compressing the server's own time windows.
+	APIServerFlags map[string]string
 }
 
 // Cluster is a running local cluster.
@@ -223,6 +226,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			c.env.ControlPlane.Etcd = &envtest.Etcd{}
 		}
 		c.env.ControlPlane.Etcd.Configure().Set("unsafe-no-fsync", "true")
+	}
+	for name, value := range o.APIServerFlags {
+		c.env.ControlPlane.GetAPIServer().Configure().Set(name, value)
 	}
 	fmt.Fprintln(o.Log, "devcluster: starting kube-apiserver and etcd")
 	cfg, err := c.env.Start()
