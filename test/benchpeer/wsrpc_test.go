@@ -60,7 +60,7 @@ func newFakeGateway(t *testing.T, answer func(conn, req int) gatewayMove) *fakeG
 		if err != nil {
 			return
 		}
-		defer c.CloseNow()
+		defer func() { _ = c.CloseNow() }()
 		n := int(g.dials.Add(1))
 		ctx := r.Context()
 		write := func(v any) error {
