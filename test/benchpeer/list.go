@@ -64,7 +64,11 @@ func benchList(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
 	defer func() { _ = cs.Close() }()
+	// Each of our calls has a deadline as each of theirs has (rpcCallTimeout): a call that
+	// hangs fails the figure with its name instead of running into make's time limit.
 	ours := func() error {
+		ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
+		defer cancel()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sessions_list", Arguments: map[string]any{"limit": 50}})
 		if err != nil {
 			return err
@@ -78,6 +82,8 @@ func benchList(ctx context.Context, p *peers) ([]benchfig.Figure, error) {
 		return nil
 	}
 	plugin := func() error {
+		ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
+		defer cancel()
 		var out, errOut bytes.Buffer
 		streams := genericiooptions.IOStreams{In: os.Stdin, Out: &out, ErrOut: &errOut}
 		if code := cli.Execute(ctx, streams, []string{"--kubeconfig", p.ours.Kubeconfig, "-n", peerNS, "list", "--limit", "50", "-o", "json"}); code != 0 {
