@@ -117,11 +117,19 @@ func readFrame(ctx context.Context, conn *websocket.Conn) (frame, error) {
 }
 
 // readLoop reads every frame until the connection ends, handing each answer to its call.
+// A frame that is not JSON ends it too, as a failure of the gateway, not a lost connection.
 func (c *rpcClient) readLoop(ctx context.Context) {
 	var err error
+	lost := true
 	for {
+		var data []byte
+		if _, data, err = c.conn.Read(ctx); err != nil {
+			break
+		}
 		var f frame
-		if f, err = readFrame(ctx, c.conn); err != nil {
+		if err = json.Unmarshal(data, &f); err != nil {
+			err, lost = fmt.Errorf("the gateway sent a frame that is not JSON: %w", err), false
+			_ = c.conn.CloseNow()
 			break
 		}
 		if f.Type != "res" {
@@ -134,6 +142,9 @@ func (c *rpcClient) readLoop(ctx context.Context) {
 		if ch != nil {
 			ch <- f // buffered: the caller may have given up
 		}
+	}
+	if lost {
+		err = fmt.Errorf("%w: %w", errConnLost, err)
 	}
 	c.mu.Lock()
 	c.readErr = err
@@ -177,7 +188,7 @@ func (c *rpcClient) call(ctx context.Context, method string, params any) (json.R
 		c.mu.Lock()
 		err := c.readErr
 		c.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w: %w", method, errConnLost, err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%s: no answer within %s: %w", method, c.timeout, ctx.Err())
 	}

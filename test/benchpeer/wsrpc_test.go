@@ -42,10 +42,11 @@ type fakeGateway struct {
 type gatewayMove int
 
 const (
-	answerRows  gatewayMove = iota // 50 rows
-	answerError                    // ok: false
-	answerNone                     // never answer
-	dropConn                       // close the TCP connection
+	answerRows    gatewayMove = iota // 50 rows
+	answerError                      // ok: false
+	answerNone                       // never answer
+	dropConn                         // close the TCP connection
+	answerGarbage                    // a frame that is not JSON
 )
 
 func newFakeGateway(t *testing.T, answer func(conn, req int) gatewayMove) *fakeGateway {
@@ -95,6 +96,8 @@ func newFakeGateway(t *testing.T, answer func(conn, req int) gatewayMove) *fakeG
 					err = write(map[string]any{"type": "res", "id": f.ID, "ok": true, "payload": map[string]any{"sessions": rows}})
 				case answerError:
 					err = write(map[string]any{"type": "res", "id": f.ID, "ok": false, "error": map[string]any{"code": "INVALID_REQUEST", "message": "bad limit"}})
+				case answerGarbage:
+					err = c.Write(ctx, websocket.MessageText, []byte("<html>not json</html>"))
 				case answerNone:
 				case dropConn:
 					return
@@ -162,6 +165,9 @@ func TestGatewayReadsRedialWithinABound(t *testing.T) {
 		"the gateway refuses: no retry": {
 			answer: func(int, int) gatewayMove { return answerError }, reads: 1, wantDials: 1,
 			wantErr: `sessions.list: {"code":"INVALID_REQUEST","message":"bad limit"}`},
+		"the gateway sends a frame that is not JSON: no retry": {
+			answer: func(int, int) gatewayMove { return answerGarbage }, reads: 1, wantDials: 1,
+			wantErr: "sessions.list: the gateway sent a frame that is not JSON"},
 		"every connection is closed: three attempts, then the error": {
 			answer: func(int, int) gatewayMove { return dropConn }, reads: 1, wantDials: 3, wantRedials: 2,
 			wantErr: "sessions.list: gave up after 3 attempts", wantConnErr: true},
