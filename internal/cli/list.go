@@ -40,21 +40,34 @@ import (
 func newListCommand(o *options) *cobra.Command {
 	var kinds []string
 	var limit, active, messages int64
+	var archived bool
 	var output string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions as sessions_list does",
+		Long: `List sessions as sessions_list does, most recently updated first.
+
+With --archived it lists the archived sessions instead, as sessions_list's archived
+argument does, and its STATE column says what is left of each: "archived" keeps its
+AgentSession; "retired" is one whose object the SessionPolicy's retention deleted, listed
+from the transcript store's record until the transcript's own retention (restore brings
+it back). Retired sessions are read through the transcript store: --archived lists them
+only with --history-url, and says so when it cannot.`,
 		Example: `  # the ten most recently active group and main sessions
   kubectl sessions list --kinds group,main --limit 10
 
   # rows as JSON, with each session's last 3 messages
-  kubectl sessions list -o json --messages 3 --history-url https://127.0.0.1:8090`,
+  kubectl sessions list -o json --messages 3 --history-url https://127.0.0.1:8090
+
+  # archived sessions, retired ones too (their object gone)
+  kubectl sessions list --archived --history-url https://127.0.0.1:8090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := sessionrows.NewListParams(kinds, limit, active, messages)
 			if err != nil {
 				return err
 			}
+			p.Archived = archived
 			return o.list(cmd.Context(), p, output)
 		},
 	}
@@ -63,36 +76,108 @@ func newListCommand(o *options) *cobra.Command {
 	f.Int64Var(&limit, "limit", sessionrows.DefaultListLimit, "max rows (at most 200)")
 	f.Int64Var(&active, "active-minutes", 0, "only sessions updated within N minutes")
 	f.Int64Var(&messages, "messages", 0, "include the last N messages of each session, 0 to 20 (needs --history-url)")
+	f.BoolVar(&archived, "archived", false, "list archived sessions instead of active ones, retired ones too (those need --history-url)")
 	f.StringVarP(&output, "output", "o", "", "json or yaml (default: a table)")
 	return cmd
 }
 
+// noRetired is said when --archived cannot ask the transcript store for retired sessions.
+const noRetired = "retired sessions (their object deleted by the SessionPolicy's retention) are not listed: " +
+	"the transcript store keeps their records; pass --history-url or set AGENT_SESSIONS_HISTORY_URL"
+
 func (o *options) list(ctx context.Context, p sessionrows.ListParams, output string) error {
-	cl, ns, err := o.clientIn()
+	var rows []sessionrows.SessionRow
+	var err error
+	if p.Archived && o.historyURL != "" {
+		rows, err = o.storeRows(ctx, p)
+	} else {
+		if p.Archived {
+			fmt.Fprintln(o.streams.ErrOut, noRetired)
+		}
+		rows, err = o.apiRows(ctx, p)
+	}
 	if err != nil {
 		return err
 	}
+	return printRows(o.streams.Out, rows, output, p.Archived)
+}
+
+// apiRows are the rows of the sessions the kubeconfig user lists, with their messages
+// from the history API when asked.
+func (o *options) apiRows(ctx context.Context, p sessionrows.ListParams) ([]sessionrows.SessionRow, error) {
+	cl, ns, err := o.clientIn()
+	if err != nil {
+		return nil, err
+	}
 	var all sessionsv1alpha1.AgentSessionList
 	if err := cl.List(ctx, &all, client.InNamespace(ns)); err != nil {
-		return err
+		return nil, err
 	}
 	rows := sessionrows.ListRows(sessionrows.Pointers(all.Items), p, time.Now(), nil)
 	if p.MessageLimit > 0 {
 		for i := range rows {
 			if rows[i].Messages, err = o.fetchHistory(ctx, ns, rows[i].Key, p.MessageLimit); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	out := o.streams.Out
+	return rows, nil
+}
+
+// storeRows are sessions_list's rows as the transcript-store's console action answers them
+// for the caller: the archived sessions' objects and the retired sessions' records, in one
+// order, the retired ones marked, under the same access and visibility rules as the tool.
+func (o *options) storeRows(ctx context.Context, p sessionrows.ListParams) ([]sessionrows.SessionRow, error) {
+	ns, err := o.namespace()
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]any{"limit": p.Limit, "archived": p.Archived}
+	if len(p.Kinds) > 0 {
+		args["kinds"] = p.Kinds
+	}
+	if p.ActiveMinutes > 0 {
+		args["activeMinutes"] = p.ActiveMinutes
+	}
+	if p.MessageLimit > 0 {
+		args["messageLimit"] = p.MessageLimit
+	}
+	resp, err := o.listenerPost(ctx, ns, "/console/tools/sessions_list", args)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Sessions []sessionrows.SessionRow `json:"sessions"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&page); err != nil {
+		return nil, fmt.Errorf("sessions_list through the transcript-store: %w", err)
+	}
+	return page.Sessions, nil
+}
+
+// printRows writes rows as JSON, YAML or a table; an archived list's table says in STATE
+// whether each session keeps its object (archived) or only the store's record (retired).
+func printRows(out io.Writer, rows []sessionrows.SessionRow, output string, archived bool) error {
 	if output != "" {
 		return printAs(out, output, rows)
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tKIND\tCHANNEL\tUPDATED\tTOKENS\tSEND")
+	state := func(sessionrows.SessionRow) string { return "" }
+	header := "KEY\tKIND\tCHANNEL\tUPDATED\tTOKENS\tSEND"
+	if archived {
+		header += "\tSTATE"
+		state = func(r sessionrows.SessionRow) string {
+			if r.Retired {
+				return "\tretired"
+			}
+			return "\tarchived"
+		}
+	}
+	fmt.Fprintln(tw, header)
 	for _, r := range rows {
 		updated := time.UnixMilli(r.UpdatedAt).Format(time.RFC3339)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Key, r.Kind, r.Channel, updated, r.TotalTokens, orDash(r.SendPolicy))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s%s\n", r.Key, r.Kind, r.Channel, updated, r.TotalTokens, orDash(r.SendPolicy), state(r))
 		for _, m := range r.Messages {
 			var text []string
 			for _, b := range m.Message.Content {

@@ -79,14 +79,17 @@ type SearchResult struct {
 const MaxSearchScan = 32
 
 // ReadableSessionIDs are the sessionIds of the sessions walk yields (most recently updated
-// first) that have a transcript and that may allows, asking about MaxSearchScan of them at
-// most. An error of may ends the walk and is returned.
+// first) that have a transcript in the indexes and that may allows, asking about
+// MaxSearchScan of them at most. An archived session is passed over without asking: archive
+// removed its transcript's entries from the full-text and memory indexes, so it cannot take
+// one of the scan's places from a live session further down. An error of may ends the walk
+// and is returned.
 func ReadableSessionIDs(walk func(yield func(*sessionsv1alpha1.AgentSession) bool), may func(name string) (bool, error)) ([]string, error) {
 	ids := []string{}
 	asked := 0
 	var err error
 	walk(func(s *sessionsv1alpha1.AgentSession) bool {
-		if s.Status.SessionID == "" {
+		if !indexed(s) {
 			return true
 		}
 		asked++
@@ -167,11 +170,21 @@ func (c *Call) readableScope(ctx context.Context) ([]string, *StatusResult, erro
 	case len(seen) < total:
 		ids := make([]string, 0, len(seen))
 		for _, s := range seen {
-			ids = append(ids, s.Status.SessionID)
+			if indexed(s) {
+				ids = append(ids, s.Status.SessionID)
+			}
 		}
 		return ids, nil, nil
 	}
 	return nil, nil, nil
+}
+
+// indexed says whether s's transcript is in the full-text and memory indexes: it has one,
+// and it is not archived (archive removes its entries; a retired session, archived before
+// its object went, has none either). Sessions still count as seen or not for the scope: an
+// archived one the caller does not see narrows it, as the index may not have dropped it yet.
+func indexed(s *sessionsv1alpha1.AgentSession) bool {
+	return s.Status.SessionID != "" && s.Status.Phase != sessionsv1alpha1.SessionArchived
 }
 
 // visibleSessions are the sessions with a transcript that the calling session sees (all of

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,6 +29,7 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/caller"
+	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
@@ -60,6 +62,10 @@ func TestSearchTool(t *testing.T) {
 	noTranscript := session("agent:a:new", "a", "")
 	sandboxed := session("agent:a:subagent:2", "a", "sid-sandboxed")
 	sandboxed.Spec.SpawnedBy, sandboxed.Spec.Sandboxed = main.Spec.Key, true
+	// An archived child of the sandboxed session: archive took its transcript out of the
+	// index, so no search asks the index about it.
+	archived := session("agent:a:subagent:3", "a", "sid-archived")
+	archived.Spec.SpawnedBy, archived.Status.Phase = sandboxed.Spec.Key, sessionsv1alpha1.SessionArchived
 	all := []string{"sid-child", "sid-main", "sid-other", "sid-sandboxed"}
 	policy := &sessionsv1alpha1.SessionPolicy{}
 	policy.Namespace, policy.Name = ns, "default"
@@ -100,10 +106,14 @@ func TestSearchTool(t *testing.T) {
 			args: `{"query":"llamas"}`, caller: sandboxed,
 			wantQuery: transcript.SearchQuery{Namespace: ns, Text: "llamas", Limit: DefaultSearchLimit, SessionIDs: []string{"sid-sandboxed"}},
 			wantHits:  []string{"sid-sandboxed"}, wantNextOff: DefaultSearchLimit},
+		"a person reading one by one is not asked about an archived session": {
+			args: `{"query":"llamas"}`, readable: map[string]bool{main.Name: true, archived.Name: true},
+			wantQuery: transcript.SearchQuery{Namespace: ns, Text: "llamas", Limit: DefaultSearchLimit, SessionIDs: []string{"sid-main"}},
+			wantHits:  []string{"sid-main"}, wantNextOff: DefaultSearchLimit},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			cl := newFakeClient(main, child, other, noTranscript, sandboxed, policy)
+			cl := newFakeClient(main, child, other, noTranscript, sandboxed, archived, policy)
 			st := &searchStore{all: all}
 			env := &Env{Client: cl, Reader: cl, Store: st}
 			if tc.readable != nil {
@@ -150,6 +160,33 @@ func TestSearchTool(t *testing.T) {
 				t.Errorf("result = %+v", res)
 			}
 		})
+	}
+}
+
+// A caller reading transcripts one by one gets MaxSearchScan questions: archived sessions
+// (out of the indexes) are passed over without one, so newer archived sessions do not hide
+// an older live one.
+func TestReadableSessionIDsPassesOverArchived(t *testing.T) {
+	var walk []*sessionsv1alpha1.AgentSession
+	for i := range MaxSearchScan + 8 {
+		s := session("agent:a:old"+strconv.Itoa(i), "a", "sid-old"+strconv.Itoa(i))
+		s.Status.Phase = sessionsv1alpha1.SessionArchived
+		walk = append(walk, s)
+	}
+	walk = append(walk, session("agent:a:main", "a", "sid-main"), session("agent:a:new", "a", ""))
+	var asked []string
+	ids, err := ReadableSessionIDs(slices.Values(walk), func(name string) (bool, error) {
+		asked = append(asked, name)
+		return true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"sid-main"}, ids); d != "" {
+		t.Errorf("ids (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{sessionkey.ObjectName("agent:a:main")}, asked); d != "" {
+		t.Errorf("asked about (-want +got):\n%s", d)
 	}
 }
 
