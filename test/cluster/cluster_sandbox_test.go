@@ -110,8 +110,16 @@ func installAgentSandbox(ctx context.Context, t *testing.T) {
 		desc, _ := cl.Kubectl(ctx, "-n", agentSandboxNS, "describe", "pods")
 		t.Fatalf("rollout: %v\n%s\n%s", err, out, desc)
 	}
-	// The CRDs convert through the controller's webhook, whose CA the controller patches into
-	// them once it serves: a dry run through it answers only then.
+	waitAgentSandboxAPI(ctx, t)
+	pod := kubectl(ctx, t, "-n", agentSandboxNS, "get", "pods", "-l", "app=agent-sandbox-controller", "-o", "jsonpath={.items[0].metadata.name} {.items[0].spec.containers[0].image}")
+	t.Logf("agent-sandbox controller Pod: %s", pod)
+}
+
+// waitAgentSandboxAPI waits until agent-sandbox's API answers. The CRDs convert through the
+// controller's webhook, whose CA the controller patches into them once it serves: a dry run
+// through it answers only then.
+func waitAgentSandboxAPI(ctx context.Context, t *testing.T) {
+	t.Helper()
 	probe := `apiVersion: extensions.agents.x-k8s.io/v1beta1
 kind: SandboxWarmPool
 metadata: {name: probe, namespace: default}
@@ -126,8 +134,17 @@ spec: {replicas: 0, sandboxTemplateRef: {name: probe}}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	pod := kubectl(ctx, t, "-n", agentSandboxNS, "get", "pods", "-l", "app=agent-sandbox-controller", "-o", "jsonpath={.items[0].metadata.name} {.items[0].spec.containers[0].image}")
-	t.Logf("agent-sandbox controller Pod: %s", pod)
+}
+
+// uninstallAgentSandbox removes what installAgentSandbox installed (the controller, then
+// its CRDs), if it is there, so the Helm chart can install its own.
+func uninstallAgentSandbox(ctx context.Context, t *testing.T) {
+	t.Helper()
+	rendered := kubectl(ctx, t, "kustomize", filepath.Join(cl.RepoRoot, "config", "agent-sandbox", "controller"))
+	if out, err := cl.KubectlIn(ctx, rendered, "delete", "--ignore-not-found", "--wait", "--timeout="+rolloutTimeout.String(), "-f", "-"); err != nil {
+		t.Fatalf("agent-sandbox controller: %v\n%s", err, out)
+	}
+	kubectl(ctx, t, "delete", "--ignore-not-found", "--wait", "--timeout="+rolloutTimeout.String(), "-f", filepath.Join(cl.RepoRoot, "config", "agent-sandbox", "crds"))
 }
 
 // withSandboxes is config/default for image with the manager's --sandboxes and the default
