@@ -17,7 +17,9 @@ package sandbox_test
 import (
 	"context"
 	"net"
+	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,10 +95,20 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 		c   *sandboxd.Client
 		err error
 	}
+	// The phases the first Acquire passes, in the order it reports them first.
+	var phasesMu sync.Mutex
+	var seen []sandbox.AcquirePhase
+	observe := func(p sandbox.AcquirePhase) {
+		phasesMu.Lock()
+		defer phasesMu.Unlock()
+		if !slices.Contains(seen, p) {
+			seen = append(seen, p)
+		}
+	}
 	acquire := func() <-chan acquired {
 		ch := make(chan acquired, 1)
 		go func() {
-			actx, acancel := context.WithTimeout(ctx, testenv.Timeout)
+			actx, acancel := context.WithTimeout(sandbox.WithPhases(ctx, observe), testenv.Timeout)
 			defer acancel()
 			c, err := sbx.Acquire(actx, agent, session)
 			ch <- acquired{c, err}
@@ -151,6 +163,12 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 	first := acquire()
 	podReady("the first sandbox's Pod Ready")
 	run("the first Acquire", first)
+	phasesMu.Lock()
+	want := []sandbox.AcquirePhase{sandbox.PhaseClaimed, sandbox.PhaseBound, sandbox.PhaseReady, sandbox.PhaseConnected, sandbox.PhaseServing}
+	if !slices.Equal(seen, want) {
+		t.Errorf("the first Acquire's phases %v, want %v in that order", seen, want)
+	}
+	phasesMu.Unlock()
 	claim := &sandboxextv1beta1.SandboxClaim{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: sandbox.ClaimName(session)}, claim); err != nil {
 		t.Fatal(err)
