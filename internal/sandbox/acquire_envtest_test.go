@@ -95,20 +95,11 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 		c   *sandboxd.Client
 		err error
 	}
-	// The phases the first Acquire passes, in the order it reports them first.
-	var phasesMu sync.Mutex
-	var seen []sandbox.AcquirePhase
-	observe := func(p sandbox.AcquirePhase) {
-		phasesMu.Lock()
-		defer phasesMu.Unlock()
-		if !slices.Contains(seen, p) {
-			seen = append(seen, p)
-		}
-	}
+	phases := &phaseLog{}
 	acquire := func() <-chan acquired {
 		ch := make(chan acquired, 1)
 		go func() {
-			actx, acancel := context.WithTimeout(sandbox.WithPhases(ctx, observe), testenv.Timeout)
+			actx, acancel := context.WithTimeout(sandbox.WithPhases(ctx, phases.observe), testenv.Timeout)
 			defer acancel()
 			c, err := sbx.Acquire(actx, agent, session)
 			ch <- acquired{c, err}
@@ -163,12 +154,9 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 	first := acquire()
 	podReady("the first sandbox's Pod Ready")
 	run("the first Acquire", first)
-	phasesMu.Lock()
-	want := []sandbox.AcquirePhase{sandbox.PhaseClaimed, sandbox.PhaseBound, sandbox.PhaseReady, sandbox.PhaseConnected, sandbox.PhaseServing}
-	if !slices.Equal(seen, want) {
-		t.Errorf("the first Acquire's phases %v, want %v in that order", seen, want)
+	if got, want := phases.firsts(), []sandbox.AcquirePhase{sandbox.PhaseClaimed, sandbox.PhaseBound, sandbox.PhaseReady, sandbox.PhaseConnected, sandbox.PhaseServing}; !slices.Equal(got, want) {
+		t.Errorf("the first Acquire's phases %v, want %v in that order", got, want)
 	}
-	phasesMu.Unlock()
 	claim := &sandboxextv1beta1.SandboxClaim{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: sandbox.ClaimName(session)}, claim); err != nil {
 		t.Fatal(err)
@@ -197,4 +185,24 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 	if n := dialled.Load(); n < 2 {
 		t.Errorf("dialled %d times: want the first Pod and the resumed one", n)
 	}
+}
+
+// phaseLog keeps the phases Acquire reports (sandbox.WithPhases), each at its first report.
+type phaseLog struct {
+	mu   sync.Mutex
+	seen []sandbox.AcquirePhase
+}
+
+func (l *phaseLog) observe(p sandbox.AcquirePhase) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !slices.Contains(l.seen, p) {
+		l.seen = append(l.seen, p)
+	}
+}
+
+func (l *phaseLog) firsts() []sandbox.AcquirePhase {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
 }

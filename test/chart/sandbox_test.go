@@ -42,18 +42,11 @@ var agentSandboxKinds = []string{
 
 // TestChartSandboxes renders sandboxes.enabled: the manager's --sandboxes and
 // --sandbox-image, and with agentSandbox.install (its default) agent-sandbox's CRDs and
-// controller in the release's namespace: the module's own CRDs and ClusterRoles
-// (config/agent-sandbox), the conversion webhook served from this namespace, the image the
-// values name. Off (the default) nothing of it renders; install=false keeps only the flags.
+// controller (TestChartAgentSandbox). Off (the default) nothing of it renders;
+// install=false keeps only the flags.
 func TestChartSandboxes(t *testing.T) {
 	h := helm(t)
-	render := func(set ...string) map[string]map[string]any {
-		args := []string{"template", release, "dist/chart", "-n", namespace}
-		for _, s := range set {
-			args = append(args, "--set", s)
-		}
-		return objectsOf(t, testenv.Run(t, testenv.RepoRoot(), nil, h, args...))
-	}
+	render := func(set ...string) map[string]map[string]any { return renderObjects(t, h, set...) }
 	for name, c := range map[string]struct {
 		set       []string
 		wantArgs  []string
@@ -89,7 +82,15 @@ func TestChartSandboxes(t *testing.T) {
 		})
 	}
 
-	// The default image is the release config/agent-sandbox names (go.mod's version).
+}
+
+// TestChartAgentSandbox renders sandboxes.enabled with a controller image of its own: the
+// CRDs and ClusterRoles are the module's (config/agent-sandbox), but for the conversion
+// webhook's namespace, the release's; the Deployment runs the values' image, told that
+// namespace, non-root. The default image is the release config/agent-sandbox names.
+func TestChartAgentSandbox(t *testing.T) {
+	h := helm(t)
+	render := func(set ...string) map[string]map[string]any { return renderObjects(t, h, set...) }
 	root := testenv.RepoRoot()
 	kust, err := os.ReadFile(filepath.Join(root, "config", "agent-sandbox", "controller", "kustomization.yaml"))
 	if err != nil {
@@ -154,6 +155,16 @@ func TestChartSandboxes(t *testing.T) {
 			t.Errorf("%s in namespace %v, want the release's %s", k, ns, namespace)
 		}
 	}
+}
+
+// renderObjects is helm template of the chart with set, by "Kind/name".
+func renderObjects(t *testing.T, h string, set ...string) map[string]map[string]any {
+	t.Helper()
+	args := []string{"template", release, "dist/chart", "-n", namespace}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	return objectsOf(t, testenv.Run(t, testenv.RepoRoot(), nil, h, args...))
 }
 
 // dig is the value at path in a decoded object, nil when any step is missing.
