@@ -67,6 +67,9 @@ verify: manifests generate docs helm-docs ## Regenerate and fail if anything gen
 		&& diff -q config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml >/dev/null \
 		&& diff -q config/prometheus/rules.yaml dist/chart/files/rules.yaml >/dev/null \
 		&& diff -q config/prometheus/dashboard.json dist/chart/files/dashboard.json >/dev/null \
+		&& ( for f in config/agent-sandbox/crds/*.yaml; do diff -q $$f dist/chart/files/agent-sandbox/ >/dev/null || exit 1; done ) \
+		&& diff -q config/agent-sandbox/controller/rbac.generated.yaml dist/chart/files/agent-sandbox/controller-role.yaml >/dev/null \
+		&& diff -q config/agent-sandbox/controller/extensions-rbac.generated.yaml dist/chart/files/agent-sandbox/extensions-role.yaml >/dev/null \
 		|| { echo "dist/chart is stale; run 'make helm-chart-sync' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt-formatted:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	@hack/check-rules.sh config/prometheus/rules.yaml
@@ -243,6 +246,9 @@ helm-chart-sync: manifests ## Copy the generated CRDs, manager role and webhooks
 	cp config/rbac/role.yaml dist/chart/files/manager-role.yaml
 	cp config/webhook/manifests.yaml dist/chart/files/webhook-manifests.yaml
 	cp config/prometheus/rules.yaml config/prometheus/dashboard.json dist/chart/files/
+	cp config/agent-sandbox/crds/*.yaml dist/chart/files/agent-sandbox/
+	cp config/agent-sandbox/controller/rbac.generated.yaml dist/chart/files/agent-sandbox/controller-role.yaml
+	cp config/agent-sandbox/controller/extensions-rbac.generated.yaml dist/chart/files/agent-sandbox/extensions-role.yaml
 
 .PHONY: helm-lint
 helm-lint: ## Lint the Helm chart; a warning fails (--strict).

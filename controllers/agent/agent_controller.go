@@ -22,6 +22,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -167,7 +168,8 @@ func (r *AgentReconciler) SetupWith(b *builder.Builder, probes *MCPProbes) error
 	b = b.For(&sessionsv1alpha1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers})
 	if r.Sandbox != nil {
-		b = b.Owns(&sandboxextv1beta1.SandboxTemplate{}).Owns(&sandboxextv1beta1.SandboxWarmPool{})
+		b = b.Owns(&sandboxextv1beta1.SandboxTemplate{}).Owns(&sandboxextv1beta1.SandboxWarmPool{}).
+			Watches(&sandboxv1beta1.Sandbox{}, handler.EnqueueRequestsFromMapFunc(sandboxToAgent))
 	}
 	if r.MCP != nil || r.A2A != nil {
 		r.probes = probes

@@ -25,9 +25,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	sandboxv1beta1 "sigs.k8s.io/agent-sandbox/api/v1beta1"
 	sandboxextv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
@@ -93,7 +95,7 @@ func (r *AgentReconciler) keepSandbox(ctx context.Context, a *sessionsv1alpha1.A
 	want := sandbox.Template(a, r.Sandbox.Image, rc)
 	tpl := &sandboxextv1beta1.SandboxTemplate{ObjectMeta: want.ObjectMeta}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, tpl, func() error {
-		tpl.Labels, tpl.Spec = want.Labels, want.Spec
+		sandbox.KeepTemplate(tpl, want)
 		return controllerutil.SetControllerReference(a, tpl, r.Scheme())
 	}); err != nil {
 		return "", "", "", fmt.Errorf("sandbox template: %w", err)
@@ -101,7 +103,7 @@ func (r *AgentReconciler) keepSandbox(ctx context.Context, a *sessionsv1alpha1.A
 	wantPool := sandbox.WarmPool(a)
 	pool := &sandboxextv1beta1.SandboxWarmPool{ObjectMeta: wantPool.ObjectMeta}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, pool, func() error {
-		pool.Labels, pool.Spec = wantPool.Labels, wantPool.Spec
+		sandbox.KeepWarmPool(pool, wantPool)
 		return controllerutil.SetControllerReference(a, pool, r.Scheme())
 	}); err != nil {
 		return "", "", "", fmt.Errorf("sandbox warm pool: %w", err)
@@ -109,6 +111,22 @@ func (r *AgentReconciler) keepSandbox(ctx context.Context, a *sessionsv1alpha1.A
 	a.Status.Sandbox = &sessionsv1alpha1.AgentSandboxStatus{Template: tpl.Name, WarmPool: pool.Name,
 		RuntimeClassName: rc, ReadyReplicas: pool.Status.ReadyReplicas}
 	return "", "", want.Spec.PodTemplate.Spec.Containers[0].Image, nil
+}
+
+// sandboxToAgent wakes the Agent a Sandbox was made for (its Pod template carries
+// sandbox.AgentLabel, from the Agent's SandboxTemplate): the manager watches no Pods, and a
+// Sandbox's status changes once its Pod exists and when it becomes Ready, so the Agent
+// judges its Pods then (reconcileSandbox) and looks again while one is not Ready. Nothing
+// else wakes it when a session's sandbox starts: its template and pool do not change.
+func sandboxToAgent(_ context.Context, obj client.Object) []reconcile.Request {
+	sb, ok := obj.(*sandboxv1beta1.Sandbox)
+	if !ok {
+		return nil
+	}
+	if name := sb.Spec.PodTemplate.ObjectMeta.Labels[sandbox.AgentLabel]; name != "" {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: sb.Namespace, Name: name}}}
+	}
+	return nil
 }
 
 // runtimeClass resolves the RuntimeClass of the Agent's sandboxes (sandbox.RuntimeClass),

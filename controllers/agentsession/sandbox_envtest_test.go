@@ -88,6 +88,7 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 			t.Fatalf("%T: %v, controlled by the Agent: %v", obj, err, err == nil && metav1.IsControlledBy(obj, agent))
 		}
 	}
+	agentLeavesTemplateAlone(ctx, t, c, agent)
 
 	session := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s1", Namespace: "team"},
 		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:coder:main", AgentID: "coder", Sandboxed: true}}
@@ -153,6 +154,46 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		}
 		return false, err
 	})
+}
+
+// agentLeavesTemplateAlone: agent-sandbox labels the Agent's template with its ref hash;
+// an Agent reconcile afterwards (a new generation) writes neither template nor pool. Taking
+// that label away on each reconcile had the two controllers undo each other without end.
+func agentLeavesTemplateAlone(ctx context.Context, t *testing.T, c client.Client, agent *sessionsv1alpha1.Agent) {
+	t.Helper()
+	key := client.ObjectKey{Namespace: agent.Namespace, Name: sandbox.Name(agent)}
+	tpl, pool := &sandboxextv1beta1.SandboxTemplate{}, &sandboxextv1beta1.SandboxWarmPool{}
+	testenv.Eventually(t, "agent-sandbox's label on the template, and the pool's status", func() (bool, error) {
+		if err := c.Get(ctx, key, tpl); err != nil {
+			return false, err
+		}
+		if err := c.Get(ctx, key, pool); err != nil {
+			return false, err
+		}
+		return tpl.Labels[sandboxv1beta1.SandboxTemplateRefHashLabel] != "" && pool.Status.ObservedGeneration == pool.Generation, nil
+	})
+	before := map[string]string{"template": tpl.ResourceVersion, "pool": pool.ResourceVersion}
+	patch := client.MergeFrom(agent.DeepCopy())
+	agent.Spec.Description = "a new generation, nothing of its sandbox changed"
+	if err := c.Patch(ctx, agent, patch); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the Agent's new generation reconciled", func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(agent), agent)
+		return agent.Status.ObservedGeneration == agent.Generation, err
+	})
+	if err := c.Get(ctx, key, tpl); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, key, pool); err != nil {
+		t.Fatal(err)
+	}
+	after := map[string]string{"template": tpl.ResourceVersion, "pool": pool.ResourceVersion}
+	for k := range before {
+		if before[k] != after[k] {
+			t.Errorf("the Agent's reconcile wrote its %s (resourceVersion %s, then %s); labels %v", k, before[k], after[k], tpl.Labels)
+		}
+	}
 }
 
 // pullFailsThenRuns: the kubelet cannot pull the session's sandbox image, and the Agent's

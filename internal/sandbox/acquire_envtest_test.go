@@ -17,7 +17,9 @@ package sandbox_test
 import (
 	"context"
 	"net"
+	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,10 +95,11 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 		c   *sandboxd.Client
 		err error
 	}
+	phases := &phaseLog{}
 	acquire := func() <-chan acquired {
 		ch := make(chan acquired, 1)
 		go func() {
-			actx, acancel := context.WithTimeout(ctx, testenv.Timeout)
+			actx, acancel := context.WithTimeout(sandbox.WithPhases(ctx, phases.observe), testenv.Timeout)
 			defer acancel()
 			c, err := sbx.Acquire(actx, agent, session)
 			ch <- acquired{c, err}
@@ -151,6 +154,9 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 	first := acquire()
 	podReady("the first sandbox's Pod Ready")
 	run("the first Acquire", first)
+	if got, want := phases.firsts(), []sandbox.AcquirePhase{sandbox.PhaseClaimed, sandbox.PhaseBound, sandbox.PhaseReady, sandbox.PhaseConnected, sandbox.PhaseServing}; !slices.Equal(got, want) {
+		t.Errorf("the first Acquire's phases %v, want %v in that order", got, want)
+	}
 	claim := &sandboxextv1beta1.SandboxClaim{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: sandbox.ClaimName(session)}, claim); err != nil {
 		t.Fatal(err)
@@ -179,4 +185,24 @@ func TestAcquireWaitsAndResumes(t *testing.T) {
 	if n := dialled.Load(); n < 2 {
 		t.Errorf("dialled %d times: want the first Pod and the resumed one", n)
 	}
+}
+
+// phaseLog keeps the phases Acquire reports (sandbox.WithPhases), each at its first report.
+type phaseLog struct {
+	mu   sync.Mutex
+	seen []sandbox.AcquirePhase
+}
+
+func (l *phaseLog) observe(p sandbox.AcquirePhase) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !slices.Contains(l.seen, p) {
+		l.seen = append(l.seen, p)
+	}
+}
+
+func (l *phaseLog) firsts() []sandbox.AcquirePhase {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
 }

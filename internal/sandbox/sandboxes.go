@@ -116,16 +116,21 @@ func (s *Sandboxes) Ready(ctx context.Context, agent *sessionsv1alpha1.Agent, se
 // look is one look at the session's sandbox; a Ready Pod's sandboxd is waited for when
 // waitServing, else asked once.
 func (s *Sandboxes) look(ctx context.Context, agent *sessionsv1alpha1.Agent, session *sessionsv1alpha1.AgentSession, waitServing bool) (*sandboxd.Client, error) {
+	observe := phases(ctx)
 	claim, err := EnsureClaim(ctx, s.client, session, agent)
 	if err != nil {
 		return nil, err
 	}
+	observe(PhaseClaimed)
 	if err := s.touch(ctx, claim); err != nil {
 		return nil, err
 	}
 	sb, err := BoundSandbox(ctx, s.client, claim)
 	if err != nil {
 		return nil, err
+	}
+	if sb != nil {
+		observe(PhaseBound)
 	}
 	if sb != nil && sb.Spec.OperatingMode == sandboxv1beta1.SandboxOperatingModeSuspended {
 		if err := SetMode(ctx, s.client, sb, sandboxv1beta1.SandboxOperatingModeRunning); err != nil {
@@ -137,6 +142,7 @@ func (s *Sandboxes) look(ctx context.Context, agent *sessionsv1alpha1.Agent, ses
 	case sessionsv1alpha1.SandboxFailed:
 		return nil, fmt.Errorf("%w: %s", ErrCannotStart, msg)
 	case sessionsv1alpha1.SandboxReady:
+		observe(PhaseReady)
 		return s.clientFor(ctx, sb, waitServing)
 	}
 	return nil, nil
@@ -169,14 +175,24 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox, w
 		return nil, fmt.Errorf("the sandbox's Pod: %w", err)
 	}
 	key := client.ObjectKeyFromObject(sb)
+	observe := phases(ctx)
 	s.mu.Lock()
 	if pc, ok := s.clients[key]; ok && pc.pod == pod.UID {
 		s.mu.Unlock()
+		observe(PhaseConnected)
+		observe(PhaseServing)
 		return pc.client, nil
 	}
 	s.mu.Unlock()
 	ns := pod.Namespace
-	c, err := sandboxd.New(func(ctx context.Context, port int) (net.Conn, error) { return s.dial(ctx, ns, name, port) }, GRPCPort, RESTPort)
+	var connected sync.Once
+	c, err := sandboxd.New(func(ctx context.Context, port int) (net.Conn, error) {
+		conn, err := s.dial(ctx, ns, name, port)
+		if err == nil {
+			connected.Do(func() { observe(PhaseConnected) })
+		}
+		return conn, err
+	}, GRPCPort, RESTPort)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +202,7 @@ func (s *Sandboxes) clientFor(ctx context.Context, sb *sandboxv1beta1.Sandbox, w
 			_ = c.Close()
 			return nil, nil
 		}
+		observe(PhaseServing)
 	} else if err := s.serving(ctx, c); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("sandboxd of Pod %s/%s: %w", ns, name, err)
@@ -214,6 +231,7 @@ func (s *Sandboxes) serving(ctx context.Context, c *sandboxd.Client) error {
 	for wait := servingPollFirst; ; wait = min(2*wait, time.Second) {
 		err := c.Health(ctx)
 		if err == nil {
+			phases(ctx)(PhaseServing)
 			c.RetryNow()
 			return nil
 		}

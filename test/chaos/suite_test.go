@@ -81,7 +81,13 @@ func startEnv(t *testing.T) *env {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	stateDir := filepath.Join(t.TempDir(), "state")
-	logFile, err := os.Create(filepath.Join(t.TempDir(), "cluster.log"))
+	// CHAOS_LOG keeps the processes' log at that path after the run (e.g. to count a
+	// controller's reconciles); by default it goes with the test's temporary directory.
+	logPath := os.Getenv("CHAOS_LOG")
+	if logPath == "" {
+		logPath = filepath.Join(t.TempDir(), "cluster.log")
+	}
+	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}

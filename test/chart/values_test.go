@@ -73,6 +73,8 @@ func TestValuesSchema(t *testing.T) {
 			want: "/networkPolicy/egress/allow/0"},
 		"a number for the image tag":       {set: []string{"image.tag=2"}, want: "/image/tag"},
 		"a read limit that is no quantity": {set: []string{"manager.a2aReadLimit=8MB"}, want: "/manager/a2aReadLimit"},
+		"a typo'd sandboxes key":           {set: []string{"sandboxes.enable=true"}, want: "'enable' not allowed"},
+		"an empty agent-sandbox tag":       {set: []string{"sandboxes.agentSandbox.image.tag="}, want: "/sandboxes/agentSandbox/image/tag"},
 	}
 	for name, c := range refused {
 		t.Run("refuses "+name, func(t *testing.T) {
@@ -92,9 +94,11 @@ func TestValuesSchema(t *testing.T) {
 		"cert-manager": {"webhook.certs=cert-manager"},
 		"manager flags": {"manager.toolCreatesPerMinute=60", "manager.ttlAfterFinished=1h30m", "manager.egress.allow={10.0.0.0/8,api.example.com:443}", "manager.egress.denyUnlisted=true", "manager.extraArgs={--zap-log-level=2}",
 			"manager.a2aReadLimit=16Mi", "manager.mcpReadLimit=512Ki"},
-		"extra environment":     {"manager.extraEnv[0].name=OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "manager.extraEnv[0].value=http://otel:4318/v1/traces"},
-		"store and volume":      {"transcriptStore.archivedTranscriptRetention=0s", "transcriptStore.apiQPSPerUser=2.5", "transcriptStore.mcpSessionIdleTimeout=1h30m", "transcriptStore.resources.limits.memory=1Gi", "persistence.size=1.5Ti", "persistence.storageClassName=fast"},
-		"an egress allow list":  {"networkPolicy.egress.enabled=true", "networkPolicy.egress.allow[0].cidr=203.0.113.10/32", "networkPolicy.egress.allow[0].ports={443,8443}"},
+		"extra environment":    {"manager.extraEnv[0].name=OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "manager.extraEnv[0].value=http://otel:4318/v1/traces"},
+		"store and volume":     {"transcriptStore.archivedTranscriptRetention=0s", "transcriptStore.apiQPSPerUser=2.5", "transcriptStore.mcpSessionIdleTimeout=1h30m", "transcriptStore.resources.limits.memory=1Gi", "persistence.size=1.5Ti", "persistence.storageClassName=fast"},
+		"an egress allow list": {"networkPolicy.egress.enabled=true", "networkPolicy.egress.allow[0].cidr=203.0.113.10/32", "networkPolicy.egress.allow[0].ports={443,8443}"},
+		"sandboxes": {"sandboxes.enabled=true", "sandboxes.image=example/sandbox:1", "sandboxes.agentSandbox.image.repository=example/asc",
+			"sandboxes.agentSandbox.image.tag=v1", "sandboxes.agentSandbox.resources.limits.memory=1Gi"},
 		"every metrics feature": {"metrics.serviceMonitor.enabled=true", "metrics.prometheusRule.enabled=true", "metrics.prometheusRule.spendPerHour=2.5", "metrics.grafanaDashboard.enabled=true"},
 	}
 	for name, set := range accepted {

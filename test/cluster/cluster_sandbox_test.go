@@ -18,6 +18,9 @@ package cluster
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -26,6 +29,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/test/cluster/harness"
 )
 
@@ -73,6 +77,7 @@ func TestSandboxInCluster(t *testing.T) {
 		{"a session never reaches another session's sandbox", sandboxCrossSession},
 		{"a user who may not read a session cannot exec in its sandbox", sandboxNoReadRight},
 		{"idle: Suspended, its Pod gone; the next turn resumes it and reads the file back", sandboxSuspendResume},
+		{"a spawn's attachments land at attachAs in the child's sandbox", sandboxSpawnAttachments},
 		{"the namespace deleted releases every sandbox", sandboxCleanup},
 	}
 	for _, s := range steps {
@@ -105,8 +110,16 @@ func installAgentSandbox(ctx context.Context, t *testing.T) {
 		desc, _ := cl.Kubectl(ctx, "-n", agentSandboxNS, "describe", "pods")
 		t.Fatalf("rollout: %v\n%s\n%s", err, out, desc)
 	}
-	// The CRDs convert through the controller's webhook, whose CA the controller patches into
-	// them once it serves: a dry run through it answers only then.
+	waitAgentSandboxAPI(ctx, t)
+	pod := kubectl(ctx, t, "-n", agentSandboxNS, "get", "pods", "-l", "app=agent-sandbox-controller", "-o", "jsonpath={.items[0].metadata.name} {.items[0].spec.containers[0].image}")
+	t.Logf("agent-sandbox controller Pod: %s", pod)
+}
+
+// waitAgentSandboxAPI waits until agent-sandbox's API answers. The CRDs convert through the
+// controller's webhook, whose CA the controller patches into them once it serves: a dry run
+// through it answers only then.
+func waitAgentSandboxAPI(ctx context.Context, t *testing.T) {
+	t.Helper()
 	probe := `apiVersion: extensions.agents.x-k8s.io/v1beta1
 kind: SandboxWarmPool
 metadata: {name: probe, namespace: default}
@@ -121,8 +134,17 @@ spec: {replicas: 0, sandboxTemplateRef: {name: probe}}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	pod := kubectl(ctx, t, "-n", agentSandboxNS, "get", "pods", "-l", "app=agent-sandbox-controller", "-o", "jsonpath={.items[0].metadata.name} {.items[0].spec.containers[0].image}")
-	t.Logf("agent-sandbox controller Pod: %s", pod)
+}
+
+// uninstallAgentSandbox removes what installAgentSandbox installed (the controller, then
+// its CRDs), if it is there, so the Helm chart can install its own.
+func uninstallAgentSandbox(ctx context.Context, t *testing.T) {
+	t.Helper()
+	rendered := kubectl(ctx, t, "kustomize", filepath.Join(cl.RepoRoot, "config", "agent-sandbox", "controller"))
+	if out, err := cl.KubectlIn(ctx, rendered, "delete", "--ignore-not-found", "--wait", "--timeout="+rolloutTimeout.String(), "-f", "-"); err != nil {
+		t.Fatalf("agent-sandbox controller: %v\n%s", err, out)
+	}
+	kubectl(ctx, t, "delete", "--ignore-not-found", "--wait", "--timeout="+rolloutTimeout.String(), "-f", filepath.Join(cl.RepoRoot, "config", "agent-sandbox", "crds"))
 }
 
 // withSandboxes is config/default for image with the manager's --sandboxes and the default
@@ -150,6 +172,17 @@ func installWithSandboxes(ctx context.Context, t *testing.T) {
 	}
 }
 
+// attachLook is the command the scripted Agent runs on a task "look at the attachments":
+// where it runs, and what it finds at the spawn's attachAs path (attachMountPath), each file's
+// sha256 computed in the sandbox.
+const attachLook = `echo "host=$(hostname)"; cd /workspace/` + attachMountPath + ` && ` +
+	`for f in *; do echo "sha256 $f=$(sha256sum < "$f" | cut -d' ' -f1)"; done; sed 's/^/line=/' notes.txt`
+
+// attachMountPath is the spawn's attachAs.mountPath.
+const attachMountPath = "inputs/data"
+
+var attachLookJSON = func() string { b, _ := json.Marshal(attachLook); return string(b) }()
+
 // sandboxAgentYAML is the scripted Agent coder, sandboxed, and its two sessions. Its rules
 // are its tools: a message starting "true;" is a shell command for exec; "keep ..." writes
 // the message to notes/kept.txt; "recall" reads it back (by its absolute path).
@@ -174,6 +207,9 @@ spec:
     - match: "^recall$"
       toolCalls: [{name: read, arguments: {path: /workspace/notes/kept.txt}}]
       reply: "{{toolResults}}"
+    - match: "^look at the attachments"
+      toolCalls: [{name: exec, arguments: {command: %[3]s, timeoutSeconds: 60}}]
+      reply: "{{toolResults}}"
     - {match: "^Agent-to-agent announce step", reply: ANNOUNCE_SKIP}
   sandbox:
     enabled: true
@@ -188,7 +224,7 @@ apiVersion: sessions.agents.dev/v1alpha1
 kind: AgentSession
 metadata: {name: coder-second, namespace: %[1]s}
 spec: {key: "agent:coder:second", agentId: coder, chatType: direct}
-`, sandboxNS, sandboxIdle)
+`, sandboxNS, sandboxIdle, attachLookJSON)
 }
 
 func sandboxedAgent(ctx context.Context, t *testing.T) {
@@ -495,6 +531,85 @@ func sandboxSuspendResume(ctx context.Context, t *testing.T) {
 		t.Error(err)
 	}
 	t.Logf("resumed in Pod %s (%s), read back %q; Events: %s", pod, phase, r.Content, events)
+}
+
+// sandboxSpawnAttachments spawns a run into the sandboxed Agent with two attachments (one
+// text, one binary) and attachAs.mountPath: the child's tool call, run in the child's own
+// sandbox Pod, finds both files there with the sha256 the run's receipts give.
+func sandboxSpawnAttachments(ctx context.Context, t *testing.T) {
+	notes := "attached for the child\nsecond line"
+	bin := []byte{0, 1, 2, 0xfe, 0xff, '\n', 'x'}
+	want := map[string]string{"notes.txt": sha256Hex([]byte(notes)), "data.bin": sha256Hex(bin)}
+	notesJSON, _ := json.Marshal(notes)
+	apply(ctx, t, fmt.Sprintf(`apiVersion: sessions.agents.dev/v1alpha1
+kind: SubagentRun
+metadata: {name: attached, namespace: %s}
+spec:
+  agentId: coder
+  task: look at the attachments
+  sandbox: require
+  attachAs: {mountPath: %s}
+  attachments:
+  - {name: notes.txt, content: %s, mimeType: text/plain}
+  - {name: data.bin, encoding: base64, content: %q}
+`, sandboxNS, attachMountPath, notesJSON, base64.StdEncoding.EncodeToString(bin)))
+	if out, err := cl.Kubectl(ctx, "-n", sandboxNS, "wait", "--for=jsonpath={.status.phase}=Succeeded", "subagentrun/attached", "--timeout="+rolloutTimeout.String()); err != nil {
+		st, _ := cl.Kubectl(ctx, "-n", sandboxNS, "get", "subagentrun/attached", "-o", "jsonpath={.status}")
+		t.Fatalf("run: %v\n%s\nstatus: %s", err, out, st)
+	}
+	var run struct {
+		Status struct {
+			ChildSessionKey string `json:"childSessionKey"`
+			Result          string `json:"result"`
+			AttachmentsDir  string `json:"attachmentsDir"`
+			Attachments     []struct {
+				Name   string `json:"name"`
+				SHA256 string `json:"sha256"`
+			} `json:"attachments"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(kubectl(ctx, t, "-n", sandboxNS, "get", "subagentrun/attached", "-o", "json")), &run); err != nil {
+		t.Fatal(err)
+	}
+	st := run.Status
+	if st.AttachmentsDir != "/workspace/"+attachMountPath {
+		t.Errorf("status.attachmentsDir = %q, want /workspace/%s", st.AttachmentsDir, attachMountPath)
+	}
+	if len(st.Attachments) != len(want) {
+		t.Errorf("receipts %+v, want one per attachment", st.Attachments)
+	}
+	for _, r := range st.Attachments {
+		if r.SHA256 != want[r.Name] {
+			t.Errorf("receipt of %s: sha256 %s, want %s", r.Name, r.SHA256, want[r.Name])
+		}
+	}
+	out := execOut(t, st.Result)
+	t.Logf("the child's exec in its sandbox:\n%s", out)
+	for name, sum := range want {
+		if got := field(out, "sha256 "+name); got != sum {
+			t.Errorf("in the sandbox at %s: sha256 of %s = %q, want %q", attachMountPath, name, got, sum)
+		}
+	}
+	if got := field(out, "sha256 "+policy.AttachmentManifestName); got == "" {
+		t.Errorf("no %s beside the attachments:\n%s", policy.AttachmentManifestName, out)
+	}
+	if lines := regexp.MustCompile(`(?m)^line=(.*)$`).FindAllStringSubmatch(out, -1); len(lines) != 2 || lines[0][1]+"\n"+lines[1][1] != notes {
+		t.Errorf("notes.txt read in the sandbox: %q, want %q", lines, notes)
+	}
+	// The command ran in the child's own sandbox Pod, not the requester's nor the first
+	// session's.
+	child := kubectl(ctx, t, "-n", sandboxNS, "get", "agentsessions", "-o",
+		fmt.Sprintf(`jsonpath={range .items[?(@.spec.key==%q)]}{.metadata.name}{end}`, st.ChildSessionKey))
+	pod, _ := sandboxPod(ctx, t, child)
+	if host := field(out, "host"); host != pod || host == sandboxRun.pod {
+		t.Errorf("the child's exec ran on %q, want its own sandbox Pod %s", host, pod)
+	}
+	t.Logf("child %s (%s): attachments at /workspace/%s in Pod %s, receipts %+v", st.ChildSessionKey, child, attachMountPath, pod, st.Attachments)
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func sandboxCleanup(ctx context.Context, t *testing.T) {

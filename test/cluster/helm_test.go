@@ -105,11 +105,18 @@ func uninstall(ctx context.Context, t *testing.T) {
 func helmInstall(ctx context.Context, t *testing.T) {
 	chartMatchesKustomize(ctx, t)
 	uninstall(ctx, t)
+	// The chart installs agent-sandbox itself (sandboxes.agentSandbox.install): the one the
+	// sandbox story installed with kustomize goes first, as a user's would.
+	uninstallAgentSandbox(ctx, t)
+	controller, tag, _ := strings.Cut(harness.SandboxControllerImage, ":")
 	helm(ctx, t, "install", "agent-session-operator", filepath.Join(cl.RepoRoot, "dist", "chart"),
 		"--namespace", operatorNS, "--create-namespace",
 		"--set", "image.repository="+harness.OperatorImage, "--set", "image.tag=v2",
+		"--set", "sandboxes.enabled=true", "--set", "sandboxes.image="+harness.SandboxRuntimeImage,
+		"--set", "sandboxes.agentSandbox.image.repository="+controller, "--set", "sandboxes.agentSandbox.image.tag="+tag,
 		"--wait", "--timeout", rolloutTimeout.String())
 	waitAvailable(ctx, t)
+	helmAgentSandbox(ctx, t)
 	applySamples(ctx, t)
 	apply(ctx, t, sample(t, "sessions_v1alpha1_sessionsend.yaml"))
 	kubectl(ctx, t, "wait", "--for=condition=Completed", "sessionsend/ping-research", "--timeout="+objectTimeout.String())
@@ -123,4 +130,62 @@ spec: {sessionKey: "agent:main:discord:group:general", message: hi}
 `); err == nil {
 		t.Errorf("after the Helm install a denied send was admitted")
 	}
+}
+
+// helmAgentSandbox: the chart's agent-sandbox controller runs in the release's namespace,
+// serves its CRDs' conversion webhook there (it patched their CA with the chart's RBAC), and
+// the chart's manager, with --sandboxes, keeps a sandboxed Agent's SandboxTemplate, which
+// that controller labels as its own.
+func helmAgentSandbox(ctx context.Context, t *testing.T) {
+	kubectl(ctx, t, "-n", operatorNS, "rollout", "status", "deploy/agent-sandbox-controller", "--timeout="+rolloutTimeout.String())
+	waitAgentSandboxAPI(ctx, t)
+	if svc := kubectl(ctx, t, "get", "crd", "sandboxes.agents.x-k8s.io", "-o", "jsonpath={.spec.conversion.webhook.clientConfig.service.namespace}"); svc != operatorNS {
+		t.Errorf("the Sandbox CRD converts through namespace %q, want the release's %s", svc, operatorNS)
+	}
+	args := kubectl(ctx, t, "-n", operatorNS, "get", "deploy", deployment, "-o", `jsonpath={.spec.template.spec.containers[?(@.name=="manager")].args}`)
+	if !strings.Contains(args, `"--sandboxes"`) || !strings.Contains(args, "--sandbox-image="+harness.SandboxRuntimeImage) {
+		t.Errorf("the chart's manager args: %s, want --sandboxes and --sandbox-image", args)
+	}
+	apply(ctx, t, `apiVersion: sessions.agents.dev/v1alpha1
+kind: Agent
+metadata: {name: helm-boxed, namespace: default}
+spec:
+  model: {provider: scripted}
+  sandbox: {enabled: true}
+`)
+	if err := harness.Poll(ctx, objectTimeout, "the sandboxed Agent's template, labelled by agent-sandbox", func() error {
+		out, err := cl.Kubectl(ctx, "-n", "default", "get", "sandboxtemplate", "helm-boxed-sandbox", "-o", `jsonpath={.metadata.labels.agents\.x-k8s\.io/sandbox-template-ref-hash}`)
+		if err != nil || out == "" {
+			return fmt.Errorf("%q %v", out, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rv := kubectl(ctx, t, "-n", "default", "get", "sandboxtemplate", "helm-boxed-sandbox", "-o", "jsonpath={.metadata.resourceVersion}")
+	// A new generation of the Agent reconciled: the template is not written again (the
+	// Agent controller keeps agent-sandbox's label; taking it away had the two controllers
+	// undo each other without end).
+	kubectl(ctx, t, "-n", "default", "patch", "agent", "helm-boxed", "--type=merge", "-p", `{"spec":{"description":"generation 2"}}`)
+	if err := harness.Poll(ctx, objectTimeout, "the Agent's generation 2 reconciled", func() error {
+		out, err := cl.Kubectl(ctx, "-n", "default", "get", "agent", "helm-boxed", "-o", "jsonpath={.metadata.generation}={.status.observedGeneration}")
+		if err != nil || out != "2=2" {
+			return fmt.Errorf("generation=observed %q %v", out, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if after := kubectl(ctx, t, "-n", "default", "get", "sandboxtemplate", "helm-boxed-sandbox", "-o", "jsonpath={.metadata.resourceVersion}"); after != rv {
+		t.Errorf("the Agent's reconcile wrote its template again (resourceVersion %s, then %s)", rv, after)
+	}
+	logs, _ := cl.Kubectl(ctx, "-n", operatorNS, "logs", "deploy/agent-sandbox-controller")
+	n := 0
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, `"Pool status"`) && strings.Contains(line, "helm-boxed-sandbox") {
+			n++
+		}
+	}
+	t.Logf("the chart's agent-sandbox controller logged Pool status for helm-boxed-sandbox %d times", n)
+	kubectl(ctx, t, "-n", "default", "delete", "agent", "helm-boxed", "--wait", "--timeout="+objectTimeout.String())
 }

@@ -67,6 +67,12 @@ takes its shard from its ordinal and its volume from the StatefulSet's claim tem
         {{- with .Values.manager.ttlAfterFinished }}
         - --ttl-after-finished={{ . }}
         {{- end }}
+        {{- if .Values.sandboxes.enabled }}
+        - --sandboxes
+        {{- with .Values.sandboxes.image }}
+        - --sandbox-image={{ . }}
+        {{- end }}
+        {{- end }}
         {{- range .Values.manager.extraArgs }}
         - {{ . | quote }}
         {{- end }}
