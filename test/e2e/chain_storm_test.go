@@ -54,6 +54,11 @@ var _ = Describe("loops through the doors of make run-local", Ordered, func() {
 		storms.ExpectStoppedAcrossWire("e2e A2A triangle storm", seed, sends, 7, policy.LimitMaxPairRepeats)
 	})
 
+	It("stops two Agents whose MCP tools send each other through /mcp sessions_send at the pair limit", func() {
+		seed, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, storms.MCPPeer, "a", "b")
+		storms.ExpectStoppedAcrossWire("e2e MCP pair storm", seed, sends, 5, policy.LimitMaxPairRepeats)
+	})
+
 	It("refuses an outside MCP client's sessions_send loop carrying the chain at the pair limit, marked in _meta", func() {
 		ns := storms.RingOf(&sessionsv1alpha1.SessionPolicySpec{}, nil, quiet, "a", "b")
 		cs, err := benchfig.ConnectMCP(ctx, cluster.MCPURL(ns), storms.TokenOf(ns, "outside"), cluster.HistoryCAFile)
