@@ -30,8 +30,8 @@ import (
 	"strings"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // the suites' own dialect
-	. "github.com/onsi/gomega"    //nolint:revive // the suites' own dialect
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -85,15 +85,15 @@ func (c *Cluster) DoorCaller(ns string) []client.Object {
 // TokenOf makes the ServiceAccount sa of ns, allowed everything in ns, and returns a token
 // of it for the doors' audience.
 func (c *Cluster) TokenOf(ns, sa string) string {
-	Expect(c.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}})).To(Succeed())
-	Expect(c.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns},
+	gomega.Expect(c.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}})).To(gomega.Succeed())
+	gomega.Expect(c.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}})).To(Succeed())
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}})).To(gomega.Succeed())
 	cs, err := kubernetes.NewForConfig(c.Config)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa,
 		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{Audience}}}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return tr.Status.Token
 }
 
@@ -105,7 +105,7 @@ var Authorization = []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFr
 // and replying with what it returned.
 func CallsOnAnyInput(tool string, args any) *sessionsv1alpha1.Agent {
 	raw, err := json.Marshal(args)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted,
 		Script: []sessionsv1alpha1.ScriptRule{{Match: "^", Reply: "{{toolResults}}",
 			ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: tool, Arguments: &runtime.RawExtension{Raw: raw}}}}}}}}
@@ -139,9 +139,9 @@ func (c *Cluster) StormOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns s
 	ns := c.RingOf(p, first, agent, ring...)
 	seed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
 		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionkey.MainKey(ring[0]), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
-	Expect(c.Client.Create(ctx, seed)).To(Succeed())
+	gomega.Expect(c.Client.Create(ctx, seed)).To(gomega.Succeed())
 	sends := c.Settle(ns, nil)
-	Expect(c.Client.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
+	gomega.Expect(c.Client.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(gomega.Succeed())
 	return seed, sends
 }
 
@@ -149,7 +149,7 @@ func (c *Cluster) StormOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns s
 // their main sessions are ready.
 func (c *Cluster) RingOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []client.Object, agent AgentOf, ring ...string) string {
 	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "storm-"}}
-	Expect(c.Client.Create(ctx, n)).To(Succeed())
+	gomega.Expect(c.Client.Create(ctx, n)).To(gomega.Succeed())
 	ns := n.Name
 	spec := *p
 	spec.Visibility, spec.AgentToAgent = sessionsv1alpha1.VisibilityAll, sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}
@@ -167,41 +167,41 @@ func (c *Cluster) RingOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns st
 				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: a}})
 	}
 	for _, o := range objs {
-		Expect(c.Client.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
+		gomega.Expect(c.Client.Create(ctx, o)).To(gomega.Succeed(), "%T %s", o, o.GetName())
 	}
-	Eventually(func(g Gomega) {
+	gomega.Eventually(func(g gomega.Gomega) {
 		for _, a := range ring {
 			var s sessionsv1alpha1.AgentSession
-			g.Expect(c.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(sessionkey.MainKey(a))}, &s)).To(Succeed())
-			g.Expect(s.Status.SessionID).NotTo(BeEmpty())
+			g.Expect(c.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(sessionkey.MainKey(a))}, &s)).To(gomega.Succeed())
+			g.Expect(s.Status.SessionID).NotTo(gomega.BeEmpty())
 		}
-	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	}, testenv.Timeout, testenv.Interval).Should(gomega.Succeed())
 	return ns
 }
 
 // Settle waits until the storm in ns has stopped (every send finished, done too when
 // given, and no new send comes) and returns its sends.
-func (c *Cluster) Settle(ns string, done func(g Gomega)) []sessionsv1alpha1.SessionSend {
+func (c *Cluster) Settle(ns string, done func(g gomega.Gomega)) []sessionsv1alpha1.SessionSend {
 	count := func() int {
 		var l sessionsv1alpha1.SessionSendList
-		Expect(c.Client.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		gomega.Expect(c.Client.List(ctx, &l, client.InNamespace(ns))).To(gomega.Succeed())
 		return len(l.Items)
 	}
-	Eventually(func(g Gomega) {
+	gomega.Eventually(func(g gomega.Gomega) {
 		var l sessionsv1alpha1.SessionSendList
-		g.Expect(c.Client.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-		g.Expect(len(l.Items)).To(BeNumerically(">", 1), "the storm never started")
+		g.Expect(c.Client.List(ctx, &l, client.InNamespace(ns))).To(gomega.Succeed())
+		g.Expect(len(l.Items)).To(gomega.BeNumerically(">", 1), "the storm never started")
 		for _, s := range l.Items {
-			g.Expect(sessionsv1alpha1.Finished(s.Status.Conditions)).To(BeTrue(), "send %s still running", s.Name)
+			g.Expect(sessionsv1alpha1.Finished(s.Status.Conditions)).To(gomega.BeTrue(), "send %s still running", s.Name)
 		}
 		if done != nil {
 			done(g)
 		}
 		n := len(l.Items)
-		g.Consistently(count, Settled, testenv.Interval).Should(Equal(n))
-	}, testenv.Timeout, testenv.Interval).Should(Succeed(), func() string { return c.Dump(ns) })
+		g.Consistently(count, Settled, testenv.Interval).Should(gomega.Equal(n))
+	}, testenv.Timeout, testenv.Interval).Should(gomega.Succeed(), func() string { return c.Dump(ns) })
 	var l sessionsv1alpha1.SessionSendList
-	Expect(c.Client.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+	gomega.Expect(c.Client.List(ctx, &l, client.InNamespace(ns))).To(gomega.Succeed())
 	return l.Items
 }
 
@@ -234,9 +234,9 @@ func Replies(sends []sessionsv1alpha1.SessionSend) string {
 }
 
 // ChainEvents are the notes of the ChainLimitReached Events about o.
-func (c *Cluster) ChainEvents(g Gomega, o client.Object) []string {
+func (c *Cluster) ChainEvents(g gomega.Gomega, o client.Object) []string {
 	var list eventsv1.EventList
-	g.Expect(c.Client.List(ctx, &list, client.InNamespace(o.GetNamespace()))).To(Succeed())
+	g.Expect(c.Client.List(ctx, &list, client.InNamespace(o.GetNamespace()))).To(gomega.Succeed())
 	var out []string
 	for _, e := range list.Items {
 		if e.Regarding.UID == o.GetUID() && e.Reason == "ChainLimitReached" {
@@ -251,26 +251,26 @@ func (c *Cluster) ChainEvents(g Gomega, o client.Object) []string {
 // same ring has in one cluster, the model was told the limit and that the chain crossed
 // the wire, and the seed got one Event naming the limit.
 func (c *Cluster) ExpectStoppedAcrossWire(name string, seed *sessionsv1alpha1.SessionSend, sends []sessionsv1alpha1.SessionSend, bound int, limit string) {
-	GinkgoWriter.Printf("%s: %d SessionSends when it stopped (limit %d)\n", name, len(sends), bound)
-	AddReportEntry(name, fmt.Sprintf("%d SessionSends", len(sends)))
-	Expect(len(sends)).To(BeNumerically("<=", bound))
-	Expect(len(sends)).To(BeNumerically(">", 2), "the storm never crossed the wire twice")
+	ginkgo.GinkgoWriter.Printf("%s: %d SessionSends when it stopped (limit %d)\n", name, len(sends), bound)
+	ginkgo.AddReportEntry(name, fmt.Sprintf("%d SessionSends", len(sends)))
+	gomega.Expect(len(sends)).To(gomega.BeNumerically("<=", bound))
+	gomega.Expect(len(sends)).To(gomega.BeNumerically(">", 2), "the storm never crossed the wire twice")
 	for _, s := range sends {
 		if s.Name == seed.Name {
 			continue
 		}
 		carried, err := policy.CarriedOf(s.Annotations)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(carried).NotTo(BeNil(), "send %s carries no chain", s.Name)
-		Expect(carried.ID).To(Equal(string(seed.UID)), "send %s", s.Name)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(carried).NotTo(gomega.BeNil(), "send %s carries no chain", s.Name)
+		gomega.Expect(carried.ID).To(gomega.Equal(string(seed.UID)), "send %s", s.Name)
 	}
 	text := Replies(sends)
-	Expect(text).To(ContainSubstring("chain limit reached:"))
-	Expect(text).To(ContainSubstring("spec.limits." + limit))
-	Expect(text).To(ContainSubstring("crossed the wire"))
-	Eventually(func(g Gomega) {
-		g.Expect(c.ChainEvents(g, seed)).To(ConsistOf(ContainSubstring("spec.limits." + limit)))
-	}, testenv.Timeout, testenv.Interval).Should(Succeed())
+	gomega.Expect(text).To(gomega.ContainSubstring("chain limit reached:"))
+	gomega.Expect(text).To(gomega.ContainSubstring("spec.limits." + limit))
+	gomega.Expect(text).To(gomega.ContainSubstring("crossed the wire"))
+	gomega.Eventually(func(g gomega.Gomega) {
+		g.Expect(c.ChainEvents(g, seed)).To(gomega.ConsistOf(gomega.ContainSubstring("spec.limits." + limit)))
+	}, testenv.Timeout, testenv.Interval).Should(gomega.Succeed())
 }
 
 // RunTreeOverA2A runs a SubagentRun of agent a whose ring (a, b) delegates over A2A (at
@@ -286,26 +286,26 @@ func (c *Cluster) RunTreeOverA2A(base string, maxTurns int32) (*sessionsv1alpha1
 		c.DoorCaller, A2APeer(base), "a", "b")
 	run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "r1", Namespace: ns},
 		Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "go"}}
-	Expect(c.Client.Create(ctx, run)).To(Succeed())
-	sends := c.Settle(ns, func(g Gomega) {
-		g.Expect(c.Client.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
-		g.Expect(sessionsv1alpha1.Finished(run.Status.Conditions)).To(BeTrue(), "run still running")
+	gomega.Expect(c.Client.Create(ctx, run)).To(gomega.Succeed())
+	sends := c.Settle(ns, func(g gomega.Gomega) {
+		g.Expect(c.Client.Get(ctx, client.ObjectKeyFromObject(run), run)).To(gomega.Succeed())
+		g.Expect(sessionsv1alpha1.Finished(run.Status.Conditions)).To(gomega.BeTrue(), "run still running")
 	})
 	turns := int64(0)
 	if run.Status.Usage != nil {
 		turns = run.Status.Usage.Turns
 	}
 	for _, s := range sends {
-		Expect(s.Annotations).To(HaveKey(sessionsv1alpha1.CarriedChainAnnotation), "send %s", s.Name)
+		gomega.Expect(s.Annotations).To(gomega.HaveKey(sessionsv1alpha1.CarriedChainAnnotation), "send %s", s.Name)
 		if s.Status.Usage != nil {
 			turns += s.Status.Usage.Turns
 		}
 	}
 	name := fmt.Sprintf("run tree over A2A, perRun maxTurns %d", maxTurns)
-	GinkgoWriter.Printf("%s: %d turns on both sides, %d door-made sends\n", name, turns, len(sends))
-	AddReportEntry(name, fmt.Sprintf("%d turns, %d sends", turns, len(sends)))
-	Expect(turns).To(BeNumerically("<=", maxTurns))
-	Expect(Replies(sends)).To(ContainSubstring("budget exceeded: the budget above this chain has no turn left"))
-	Expect(Replies(sends)).To(ContainSubstring("crossed the wire"))
+	ginkgo.GinkgoWriter.Printf("%s: %d turns on both sides, %d door-made sends\n", name, turns, len(sends))
+	ginkgo.AddReportEntry(name, fmt.Sprintf("%d turns, %d sends", turns, len(sends)))
+	gomega.Expect(turns).To(gomega.BeNumerically("<=", maxTurns))
+	gomega.Expect(Replies(sends)).To(gomega.ContainSubstring("budget exceeded: the budget above this chain has no turn left"))
+	gomega.Expect(Replies(sends)).To(gomega.ContainSubstring("crossed the wire"))
 	return run, turns, sends
 }
