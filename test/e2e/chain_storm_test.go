@@ -15,7 +15,9 @@
 package e2e
 
 import (
+	"crypto/tls"
 	"fmt"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/ginkgo/v2"
@@ -57,6 +59,17 @@ var _ = Describe("loops through the doors of make run-local", Ordered, func() {
 	It("stops two Agents whose MCP tools send each other through /mcp sessions_send at the pair limit", func() {
 		seed, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, storms.MCPPeer, "a", "b")
 		storms.ExpectStoppedAcrossWire("e2e MCP pair storm", seed, sends, 5, policy.LimitMaxPairRepeats)
+	})
+
+	It("stops two Agents calling each other through an A2A peer that strips the extension at the doors' backstop", func() {
+		// The relay is a local peer the manager may call: it serves a certificate of the
+		// cluster's CA, and trusts that CA to reach the doors.
+		dir := filepath.Dir(cluster.HistoryCAFile)
+		pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+		Expect(err).NotTo(HaveOccurred())
+		relay := storms.StrippingRelay(&tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, historyClient().Transport)
+		_, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, storm.A2APeer(relay), "a", "b")
+		storm.ExpectStoppedAtBackstop("e2e A2A pair storm through a stripping relay", sends)
 	})
 
 	It("refuses an outside MCP client's sessions_send loop carrying the chain at the pair limit, marked in _meta", func() {

@@ -18,12 +18,8 @@ import (
 	"bytes"
 	"crypto/tls"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -133,18 +129,9 @@ var _ = Describe("a storm of agents that call each other across the wire", func(
 	})
 
 	It("stops a pair calling each other through a relay that strips the extension at the door backstop", func() {
-		relay := stripping()
+		relay := storms.StrippingRelay(nil, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the test sidecar's own certificate
 		_, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, A2APeer(relay), "a", "b")
-		GinkgoWriter.Printf("A2A pair storm through a stripping relay: %d SessionSends when it stopped (limit %d)\n", len(sends), policy.DefaultDoorSendsPerCaller+1)
-		AddReportEntry("A2A pair storm through a stripping relay", fmt.Sprintf("%d SessionSends", len(sends)))
-		// The seed, then every door-made send the caller (both agents' token) may make in a window.
-		Expect(len(sends)).To(BeNumerically("<=", policy.DefaultDoorSendsPerCaller+1))
-		Expect(len(sends)).To(BeNumerically(">", 5), "the relay did not strip the chain: the pair limit stopped it")
-		for _, s := range sends {
-			Expect(s.Annotations).NotTo(HaveKey(sessionsv1alpha1.CarriedChainAnnotation), "send %s", s.Name)
-		}
-		Expect(Replies(sends)).To(ContainSubstring("door limit reached"))
-		Expect(Replies(sends)).To(ContainSubstring("spec.limits.doorSendsPerCaller"))
+		ExpectStoppedAtBackstop("A2A pair storm through a stripping relay", sends)
 	})
 
 	It("stops a run tree delegating over A2A at its perRun budget, counting both sides' turns", func() {
@@ -158,46 +145,3 @@ var _ = Describe("a storm of agents that call each other across the wire", func(
 		storms.ExpectStoppedAcrossWire("A2A pair storm, maxHops 4", seed, sends, 5, "maxHops")
 	})
 })
-
-// stripping is an A2A peer in front of the doors that forwards everything but the chain
-// extension (the header asking for it, the value in a message's metadata), as a third-party
-// agent server that knows nothing of it would.
-func stripping() string {
-	u, err := url.Parse(doors)
-	Expect(err).NotTo(HaveOccurred())
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the test sidecar's own certificate
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Del(a2a.SvcParamExtensions)
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			body = withoutMetadata(body)
-			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	DeferCleanup(srv.Close)
-	return srv.URL
-}
-
-// withoutMetadata is a JSON-RPC request without its message's metadata.
-func withoutMetadata(body []byte) []byte {
-	var req map[string]any
-	if json.Unmarshal(body, &req) != nil {
-		return body
-	}
-	if p, ok := req["params"].(map[string]any); ok {
-		if m, ok := p["message"].(map[string]any); ok {
-			delete(m, "metadata")
-		}
-	}
-	out, err := json.Marshal(req)
-	if err != nil {
-		return body
-	}
-	return out
-}
