@@ -58,13 +58,13 @@ func main() {
 agent-session-operator is running locally.
 
   kubeconfig:   %[1]s
-  history API:  %[2]s/sessions/{sessionKey}/history (self-signed CA: %[3]s)
+  history API:  %[2]s/sessions/{sessionKey}/history (the local CA: %[3]s)
   console:      %[2]s/ (sign in with a token: kubectl create token NAME --audience agent-sessions)
   events:       %[2]s/events?namespace=default (SSE; kubectl sessions events)
   metrics:      https://%[4]s/metrics (a token allowed to get /metrics)
   environment:  %[5]s
   MCP tools:    %[7]s (the everything server, for Agents' spec.tools.mcpServers)
-  session MCP:  %[8]s (the session tools, for agents outside; self-signed CA above)
+  session MCP:  %[8]s (the session tools, for agents outside; the local CA above)
   admin token:  %[9]s
 
 In another terminal, from the repository root:

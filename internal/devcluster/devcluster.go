@@ -45,7 +45,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -97,9 +96,10 @@ type Cluster struct {
 	// managerKubeconfig is the manager's own: its ServiceAccount, not the people's.
 	managerKubeconfig string
 	// HistoryAddr is the transcript-store's public API address (host:port), served over
-	// HTTPS with a self-signed certificate: HistoryURL and HistoryCAFile.
+	// HTTPS with a certificate of the local CA: HistoryURL and HistoryCAFile.
 	HistoryAddr string
-	// HistoryCAFile is the PEM certificate the history API serves (self-signed).
+	// HistoryCAFile is the local CA (PEM), which signed the certificate the history API
+	// (its doors) and the webhooks serve.
 	HistoryCAFile string
 	// Token is the bearer token of the kubeconfig's user (a cluster-admin ServiceAccount).
 	Token string
@@ -240,6 +240,12 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
+	if !o.NoManager {
+		if err := c.trustOneCA(ctx); err != nil {
+			c.Stop()
+			return nil, err
+		}
+	}
 	if err := c.startSandboxController(ctx); err != nil {
 		c.Stop()
 		return nil, err
@@ -370,28 +376,8 @@ func (c *Cluster) MCPURL(namespace string) string {
 	return c.HistoryURL() + "/mcp?namespace=" + namespace
 }
 
-// writeHistoryCert writes the self-signed certificate the history API serves.
-func (c *Cluster) writeHistoryCert() (string, error) {
-	dir := filepath.Join(c.opts.StateDir, "history-tls")
-	if c.HistoryCAFile != "" { // every pair serves the one certificate
-		return dir, nil
-	}
-	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.ParseIP("127.0.0.1")}, []string{"localhost"})
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	c.HistoryCAFile = filepath.Join(dir, "tls.crt")
-	if err := os.WriteFile(c.HistoryCAFile, certPEM, 0o600); err != nil {
-		return "", err
-	}
-	return dir, os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600)
-}
-
 // writeCardSigningKey writes the development key the A2A cards are signed with (a new ECDSA
-// P-256 key, PKCS #8 PEM), once per state directory as the history certificate is, so the
+// P-256 key, PKCS #8 PEM), once per state directory as the serving certificate is, so the
 // JWKS a local cluster publishes is not empty; an explicit --a2a-card-signing-key in
 // StoreArgs comes after it and wins.
 func (c *Cluster) writeCardSigningKey() (string, error) {
@@ -427,7 +413,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
 	var webhookArgs []string
 	if wh := c.env.WebhookInstallOptions; len(wh.ValidatingWebhooks)+len(wh.MutatingWebhooks) > 0 {
-		webhookArgs = []string{"--webhook-port=" + strconv.Itoa(wh.LocalServingPort), "--webhook-cert-dir=" + wh.LocalServingCertDir}
+		webhookArgs = []string{"--webhook-port=" + strconv.Itoa(wh.LocalServingPort)}
 	}
 	p, err := c.startPair(ctx, pairOptions{dir: c.opts.StateDir, historyAddr: c.HistoryAddr, metricsAddr: c.MetricsAddr,
 		webhookArgs: webhookArgs, managerArgs: c.opts.ManagerArgs, storeArgs: c.opts.StoreArgs})
@@ -537,9 +523,9 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 	if err != nil {
 		return nil, err
 	}
-	certDir, err := c.writeHistoryCert()
+	certDir, err := c.writeServingCerts()
 	if err != nil {
-		return nil, fmt.Errorf("history API certificate: %w", err)
+		return nil, fmt.Errorf("serving certificate: %w", err)
 	}
 	cardKey, err := c.writeCardSigningKey()
 	if err != nil {
@@ -571,6 +557,9 @@ func (c *Cluster) startPair(ctx context.Context, o pairOptions) (*pair, error) {
 		"--hook-base-url=https://" + o.historyAddr,
 		// No Service routes to a local manager: nothing to wait for when it is stopped.
 		"--shutdown-delay=0",
+		// The webhooks' certificate, and the CA its A2A and MCP clients trust beside the
+		// system's: the one that signed the doors' certificate too (certs.go).
+		"--webhook-cert-dir=" + certDir,
 	}}
 	if len(o.webhookArgs) > 0 {
 		mgr.args = append(mgr.args, o.webhookArgs...)

@@ -160,6 +160,12 @@ func (t *turn) queueAsked(key string, call *provider.ToolCall, ta *sessionsv1alp
 
 // queueDecided records how the call was decided: by whom, when and why.
 func (t *turn) queueDecided(key string, call *provider.ToolCall, phase sessionsv1alpha1.ApprovalPhase, by, reason string, ta *sessionsv1alpha1.ToolApproval) {
+	t.queueApprovalRecord(key+decidedSuffix, call, decidedText(phase, by, reason, ta))
+}
+
+// decidedText says how an approval was decided: "approval decided: Approved by carol at
+// <time>: <reason>".
+func decidedText(phase sessionsv1alpha1.ApprovalPhase, by, reason string, ta *sessionsv1alpha1.ToolApproval) string {
 	text := "approval decided: " + string(phase)
 	if by != "" {
 		text += " by " + by
@@ -170,9 +176,11 @@ func (t *turn) queueDecided(key string, call *provider.ToolCall, phase sessionsv
 	if reason != "" {
 		text += ": " + reason
 	}
-	t.queueApprovalRecord(key+decidedSuffix, call, text)
+	return text
 }
 
+// queueApprovalRecord queues, once, a system record of an approval under key k: of the
+// tool call it is about, or of no call (nil: a budget's ask, budget_ask.go).
 func (t *turn) queueApprovalRecord(k string, call *provider.ToolCall, text string) {
 	if _, ok := t.win.Done[k]; ok {
 		return
@@ -182,10 +190,12 @@ func (t *turn) queueApprovalRecord(k string, call *provider.ToolCall, text strin
 			return
 		}
 	}
-	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: transcript.Message{
-		Role: transcript.RoleSystem, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}},
-		ToolCallID: call.ID, ToolName: call.Name, Provenance: &transcript.Provenance{Kind: ProvenanceToolApproval, SourceTool: call.Name},
-	}})
+	m := transcript.Message{Role: transcript.RoleSystem, Content: []transcript.ContentBlock{{Type: transcript.BlockText, Text: text}},
+		Provenance: &transcript.Provenance{Kind: ProvenanceToolApproval}}
+	if call != nil {
+		m.ToolCallID, m.ToolName, m.Provenance.SourceTool = call.ID, call.Name, call.Name
+	}
+	t.pending = append(t.pending, transcript.AppendRequest{IdempotencyKey: k, Message: m})
 }
 
 // startWaitSpan marks in the turn's trace that a call waits for a person; the wait spans

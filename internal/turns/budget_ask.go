@@ -17,6 +17,9 @@ package turns
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,9 +56,51 @@ func (t *turn) askForBudget(ctx context.Context, err error) error {
 			return ferr
 		}
 	}
+	if !ta.Status.Decided() && ta.Spec.Budget != nil {
+		t.queueApprovalRecord(t.budgetKey(ta.Name)+askedSuffix, nil, fmt.Sprintf("budget approval asked: %s (ToolApproval %s, expires %s)",
+			ta.Spec.Budget.Message, ta.Name, ta.Spec.ExpiresAt.UTC().Format(time.RFC3339)))
+	}
 	// Decided but not yet counted by the judge (its cache is behind): the owner sees the
 	// decision and submits the turn again at once.
 	return &awaitingApproval{name: ta.Name}
+}
+
+// budgetKey is the key of a budget ask's records in the turn, before their suffix: a turn
+// may ask about more than one budget, each once.
+func (t *turn) budgetKey(name string) string { return t.req.ID + "/budget/" + name }
+
+// recordBudgetDecisions records, once each and before the model call they were asked at
+// is judged again, how the turn's budget asks were decided: by whom, when and why, as a
+// tool call's approval is recorded. An ask still open, or none, records nothing.
+func (t *turn) recordBudgetDecisions(ctx context.Context) error {
+	prefix := t.req.ID + "/budget/"
+	var asked []string
+	for k := range t.win.Done {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			if name, ok := strings.CutSuffix(rest, askedSuffix); ok {
+				asked = append(asked, name)
+			}
+		}
+	}
+	slices.Sort(asked)
+	for _, name := range asked {
+		if _, ok := t.win.Done[t.budgetKey(name)+decidedSuffix]; ok {
+			continue
+		}
+		ta, err := t.approval(ctx, name)
+		if err != nil {
+			return err
+		}
+		phase, by, reason := sessionsv1alpha1.ApprovalExpired, "", "the ToolApproval "+name+" was deleted"
+		if ta != nil {
+			if !ta.Status.Decided() {
+				continue
+			}
+			phase, by, reason = ta.Status.Phase, ta.Status.DecidedBy, ta.Spec.Reason
+		}
+		t.queueApprovalRecord(t.budgetKey(name)+decidedSuffix, nil, "budget "+decidedText(phase, by, reason, ta))
+	}
+	return nil
 }
 
 // budgetApproval is the ask's ToolApproval, owned by the turn's owner (deleted with it,

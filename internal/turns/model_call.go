@@ -32,6 +32,9 @@ func (t *turn) callModel(ctx context.Context, purpose budget.Purpose, req provid
 	if gate == nil {
 		return t.prov.Complete(ctx, req)
 	}
+	if err := t.recordBudgetDecisions(ctx); err != nil {
+		return nil, err
+	}
 	call := t.budgetCall(purpose)
 	if err := gate.Judge(ctx, call); err != nil {
 		return nil, t.askForBudget(ctx, err)

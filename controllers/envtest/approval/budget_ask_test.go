@@ -128,7 +128,13 @@ var _ = Describe("a budget that asks instead of failing", func() {
 		Expect(approvalNow(ta).Status.DecidedBy).To(Equal("carol"))
 		Eventually(func() []string { return eventReasons(f.ns, s.Name) }, testenv.Timeout, testenv.Interval).
 			Should(ContainElements(sessionsv1alpha1.ConditionAwaitingApproval, "BudgetApproved"))
-		Expect(records(f.ns, payKey)).To(ContainElements(Equal("toolResult: Echo: users"), Equal("assistant: done: Echo: users")))
+		// The transcript says the turn waited on its budget, and who let it go on, as it says
+		// of a tool call's approval.
+		Expect(records(f.ns, payKey)).To(ContainElements(
+			Equal("system: budget approval asked: "+ta.Spec.Budget.Message+" (ToolApproval "+ta.Name+", expires "+ta.Spec.ExpiresAt.UTC().Format(time.RFC3339)+")"),
+			HavePrefix("system: budget approval decided: Approved by carol at "),
+			Equal("toolResult: Echo: users"), Equal("assistant: done: Echo: users")))
+		Expect(records(f.ns, payKey)).To(HaveEach(Not(HavePrefix("system: budget approval decided: Denied"))))
 	})
 
 	It("fails the send as a budget stop when a person denies more", func() {
@@ -142,6 +148,9 @@ var _ = Describe("a budget that asks instead of failing", func() {
 		Expect(s.Status.Error).To(MatchRegexp(`^budget exceeded: the send used \d+ tokens of its maxTokens 1; more was denied by carol: enough for today \(toolapproval/` + ta.Name + `\)$`))
 		Eventually(func() []string { return eventReasons(f.ns, s.Name) }, testenv.Timeout, testenv.Interval).
 			Should(ContainElements("BudgetDenied", sessionsv1alpha1.ReasonBudgetExceeded))
+		Eventually(func() []string { return records(f.ns, payKey) }, testenv.Timeout, testenv.Interval).Should(ContainElements(
+			HavePrefix("system: budget approval asked: "+ta.Spec.Budget.Message),
+			MatchRegexp(`^system: budget approval decided: Denied by carol at \S+: enough for today$`)))
 	})
 
 	It("fails the send when nobody decides before the ask expires", func() {
@@ -154,6 +163,9 @@ var _ = Describe("a budget that asks instead of failing", func() {
 		Expect(meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionFailed)).To(HaveField("Reason", sessionsv1alpha1.ReasonBudgetExceeded))
 		Expect(s.Status.Error).To(HaveSuffix("; nobody approved more in time (toolapproval/" + ta.Name + " expired)"))
 		Expect(approvalNow(ta).Status.Phase).To(Equal(sessionsv1alpha1.ApprovalExpired))
+		Eventually(func() []string { return records(f.ns, payKey) }, testenv.Timeout, testenv.Interval).Should(ContainElements(
+			HavePrefix("system: budget approval asked: "+ta.Spec.Budget.Message),
+			HavePrefix("system: budget approval decided: Expired")))
 	})
 
 	It("pauses a run tree at its perRun budget the same way, and the run succeeds once approved", func() {

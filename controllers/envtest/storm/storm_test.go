@@ -17,13 +17,10 @@ package storm
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,10 +31,6 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
-
-// settled is how long a storm's count must stay the same to have stopped: a scripted turn
-// takes milliseconds, so a storm still going adds sends well within it.
-const settled = 3 * time.Second
 
 // sendsOnAnyInput is a scripted agent that answers every input, reply-back and announce
 // steps included, by sending it on to target without waiting: the hostile storm of issue 34.
@@ -54,125 +47,9 @@ func sendsOnAnyInput(ns, name, target string) *sessionsv1alpha1.Agent {
 // with one person's send to a, waits until the count of SessionSends stops growing and
 // returns the seed and every send.
 func storm(limits *sessionsv1alpha1.ChainLimits, ring ...string) (*sessionsv1alpha1.SessionSend, []sessionsv1alpha1.SessionSend) {
-	return stormOf(&sessionsv1alpha1.SessionPolicySpec{Limits: limits}, nil, func(ns, _, next string) *sessionsv1alpha1.Agent {
+	return storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{Limits: limits}, nil, func(ns, _, next string) *sessionsv1alpha1.Agent {
 		return sendsOnAnyInput(ns, "", sessionkey.MainKey(next))
 	}, ring...)
-}
-
-// stormOf is storm with the namespace's policy p (visibility and agent-to-agent opened),
-// objects made first (what the agents' tools need) and each agent made by agent(ns, name,
-// the next agent of the ring).
-func stormOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []client.Object, agent func(ns, name, next string) *sessionsv1alpha1.Agent,
-	ring ...string) (*sessionsv1alpha1.SessionSend, []sessionsv1alpha1.SessionSend) {
-	ns := ringOf(p, first, agent, ring...)
-	seed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
-		Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionkey.MainKey(ring[0]), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
-	Expect(k8s.Create(ctx, seed)).To(Succeed())
-	sends := settle(ns, nil)
-	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
-	return seed, sends
-}
-
-// ringOf makes a namespace for a ring of agents, as stormOf says, and returns it once
-// their main sessions are ready.
-func ringOf(p *sessionsv1alpha1.SessionPolicySpec, first func(ns string) []client.Object, agent func(ns, name, next string) *sessionsv1alpha1.Agent,
-	ring ...string) string {
-	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "storm-"}}
-	Expect(k8s.Create(ctx, n)).To(Succeed())
-	ns := n.Name
-	spec := *p
-	spec.Visibility, spec.AgentToAgent = sessionsv1alpha1.VisibilityAll, sessionsv1alpha1.AgentToAgentSpec{Enabled: true, Allow: []string{"*"}}
-	var objs []client.Object
-	if first != nil {
-		objs = first(ns)
-	}
-	objs = append(objs, &sessionsv1alpha1.SessionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: spec})
-	for i, a := range ring {
-		key := sessionkey.MainKey(a)
-		ag := agent(ns, a, ring[(i+1)%len(ring)])
-		ag.Name, ag.Namespace = a, ns
-		objs = append(objs, ag,
-			&sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: sessionkey.ObjectName(key), Namespace: ns},
-				Spec: sessionsv1alpha1.AgentSessionSpec{Key: key, AgentID: a}})
-	}
-	for _, o := range objs {
-		Expect(k8s.Create(ctx, o)).To(Succeed(), "%T %s", o, o.GetName())
-	}
-	Eventually(func(g Gomega) {
-		for _, a := range ring {
-			var s sessionsv1alpha1.AgentSession
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sessionkey.ObjectName(sessionkey.MainKey(a))}, &s)).To(Succeed())
-			g.Expect(s.Status.SessionID).NotTo(BeEmpty())
-		}
-	}, testenv.Timeout, testenv.Interval).Should(Succeed())
-	return ns
-}
-
-// settle waits until the storm in ns has stopped (every send finished, done too when
-// given, and no new send comes) and returns its sends.
-func settle(ns string, done func(g Gomega)) []sessionsv1alpha1.SessionSend {
-	count := func() int {
-		var l sessionsv1alpha1.SessionSendList
-		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-		return len(l.Items)
-	}
-	Eventually(func(g Gomega) {
-		var l sessionsv1alpha1.SessionSendList
-		g.Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-		g.Expect(len(l.Items)).To(BeNumerically(">", 1), "the storm never started")
-		for _, s := range l.Items {
-			g.Expect(sessionsv1alpha1.Finished(s.Status.Conditions)).To(BeTrue(), "send %s still running", s.Name)
-		}
-		if done != nil {
-			done(g)
-		}
-		n := len(l.Items)
-		g.Consistently(count, settled, testenv.Interval).Should(Equal(n))
-	}, testenv.Timeout, testenv.Interval).Should(Succeed(), func() string { return dump(ns) })
-	var l sessionsv1alpha1.SessionSendList
-	Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-	return l.Items
-}
-
-// dump is what a storm that did not stop left: its sends and its agents' tools.
-func dump(ns string) string {
-	var b strings.Builder
-	var sends sessionsv1alpha1.SessionSendList
-	_ = k8s.List(ctx, &sends, client.InNamespace(ns))
-	for _, s := range sends.Items {
-		fmt.Fprintf(&b, "send %s to %s: %s %q %q\n", s.Name, s.Spec.SessionKey, s.Status.Status, s.Status.Error, s.Status.Reply)
-	}
-	var agents sessionsv1alpha1.AgentList
-	_ = k8s.List(ctx, &agents, client.InNamespace(ns))
-	for _, a := range agents.Items {
-		fmt.Fprintf(&b, "agent %s: a2a %+v mcp %+v\n", a.Name, a.Status.A2AAgents, a.Status.MCPServers)
-	}
-	return b.String()
-}
-
-// replies are every turn's reply of the sends: their tool results, as the model saw them.
-func replies(sends []sessionsv1alpha1.SessionSend) string {
-	var b strings.Builder
-	for _, s := range sends {
-		b.WriteString(s.Status.Reply + "\n")
-		for _, t := range s.Status.Turns {
-			b.WriteString(t.Reply + "\n")
-		}
-	}
-	return b.String()
-}
-
-// chainEvents are the notes of the ChainLimitReached Events about o.
-func chainEvents(g Gomega, o client.Object) []string {
-	var list eventsv1.EventList
-	g.Expect(k8s.List(ctx, &list, client.InNamespace(o.GetNamespace()))).To(Succeed())
-	var out []string
-	for _, e := range list.Items {
-		if e.Regarding.UID == o.GetUID() && e.Reason == "ChainLimitReached" {
-			out = append(out, e.Note)
-		}
-	}
-	return out
 }
 
 // expectStopped checks a finished storm: every send but the seed is in the seed's chain,
@@ -187,11 +64,11 @@ func expectStopped(name string, seed *sessionsv1alpha1.SessionSend, sends []sess
 			Expect(s.Labels).To(HaveKeyWithValue(sessionsv1alpha1.ChainLabel, string(seed.UID)), "send %s", s.Name)
 		}
 	}
-	Expect(replies(sends)).To(ContainSubstring("chain limit reached:"))
-	Expect(replies(sends)).To(ContainSubstring("spec.limits." + limit))
-	Expect(replies(sends)).To(ContainSubstring("stop sending"))
+	Expect(Replies(sends)).To(ContainSubstring("chain limit reached:"))
+	Expect(Replies(sends)).To(ContainSubstring("spec.limits." + limit))
+	Expect(Replies(sends)).To(ContainSubstring("stop sending"))
 	Eventually(func(g Gomega) {
-		g.Expect(chainEvents(g, seed)).To(ConsistOf(ContainSubstring("spec.limits." + limit)))
+		g.Expect(storms.ChainEvents(g, seed)).To(ConsistOf(ContainSubstring("spec.limits." + limit)))
 	}, testenv.Timeout, testenv.Interval).Should(Succeed())
 }
 

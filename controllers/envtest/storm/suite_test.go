@@ -12,15 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package storm runs agents that call each other on every input through the whole manager:
-// controllers, the turn engine on the scripted provider and the admission webhooks behind a
-// real API server, the manager speaking as its own user so the webhook tells its tool-made
-// objects from a person's; and across the wire, through the real transcript-store sidecar's
-// /a2a and /mcp doors, which the agents' A2A and MCP tools call with tokens of their own.
 package storm
 
 import (
-	"context"
 	"crypto/tls"
 	"net/http"
 	"os"
@@ -50,13 +44,11 @@ import (
 var (
 	suite *managertest.Suite
 	k8s   client.Client
-	ctx   = context.Background()
 	// doors is the sidecar's public listener, https://127.0.0.1:<port>: /a2a/ and /mcp.
 	doors string
+	// storms runs the rings on this suite's control plane and sidecar.
+	storms *Cluster
 )
-
-// audience is what the doors ask of callers' tokens.
-const audience = "agent-sessions"
 
 func TestStorm(t *testing.T) {
 	testenv.RequireControlPlane(t)
@@ -87,8 +79,9 @@ var _ = BeforeSuite(func() {
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 	Expect(os.WriteFile(kubeconfig, kc, 0o600)).To(Succeed())
 	a := sidecartest.Start(GinkgoT(), transcriptstore.SidecarConfig{DefaultNamespace: "default", Kubeconfig: kubeconfig,
-		Audiences: []string{audience}, Socket: "127.0.0.1:0", APIQPSPerUser: -1})
+		Audiences: []string{Audience}, Socket: "127.0.0.1:0", APIQPSPerUser: -1})
 	doors = "https://" + a.Public
+	storms = &Cluster{Client: k8s, Config: suite.Config, Doors: doors}
 	// The doors follow a task by the send changes the manager hands the store.
 	feed.set(transcriptclient.NewLoopbackClient("http://" + a.Internal))
 })

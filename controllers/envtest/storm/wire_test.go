@@ -18,117 +18,22 @@ import (
 	"bytes"
 	"crypto/tls"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authnv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
-	"github.com/agent-sessions/agent-session-operator/internal/testenv"
 )
-
-// tokenSecret holds the Authorization header the agents' tools call the doors with.
-const tokenSecret = "door-token"
-
-// doorCaller is what the agents' tools need to call the doors of ns: a ServiceAccount
-// allowed the namespace (its token, for the doors' audience, in tokenSecret, which any
-// Agent of the namespace may use).
-func doorCaller(ns string) []client.Object {
-	return []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tokenSecret, Namespace: ns,
-		Labels: map[string]string{sessionsv1alpha1.AgentUsableLabel: "true"}},
-		StringData: map[string]string{"authorization": "Bearer " + tokenOf(ns, "caller")}}}
-}
-
-// tokenOf makes the ServiceAccount sa of ns, allowed everything in ns, and returns a token
-// of it for the doors' audience.
-func tokenOf(ns, sa string) string {
-	Expect(k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}})).To(Succeed())
-	Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}})).To(Succeed())
-	cs, err := kubernetes.NewForConfig(suite.Config)
-	Expect(err).NotTo(HaveOccurred())
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa,
-		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{audience}}}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return tr.Status.Token
-}
-
-var authorization = []sessionsv1alpha1.MCPHeader{{Name: "Authorization", ValueFrom: sessionsv1alpha1.MCPHeaderSource{
-	SecretKeyRef: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: tokenSecret}, Key: "authorization"}}}}
-
-// callsOnAnyInput is a scripted agent that answers every input by calling tool with args
-// and replying with what it returned.
-func callsOnAnyInput(tool string, args any) *sessionsv1alpha1.Agent {
-	raw, err := json.Marshal(args)
-	Expect(err).NotTo(HaveOccurred())
-	return &sessionsv1alpha1.Agent{Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted,
-		Script: []sessionsv1alpha1.ScriptRule{{Match: "^", Reply: "{{toolResults}}",
-			ToolCalls: []sessionsv1alpha1.ScriptToolCall{{Name: tool, Arguments: &runtime.RawExtension{Raw: raw}}}}}}}}
-}
-
-// a2aPeer is an agent whose remote A2A agent "peer" is the next agent of the ring, reached
-// at base (the doors, or a relay in front of them), and which calls it on every input.
-func a2aPeer(base string) func(ns, name, next string) *sessionsv1alpha1.Agent {
-	return func(ns, _, next string) *sessionsv1alpha1.Agent {
-		a := callsOnAnyInput("a2a__peer", map[string]string{"message": "{{input}}"})
-		a.Spec.Tools.A2AAgents = []sessionsv1alpha1.A2AAgent{{Name: "peer", URL: base + "/a2a/" + ns + "/" + next, Headers: authorization}}
-		return a
-	}
-}
-
-// mcpPeer is an agent whose MCP server "door" is /mcp of its namespace, and which sends
-// the next agent's main session every input through its sessions_send, fire-and-forget.
-func mcpPeer(ns, _, next string) *sessionsv1alpha1.Agent {
-	a := callsOnAnyInput("mcp__door__sessions_send", map[string]any{"sessionKey": sessionkey.MainKey(next), "message": "{{input}}", "timeoutSeconds": 0})
-	a.Spec.Tools.MCPServers = []sessionsv1alpha1.MCPServer{{Name: "door", URL: doors + "/mcp?namespace=" + ns, Headers: authorization}}
-	return a
-}
-
-// expectStoppedAcrossWire checks a finished storm whose sends went through the doors: every
-// send but the seed arrived carrying the seed's chain, the count is within the bound the
-// same ring has in one cluster, the model was told the limit and that the chain crossed
-// the wire, and the seed got one Event naming the limit.
-func expectStoppedAcrossWire(name string, seed *sessionsv1alpha1.SessionSend, sends []sessionsv1alpha1.SessionSend, bound int, limit string) {
-	GinkgoWriter.Printf("%s: %d SessionSends when it stopped (limit %d)\n", name, len(sends), bound)
-	AddReportEntry(name, fmt.Sprintf("%d SessionSends", len(sends)))
-	Expect(len(sends)).To(BeNumerically("<=", bound))
-	Expect(len(sends)).To(BeNumerically(">", 2), "the storm never crossed the wire twice")
-	for _, s := range sends {
-		if s.Name == seed.Name {
-			continue
-		}
-		c, err := policy.CarriedOf(s.Annotations)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(c).NotTo(BeNil(), "send %s carries no chain", s.Name)
-		Expect(c.ID).To(Equal(string(seed.UID)), "send %s", s.Name)
-	}
-	text := replies(sends)
-	Expect(text).To(ContainSubstring("chain limit reached:"))
-	Expect(text).To(ContainSubstring("spec.limits." + limit))
-	Expect(text).To(ContainSubstring("crossed the wire"))
-	Eventually(func(g Gomega) {
-		g.Expect(chainEvents(g, seed)).To(ConsistOf(ContainSubstring("spec.limits." + limit)))
-	}, testenv.Timeout, testenv.Interval).Should(Succeed())
-}
 
 // sendA2A sends "hi" to agent q of ns through /a2a as token (A2A 1.0 JSON-RPC, returning at
 // once), carrying chain in the message's metadata when not nil, and returns the answer.
@@ -158,11 +63,11 @@ func sendA2A(ns, token string, chain any) string {
 
 var _ = Describe("what a caller carries to the doors", func() {
 	It("only narrows: omitted or mangled starts a new chain, and another caller's chain id stops nothing of that chain", func() {
-		ns := ringOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, a2aPeer(doors), "a", "b")
+		ns := storms.RingOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, A2APeer(doors), "a", "b")
 		Expect(k8s.Create(ctx, &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: ns},
 			Spec: sessionsv1alpha1.AgentSpec{Model: sessionsv1alpha1.ModelSpec{Provider: sessionsv1alpha1.ProviderScripted,
 				Script: []sessionsv1alpha1.ScriptRule{{Match: "^", Reply: "noted"}}}}})).To(Succeed())
-		forger := tokenOf(ns, "forger")
+		forger := storms.TokenOf(ns, "forger")
 		seed := &sessionsv1alpha1.SessionSend{ObjectMeta: metav1.ObjectMeta{Name: "seed", Namespace: ns},
 			Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: sessionkey.MainKey("a"), Message: "go", TimeoutSeconds: ptr.To[int32](0)}}
 		Expect(k8s.Create(ctx, seed)).To(Succeed())
@@ -184,7 +89,7 @@ var _ = Describe("what a caller carries to the doors", func() {
 		Expect(sendA2A(ns, forger, map[string]any{"id": "mine", "hops": 1, "sends": 1, "budget": map[string]any{"maxTurns": 1000000}})).
 			To(ContainSubstring(`"result"`))
 
-		sends := settle(ns, nil)
+		sends := storms.Settle(ns, nil)
 		var ring, forged []sessionsv1alpha1.SessionSend
 		for _, s := range sends {
 			if strings.HasPrefix(s.Spec.SessionKey, "agent:q:") {
@@ -202,118 +107,41 @@ var _ = Describe("what a caller carries to the doors", func() {
 		}
 		Expect(carried).To(Equal(2), "the omitted and the mangled chain start new chains")
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(seed), seed)).To(Succeed())
-		expectStoppedAcrossWire("A2A pair storm beside a forger", seed, ring, 5, "maxPairRepeats")
+		storms.ExpectStoppedAcrossWire("A2A pair storm beside a forger", seed, ring, 5, "maxPairRepeats")
 		Expect(ring).To(HaveLen(5), "the seed's chain stopped at the lap it stops at alone")
 	})
 })
 
 var _ = Describe("a storm of agents that call each other across the wire", func() {
 	It("stops a pair calling each other's /a2a at its second lap", func() {
-		seed, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, a2aPeer(doors), "a", "b")
-		expectStoppedAcrossWire("A2A pair storm, defaults", seed, sends, 5, "maxPairRepeats")
+		seed, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, A2APeer(doors), "a", "b")
+		storms.ExpectStoppedAcrossWire("A2A pair storm, defaults", seed, sends, 5, "maxPairRepeats")
 	})
 
 	It("stops a triangle calling each other's /a2a at its second lap", func() {
-		seed, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, a2aPeer(doors), "a", "b", "c")
-		expectStoppedAcrossWire("A2A triangle storm, defaults", seed, sends, 7, "maxPairRepeats")
+		seed, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, A2APeer(doors), "a", "b", "c")
+		storms.ExpectStoppedAcrossWire("A2A triangle storm, defaults", seed, sends, 7, "maxPairRepeats")
 	})
 
 	It("stops a pair sending each other through /mcp sessions_send at its second lap", func() {
-		seed, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, mcpPeer, "a", "b")
-		expectStoppedAcrossWire("MCP pair storm, defaults", seed, sends, 5, "maxPairRepeats")
+		seed, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, storms.MCPPeer, "a", "b")
+		storms.ExpectStoppedAcrossWire("MCP pair storm, defaults", seed, sends, 5, "maxPairRepeats")
 	})
 
 	It("stops a pair calling each other through a relay that strips the extension at the door backstop", func() {
-		relay := stripping()
-		_, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{}, doorCaller, a2aPeer(relay), "a", "b")
-		GinkgoWriter.Printf("A2A pair storm through a stripping relay: %d SessionSends when it stopped (limit %d)\n", len(sends), policy.DefaultDoorSendsPerCaller+1)
-		AddReportEntry("A2A pair storm through a stripping relay", fmt.Sprintf("%d SessionSends", len(sends)))
-		// The seed, then every door-made send the caller (both agents' token) may make in a window.
-		Expect(len(sends)).To(BeNumerically("<=", policy.DefaultDoorSendsPerCaller+1))
-		Expect(len(sends)).To(BeNumerically(">", 5), "the relay did not strip the chain: the pair limit stopped it")
-		for _, s := range sends {
-			Expect(s.Annotations).NotTo(HaveKey(sessionsv1alpha1.CarriedChainAnnotation), "send %s", s.Name)
-		}
-		Expect(replies(sends)).To(ContainSubstring("door limit reached"))
-		Expect(replies(sends)).To(ContainSubstring("spec.limits.doorSendsPerCaller"))
+		relay := storms.StrippingRelay(nil, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the test sidecar's own certificate
+		_, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{}, storms.DoorCaller, A2APeer(relay), "a", "b")
+		ExpectStoppedAtBackstop("A2A pair storm through a stripping relay", sends)
 	})
 
 	It("stops a run tree delegating over A2A at its perRun budget, counting both sides' turns", func() {
-		ns := ringOf(&sessionsv1alpha1.SessionPolicySpec{
-			Limits:  &sessionsv1alpha1.ChainLimits{MaxPairRepeats: ptr.To[int32](1000)},
-			Budgets: &sessionsv1alpha1.Budgets{PerRun: &sessionsv1alpha1.PolicyBudget{Budget: sessionsv1alpha1.Budget{MaxTurns: ptr.To[int32](4)}}}},
-			doorCaller, a2aPeer(doors), "a", "b")
-		run := &sessionsv1alpha1.SubagentRun{ObjectMeta: metav1.ObjectMeta{Name: "r1", Namespace: ns},
-			Spec: sessionsv1alpha1.SubagentRunSpec{AgentID: "a", Task: "go"}}
-		Expect(k8s.Create(ctx, run)).To(Succeed())
-		sends := settle(ns, func(g Gomega) {
-			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
-			g.Expect(sessionsv1alpha1.Finished(run.Status.Conditions)).To(BeTrue(), "run still running")
-		})
-		turns := int64(0)
-		if run.Status.Usage != nil {
-			turns = run.Status.Usage.Turns
-		}
-		for _, s := range sends {
-			Expect(s.Annotations).To(HaveKey(sessionsv1alpha1.CarriedChainAnnotation), "send %s", s.Name)
-			if s.Status.Usage != nil {
-				turns += s.Status.Usage.Turns
-			}
-		}
-		GinkgoWriter.Printf("run tree over A2A, perRun maxTurns 4: %d turns on both sides, %d door-made sends\n", turns, len(sends))
-		AddReportEntry("run tree over A2A, perRun maxTurns 4", fmt.Sprintf("%d turns, %d sends", turns, len(sends)))
-		Expect(turns).To(BeNumerically("<=", 4))
+		_, _, sends := storms.RunTreeOverA2A(doors, 4)
 		Expect(sends).To(HaveLen(3), "the run's turn and three door-made sends' turns make its four")
-		Expect(replies(sends)).To(ContainSubstring("budget exceeded: the budget above this chain has no turn left"))
-		Expect(replies(sends)).To(ContainSubstring("crossed the wire"))
 	})
 
 	It("stops an A2A pair at maxHops counted on both sides when pairs may repeat", func() {
-		seed, sends := stormOf(&sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{MaxPairRepeats: ptr.To[int32](1000), MaxHops: ptr.To[int32](4)}},
-			doorCaller, a2aPeer(doors), "a", "b")
-		expectStoppedAcrossWire("A2A pair storm, maxHops 4", seed, sends, 5, "maxHops")
+		seed, sends := storms.StormOf(&sessionsv1alpha1.SessionPolicySpec{Limits: &sessionsv1alpha1.ChainLimits{MaxPairRepeats: ptr.To[int32](1000), MaxHops: ptr.To[int32](4)}},
+			storms.DoorCaller, A2APeer(doors), "a", "b")
+		storms.ExpectStoppedAcrossWire("A2A pair storm, maxHops 4", seed, sends, 5, "maxHops")
 	})
 })
-
-// stripping is an A2A peer in front of the doors that forwards everything but the chain
-// extension (the header asking for it, the value in a message's metadata), as a third-party
-// agent server that knows nothing of it would.
-func stripping() string {
-	u, err := url.Parse(doors)
-	Expect(err).NotTo(HaveOccurred())
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the test sidecar's own certificate
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Del(a2a.SvcParamExtensions)
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			body = withoutMetadata(body)
-			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	DeferCleanup(srv.Close)
-	return srv.URL
-}
-
-// withoutMetadata is a JSON-RPC request without its message's metadata.
-func withoutMetadata(body []byte) []byte {
-	var req map[string]any
-	if json.Unmarshal(body, &req) != nil {
-		return body
-	}
-	if p, ok := req["params"].(map[string]any); ok {
-		if m, ok := p["message"].(map[string]any); ok {
-			delete(m, "metadata")
-		}
-	}
-	out, err := json.Marshal(req)
-	if err != nil {
-		return body
-	}
-	return out
-}
