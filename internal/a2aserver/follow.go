@@ -86,9 +86,8 @@ func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, se
 			case s == nil:
 				continue
 			case terminal(TaskState(&s.Status)):
-				if err := h.call.APIReader.Get(ctx, client.ObjectKeyFromObject(send), s); err != nil {
-					return true, err
-				}
+				// The event carries the whole ended object (the informer's, managed fields
+				// aside): no read of it again.
 				yield(s)
 				return true, nil
 			case !yield(s):
