@@ -27,10 +27,10 @@ import (
 // follow hands each state of the send to yield, then each change /events' hub publishes,
 // until the send has ended, yield returns false or ctx ends. sub, when set, was subscribed
 // before send was read (or created): send is its first state. Without one, the send is read
-// from the API server after subscribing. The hub's copy of an ended send is trimmed (the
-// sidecar's cache keeps no reply), so the ended send is read from the API server as the
-// caller. A subscriber cut off for lagging subscribes again and reads the send anew: no
-// state is lost, some may be seen twice.
+// from the API server after subscribing. The ended send comes whole: the manager hands the
+// store its finishing status write (sessionsend.Feed), not the trimmed copy its cache keeps,
+// so it is not read again. A subscriber cut off for lagging subscribes again and reads the
+// send anew: no state is lost, some may be seen twice.
 func (h *agentHandler) follow(ctx context.Context, send *sessionsv1alpha1.SessionSend, sub *events.Subscription, yield func(*sessionsv1alpha1.SessionSend) bool) error {
 	return h.followLive(ctx, send, sub, yield, nil)
 }
@@ -86,8 +86,7 @@ func (h *agentHandler) changes(ctx context.Context, sub *events.Subscription, se
 			case s == nil:
 				continue
 			case terminal(TaskState(&s.Status)):
-				// The event carries the whole ended object (the informer's, managed fields
-				// aside): no read of it again.
+				// The finishing write's object, whole (see follow): no read of it again.
 				yield(s)
 				return true, nil
 			case !yield(s):

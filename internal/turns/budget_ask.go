@@ -73,7 +73,7 @@ func (t *turn) budgetKey(name string) string { return t.req.ID + "/budget/" + na
 // is judged again, how the turn's budget asks were decided: by whom, when and why, as a
 // tool call's approval is recorded. An ask still open, or none, records nothing.
 func (t *turn) recordBudgetDecisions(ctx context.Context) error {
-	prefix := t.req.ID + "/budget/"
+	prefix := t.budgetKey("")
 	var asked []string
 	for k := range t.win.Done {
 		if rest, ok := strings.CutPrefix(k, prefix); ok {

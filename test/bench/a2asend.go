@@ -38,9 +38,9 @@ func init() {
 // SendStreamingMessage's request to its first event (the task) on the wire.
 func benchA2ASend() ([]Figure, error) {
 	ctx := context.Background()
-	// Each message costs the caller three API calls (the Agent, the create, the ended send):
-	// back to back they pass the store's per-user bound (20/s), a bound on abuse that the
-	// figure is not about, so the bench's caller gets room.
+	// Each message costs the caller two API calls (the Agent, the create): back to back they
+	// pass the store's per-user bound (20/s), a bound on abuse that the figure is not about,
+	// so the bench's caller gets room.
 	c, stop, err := benchfig.StartCluster(ctx, "bench-a2a-send.log", devcluster.Options{
 		StoreArgs: []string{"--api-qps-per-user=500", "--api-burst-per-user=1000"}})
 	if err != nil {

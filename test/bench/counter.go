@@ -71,6 +71,15 @@ func countWhere(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVers
 	return c, nil
 }
 
+// statusSet is a countWhere condition: the object's status.<field> is a non-empty string
+// (a session's sessionId once initialized, an owner's completedAt once finished).
+func statusSet(field string) func(*unstructured.Unstructured) bool {
+	return func(u *unstructured.Unstructured) bool {
+		v, _, _ := unstructured.NestedString(u.Object, "status", field)
+		return v != ""
+	}
+}
+
 // wait blocks until n objects have met the condition, or returns an error after timeout.
 func (c *counter) wait(n int, timeout time.Duration) error {
 	if !c.until(func() bool { return len(c.seen) >= n }, timeout) {

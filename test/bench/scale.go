@@ -26,7 +26,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -86,17 +85,11 @@ func benchScale() ([]Figure, error) {
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleNS}}); err != nil {
 		return nil, err
 	}
-	ready, err := countWhere(ctx, dyn, sessionGVR, scaleNS, func(u *unstructured.Unstructured) bool {
-		id, _, _ := unstructured.NestedString(u.Object, "status", "sessionId")
-		return id != ""
-	})
+	ready, err := countWhere(ctx, dyn, sessionGVR, scaleNS, statusSet("sessionId"))
 	if err != nil {
 		return nil, err
 	}
-	finished, err := countWhere(ctx, dyn, sendGVR, scaleNS, func(u *unstructured.Unstructured) bool {
-		at, _, _ := unstructured.NestedString(u.Object, "status", "completedAt")
-		return at != ""
-	})
+	finished, err := countWhere(ctx, dyn, sendGVR, scaleNS, statusSet("completedAt"))
 	if err != nil {
 		return nil, err
 	}

@@ -152,10 +152,7 @@ func benchScaleLong() ([]Figure, error) {
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleLongNS}}); err != nil {
 		return nil, err
 	}
-	ready, err := countWhere(ctx, dyn, sessionGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
-		id, _, _ := unstructured.NestedString(u.Object, "status", "sessionId")
-		return id != ""
-	})
+	ready, err := countWhere(ctx, dyn, sessionGVR, scaleLongNS, statusSet("sessionId"))
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +165,12 @@ func benchScaleLong() ([]Figure, error) {
 	}
 	var children kidsDone
 	runsDone, err := countWhere(ctx, dyn, subagentRunGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
-		done, _, _ := unstructured.NestedString(u.Object, "status", "completedAt")
-		child, _, _ := unstructured.NestedString(u.Object, "status", "childSessionKey")
-		if done != "" {
-			children.add(child)
+		if !statusSet("completedAt")(u) {
+			return false
 		}
-		return done != ""
+		child, _, _ := unstructured.NestedString(u.Object, "status", "childSessionKey")
+		children.add(child)
+		return true
 	})
 	if err != nil {
 		return nil, err

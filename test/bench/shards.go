@@ -89,10 +89,7 @@ func benchShards() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	finished, err := countWhere(ctx, dyn, sendGVR, "", func(u *unstructured.Unstructured) bool {
-		at, _, _ := unstructured.NestedString(u.Object, "status", "completedAt")
-		return at != ""
-	})
+	finished, err := countWhere(ctx, dyn, sendGVR, "", statusSet("completedAt"))
 	if err != nil {
 		return nil, err
 	}
