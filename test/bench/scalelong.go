@@ -436,9 +436,15 @@ func forEachScaleLong(ctx context.Context, from, to int, do func(context.Context
 // waitLive waits until the namespace holds at most live sessions (deleted ones go once
 // their finalizer has archived their transcript), counted by the API server.
 func waitLive(ctx context.Context, dyn dynamic.Interface, live int, timeout time.Duration) error {
+	return waitSessions(ctx, dyn, scaleLongNS, live, timeout, time.Second)
+}
+
+// waitSessions waits until namespace ns holds at most live sessions, asking the API server
+// every interval.
+func waitSessions(ctx context.Context, dyn dynamic.Interface, ns string, live int, timeout, every time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		list, err := dyn.Resource(sessionGVR).Namespace(scaleLongNS).List(ctx, metav1.ListOptions{Limit: 1})
+		list, err := dyn.Resource(sessionGVR).Namespace(ns).List(ctx, metav1.ListOptions{Limit: 1})
 		if err != nil && !apierrors.IsTooManyRequests(err) {
 			return err
 		}
@@ -454,7 +460,7 @@ func waitLive(ctx context.Context, dyn dynamic.Interface, live int, timeout time
 				return fmt.Errorf("%d sessions live after %s, want %d", n, timeout, live)
 			}
 		}
-		time.Sleep(time.Second)
+		time.Sleep(every)
 	}
 }
 
