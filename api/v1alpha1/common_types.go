@@ -92,10 +92,8 @@ const RestoreFromAnnotation = "sessions.agents.dev/restore-from"
 
 // Events of the SessionPolicy's retention (controllers/sessionpolicy/retention.go).
 const (
-	// EventRetired, on an AgentSession, says its object is about to be deleted: its
-	// record is in the transcript store, which keeps it with its transcript.
-	EventRetired = "Retired"
-	// EventSessionsRetired, on the SessionPolicy, counts the sessions one pass retired.
+	// EventSessionsRetired, on the SessionPolicy, counts the sessions one pass retired and
+	// names the first few (a session's own Event would go with its object).
 	EventSessionsRetired = "SessionsRetired"
 	// EventRetireFailed, on an AgentSession, says its record could not be written, so its
 	// object is kept and retried.

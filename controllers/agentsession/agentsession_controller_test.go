@@ -130,3 +130,67 @@ func TestSessionReportInOneWrite(t *testing.T) {
 		}
 	}
 }
+
+// archiveCounter counts the store's Archive calls.
+type archiveCounter struct {
+	transcript.Store
+	archives int
+}
+
+func (a *archiveCounter) Archive(ctx context.Context, namespace, sessionID string) error {
+	a.archives++
+	return a.Store.Archive(ctx, namespace, sessionID)
+}
+
+// The finalizer archives the transcript of a session going, except one its status says is
+// archived for good (the retention's deletes): a restore asked and perhaps done, or a live
+// session, is archived first; every one lets the object go.
+func TestFinalizeArchivesWhatIsNotArchived(t *testing.T) {
+	ctx := context.Background()
+	archived := func(reason, restore string) func(*sessionsv1alpha1.AgentSession) {
+		return func(s *sessionsv1alpha1.AgentSession) {
+			s.Status.Phase = sessionsv1alpha1.SessionArchived
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason})
+			if restore != "" {
+				s.Annotations = map[string]string{sessionsv1alpha1.RestoreAnnotation: restore}
+			}
+		}
+	}
+	cases := map[string]struct {
+		status   func(*sessionsv1alpha1.AgentSession)
+		archives int
+	}{
+		"archived for good":        {archived("Archived", ""), 0},
+		"a restore asked":          {archived("Archived", "uid-1"), 1},
+		"a restore that failed":    {archived(sessionsv1alpha1.ReasonRestoreFailed, "uid-1"), 0},
+		"active":                   {func(s *sessionsv1alpha1.AgentSession) { s.Status.Phase = sessionsv1alpha1.SessionActive }, 1},
+		"archived, not yet marked": {func(s *sessionsv1alpha1.AgentSession) { s.Status.Phase = sessionsv1alpha1.SessionArchived }, 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1", Finalizers: []string{TranscriptFinalizer}},
+				Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
+			s.Status.SessionID = "uid-1"
+			tc.status(s)
+			f := ownerflowtest.NewFixture(t, nil, s)
+			store := &archiveCounter{Store: transcripttest.NewMemoryStore()}
+			if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "ns", SessionID: "uid-1", SessionKey: "agent:bob:main"}); err != nil {
+				t.Fatal(err)
+			}
+			r := &AgentSessionReconciler{Client: f.C, Store: store, Clock: f.Clock, Recorder: f.Events}
+			got := &sessionsv1alpha1.AgentSession{}
+			if err := f.C.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.finalize(ctx, got); err != nil {
+				t.Fatal(err)
+			}
+			if store.archives != tc.archives {
+				t.Errorf("Archive called %d times, want %d", store.archives, tc.archives)
+			}
+			if err := f.C.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil || len(got.Finalizers) != 0 {
+				t.Errorf("finalizers %v (%v), want none", got.Finalizers, err)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,8 +35,8 @@ import (
 )
 
 // The SessionPolicy's retention on a real API server, on the suite's fake clock: an archived
-// session past spec.retention.archivedSessionsSeconds loses its object (a Retired Event first, its
-// record in the store), still lists as archived, its history reads, and restore recreates
+// session past spec.retention.archivedSessionsSeconds loses its object (its record in the store
+// first, the pass's SessionsRetired Event on the policy naming it), still lists as archived, its history reads, and restore recreates
 // the object with its old transcript; a kept child of a finished run goes the same way, and
 // its requester still sees it in its tree.
 var _ = Describe("the SessionPolicy's retention", func() {
@@ -87,7 +88,7 @@ var _ = Describe("the SessionPolicy's retention", func() {
 		waitArchived(s)
 	}
 	// retireAfter moves the fake clock past the retention, wakes the namespace's pass and
-	// waits for s's object to go, after a Retired Event on it.
+	// waits for s's object to go, named by the pass's Event on the policy.
 	retireAfter := func(s *sessionsv1alpha1.AgentSession) {
 		uid := s.UID
 		fakeClock.Step(61 * time.Minute)
@@ -97,8 +98,18 @@ var _ = Describe("the SessionPolicy's retention", func() {
 		}, testenv.Timeout, testenv.Interval).Should(BeTrue(), "the archived session past retention keeps its object")
 		s.UID = uid
 		Eventually(func(g Gomega) {
-			g.Expect(eventsOf(g, s)).To(ContainElement("sessionretention-controller Normal/" + sessionsv1alpha1.EventRetired))
+			var list eventsv1.EventList
+			g.Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+			var notes []string
+			for _, e := range list.Items {
+				if e.Regarding.Kind == "SessionPolicy" && e.Reason == sessionsv1alpha1.EventSessionsRetired {
+					notes = append(notes, e.Note)
+				}
+			}
+			g.Expect(notes).To(ContainElement(ContainSubstring(s.Name)), "the pass's Event on the policy names it")
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		Expect(eventsOf(Default, s)).NotTo(ContainElement(ContainSubstring("sessionretention-controller")),
+			"no Event of its own: it would go with the object")
 	}
 	record := func(sid string) (transcript.RetiredSession, bool) {
 		recs, err := suite.Manager.Retired.RetiredSessions(ctx, ns)

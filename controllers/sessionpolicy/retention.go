@@ -18,11 +18,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -41,17 +42,35 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// maxRetiredPerPass bounds the sessions one reconcile retires (a record write and a delete
-// each); the rest are retired by the next pass, at once.
-const maxRetiredPerPass = 100
+// Bounds of a retention pass.
+const (
+	// maxRetiredPerPass bounds the sessions one reconcile retires: one batch of records (one
+	// request and one fsync in the transcript store) and as many deletes. The rest are
+	// retired by the next pass, requeued at once.
+	maxRetiredPerPass = transcript.MaxRetiredBatch
+	// deletesInFlight is how many of a pass's deletes wait on the API server at once. Each
+	// is one etcd transaction and a watch event to every AgentSession watcher: eight keep a
+	// pass's 500 deletes to about 60 round trips while leaving the API server's mutating
+	// requests (--max-mutating-requests-inflight, 200 by default) and the manager's client
+	// rate (--kube-api-qps) to the sessions' own writes; the AgentSession controller then
+	// lets the objects go with its own workers (the finalizer's patch).
+	deletesInFlight = 8
+	// namesInEvent is how many retired sessions the pass's SessionsRetired Event names.
+	namesInEvent = 5
+	// requeueNow is the smallest RequeueAfter: the next pass at once, without the rate
+	// limiter's backoff a bare Requeue brings.
+	requeueNow = time.Nanosecond
+)
 
 // RetentionReconciler applies a namespace's retention rule (spec.retention of its
-// SessionPolicy, the defaults without one) to its archived sessions: for each one past the
-// rule (policy.RetiredSessions) it writes the session's compact record to the transcript
-// store, durably, says so in a Retired Event on the session, and only then deletes the
-// object (its finalizer archives the transcript, a no-op for an archived one). A manager
-// that dies between the two leaves a record and an object: the next pass writes the same
-// record again and deletes. The next deadline is a RequeueAfter on the injected clock.
+// SessionPolicy, the defaults without one) to its archived sessions: the sessions past the
+// rule (policy.RetiredSessions) have their compact records written to the transcript store
+// in one batch, durably, and only then are their objects deleted, a few at a time (their
+// finalizer lets them go without archiving again: the transcript is archived already). One
+// SessionsRetired Event on the SessionPolicy says how many a pass retired and names the
+// first few; a session's own Event would go with its object. A manager that dies between
+// the two leaves records and objects: the next pass writes the same records again and
+// deletes. The next deadline is a RequeueAfter on the injected clock.
 type RetentionReconciler struct {
 	client.Client
 	// Records keeps the records; the transcript store's client in the manager.
@@ -91,65 +110,110 @@ func (r *RetentionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	retire, next := policy.RetiredSessions(archived, policy.RetentionOf(pol), now)
 	res := ctrl.Result{RequeueAfter: next}
 	if len(retire) > maxRetiredPerPass {
-		retire, res.RequeueAfter = retire[:maxRetiredPerPass], time.Second
+		retire, res.RequeueAfter = retire[:maxRetiredPerPass], requeueNow
 	}
-	done := 0
+	written, err := r.writeRecords(ctx, byName, retire, now)
+	gone, delErr := r.deleteAll(ctx, written)
+	if len(gone) > 0 {
+		ctrl.LoggerFrom(ctx).Info("retired archived sessions", "namespace", req.Namespace, "count", len(gone), "first", firstNames(gone))
+		if pol != nil {
+			r.Recorder.Eventf(pol, nil, corev1.EventTypeNormal, sessionsv1alpha1.EventSessionsRetired, "Retire",
+				"%d archived sessions retired: their objects are deleted, their records and transcripts kept in the transcript store until its archived-transcript retention (sessions_list archived lists them, restore brings one back): %s",
+				len(gone), firstNames(gone))
+		}
+	}
+	return res, errors.Join(err, delErr)
+}
+
+// archivedAt is when s was archived, for a session the retention may retire: its
+// transcript archived for good (policy.TranscriptArchived) and the object not going.
+func archivedAt(s *sessionsv1alpha1.AgentSession) (time.Time, bool) {
+	if !s.DeletionTimestamp.IsZero() {
+		return time.Time{}, false
+	}
+	return policy.TranscriptArchived(s)
+}
+
+// writeRecords writes the records of the sessions retire names in one batch and returns
+// the sessions whose records are kept, copies of the objects judged. A record that cannot
+// be written keeps its session, with a RetireFailed Event on it: every one of a batch the
+// store refused, the first one past a bound of the store (the others wait for room).
+func (r *RetentionReconciler) writeRecords(ctx context.Context, byName map[string]*sessionsv1alpha1.AgentSession,
+	retire []policy.Retirement, now time.Time) ([]*sessionsv1alpha1.AgentSession, error) {
+	sessions := make([]*sessionsv1alpha1.AgentSession, 0, len(retire))
+	recs := make([]transcript.RetiredSession, 0, len(retire))
 	var errs []error
 	for _, ret := range retire {
-		ok, err := r.retire(ctx, byName[ret.Name].DeepCopy(), ret, now)
-		if err != nil {
-			errs = append(errs, err)
-			if errors.Is(err, transcript.ErrFull) {
-				break // the store takes no more: the objects stay, retried on the next pass
-			}
+		s := byName[ret.Name].DeepCopy()
+		rec := RecordOf(s, ret.Reason, now)
+		if err := rec.Validate(); err != nil {
+			errs = append(errs, r.retireFailed(s, err))
 			continue
 		}
-		if ok {
-			done++
+		ctrl.LoggerFrom(ctx).V(2).Info("retiring archived session", "agentSession", klog.KObj(s), "reason", ret.Message)
+		sessions, recs = append(sessions, s), append(recs, rec)
+	}
+	if len(recs) == 0 {
+		return nil, errors.Join(errs...)
+	}
+	n, err := r.Records.Retire(ctx, recs...)
+	switch {
+	case err == nil:
+	case errors.Is(err, transcript.ErrFull) && n < len(sessions):
+		errs = append(errs, r.retireFailed(sessions[n], err))
+	default:
+		for _, s := range sessions[n:] {
+			errs = append(errs, r.retireFailed(s, err))
 		}
 	}
-	if done > 0 && pol != nil {
-		r.Recorder.Eventf(pol, nil, corev1.EventTypeNormal, sessionsv1alpha1.EventSessionsRetired, "Retire",
-			"%d archived sessions retired: their objects are deleted, their records and transcripts kept in the transcript store until its archived-transcript retention", done)
-	}
-	return res, errors.Join(errs...)
+	return sessions[:n], errors.Join(errs...)
 }
 
-// archivedAt is when s was archived, for a session the retention may retire: archived,
-// with a transcript, not going, and no restore of it asked and pending.
-func archivedAt(s *sessionsv1alpha1.AgentSession) (time.Time, bool) {
-	if s.Status.Phase != sessionsv1alpha1.SessionArchived || s.Status.SessionID == "" || !s.DeletionTimestamp.IsZero() {
-		return time.Time{}, false
-	}
-	c := meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived)
-	if c == nil || c.Status != "True" {
-		return time.Time{}, false
-	}
-	if s.Annotations[sessionsv1alpha1.RestoreAnnotation] == s.Status.SessionID && c.Reason != sessionsv1alpha1.ReasonRestoreFailed {
-		return time.Time{}, false
-	}
-	return c.LastTransitionTime.Time, true
+// retireFailed says on s that it is kept, and why, and returns the error.
+func (r *RetentionReconciler) retireFailed(s *sessionsv1alpha1.AgentSession, err error) error {
+	r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, sessionsv1alpha1.EventRetireFailed, "Retire",
+		"kept: its record could not be written to the transcript store: %v", err)
+	return fmt.Errorf("retire %s: %w", s.Name, err)
 }
 
-// retire writes s's record, says so, and deletes s while it is the object that was judged
-// (a restore since changes it: the delete is refused and the session stays). ok is false
-// when the object had changed or gone.
-func (r *RetentionReconciler) retire(ctx context.Context, s *sessionsv1alpha1.AgentSession, ret policy.Retirement, now time.Time) (bool, error) {
-	rec := RecordOf(s, ret.Reason, now)
-	if err := r.Records.Retire(ctx, rec); err != nil {
-		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, sessionsv1alpha1.EventRetireFailed, "Retire",
-			"kept: its record could not be written to the transcript store: %v", err)
-		return false, fmt.Errorf("retire %s: %w", s.Name, err)
+// deleteAll deletes the sessions, deletesInFlight at a time, each while it is the object
+// that was judged (a restore since changes it: its delete is refused and the session
+// stays), and returns the names of those deleted.
+func (r *RetentionReconciler) deleteAll(ctx context.Context, sessions []*sessionsv1alpha1.AgentSession) ([]string, error) {
+	deleted := make([]bool, len(sessions))
+	errs := make([]error, len(sessions))
+	sem := make(chan struct{}, deletesInFlight)
+	var wg sync.WaitGroup
+	for i, s := range sessions {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			err := r.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
+			switch {
+			case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+			case err != nil:
+				errs[i] = fmt.Errorf("delete %s: %w", s.Name, err)
+			default:
+				deleted[i] = true
+			}
+		})
 	}
-	r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, sessionsv1alpha1.EventRetired, "Delete",
-		"%s: the object is deleted; its record and transcript %s stay in the transcript store until its archived-transcript retention (sessions_list archived lists it, restore brings it back)",
-		ret.Message, s.Status.SessionID)
-	ctrl.LoggerFrom(ctx).V(2).Info("retiring archived session", "agentSession", klog.KObj(s), "reason", ret.Reason)
-	err := r.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return false, nil
+	wg.Wait()
+	var gone []string
+	for i, s := range sessions {
+		if deleted[i] {
+			gone = append(gone, s.Name)
+		}
 	}
-	return err == nil, err
+	return gone, errors.Join(errs...)
+}
+
+// firstNames names the first namesInEvent of names, and how many more.
+func firstNames(names []string) string {
+	if len(names) <= namesInEvent {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:namesInEvent], ", "), len(names)-namesInEvent)
 }
 
 // RecordOf is the compact record of archived session s, retired at now for reason.

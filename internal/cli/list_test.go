@@ -58,7 +58,7 @@ func TestListArchivedShowsRetiredSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := recs.Retire(ctx, transcript.RetiredSession{Namespace: mcpservertest.Namespace, Name: sessionkey.ObjectName("agent:main:old"),
+	if _, err := recs.Retire(ctx, transcript.RetiredSession{Namespace: mcpservertest.Namespace, Name: sessionkey.ObjectName("agent:main:old"),
 		SessionID: "sid-old", Key: "agent:main:old", AgentID: "main", Kind: "other", TotalTokens: 42,
 		UpdatedAt: updated, ArchivedAt: updated, RetiredAt: updated.Add(7 * 24 * time.Hour), Reason: "age"}); err != nil {
 		t.Fatal(err)

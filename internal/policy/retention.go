@@ -21,6 +21,9 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 )
 
@@ -53,6 +56,24 @@ func RetentionOf(pol *sessionsv1alpha1.SessionPolicy) Retention {
 type ArchivedSession struct {
 	Name       string
 	ArchivedAt time.Time
+}
+
+// TranscriptArchived is when s was archived, for a session whose transcript is archived
+// and stays so: archived, with a transcript, its Archived condition True, and no restore of
+// it asked and pending (one that failed, RestoreFailed, has nothing left to restore). Only
+// such a session is retired, and its finalizer need not archive its transcript again.
+func TranscriptArchived(s *sessionsv1alpha1.AgentSession) (time.Time, bool) {
+	if s.Status.Phase != sessionsv1alpha1.SessionArchived || s.Status.SessionID == "" {
+		return time.Time{}, false
+	}
+	c := meta.FindStatusCondition(s.Status.Conditions, sessionsv1alpha1.ConditionArchived)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return time.Time{}, false
+	}
+	if s.Annotations[sessionsv1alpha1.RestoreAnnotation] == s.Status.SessionID && c.Reason != sessionsv1alpha1.ReasonRestoreFailed {
+		return time.Time{}, false
+	}
+	return c.LastTransitionTime.Time, true
 }
 
 // Why a session is retired.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -112,6 +113,44 @@ func TestRetiredSessions(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, g); diff != "" {
 				t.Errorf("RetiredSessions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTranscriptArchived(t *testing.T) {
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	session := func(phase sessionsv1alpha1.SessionPhase, reason, restore string) *sessionsv1alpha1.AgentSession {
+		s := &sessionsv1alpha1.AgentSession{}
+		s.Status.Phase, s.Status.SessionID = phase, "sid"
+		if reason != "" {
+			s.Status.Conditions = []metav1.Condition{{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue, Reason: reason,
+				LastTransitionTime: metav1.NewTime(at)}}
+		}
+		if restore != "" {
+			s.Annotations = map[string]string{sessionsv1alpha1.RestoreAnnotation: restore}
+		}
+		return s
+	}
+	noTranscript := session(sessionsv1alpha1.SessionArchived, "Archived", "")
+	noTranscript.Status.SessionID = ""
+	cases := map[string]struct {
+		s    *sessionsv1alpha1.AgentSession
+		want bool
+	}{
+		"archived":                          {session(sessionsv1alpha1.SessionArchived, "Archived", ""), true},
+		"a restore of an earlier sessionId": {session(sessionsv1alpha1.SessionArchived, "Archived", "old"), true},
+		"a restore asked: maybe live again": {session(sessionsv1alpha1.SessionArchived, "Archived", "sid"), false},
+		"a restore that failed":             {session(sessionsv1alpha1.SessionArchived, sessionsv1alpha1.ReasonRestoreFailed, "sid"), true},
+		"archived, its condition not yet":   {session(sessionsv1alpha1.SessionArchived, "", ""), false},
+		"active":                            {session(sessionsv1alpha1.SessionActive, "", ""), false},
+		"no transcript":                     {noTranscript, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := TranscriptArchived(tc.s)
+			if ok != tc.want || (ok && !got.Equal(at)) {
+				t.Errorf("TranscriptArchived = %v, %v; want %v at %v", got, ok, tc.want, at)
 			}
 		})
 	}

@@ -60,7 +60,7 @@ func TestRetiredSessionsAreFoundAsArchivedOnes(t *testing.T) {
 	child := transcript.RetiredSession{Namespace: ns, Name: sessionkey.ObjectName("agent:a:subagent:9"), SessionID: "sid-retired",
 		Key: "agent:a:subagent:9", AgentID: "a", Label: "llama research", SpawnedBy: main.Spec.Key,
 		UpdatedAt: at, ArchivedAt: at, RetiredAt: at.Add(time.Hour), Reason: "age"}
-	if err := recs.Retire(ctx, child); err != nil {
+	if _, err := recs.Retire(ctx, child); err != nil {
 		t.Fatal(err)
 	}
 	cl := newFakeClient(main, other, policy)

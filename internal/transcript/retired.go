@@ -21,9 +21,10 @@ import (
 	"time"
 )
 
-// APIRetiredPath is the internal API of retired sessions' records: POST a RetiredSession
-// (written durably before the manager deletes the object), GET ?namespace= (RetiredList),
-// DELETE /{ns}/{id} (the session was brought back).
+// APIRetiredPath is the internal API of retired sessions' records: POST a RetiredList of
+// one namespace's records, at most MaxRetiredBatch and MaxRetiredRequestBytes (written
+// durably before the manager deletes the objects; answered with a RetireResult), GET
+// ?namespace= (RetiredList), DELETE /{ns}/{id} (the session was brought back).
 const APIRetiredPath = "/v1/retired"
 
 // APIArchivedMessagesPath, after a session's path, reads a page of its archived transcript
@@ -37,6 +38,11 @@ const (
 	MaxRetiredPerNamespace = 50000
 	MaxRetiredTotal        = 100000
 	maxRetiredField        = 512
+	// MaxRetiredBatch is how many records one write takes (one retention pass's).
+	MaxRetiredBatch = 500
+	// MaxRetiredRequestBytes bounds the body of one POST of APIRetiredPath; the client cuts
+	// a batch into requests under it (a record is at most about 40 KiB encoded).
+	MaxRetiredRequestBytes = 1 << 20
 )
 
 // ErrFull is returned when a bounded store holds all it may.
@@ -99,6 +105,30 @@ func (r *RetiredSession) Validate() error {
 	return nil
 }
 
+// RetireResult answers a POST of APIRetiredPath: the first Retired records of the batch are
+// kept; Full, when set, says why the rest are not (a bound of the store, ErrFull).
+type RetireResult struct {
+	Retired int    `json:"retired"`
+	Full    string `json:"full,omitempty"`
+}
+
+// ValidateRetiredBatch refuses a batch the store must not take: none, more than
+// MaxRetiredBatch, records of more than one namespace, or a record Validate refuses.
+func ValidateRetiredBatch(recs []RetiredSession) error {
+	if len(recs) == 0 || len(recs) > MaxRetiredBatch {
+		return fmt.Errorf("%w: a batch holds 1 to %d retired sessions' records, not %d", ErrInvalid, MaxRetiredBatch, len(recs))
+	}
+	for i := range recs {
+		if recs[i].Namespace != recs[0].Namespace {
+			return fmt.Errorf("%w: a batch holds one namespace's records, not %s's and %s's", ErrInvalid, recs[0].Namespace, recs[i].Namespace)
+		}
+		if err := recs[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Retired is what the session tools read of retired sessions: their records, and their
 // archived transcripts. The store's client and the sidecar's record store implement it.
 type Retired interface {
@@ -106,10 +136,13 @@ type Retired interface {
 	ReadArchived(ctx context.Context, namespace, sessionID string, opts ReadOptions) (Page, error)
 }
 
-// Retirer is what the manager's controllers need: write a record before an object goes,
-// and drop it once the session is back.
+// Retirer is what the manager's controllers need: write records before their objects go,
+// and drop one once its session is back.
 type Retirer interface {
-	Retire(ctx context.Context, r RetiredSession) error
+	// Retire keeps one namespace's records (ValidateRetiredBatch) durably, in order, as many
+	// as the store's bounds take: recs[:n] are kept, a record of a sessionId already kept
+	// replaces it, and n < len(recs) comes with an error (ErrFull at a bound).
+	Retire(ctx context.Context, recs ...RetiredSession) (n int, err error)
 	RetiredSessions(ctx context.Context, namespace string) ([]RetiredSession, error)
 	Unretire(ctx context.Context, namespace, sessionID string) error
 }

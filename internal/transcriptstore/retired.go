@@ -51,20 +51,26 @@ func (r RetiredRecords) ReadArchived(ctx context.Context, namespace, sessionID s
 	return r.Files.ReadArchived(ctx, namespace, sessionID, opts)
 }
 
-// retiredAPI serves the manager's retired records on the internal listener: a record is
-// written (durably) before the manager deletes the object, listed for the session tools it
-// runs, and dropped once the session is back; archived transcripts read as live ones do.
+// retiredAPI serves the manager's retired records on the internal listener: a batch of
+// records is written (durably, one fsync) before the manager deletes their objects, listed
+// for the session tools it runs, and dropped once the session is back; archived
+// transcripts read as live ones do.
 func retiredAPI(mux *http.ServeMux, r RetiredRecords) {
 	mux.HandleFunc("POST "+transcript.APIRetiredPath, func(w http.ResponseWriter, req *http.Request) {
-		var rec transcript.RetiredSession
-		if !decodeLimited(w, req, &rec, 64<<10) {
+		var batch transcript.RetiredList
+		if !decodeLimited(w, req, &batch, transcript.MaxRetiredRequestBytes) {
 			return
 		}
-		if err := r.Records.Retire(req.Context(), rec); err != nil {
+		n, err := r.Records.Retire(req.Context(), batch.Sessions...)
+		if err != nil && (n == 0 || !errors.Is(err, transcript.ErrFull)) {
 			writeStoreError(w, err)
 			return
 		}
-		w.WriteHeader(http.StatusNoContent)
+		res := transcript.RetireResult{Retired: n}
+		if err != nil { // full after the first n, which the manager may now delete
+			res.Full = err.Error()
+		}
+		writeJSON(w, http.StatusOK, res)
 	})
 	mux.HandleFunc("GET "+transcript.APIRetiredPath, func(w http.ResponseWriter, req *http.Request) {
 		recs, err := r.RetiredSessions(req.Context(), req.URL.Query().Get("namespace"))

@@ -15,9 +15,15 @@
 package transcriptstore_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +61,7 @@ func TestRetiredRecordsOverTheInternalAPI(t *testing.T) {
 	archivedAt := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	rec := transcript.RetiredSession{Namespace: transcripttest.Namespace, Name: "agent-a-main", SessionID: "s1", Key: "agent:a:main",
 		AgentID: "a", MessageCount: 3, ArchivedAt: archivedAt, RetiredAt: archivedAt.Add(time.Hour), Reason: "age"}
-	if err := c.Retire(ctx, rec); err != nil {
+	if _, err := c.Retire(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.RetiredSessions(ctx, transcripttest.Namespace)
@@ -67,7 +73,7 @@ func TestRetiredRecordsOverTheInternalAPI(t *testing.T) {
 	}
 	other := rec
 	other.SessionID, other.Key = "s2", "agent:a:other"
-	if err := c.Retire(ctx, other); !errors.Is(err, transcript.ErrFull) {
+	if _, err := c.Retire(ctx, other); !errors.Is(err, transcript.ErrFull) {
 		t.Errorf("a record over the namespace's bound: %v, want ErrFull", err)
 	}
 	page, err := c.ReadArchived(ctx, transcripttest.Namespace, "s1", transcript.ReadOptions{Limit: 10, IncludeTools: true})
@@ -85,7 +91,7 @@ func TestRetiredRecordsOverTheInternalAPI(t *testing.T) {
 	if got, _ := c.RetiredSessions(ctx, transcripttest.Namespace); len(got) != 0 {
 		t.Errorf("records after the retention: %v", got)
 	}
-	if err := c.Retire(ctx, other); err != nil {
+	if _, err := c.Retire(ctx, other); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Unretire(ctx, transcripttest.Namespace, "s2"); err != nil {
@@ -93,5 +99,84 @@ func TestRetiredRecordsOverTheInternalAPI(t *testing.T) {
 	}
 	if got, _ := c.RetiredSessions(ctx, transcripttest.Namespace); len(got) != 0 {
 		t.Errorf("records after unretire: %v", got)
+	}
+}
+
+// A batch over the internal API: the store keeps up to its bound and the client says how
+// many with ErrFull; a batch whose encoding is over one request's bound goes in several;
+// a request over the bounds of count or size is refused with a clear error, nothing kept.
+func TestRetiredBatchOverTheInternalAPI(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	st := transcripttest.OpenStore(t, root)
+	recs, err := store.OpenRetiredStore(root+"/"+store.RetiredDir, store.WithRetiredBounds(transcript.MaxRetiredBatch+2, 10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(transcriptstore.InternalAPI(st, nil, nil, transcriptstore.NewHookKeyring(), nil,
+		transcriptstore.RetiredRecords{Records: recs, Files: st}))
+	defer srv.Close()
+	c := client.NewLoopbackClient(srv.URL)
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	// Records of the longest fields a record may have, each escaped six times over in JSON:
+	// about 40 KiB each, so a batch of them is over one request's bound.
+	wide := strings.Repeat("<", 512)
+	batch := func(prefix string, n int) []transcript.RetiredSession {
+		out := make([]transcript.RetiredSession, n)
+		for i := range out {
+			id := fmt.Sprintf("%s%d", prefix, i)
+			out[i] = transcript.RetiredSession{Namespace: transcripttest.Namespace, Name: "n-" + id, SessionID: id, Key: "agent:a:" + id,
+				AgentID: "a", DisplayName: wide, Label: wide, SpawnedBy: wide, ParentSessionKey: wide, TranscriptPath: wide, Channel: wide,
+				ArchivedAt: at, RetiredAt: at}
+		}
+		return out
+	}
+	count := func() int {
+		got, err := c.RetiredSessions(ctx, transcripttest.Namespace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+
+	if n, err := c.Retire(ctx, batch("w", transcript.MaxRetiredBatch)...); n != transcript.MaxRetiredBatch || err != nil {
+		t.Fatalf("a batch of %d wide records: %d kept, %v", transcript.MaxRetiredBatch, n, err)
+	}
+	if n, err := c.Retire(ctx, batch("f", 5)...); n != 2 || !errors.Is(err, transcript.ErrFull) {
+		t.Errorf("a batch of 5 with room for 2: %d kept, %v; want 2, ErrFull", n, err)
+	}
+	if got := count(); got != transcript.MaxRetiredBatch+2 {
+		t.Errorf("%d records, want %d", got, transcript.MaxRetiredBatch+2)
+	}
+	if _, err := c.Retire(ctx, batch("x", transcript.MaxRetiredBatch+1)...); !errors.Is(err, transcript.ErrInvalid) {
+		t.Errorf("a batch over MaxRetiredBatch: %v, want ErrInvalid", err)
+	}
+
+	// What the client never sends, the store refuses too.
+	post := func(v any) (int, string) {
+		b, _ := json.Marshal(v)
+		resp, err := http.Post(srv.URL+transcript.APIRetiredPath, "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := post(transcript.RetiredList{Sessions: batch("y", transcript.MaxRetiredBatch+1)[:transcript.MaxRetiredBatch+1]}); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over MaxRetiredRequestBytes: %d %s, want 413", code, body)
+	}
+	small := batch("z", transcript.MaxRetiredBatch+1)
+	for i := range small {
+		small[i].DisplayName, small[i].Label, small[i].SpawnedBy, small[i].ParentSessionKey, small[i].TranscriptPath, small[i].Channel = "", "", "", "", "", ""
+	}
+	if code, body := post(transcript.RetiredList{Sessions: small}); code != http.StatusBadRequest || !strings.Contains(body, "a batch holds 1 to 500") {
+		t.Errorf("a batch over MaxRetiredBatch: %d %s, want 400 saying the bound", code, body)
+	}
+	if code, body := post(transcript.RetiredSession{Namespace: transcripttest.Namespace, Name: "n", SessionID: "one", Key: "k", AgentID: "a"}); code != http.StatusBadRequest {
+		t.Errorf("a single record, not a batch: %d %s, want 400", code, body)
+	}
+	if got := count(); got != transcript.MaxRetiredBatch+2 {
+		t.Errorf("%d records after the refused requests, want %d", got, transcript.MaxRetiredBatch+2)
 	}
 }

@@ -15,19 +15,68 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 
 	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 )
 
-// Retire hands the store a retired session's record; on return it is durable.
-func (c *Client) Retire(ctx context.Context, r transcript.RetiredSession) error {
-	if err := r.Validate(); err != nil {
-		return err
+// Retire hands the store one namespace's retired sessions' records (transcript.Retirer):
+// one request for the batch, more only when its encoding is over
+// transcript.MaxRetiredRequestBytes. On return recs[:n] are durable.
+func (c *Client) Retire(ctx context.Context, recs ...transcript.RetiredSession) (int, error) {
+	if err := transcript.ValidateRetiredBatch(recs); err != nil {
+		return 0, err
 	}
-	return c.do(ctx, http.MethodPost, transcript.APIRetiredPath, r, nil)
+	done := 0
+	for len(recs) > 0 {
+		body, k, err := retiredBody(recs)
+		if err != nil {
+			return done, err
+		}
+		var res transcript.RetireResult
+		if err := c.do(ctx, http.MethodPost, transcript.APIRetiredPath, body, &res); err != nil {
+			return done, err
+		}
+		done += res.Retired
+		if res.Full != "" {
+			return done, fmt.Errorf("%w (%s)", transcript.ErrFull, res.Full)
+		}
+		if res.Retired != k {
+			return done, fmt.Errorf("transcript-store kept %d of %d retired sessions' records and said no more", res.Retired, k)
+		}
+		recs = recs[k:]
+	}
+	return done, nil
+}
+
+// retiredBody is the RetiredList of the first k of recs whose encoding fits in
+// transcript.MaxRetiredRequestBytes (at least one: a valid record is far under it).
+func retiredBody(recs []transcript.RetiredSession) (json.RawMessage, int, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"sessions":[`)
+	k := 0
+	for _, rec := range recs {
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return nil, 0, errors.Join(transcript.ErrInvalid, err)
+		}
+		if k > 0 && buf.Len()+len(b)+3 > transcript.MaxRetiredRequestBytes {
+			break
+		}
+		if k > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(b)
+		k++
+	}
+	buf.WriteString(`]}`)
+	return buf.Bytes(), k, nil
 }
 
 // RetiredSessions are the records of namespace's retired sessions, the latest first.

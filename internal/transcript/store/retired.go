@@ -49,8 +49,8 @@ const (
 )
 
 // RetiredStore keeps the compact records of retired sessions (transcript.RetiredSession):
-// one append-only log per namespace (<dir>/<namespace>.jsonl), each line fsync'd before a
-// write returns, so a record the manager was told is written survives the store's crash;
+// one append-only log per namespace (<dir>/<namespace>.jsonl), each write fsync'd before it
+// returns, so a record the manager was told is written survives the store's crash;
 // a log is rewritten compacted once most of its lines are dropped records. Every record is
 // held in memory, bounded by transcript.MaxRetiredPerNamespace and MaxRetiredTotal: a
 // write over a bound is ErrFull, and the manager then keeps the object.
@@ -140,34 +140,51 @@ func (r *RetiredStore) load(ns string) error {
 	return nil
 }
 
-// Retire keeps rec durably (fsync'd on return); a record of the same sessionId is replaced.
-func (r *RetiredStore) Retire(_ context.Context, rec transcript.RetiredSession) error {
-	if err := rec.Validate(); err != nil {
-		return err
+// Retire keeps one namespace's records durably (transcript.Retirer): one append and one
+// fsync for the batch. A record of a sessionId already kept replaces it; at a bound the
+// records before it are kept and ErrFull says why the rest are not.
+func (r *RetiredStore) Retire(_ context.Context, recs ...transcript.RetiredSession) (int, error) {
+	if err := transcript.ValidateRetiredBatch(recs); err != nil {
+		return 0, err
 	}
+	ns := recs[0].Namespace
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	recs := r.byNS[rec.Namespace]
-	if _, replace := recs[rec.SessionID]; !replace {
-		if len(recs) >= r.maxPerNS {
-			return fmt.Errorf("%w: namespace %s holds %d retired sessions' records", transcript.ErrFull, rec.Namespace, len(recs))
+	kept, added := r.byNS[ns], map[string]bool{}
+	n, full := 0, error(nil)
+	for _, rec := range recs {
+		if _, replace := kept[rec.SessionID]; !replace && !added[rec.SessionID] {
+			if held := len(kept) + len(added); held >= r.maxPerNS {
+				full = fmt.Errorf("%w: namespace %s holds %d retired sessions' records", transcript.ErrFull, ns, held)
+				break
+			}
+			if held := r.total + len(added); held >= r.maxAll {
+				full = fmt.Errorf("%w: the store holds %d retired sessions' records", transcript.ErrFull, held)
+				break
+			}
+			added[rec.SessionID] = true
 		}
-		if r.total >= r.maxAll {
-			return fmt.Errorf("%w: the store holds %d retired sessions' records", transcript.ErrFull, r.total)
-		}
+		n++
 	}
-	if err := r.appendLocked(rec.Namespace, retiredOp{Op: opRetire, Session: &rec}); err != nil {
-		return err
+	if n == 0 {
+		return 0, full
 	}
-	if recs == nil {
-		recs = map[string]transcript.RetiredSession{}
-		r.byNS[rec.Namespace] = recs
+	ops := make([]retiredOp, n)
+	for i := range ops {
+		ops[i] = retiredOp{Op: opRetire, Session: &recs[i]}
 	}
-	if _, replace := recs[rec.SessionID]; !replace {
-		r.total++
+	if err := r.appendLocked(ns, ops...); err != nil {
+		return 0, err
 	}
-	recs[rec.SessionID] = rec
-	return nil
+	if kept == nil {
+		kept = map[string]transcript.RetiredSession{}
+		r.byNS[ns] = kept
+	}
+	for _, rec := range recs[:n] {
+		kept[rec.SessionID] = rec
+	}
+	r.total += len(added)
+	return n, full
 }
 
 // Unretire drops the record of sessionID (the session is back); dropping none is no error.
@@ -230,18 +247,23 @@ func (r *RetiredStore) Prune(cutoff time.Time) (int, error) {
 	return dropped, errors.Join(errs...)
 }
 
-// appendLocked appends one op to ns's log and fsyncs it (and the directory, for a new log).
-func (r *RetiredStore) appendLocked(ns string, op retiredOp) error {
-	line, err := json.Marshal(op)
-	if err != nil {
-		return err
+// appendLocked appends ops to ns's log in one write and fsyncs it once (and the directory,
+// for a new log).
+func (r *RetiredStore) appendLocked(ns string, ops ...retiredOp) error {
+	var buf bytes.Buffer
+	for _, op := range ops {
+		line, err := json.Marshal(op)
+		if err != nil {
+			return err
+		}
+		buf.Write(append(line, '\n'))
 	}
 	_, statErr := os.Stat(r.path(ns))
 	f, err := os.OpenFile(r.path(ns), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(line, '\n'))
+	_, err = f.Write(buf.Bytes())
 	if err == nil {
 		err = datasync(f)
 	}
@@ -254,7 +276,7 @@ func (r *RetiredStore) appendLocked(ns string, op retiredOp) error {
 	if err != nil {
 		return fmt.Errorf("retired records %s: %w", r.path(ns), err)
 	}
-	r.lines[ns]++
+	r.lines[ns] += len(ops)
 	return nil
 }
 

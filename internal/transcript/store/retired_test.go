@@ -17,8 +17,11 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,23 +60,23 @@ func TestRetiredStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, id := range []string{"s1", "s2", "s3"} {
-		if err := r.Retire(ctx, retiredRec("ns", id, t0.Add(time.Duration(i)*time.Hour), t0.Add(time.Duration(10+i)*time.Hour))); err != nil {
+		if _, err := r.Retire(ctx, retiredRec("ns", id, t0.Add(time.Duration(i)*time.Hour), t0.Add(time.Duration(10+i)*time.Hour))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := r.Retire(ctx, retiredRec("ns", "s4", t0, t0)); !errors.Is(err, transcript.ErrFull) {
+	if _, err := r.Retire(ctx, retiredRec("ns", "s4", t0, t0)); !errors.Is(err, transcript.ErrFull) {
 		t.Errorf("a fourth record in a namespace bounded at 3: %v, want ErrFull", err)
 	}
-	if err := r.Retire(ctx, retiredRec("ns", "s3", t0.Add(2*time.Hour), t0.Add(20*time.Hour))); err != nil {
+	if _, err := r.Retire(ctx, retiredRec("ns", "s3", t0.Add(2*time.Hour), t0.Add(20*time.Hour))); err != nil {
 		t.Errorf("replacing a record at the bound: %v", err)
 	}
-	if err := r.Retire(ctx, retiredRec("other", "o1", t0, t0)); err != nil {
+	if _, err := r.Retire(ctx, retiredRec("other", "o1", t0, t0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Retire(ctx, retiredRec("other", "o2", t0, t0)); !errors.Is(err, transcript.ErrFull) {
+	if _, err := r.Retire(ctx, retiredRec("other", "o2", t0, t0)); !errors.Is(err, transcript.ErrFull) {
 		t.Errorf("a fifth record in a store bounded at 4: %v, want ErrFull", err)
 	}
-	if err := r.Retire(ctx, transcript.RetiredSession{Namespace: "ns", SessionID: "../x", Name: "x", Key: "k", AgentID: "a"}); !errors.Is(err, transcript.ErrInvalid) {
+	if _, err := r.Retire(ctx, transcript.RetiredSession{Namespace: "ns", SessionID: "../x", Name: "x", Key: "k", AgentID: "a"}); !errors.Is(err, transcript.ErrInvalid) {
 		t.Errorf("a record with an unsafe id: %v, want ErrInvalid", err)
 	}
 	if diff := cmp.Diff([]string{"s3", "s2", "s1"}, retiredIDs(t, r, "ns")); diff != "" {
@@ -96,7 +99,7 @@ func TestRetiredStore(t *testing.T) {
 	if diff := cmp.Diff([]string{"s3", "s1"}, retiredIDs(t, re, "ns")); diff != "" {
 		t.Errorf("records after reopen (-want +got):\n%s", diff)
 	}
-	if err := re.Retire(ctx, retiredRec("ns", "s5", t0.Add(5*time.Hour), t0.Add(30*time.Hour))); err != nil {
+	if _, err := re.Retire(ctx, retiredRec("ns", "s5", t0.Add(5*time.Hour), t0.Add(30*time.Hour))); err != nil {
 		t.Fatal(err)
 	}
 	n, err := re.Prune(t0.Add(90 * time.Minute))
@@ -112,5 +115,64 @@ func TestRetiredStore(t *testing.T) {
 	}
 	if got := retiredIDs(t, again, "other"); len(got) != 0 {
 		t.Errorf("other's records after prune: %v", got)
+	}
+}
+
+// A batch is one append to its namespace's log: kept up to a bound (the records before it,
+// ErrFull for the rest), a sessionId twice counted once, and refused whole when it is
+// empty, too long, of two namespaces or holds an invalid record.
+func TestRetiredStoreBatch(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	rec := func(ns, id string) transcript.RetiredSession { return retiredRec(ns, id, t0, t0) }
+	tooMany := make([]transcript.RetiredSession, transcript.MaxRetiredBatch+1)
+	for i := range tooMany {
+		tooMany[i] = rec("ns", fmt.Sprintf("m%d", i))
+	}
+	cases := map[string]struct {
+		batch   []transcript.RetiredSession
+		wantN   int
+		wantErr error
+		wantIDs []string
+	}{
+		"all kept":              {[]transcript.RetiredSession{rec("ns", "a"), rec("ns", "b")}, 2, nil, []string{"a", "b"}},
+		"kept up to the bound":  {[]transcript.RetiredSession{rec("ns", "a"), rec("ns", "b"), rec("ns", "c"), rec("ns", "d")}, 3, transcript.ErrFull, []string{"a", "b", "c"}},
+		"a sessionId twice":     {[]transcript.RetiredSession{rec("ns", "a"), rec("ns", "a"), rec("ns", "b"), rec("ns", "c")}, 4, nil, []string{"a", "b", "c"}},
+		"none":                  {nil, 0, transcript.ErrInvalid, []string{}},
+		"two namespaces":        {[]transcript.RetiredSession{rec("ns", "a"), rec("other", "b")}, 0, transcript.ErrInvalid, []string{}},
+		"an invalid record":     {[]transcript.RetiredSession{rec("ns", "a"), rec("ns", "../b")}, 0, transcript.ErrInvalid, []string{}},
+		"over MaxRetiredBatch":  {tooMany, 0, transcript.ErrInvalid, []string{}},
+		"the first over bounds": {[]transcript.RetiredSession{rec("ns", "a"), rec("ns", "b"), rec("ns", "c"), rec("ns", "d"), rec("ns", "e")}, 3, transcript.ErrFull, []string{"a", "b", "c"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			r, err := store.OpenRetiredStore(dir, store.WithRetiredBounds(3, 10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := r.Retire(ctx, tc.batch...)
+			if n != tc.wantN || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("Retire = %d, %v; want %d, %v", n, err, tc.wantN, tc.wantErr)
+			}
+			reopened, err := store.OpenRetiredStore(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, got := range []*store.RetiredStore{r, reopened} {
+				ids := retiredIDs(t, got, "ns")
+				slices.Sort(ids)
+				if diff := cmp.Diff(tc.wantIDs, ids); diff != "" {
+					t.Errorf("records (-want +got):\n%s", diff)
+				}
+			}
+			lines := 0
+			if b, err := os.ReadFile(filepath.Join(dir, "ns.jsonl")); err == nil {
+				lines = strings.Count(string(b), "\n")
+			}
+			if lines != n {
+				t.Errorf("%d lines in the log, want one per record kept (%d)", lines, n)
+			}
+		})
 	}
 }
