@@ -38,7 +38,6 @@ import (
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
 	"github.com/agent-sessions/agent-session-operator/controllers/ownerflow"
-	"github.com/agent-sessions/agent-session-operator/internal/policy"
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
 	"github.com/agent-sessions/agent-session-operator/internal/textutil"
@@ -261,14 +260,7 @@ func (r *AgentSessionReconciler) finalize(ctx context.Context, s *sessionsv1alph
 	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
 		return nil
 	}
-	// A transcript archived for good (an archived session's, the retention's among them) is
-	// not archived again: the store's Archive would change nothing, and a retention pass
-	// deleting hundreds would wait on a store call for each.
-	if _, archived := policy.TranscriptArchived(s); archived {
-		if err := r.removeWorkspace(s); err != nil {
-			return err
-		}
-	} else if err := r.archive(ctx, s); err != nil {
+	if err := r.archive(ctx, s); err != nil {
 		return err
 	}
 	if r.Sandboxes {
@@ -294,12 +286,7 @@ func (r *AgentSessionReconciler) archive(ctx context.Context, s *sessionsv1alpha
 	if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil && !errors.Is(err, transcript.ErrNotFound) {
 		return fmt.Errorf("archive transcript: %w", err)
 	}
-	return r.removeWorkspace(s)
-}
-
-// removeWorkspace removes the session's workspace, if it has one.
-func (r *AgentSessionReconciler) removeWorkspace(s *sessionsv1alpha1.AgentSession) error {
-	if r.WorkspaceRoot == "" || s.Status.SessionID == "" {
+	if r.WorkspaceRoot == "" {
 		return nil
 	}
 	if err := os.RemoveAll(turns.WorkspaceDir(r.WorkspaceRoot, s.Namespace, s.Status.SessionID)); err != nil {

@@ -66,7 +66,7 @@ const (
 // SessionPolicy, the defaults without one) to its archived sessions: the sessions past the
 // rule (policy.RetiredSessions) have their compact records written to the transcript store
 // in one batch, durably, and only then are their objects deleted, a few at a time (their
-// finalizer lets them go without archiving again: the transcript is archived already). One
+// finalizer archives the transcript, a no-op for an archived one). One
 // SessionsRetired Event on the SessionPolicy says how many a pass retired and names the
 // first few; a session's own Event would go with its object. A manager that dies between
 // the two leaves records and objects: the next pass writes the same records again and

@@ -61,7 +61,7 @@ type ArchivedSession struct {
 // TranscriptArchived is when s was archived, for a session whose transcript is archived
 // and stays so: archived, with a transcript, its Archived condition True, and no restore of
 // it asked and pending (one that failed, RestoreFailed, has nothing left to restore). Only
-// such a session is retired, and its finalizer need not archive its transcript again.
+// such a session is retired.
 func TranscriptArchived(s *sessionsv1alpha1.AgentSession) (time.Time, bool) {
 	if s.Status.Phase != sessionsv1alpha1.SessionArchived || s.Status.SessionID == "" {
 		return time.Time{}, false
