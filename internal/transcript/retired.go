@@ -35,10 +35,15 @@ const APIArchivedMessagesPath = "/archived-messages"
 
 // Bounds of the retired records: each field's own, and how many a store keeps (an
 // owner and a bound for every size: the record store refuses more, and the manager keeps
-// the object then).
+// the object then). A record lives until the archived-transcript retention (30 days by
+// default), so a million sessions a year keep about 82,000 at a time. The records stay on
+// disk and the store's memory holds an index of about 130 bytes a record: 500,000 are
+// about 62 MiB of a store Pod's heap (256Mi limit), and two shards hold a million.
+// A namespace's bound keeps one namespace from taking the whole store, and bounds the log
+// a search of its records reads (about 75 MB at 100,000).
 const (
-	MaxRetiredPerNamespace = 250000
-	MaxRetiredTotal        = 1000000
+	MaxRetiredPerNamespace = 100000
+	MaxRetiredTotal        = 500000
 	maxRetiredField        = 512
 )
 

@@ -68,7 +68,10 @@ type cursor struct {
 
 // listOrder is sessions_list's order: the most recently updated first, then by sessionId.
 func listOrder(a, b cursor) int {
-	return cmp.Or(cmp.Compare(b.listed, a.listed), strings.Compare(a.id, b.id))
+	if a.listed != b.listed {
+		return cmp.Compare(b.listed, a.listed)
+	}
+	return strings.Compare(a.id, b.id)
 }
 
 // page reads the limit records after after in sessions_list's order, each at its offset.
