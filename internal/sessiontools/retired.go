@@ -116,6 +116,9 @@ func (c *Call) archivedRows(ctx context.Context, p sessionrows.ListParams, visib
 		}
 		q.After, q.Limit = recs[len(recs)-1].Cursor(), min(2*q.Limit, transcript.MaxRetiredPage)
 	}
+	if len(retired) == 0 {
+		return c.rows(ctx, p, visible)
+	}
 	rows := sessionrows.ListRows(slices.Concat(live, retired), p, now, visible)
 	ids := make(map[string]struct{}, len(retired))
 	for _, s := range retired {

@@ -48,8 +48,8 @@ const (
 	opRetire = "retire"
 	opDrop   = "drop"
 	// maxRetiredLine bounds a log's line: a record's fields are bounded (512 bytes each), so
-	// a longer line is no record the store wrote.
-	maxRetiredLine = 64 << 10
+	// a longer line is no record the store wrote, and the log does not open.
+	maxRetiredLine = 1 << 20
 	// maxRetiredLog bounds a namespace's log: an index entry's offset is 32 bits.
 	maxRetiredLog = math.MaxUint32
 )
