@@ -217,7 +217,7 @@ func (r *RetiredStore) Retire(_ context.Context, rec transcript.RetiredSession) 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.logs[rec.Namespace]
-	_, replace := l.entry(rec.SessionID)
+	replace := l.holds(rec.SessionID)
 	if !replace {
 		if n := l.live(); n >= r.maxPerNS {
 			return fmt.Errorf("%w: namespace %s holds %d retired sessions' records", transcript.ErrFull, rec.Namespace, n)
@@ -251,7 +251,7 @@ func (r *RetiredStore) Unretire(_ context.Context, namespace, sessionID string) 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.logs[namespace]
-	if _, ok := l.entry(sessionID); !ok {
+	if !l.holds(sessionID) {
 		return nil
 	}
 	if _, _, err := r.appendLocked(namespace, l, retiredOp{Op: opDrop, SessionID: sessionID}); err != nil {
@@ -262,14 +262,16 @@ func (r *RetiredStore) Unretire(_ context.Context, namespace, sessionID string) 
 	return r.compactLocked(namespace, l)
 }
 
-func (l *retiredLog) entry(sessionID string) (retiredEntry, bool) {
+// holds says whether sessionID has a live record in the log.
+func (l *retiredLog) holds(sessionID string) bool {
 	if l == nil {
-		return retiredEntry{}, false
+		return false
 	}
-	e, ok := l.index[sessionID]
-	return e, ok
+	_, ok := l.index[sessionID]
+	return ok
 }
 
+// live is how many live records the log holds.
 func (l *retiredLog) live() int {
 	if l == nil {
 		return 0
