@@ -161,7 +161,7 @@ func (e *retentionEnv) left(t *testing.T, ns string) []string {
 // recorded are the object names of ns's records, sorted.
 func (e *retentionEnv) recorded(t *testing.T, recs transcript.Retirer, ns string) []string {
 	t.Helper()
-	got, err := recs.RetiredSessions(e.ctx, ns)
+	got, err := recs.RetiredSessions(e.ctx, ns, transcript.RetiredQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
