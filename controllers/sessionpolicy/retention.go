@@ -49,7 +49,7 @@ const maxRetiredPerPass = 100
 // SessionPolicy, the defaults without one) to its archived sessions: for each one past the
 // rule (policy.RetiredSessions) it writes the session's compact record to the transcript
 // store, durably, says so in a Retired Event on the session, and only then deletes the
-// object (its finalizer archives the transcript, a no-op for an archived one). A manager
+// object (one write: its transcript is archived already, and no finalizer holds it). A manager
 // that dies between the two leaves a record and an object: the next pass writes the same
 // record again and deletes. The next deadline is a RequeueAfter on the injected clock.
 type RetentionReconciler struct {
