@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -83,8 +84,17 @@ func TestDeleteCleanupAndOrphanSweep(t *testing.T) {
 		return slices.Contains(ids, sid)
 	}
 
-	// The upgrade: the live one loses the finalizer and keeps its transcript; the one
-	// deleted while it carried it goes, its transcript archived.
+	legacyUpgraded(ctx, t, c, live, legacyLive, legacyDeleting)
+	deleteArchives(ctx, t, c, root, workspaces, live)
+	adopted := retiredAndAdopted(ctx, t, c, retired)
+	s2 := initialized(ctx, t, c, newSession("s2", "agent:a:two", nil))
+	sweepsOrphansOnly(ctx, t, cfg, mgr, st, workspaces, live, []string{s2.Status.SessionID, adopted, legacyLive.Status.SessionID})
+}
+
+// legacyUpgraded: the live legacy session loses the finalizer and keeps its transcript; the
+// one deleted while it carried it goes, its transcript archived.
+func legacyUpgraded(ctx context.Context, t *testing.T, c client.Client, live func(string) bool, legacyLive, legacyDeleting *sessionsv1alpha1.AgentSession) {
+	t.Helper()
 	testenv.Eventually(t, "the legacy finalizer taken off a live session", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(legacyLive), legacyLive)
 		return err == nil && len(legacyLive.Finalizers) == 0, err
@@ -96,9 +106,12 @@ func TestDeleteCleanupAndOrphanSweep(t *testing.T) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(legacyDeleting), &sessionsv1alpha1.AgentSession{})
 		return apierrors.IsNotFound(err) && !live(legacyDeleting.Status.SessionID), client.IgnoreNotFound(err)
 	})
+}
 
-	// A delete: no finalizer was ever written; once the object is gone its transcript is
-	// archived (kept on the volume as *.deleted.<unix>) and its workspace removed.
+// deleteArchives: no finalizer is ever written; once a deleted session's object is gone its
+// transcript is archived (kept on the volume as *.deleted.<unix>) and its workspace removed.
+func deleteArchives(ctx context.Context, t *testing.T, c client.Client, root, workspaces string, live func(string) bool) {
+	t.Helper()
 	s1 := initialized(ctx, t, c, newSession("s1", "agent:a:one", nil))
 	if len(s1.Finalizers) != 0 {
 		t.Errorf("a new session's finalizers %v, want none", s1.Finalizers)
@@ -121,9 +134,15 @@ func TestDeleteCleanupAndOrphanSweep(t *testing.T) {
 	if err != nil || len(kept) != 1 {
 		t.Errorf("the archived transcript on the volume: %v %v, want one *.deleted.<unix>", kept, err)
 	}
+}
 
-	adopted := retiredAndAdopted(ctx, t, c, retired)
-	s2 := initialized(ctx, t, c, newSession("s2", "agent:a:two", nil))
+// sweepsOrphansOnly: the sweep archives a live transcript no session holds, with its
+// workspace, and none of held nor an archived one; through a cache that holds none of the
+// sessions (a shard's before the relabel stamps them) too, the API server's answer keeping
+// theirs.
+func sweepsOrphansOnly(ctx context.Context, t *testing.T, cfg *rest.Config, mgr ctrl.Manager, st transcript.Store, workspaces string,
+	live func(string) bool, held []string) {
+	t.Helper()
 	for _, orphan := range []string{"0000-orphan", "0000-archived"} {
 		if _, err := st.CreateSession(ctx, transcript.SessionHeader{Namespace: "team", SessionID: orphan, SessionKey: "agent:a:" + orphan}); err != nil {
 			t.Fatal(err)
@@ -136,23 +155,24 @@ func TestDeleteCleanupAndOrphanSweep(t *testing.T) {
 	if err := os.MkdirAll(orphanWS, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	keptHeld := func(how string) {
+		for _, sid := range held {
+			if !live(sid) {
+				t.Errorf("the sweep %s archived %s, which a session holds", how, sid)
+			}
+		}
+	}
 
 	sweep := &OrphanSweep{Cache: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Store: st, WorkspaceRoot: workspaces}
 	n, err := sweep.Sweep(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("sweep: %d archived, %v; want the one orphan", n, err)
 	}
-	for _, sid := range []string{s2.Status.SessionID, adopted, legacyLive.Status.SessionID} {
-		if !live(sid) {
-			t.Errorf("the sweep archived %s, which a session holds", sid)
-		}
-	}
+	keptHeld("through the manager's cache")
 	if _, err := os.Stat(orphanWS); live("0000-orphan") || !os.IsNotExist(err) {
 		t.Errorf("the orphan: live %v, workspace %v; want archived, removed", live("0000-orphan"), err)
 	}
 
-	// A cache that holds none of the sessions (a shard's, before the relabel stamps them):
-	// the API server's answer keeps their transcripts.
 	blind, err := cache.New(cfg, cache.Options{Scheme: testenv.Scheme(), ByObject: map[client.Object]cache.ByObject{
 		&sessionsv1alpha1.AgentSession{}: {Label: labels.SelectorFromSet(labels.Set{"example.com/none": "x"})}}})
 	if err != nil {
@@ -169,11 +189,7 @@ func TestDeleteCleanupAndOrphanSweep(t *testing.T) {
 	if n, err := sweep.Sweep(ctx); err != nil || n != 1 || live("0000-orphan-2") {
 		t.Errorf("sweep through a blind cache: %d archived, %v; want the new orphan alone", n, err)
 	}
-	for _, sid := range []string{s2.Status.SessionID, adopted, legacyLive.Status.SessionID} {
-		if !live(sid) {
-			t.Errorf("the sweep through a blind cache archived %s, which a session holds", sid)
-		}
-	}
+	keptHeld("through a blind cache")
 }
 
 // newSession is a session of Agent "a" in namespace team.
