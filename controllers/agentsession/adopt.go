@@ -90,7 +90,7 @@ func (r *AgentSessionReconciler) retiredRecord(ctx context.Context, namespace, s
 	if r.Retired == nil {
 		return transcript.RetiredSession{}, false, nil
 	}
-	recs, err := r.Retired.RetiredSessions(ctx, namespace)
+	recs, err := r.Retired.RetiredSessions(ctx, namespace, transcript.RetiredQuery{Ref: sid})
 	if err != nil {
 		return transcript.RetiredSession{}, false, fmt.Errorf("retired records: %w", err)
 	}

@@ -103,7 +103,7 @@ var _ = Describe("the SessionPolicy's retention", func() {
 		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 	}
 	record := func(sid string) (transcript.RetiredSession, bool) {
-		recs, err := suite.Manager.Retired.RetiredSessions(ctx, ns)
+		recs, err := suite.Manager.Retired.RetiredSessions(ctx, ns, transcript.RetiredQuery{Ref: sid})
 		Expect(err).NotTo(HaveOccurred())
 		for _, r := range recs {
 			if r.SessionID == sid {

@@ -40,7 +40,7 @@ type recent struct {
 	s       *sessionsv1alpha1.AgentSession
 }
 
-func recentOf(s *sessionsv1alpha1.AgentSession) recent { return recent{updated: updatedAt(s), s: s} }
+func recentOf(s *sessionsv1alpha1.AgentSession) recent { return recent{updated: UpdatedAt(s), s: s} }
 
 func newerFirst(a, b recent) bool {
 	if a.updated != b.updated {
@@ -138,7 +138,7 @@ func PageRows(newest func(yield func(*sessionsv1alpha1.AgentSession) bool), p Li
 	rows := make([]SessionRow, 0, p.Limit)
 	cutoff := activeCutoff(p, now)
 	newest(func(s *sessionsv1alpha1.AgentSession) bool {
-		if p.ActiveMinutes > 0 && updatedAt(s) < cutoff {
+		if p.ActiveMinutes > 0 && UpdatedAt(s) < cutoff {
 			return false // all the rest are older still
 		}
 		if _, ok := listed(s, p, cutoff, visible); ok {

@@ -133,7 +133,7 @@ func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
 		SystemSent: s.Status.SystemSent, AbortedLastRun: s.Status.AbortedLastRun,
 		SendPolicy: string(s.Spec.SendPolicy), LastChannel: s.Spec.LastChannel, LastTo: s.Spec.LastTo,
 		DeliveryContext: deliveryContextOf(s), TranscriptPath: s.Status.TranscriptPath,
-		UpdatedAt: updatedAt(s), Label: s.Spec.Label, AgentID: s.Spec.AgentID,
+		UpdatedAt: UpdatedAt(s), Label: s.Spec.Label, AgentID: s.Spec.AgentID,
 		Archived: s.Status.Phase == sessionsv1alpha1.SessionArchived,
 	}
 	// The controller records kind and channel in status; parse the key only before it has.
@@ -149,9 +149,9 @@ func RowOf(s *sessionsv1alpha1.AgentSession) SessionRow {
 	return r
 }
 
-// updatedAt is when the session last changed, in ms: its transcript's last append, else its
-// creation.
-func updatedAt(s *sessionsv1alpha1.AgentSession) int64 {
+// UpdatedAt is when the session last changed, in ms, what sessions_list orders by: its
+// transcript's last append, else its creation.
+func UpdatedAt(s *sessionsv1alpha1.AgentSession) int64 {
 	if t := s.Status.UpdatedAt; t != nil {
 		return t.UnixMilli()
 	}
@@ -232,7 +232,7 @@ func listed(s *sessionsv1alpha1.AgentSession, p ListParams, cutoff int64, visibl
 	if len(p.Kinds) > 0 && !slices.Contains(p.Kinds, kindOf(s)) {
 		return 0, false
 	}
-	u := updatedAt(s)
+	u := UpdatedAt(s)
 	if p.ActiveMinutes > 0 && u < cutoff {
 		return 0, false
 	}
@@ -240,6 +240,12 @@ func listed(s *sessionsv1alpha1.AgentSession, p ListParams, cutoff int64, visibl
 		return 0, false
 	}
 	return u, true
+}
+
+// Listed says whether sessions_list with p shows s at now (ListRows' filters, one session).
+func Listed(s *sessionsv1alpha1.AgentSession, p ListParams, now time.Time, visible func(*sessionsv1alpha1.AgentSession) bool) bool {
+	_, ok := listed(s, p, activeCutoff(p, now), visible)
+	return ok
 }
 
 // ListRows selects, orders (most recently updated first) and limits the rows of
@@ -285,10 +291,5 @@ func matches(s *sessionsv1alpha1.AgentSession, p ListParams) bool {
 	if p.AgentID != "" && s.Spec.AgentID != p.AgentID {
 		return false
 	}
-	if p.Search == "" {
-		return true
-	}
-	q := strings.ToLower(p.Search)
-	return strings.Contains(strings.ToLower(s.Spec.Key), q) || strings.Contains(strings.ToLower(s.Spec.Label), q) ||
-		strings.Contains(strings.ToLower(s.Spec.DisplayName), q)
+	return transcript.MatchesSearch(p.Search, s.Spec.Key, s.Spec.Label, s.Spec.DisplayName)
 }

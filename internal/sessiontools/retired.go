@@ -35,9 +35,9 @@ import (
 // and access rules as a live one: listed with archived, its history read, and restore
 // recreates its object (the AgentSession controller adopts the transcript).
 
-// retiredSessions are the namespace's retired sessions as archived AgentSessions (no live
-// object has their sessionId), for a caller that may list the namespace's sessions.
-func (c *Call) retiredSessions(ctx context.Context) ([]*sessionsv1alpha1.AgentSession, error) {
+// retiredRecords are the namespace's retired sessions' records q keeps, for a caller that
+// may list the namespace's sessions.
+func (c *Call) retiredRecords(ctx context.Context, q transcript.RetiredQuery) ([]transcript.RetiredSession, error) {
 	if c.Retired == nil {
 		return nil, nil
 	}
@@ -47,14 +47,12 @@ func (c *Call) retiredSessions(ctx context.Context) ([]*sessionsv1alpha1.AgentSe
 		}
 		return nil, err
 	}
-	recs, err := c.Retired.RetiredSessions(ctx, c.Namespace)
-	if err != nil || len(recs) == 0 {
-		return nil, err
-	}
-	live, err := c.sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
+	return c.Retired.RetiredSessions(ctx, c.Namespace, q)
+}
+
+// asArchived are recs as archived AgentSessions, but for those a live object has the
+// sessionId of.
+func asArchived(recs []transcript.RetiredSession, live []*sessionsv1alpha1.AgentSession) []*sessionsv1alpha1.AgentSession {
 	ids := make(map[string]struct{}, len(live))
 	for _, s := range live {
 		ids[s.Status.SessionID] = struct{}{}
@@ -65,7 +63,7 @@ func (c *Call) retiredSessions(ctx context.Context) ([]*sessionsv1alpha1.AgentSe
 			out = append(out, sessionOfRecord(&recs[i]))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // sessionOfRecord is a retired session as the archived AgentSession it was, for the tools'
@@ -86,20 +84,42 @@ func sessionOfRecord(r *transcript.RetiredSession) *sessionsv1alpha1.AgentSessio
 }
 
 // archivedRows are sessions_list's archived rows: the archived sessions' objects and the
-// retired sessions' records, in one order, the retired ones marked.
+// retired sessions' records, in one order, the retired ones marked. The records are read
+// in pages in that order (the store filters by search) until the page of rows is full:
+// past the Limit-th listed record, and past the records updated at the same time, none can
+// come before it.
 func (c *Call) archivedRows(ctx context.Context, p sessionrows.ListParams, visible func(*sessionsv1alpha1.AgentSession) bool) ([]sessionrows.SessionRow, error) {
-	retired, err := c.retiredSessions(ctx)
-	if err != nil || len(retired) == 0 {
-		if err != nil {
-			return nil, err
-		}
-		return c.rows(ctx, p, visible)
-	}
+	now := c.clock().Now()
 	live, err := c.sessions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows := sessionrows.ListRows(slices.Concat(live, retired), p, c.clock().Now(), visible)
+	q := transcript.RetiredQuery{Search: p.Search, Limit: min(max(2*p.Limit, 64), transcript.MaxRetiredPage)}
+	var retired []*sessionsv1alpha1.AgentSession
+	for {
+		recs, err := c.retiredRecords(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		full := false
+		for _, s := range asArchived(recs, live) {
+			if len(retired) >= p.Limit && sessionrows.UpdatedAt(s) < sessionrows.UpdatedAt(retired[len(retired)-1]) {
+				full = true
+				break
+			}
+			if sessionrows.Listed(s, p, now, visible) {
+				retired = append(retired, s)
+			}
+		}
+		if full || len(recs) < q.Limit {
+			break
+		}
+		q.After, q.Limit = recs[len(recs)-1].Cursor(), min(2*q.Limit, transcript.MaxRetiredPage)
+	}
+	if len(retired) == 0 {
+		return c.rows(ctx, p, visible)
+	}
+	rows := sessionrows.ListRows(slices.Concat(live, retired), p, now, visible)
 	ids := make(map[string]struct{}, len(retired))
 	for _, s := range retired {
 		ids[s.Status.SessionID] = struct{}{}
@@ -113,9 +133,17 @@ func (c *Call) archivedRows(ctx context.Context, p sessionrows.ListParams, visib
 // visibleRetired is the retired session ref names (its key or sessionId), once the calling
 // session sees it; a notFoundError when there is none.
 func (c *Call) visibleRetired(ctx context.Context, ref string) (*sessionsv1alpha1.AgentSession, error) {
-	retired, err := c.retiredSessions(ctx)
+	recs, err := c.retiredRecords(ctx, transcript.RetiredQuery{Ref: ref})
 	if err != nil {
 		return nil, err
+	}
+	var retired []*sessionsv1alpha1.AgentSession
+	if len(recs) > 0 {
+		live, err := c.sessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		retired = asArchived(recs, live)
 	}
 	var target *sessionsv1alpha1.AgentSession
 	for _, s := range retired {

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -130,4 +131,61 @@ func TestRetiredSessionsAreFoundAsArchivedOnes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sessions_list archived reads the records in pages and stops once its page of rows is
+// full, yet lists what one read of them all would: the newest the caller sees when few are
+// visible and far apart, and, among records updated at the same time, the first by key
+// (its order) though the store pages them by sessionId.
+func TestRetiredRowsArePagedInListOrder(t *testing.T) {
+	ctx := context.Background()
+	main := session("agent:a:main", "a", "sid-main")
+	policy := &sessionsv1alpha1.SessionPolicy{}
+	policy.Namespace, policy.Name = ns, "default"
+	policy.Spec.Visibility = sessionsv1alpha1.VisibilityTree
+	recs, err := store.OpenRetiredStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	const n = 300
+	for i := range n {
+		key := fmt.Sprintf("agent:a:subagent:%03d", i)
+		rec := transcript.RetiredSession{Namespace: ns, Name: sessionkey.ObjectName(key), Key: key, AgentID: "a",
+			SessionID: fmt.Sprintf("sid-%03d", n-i), SpawnedBy: "agent:b:main", UpdatedAt: at.Add(time.Duration(i) * time.Minute), ArchivedAt: at}
+		switch {
+		case i < 100: // updated at the same time; the first keys have the last sessionIds
+			rec.UpdatedAt = at.Add(24 * time.Hour)
+		case i%70 == 0: // few, far apart: main's own
+			rec.SpawnedBy = main.Spec.Key
+		}
+		if err := recs.Retire(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl := newFakeClient(main, policy)
+	env := &Env{Client: cl, Reader: cl, Retired: recordsOnly{recs}}
+	keys := func(c *Call, args string) []string {
+		t.Helper()
+		out, err := listTool().Run(ctx, c, json.RawMessage(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, r := range out.(map[string]any)["sessions"].([]sessionrows.SessionRow) {
+			got = append(got, r.Key)
+		}
+		return got
+	}
+	person := &Call{Env: env, Namespace: ns}
+	if d := cmp.Diff([]string{"agent:a:subagent:000", "agent:a:subagent:001", "agent:a:subagent:002"},
+		keys(person, `{"archived":true,"limit":3}`)); d != "" {
+		t.Errorf("a person's newest three (-want +got):\n%s", d)
+	}
+	requester := &Call{Env: env, Namespace: ns, Session: main, Agent: &sessionsv1alpha1.Agent{}}
+	requester.Agent.Namespace, requester.Agent.Name = ns, "a"
+	if d := cmp.Diff([]string{"agent:a:subagent:280", "agent:a:subagent:210"},
+		keys(requester, `{"archived":true,"limit":2}`)); d != "" {
+		t.Errorf("the requester's newest two of its tree (-want +got):\n%s", d)
+	}
 }

@@ -17,6 +17,7 @@ package transcript
 import (
 	"net/url"
 	"testing"
+	"time"
 )
 
 // FuzzDecodeRecord: no input crashes the decoder, and whatever it accepts survives a round trip.
@@ -70,6 +71,43 @@ func FuzzParseHistoryQuery(f *testing.F) {
 		}
 		if hq.Namespace == "" {
 			t.Fatalf("empty namespace for %q", raw)
+		}
+	})
+}
+
+// FuzzParseRetiredQuery: GET /v1/retired's parameters either parse into a query whose limit
+// is within its bound and whose cursor reads back, or are refused; a query's Values parse
+// back to it.
+func FuzzParseRetiredQuery(f *testing.F) {
+	for _, s := range []string{"", "ref=s1", "search=Llama&limit=50", "limit=5&after=1772323200000%2Fs1", "after=-5%2F..%2Fx",
+		"limit=-1", "limit=99999999999999999999", "after=x", "after=12%2F"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		q, err := ParseRetiredQuery(v)
+		if err != nil {
+			return
+		}
+		if q.Limit < 0 || q.Limit > MaxRetiredPage {
+			t.Fatalf("limit %d out of range for %q", q.Limit, raw)
+		}
+		if q.After != "" {
+			at, id, err := ParseRetiredCursor(q.After)
+			if err != nil {
+				t.Fatalf("cursor %q accepted, then refused: %v", q.After, err)
+			}
+			r := RetiredSession{SessionID: id, UpdatedAt: time.UnixMilli(at)}
+			if at2, id2, err := ParseRetiredCursor(r.Cursor()); err != nil || at2 != at || id2 != id {
+				t.Fatalf("cursor %q: the record's cursor %q reads back as %d, %q, %v", q.After, r.Cursor(), at2, id2, err)
+			}
+		}
+		again, err := ParseRetiredQuery(q.Values())
+		if err != nil || again != q {
+			t.Fatalf("%+v as values parses back as %+v, %v", q, again, err)
 		}
 	})
 }

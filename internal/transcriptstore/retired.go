@@ -42,8 +42,8 @@ type RetiredRecords struct {
 var _ transcript.Retired = RetiredRecords{}
 
 // RetiredSessions implements transcript.Retired.
-func (r RetiredRecords) RetiredSessions(ctx context.Context, namespace string) ([]transcript.RetiredSession, error) {
-	return r.Records.RetiredSessions(ctx, namespace)
+func (r RetiredRecords) RetiredSessions(ctx context.Context, namespace string, q transcript.RetiredQuery) ([]transcript.RetiredSession, error) {
+	return r.Records.RetiredSessions(ctx, namespace, q)
 }
 
 // ReadArchived implements transcript.Retired.
@@ -67,7 +67,12 @@ func retiredAPI(mux *http.ServeMux, r RetiredRecords) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("GET "+transcript.APIRetiredPath, func(w http.ResponseWriter, req *http.Request) {
-		recs, err := r.RetiredSessions(req.Context(), req.URL.Query().Get("namespace"))
+		q, err := transcript.ParseRetiredQuery(req.URL.Query())
+		if err != nil {
+			writeError(w, http.StatusBadRequest, transcript.ErrTypeInvalidRequest, err.Error())
+			return
+		}
+		recs, err := r.RetiredSessions(req.Context(), req.URL.Query().Get("namespace"), q)
 		if err != nil {
 			writeStoreError(w, err)
 			return

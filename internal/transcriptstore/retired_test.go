@@ -58,12 +58,25 @@ func TestRetiredRecordsOverTheInternalAPI(t *testing.T) {
 	if err := c.Retire(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.RetiredSessions(ctx, transcripttest.Namespace)
+	got, err := c.RetiredSessions(ctx, transcripttest.Namespace, transcript.RetiredQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]transcript.RetiredSession{rec}, got); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	for name, q := range map[string]transcript.RetiredQuery{
+		"by key": {Ref: "agent:a:main"}, "by sessionId": {Ref: "s1"}, "searched": {Search: "A:MAIN"}, "a page": {Limit: 1},
+	} {
+		if got, err := c.RetiredSessions(ctx, transcripttest.Namespace, q); err != nil || len(got) != 1 || got[0].SessionID != "s1" {
+			t.Errorf("records %s over the API: %v, %v; want s1", name, got, err)
+		}
+	}
+	if got, err := c.RetiredSessions(ctx, transcripttest.Namespace, transcript.RetiredQuery{Limit: 1, After: rec.Cursor()}); err != nil || len(got) != 0 {
+		t.Errorf("the page after the last record: %v, %v; want none", got, err)
+	}
+	if _, err := c.RetiredSessions(ctx, transcripttest.Namespace, transcript.RetiredQuery{Limit: 1, After: "not/../a cursor"}); !errors.Is(err, transcript.ErrInvalid) {
+		t.Errorf("a bad cursor: %v, want ErrInvalid", err)
 	}
 	other := rec
 	other.SessionID, other.Key = "s2", "agent:a:other"
@@ -82,7 +95,7 @@ func TestRetiredRecordsOverTheInternalAPI(t *testing.T) {
 	if _, err := pruner.PruneArchived(30 * 24 * time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.RetiredSessions(ctx, transcripttest.Namespace); len(got) != 0 {
+	if got, _ := c.RetiredSessions(ctx, transcripttest.Namespace, transcript.RetiredQuery{}); len(got) != 0 {
 		t.Errorf("records after the retention: %v", got)
 	}
 	if err := c.Retire(ctx, other); err != nil {
@@ -91,7 +104,7 @@ func TestRetiredRecordsOverTheInternalAPI(t *testing.T) {
 	if err := c.Unretire(ctx, transcripttest.Namespace, "s2"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.RetiredSessions(ctx, transcripttest.Namespace); len(got) != 0 {
+	if got, _ := c.RetiredSessions(ctx, transcripttest.Namespace, transcript.RetiredQuery{}); len(got) != 0 {
 		t.Errorf("records after unretire: %v", got)
 	}
 }

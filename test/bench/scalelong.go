@@ -115,11 +115,14 @@ type controlPlaneReading struct {
 	// live objects and the garbage not yet collected, without the memory the runtime holds
 	// free, which its resident set counts after a burst.
 	APIServerHeapMiB float64
+	// ManagerHeapMiB is the manager's heap in use: its resident set also keeps what a burst
+	// freed and the runtime has not returned, which a leak and a burst both look like.
+	ManagerHeapMiB float64
 }
 
 func (r controlPlaneReading) String() string {
-	return fmt.Sprintf("%d live / %d created: kube-apiserver %.1f MiB (heap in use %.1f), etcd %.1f MiB, etcd db %.1f MiB (%.1f in use), manager %.1f MiB, transcript-store %.1f MiB",
-		r.Live, r.Created, r.APIServerMiB, r.APIServerHeapMiB, r.EtcdMiB, r.EtcdDBMiB, r.EtcdDBInUseMiB, r.ManagerMiB, r.TranscriptStoreMiB)
+	return fmt.Sprintf("%d live / %d created: kube-apiserver %.1f MiB (heap in use %.1f), etcd %.1f MiB, etcd db %.1f MiB (%.1f in use), manager %.1f MiB (heap in use %.1f), transcript-store %.1f MiB",
+		r.Live, r.Created, r.APIServerMiB, r.APIServerHeapMiB, r.EtcdMiB, r.EtcdDBMiB, r.EtcdDBInUseMiB, r.ManagerMiB, r.ManagerHeapMiB, r.TranscriptStoreMiB)
 }
 
 // benchScaleLong plays scaleLongPlan on one namespace: sessions, each with a send to it
@@ -369,6 +372,7 @@ func scaleLongFigures(plan scaleLongPlan, empty, first, last controlPlaneReading
 		Compare("scale_long_etcd_db_mib", last.EtcdDBMiB, first.EtcdDBMiB, "MiB",
 			"the database file at "+at(last)+"; baseline: at "+at(first)+" (compaction frees pages for reuse; only a defragmentation gives them back)"),
 		Compare("scale_long_manager_rss_mib", last.ManagerMiB, first.ManagerMiB, "MiB", "at "+at(last)+"; baseline: at "+at(first)),
+		Compare("scale_long_manager_heap_mib", last.ManagerHeapMiB, first.ManagerHeapMiB, "MiB", "its heap in use at "+at(last)+"; baseline: at "+at(first)),
 		Compare("scale_long_transcript_store_rss_mib", last.TranscriptStoreMiB, first.TranscriptStoreMiB, "MiB", "at "+at(last)+"; baseline: at "+at(first)),
 		{Name: "apiserver_rss_per_10k_sessions_mib", Value: perTenK(first.APIServerMiB - empty.APIServerMiB), Unit: "MiB",
 			Target: fmt.Sprintf("<= 270 (today 538): from empty (%.1f MiB) to %s live sessions with a send each, per 10,000", empty.APIServerMiB, kilo(first.Live))},
@@ -488,6 +492,9 @@ func readControlPlane(ctx context.Context, c *devcluster.Cluster, cfg *rest.Conf
 	}
 	if f, ok := fams["go_memstats_heap_inuse_bytes"]; ok && len(f.GetMetric()) > 0 {
 		r.APIServerHeapMiB = f.GetMetric()[0].GetGauge().GetValue() / (1 << 20)
+	}
+	if heap, err := managerHeapInuse(ctx, c.MetricsAddr, c.Token); err == nil {
+		r.ManagerHeapMiB = heap / (1 << 20)
 	}
 	total, inUse, err := etcdDBSize(ctx, c.EtcdURL())
 	r.EtcdDBMiB, r.EtcdDBInUseMiB = total/(1<<20), inUse/(1<<20)

@@ -41,8 +41,8 @@ func TestScaleLongPlanNormalized(t *testing.T) {
 func TestScaleLongFiguresStateTheLastReadingAgainstTheFirst(t *testing.T) {
 	plan := scaleLongPlan{Live: 10000, Created: 300000, Step: 5000}
 	empty := controlPlaneReading{APIServerMiB: 400, EtcdMiB: 50, APIServerHeapMiB: 150}
-	first := controlPlaneReading{Live: 10000, Created: 10000, APIServerMiB: 600, EtcdMiB: 110, EtcdDBMiB: 60, EtcdDBInUseMiB: 40, APIServerHeapMiB: 320}
-	last := controlPlaneReading{Live: 10000, Created: 300000, APIServerMiB: 660, EtcdMiB: 121, EtcdDBMiB: 200, EtcdDBInUseMiB: 44}
+	first := controlPlaneReading{Live: 10000, Created: 10000, APIServerMiB: 600, EtcdMiB: 110, EtcdDBMiB: 60, EtcdDBInUseMiB: 40, APIServerHeapMiB: 320, ManagerHeapMiB: 40}
+	last := controlPlaneReading{Live: 10000, Created: 300000, APIServerMiB: 660, EtcdMiB: 121, EtcdDBMiB: 200, EtcdDBInUseMiB: 44, ManagerHeapMiB: 42}
 	got := map[string][2]float64{}
 	targets := map[string]string{}
 	for _, f := range scaleLongFigures(plan, empty, first, last) {
@@ -58,6 +58,7 @@ func TestScaleLongFiguresStateTheLastReadingAgainstTheFirst(t *testing.T) {
 		"scale_long_etcd_db_in_use_mib":       {44, 1.1},
 		"scale_long_etcd_db_mib":              {200, 200.0 / 60},
 		"scale_long_manager_rss_mib":          {0, 0},
+		"scale_long_manager_heap_mib":         {42, 1.05},
 		"scale_long_transcript_store_rss_mib": {0, 0},
 		"apiserver_rss_per_10k_sessions_mib":  {200, 0},
 		"apiserver_heap_per_10k_sessions_mib": {170, 0},

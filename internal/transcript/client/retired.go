@@ -30,10 +30,13 @@ func (c *Client) Retire(ctx context.Context, r transcript.RetiredSession) error 
 	return c.do(ctx, http.MethodPost, transcript.APIRetiredPath, r, nil)
 }
 
-// RetiredSessions are the records of namespace's retired sessions, the latest first.
-func (c *Client) RetiredSessions(ctx context.Context, namespace string) ([]transcript.RetiredSession, error) {
+// RetiredSessions are the records of namespace's retired sessions q keeps (see
+// transcript.RetiredQuery).
+func (c *Client) RetiredSessions(ctx context.Context, namespace string, q transcript.RetiredQuery) ([]transcript.RetiredSession, error) {
 	var l transcript.RetiredList
-	err := c.do(ctx, http.MethodGet, transcript.APIRetiredPath+"?"+url.Values{"namespace": {namespace}}.Encode(), nil, &l)
+	v := q.Values()
+	v.Set("namespace", namespace)
+	err := c.do(ctx, http.MethodGet, transcript.APIRetiredPath+"?"+v.Encode(), nil, &l)
 	return l.Sessions, err
 }
 

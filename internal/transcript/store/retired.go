@@ -16,12 +16,13 @@ package store
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,32 +47,62 @@ type retiredOp struct {
 const (
 	opRetire = "retire"
 	opDrop   = "drop"
+	// maxRetiredLine bounds a log's line: a record's fields are bounded (512 bytes each), so
+	// a longer line is no record the store wrote, and the log does not open.
+	maxRetiredLine = 1 << 20
+	// maxRetiredLog bounds a namespace's log: an index entry's offset is 32 bits.
+	maxRetiredLog = math.MaxUint32
 )
 
 // RetiredStore keeps the compact records of retired sessions (transcript.RetiredSession):
 // one append-only log per namespace (<dir>/<namespace>.jsonl), each line fsync'd before a
 // write returns, so a record the manager was told is written survives the store's crash;
-// a log is rewritten compacted once most of its lines are dropped records. Every record is
-// held in memory, bounded by transcript.MaxRetiredPerNamespace and MaxRetiredTotal: a
-// write over a bound is ErrFull, and the manager then keeps the object.
+// a log is rewritten compacted once most of its lines are dead (dropped or replaced
+// records). The records stay on disk and are read on demand; memory holds an index of
+// each live record (retiredEntry: where its line is, and the times that order and prune
+// it), about 130 bytes a record. The count is bounded by transcript.MaxRetiredPerNamespace
+// and MaxRetiredTotal: a write over a bound is ErrFull, and the manager then keeps the
+// object.
+//
+// Readers hold the read lock while they read lines at the index's offsets; a write, a
+// prune and a compaction (which moves every line) hold the write lock, so an offset a
+// reader holds always points into the file it was taken from.
 type RetiredStore struct {
 	dir              string
 	maxPerNS, maxAll int
 
-	mu    sync.Mutex
-	byNS  map[string]map[string]transcript.RetiredSession // namespace -> sessionId -> record
-	lines map[string]int                                  // lines in each namespace's log
+	mu    sync.RWMutex
+	logs  map[string]*retiredLog // by namespace
 	total int
 }
 
-// OpenRetiredStore opens (creating) the record store at dir and reads every log. A torn
+// retiredLog is a namespace's log as memory knows it.
+type retiredLog struct {
+	index map[string]retiredEntry // sessionId -> its live record's line
+	lines int                     // lines in the log, live or dead
+	size  int64                   // bytes of whole lines: where the next line goes
+}
+
+// retiredEntry is a live record's line in its namespace's log and the times the store
+// orders (listed, retired) and prunes (archived) it by, in Unix milliseconds.
+type retiredEntry struct {
+	off, n                    uint32
+	listed, retired, archived int64
+}
+
+func entryOf(rec *transcript.RetiredSession, off int64, n int) retiredEntry {
+	return retiredEntry{off: uint32(off), n: uint32(n), listed: rec.ListedAt(), retired: rec.RetiredAt.UnixMilli(),
+		archived: rec.ArchivedAt.UnixMilli()}
+}
+
+// OpenRetiredStore opens (creating) the record store at dir and indexes every log. A torn
 // last line (a write the crash cut) is cut off; another line that does not parse is
-// skipped.
+// skipped; a compaction's temporary file a crash left is removed.
 func OpenRetiredStore(dir string, opts ...RetiredOption) (*RetiredStore, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
-	r := &RetiredStore{dir: dir, byNS: map[string]map[string]transcript.RetiredSession{}, lines: map[string]int{},
+	r := &RetiredStore{dir: dir, logs: map[string]*retiredLog{},
 		maxPerNS: transcript.MaxRetiredPerNamespace, maxAll: transcript.MaxRetiredTotal}
 	for _, o := range opts {
 		o(r)
@@ -81,6 +112,10 @@ func OpenRetiredStore(dir string, opts ...RetiredOption) (*RetiredStore, error) 
 		return nil, err
 	}
 	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), tmpPrefix) && !e.IsDir() {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+			continue
+		}
 		ns, ok := strings.CutSuffix(e.Name(), fileSuffix)
 		if !ok || e.IsDir() || transcript.ValidName(ns) != nil {
 			continue
@@ -103,41 +138,75 @@ func WithRetiredBounds(perNamespace, total int) RetiredOption {
 
 func (r *RetiredStore) path(ns string) string { return filepath.Join(r.dir, ns+fileSuffix) }
 
-// load reads ns's log into memory.
+// load indexes ns's log, cutting a torn last line.
 func (r *RetiredStore) load(ns string) error {
-	b, err := os.ReadFile(r.path(ns))
+	f, err := os.OpenFile(r.path(ns), os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
-	if end := bytes.LastIndexByte(b, '\n') + 1; end < len(b) {
-		if err := os.Truncate(r.path(ns), int64(end)); err != nil {
-			return err
-		}
-		b = b[:end]
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	recs := map[string]transcript.RetiredSession{}
-	n := 0
-	for sc.Scan() {
-		n++
+	defer f.Close()
+	l := &retiredLog{index: map[string]retiredEntry{}}
+	err = scanLines(f, 0, func(off int64, line []byte) error {
+		l.lines++
+		l.size = off + int64(len(line)) + 1
 		var op retiredOp
-		if json.Unmarshal(sc.Bytes(), &op) != nil {
-			continue
+		if json.Unmarshal(line, &op) != nil {
+			return nil
 		}
 		switch {
 		case op.Op == opRetire && op.Session != nil && op.Session.Validate() == nil:
-			recs[op.Session.SessionID] = *op.Session
+			l.index[op.Session.SessionID] = entryOf(op.Session, off, len(line))
 		case op.Op == opDrop:
-			delete(recs, op.SessionID)
+			delete(l.index, op.SessionID)
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("retired records %s: %w", r.path(ns), err)
 	}
-	r.byNS[ns], r.lines[ns] = recs, n
-	r.total += len(recs)
+	if st, err := f.Stat(); err != nil {
+		return err
+	} else if st.Size() > l.size {
+		if err := f.Truncate(l.size); err != nil {
+			return err
+		}
+	}
+	if l.size > maxRetiredLog {
+		return fmt.Errorf("retired records %s: the log is over %d bytes", r.path(ns), int64(maxRetiredLog))
+	}
+	r.logs[ns] = l
+	r.total += len(l.index)
 	return nil
+}
+
+// scanLines calls fn with each whole line of f from off (without its newline) and where it
+// starts; a last line without its newline is not passed.
+func scanLines(f *os.File, off int64, fn func(off int64, line []byte) error) error {
+	br := bufio.NewReaderSize(io.NewSectionReader(f, off, math.MaxInt64-off), 256<<10)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if long = append(long, chunk...); len(long) > maxRetiredLine {
+				return fmt.Errorf("a line over %d bytes at offset %d", maxRetiredLine, off)
+			}
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		line := chunk
+		if long != nil {
+			line, long = append(long, chunk...), nil
+		}
+		if err := fn(off, line[:len(line)-1]); err != nil {
+			return err
+		}
+		off += int64(len(line))
+	}
 }
 
 // Retire keeps rec durably (fsync'd on return); a record of the same sessionId is replaced.
@@ -147,26 +216,30 @@ func (r *RetiredStore) Retire(_ context.Context, rec transcript.RetiredSession) 
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	recs := r.byNS[rec.Namespace]
-	if _, replace := recs[rec.SessionID]; !replace {
-		if len(recs) >= r.maxPerNS {
-			return fmt.Errorf("%w: namespace %s holds %d retired sessions' records", transcript.ErrFull, rec.Namespace, len(recs))
+	l := r.logs[rec.Namespace]
+	replace := l.holds(rec.SessionID)
+	if !replace {
+		if n := l.live(); n >= r.maxPerNS {
+			return fmt.Errorf("%w: namespace %s holds %d retired sessions' records", transcript.ErrFull, rec.Namespace, n)
 		}
 		if r.total >= r.maxAll {
 			return fmt.Errorf("%w: the store holds %d retired sessions' records", transcript.ErrFull, r.total)
 		}
 	}
-	if err := r.appendLocked(rec.Namespace, retiredOp{Op: opRetire, Session: &rec}); err != nil {
+	if l == nil {
+		l = &retiredLog{index: map[string]retiredEntry{}}
+		r.logs[rec.Namespace] = l
+	}
+	off, n, err := r.appendLocked(rec.Namespace, l, retiredOp{Op: opRetire, Session: &rec})
+	if err != nil {
 		return err
 	}
-	if recs == nil {
-		recs = map[string]transcript.RetiredSession{}
-		r.byNS[rec.Namespace] = recs
-	}
-	if _, replace := recs[rec.SessionID]; !replace {
+	if !replace {
 		r.total++
 	}
-	recs[rec.SessionID] = rec
+	l.index[rec.SessionID] = entryOf(&rec, off, n)
+	// The record is durable: a compaction that fails now is tried again on the next write.
+	_ = r.compactLocked(rec.Namespace, l)
 	return nil
 }
 
@@ -177,32 +250,33 @@ func (r *RetiredStore) Unretire(_ context.Context, namespace, sessionID string) 
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.byNS[namespace][sessionID]; !ok {
+	l := r.logs[namespace]
+	if !l.holds(sessionID) {
 		return nil
 	}
-	if err := r.appendLocked(namespace, retiredOp{Op: opDrop, SessionID: sessionID}); err != nil {
+	if _, _, err := r.appendLocked(namespace, l, retiredOp{Op: opDrop, SessionID: sessionID}); err != nil {
 		return err
 	}
-	delete(r.byNS[namespace], sessionID)
+	delete(l.index, sessionID)
 	r.total--
-	if r.lines[namespace] > 2*len(r.byNS[namespace])+64 {
-		return r.rewriteLocked(namespace)
-	}
-	return nil
+	return r.compactLocked(namespace, l)
 }
 
-// RetiredSessions are namespace's records, the latest retired first.
-func (r *RetiredStore) RetiredSessions(_ context.Context, namespace string) ([]transcript.RetiredSession, error) {
-	r.mu.Lock()
-	out := make([]transcript.RetiredSession, 0, len(r.byNS[namespace]))
-	for _, rec := range r.byNS[namespace] {
-		out = append(out, rec)
+// holds says whether sessionID has a live record in the log.
+func (l *retiredLog) holds(sessionID string) bool {
+	if l == nil {
+		return false
 	}
-	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b transcript.RetiredSession) int {
-		return cmp.Or(b.RetiredAt.Compare(a.RetiredAt), strings.Compare(a.SessionID, b.SessionID))
-	})
-	return out, nil
+	_, ok := l.index[sessionID]
+	return ok
+}
+
+// live is how many live records the log holds.
+func (l *retiredLog) live() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.index)
 }
 
 // Prune drops the records of sessions archived before cutoff, whose archived transcripts
@@ -210,13 +284,14 @@ func (r *RetiredStore) RetiredSessions(_ context.Context, namespace string) ([]t
 func (r *RetiredStore) Prune(cutoff time.Time) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	before := cutoff.UnixMilli()
 	dropped := 0
 	var errs []error
-	for ns, recs := range r.byNS {
+	for ns, l := range r.logs {
 		n := 0
-		for id, rec := range recs {
-			if rec.ArchivedAt.Before(cutoff) {
-				delete(recs, id)
+		for id, e := range l.index {
+			if e.archived < before {
+				delete(l.index, id)
 				n++
 			}
 		}
@@ -225,58 +300,96 @@ func (r *RetiredStore) Prune(cutoff time.Time) (int, error) {
 		}
 		dropped += n
 		r.total -= n
-		errs = append(errs, r.rewriteLocked(ns))
+		errs = append(errs, r.rewriteLocked(ns, l))
 	}
 	return dropped, errors.Join(errs...)
 }
 
-// appendLocked appends one op to ns's log and fsyncs it (and the directory, for a new log).
-func (r *RetiredStore) appendLocked(ns string, op retiredOp) error {
+// appendLocked appends one op to ns's log and fsyncs it (and the directory, for a new log),
+// and returns where its line starts and its length (without the newline). A write that
+// fails is cut back off, so the next one starts a whole line.
+func (r *RetiredStore) appendLocked(ns string, l *retiredLog, op retiredOp) (int64, int, error) {
 	line, err := json.Marshal(op)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	_, statErr := os.Stat(r.path(ns))
-	f, err := os.OpenFile(r.path(ns), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	off := l.size
+	if off+int64(len(line))+1 > maxRetiredLog {
+		return 0, 0, fmt.Errorf("%w: retired records %s: the log is at %d bytes", transcript.ErrFull, r.path(ns), off)
+	}
+	f, err := os.OpenFile(r.path(ns), os.O_WRONLY|os.O_CREATE, 0o640)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	_, err = f.Write(append(line, '\n'))
+	_, err = f.WriteAt(append(line, '\n'), off)
 	if err == nil {
 		err = datasync(f)
+	}
+	if err != nil {
+		_ = f.Truncate(off)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && errors.Is(statErr, os.ErrNotExist) {
+	if err == nil && l.lines == 0 {
 		err = syncDir(r.dir)
 	}
 	if err != nil {
-		return fmt.Errorf("retired records %s: %w", r.path(ns), err)
+		return 0, 0, fmt.Errorf("retired records %s: %w", r.path(ns), err)
 	}
-	r.lines[ns]++
+	l.lines++
+	l.size = off + int64(len(line)) + 1
+	return off, len(line), nil
+}
+
+// compactLocked rewrites ns's log once most of its lines are dead.
+func (r *RetiredStore) compactLocked(ns string, l *retiredLog) error {
+	if l.lines > 2*len(l.index)+64 {
+		return r.rewriteLocked(ns, l)
+	}
 	return nil
 }
 
-// rewriteLocked rewrites ns's log with its live records, durably (a temporary file,
-// fsync'd, renamed over it, the directory fsync'd): after a prune, and once most of its
-// lines are dropped records.
-func (r *RetiredStore) rewriteLocked(ns string) error {
-	live := len(r.byNS[ns])
-	var buf bytes.Buffer
-	for _, rec := range r.byNS[ns] {
-		line, err := json.Marshal(retiredOp{Op: opRetire, Session: &rec})
-		if err != nil {
-			return err
-		}
-		buf.Write(append(line, '\n'))
+// rewriteLocked rewrites ns's log with its live lines, durably (a temporary file, fsync'd,
+// renamed over it, the directory fsync'd), and moves the index to their new offsets:
+// after a prune, and once most of its lines are dead. Under the write lock no reader holds
+// an old offset. Lines are copied as they are, in the order they were written.
+func (r *RetiredStore) rewriteLocked(ns string, l *retiredLog) error {
+	live := l.byOffset()
+	src, err := os.Open(r.path(ns))
+	if err != nil {
+		return fmt.Errorf("compact retired records %s: %w", r.path(ns), err)
 	}
+	defer src.Close()
 	tmp, err := os.CreateTemp(r.dir, tmpPrefix)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(buf.Bytes())
+	index := make(map[string]retiredEntry, len(live))
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	var size int64
+	i := 0
+	err = scanLines(src, 0, func(off int64, line []byte) error {
+		if i == len(live) || int64(live[i].off) != off {
+			return nil
+		}
+		e := live[i].retiredEntry
+		e.off = uint32(size)
+		index[live[i].id] = e
+		i++
+		size += int64(len(line)) + 1
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		return w.WriteByte('\n')
+	})
+	if err == nil && i != len(live) {
+		err = fmt.Errorf("%d live records are not where the index has them", len(live)-i)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -292,6 +405,22 @@ func (r *RetiredStore) rewriteLocked(ns string) error {
 	if err != nil {
 		return fmt.Errorf("compact retired records %s: %w", r.path(ns), err)
 	}
-	r.lines[ns] = live
+	l.index, l.lines, l.size = index, len(index), size
 	return nil
+}
+
+// indexed is a live record's entry with its sessionId.
+type indexed struct {
+	id string
+	retiredEntry
+}
+
+// byOffset are the live records in the order of their lines.
+func (l *retiredLog) byOffset() []indexed {
+	out := make([]indexed, 0, len(l.index))
+	for id, e := range l.index {
+		out = append(out, indexed{id, e})
+	}
+	slices.SortFunc(out, func(a, b indexed) int { return cmp.Compare(a.off, b.off) })
+	return out
 }

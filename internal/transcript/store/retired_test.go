@@ -35,15 +35,7 @@ func retiredRec(ns, id string, archived, retired time.Time) transcript.RetiredSe
 
 func retiredIDs(t *testing.T, r *store.RetiredStore, ns string) []string {
 	t.Helper()
-	recs, err := r.RetiredSessions(context.Background(), ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := []string{}
-	for _, rec := range recs {
-		ids = append(ids, rec.SessionID)
-	}
-	return ids
+	return query(t, r, ns, transcript.RetiredQuery{})
 }
 
 // Records survive a reopen (and a torn last line), list the latest retired first, drop
