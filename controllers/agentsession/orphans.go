@@ -79,6 +79,9 @@ func (o *OrphanSweep) NeedLeaderElection() bool { return true }
 func (o *OrphanSweep) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("orphan-sweep")
 	if _, err := o.Cache.GetInformer(ctx, &sessionsv1alpha1.AgentSession{}); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while it synced
+		}
 		return fmt.Errorf("orphan sweep: the AgentSession informer: %w", err)
 	}
 	if !o.Cache.WaitForCacheSync(ctx) {
