@@ -116,6 +116,9 @@ type Options struct {
 	// controller writes in the hooks' status; nil is Store when it is one (the transcript
 	// client), else none.
 	HookDeliveries sessionhook.HookDeliveries
+	// OrphanSweepInterval is the time between sweeps of live transcripts whose session is
+	// gone; 0 is agentsession.DefaultOrphanSweepInterval.
+	OrphanSweepInterval time.Duration
 	// Retirer keeps the records of the archived sessions the SessionPolicy's retention
 	// retires (deletes); nil is Store when it is one (the transcript client), else no
 	// session is retired.
@@ -181,7 +184,14 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		runnables = append(runnables, mgr.Add(sends.Feed))
 	}
 	probes := agent.NewMCPProbes(o.MCP, o.A2A, o.MCPProbeTimeout, o.MCPProbesPerNamespace)
+	// A deleted session's transcript, workspace and claim: its delete event's cleanup, and
+	// the sweep of what no delete event reached.
+	cleanup := &agentsession.Cleanup{Client: c, Store: o.Store, WorkspaceRoot: o.WorkspaceRoot, Sandboxes: o.Sandbox != nil, Owns: o.Shard.Owns}
+	orphans := &agentsession.OrphanSweep{Cache: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Store: o.Store, WorkspaceRoot: o.WorkspaceRoot,
+		Owns: o.Shard.Owns, Clock: o.Clock, Interval: o.OrphanSweepInterval}
 	return errors.Join(append(runnables,
+		cleanup.SetupWithManager(mgr, o.Concurrency),
+		mgr.Add(orphans),
 		mgr.Add(sends.FinishedTTL),
 		mgr.Add(probes),
 		(&agentsession.AgentSessionReconciler{Client: c, Store: o.Store, Retired: o.Retirer, Runner: o.Runner, StatusInterval: o.SessionStatusInterval, Clock: o.Clock, Recorder: o.Events.GetEventRecorder("agentsession-controller"),

@@ -16,10 +16,8 @@ package agentsession
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"k8s.io/klog/v2"
-	"os"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,12 +43,15 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/turns"
 )
 
-// TranscriptFinalizer archives a session's transcript before the object goes.
+// TranscriptFinalizer is legacy: managers before the cleanup of deletes (cleanup.go) put it
+// on every session to archive its transcript before the object went. The reconciler takes
+// it off a live session (one patch, once) and still honours it on a session deleted while
+// it carried it, so an upgrade leaves no object stuck in deletion. New sessions never get it.
 const TranscriptFinalizer = "sessions.agents.dev/transcript"
 
 // AgentSessionReconciler gives each session its transcript (the sessionId is the object's
-// UID), derives kind and channel from the key, archives the transcript on delete or when
-// the session is archived, and writes what the turn engine reports of the session's turns
+// UID), derives kind and channel from the key, archives the transcript when the session is
+// archived (on delete, the Cleanup does: cleanup.go), and writes what the turn engine reports of the session's turns
 // (counters, the ModelRetrying condition): the one writer of a session's status.
 type AgentSessionReconciler struct {
 	client.Client
@@ -78,7 +79,6 @@ type AgentSessionReconciler struct {
 
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
 
 func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -92,14 +92,10 @@ func (r *AgentSessionReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	if !s.DeletionTimestamp.IsZero() {
 		r.forgetReport(req.NamespacedName)
-		return ctrl.Result{}, r.finalize(ctx, s)
+		return ctrl.Result{}, r.finalizeLegacy(ctx, s)
 	}
-	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
-		base := s.DeepCopy()
-		controllerutil.AddFinalizer(s, TranscriptFinalizer)
-		if err := r.Patch(ctx, s, client.MergeFrom(base)); err != nil {
-			return ctrl.Result{}, err
-		}
+	if err := r.dropLegacyFinalizer(ctx, s); err != nil {
+		return ctrl.Result{}, err
 	}
 	base := s.DeepCopy()
 	adopted, requeue, err := r.adoptWhenAsked(ctx, s)
@@ -254,9 +250,11 @@ func setSessionReady(s *sessionsv1alpha1.AgentSession, status metav1.ConditionSt
 	ownerflow.SetStalled(&s.Status.Conditions, ready)
 }
 
-// finalize archives the transcript (kept on the volume as *.deleted.<unix>) and lets the
-// object go.
-func (r *AgentSessionReconciler) finalize(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+// finalizeLegacy honours the legacy TranscriptFinalizer of a session deleted while it
+// carried it (made by an older manager, deleted before this one took it off): it archives
+// the transcript, releases the sandbox claim, and lets the object go. Without it there is
+// nothing to do here: the delete's cleanup runs once the object is gone (cleanup.go).
+func (r *AgentSessionReconciler) finalizeLegacy(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
 	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
 		return nil
 	}
@@ -264,39 +262,42 @@ func (r *AgentSessionReconciler) finalize(ctx context.Context, s *sessionsv1alph
 		return err
 	}
 	if r.Sandboxes {
-		// Deleted (by hand, or by its run's cleanup: delete): the sandbox goes at once, not
-		// when the garbage collector gets to the claim.
 		if err := sandbox.Release(ctx, r.Client, s); err != nil {
 			return err
 		}
 	}
-	base := s.DeepCopy()
-	controllerutil.RemoveFinalizer(s, TranscriptFinalizer)
-	return client.IgnoreNotFound(r.Patch(ctx, s, client.MergeFrom(base)))
+	return client.IgnoreNotFound(r.removeFinalizer(ctx, s))
 }
 
-// archive archives the session's transcript (the store keeps it for its retention) and
-// removes its workspace: an archived or deleted session runs no more turns, and files a
-// sub-agent was handed must not outlive it on the shared volume. Both are idempotent.
+// dropLegacyFinalizer takes the legacy TranscriptFinalizer off a live session: one patch,
+// once per session an older manager made.
+func (r *AgentSessionReconciler) dropLegacyFinalizer(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+	if !controllerutil.ContainsFinalizer(s, TranscriptFinalizer) {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("removing the legacy transcript finalizer", "agentSession", klog.KObj(s))
+	return r.removeFinalizer(ctx, s)
+}
+
+// removeFinalizer patches the TranscriptFinalizer away, under the optimistic lock: a merge
+// patch replaces the whole list, and another controller's finalizer added meanwhile must
+// not go with it (a conflict is retried).
+func (r *AgentSessionReconciler) removeFinalizer(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
+	patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(s, TranscriptFinalizer)
+	return r.Patch(ctx, s, patch)
+}
+
+// archive archives the session's transcript and removes its workspace (archiveTranscript).
 func (r *AgentSessionReconciler) archive(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
 	if s.Status.SessionID == "" {
 		return nil
 	}
-	// Not found: the store no longer has it (its archived-transcript retention removed it).
-	if err := r.Store.Archive(ctx, s.Namespace, s.Status.SessionID); err != nil && !errors.Is(err, transcript.ErrNotFound) {
-		return fmt.Errorf("archive transcript: %w", err)
-	}
-	if r.WorkspaceRoot == "" {
-		return nil
-	}
-	if err := os.RemoveAll(turns.WorkspaceDir(r.WorkspaceRoot, s.Namespace, s.Status.SessionID)); err != nil {
-		return fmt.Errorf("remove workspace: %w", err)
-	}
-	return nil
+	return archiveTranscript(ctx, r.Store, r.WorkspaceRoot, s.Namespace, s.Status.SessionID)
 }
 
 // SetupWith registers the reconciler with concurrency workers: a new session costs a
-// finalizer patch, a transcript and a status write, one after another, so one worker
+// transcript and a status write, one after another, so one worker
 // initializes a few dozen sessions a second and a burst of thousands waits minutes for its
 // transcripts. The reconciler keeps no state of its own; the work queue never hands two
 // workers one session.

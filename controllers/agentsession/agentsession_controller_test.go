@@ -87,7 +87,7 @@ func TestSessionReportInOneWrite(t *testing.T) {
 		writes++
 		return c.SubResource(sub).Update(ctx, obj, opts...)
 	}}
-	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1", Finalizers: []string{TranscriptFinalizer}},
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1"},
 		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"}}
 	f := ownerflowtest.NewFixture(t, funcs, s)
 	store := transcripttest.NewMemoryStore()

@@ -35,8 +35,8 @@ import (
 // them, are the new transcript's (they are always read from the transcript: setCounters).
 // Each step is idempotent, so a reconcile that fails half way is repeated whole.
 func (r *AgentSessionReconciler) resetWhenAsked(ctx context.Context, s *sessionsv1alpha1.AgentSession) error {
-	old := s.Annotations[sessionsv1alpha1.ResetAnnotation]
-	if old == "" || old != s.Status.SessionID || s.Status.Phase == sessionsv1alpha1.SessionArchived {
+	old := resetAsked(s)
+	if old == "" {
 		return nil
 	}
 	if err := r.archive(ctx, s); err != nil {
@@ -56,6 +56,16 @@ func (r *AgentSessionReconciler) resetWhenAsked(ctx context.Context, s *sessions
 	st.LastMessagePreview, st.ContextTokens, st.SystemSent, st.AbortedLastRun = "", 0, false, false
 	setCounters(st, stats)
 	return nil
+}
+
+// resetAsked is the sessionId the session's reset annotation asks to leave: its current
+// one, while it is not archived; "" when no reset is asked (or it is done).
+func resetAsked(s *sessionsv1alpha1.AgentSession) string {
+	old := s.Annotations[sessionsv1alpha1.ResetAnnotation]
+	if old == "" || old != s.Status.SessionID || s.Status.Phase == sessionsv1alpha1.SessionArchived {
+		return ""
+	}
+	return old
 }
 
 // nextSessionID is the sessionId a reset from old gives the session uid: UUID-shaped and

@@ -114,27 +114,33 @@ func (r *AgentSessionReconciler) suspendWhenIdle(ctx context.Context, s *session
 	return ctrl.Result{}, nil
 }
 
-// sweepSandboxClaim releases the SandboxClaim of a session that is gone: one whose session
-// label names it and whose controller is an AgentSession (the session's finalizer releases
-// it in the ordinary course; this catches a claim made by a turn racing the deletion). The
-// claim watch maps every claim to its session, and the informer lists them all when the
-// manager starts, so after a restart each claim is either adopted by its session's
-// reconcile (reconcileSandbox) or released here.
+// sweepSandboxClaim releases the SandboxClaim of a session that is gone (the cleanup of its
+// delete, cleanup.go, releases it in the ordinary course; this catches a claim made by a
+// turn racing the deletion). The claim watch maps every claim to its session, and the
+// informer lists them all when the manager starts, so after a restart each claim is either
+// adopted by its session's reconcile (reconcileSandbox) or released here.
 func (r *AgentSessionReconciler) sweepSandboxClaim(ctx context.Context, session types.NamespacedName) error {
 	if !r.Sandboxes {
 		return nil
 	}
+	return releaseClaims(ctx, r.Client, session, "")
+}
+
+// releaseClaims deletes the SandboxClaims of a session that is gone: those whose session
+// label names it and whose controller is that AgentSession (uid; "" is any of that name).
+func releaseClaims(ctx context.Context, c client.Client, session types.NamespacedName, uid types.UID) error {
 	claims := &sandboxextv1beta1.SandboxClaimList{}
-	if err := r.List(ctx, claims, client.InNamespace(session.Namespace), client.MatchingLabels{sandbox.SessionLabel: session.Name}); err != nil {
+	if err := c.List(ctx, claims, client.InNamespace(session.Namespace), client.MatchingLabels{sandbox.SessionLabel: session.Name}); err != nil {
 		return err
 	}
 	for i := range claims.Items {
 		claim := &claims.Items[i]
-		if ref := metav1.GetControllerOf(claim); ref == nil || ref.Kind != "AgentSession" || ref.Name != session.Name {
+		ref := metav1.GetControllerOf(claim)
+		if ref == nil || ref.Kind != "AgentSession" || ref.Name != session.Name || (uid != "" && ref.UID != uid) {
 			continue
 		}
 		ctrl.LoggerFrom(ctx).V(2).Info("releasing the sandbox claim of a session that is gone", "claim", claim.Name)
-		if err := r.Delete(ctx, claim, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+		if err := c.Delete(ctx, claim, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ package agentsession
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sessionsv1alpha1 "github.com/agent-sessions/agent-session-operator/api/v1alpha1"
@@ -42,6 +44,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/argocdhealth"
 	"github.com/agent-sessions/agent-session-operator/internal/sandbox"
 	"github.com/agent-sessions/agent-session-operator/internal/testenv"
+	"github.com/agent-sessions/agent-session-operator/internal/transcript"
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 )
 
@@ -53,7 +56,8 @@ import (
 func TestSessionSandboxLifecycle(t *testing.T) {
 	cfg, c := testenv.StartT(t)
 	testenv.StartSandboxController(t, cfg)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: testenv.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: testenv.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +65,12 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 	if err := (&agent.AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Sandbox: &agent.SandboxOptions{Image: "example/sandbox:1", PodRecheck: time.Second}}).SetupWith(b(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&AgentSessionReconciler{Client: mgr.GetClient(), Store: transcripttest.NewMemoryStore(),
+	store := transcripttest.NewMemoryStore()
+	if err := (&AgentSessionReconciler{Client: mgr.GetClient(), Store: store,
 		Recorder: mgr.GetEventRecorder("agentsession-controller"), Sandboxes: true}).SetupWith(b(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Cleanup{Client: mgr.GetClient(), Store: store, Sandboxes: true}).SetupWithManager(mgr, 1); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -135,7 +143,7 @@ func TestSessionSandboxLifecycle(t *testing.T) {
 		return apierrors.IsNotFound(err), err
 	})
 
-	releasedOnDeleteAndSwept(ctx, t, c, agent)
+	releasedOnDeleteAndSwept(ctx, t, c, agent, store)
 	failedSessionIsStalled(ctx, t, c)
 
 	named := &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "kata", Namespace: "team"},
@@ -231,19 +239,23 @@ func pullFailsThenRuns(ctx context.Context, t *testing.T, c client.Client, agent
 }
 
 // releasedOnDeleteAndSwept: deleting a session (by hand, or its run's cleanup: delete)
-// releases its claim through its finalizer; a claim whose session is gone is swept (envtest
-// has no garbage collector, so nothing else would delete either).
-func releasedOnDeleteAndSwept(ctx context.Context, t *testing.T, c client.Client, agent *sessionsv1alpha1.Agent) {
+// releases its claim and archives its transcript once the object is gone (the delete's
+// cleanup; the session carries no finalizer); a claim whose session is gone is swept
+// (envtest has no garbage collector, so nothing else would delete either).
+func releasedOnDeleteAndSwept(ctx context.Context, t *testing.T, c client.Client, agent *sessionsv1alpha1.Agent, store transcript.Store) {
 	t.Helper()
 	s2 := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s2", Namespace: "team"},
 		Spec: sessionsv1alpha1.AgentSessionSpec{Key: "agent:coder:second", AgentID: "coder", Sandboxed: true}}
 	if err := c.Create(ctx, s2); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, "s2 carries its finalizer", func() (bool, error) {
+	testenv.Eventually(t, "s2's transcript", func() (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(s2), s2)
-		return len(s2.Finalizers) > 0, err
+		return s2.Status.SessionID != "", err
 	})
+	if len(s2.Finalizers) != 0 {
+		t.Errorf("s2's finalizers %v, want none", s2.Finalizers)
+	}
 	claim2, err := sandbox.EnsureClaim(ctx, c, s2, agent)
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +274,10 @@ func releasedOnDeleteAndSwept(ctx context.Context, t *testing.T, c client.Client
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
 	}
-
+	testenv.Eventually(t, "s2's transcript archived", func() (bool, error) {
+		_, err := store.Stats(ctx, "team", s2.Status.SessionID)
+		return errors.Is(err, transcript.ErrNotFound), nil
+	})
 }
 
 // failedSessionIsStalled: a claim on a warm pool that does not exist cannot start; the

@@ -16,6 +16,7 @@ package envtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -121,6 +123,58 @@ var _ = Describe("the SessionPolicy's retention", func() {
 		}
 		return transcript.RetiredSession{}, false
 	}
+
+	// A session's life in writes, as a watcher sees them (each one an object version in the
+	// API server's watch cache and in etcd): created, one send, archived, retired. The
+	// session carries no finalizer, so none is patched on, and the retirement is one write,
+	// the delete: no deletionTimestamp version, no finalizer removal.
+	It("costs a session's life no finalizer writes: its delete is one write", func() {
+		createAgent(ns, "life", rule("^hello", "hi"))
+		// From the namespace's list: every version after it, the create's too.
+		wc, before := watcherClient(), &sessionsv1alpha1.AgentSessionList{}
+		Expect(wc.List(ctx, before, client.InNamespace(ns))).To(Succeed())
+		w, err := wc.Watch(ctx, &sessionsv1alpha1.AgentSessionList{}, client.InNamespace(ns),
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: before.ResourceVersion}})
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+		s := createSession(ns, "agent:life:main", "life")
+		waitSend(createSend(ns, "agent:life:main", "hello", 30, ""), completed)
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(s.Status.MessageCount).To(BeNumerically(">=", 2))
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
+		archiveNow(s)
+		managedFields := len(s.ManagedFields)
+		retireAfter(s)
+
+		var versions []*sessionsv1alpha1.AgentSession
+		deleted := false
+		for !deleted {
+			select {
+			case e := <-w.ResultChan():
+				v, ok := e.Object.(*sessionsv1alpha1.AgentSession)
+				Expect(ok).To(BeTrue(), "watch event %s of %T", e.Type, e.Object)
+				versions, deleted = append(versions, v), e.Type == watch.Deleted
+			case <-time.After(testenv.Timeout):
+				Fail("no delete event of the retired session")
+			}
+		}
+		// The test's own writes: the touches that wake the retention pass on the fake clock.
+		touches := 0
+		for i := 1; i < len(versions); i++ {
+			if versions[i].Annotations["test/touched"] != versions[i-1].Annotations["test/touched"] {
+				touches++
+			}
+		}
+		writes := len(versions) - touches
+		AddReportEntry("session life writes", fmt.Sprintf("%d writes (create, one send, archive, retire; %d test touches left out), %d managedFields entries when archived",
+			writes, touches, managedFields))
+		GinkgoWriter.Printf("session life: %d writes, %d managedFields entries\n", writes, managedFields)
+		for _, v := range versions {
+			Expect(v.Finalizers).To(BeEmpty(), "a version of the session with a finalizer")
+			Expect(v.DeletionTimestamp).To(BeNil(), "a version of the session being deleted before its delete")
+		}
+	})
 
 	It("retires an archived session past archivedSessionsSeconds and restores it with its old transcript", func() {
 		createAgent(ns, "ret", rule("^hello", "hi"), rule("^again", "welcome back"))

@@ -295,6 +295,10 @@ var _ = Describe("SessionSchedule", func() {
 		touch(late)
 		sendNamed(catchUp, first)
 		sendNamed(late, first)
+		// The first tick recorded before the downtime: a stop that cancels the status write
+		// leaves the tick unrecorded, and past the deadline nothing records it after.
+		waitSchedule(catchUp, lastSchedule(first))
+		waitSchedule(late, lastSchedule(first))
 
 		By("ten minutes and a half down: one catch-up; none past the deadline")
 		stopManager()

@@ -142,7 +142,7 @@ var _ = Describe("the sessions tool's restore", func() {
 		Expect(k8s.Delete(ctx, s)).To(Succeed())
 		Eventually(func() error {
 			return k8s.Get(ctx, client.ObjectKeyFromObject(s), &sessionsv1alpha1.AgentSession{})
-		}, testenv.Timeout, testenv.Interval).Should(Satisfy(apierrors.IsNotFound), "the finalizer lets a session whose transcript is gone go")
+		}, testenv.Timeout, testenv.Interval).Should(Satisfy(apierrors.IsNotFound), "a session whose transcript is gone goes at once")
 		Expect(run(restorer, "sessions", map[string]any{"action": "restore", "sessionKey": "agent:rst:main", "expectedSessionId": sid})).
 			To(HaveKeyWithValue("status", "not_found"))
 	})

@@ -149,11 +149,14 @@ var _ = Describe("SubagentRun", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8s.Get(ctx, keyOf(ns, run.Status.ChildSessionKey), &sessionsv1alpha1.AgentSession{}))
 		}, testenv.Timeout, testenv.Interval).Should(BeTrue())
-		_, err := store.Stats(ctx, ns, sessionID)
-		Expect(errors.Is(err, transcript.ErrNotFound)).To(BeTrue(), "transcript still live: %v", err)
+		// The delete's cleanup archives it once the object is gone (no finalizer holds it).
+		Eventually(func(g Gomega) {
+			_, err := store.Stats(ctx, ns, sessionID)
+			g.Expect(err).To(MatchError(transcript.ErrNotFound), "transcript still live")
+			g.Expect(workspaceOf(ns, sessionID)).NotTo(BeADirectory(), "the deleted child's workspace is still on the volume")
+		}, testenv.Timeout, testenv.Interval).Should(Succeed())
 		archived, _ := filepath.Glob(filepath.Join(dataDir, "transcripts", ns, sessionID+".jsonl.deleted.*"))
 		Expect(archived).To(HaveLen(1))
-		Expect(workspaceOf(ns, sessionID)).NotTo(BeADirectory(), "the deleted child's workspace is still on the volume")
 	})
 
 	It("keeps the child until archiveAfterMinutes, then archives it", func() {

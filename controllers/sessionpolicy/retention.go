@@ -52,10 +52,10 @@ const (
 	// is one etcd transaction and a watch event to every AgentSession watcher: eight keep a
 	// pass's 500 deletes to about 60 round trips while leaving the API server's mutating
 	// requests (--max-mutating-requests-inflight, 200 by default) and the manager's client
-	// rate (--kube-api-qps) to the sessions' own writes; the AgentSession controller then
-	// lets the objects go with its own workers (the finalizer's patch). Measured on the
-	// loaded 2-core machine (docs/operations/scaling.md): 32 cut a pass from 12 s to 4.5 s,
-	// yet the sessions went only 10-20% sooner, the finalizers' patches queuing behind.
+	// rate (--kube-api-qps) to the sessions' own writes. Measured on the loaded 2-core
+	// machine with the finalizer sessions then had (docs/operations/scaling.md): 32 cut a
+	// pass from 12 s to 4.5 s, yet the sessions went only 10-20% sooner, the finalizers'
+	// patches queuing behind.
 	deletesInFlight = 8
 	// namesInEvent is how many retired sessions the pass's SessionsRetired Event names.
 	namesInEvent = 5
@@ -67,8 +67,8 @@ const (
 // RetentionReconciler applies a namespace's retention rule (spec.retention of its
 // SessionPolicy, the defaults without one) to its archived sessions: the sessions past the
 // rule (policy.RetiredSessions) have their compact records written to the transcript store
-// in one batch, durably, and only then are their objects deleted, a few at a time (their
-// finalizer archives the transcript, a no-op for an archived one). One
+// in one batch, durably, and only then are their objects deleted, a few at a time (one write
+// each: the transcript is archived already, and no finalizer holds the object). One
 // SessionsRetired Event on the SessionPolicy says how many a pass retired and names the
 // first few; a session's own Event would go with its object. A manager that dies between
 // the two leaves records and objects: the next pass writes the same records again and

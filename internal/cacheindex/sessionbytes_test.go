@@ -29,13 +29,13 @@ import (
 )
 
 // reconciledSessionJSON is a session as the scale bench leaves it: made by the bench,
-// stamped with a shard's label, initialized by the manager (finalizer, transcript, Ready).
+// stamped with a shard's label, initialized by the manager (transcript, Ready; no finalizer).
 func reconciledSessionJSON(i int) []byte {
 	key := "agent:bench:webchat:group:s" + strconv.Itoa(i)
 	uid := fmt.Sprintf("0f1e2d3c-4b5a-4978-8695-%012x", i)
 	return fmt.Appendf(nil, `{"apiVersion":"sessions.agents.dev/v1alpha1","kind":"AgentSession",
 "metadata":{"name":%q,"namespace":"bench-scale","uid":%q,"resourceVersion":"%d","generation":1,
-"creationTimestamp":"2026-11-27T18:00:00Z","finalizers":["sessions.agents.dev/transcript"],
+"creationTimestamp":"2026-11-27T18:00:00Z",
 "labels":{"sessions.agents.dev/shard":"0"}},
 "spec":{"key":%q,"agentId":"bench","channel":"webchat","chatType":"group","displayName":"group %d"},
 "status":{"observedGeneration":1,"sessionId":%q,"kind":"group","channel":"webchat","phase":"Active",

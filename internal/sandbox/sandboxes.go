@@ -44,6 +44,12 @@ const LastUsedAnnotation = "sessions.agents.dev/last-used"
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods/portforward,verbs=create
 
+// A claim names its session as controller with blockOwnerDeletion (Claim): where the
+// OwnerReferencesPermissionEnforcement admission plugin is on (OpenShift), that takes
+// update on the owner's finalizers, which is all the manager still needs them for (the
+// sessions carry no finalizer of the operator's any more).
+// +kubebuilder:rbac:groups=sessions.agents.dev,resources=agentsessions/finalizers,verbs=update
+
 // A new Pod is Ready once its container started, which can be before sandboxd listens:
 // Acquire asks sandboxd's health first after servingPollFirst, then twice as long each time
 // up to a second, for at most servingTimeout (there is no event to wait for).

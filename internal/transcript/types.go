@@ -232,6 +232,7 @@ type Store interface {
 	// Restore makes an archived transcript live again with all its messages; restoring a
 	// live session is a no-op, one whose archived transcript is gone is ErrNotFound.
 	Restore(ctx context.Context, namespace, sessionID string) error
+	LiveLister
 }
 
 // PreviewLen bounds a session's lastPreview, in bytes.

@@ -36,6 +36,7 @@ const maxBodySize = 8 << 20
 //	GET  /v1/sessions/{ns}/{id}/stats         stats
 //	POST /v1/sessions/{ns}/{id}/archive       archive (204)
 //	POST /v1/sessions/{ns}/{id}/restore       restore an archived transcript (204; 404 when it is gone)
+//	GET  /v1/live?namespace=&after=&limit=    a page of a namespace's live sessionIds; no namespace: the namespaces
 //	POST /v1/search                           search (SearchQuery -> SearchResult; 503 without an index)
 //	POST /v1/sessions/{ns}/{id}/delta         publish a live reply piece on hub, unstored (204)
 //	POST /v1/changes/sends                    publish the manager's SessionSend changes on hub (204)
@@ -117,6 +118,22 @@ func NewAPIHandler(store transcript.Store, index transcript.Searcher, hub *event
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET "+transcript.APILivePath, func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		var l transcript.LiveList
+		var err error
+		if ns := q.Get("namespace"); ns == "" {
+			l.Namespaces, err = store.LiveNamespaces(r.Context())
+		} else {
+			limit, _ := strconv.Atoi(q.Get("limit")) // not a number: the default page
+			l.SessionIDs, err = store.LiveSessionIDs(r.Context(), ns, q.Get("after"), limit)
+		}
+		if err != nil {
+			writeStoreError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, l)
 	})
 	mux.Handle("POST "+transcript.APISessionsPath+"/{ns}/{id}"+transcript.APIDeltaPath, deltaHandler(store, hub))
 	mux.Handle("POST "+transcript.APISendChangesPath, sendChangesHandler(hub))

@@ -136,7 +136,7 @@ func objectFigures(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface)
 	if b, m, err := objectBytes(ctx, dyn, sessionGVR, sessionkey.ObjectName(targetKey(0))); err == nil {
 		figs = append(figs,
 			Figure{Name: "session_bytes", Value: b, Unit: "bytes", Target: "a session that took the c=1 sends, as clients read it, managed fields included"},
-			Figure{Name: "session_managed_fields_entries", Value: float64(m), Unit: "entries", Target: "its managedFields entries: the client's create, the controller's finalizer and status"})
+			Figure{Name: "session_managed_fields_entries", Value: float64(m), Unit: "entries", Target: "its managedFields entries: the client's create and the controller's status (no finalizer)"})
 	}
 	if w, err := watchers(ctx, cfg); err == nil {
 		figs = append(figs, Compare("watchers", w["sessionsends"], w["nulls"], "watches", "open watches of sessionsends; baseline: of nulls"))

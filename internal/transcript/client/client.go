@@ -230,3 +230,19 @@ func decodeResponse(resp *http.Response, out any) error {
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
 }
+
+// LiveNamespaces implements Store.
+func (c *Client) LiveNamespaces(ctx context.Context) ([]string, error) {
+	var l transcript.LiveList
+	return l.Namespaces, c.do(ctx, http.MethodGet, transcript.APILivePath, nil, &l)
+}
+
+// LiveSessionIDs implements Store.
+func (c *Client) LiveSessionIDs(ctx context.Context, namespace, after string, limit int) ([]string, error) {
+	q := url.Values{"namespace": {namespace}, "limit": {strconv.Itoa(transcript.ClampLivePage(limit))}}
+	if after != "" {
+		q.Set("after", after)
+	}
+	var l transcript.LiveList
+	return l.SessionIDs, c.do(ctx, http.MethodGet, transcript.APILivePath+"?"+q.Encode(), nil, &l)
+}

@@ -15,6 +15,8 @@
 package store
 
 import (
+	"context"
+	"slices"
 	"time"
 
 	"github.com/agent-sessions/agent-session-operator/internal/sessionkey"
@@ -48,4 +50,35 @@ func (l liveHeader) header(namespace, sessionID string) transcript.SessionHeader
 		h.Name = sessionkey.ObjectName(l.key)
 	}
 	return h
+}
+
+// LiveNamespaces implements transcript.LiveLister.
+func (st *FileStore) LiveNamespaces(context.Context) ([]string, error) {
+	st.mu.Lock()
+	out := make([]string, 0, len(st.headers))
+	for ns, hs := range st.headers {
+		if len(hs) > 0 {
+			out = append(out, ns)
+		}
+	}
+	st.mu.Unlock()
+	slices.Sort(out)
+	return out, nil
+}
+
+// LiveSessionIDs implements transcript.LiveLister: a page of the live sessions' index,
+// which holds every live transcript whether its file is open or not.
+func (st *FileStore) LiveSessionIDs(_ context.Context, namespace, after string, limit int) ([]string, error) {
+	if err := transcript.ValidName(namespace); err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	ids := make([]string, 0, len(st.headers[namespace]))
+	for id := range st.headers[namespace] {
+		if id > after {
+			ids = append(ids, id)
+		}
+	}
+	st.mu.Unlock()
+	return transcript.LivePage(ids, after, limit), nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/agent-sessions/agent-session-operator/internal/transcript/transcripttest"
 	"github.com/agent-sessions/agent-session-operator/internal/transcriptstore/sidecartest"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // stores runs every conformance test against each Store implementation.
@@ -260,5 +261,54 @@ func TestConcurrentAppends(t *testing.T) {
 	}
 	if diff := cmp.Diff(transcripttest.SeqRange(1, writers*each), transcripttest.Seqs(page.Messages)); diff != "" {
 		t.Errorf("seqs on disk (-want +got):\n%s", diff)
+	}
+}
+
+// The live listing pages a namespace's live sessionIds in order and leaves out archived
+// ones and other namespaces'; the namespaces are those with a live transcript.
+func TestLiveSessionIDs(t *testing.T) {
+	ctx := context.Background()
+	for sname, mk := range stores {
+		t.Run(sname, func(t *testing.T) {
+			s := mk(t)
+			for _, h := range []transcript.SessionHeader{{Namespace: "a", SessionID: "s3"}, {Namespace: "a", SessionID: "s1"},
+				{Namespace: "a", SessionID: "s4"}, {Namespace: "a", SessionID: "s2"}, {Namespace: "a", SessionID: "s5"},
+				{Namespace: "b", SessionID: "s9"}, {Namespace: "c", SessionID: "s7"}} {
+				h.SessionKey = "agent:x:" + h.SessionID
+				if _, err := s.CreateSession(ctx, h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, ref := range [][2]string{{"a", "s4"}, {"c", "s7"}} {
+				if err := s.Archive(ctx, ref[0], ref[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var pages [][]string
+			for after := ""; ; {
+				page, err := s.LiveSessionIDs(ctx, "a", after, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pages = append(pages, page)
+				if len(page) < 2 {
+					break
+				}
+				after = page[len(page)-1]
+			}
+			if diff := cmp.Diff([][]string{{"s1", "s2"}, {"s3", "s5"}, {}}, pages, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("pages of a (-want +got):\n%s", diff)
+			}
+			nss, err := s.LiveNamespaces(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{"a", "b"}, nss); diff != "" {
+				t.Errorf("namespaces (-want +got):\n%s", diff)
+			}
+			if _, err := s.LiveSessionIDs(ctx, "../x", "", 0); !errors.Is(err, transcript.ErrInvalid) {
+				t.Errorf("an unsafe namespace: %v, want ErrInvalid", err)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ package transcripttest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -155,4 +156,34 @@ func (m *MemoryStore) setArchived(namespace, sessionID string, archived bool) er
 	}
 	s.archived = archived
 	return nil
+}
+
+// LiveNamespaces implements Store.
+func (m *MemoryStore) LiveNamespaces(context.Context) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, s := range m.sessions {
+		if !s.archived && !slices.Contains(out, s.header.Namespace) {
+			out = append(out, s.header.Namespace)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// LiveSessionIDs implements Store.
+func (m *MemoryStore) LiveSessionIDs(_ context.Context, namespace, after string, limit int) ([]string, error) {
+	if err := transcript.ValidName(namespace); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for _, s := range m.sessions {
+		if !s.archived && s.header.Namespace == namespace {
+			ids = append(ids, s.header.SessionID)
+		}
+	}
+	return transcript.LivePage(ids, after, limit), nil
 }
