@@ -253,7 +253,7 @@ func retiredAndAdopted(ctx context.Context, t *testing.T, c client.Client, retir
 		err := c.Get(ctx, client.ObjectKeyFromObject(r), r)
 		return meta.IsStatusConditionTrue(r.Status.Conditions, sessionsv1alpha1.ConditionArchived), err
 	})
-	if err := retired.Retire(ctx, transcript.RetiredSession{Namespace: "team", Name: "r", SessionID: sid, Key: r.Spec.Key, AgentID: "a"}); err != nil {
+	if _, err := retired.Retire(ctx, transcript.RetiredSession{Namespace: "team", Name: "r", SessionID: sid, Key: r.Spec.Key, AgentID: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Delete(ctx, r); err != nil {
