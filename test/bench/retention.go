@@ -53,10 +53,9 @@ func retentionSessions() int {
 // benchRetention times the SessionPolicy's retention alone: N sessions are created and
 // archived under a policy that keeps them (a year, a million at most), then the policy's
 // archivedSessionsSeconds drops to 0 and the clock runs until the API server holds none of
-// them (each one's record written to the transcript store, its object deleted, its
-// finalizer gone). It counts the API server's requests in that window: the writes one
-// retirement costs (the delete, the finalizer's patch, any Event), reads and the bench's own
-// polling beside them.
+// them (each one's record written to the transcript store, its object deleted: sessions
+// carry no finalizer). It counts the API server's requests in that window: the writes one
+// retirement costs (the delete, any Event), reads and the bench's own polling beside them.
 func benchRetention() ([]Figure, error) {
 	ctx := context.Background()
 	n := retentionSessions()
@@ -151,7 +150,7 @@ func benchRetention() ([]Figure, error) {
 	fmt.Fprintf(os.Stderr, "bench: retention: %d sessions retired in %s\n", n, took.Round(time.Millisecond))
 	figs := []Figure{
 		{Name: "retention_retired_per_s", Value: float64(n) / took.Seconds(), Unit: "sessions/s",
-			Target: fmt.Sprintf("%d archived sessions, retention.archivedSessionsSeconds set to 0: from the policy's change until the API server holds none (record written, object deleted, finalizer gone)", n)},
+			Target: fmt.Sprintf("%d archived sessions, retention.archivedSessionsSeconds set to 0: from the policy's change until the API server holds none (record written, object deleted)", n)},
 		{Name: "retention_api_writes_per_retired", Value: writes / float64(n), Unit: "requests",
 			Target: "writes (POST, PUT, PATCH, DELETE) of this API's objects and Events the API server served per retired session in that window (apiserver_request_total)"},
 	}
