@@ -17,6 +17,7 @@ package sessionsend
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,6 +93,8 @@ const (
 	ttlPoll = time.Second
 	// ttlRetry is how soon a failed delete is tried again.
 	ttlRetry = 10 * time.Second
+	// ttlWorkers is how many deletes are in flight at once, as retention's.
+	ttlWorkers = 8
 )
 
 // NewSendTTL reads due times from clk, and waits on real timers of at most ttlPoll (pollClock),
@@ -126,8 +129,16 @@ func (t *SendTTL) Start(ctx context.Context) error {
 		// are scheduled as they finish.
 		ctrl.LoggerFrom(ctx).Error(err, "listing finished SessionSends for their TTL")
 	}
-	for t.next(ctx) {
+	// Deletes run ttlWorkers at a time: one at a time, a send finished every 25 ms outran
+	// them on a loaded API server (27,000 finished sends waiting at 50,000 created).
+	var wg sync.WaitGroup
+	for range ttlWorkers {
+		wg.Go(func() {
+			for t.next(ctx) {
+			}
+		})
 	}
+	wg.Wait()
 	return nil
 }
 

@@ -115,20 +115,23 @@ func startTTL(t *testing.T, api *ttlAPI, def time.Duration) (*SendTTL, *clocktes
 	return ttl, clk
 }
 
-// deletedBy waits until the deletes are want; then a moment more, for a delete too many.
+// deletedBy waits until the deletes are want, in any order (sends due at once are deleted
+// in parallel); then a moment more, for a delete too many.
 func deletedBy(t *testing.T, api *ttlAPI, want ...string) {
 	t.Helper()
+	want = slices.Sorted(slices.Values(want))
+	got := func() []string { return slices.Sorted(slices.Values(api.deletes())) }
 	deadline := time.Now().Add(testenv.Timeout)
-	for !slices.Equal(api.deletes(), want) && len(api.deletes()) <= len(want) && time.Now().Before(deadline) {
+	for !slices.Equal(got(), want) && len(got()) <= len(want) && time.Now().Before(deadline) {
 		time.Sleep(testenv.Interval)
 	}
 	time.Sleep(10 * testenv.Interval)
-	if got := api.deletes(); !slices.Equal(got, want) {
+	if got := got(); !slices.Equal(got, want) {
 		t.Fatalf("deleted %v, want %v", got, want)
 	}
 }
 
-// Scheduled sends are deleted in due order, only once due, once each however often they are
+// Scheduled sends are deleted only once due, once each however often they are
 // scheduled; what is kept or belongs to another shard is not.
 func TestSendTTLSchedule(t *testing.T) {
 	sends := []*sessionsv1alpha1.SessionSend{
@@ -199,6 +202,53 @@ func TestSendTTLRebuildsAfterRestart(t *testing.T) {
 	if rest := api.sends; len(rest) != 1 || rest[0].Name != "running" {
 		t.Fatalf("left %d sends, want only the running one", len(rest))
 	}
+}
+
+// gatedAPI holds every delete until ttlWorkers are in flight at once.
+type gatedAPI struct {
+	*ttlAPI
+	mu       sync.Mutex
+	inFlight int
+	all      chan struct{}
+}
+
+func (g *gatedAPI) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	g.mu.Lock()
+	if g.inFlight++; g.inFlight == ttlWorkers {
+		close(g.all)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.all:
+	case <-ctx.Done(): // one at a time never gets all: the test fails and stops the schedule
+	}
+	return g.ttlAPI.Delete(ctx, obj, opts...)
+}
+
+// Sends due at once are deleted ttlWorkers at a time, not one after another: a burst of
+// finished sends must not outrun their deletes.
+func TestSendTTLDeletesInParallel(t *testing.T) {
+	api := &gatedAPI{ttlAPI: &ttlAPI{}, all: make(chan struct{})}
+	var want []string
+	for i := range ttlWorkers {
+		s := finishedSend("s"+strconv.Itoa(i), sessionsv1alpha1.SendCompleted, ptr.To[int32](0), 0)
+		api.sends = append(api.sends, *s)
+		want = append(want, s.Name)
+	}
+	clk := clocktesting.NewFakeClock(ownerflowtest.Epoch)
+	ttl := newSendTTLOn(api, api, clk, time.Hour, func(string) bool { return true })
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- ttl.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-api.all:
+	case <-time.After(testenv.Timeout):
+		api.mu.Lock()
+		defer api.mu.Unlock()
+		t.Fatalf("%d deletes started together, want %d", api.inFlight, ttlWorkers)
+	}
+	deletedBy(t, api.ttlAPI, want...)
 }
 
 // A scheduled send's key and UID come back as they were given: a UUID (what the API server

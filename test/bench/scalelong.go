@@ -191,7 +191,7 @@ func benchScaleLong() ([]Figure, error) {
 	if *scaleLongShort {
 		settle = time.Second
 	}
-	read := func(live, created int) (controlPlaneReading, error) {
+	read := func(live, created int, tag string) (controlPlaneReading, error) {
 		// Every reading alike: the API server collects its garbage first (pprof's gc=1), so
 		// a reading right after a burst of creates and one after a long wait compare.
 		if err := apiServerGC(ctx, apiHTTP, cfg.Host); err != nil {
@@ -200,13 +200,13 @@ func benchScaleLong() ([]Figure, error) {
 		time.Sleep(settle)
 		r, err := readControlPlane(ctx, c, cfg, live, created)
 		if err == nil {
-			fmt.Fprintln(os.Stderr, "bench: scale-long:", r)
+			fmt.Fprintln(os.Stderr, "bench: scale-long:"+tag, r)
 		}
 		// With -profile-dir, what the API server's heap holds at each reading.
-		<-profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), fmt.Sprintf("apiserver-heap-%s-live-%s-created.pprof", kilo(live), kilo(created)), "/debug/pprof/heap")
+		<-profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), fmt.Sprintf("apiserver-heap-%s-live-%s-created%s.pprof", kilo(live), kilo(created), strings.ReplaceAll(tag, " ", "-")), "/debug/pprof/heap")
 		return r, err
 	}
-	empty, err := read(0, 0)
+	empty, err := read(0, 0, "")
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func benchScaleLong() ([]Figure, error) {
 			return nil, err
 		}
 		if created == plan.Live || created == plan.Created || created%plan.ReadEvery == 0 {
-			r, err := read(live, created)
+			r, err := read(live, created, "")
 			if err != nil {
 				return nil, err
 			}
@@ -265,7 +265,21 @@ func benchScaleLong() ([]Figure, error) {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "bench: scale-long: %d sessions and %d spawned runs created, %d sessions retired by retention\n", created, spawned, retired+spawned)
-	return scaleLongFigures(plan, empty, first, last), nil
+	// The same live set on a restarted API server: its watch caches hold the live objects
+	// alone, not the last burst's history (every version of every session and send of the
+	// last events, up to the caches' capacity), as a cluster whose sessions came over weeks
+	// holds them. Last, as the counters' watches do not outlive the restart.
+	if err := c.RestartAPIServer(); err != nil {
+		return nil, err
+	}
+	if err := waitLive(ctx, dyn, 1+last.Live, waitTimeout); err != nil {
+		return nil, fmt.Errorf("after the API server's restart: %w", err)
+	}
+	restarted, err := read(last.Live, last.Created, " after a restart")
+	if err != nil {
+		return nil, err
+	}
+	return scaleLongFigures(plan, empty, first, restarted, last), nil
 }
 
 // spawnsPerStep is how many SubagentRuns a step spawns: one for every hundred sessions, at
@@ -359,7 +373,7 @@ func archiveChildren(ctx context.Context, cl client.Client, keys []string) error
 
 // scaleLongFigures state the life's last reading against its first (Live live / Live
 // created) and the API server's growth from empty to Live sessions, per 10,000.
-func scaleLongFigures(plan scaleLongPlan, empty, first, last controlPlaneReading) []Figure {
+func scaleLongFigures(plan scaleLongPlan, empty, first, restarted, last controlPlaneReading) []Figure {
 	at := func(r controlPlaneReading) string {
 		return fmt.Sprintf("%s live / %s created", kilo(r.Live), kilo(r.Created))
 	}
@@ -378,6 +392,10 @@ func scaleLongFigures(plan scaleLongPlan, empty, first, last controlPlaneReading
 			Target: fmt.Sprintf("<= 270 (today 538): from empty (%.1f MiB) to %s live sessions with a send each, per 10,000", empty.APIServerMiB, kilo(first.Live))},
 		{Name: "apiserver_heap_per_10k_sessions_mib", Value: perTenK(first.APIServerHeapMiB - empty.APIServerHeapMiB), Unit: "MiB",
 			Target: fmt.Sprintf("the API server's heap in use, the same way (%.1f MiB empty): what its resident set holds beyond it is the create burst's garbage and free memory not yet returned", empty.APIServerHeapMiB)},
+		{Name: "apiserver_rss_per_10k_live_sessions_mib", Value: perTenK(restarted.APIServerMiB - empty.APIServerMiB), Unit: "MiB",
+			Target: fmt.Sprintf("%s live sessions on a restarted API server (%.1f MiB at %s created): the live objects alone, without the last burst's history in its watch caches", kilo(restarted.Live), restarted.APIServerMiB, kilo(restarted.Created))},
+		{Name: "apiserver_heap_per_10k_live_sessions_mib", Value: perTenK(restarted.APIServerHeapMiB - empty.APIServerHeapMiB), Unit: "MiB",
+			Target: "its heap in use, the same way"},
 		{Name: "etcd_rss_per_10k_sessions_mib", Value: perTenK(first.EtcdMiB - empty.EtcdMiB), Unit: "MiB",
 			Target: fmt.Sprintf("from empty (%.1f MiB) to %s live sessions, per 10,000", empty.EtcdMiB, kilo(first.Live))},
 	}

@@ -42,10 +42,11 @@ func TestScaleLongFiguresStateTheLastReadingAgainstTheFirst(t *testing.T) {
 	plan := scaleLongPlan{Live: 10000, Created: 300000, Step: 5000}
 	empty := controlPlaneReading{APIServerMiB: 400, EtcdMiB: 50, APIServerHeapMiB: 150}
 	first := controlPlaneReading{Live: 10000, Created: 10000, APIServerMiB: 600, EtcdMiB: 110, EtcdDBMiB: 60, EtcdDBInUseMiB: 40, APIServerHeapMiB: 320, ManagerHeapMiB: 40}
+	restarted := controlPlaneReading{Live: 10000, Created: 10000, APIServerMiB: 480, APIServerHeapMiB: 210}
 	last := controlPlaneReading{Live: 10000, Created: 300000, APIServerMiB: 660, EtcdMiB: 121, EtcdDBMiB: 200, EtcdDBInUseMiB: 44, ManagerHeapMiB: 42}
 	got := map[string][2]float64{}
 	targets := map[string]string{}
-	for _, f := range scaleLongFigures(plan, empty, first, last) {
+	for _, f := range scaleLongFigures(plan, empty, first, restarted, last) {
 		r := 0.0
 		if f.Ratio != nil {
 			r = *f.Ratio
@@ -53,16 +54,18 @@ func TestScaleLongFiguresStateTheLastReadingAgainstTheFirst(t *testing.T) {
 		got[f.Name], targets[f.Name] = [2]float64{f.Value, r}, f.Target
 	}
 	want := map[string][2]float64{
-		"scale_long_apiserver_rss_mib":        {660, 1.1},
-		"scale_long_etcd_rss_mib":             {121, 1.1},
-		"scale_long_etcd_db_in_use_mib":       {44, 1.1},
-		"scale_long_etcd_db_mib":              {200, 200.0 / 60},
-		"scale_long_manager_rss_mib":          {0, 0},
-		"scale_long_manager_heap_mib":         {42, 1.05},
-		"scale_long_transcript_store_rss_mib": {0, 0},
-		"apiserver_rss_per_10k_sessions_mib":  {200, 0},
-		"apiserver_heap_per_10k_sessions_mib": {170, 0},
-		"etcd_rss_per_10k_sessions_mib":       {60, 0},
+		"scale_long_apiserver_rss_mib":             {660, 1.1},
+		"scale_long_etcd_rss_mib":                  {121, 1.1},
+		"scale_long_etcd_db_in_use_mib":            {44, 1.1},
+		"scale_long_etcd_db_mib":                   {200, 200.0 / 60},
+		"scale_long_manager_rss_mib":               {0, 0},
+		"scale_long_manager_heap_mib":              {42, 1.05},
+		"scale_long_transcript_store_rss_mib":      {0, 0},
+		"apiserver_rss_per_10k_sessions_mib":       {200, 0},
+		"apiserver_heap_per_10k_sessions_mib":      {170, 0},
+		"apiserver_rss_per_10k_live_sessions_mib":  {80, 0},
+		"apiserver_heap_per_10k_live_sessions_mib": {60, 0},
+		"etcd_rss_per_10k_sessions_mib":            {60, 0},
 	}
 	if d := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 })); d != "" {
 		t.Errorf("figures (-want +got):\n%s", d)
