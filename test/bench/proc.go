@@ -27,6 +27,7 @@ type procStat struct {
 	comm       string
 	ppid       int
 	cpuSeconds float64 // utime + stime
+	zombie     bool    // exited, not yet reaped: a restarted API server's old process
 }
 
 func readProcStat(pid int) (procStat, bool) {
@@ -47,7 +48,7 @@ func readProcStat(pid int) (procStat, bool) {
 	ppid, _ := strconv.Atoi(f[1])
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
-	return procStat{comm: s[open+1 : closing], ppid: ppid, cpuSeconds: (ut + st) / 100}, true
+	return procStat{comm: s[open+1 : closing], ppid: ppid, cpuSeconds: (ut + st) / 100, zombie: f[0] == "Z"}, true
 }
 
 // processCPUSeconds is utime+stime of pid (clock ticks of 1/100 s), 0 when it is gone.
@@ -84,7 +85,7 @@ func childPID(comm string) int {
 		if err != nil {
 			continue
 		}
-		if st, ok := readProcStat(pid); ok && st.ppid == self && st.comm == comm {
+		if st, ok := readProcStat(pid); ok && st.ppid == self && st.comm == comm && !st.zombie {
 			return pid
 		}
 	}

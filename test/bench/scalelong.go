@@ -34,6 +34,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -250,6 +251,11 @@ func benchScaleLong() ([]Figure, error) {
 		if err := waitLive(ctx, dyn, 1+live, waitTimeout); err != nil {
 			return nil, err
 		}
+		// Every send finished is deleted by its TTL before the next step: a reading holds the
+		// life's history, not a backlog.
+		if err := waitObjects(ctx, dyn, sendGVR, scaleLongNS, 0, waitTimeout, time.Second); err != nil {
+			return nil, err
+		}
 		if created == plan.Live || created == plan.Created || created%plan.ReadEvery == 0 {
 			r, err := read(live, created, "")
 			if err != nil {
@@ -464,9 +470,15 @@ func waitLive(ctx context.Context, dyn dynamic.Interface, live int, timeout time
 // waitSessions waits until namespace ns holds at most live sessions, asking the API server
 // every interval.
 func waitSessions(ctx context.Context, dyn dynamic.Interface, ns string, live int, timeout, every time.Duration) error {
+	return waitObjects(ctx, dyn, sessionGVR, ns, live, timeout, every)
+}
+
+// waitObjects waits until the namespace holds at most n objects of gvr, counted by the API
+// server.
+func waitObjects(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, live int, timeout, every time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		list, err := dyn.Resource(sessionGVR).Namespace(ns).List(ctx, metav1.ListOptions{Limit: 1})
+		list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{Limit: 1})
 		if err != nil && !apierrors.IsTooManyRequests(err) {
 			return err
 		}
@@ -479,7 +491,7 @@ func waitSessions(ctx context.Context, dyn dynamic.Interface, ns string, live in
 				return nil
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("%d sessions live after %s, want %d", n, timeout, live)
+				return fmt.Errorf("%d %s after %s, want at most %d", n, gvr.Resource, timeout, live)
 			}
 		}
 		time.Sleep(every)
