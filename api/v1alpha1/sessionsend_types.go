@@ -169,8 +169,8 @@ type SessionSendStatus struct {
 	// phase is the step the send is in.
 	// +optional
 	Phase SendPhase `json:"phase,omitempty"`
-	// targetSessionKey is the resolved target key when spec.sessionKey named the target otherwise (main, a sessionId);
-	// unset when spec.sessionKey is the key itself, so readers take the target from both (runId says it was resolved).
+	// targetSessionKey is the resolved target key when spec.sessionKey named the target otherwise (main, a sessionId).
+	// It is unset when spec.sessionKey is the key itself: the target is then spec.sessionKey once runId is set.
 	// +optional
 	TargetSessionKey string `json:"targetSessionKey,omitempty"`
 	// turns are the turns run so far, in order.
