@@ -110,7 +110,7 @@ func specFieldSets(obj client.Object) []string {
 	var out []string
 	for _, e := range obj.GetManagedFields() {
 		var set map[string]json.RawMessage
-		if e.FieldsV1 != nil && json.Unmarshal(e.FieldsV1.Raw, &set) == nil && set["f:spec"] != nil {
+		if e.FieldsV1 != nil && json.Unmarshal(e.FieldsV1.GetRawBytes(), &set) == nil && set["f:spec"] != nil {
 			out = append(out, string(set["f:spec"]))
 		}
 	}
