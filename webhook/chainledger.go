@@ -148,7 +148,7 @@ func (l *chainLedger) list(ctx context.Context, t *chainTally, ns, chain string)
 	}
 	for i := range sends.Items {
 		s := &sends.Items[i]
-		t.members[memberName(s)] = sendMember(s, s.Status.TargetSessionKey)
+		t.members[memberName(s)] = sendMember(s, s.TargetKey())
 	}
 	for i := range runs.Items {
 		t.members[memberName(&runs.Items[i])] = policy.ChainMember{Requester: runs.Items[i].Spec.RequesterSessionKey}

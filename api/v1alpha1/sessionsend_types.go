@@ -56,6 +56,10 @@ const (
 // SessionSendSpec is a sessions_send call. It cannot change once created, but for cancel:
 // each field says so itself (self == oldSelf), and the rules here catch an optional field
 // added or removed, which a field's own transition rule does not see.
+// Atomic: a client's create owns the spec as one field set, so its managedFields entry is
+// "f:spec":{} and not one entry per field (a merge patch of cancel works as before; a
+// server-side apply states the whole spec).
+// +structType=atomic
 // +kubebuilder:validation:XValidation:rule="has(self.timeoutSeconds) == has(oldSelf.timeoutSeconds)",message="spec is immutable but for cancel; create a new SessionSend"
 // +kubebuilder:validation:XValidation:rule="has(self.fromSessionKey) == has(oldSelf.fromSessionKey)",message="spec is immutable but for cancel; create a new SessionSend"
 // +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="spec is immutable but for cancel; create a new SessionSend"
@@ -165,7 +169,8 @@ type SessionSendStatus struct {
 	// phase is the step the send is in.
 	// +optional
 	Phase SendPhase `json:"phase,omitempty"`
-	// targetSessionKey is the resolved target key.
+	// targetSessionKey is the resolved target key when spec.sessionKey named the target otherwise (main, a sessionId).
+	// It is unset when spec.sessionKey is the key itself: the target is then spec.sessionKey once runId is set.
 	// +optional
 	TargetSessionKey string `json:"targetSessionKey,omitempty"`
 	// turns are the turns run so far, in order.
@@ -218,6 +223,39 @@ type SessionSendList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []SessionSend `json:"items"`
+}
+
+// TargetKey is the key of the session the send runs in, once resolved: status.targetSessionKey
+// when spec.sessionKey named the target otherwise (main, a sessionId), spec.sessionKey when it
+// is the key itself (SetTargetKey leaves the status field out then), and "" while unresolved
+// (no runId: the runId is recorded with the target).
+func (s *SessionSend) TargetKey() string {
+	switch {
+	case s.Status.TargetSessionKey != "":
+		return s.Status.TargetSessionKey
+	case s.Status.RunID != "":
+		return s.Spec.SessionKey
+	}
+	return ""
+}
+
+// TargetRef is TargetKey, or spec.sessionKey as written while the send is unresolved: the
+// session a reader files the send under.
+func (s *SessionSend) TargetRef() string {
+	if k := s.TargetKey(); k != "" {
+		return k
+	}
+	return s.Spec.SessionKey
+}
+
+// SetTargetKey records the resolved target key: status.targetSessionKey only when it differs
+// from spec.sessionKey (it is the key itself for most sends, and about 50 bytes of each).
+// The caller records the runId in the same write (TargetKey reads it).
+func (s *SessionSend) SetTargetKey(key string) {
+	s.Status.TargetSessionKey = ""
+	if key != s.Spec.SessionKey {
+		s.Status.TargetSessionKey = key
+	}
 }
 
 func init() {

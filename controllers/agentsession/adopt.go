@@ -107,7 +107,7 @@ func (r *AgentSessionReconciler) retiredRecord(ctx context.Context, namespace, s
 func (r *AgentSessionReconciler) adoptFailed(s *sessionsv1alpha1.AgentSession, msg string) {
 	s.Status.Phase = sessionsv1alpha1.SessionArchived
 	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue,
-		Reason: sessionsv1alpha1.ReasonRestoreFailed, ObservedGeneration: s.Generation, Message: msg,
+		Reason: sessionsv1alpha1.ReasonRestoreFailed, Message: msg,
 		LastTransitionTime: metav1.NewTime(r.now())})
 }
 

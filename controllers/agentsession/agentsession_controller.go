@@ -221,7 +221,7 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *ses
 		if !meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionArchived) { // a RestoreFailed stays
 			// Its time is the injected clock's: the SessionPolicy's retention counts from it.
 			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue,
-				Reason: "Archived", Message: "the transcript is archived", ObservedGeneration: s.Generation, LastTransitionTime: metav1.NewTime(r.now())})
+				Reason: "Archived", Message: "the transcript is archived", LastTransitionTime: metav1.NewTime(r.now())})
 		}
 		return nil
 	}
@@ -243,9 +243,11 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *ses
 	return nil
 }
 
-// setSessionReady sets the session's Ready condition and the Stalled that mirrors it.
+// setSessionReady sets the session's Ready condition and the Stalled that mirrors it. A
+// session's conditions carry no observedGeneration of their own: reconcileTranscript stamps
+// status.observedGeneration in the same write, and kubectl wait and kstatus read it there.
 func setSessionReady(s *sessionsv1alpha1.AgentSession, status metav1.ConditionStatus, reason, msg string) {
-	ready := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: s.Generation}
+	ready := metav1.Condition{Type: sessionsv1alpha1.ConditionReady, Status: status, Reason: reason, Message: msg}
 	meta.SetStatusCondition(&s.Status.Conditions, ready)
 	ownerflow.SetStalled(&s.Status.Conditions, ready)
 }

@@ -51,7 +51,7 @@ func (r *AgentSessionReconciler) restoreWhenAsked(ctx context.Context, s *sessio
 	err := r.Store.Restore(ctx, s.Namespace, s.Status.SessionID)
 	if errors.Is(err, transcript.ErrNotFound) {
 		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionArchived, Status: metav1.ConditionTrue,
-			Reason: sessionsv1alpha1.ReasonRestoreFailed, ObservedGeneration: s.Generation,
+			Reason:  sessionsv1alpha1.ReasonRestoreFailed,
 			Message: fmt.Sprintf("cannot restore: the archived transcript of sessionId %s is no longer kept (removed after the transcript-store's --archived-transcript-retention)", s.Status.SessionID)})
 		return nil
 	}

@@ -95,7 +95,8 @@ var _ = Describe("SessionSend", func() {
 		createAgent(ns, "helper", announceSkip)
 		send := waitSend(createSend(ns, "agent:helper:main", "hello", 30, ""), completed)
 		Expect(send.Status.Status).To(Equal(sessionsv1alpha1.SendOK))
-		Expect(send.Status.TargetSessionKey).To(Equal("agent:helper:main"))
+		Expect(send.TargetKey()).To(Equal("agent:helper:main"))
+		Expect(send.Status.TargetSessionKey).To(BeEmpty(), "spec.sessionKey is the key: the status does not repeat it")
 	})
 
 	It("reports timeout at the deadline and still records the late reply", func() {

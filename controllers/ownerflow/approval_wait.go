@@ -57,13 +57,13 @@ func (r *StepRunner[T]) awaitApproval(ctx context.Context, f *Flow[T], name stri
 // setAwaiting keeps the AwaitingApproval condition: True naming the approval while one is
 // pending, False once the wait is over; an owner that never waited gets none. It reports
 // whether the owner waits, and queues an Event when the wait begins.
-func setAwaiting[T TurnOwner](f *Flow[T], conds *[]metav1.Condition, generation int64) bool {
+func setAwaiting[T TurnOwner](f *Flow[T], conds *[]metav1.Condition) bool {
 	ta := f.awaiting
 	was := meta.IsStatusConditionTrue(*conds, sessionsv1alpha1.ConditionAwaitingApproval)
 	if ta == nil {
 		if was {
 			meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionAwaitingApproval, Status: metav1.ConditionFalse,
-				Reason: "Decided", Message: "no tool call waits for approval", ObservedGeneration: generation})
+				Reason: "Decided", Message: "no tool call waits for approval"})
 		}
 		return false
 	}
@@ -77,15 +77,15 @@ func setAwaiting[T TurnOwner](f *Flow[T], conds *[]metav1.Condition, generation 
 		f.Event(corev1.EventTypeNormal, sessionsv1alpha1.ConditionAwaitingApproval, "%s", msg)
 	}
 	meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionAwaitingApproval, Status: metav1.ConditionTrue,
-		Reason: "Pending", Message: msg, ObservedGeneration: generation})
+		Reason: "Pending", Message: msg})
 	return true
 }
 
 // ShowAwaiting sets the condition and the phase: waiting while an approval is pending,
 // back to running after (a later step sets its own phase).
-func ShowAwaiting[T TurnOwner, P ~string](f *Flow[T], conds *[]metav1.Condition, generation int64, phase *P, waiting, running P) {
+func ShowAwaiting[T TurnOwner, P ~string](f *Flow[T], conds *[]metav1.Condition, phase *P, waiting, running P) {
 	switch {
-	case setAwaiting(f, conds, generation):
+	case setAwaiting(f, conds):
 		*phase = waiting
 	case *phase == waiting:
 		*phase = running

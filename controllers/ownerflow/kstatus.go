@@ -35,12 +35,14 @@ import (
 
 // SetProgress sets the kstatus conditions of a send or run: Reconciling (with reason) while
 // it works, Stalled (the Failed condition's reason and message) once it failed or timed out,
-// neither once it completed or was cancelled.
-func SetProgress(conds *[]metav1.Condition, generation int64, reason, msg string) {
+// neither once it completed or was cancelled. Like every condition of a send or run, they
+// carry no observedGeneration of their own: status.observedGeneration, stamped in the same
+// write, says which generation they reflect (kubectl wait and kstatus read it there).
+func SetProgress(conds *[]metav1.Condition, reason, msg string) {
 	if f := meta.FindStatusCondition(*conds, sessionsv1alpha1.ConditionFailed); f != nil && f.Status == metav1.ConditionTrue {
 		meta.RemoveStatusCondition(conds, sessionsv1alpha1.ConditionReconciling)
 		meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionStalled, Status: metav1.ConditionTrue,
-			Reason: f.Reason, Message: f.Message, ObservedGeneration: generation})
+			Reason: f.Reason, Message: f.Message})
 		return
 	}
 	meta.RemoveStatusCondition(conds, sessionsv1alpha1.ConditionStalled)
@@ -49,7 +51,7 @@ func SetProgress(conds *[]metav1.Condition, generation int64, reason, msg string
 		return
 	}
 	meta.SetStatusCondition(conds, metav1.Condition{Type: sessionsv1alpha1.ConditionReconciling, Status: metav1.ConditionTrue,
-		Reason: reason, Message: textutil.Truncate(msg, MaxConditionMessage), ObservedGeneration: generation})
+		Reason: reason, Message: textutil.Truncate(msg, MaxConditionMessage)})
 }
 
 // SetStalled mirrors a Ready condition that is False into Stalled=True (same reason and

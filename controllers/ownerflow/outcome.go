@@ -74,10 +74,11 @@ const (
 )
 
 // SetOutcome sets the one terminal condition of a send or run: Completed only on success,
-// so `kubectl wait --for=condition=Completed` does not return on a failure.
-func SetOutcome(conds *[]metav1.Condition, generation int64, o Outcome, reason, msg string) {
+// so `kubectl wait --for=condition=Completed` does not return on a failure. No
+// observedGeneration of its own: kubectl wait falls back to status.observedGeneration.
+func SetOutcome(conds *[]metav1.Condition, o Outcome, reason, msg string) {
 	meta.SetStatusCondition(conds, metav1.Condition{Type: string(o), Status: metav1.ConditionTrue,
-		Reason: reason, Message: textutil.Truncate(msg, MaxConditionMessage), ObservedGeneration: generation})
+		Reason: reason, Message: textutil.Truncate(msg, MaxConditionMessage)})
 }
 
 // CancelStarted sets spec.cancel on the unfinished sends and runs that obj's turns started

@@ -22,5 +22,5 @@ import (
 // awaitingSend shows a send's wait for approval.
 func awaitingSend(f *ownerflow.Flow[*sessionsv1alpha1.SessionSend]) {
 	st := &f.Obj.Status
-	ownerflow.ShowAwaiting(f, &st.Conditions, f.Obj.Generation, &st.Phase, sessionsv1alpha1.SendAwaitingApproval, sessionsv1alpha1.SendRunning)
+	ownerflow.ShowAwaiting(f, &st.Conditions, &st.Phase, sessionsv1alpha1.SendAwaitingApproval, sessionsv1alpha1.SendRunning)
 }

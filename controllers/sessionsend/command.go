@@ -60,7 +60,8 @@ func (r *SessionSendReconciler) command(ctx context.Context, f *ownerflow.Flow[*
 		return false, nil
 	}
 	now := metav1.NewTime(r.Clock.Now())
-	st.TargetSessionKey, st.RunID, st.StartedAt = target.Spec.Key, turns.TurnID(send.UID, "command"), &now
+	send.SetTargetKey(target.Spec.Key)
+	st.RunID, st.StartedAt = turns.TurnID(send.UID, "command"), &now
 	st.Status, st.Reply = sessionsv1alpha1.SendOK, policy.SendCommandReply(cmd, target.Spec.Key)
 	setReplied(send, metav1.ConditionTrue, "Command", st.Reply)
 	// A command has no round 1, reply-back or announce: it completes here, in the same

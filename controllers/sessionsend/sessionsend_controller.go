@@ -94,7 +94,7 @@ func (r *SessionSendReconciler) Observe(s *sessionsv1alpha1.SessionSend) {
 	if phase == "" {
 		phase = sessionsv1alpha1.SendRunning
 	}
-	ownerflow.SetProgress(&s.Status.Conditions, s.Generation, string(phase), "the send is in phase "+string(phase))
+	ownerflow.SetProgress(&s.Status.Conditions, string(phase), "the send is in phase "+string(phase))
 }
 func (r *SessionSendReconciler) Phase(s *sessionsv1alpha1.SessionSend) string {
 	return string(s.Status.Phase)
@@ -152,10 +152,7 @@ func (r *SessionSendReconciler) resolveTarget(ctx context.Context, f *ownerflow.
 	if sendFinished(send) {
 		return false, nil
 	}
-	ref := send.Spec.SessionKey
-	if send.Status.TargetSessionKey != "" {
-		ref = send.Status.TargetSessionKey
-	}
+	ref := send.TargetRef()
 	facts, err := r.Lookup.GatherSend(ctx, send.Namespace, send.Spec.FromSessionKey, ref)
 	if err != nil {
 		return false, err
@@ -205,7 +202,8 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *ownerflow.Flow[
 		r.waitingForRoundOne(f)
 		return false, err
 	}
-	st.TargetSessionKey, st.RunID = target.Spec.Key, turns.TurnID(send.UID, "round-1")
+	send.SetTargetKey(target.Spec.Key)
+	st.RunID = turns.TurnID(send.UID, "round-1")
 	st.Usage = usage.Add(st.Usage, res.Usage())
 	turn := sessionsv1alpha1.SendTurn{Round: 1, Session: target.Spec.Key}
 	turn.Reply, turn.ReplySeq = ownerflow.StatusText(res.Text, res.ReplySeq)
@@ -257,7 +255,8 @@ func (r *SessionSendReconciler) waitingForRoundOne(f *ownerflow.Flow[*sessionsv1
 		f.Event(corev1.EventTypeNormal, "Accepted", "fire-and-forget send accepted")
 	}
 	st.Phase, st.StartedAt = sessionsv1alpha1.SendRunning, ptrTime(send.CreationTimestamp)
-	st.TargetSessionKey, st.RunID = f.Session.Spec.Key, turns.TurnID(send.UID, "round-1")
+	send.SetTargetKey(f.Session.Spec.Key)
+	st.RunID = turns.TurnID(send.UID, "round-1")
 }
 
 // roundOneRequest is round 1's turn: the message with its provenance (starter's, the cron
@@ -318,9 +317,11 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *ownerflow.Flow[
 
 // complete ends a send whose steps all ran.
 func (r *SessionSendReconciler) complete(_ context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
-	msg := "the send, its reply-back and its announce are done"
+	// Short: every finished send keeps it (the reason says Completed; a person's send has no
+	// reply-back or announce, as status.announce being unset shows).
+	msg := "round 1, reply-back and announce done"
 	if f.Obj.Spec.FromSessionKey == "" {
-		msg = "done (a person's send: no reply-back or announce)"
+		msg = "round 1 done"
 	}
 	// No Event: the Completed condition and agent_sessions_finished_total say it, and an
 	// Event on every success is an API write per send (a third of a person's send's writes).
@@ -346,13 +347,13 @@ func (r *SessionSendReconciler) end(f *ownerflow.Flow[*sessionsv1alpha1.SessionS
 	st.Phase = phase
 	now := metav1.NewTime(r.Clock.Now())
 	st.CompletedAt = &now
-	ownerflow.SetOutcome(&st.Conditions, f.Obj.Generation, o, reason, msg)
+	ownerflow.SetOutcome(&st.Conditions, o, reason, msg)
 	f.Log.V(2).Info("send finished", "phase", phase, "reason", reason)
 }
 
 func setReplied(send *sessionsv1alpha1.SessionSend, status metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(&send.Status.Conditions, metav1.Condition{Type: sessionsv1alpha1.ConditionReplied, Status: status,
-		Reason: reason, Message: textutil.Truncate(msg, ownerflow.MaxConditionMessage), ObservedGeneration: send.Generation})
+		Reason: reason, Message: textutil.Truncate(msg, ownerflow.MaxConditionMessage)})
 }
 
 // SetupWith wires the step runner and registers the reconciler, woken by the engine when its turns end.

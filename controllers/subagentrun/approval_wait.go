@@ -22,5 +22,5 @@ import (
 // awaitingRun shows a run's wait for approval.
 func awaitingRun(f *ownerflow.Flow[*sessionsv1alpha1.SubagentRun]) {
 	st := &f.Obj.Status
-	ownerflow.ShowAwaiting(f, &st.Conditions, f.Obj.Generation, &st.Phase, sessionsv1alpha1.RunAwaitingApproval, sessionsv1alpha1.RunRunning)
+	ownerflow.ShowAwaiting(f, &st.Conditions, &st.Phase, sessionsv1alpha1.RunAwaitingApproval, sessionsv1alpha1.RunRunning)
 }

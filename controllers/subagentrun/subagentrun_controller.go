@@ -91,7 +91,7 @@ func (r *SubagentRunReconciler) Observe(run *sessionsv1alpha1.SubagentRun) {
 	if p := run.Status.Phase; p != "" && p != sessionsv1alpha1.RunPending && p != sessionsv1alpha1.RunRunning {
 		reason, msg = "Announcing", "the run's task ended "+string(p)+"; its announce and cleanup are running"
 	}
-	ownerflow.SetProgress(&run.Status.Conditions, run.Generation, reason, msg)
+	ownerflow.SetProgress(&run.Status.Conditions, reason, msg)
 }
 func (r *SubagentRunReconciler) Phase(run *sessionsv1alpha1.SubagentRun) string {
 	return string(run.Status.Phase)
@@ -478,7 +478,7 @@ func (r *SubagentRunReconciler) finish(f *ownerflow.Flow[*sessionsv1alpha1.Subag
 	if budgetStopped(st) {
 		reason = sessionsv1alpha1.ReasonBudgetExceeded
 	}
-	ownerflow.SetOutcome(&st.Conditions, run.Generation, o, reason, msg)
+	ownerflow.SetOutcome(&st.Conditions, o, reason, msg)
 	f.Event(corev1.EventTypeNormal, "Completed", "%s: %s", phase, msg)
 	f.Log.V(2).Info("run finished", "phase", phase)
 }

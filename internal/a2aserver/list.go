@@ -149,11 +149,7 @@ func statusTime(s *sessionsv1alpha1.SessionSend) time.Time {
 // mayRead says whether the caller may read the transcript of the send's session, asking
 // the access layer once per session of the request.
 func (h *agentHandler) mayRead(ctx context.Context, s *sessionsv1alpha1.SessionSend, asked map[string]bool) (bool, error) {
-	target := s.Status.TargetSessionKey
-	if target == "" {
-		target = s.Spec.SessionKey
-	}
-	name := sessionkey.ObjectName(target)
+	name := sessionkey.ObjectName(s.TargetRef())
 	if ok, seen := asked[name]; seen {
 		return ok, nil
 	}

@@ -293,11 +293,7 @@ func (h *agentHandler) find(ctx context.Context, id a2a.TaskID) (*sessionsv1alph
 		if s.UID != uid {
 			continue
 		}
-		target := s.Status.TargetSessionKey
-		if target == "" {
-			target = s.Spec.SessionKey
-		}
-		if err := h.call.Access(ctx, caller.ReadTranscript, sessionkey.ObjectName(target)); err != nil {
+		if err := h.call.Access(ctx, caller.ReadTranscript, sessionkey.ObjectName(s.TargetRef())); err != nil {
 			if apierrors.IsForbidden(err) {
 				return nil, a2a.ErrTaskNotFound
 			}

@@ -41,7 +41,9 @@ const (
 	SendFrom         = "spec.fromSessionKey"
 	// SendTarget is a send's target as resolved and SendKey as written: both, and
 	// RunRequester, are selectable fields of their CRDs, so a reader without a cache (the
-	// transcript-store's) asks the API server for them (Selectable).
+	// transcript-store's) asks the API server for them (Selectable). The status holds the
+	// resolved key only where it differs from spec.sessionKey (SessionSend.SetTargetKey), so
+	// the sends into a key are those of either field (the console's work list reads both).
 	SendTarget = "status.targetSessionKey"
 	SendKey    = "spec.sessionKey"
 	// ApprovalOwner is a ToolApproval's spec.owner as <Kind>/<name> (ApprovalOwnerKey):
@@ -87,6 +89,7 @@ func SetupReaders(ctx context.Context, fi client.FieldIndexer) error {
 	if err := Setup(ctx, fi); err != nil {
 		return err
 	}
+	// As the API server selects it: the field as stored, not SessionSend.TargetKey.
 	if err := indexField(ctx, fi, &sessionsv1alpha1.SessionSend{}, SendTarget, func(o client.Object) []string {
 		return nonEmpty(o.(*sessionsv1alpha1.SessionSend).Status.TargetSessionKey)
 	}); err != nil {

@@ -107,6 +107,9 @@ func TrimFinishedSend(obj any) (any, error) {
 		return obj, nil
 	}
 	s.Spec.Message = ""
+	// The target stays readable without the run id (TargetKey reads it): the key itself
+	// shares spec.sessionKey's string, so it costs no memory.
+	s.Status.TargetSessionKey = s.TargetKey()
 	s.Status.Reply, s.Status.Error, s.Status.Turns, s.Status.Conditions = "", "", nil, nil
 	s.Status.RunID, s.Status.Usage, s.Status.StartedAt = "", nil, nil
 	if s.Status.Announce != nil {

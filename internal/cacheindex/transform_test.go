@@ -38,10 +38,13 @@ func TestTrimFinishedSend(t *testing.T) {
 		return &sessionsv1alpha1.SessionSend{
 			ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"},
 			Spec:       sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:main"},
-			Status: sessionsv1alpha1.SessionSendStatus{Phase: phase, Status: sessionsv1alpha1.SendOK,
+			// The target, left out of the status as spec.sessionKey itself, is kept without the run id.
+			Status: sessionsv1alpha1.SessionSendStatus{Phase: phase, Status: sessionsv1alpha1.SendOK, TargetSessionKey: "agent:bob:main",
 				Announce: &sessionsv1alpha1.Announce{Status: sessionsv1alpha1.AnnounceDelivered}},
 		}
 	}
+	unresolved := &sessionsv1alpha1.SessionSend{Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:nope", Message: "hi"},
+		Status: sessionsv1alpha1.SessionSendStatus{Phase: sessionsv1alpha1.SendFailed, Status: sessionsv1alpha1.SendError, Error: "target not found"}}
 	cases := map[string]struct {
 		in, want any
 	}{
@@ -50,7 +53,9 @@ func TestTrimFinishedSend(t *testing.T) {
 		"a completed send keeps its outcome": {in: send(sessionsv1alpha1.SendCompleted), want: trimmed(sessionsv1alpha1.SendCompleted)},
 		"a failed send keeps its outcome":    {in: send(sessionsv1alpha1.SendFailed), want: trimmed(sessionsv1alpha1.SendFailed)},
 		"a cancelled send keeps its outcome": {in: send(sessionsv1alpha1.SendCancelled), want: trimmed(sessionsv1alpha1.SendCancelled)},
-		"other kinds pass through":           {in: &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, want: &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}},
+		"a send failed before resolving has no target": {in: unresolved, want: &sessionsv1alpha1.SessionSend{Spec: sessionsv1alpha1.SessionSendSpec{SessionKey: "agent:bob:nope"},
+			Status: sessionsv1alpha1.SessionSendStatus{Phase: sessionsv1alpha1.SendFailed, Status: sessionsv1alpha1.SendError}}},
+		"other kinds pass through": {in: &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, want: &sessionsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -90,7 +90,7 @@ func sendOutcome(s *sessionsv1alpha1.SessionSend) (string, error) {
 		if s.Status.ReplyTruncated {
 			// Status keeps the first 8 KiB; say so rather than print a cut reply as whole.
 			return s.Status.Reply + "\n(the reply is longer than the 8 KiB status keeps: kubectl sessions history " +
-				s.Status.TargetSessionKey + " shows it whole)", nil
+				s.TargetKey() + " shows it whole)", nil
 		}
 		return s.Status.Reply, nil
 	case sessionsv1alpha1.SendAccepted:

@@ -57,10 +57,7 @@ func Classify(c ObjectChange) (kind, phase, key, name string, ok bool) {
 		}
 		return KindSessionsChanged, phase, o.Spec.Key, o.Name, true
 	case *sessionsv1alpha1.SessionSend:
-		key = o.Status.TargetSessionKey
-		if key == "" {
-			key = o.Spec.SessionKey
-		}
+		key = o.TargetRef()
 		return KindSendsChanged, phase, key, sessionkey.ObjectName(key), true
 	case *sessionsv1alpha1.SubagentRun:
 		key = o.Spec.RequesterSessionKey

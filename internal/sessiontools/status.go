@@ -166,7 +166,7 @@ func (c *Call) runsInFlight(ctx context.Context, key string) ([]RunInFlight, err
 		s := &sends.Items[i]
 		if !s.Status.Finished() {
 			out = append(out, RunInFlight{Kind: "send", Name: s.Name, RunID: s.Status.RunID, Phase: string(s.Status.Phase),
-				Target: cmp.Or(s.Status.TargetSessionKey, s.Spec.SessionKey)})
+				Target: s.TargetRef()})
 		}
 	}
 	for i := range runs.Items {
