@@ -247,13 +247,7 @@ func benchScaleLong() ([]Figure, error) {
 			return nil, fmt.Errorf("sessions archived: %w", err)
 		}
 		live := created - retired
-		// The retention controller deletes what was archived; the requester's session stays.
-		if err := waitLive(ctx, dyn, 1+live, waitTimeout); err != nil {
-			return nil, err
-		}
-		// Every send finished is deleted by its TTL before the next step: a reading holds the
-		// life's history, not a backlog.
-		if err := waitObjects(ctx, dyn, sendGVR, scaleLongNS, 0, waitTimeout, time.Second); err != nil {
+		if err := waitStepGone(ctx, dyn, live, waitTimeout); err != nil {
 			return nil, err
 		}
 		if created == plan.Live || created == plan.Created || created%plan.ReadEvery == 0 {
@@ -271,21 +265,37 @@ func benchScaleLong() ([]Figure, error) {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "bench: scale-long: %d sessions and %d spawned runs created, %d sessions retired by retention\n", created, spawned, retired+spawned)
-	// The same live set on a restarted API server: its watch caches hold the live objects
-	// alone, not the last burst's history (every version of every session and send of the
-	// last events, up to the caches' capacity), as a cluster whose sessions came over weeks
-	// holds them. Last, as the counters' watches do not outlive the restart.
-	if err := c.RestartAPIServer(); err != nil {
-		return nil, err
-	}
-	if err := waitLive(ctx, dyn, 1+last.Live, waitTimeout); err != nil {
-		return nil, fmt.Errorf("after the API server's restart: %w", err)
-	}
-	restarted, err := read(last.Live, last.Created, " after a restart")
+	// Last, as the counters' watches do not outlive the restart.
+	restarted, err := readRestarted(ctx, c, dyn, last, waitTimeout, read)
 	if err != nil {
 		return nil, err
 	}
 	return scaleLongFigures(plan, empty, first, restarted, last), nil
+}
+
+// waitStepGone waits until what a step ended is gone: the sessions retention deletes (the
+// requester's session stays), and every finished send, deleted by its TTL, so that a reading
+// holds the life's history and not a backlog.
+func waitStepGone(ctx context.Context, dyn dynamic.Interface, live int, timeout time.Duration) error {
+	if err := waitLive(ctx, dyn, 1+live, timeout); err != nil {
+		return err
+	}
+	return waitObjects(ctx, dyn, sendGVR, scaleLongNS, 0, timeout, time.Second)
+}
+
+// readRestarted reads the same live set on a restarted API server: its watch caches hold the
+// live objects alone, not the last burst's history (every version of every session and send
+// of the last events, up to the caches' capacity), as a cluster whose sessions came over
+// weeks holds them.
+func readRestarted(ctx context.Context, c *devcluster.Cluster, dyn dynamic.Interface, last controlPlaneReading, timeout time.Duration,
+	read func(live, created int, tag string) (controlPlaneReading, error)) (controlPlaneReading, error) {
+	if err := c.RestartAPIServer(); err != nil {
+		return controlPlaneReading{}, err
+	}
+	if err := waitLive(ctx, dyn, 1+last.Live, timeout); err != nil {
+		return controlPlaneReading{}, fmt.Errorf("after the API server's restart: %w", err)
+	}
+	return read(last.Live, last.Created, " after a restart")
 }
 
 // spawnsPerStep is how many SubagentRuns a step spawns: one for every hundred sessions, at
