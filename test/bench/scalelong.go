@@ -471,8 +471,8 @@ func forEachScaleLong(ctx context.Context, from, to int, do func(context.Context
 	return g.Wait()
 }
 
-// waitLive waits until the namespace holds at most live sessions (deleted ones go once
-// their finalizer has archived their transcript), counted by the API server.
+// waitLive waits until the namespace holds at most live sessions (retention's deletes are
+// immediate: sessions carry no finalizer), counted by the API server.
 func waitLive(ctx context.Context, dyn dynamic.Interface, live int, timeout time.Duration) error {
 	return waitSessions(ctx, dyn, scaleLongNS, live, timeout, time.Second)
 }
