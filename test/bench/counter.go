@@ -30,7 +30,8 @@ import (
 )
 
 // counter records when each object of one resource first met a condition, from a watch
-// (of one namespace, or all when empty) that resumes where it broke off.
+// (of one namespace, or all when empty) that resumes where it broke off, and from a fresh
+// list when the API server no longer serves where it broke off (after a restart).
 type counter struct {
 	mu   sync.Mutex
 	seen map[string]time.Time // namespace/name
@@ -44,31 +45,74 @@ func countWhere(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVers
 	if err != nil {
 		return nil, err
 	}
-	rw, err := watchtools.NewRetryWatcherWithContext(ctx, list.GetResourceVersion(), &toolscache.ListWatch{
+	c := &counter{seen: map[string]time.Time{}}
+	c.cond = sync.NewCond(&c.mu)
+	rv := list.GetResourceVersion()
+	go func() {
+		for ctx.Err() == nil {
+			if rv == "" {
+				var err error
+				if rv, err = c.relist(ctx, res, met); err != nil {
+					time.Sleep(time.Second)
+					continue
+				}
+			}
+			c.follow(ctx, res, rv, met)
+			rv = ""
+		}
+	}()
+	return c, nil
+}
+
+// follow counts the watch's events from rv until the watch gives up: the context ends, or
+// the API server answers that rv has gone.
+func (c *counter) follow(ctx context.Context, res dynamic.ResourceInterface, rv string, met func(*unstructured.Unstructured) bool) {
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, &toolscache.ListWatch{
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			return res.Watch(ctx, o)
 		}})
 	if err != nil {
-		return nil, err
+		return
 	}
-	c := &counter{seen: map[string]time.Time{}}
-	c.cond = sync.NewCond(&c.mu)
-	go func() {
-		for ev := range rw.ResultChan() {
-			u, ok := ev.Object.(*unstructured.Unstructured)
-			if !ok || !met(u) {
-				continue
-			}
-			key := u.GetNamespace() + "/" + u.GetName()
-			c.mu.Lock()
-			if _, dup := c.seen[key]; !dup {
-				c.seen[key] = time.Now()
-				c.cond.Broadcast()
-			}
-			c.mu.Unlock()
+	defer rw.Stop()
+	for ev := range rw.ResultChan() {
+		if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+			c.note(u, met)
 		}
-	}()
-	return c, nil
+	}
+}
+
+// relist counts the objects that meet the condition now and returns the list's resource
+// version to watch from. What met it and went while no watch ran is not counted: the suite
+// restarts its API server only when it waits on nothing.
+func (c *counter) relist(ctx context.Context, res dynamic.ResourceInterface, met func(*unstructured.Unstructured) bool) (string, error) {
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		list, err := res.List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		for i := range list.Items {
+			c.note(&list.Items[i], met)
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return list.GetResourceVersion(), nil
+		}
+	}
+}
+
+// note records u when it meets the condition for the first time.
+func (c *counter) note(u *unstructured.Unstructured, met func(*unstructured.Unstructured) bool) {
+	if !met(u) {
+		return
+	}
+	key := u.GetNamespace() + "/" + u.GetName()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.seen[key]; !dup {
+		c.seen[key] = time.Now()
+		c.cond.Broadcast()
+	}
 }
 
 // statusSet is a countWhere condition: the object's status.<field> is a non-empty string

@@ -42,11 +42,12 @@ func TestScaleLongFiguresStateTheLastReadingAgainstTheFirst(t *testing.T) {
 	plan := scaleLongPlan{Live: 10000, Created: 300000, Step: 5000}
 	empty := controlPlaneReading{APIServerMiB: 400, EtcdMiB: 50, APIServerHeapMiB: 150}
 	first := controlPlaneReading{Live: 10000, Created: 10000, APIServerMiB: 600, EtcdMiB: 110, EtcdDBMiB: 60, EtcdDBInUseMiB: 40, APIServerHeapMiB: 320, ManagerHeapMiB: 40}
-	restarted := controlPlaneReading{Live: 10000, Created: 10000, APIServerMiB: 480, APIServerHeapMiB: 210}
+	firstRestarted := controlPlaneReading{Live: 10000, Created: 10000, APIServerMiB: 480, APIServerHeapMiB: 210}
 	last := controlPlaneReading{Live: 10000, Created: 300000, APIServerMiB: 660, EtcdMiB: 121, EtcdDBMiB: 200, EtcdDBInUseMiB: 44, ManagerHeapMiB: 42}
+	lastRestarted := controlPlaneReading{Live: 10000, Created: 300000, APIServerMiB: 504, APIServerHeapMiB: 252}
 	got := map[string][2]float64{}
 	targets := map[string]string{}
-	for _, f := range scaleLongFigures(plan, empty, first, restarted, last) {
+	for _, f := range scaleLongFigures(plan, scaleLongReadings{empty: empty, first: first, last: last, firstRestarted: firstRestarted, lastRestarted: lastRestarted}) {
 		r := 0.0
 		if f.Ratio != nil {
 			r = *f.Ratio
@@ -55,6 +56,8 @@ func TestScaleLongFiguresStateTheLastReadingAgainstTheFirst(t *testing.T) {
 	}
 	want := map[string][2]float64{
 		"scale_long_apiserver_rss_mib":             {660, 1.1},
+		"scale_long_apiserver_rss_restarted_mib":   {504, 1.05},
+		"scale_long_apiserver_heap_restarted_mib":  {252, 1.2},
 		"scale_long_etcd_rss_mib":                  {121, 1.1},
 		"scale_long_etcd_db_in_use_mib":            {44, 1.1},
 		"scale_long_etcd_db_mib":                   {200, 200.0 / 60},
@@ -97,7 +100,7 @@ func TestScaleLongShort(t *testing.T) {
 			t.Errorf("%s = %v, want a reading", f.Name, f.Value)
 		}
 	}
-	for _, name := range []string{"scale_long_apiserver_rss_mib", "scale_long_etcd_rss_mib", "scale_long_etcd_db_mib", "apiserver_rss_per_10k_sessions_mib"} {
+	for _, name := range []string{"scale_long_apiserver_rss_mib", "scale_long_apiserver_rss_restarted_mib", "scale_long_etcd_rss_mib", "scale_long_etcd_db_mib", "apiserver_rss_per_10k_sessions_mib"} {
 		if !seen[name] {
 			t.Errorf("no figure %s in %v", name, seen)
 		}
