@@ -156,26 +156,7 @@ func benchScaleLong() ([]Figure, error) {
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleLongNS}}); err != nil {
 		return nil, err
 	}
-	ready, err := countWhere(ctx, dyn, sessionGVR, scaleLongNS, statusSet("sessionId"))
-	if err != nil {
-		return nil, err
-	}
-	archived, err := countWhere(ctx, dyn, sessionGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
-		phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
-		return phase == string(sessionsv1alpha1.SessionArchived)
-	})
-	if err != nil {
-		return nil, err
-	}
-	var children kidsDone
-	runsDone, err := countWhere(ctx, dyn, subagentRunGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
-		if !statusSet("completedAt")(u) {
-			return false
-		}
-		child, _, _ := unstructured.NestedString(u.Object, "status", "childSessionKey")
-		children.add(child)
-		return true
-	})
+	w, err := watchScaleLong(ctx, dyn)
 	if err != nil {
 		return nil, err
 	}
@@ -234,18 +215,8 @@ func benchScaleLong() ([]Figure, error) {
 			return nil, err
 		}
 		spawned += n
-		if err := runsDone.wait(spawned, waitTimeout); err != nil {
-			return nil, fmt.Errorf("runs finished: %w", err)
-		}
-		if err := archiveChildren(ctx, cl, children.take()); err != nil {
+		if err := w.waitStep(ctx, cl, created, retired, spawned, waitTimeout); err != nil {
 			return nil, err
-		}
-		// The requester's session and every child count as initialized sessions too.
-		if err := ready.wait(1+created+spawned, waitTimeout); err != nil {
-			return nil, fmt.Errorf("sessions initialized: %w", err)
-		}
-		if err := archived.wait(retired+spawned, waitTimeout); err != nil {
-			return nil, fmt.Errorf("sessions archived: %w", err)
 		}
 		live := created - retired
 		if err := waitStepGone(ctx, dyn, live, waitTimeout); err != nil {
@@ -276,6 +247,54 @@ func benchScaleLong() ([]Figure, error) {
 		}
 	}
 	return scaleLongFigures(plan, rd), nil
+}
+
+// scaleLongWatch counts, from watches, what the life's steps wait for.
+type scaleLongWatch struct {
+	ready, archived, runsDone *counter
+	children                  kidsDone // of finished runs, not yet archived
+}
+
+func watchScaleLong(ctx context.Context, dyn dynamic.Interface) (*scaleLongWatch, error) {
+	w := &scaleLongWatch{}
+	var err error
+	if w.ready, err = countWhere(ctx, dyn, sessionGVR, scaleLongNS, statusSet("sessionId")); err != nil {
+		return nil, err
+	}
+	if w.archived, err = countWhere(ctx, dyn, sessionGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
+		phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+		return phase == string(sessionsv1alpha1.SessionArchived)
+	}); err != nil {
+		return nil, err
+	}
+	w.runsDone, err = countWhere(ctx, dyn, subagentRunGVR, scaleLongNS, func(u *unstructured.Unstructured) bool {
+		if !statusSet("completedAt")(u) {
+			return false
+		}
+		child, _, _ := unstructured.NestedString(u.Object, "status", "childSessionKey")
+		w.children.add(child)
+		return true
+	})
+	return w, err
+}
+
+// waitStep waits until a step's runs have finished (their kept children are then archived),
+// its sessions are initialized and the sessions it ended are archived.
+func (w *scaleLongWatch) waitStep(ctx context.Context, cl client.Client, created, retired, spawned int, timeout time.Duration) error {
+	if err := w.runsDone.wait(spawned, timeout); err != nil {
+		return fmt.Errorf("runs finished: %w", err)
+	}
+	if err := archiveChildren(ctx, cl, w.children.take()); err != nil {
+		return err
+	}
+	// The requester's session and every child count as initialized sessions too.
+	if err := w.ready.wait(1+created+spawned, timeout); err != nil {
+		return fmt.Errorf("sessions initialized: %w", err)
+	}
+	if err := w.archived.wait(retired+spawned, timeout); err != nil {
+		return fmt.Errorf("sessions archived: %w", err)
+	}
+	return nil
 }
 
 // waitStepGone waits until what a step ended is gone: the sessions retention deletes (the
