@@ -62,6 +62,16 @@ func scaleCluster(mgrArgs []string) devcluster.Options {
 	return devcluster.Options{ManagerArgs: mgrArgs, EtcdNoFsync: true}
 }
 
+// withProfilers has the manager and the transcript-store serve /debug/pprof when the bench
+// saves profiles (-profile-dir), at pprofAddr and storePprofAddr.
+func withProfilers(o devcluster.Options) devcluster.Options {
+	if *profileDir != "" {
+		o.ManagerArgs = append(o.ManagerArgs, "--pprof-bind-address="+pprofAddr())
+		o.StoreArgs = append(o.StoreArgs, "--pprof-bind-address="+storePprofAddr())
+	}
+	return o
+}
+
 var sessionGVR = sessionsv1alpha1.GroupVersion.WithResource("agentsessions")
 
 // benchScale grows one namespace to 100,000 AgentSessions and 100,000 finished
@@ -72,12 +82,7 @@ var sessionGVR = sessionsv1alpha1.GroupVersion.WithResource("agentsessions")
 // controller without 100,000 model turns.
 func benchScale() ([]Figure, error) {
 	ctx := context.Background()
-	o := scaleCluster(nil)
-	if *profileDir != "" {
-		o.ManagerArgs = append(o.ManagerArgs, "--pprof-bind-address="+pprofAddr())
-		o.StoreArgs = append(o.StoreArgs, "--pprof-bind-address="+storePprofAddr())
-	}
-	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale.log", o, 1000)
+	c, _, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale.log", withProfilers(scaleCluster(nil)), 1000)
 	if err != nil {
 		return nil, err
 	}

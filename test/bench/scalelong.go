@@ -140,7 +140,7 @@ func (r controlPlaneReading) String() string {
 func benchScaleLong() ([]Figure, error) {
 	ctx := context.Background()
 	plan := scaleLongPlanFromEnv()
-	o := scaleCluster(nil)
+	o := withProfilers(scaleCluster(nil))
 	// The suite plays months in an hour: the API server's own time windows are compressed
 	// with it, else they hold an hour of compressed churn that months in real time spread
 	// thin (an Event lives an hour; etcd keeps five minutes of revisions until compacted).
@@ -184,8 +184,15 @@ func benchScaleLong() ([]Figure, error) {
 		if err == nil {
 			fmt.Fprintln(os.Stderr, "bench: scale-long:"+tag, r)
 		}
-		// With -profile-dir, what the API server's heap holds at each reading.
-		<-profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), fmt.Sprintf("apiserver-heap-%s-live-%s-created%s.pprof", kilo(live), kilo(created), strings.ReplaceAll(tag, " ", "-")), "/debug/pprof/heap")
+		// With -profile-dir, what each heap holds at each reading; the store's and the
+		// manager's after a collection, as their resident sets keep a burst's peak.
+		at := fmt.Sprintf("-%s-live-%s-created%s.pprof", kilo(live), kilo(created), strings.ReplaceAll(tag, " ", "-"))
+		<-profile(apiHTTP, strings.TrimSuffix(cfg.Host, "/"), "apiserver-heap"+at, "/debug/pprof/heap")
+		<-profile(http.DefaultClient, "http://"+storePprofAddr(), "store-heap"+at, "/debug/pprof/heap?gc=1")
+		<-profile(http.DefaultClient, managerProfiler(), "manager-heap"+at, "/debug/pprof/heap?gc=1")
+		// Every allocation since the store's start, by where it was made: what its resident
+		// set's peaks between readings come from.
+		<-profile(http.DefaultClient, "http://"+storePprofAddr(), "store-allocs"+at, "/debug/pprof/allocs")
 		return r, err
 	}
 	empty, err := read(0, 0, "")
@@ -233,7 +240,7 @@ func benchScaleLong() ([]Figure, error) {
 				if err := saveSessionObject(ctx, dyn); err != nil {
 					return nil, err
 				}
-				if rd.firstRestarted, err = readRestarted(ctx, c, dyn, r, waitTimeout, read); err != nil {
+				if rd.firstRestarted, err = readRestarted(ctx, c, dyn, w, r, waitTimeout, read); err != nil {
 					return nil, err
 				}
 			}
@@ -242,7 +249,7 @@ func benchScaleLong() ([]Figure, error) {
 	fmt.Fprintf(os.Stderr, "bench: scale-long: %d sessions and %d spawned runs created, %d sessions retired by retention\n", created, spawned, retired+spawned)
 	rd.lastRestarted = rd.firstRestarted
 	if rd.last.Created > rd.first.Created {
-		if rd.lastRestarted, err = readRestarted(ctx, c, dyn, rd.last, waitTimeout, read); err != nil {
+		if rd.lastRestarted, err = readRestarted(ctx, c, dyn, w, rd.last, waitTimeout, read); err != nil {
 			return nil, err
 		}
 	}
@@ -310,12 +317,14 @@ func waitStepGone(ctx context.Context, dyn dynamic.Interface, live int, timeout 
 // readRestarted reads the same live set on a restarted API server: its watch caches hold the
 // live objects alone, not the last burst's history (every version of every session and send
 // of the last events, up to the caches' capacity), as a cluster whose sessions came over
-// weeks holds them. The suite's counters list again when their watch's resource version has
-// gone with the old server.
-func readRestarted(ctx context.Context, c *devcluster.Cluster, dyn dynamic.Interface, last controlPlaneReading, timeout time.Duration,
+// weeks holds them. The suite's counters then list again and watch the new server.
+func readRestarted(ctx context.Context, c *devcluster.Cluster, dyn dynamic.Interface, w *scaleLongWatch, last controlPlaneReading, timeout time.Duration,
 	read func(live, created int, tag string) (controlPlaneReading, error)) (controlPlaneReading, error) {
 	if err := c.RestartAPIServer(); err != nil {
 		return controlPlaneReading{}, err
+	}
+	for _, cn := range []*counter{w.ready, w.archived, w.runsDone} {
+		cn.rewatch()
 	}
 	if err := waitLive(ctx, dyn, 1+last.Live, timeout); err != nil {
 		return controlPlaneReading{}, fmt.Errorf("after the API server's restart: %w", err)
