@@ -211,8 +211,14 @@ func (r *AgentSessionReconciler) reconcileTranscript(ctx context.Context, s *ses
 		s.Status.Phase = sessionsv1alpha1.SessionActive
 	}
 	if s.Status.Phase == sessionsv1alpha1.SessionArchived {
-		if err := r.archive(ctx, s); err != nil {
-			return err
+		// Once the Archived condition is written the transcript was archived before it (or
+		// never was live: RestoreFailed), as goneOf relies on. A later reconcile asks the
+		// store nothing: an archive of an archived transcript lists its namespace's directory,
+		// which holds every archived transcript until their retention.
+		if !meta.IsStatusConditionTrue(s.Status.Conditions, sessionsv1alpha1.ConditionArchived) {
+			if err := r.archive(ctx, s); err != nil {
+				return err
+			}
 		}
 		// Archived, not un-Ready: the session is done, as a completed Job is, and GitOps
 		// tools (kstatus reads Ready=False as InProgress) must not wait for it forever.

@@ -130,3 +130,47 @@ func TestSessionReportInOneWrite(t *testing.T) {
 		}
 	}
 }
+
+// archiveCounter counts the store's Archive calls.
+type archiveCounter struct {
+	transcript.Store
+	archives int
+}
+
+func (a *archiveCounter) Archive(ctx context.Context, namespace, sessionID string) error {
+	a.archives++
+	return a.Store.Archive(ctx, namespace, sessionID)
+}
+
+func TestArchivedSessionArchivesItsTranscriptOnce(t *testing.T) {
+	ctx := context.Background()
+	s := &sessionsv1alpha1.AgentSession{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "uid-1"},
+		Spec:   sessionsv1alpha1.AgentSessionSpec{Key: "agent:bob:main", AgentID: "bob"},
+		Status: sessionsv1alpha1.AgentSessionStatus{SessionID: "uid-1", Phase: sessionsv1alpha1.SessionArchived}}
+	f := ownerflowtest.NewFixture(t, nil, s)
+	store := &archiveCounter{Store: transcripttest.NewMemoryStore()}
+	if _, err := store.CreateSession(ctx, transcript.SessionHeader{Namespace: "ns", SessionID: "uid-1", SessionKey: "agent:bob:main"}); err != nil {
+		t.Fatal(err)
+	}
+	r := &AgentSessionReconciler{Client: f.C, Store: store, Runner: f.Runner, Clock: f.Clock, Recorder: f.Events}
+	key := client.ObjectKeyFromObject(s)
+
+	for i := range 3 {
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
+			t.Fatalf("reconcile %d: %v", i+1, err)
+		}
+	}
+	if store.archives != 1 {
+		t.Errorf("store archives = %d over three reconciles, want 1 (none once the Archived condition is written)", store.archives)
+	}
+	if _, err := store.Read(ctx, "ns", "uid-1", transcript.ReadOptions{}); !errors.Is(err, transcript.ErrNotFound) {
+		t.Errorf("live transcript read after the archive: err %v, want not found", err)
+	}
+	got := &sessionsv1alpha1.AgentSession{}
+	if err := f.C.Get(ctx, key, got); err != nil {
+		t.Fatal(err)
+	}
+	if !meta.IsStatusConditionTrue(got.Status.Conditions, sessionsv1alpha1.ConditionArchived) {
+		t.Errorf("conditions = %+v, want Archived true", got.Status.Conditions)
+	}
+}

@@ -105,7 +105,9 @@ func (s *session) load() error {
 		return err
 	}
 	size := fi.Size()
-	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 256<<10)
+	// A buffer no larger than the file: most transcripts are a few lines, and a load of each
+	// of thousands of sessions must not allocate 256 KiB apiece (readLine joins longer lines).
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), int(min(size, 256<<10)))
 	header, err := readLine(r)
 	if err != nil {
 		return fmt.Errorf("transcript %s: header: %w", s.path, err)
