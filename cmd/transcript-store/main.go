@@ -59,7 +59,7 @@ func main() {
 	flag.IntVar(&cfg.APIBurstPerUser, "api-burst-per-user", transcriptstore.DefaultAPIBurstPerUser, "burst of --api-qps-per-user")
 	mcpHosts := flag.String("mcp-allowed-hosts", "", "comma-separated host names /mcp answers to besides localhost (DNS rebinding protection); empty checks only the Origin")
 	flag.DurationVar(&cfg.ArchivedRetention, "archived-transcript-retention", transcriptstore.DefaultArchivedRetention,
-		"how long archived transcripts (*.jsonl.deleted.<unix>) are kept before they are removed; 0 keeps them forever")
+		"how long archived transcripts (*.jsonl.deleted.<unix>) and retired sessions' records are kept before they are removed (looked at hourly, or every tenth of a shorter retention, at most once a minute); 0 keeps them forever")
 	flag.Var(&cfg.Front.Shard, "shard", "This store's shard, i/n, as the manager's --shard: requests for namespaces of other shards go to their owner (--shard-url). Default 0/1: every namespace is this store's.")
 	flag.StringVar(&cfg.Front.URLTemplate, "shard-url", "", "the owners' public address with {i} for the shard index, e.g. https://agent-session-operator-shard-{i}.agents-system.svc:8090, or the n addresses comma-separated (required with --shard n > 1)")
 	flag.StringVar(&cfg.Front.CAFile, "shard-ca-file", "", "certificates the owners' serving certificate is checked against (empty: ca.crt, or else tls.crt, of --tls-cert-dir; the system's without one)")

@@ -25,21 +25,28 @@ import (
 // DefaultArchivedRetention is how long archived transcripts are kept (30 days).
 const DefaultArchivedRetention = 30 * 24 * time.Hour
 
-// pruneEvery is how often archived transcripts are looked at; a retention is counted in days.
+// pruneEvery is how often archived transcripts are looked at under a retention of ten hours
+// or more (a retention is counted in days); a shorter one is looked at a tenth as often as
+// it lasts, at most once a minute (pruneInterval).
 const pruneEvery = time.Hour
+
+// pruneInterval is how often a retention is applied: what outlives it by at most a tenth.
+func pruneInterval(retention time.Duration) time.Duration {
+	return min(pruneEvery, max(time.Minute, retention/10))
+}
 
 // pruner is what the retention loop needs of the store.
 type pruner interface {
 	PruneArchived(retention time.Duration) (int, error)
 }
 
-// PruneArchived removes expired archived transcripts now and then every pruneEvery on clk,
-// until ctx ends. retention <= 0 keeps them all.
+// PruneArchived removes expired archived transcripts now and then every pruneInterval on
+// clk, until ctx ends. retention <= 0 keeps them all.
 func PruneArchived(ctx context.Context, p pruner, retention time.Duration, clk clock.WithTicker, log logr.Logger) {
 	if retention <= 0 {
 		return
 	}
-	t := clk.NewTicker(pruneEvery)
+	t := clk.NewTicker(pruneInterval(retention))
 	defer t.Stop()
 	for {
 		n, err := p.PruneArchived(retention)

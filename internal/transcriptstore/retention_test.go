@@ -69,3 +69,19 @@ func TestPruneArchivedLoop(t *testing.T) {
 		t.Errorf("retention 0 pruned %d times", off.calls.Load())
 	}
 }
+
+func TestPruneInterval(t *testing.T) {
+	cases := map[time.Duration]time.Duration{
+		720 * time.Hour:  time.Hour, // the default: hourly
+		10 * time.Hour:   time.Hour,
+		2 * time.Hour:    12 * time.Minute,
+		15 * time.Minute: 90 * time.Second,
+		5 * time.Minute:  time.Minute, // never more often than once a minute
+		time.Second:      time.Minute,
+	}
+	for retention, want := range cases {
+		if got := pruneInterval(retention); got != want {
+			t.Errorf("pruneInterval(%v) = %v, want %v", retention, got, want)
+		}
+	}
+}

@@ -56,6 +56,11 @@ var scaleLongShort = flag.Bool("scale-long-short", false, "run the scale-long su
 
 const scaleLongNS = "bench-scale-long"
 
+// scaleLongArchivedRetention is the store's archived-transcript retention in the life's
+// compressed time: at its pace (about 35 retirements a second) it keeps about 30,000
+// records, as 30 days of a thousand retirements a day do.
+const scaleLongArchivedRetention = 15 * time.Minute
+
 var subagentRunGVR = sessionsv1alpha1.GroupVersion.WithResource("subagentruns")
 
 // scaleLongPlan is the life the scale-long suite plays: a live set of Live sessions, grown
@@ -145,6 +150,10 @@ func benchScaleLong() ([]Figure, error) {
 	// with it, else they hold an hour of compressed churn that months in real time spread
 	// thin (an Event lives an hour; etcd keeps five minutes of revisions until compacted).
 	o.APIServerFlags = map[string]string{"event-ttl": "2m", "etcd-compaction-interval": "1m"}
+	// The store's too: a retired session's record (and its archived transcript) lives 30 days
+	// by default, a month of a team's retirements; the life retires 300,000 in a few hours,
+	// past the store's 100,000 records a namespace, where retention keeps the objects.
+	o.StoreArgs = append(o.StoreArgs, "--archived-transcript-retention="+scaleLongArchivedRetention.String())
 	c, cfg, cl, dyn, stop, err := clusterClientsWith(ctx, "bench-scale-long.log", o, 1000)
 	if err != nil {
 		return nil, err
