@@ -73,7 +73,7 @@ func countWhere(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVers
 
 // rewatch ends the counter's watch: it lists again and watches from there. A watch that
 // resumed on a restarted API server from the old server's resource version was seen to
-// miss events (the suite's counters stalled one run in three), so the suite calls this
+// miss events (two unit-sized runs of the suite in three stalled), so the suite calls this
 // after a restart rather than trust the resume.
 func (c *counter) rewatch() {
 	c.mu.Lock()
