@@ -53,6 +53,9 @@ var _ = Describe("SessionSend", func() {
 		Expect(send.Status.Announce).To(BeNil(), "the announce step is agent-to-agent: a person's send has none")
 		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, sessionsv1alpha1.ConditionReplied)).To(BeTrue())
 		Expect(meta.IsStatusConditionTrue(send.Status.Conditions, sessionsv1alpha1.ConditionCompleted)).To(BeTrue())
+		for _, c := range send.Status.Conditions {
+			Expect(c.Message).To(BeEmpty(), "%s: a success's reason says it; every finished send carries its conditions", c.Type)
+		}
 		// The client's create plus the manager's one status write.
 		Expect(1 + writesTo("sessionsends") - before).To(BeNumerically("<=", 2))
 

@@ -230,7 +230,8 @@ func (r *SessionSendReconciler) roundOne(ctx context.Context, f *ownerflow.Flow[
 	if st.Status == "" {
 		st.Status = repliedStatus(send)
 	}
-	setReplied(send, metav1.ConditionTrue, "Replied", "round 1 replied")
+	// No message: the reason says it, and every finished send keeps its conditions.
+	setReplied(send, metav1.ConditionTrue, "Replied", "")
 	return true, nil
 }
 
@@ -317,15 +318,11 @@ func (r *SessionSendReconciler) announce(ctx context.Context, f *ownerflow.Flow[
 
 // complete ends a send whose steps all ran.
 func (r *SessionSendReconciler) complete(_ context.Context, f *ownerflow.Flow[*sessionsv1alpha1.SessionSend]) (bool, error) {
-	// Short: every finished send keeps it (the reason says Completed; a person's send has no
-	// reply-back or announce, as status.announce being unset shows).
-	msg := "round 1, reply-back and announce done"
-	if f.Obj.Spec.FromSessionKey == "" {
-		msg = "round 1 done"
-	}
+	// No message: every finished send keeps its conditions, and the reason says Completed (a
+	// person's send has no reply-back or announce, as status.announce being unset shows).
 	// No Event: the Completed condition and agent_sessions_finished_total say it, and an
 	// Event on every success is an API write per send (a third of a person's send's writes).
-	r.end(f, ownerflow.Succeeded, sessionsv1alpha1.SendCompleted, "Completed", msg)
+	r.end(f, ownerflow.Succeeded, sessionsv1alpha1.SendCompleted, "Completed", "")
 	return true, nil
 }
 
