@@ -37,16 +37,16 @@ func TestSetProgress(t *testing.T) {
 		in, want []metav1.Condition
 	}{
 		"working": {
-			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReplied, metav1.ConditionTrue, "Replied", "round 1 replied")},
-			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionReplied, metav1.ConditionTrue, "Replied", "round 1 replied"), cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "ReplyBack", "in reply-back")},
+			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReplied, metav1.ConditionTrue, "Replied", "")},
+			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionReplied, metav1.ConditionTrue, "Replied", ""), cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "ReplyBack", "in reply-back")},
 		},
 		"failed: Stalled says why, Reconciling goes": {
 			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(sessionsv1alpha1.ConditionFailed, metav1.ConditionTrue, "RunFailed", "the run failed: boom")},
 			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionFailed, metav1.ConditionTrue, "RunFailed", "the run failed: boom"), cond(sessionsv1alpha1.ConditionStalled, metav1.ConditionTrue, "RunFailed", "the run failed: boom")},
 		},
 		"completed: neither": {
-			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(sessionsv1alpha1.ConditionCompleted, metav1.ConditionTrue, "Completed", "done")},
-			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionCompleted, metav1.ConditionTrue, "Completed", "done")},
+			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(sessionsv1alpha1.ConditionCompleted, metav1.ConditionTrue, "Completed", "")},
+			want: []metav1.Condition{cond(sessionsv1alpha1.ConditionCompleted, metav1.ConditionTrue, "Completed", "")},
 		},
 		"cancelled: neither": {
 			in:   []metav1.Condition{cond(sessionsv1alpha1.ConditionReconciling, metav1.ConditionTrue, "Running", "x"), cond(sessionsv1alpha1.ConditionCancelled, metav1.ConditionTrue, "Cancelled", "by spec.cancel")},
